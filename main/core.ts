@@ -1,0 +1,79 @@
+/**
+ * The core: one registry of request handlers and one event bus, shared by both
+ * shells. Services (panes, surfaces, tick, agent-channel, mcp) install their
+ * handlers here; a shell turns wire frames into `core.request()` calls and
+ * forwards `core.events` to its windows. Plain Node: no Electron import.
+ */
+import { EventEmitter } from 'node:events';
+import type { EventName, Events, Req, RequestName, Res } from '../preload/contract.ts';
+import { REQUEST_NAMES } from '../preload/contract.ts';
+
+/** Who is asking: one window (an Electron webContents or a WebSocket). */
+export interface Client {
+  id: string;
+}
+
+export type Handler<K extends RequestName> = (req: Req<K>, client: Client) => Res<K> | Promise<Res<K>>;
+
+/** A request that names no known channel or breaks its payload's shape. */
+export class ContractError extends Error {}
+
+export class Core {
+  private readonly handlers = new Map<RequestName, Handler<RequestName>>();
+  private readonly bus = new EventEmitter();
+  private readonly disposers: Array<() => void | Promise<void>> = [];
+
+  constructor() {
+    this.bus.setMaxListeners(0);
+  }
+
+  handle<K extends RequestName>(name: K, handler: Handler<K>): void {
+    if (this.handlers.has(name)) throw new Error(`a handler for ${name} is already installed`);
+    this.handlers.set(name, handler as unknown as Handler<RequestName>);
+  }
+
+  async request<K extends RequestName>(name: K, req: Req<K>, client: Client): Promise<Res<K>> {
+    if (!REQUEST_NAMES.includes(name)) throw new ContractError(`unknown request "${String(name)}"`);
+    if (req === null || typeof req !== 'object' || Array.isArray(req)) {
+      throw new ContractError(`request "${name}" needs an object payload`);
+    }
+    const handler = this.handlers.get(name);
+    if (!handler) throw new ContractError(`request "${name}" is not available in this build`);
+    return (await handler(req, client)) as Res<K>;
+  }
+
+  emit<K extends EventName>(name: K, payload: Events[K]): void {
+    this.bus.emit('event', name, payload);
+  }
+
+  /** Every event, for shells that forward them all. Returns an unsubscribe function. */
+  onEvent(listener: <K extends EventName>(name: K, payload: Events[K]) => void): () => void {
+    this.bus.on('event', listener);
+    return () => this.bus.off('event', listener);
+  }
+
+  /** A client went away (window closed, socket dropped). */
+  clientGone(client: Client): void {
+    this.bus.emit('client-gone', client);
+  }
+
+  onClientGone(listener: (client: Client) => void): () => void {
+    this.bus.on('client-gone', listener);
+    return () => this.bus.off('client-gone', listener);
+  }
+
+  /** Run at shutdown, last installed first. */
+  onDispose(fn: () => void | Promise<void>): void {
+    this.disposers.push(fn);
+  }
+
+  async dispose(): Promise<void> {
+    for (const fn of this.disposers.splice(0).reverse()) {
+      try {
+        await fn();
+      } catch {
+        // shutting down: keep going
+      }
+    }
+  }
+}

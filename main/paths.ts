@@ -1,0 +1,34 @@
+/** Where Terminal Delight keeps its files, from the environment (XDG on every platform). */
+import os from 'node:os';
+import path from 'node:path';
+
+export interface Paths {
+  /** $XDG_STATE_HOME/terminal-delight */
+  state: string;
+  /** The folder holding every session's pane folders. */
+  surfaces: string;
+  /** The saved window: layout, panes and their cwd. */
+  sessionFile: string;
+  settingsFile: string;
+  /** The per-user socket `terminal-delight mcp` connects to (mode 0600). */
+  socket: string;
+}
+
+export function statePaths(env: NodeJS.ProcessEnv = process.env): Paths {
+  const stateHome = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME)
+    ? env.XDG_STATE_HOME
+    : path.join(os.homedir(), '.local', 'state');
+  const state = path.join(stateHome, 'terminal-delight');
+  return {
+    state,
+    surfaces: path.join(state, 'surfaces'),
+    sessionFile: path.join(state, 'session.json'),
+    settingsFile: path.join(state, 'settings.json'),
+    socket: env.TD_SOCKET || path.join(state, 'run', 'app.sock'),
+  };
+}
+
+/** The pane folder: $XDG_STATE_HOME/terminal-delight/surfaces/$TD_SESSION/$TD_PANE_ID */
+export function paneFolder(paths: Paths, session: string, paneId: string): string {
+  return path.join(paths.surfaces, session, paneId);
+}

@@ -1,0 +1,83 @@
+/**
+ * The interfaces services offer one another inside the core. Each service lives in
+ * its own folder and is installed by main/app.ts; a service reaches another only
+ * through these interfaces, so each can be built and tested on its own.
+ */
+import type { ActionRecord, AgentStatus, PaneInfo, PaneKind, Settings, Surface, SurfaceRoute } from '../preload/contract.ts';
+
+export interface CreatePaneOptions {
+  cwd?: string;
+  /** argv; the user's login shell when absent. */
+  command?: string[];
+  kind?: PaneKind;
+  /** Extra environment for the process (on top of the pane's TD_* variables). */
+  env?: Record<string, string>;
+  /** Where the new pane goes in the layout; absent: beside the focused pane, or alone. */
+  splitOf?: string;
+  direction?: 'right' | 'down';
+  cols?: number;
+  rows?: number;
+  title?: string;
+  instanceId?: string;
+  /** Restore a pane under its saved id (and so its folder and bench). */
+  paneId?: string;
+  /** Leave the pane out of the layout (for example a Tick that is not viewed yet). */
+  detached?: boolean;
+}
+
+export interface PaneServiceApi {
+  /** $TD_SESSION of this window's panes. */
+  readonly session: string;
+  list(): PaneInfo[];
+  get(paneId: string): PaneInfo | undefined;
+  create(opts: CreatePaneOptions): PaneInfo;
+  close(paneId: string): void;
+  /** Raw bytes to the pane's PTY, exactly as given. */
+  write(paneId: string, data: string): void;
+  /** The visible screen as plain text, one line per row, trailing spaces trimmed. */
+  screenText(paneId: string): string;
+  /** The pane's folder (created on demand): $XDG_STATE_HOME/terminal-delight/surfaces/$TD_SESSION/$TD_PANE_ID */
+  folder(paneId: string): string;
+  /** The pane whose process tree holds this pid (walking parents), if any. */
+  paneOfPid(pid: number): string | undefined;
+  /** Fields other services own: the agent's status, the bench, unseen counts. */
+  patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId'>>): void;
+  /** The pane's process group leader pid, while it runs. */
+  pid(paneId: string): number | undefined;
+  onCreated(listener: (pane: PaneInfo) => void): () => void;
+  onExit(listener: (pane: PaneInfo) => void): () => void;
+  onRemoved(listener: (paneId: string) => void): () => void;
+  onOutput(listener: (paneId: string, data: string) => void): () => void;
+}
+
+export interface IngestResult {
+  /** The surface stored (or the unclassified card made instead). */
+  surface?: Surface;
+  /** The id retired, for a retire. */
+  retiredId?: string;
+  /** Strict mode's refusal: one sentence saying what is wrong and what to do. */
+  refusal?: string;
+}
+
+export interface SurfaceServiceApi {
+  /**
+   * The one entry every route ends in. Strict (MCP) refuses with a reason; lenient
+   * (file, transcript, agent) turns anything unreadable into an unclassified card.
+   */
+  ingest(paneId: string, doc: unknown, route: SurfaceRoute, opts?: { strict?: boolean; file?: string }): IngestResult;
+  list(paneId: string): Surface[];
+  /** Record an action and type its line into the pane (for actions that are typed). */
+  act(paneId: string, surfaceId: string, action: string, target?: string, comment?: string): { ok: true; record: ActionRecord } | { ok: false; error: string };
+  /** Whether an agent sent any surface to this pane since the given time. */
+  sentSince(paneId: string, since: string): boolean;
+}
+
+export interface AgentStatusApi {
+  set(paneId: string, status: AgentStatus, detail?: string): void;
+}
+
+export interface SettingsApi {
+  get(): Settings;
+  set(patch: Partial<Settings>): Settings;
+  onChange(listener: (s: Settings) => void): () => void;
+}

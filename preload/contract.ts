@@ -1,0 +1,260 @@
+/**
+ * The one typed list of every message between the core and the renderer.
+ *
+ * Both shells (Electron IPC in main/electron/, WebSocket in main/serve/) carry
+ * exactly these messages, and the renderer reaches them only through `window.td`
+ * (type `TdApi`). Nothing else crosses. Types only: this file has no runtime code
+ * besides the channel name lists, so it can be imported from any side.
+ */
+
+// ───────────────────────────── shared shapes ─────────────────────────────
+
+export type PaneKind = 'shell' | 'agent' | 'tick';
+
+/** What an agent running in a pane is doing, from the TDAC hooks. */
+export type AgentStatus = 'working' | 'blocked' | 'done' | 'idle';
+
+export interface PaneInfo {
+  id: string;
+  /** 8 characters of a-z0-9, the pane's $TD_TAG, echoed in every action line. */
+  tag: string;
+  kind: PaneKind;
+  /** From OSC 0/2 title sequences, else the program or the cwd. */
+  title: string;
+  cwd: string;
+  /** The command the pane runs (argv). */
+  command: string[];
+  status: 'running' | 'exited';
+  exitCode?: number;
+  signal?: number;
+  cols: number;
+  rows: number;
+  /** Set once an agent's hooks report on this pane. */
+  agent?: { status: AgentStatus; since: string; detail?: string };
+  /** For tick panes: the hosted instance the pane views. */
+  instanceId?: string;
+  /** Whether the pane's workbench is open (mirrors bench.json). */
+  benchOpen: boolean;
+  /** Unseen surfaces on the pane's bench. */
+  unseen: number;
+}
+
+/** The window's tiling: leaves are panes, splits share space by fractions summing to 1. */
+export type Layout =
+  | { type: 'pane'; paneId: string }
+  | { type: 'split'; direction: 'row' | 'column'; sizes: number[]; children: Layout[] };
+
+export interface Settings {
+  theme: 'system' | 'light' | 'dark';
+  fontSize: number;
+  fontFamily: string;
+  scrollback: number;
+  copyOnSelect: boolean;
+  /** Whether the app's MCP server answers at all. */
+  mcpServer: boolean;
+  /** Whether MCP tools may write (present_surface, Tick calls). */
+  mcpWrites: boolean;
+  /** The command "New agent pane" runs. */
+  agentCommand: string[];
+}
+
+// ───────────────────────────── surfaces (TDSP) ─────────────────────────────
+
+export type SurfaceKind =
+  | 'response' | 'decision' | 'question' | 'change' | 'artifact'
+  | 'table' | 'diagram' | 'comment' | 'unclassified';
+
+export type Shelf = 'Decide' | 'Review' | 'Replies' | 'Files' | 'Data' | 'Notes' | 'Unsorted';
+
+export type SurfaceRoute = 'file' | 'mcp' | 'cli' | 'transcript' | 'agent' | 'person';
+
+/** A surface as held in a pane's store and shown on its bench. */
+export interface Surface {
+  id: string;
+  kind: SurfaceKind;
+  title: string;
+  shelf: Shelf;
+  model: Record<string, unknown>;
+  /** Where it came from. */
+  route: SurfaceRoute;
+  /** Arrival order within the pane: rises with every arrival, never reused. */
+  order: number;
+  /** When it first arrived and when it last changed (RFC 3339). */
+  arrivedAt: string;
+  updatedAt: string;
+  /** For unclassified: why, and the raw text or value. */
+  reason?: string;
+  raw?: string;
+  /** Whether the person has seen it (its shelf was on screen since it arrived or changed). */
+  seen: boolean;
+  /** Actions taken on it, oldest first. */
+  acted: ActionRecord[];
+  /** The file in the pane folder that holds it, when there is one. */
+  file?: string;
+}
+
+export interface ActionRecord {
+  action: string;
+  target?: string;
+  comment?: string;
+  at: string;
+  /** The exact line typed into the pane (without the return), when one was typed. */
+  line?: string;
+}
+
+export interface CatalogueKind {
+  kind: SurfaceKind;
+  shelf: Shelf;
+  actions: string[];
+  defaultTitle: string;
+  offeredToAgents: boolean;
+  summary: string;
+}
+
+export type ArtifactView =
+  | { kind: 'markdown'; name: string; html: string }
+  | { kind: 'html'; name: string; url: string }
+  | { kind: 'image'; name: string; url: string }
+  | { kind: 'external'; name: string; url?: string; message: string }
+  | { kind: 'missing'; name: string; message: string };
+
+// ───────────────────────────── Ticks ─────────────────────────────
+
+export type Outcome = 'not_executed' | 'executed' | 'unknown';
+
+export interface InstanceInfo {
+  /** `hosted:<id>`, `shell:<pane-id>` or `artifact:<id>`. */
+  id: string;
+  kind: string;
+  title: string;
+  status: 'starting' | 'ready' | 'ended' | 'failed';
+  paneId?: string;
+  reason?: string;
+}
+
+export interface ApprovalRequest {
+  id: string;
+  instanceId: string;
+  /** The pane whose agent asked, when known, and the Tick's own pane. */
+  askingPaneId?: string;
+  tickPaneId?: string;
+  tool: string;
+  description: string;
+  args: unknown;
+  revision: string;
+  requestedAt: string;
+  /** Seconds the request waits before it is refused as timed out. */
+  timeoutSeconds: number;
+  state: 'pending' | 'approved' | 'refused' | 'timed_out';
+}
+
+// ───────────────────────────── requests ─────────────────────────────
+
+/** Every request the renderer may make, with its payload and its answer. */
+export interface Requests {
+  /** First call of a window: who we are and everything to draw. */
+  'app.hello': { req: Record<string, never>; res: { session: string; panes: PaneInfo[]; layout: Layout | null; focused: string | null; settings: Settings; platform: string; shell: 'electron' | 'serve'; version: string } };
+  'settings.set': { req: Partial<Settings>; res: Settings };
+
+  'pane.create': { req: { cwd?: string; command?: string[]; kind?: PaneKind; splitOf?: string; direction?: 'right' | 'down' }; res: PaneInfo };
+  'pane.close': { req: { paneId: string }; res: { closed: boolean } };
+  'pane.restart': { req: { paneId: string }; res: PaneInfo };
+  'pane.input': { req: { paneId: string; data: string }; res: void };
+  'pane.resize': { req: { paneId: string; cols: number; rows: number }; res: void };
+  /** Flow control: the renderer has written (parsed) this many characters of output. */
+  'pane.ack': { req: { paneId: string; chars: number }; res: void };
+  /** The pane's screen and scrollback as escape sequences, to draw a pane on attach. */
+  'pane.snapshot': { req: { paneId: string }; res: { data: string; cols: number; rows: number } };
+  'pane.focus': { req: { paneId: string }; res: void };
+  'layout.set': { req: { layout: Layout }; res: void };
+
+  'surface.list': { req: { paneId: string }; res: Surface[] };
+  'surface.act': { req: { paneId: string; surfaceId: string; action: string; target?: string; comment?: string }; res: { ok: true; record: ActionRecord } | { ok: false; error: string } };
+  /** Mark surfaces seen (their shelf is on screen). */
+  'surface.seen': { req: { paneId: string; surfaceIds: string[] }; res: void };
+  /** A person's own note, on the bench or on a surface. */
+  'surface.comment': { req: { paneId: string; text: string; on?: string }; res: Surface };
+  'surface.catalogue': { req: Record<string, never>; res: CatalogueKind[] };
+  'artifact.open': { req: { paneId: string; surfaceId: string }; res: ArtifactView };
+  'bench.set': { req: { paneId: string; open: boolean }; res: void };
+
+  'tick.open': { req: { command: string[]; cwd?: string; title?: string }; res: { ok: true; instance: InstanceInfo; paneId: string } | { ok: false; error: string; screen?: string } };
+  'tick.list': { req: Record<string, never>; res: InstanceInfo[] };
+  'tick.close': { req: { instanceId: string }; res: void };
+  'approval.list': { req: Record<string, never>; res: ApprovalRequest[] };
+  'approval.answer': { req: { approvalId: string; approve: boolean }; res: { ok: boolean; error?: string } };
+
+  'agent.new': { req: { command?: string[]; cwd?: string; splitOf?: string; direction?: 'right' | 'down' }; res: PaneInfo };
+}
+
+// ───────────────────────────── events ─────────────────────────────
+
+/** Every event the core pushes to windows. */
+export interface Events {
+  'pane.output': { paneId: string; data: string };
+  'pane.updated': PaneInfo;
+  'pane.removed': { paneId: string };
+  'layout.changed': { layout: Layout | null; focused: string | null };
+  'settings.changed': Settings;
+
+  /** A surface arrived or changed (`surface`), or left the bench (`removedId`). */
+  'surface.changed': { paneId: string; surface?: Surface; removedId?: string };
+
+  'tick.changed': InstanceInfo;
+  'approval.changed': ApprovalRequest;
+
+  /** Something a person should notice (agent blocked or done, a Tick failed). */
+  'notify': { title: string; body: string; paneId?: string };
+  /** Native menu items in Electron arrive as commands the renderer runs. */
+  'command': { name: AppCommand; paneId?: string };
+}
+
+export type AppCommand =
+  | 'split-right' | 'split-down' | 'close-pane' | 'focus-next' | 'focus-prev'
+  | 'zoom-in' | 'zoom-out' | 'zoom-reset' | 'find' | 'toggle-bench' | 'new-agent' | 'new-pane';
+
+export type RequestName = keyof Requests;
+export type EventName = keyof Events;
+export type Req<K extends RequestName> = Requests[K]['req'];
+export type Res<K extends RequestName> = Requests[K]['res'];
+
+/** What `window.td` offers the renderer, in Electron and in the browser alike. */
+export interface TdApi {
+  invoke<K extends RequestName>(name: K, req: Req<K>): Promise<Res<K>>;
+  on<K extends EventName>(name: K, handler: (payload: Events[K]) => void): () => void;
+}
+
+/** Request names, for shells that must check a name before dispatching it. */
+export const REQUEST_NAMES: readonly RequestName[] = [
+  'app.hello', 'settings.set',
+  'pane.create', 'pane.close', 'pane.restart', 'pane.input', 'pane.resize', 'pane.ack',
+  'pane.snapshot', 'pane.focus', 'layout.set',
+  'surface.list', 'surface.act', 'surface.seen', 'surface.comment', 'surface.catalogue',
+  'artifact.open', 'bench.set',
+  'tick.open', 'tick.list', 'tick.close', 'approval.list', 'approval.answer',
+  'agent.new',
+] as const;
+
+export const EVENT_NAMES: readonly EventName[] = [
+  'pane.output', 'pane.updated', 'pane.removed', 'layout.changed', 'settings.changed',
+  'surface.changed', 'tick.changed', 'approval.changed', 'notify', 'command',
+] as const;
+
+/** Wire frames of the serve shell's WebSocket (Electron IPC carries the same payloads). */
+export type ClientFrame = { t: 'req'; id: number; name: RequestName; req: unknown };
+export type ServerFrame =
+  | { t: 'res'; id: number; ok: true; res: unknown }
+  | { t: 'res'; id: number; ok: false; error: string }
+  | { t: 'evt'; name: EventName; payload: unknown };
+
+/** Flow control, in characters of output not yet acknowledged by a window (as VS Code does). */
+export const FLOW = {
+  /** Pause the PTY when a window is this far behind. */
+  highWatermarkChars: 100_000,
+  /** Resume it once the window is back under this. */
+  lowWatermarkChars: 5_000,
+  /** The renderer acknowledges after this many characters have been written to xterm. */
+  ackChunkChars: 5_000,
+  /** Output is batched for this long before it is sent. */
+  batchMs: 5,
+} as const;
