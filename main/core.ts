@@ -15,6 +15,14 @@ export interface Client {
 
 export type Handler<K extends RequestName> = (req: Req<K>, client: Client) => Res<K> | Promise<Res<K>>;
 
+export interface ResolvedFile {
+  path: string;
+  /** MIME type; guessed from the name when absent. */
+  type?: string;
+  csp?: string;
+}
+export type FileResolver = (rest: string) => ResolvedFile | undefined;
+
 /** A request that names no known channel or breaks its payload's shape. */
 export class ContractError extends Error {}
 
@@ -22,6 +30,7 @@ export class Core {
   private readonly handlers = new Map<RequestName, Handler<RequestName>>();
   private readonly bus = new EventEmitter();
   private readonly disposers: Array<() => void | Promise<void>> = [];
+  private readonly fileRoutes = new Map<string, FileResolver>();
 
   constructor() {
     this.bus.setMaxListeners(0);
@@ -60,6 +69,21 @@ export class Core {
   onClientGone(listener: (client: Client) => void): () => void {
     this.bus.on('client-gone', listener);
     return () => this.bus.off('client-gone', listener);
+  }
+
+  /**
+   * Files a shell serves to windows under `/<prefix>/...` (serve: HTTP behind the
+   * token; Electron: the app's custom protocol). The resolver gets the rest of the
+   * path and returns the file to send, or undefined for 404. `csp` is sent as the
+   * response's Content-Security-Policy (untrusted HTML gets a sandboxing one).
+   */
+  serveFiles(prefix: string, resolve: FileResolver): void {
+    if (!/^[a-z][a-z0-9-]*$/.test(prefix)) throw new Error(`bad file route prefix "${prefix}"`);
+    this.fileRoutes.set(prefix, resolve);
+  }
+
+  resolveFile(prefix: string, rest: string): ResolvedFile | undefined {
+    return this.fileRoutes.get(prefix)?.(rest);
   }
 
   /** Run at shutdown, last installed first. */

@@ -70,6 +70,13 @@ export interface SurfaceServiceApi {
   act(paneId: string, surfaceId: string, action: string, target?: string, comment?: string): { ok: true; record: ActionRecord } | { ok: false; error: string };
   /** Whether an agent sent any surface to this pane since the given time. */
   sentSince(paneId: string, since: string): boolean;
+  /**
+   * Let another service take an action instead of typing its line (for example the
+   * agent channel answers a waiting hook through answers/<id>.json). The first
+   * interceptor that returns `handled: true` wins; the action is still recorded in
+   * actions.jsonl and on the card.
+   */
+  intercept(fn: (paneId: string, surface: Surface, action: string, target?: string, comment?: string) => { handled: boolean }): () => void;
 }
 
 export interface AgentStatusApi {

@@ -111,8 +111,9 @@ export interface CatalogueKind {
   summary: string;
 }
 
+/** How the renderer shows an artifact. URLs are same-origin paths the shell serves (see Core.serveFiles). */
 export type ArtifactView =
-  | { kind: 'markdown'; name: string; html: string }
+  | { kind: 'markdown'; name: string; text: string }
   | { kind: 'html'; name: string; url: string }
   | { kind: 'image'; name: string; url: string }
   | { kind: 'external'; name: string; url?: string; message: string }

@@ -15,6 +15,10 @@ export interface ToolResult {
 export interface ToolContext {
   /** Aborted when the client goes away or cancels. */
   signal: AbortSignal;
+  /** The pane the calling agent runs in, from the stdio shim's environment ($TD_PANE_ID), when known. */
+  askingPaneId?: string;
+  /** The pid of the process that started the stdio shim (the agent), when known. */
+  clientPid?: number;
 }
 
 export interface ToolDef {
