@@ -31,7 +31,14 @@ export interface PaneServiceApi {
   list(): PaneInfo[];
   get(paneId: string): PaneInfo | undefined;
   create(opts: CreatePaneOptions): PaneInfo;
+  /** End the pane: SIGHUP to its process, out of the layout, gone. */
   close(paneId: string): void;
+  /** Take the pane's view out of the layout but keep its process running (Tick views). */
+  detach(paneId: string): void;
+  /** Put a running pane (back) into the layout, beside `splitOf` or the focused pane. */
+  attach(paneId: string, splitOf?: string, direction?: 'right' | 'down'): void;
+  /** Resize the pane's PTY (and its headless screen); SIGWINCH follows. */
+  resize(paneId: string, cols: number, rows: number): void;
   /** Raw bytes to the pane's PTY, exactly as given. */
   write(paneId: string, data: string): void;
   /** The visible screen as plain text, one line per row, trailing spaces trimmed. */
@@ -76,6 +83,11 @@ export interface SurfaceServiceApi {
    * interceptor that returns `handled: true` wins; the action is still recorded in
    * actions.jsonl and on the card.
    */
+  /**
+   * Read surfaces out of this transcript (Claude Code or Codex JSONL) from now on:
+   * called once the pane's transcript is known for sure (a TDAC `session` event).
+   */
+  watchTranscript(paneId: string, transcriptPath: string): void;
   intercept(fn: (paneId: string, surface: Surface, action: string, target?: string, comment?: string) => { handled: boolean }): () => void;
 }
 
