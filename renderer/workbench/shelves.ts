@@ -81,14 +81,15 @@ export function stepSelection(ids: readonly string[], selected: string | null, s
 
 /** Merge one 'surface.changed' into a pane's list: replace by id, add, or remove. */
 export function applySurfaceChange(list: readonly Surface[], change: { surface?: Surface; removedId?: string }): Surface[] {
-  let next = list;
+  let next: Surface[] = [...list];
   if (change.removedId !== undefined) next = next.filter((s) => s.id !== change.removedId);
   if (change.surface) {
     const s = change.surface;
     const i = next.findIndex((x) => x.id === s.id);
-    next = i >= 0 ? [...next.slice(0, i), s, ...next.slice(i + 1)] : [...next, s];
+    if (i >= 0) next[i] = s;
+    else next.push(s);
   }
-  return next === list ? [...list] : next;
+  return next;
 }
 
 /** Whether this action, on this target, has been taken on the surface already. */
