@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-await build({ root, configFile: path.join(root, 'vite.config.ts'), logLevel: 'warn' });
+// vite.config.ts sets its own root (renderer/) and output (out/renderer).
+await build({ configFile: path.join(root, 'vite.config.ts'), logLevel: 'warn' });
 if (process.argv.includes('--electron')) {
   const { buildElectron } = await import('./build-electron.mjs');
   await buildElectron(root);

@@ -1,0 +1,107 @@
+/** The window: a thin title bar, the panes, and short notices. */
+import { useEffect, type ReactElement } from 'react';
+import { runCommand, splitPane } from './commands.ts';
+import { useWindow, useWindowState } from './context.ts';
+import { commandForKey } from './keys.ts';
+import { LayoutNode } from './panes/LayoutView.tsx';
+import { TerminalIcon } from './panes/icons.tsx';
+import { resolvedTheme, totalUnseen } from './store/store.ts';
+
+export function App(): ReactElement {
+  const ctx = useWindow();
+  const ready = useWindowState((s) => s.ready);
+  const error = useWindowState((s) => s.error);
+  const layout = useWindowState((s) => s.layout);
+  const theme = useWindowState(resolvedTheme);
+  const dragging = useWindowState((s) => s.dragging);
+  const platform = useWindowState((s) => s.platform);
+
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+  }, [theme]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      const cmd = commandForKey(e, platform);
+      if (!cmd) return;
+      const t = e.target as HTMLElement | null;
+      const inField = !!t && (t.tagName === 'INPUT' || (t.tagName === 'TEXTAREA' && !t.classList.contains('xterm-helper-textarea')));
+      if (inField && (cmd === 'copy' || cmd === 'paste')) return;
+      e.preventDefault();
+      e.stopPropagation();
+      runCommand(ctx, cmd);
+    };
+    window.addEventListener('keydown', onKey, true);
+    return () => window.removeEventListener('keydown', onKey, true);
+  }, [ctx, platform]);
+
+  return (
+    <div className={`app${dragging ? ' dragging' : ''}`}>
+      <TitleBar />
+      <main className="workspace">
+        {error && !ready ? (
+          <div className="empty-state" role="alert">
+            <p className="empty-title">Terminal Delight could not start this window</p>
+            <p className="empty-detail">{error}</p>
+          </div>
+        ) : !ready ? (
+          <div className="empty-state" aria-busy="true"><p className="empty-detail">Connecting…</p></div>
+        ) : layout ? (
+          <LayoutNode node={layout} path={[]} />
+        ) : (
+          <div className="empty-state">
+            <p className="empty-title">No panes open</p>
+            <button type="button" className="text-button primary" onClick={() => void splitPane(ctx, 'right')}>
+              <TerminalIcon /><span>New pane</span>
+            </button>
+          </div>
+        )}
+      </main>
+      <Notices />
+    </div>
+  );
+}
+
+function TitleBar(): ReactElement {
+  const unseen = useWindowState(totalUnseen);
+  const connection = useWindowState((s) => s.connection);
+  const shell = useWindowState((s) => s.shell);
+  const count = useWindowState((s) => Object.keys(s.panes).length);
+  useEffect(() => {
+    document.title = unseen > 0 ? `(${unseen}) Terminal Delight` : 'Terminal Delight';
+  }, [unseen]);
+  return (
+    <div className="titlebar">
+      <span className="app-name">Terminal Delight</span>
+      <span className="titlebar-dim">{count === 1 ? '1 pane' : `${count} panes`}</span>
+      <span className="titlebar-spacer" />
+      {connection !== 'open' && shell === 'serve' ? (
+        <span className="badge warn" role="status">{connection === 'connecting' ? 'Connecting…' : 'Disconnected, retrying…'}</span>
+      ) : null}
+      <span className={`badge unseen-total${unseen > 0 ? '' : ' zero'}`} title="Unseen surfaces across all panes" data-testid="unseen-total">
+        {unseen > 0 ? `${unseen} unseen` : 'all seen'}
+      </span>
+    </div>
+  );
+}
+
+function Notices(): ReactElement | null {
+  const notices = useWindowState((s) => s.notices);
+  const { store } = useWindow();
+  useEffect(() => {
+    if (notices.length === 0) return;
+    const timers = notices.map((n) => setTimeout(() => store.getState().dismissNotice(n.id), n.tone === 'error' ? 8000 : 5000));
+    return () => timers.forEach(clearTimeout);
+  }, [notices, store]);
+  if (notices.length === 0) return null;
+  return (
+    <div className="notices" role="status" aria-live="polite">
+      {notices.map((n) => (
+        <div key={n.id} className={`notice ${n.tone}`}>
+          <span>{n.text}</span>
+          <button type="button" className="icon-button" aria-label="Dismiss" onClick={() => store.getState().dismissNotice(n.id)}>×</button>
+        </div>
+      ))}
+    </div>
+  );
+}

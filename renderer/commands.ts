@@ -1,0 +1,147 @@
+/**
+ * What the window's commands do: from buttons, keyboard shortcuts and the
+ * contract's 'command' event (Electron's menu) alike. Each command calls the core
+ * and updates the store through its named actions; failures become one notice.
+ */
+import type { TdApi } from '../preload/contract.ts';
+import type { WindowCommand } from './keys.ts';
+import { cyclePane, neighbour, type Direction } from './panes/layout.ts';
+import { zoomed, type WindowStore } from './store/store.ts';
+
+/** The little the commands need of a pane's terminal. */
+export interface TerminalHandle {
+  copySelection(): Promise<void>;
+  pasteFromClipboard(): Promise<void>;
+}
+
+export interface CommandContext {
+  api: TdApi;
+  store: WindowStore;
+  terminal(paneId: string): TerminalHandle | undefined;
+}
+
+function report(ctx: CommandContext, what: string, err: unknown): void {
+  const msg = err instanceof Error ? err.message : String(err);
+  ctx.store.getState().notice(`${what} failed: ${msg}`);
+}
+
+/** Focus a pane: in the store (and the keyboard), and tell the core. */
+export function focusPane(ctx: CommandContext, paneId: string, take = true): void {
+  const s = ctx.store.getState();
+  const changed = s.focused !== paneId;
+  s.focusPane(paneId, take);
+  if (changed) ctx.api.invoke('pane.focus', { paneId }).catch(() => { /* focus is a hint */ });
+}
+
+export async function splitPane(ctx: CommandContext, direction: 'right' | 'down', paneId?: string): Promise<void> {
+  const s = ctx.store.getState();
+  const splitOf = paneId ?? s.focused ?? undefined;
+  try {
+    const info = await ctx.api.invoke('pane.create', splitOf ? { splitOf, direction } : {});
+    ctx.store.getState().paneUpdated(info);
+    focusPane(ctx, info.id, true);
+  } catch (err) {
+    report(ctx, 'Splitting the pane', err);
+  }
+}
+
+export async function newAgent(ctx: CommandContext, paneId?: string): Promise<void> {
+  const splitOf = paneId ?? ctx.store.getState().focused ?? undefined;
+  try {
+    const info = await ctx.api.invoke('agent.new', splitOf ? { splitOf, direction: 'right' } : {});
+    ctx.store.getState().paneUpdated(info);
+    focusPane(ctx, info.id, true);
+  } catch (err) {
+    report(ctx, 'Starting an agent pane', err);
+  }
+}
+
+export async function closePane(ctx: CommandContext, paneId?: string): Promise<void> {
+  const id = paneId ?? ctx.store.getState().focused;
+  if (!id) return;
+  try {
+    await ctx.api.invoke('pane.close', { paneId: id });
+  } catch (err) {
+    report(ctx, 'Closing the pane', err);
+  }
+}
+
+export async function restartPane(ctx: CommandContext, paneId: string): Promise<void> {
+  try {
+    const info = await ctx.api.invoke('pane.restart', { paneId });
+    ctx.store.getState().paneUpdated(info);
+    focusPane(ctx, paneId, true);
+  } catch (err) {
+    report(ctx, 'Restarting the pane', err);
+  }
+}
+
+export async function toggleBench(ctx: CommandContext, paneId?: string): Promise<void> {
+  const s = ctx.store.getState();
+  const id = paneId ?? s.focused;
+  const pane = id ? s.panes[id] : undefined;
+  if (!pane) return;
+  const open = !pane.benchOpen;
+  s.paneUpdated({ ...pane, benchOpen: open });
+  try {
+    await ctx.api.invoke('bench.set', { paneId: pane.id, open });
+  } catch (err) {
+    const now = ctx.store.getState().panes[pane.id];
+    if (now) ctx.store.getState().paneUpdated({ ...now, benchOpen: !open });
+    report(ctx, open ? 'Opening the bench' : 'Closing the bench', err);
+  }
+}
+
+export async function zoom(ctx: CommandContext, step: 1 | -1 | 0): Promise<void> {
+  const s = ctx.store.getState();
+  const fontSize = zoomed(s.settings.fontSize, step);
+  if (fontSize === s.settings.fontSize) return;
+  s.settingsChanged({ ...s.settings, fontSize });
+  try {
+    const settings = await ctx.api.invoke('settings.set', { fontSize });
+    ctx.store.getState().settingsChanged(settings);
+  } catch (err) {
+    report(ctx, 'Saving the font size', err);
+  }
+}
+
+export function moveFocus(ctx: CommandContext, how: Direction | 'next' | 'prev'): void {
+  const s = ctx.store.getState();
+  const target = how === 'next' || how === 'prev'
+    ? cyclePane(s.layout, s.focused, how === 'next' ? 1 : -1)
+    : s.focused ? neighbour(s.layout, s.focused, how) : cyclePane(s.layout, null, 1);
+  if (target) focusPane(ctx, target, true);
+}
+
+export function toggleFind(ctx: CommandContext, paneId?: string): void {
+  const s = ctx.store.getState();
+  const id = paneId ?? s.focused;
+  if (!id) return;
+  if (s.findPane === id) s.closeFind();
+  else s.openFind(id);
+}
+
+/** Run a command by name (shortcut, menu or button), for the given pane or the focused one. */
+export function runCommand(ctx: CommandContext, cmd: WindowCommand, paneId?: string): void {
+  const id = paneId ?? ctx.store.getState().focused ?? undefined;
+  switch (cmd) {
+    case 'split-right': void splitPane(ctx, 'right', id); break;
+    case 'split-down': void splitPane(ctx, 'down', id); break;
+    case 'close-pane': void closePane(ctx, id); break;
+    case 'new-pane': void splitPane(ctx, 'right', id); break;
+    case 'new-agent': void newAgent(ctx, id); break;
+    case 'toggle-bench': void toggleBench(ctx, id); break;
+    case 'zoom-in': void zoom(ctx, 1); break;
+    case 'zoom-out': void zoom(ctx, -1); break;
+    case 'zoom-reset': void zoom(ctx, 0); break;
+    case 'find': toggleFind(ctx, id); break;
+    case 'focus-next': moveFocus(ctx, 'next'); break;
+    case 'focus-prev': moveFocus(ctx, 'prev'); break;
+    case 'focus-left': moveFocus(ctx, 'left'); break;
+    case 'focus-right': moveFocus(ctx, 'right'); break;
+    case 'focus-up': moveFocus(ctx, 'up'); break;
+    case 'focus-down': moveFocus(ctx, 'down'); break;
+    case 'copy': if (id) void ctx.terminal(id)?.copySelection(); break;
+    case 'paste': if (id) void ctx.terminal(id)?.pasteFromClipboard(); break;
+  }
+}

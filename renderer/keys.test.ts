@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { commandForKey, shortcutLabel, type KeyLike } from './keys.ts';
+
+const k = (key: string, code: string, mods: Partial<KeyLike> = {}): KeyLike => ({
+  key, code, ctrlKey: false, shiftKey: false, altKey: false, metaKey: false, ...mods,
+});
+
+describe('commandForKey', () => {
+  it('maps Ctrl+Shift letters by physical key', () => {
+    expect(commandForKey(k('D', 'KeyD', { ctrlKey: true, shiftKey: true }))).toBe('split-right');
+    expect(commandForKey(k('E', 'KeyE', { ctrlKey: true, shiftKey: true }))).toBe('split-down');
+    expect(commandForKey(k('W', 'KeyW', { ctrlKey: true, shiftKey: true }))).toBe('close-pane');
+    expect(commandForKey(k('F', 'KeyF', { ctrlKey: true, shiftKey: true }))).toBe('find');
+    expect(commandForKey(k('B', 'KeyB', { ctrlKey: true, shiftKey: true }))).toBe('toggle-bench');
+    expect(commandForKey(k('C', 'KeyC', { ctrlKey: true, shiftKey: true }))).toBe('copy');
+    expect(commandForKey(k('V', 'KeyV', { ctrlKey: true, shiftKey: true }))).toBe('paste');
+  });
+  it('leaves plain Ctrl letters to the terminal (Ctrl-C, Ctrl-D)', () => {
+    expect(commandForKey(k('c', 'KeyC', { ctrlKey: true }))).toBeUndefined();
+    expect(commandForKey(k('d', 'KeyD', { ctrlKey: true }))).toBeUndefined();
+    expect(commandForKey(k('d', 'KeyD'))).toBeUndefined();
+  });
+  it('moves focus with Ctrl+Shift+Arrow and Alt+Arrow', () => {
+    expect(commandForKey(k('ArrowLeft', 'ArrowLeft', { ctrlKey: true, shiftKey: true }))).toBe('focus-left');
+    expect(commandForKey(k('ArrowDown', 'ArrowDown', { altKey: true }))).toBe('focus-down');
+    expect(commandForKey(k('ArrowUp', 'ArrowUp', { altKey: true, shiftKey: true }))).toBeUndefined();
+    expect(commandForKey(k('ArrowUp', 'ArrowUp'))).toBeUndefined();
+  });
+  it('zooms with Ctrl+= / Ctrl+- / Ctrl+0', () => {
+    expect(commandForKey(k('=', 'Equal', { ctrlKey: true }))).toBe('zoom-in');
+    expect(commandForKey(k('+', 'Equal', { ctrlKey: true, shiftKey: true }))).toBe('zoom-in');
+    expect(commandForKey(k('-', 'Minus', { ctrlKey: true }))).toBe('zoom-out');
+    expect(commandForKey(k('0', 'Digit0', { ctrlKey: true }))).toBe('zoom-reset');
+  });
+  it('uses Cmd on macOS and leaves Ctrl to the terminal there', () => {
+    expect(commandForKey(k('D', 'KeyD', { metaKey: true, shiftKey: true }), 'darwin')).toBe('split-right');
+    expect(commandForKey(k('D', 'KeyD', { ctrlKey: true, shiftKey: true }), 'darwin')).toBeUndefined();
+    expect(commandForKey(k('D', 'KeyD', { metaKey: true, shiftKey: true }), 'linux')).toBeUndefined();
+  });
+  it('ignores Ctrl+Alt combinations', () => {
+    expect(commandForKey(k('D', 'KeyD', { ctrlKey: true, shiftKey: true, altKey: true }))).toBeUndefined();
+  });
+});
+
+describe('shortcutLabel', () => {
+  it('names the shortcut per platform', () => {
+    expect(shortcutLabel('split-right')).toBe('Ctrl+Shift+D');
+    expect(shortcutLabel('split-right', 'darwin')).toBe('⌘Shift+D');
+    expect(shortcutLabel('focus-left')).toBe('');
+  });
+});

@@ -1,0 +1,79 @@
+/**
+ * Keyboard shortcuts of the window, as a pure function from a key event to a
+ * command. The primary modifier is Ctrl (Cmd on macOS).
+ */
+import type { AppCommand } from '../preload/contract.ts';
+
+export type WindowCommand =
+  | AppCommand
+  | 'focus-left' | 'focus-right' | 'focus-up' | 'focus-down'
+  | 'copy' | 'paste';
+
+export interface KeyLike {
+  key: string;
+  code: string;
+  ctrlKey: boolean;
+  shiftKey: boolean;
+  altKey: boolean;
+  metaKey: boolean;
+}
+
+const ARROWS: Record<string, WindowCommand> = {
+  ArrowLeft: 'focus-left',
+  ArrowRight: 'focus-right',
+  ArrowUp: 'focus-up',
+  ArrowDown: 'focus-down',
+};
+
+const SHIFTED_LETTERS: Record<string, WindowCommand> = {
+  KeyD: 'split-right',
+  KeyE: 'split-down',
+  KeyW: 'close-pane',
+  KeyF: 'find',
+  KeyB: 'toggle-bench',
+  KeyA: 'new-agent',
+  KeyT: 'new-pane',
+  KeyC: 'copy',
+  KeyV: 'paste',
+  BracketRight: 'focus-next',
+  BracketLeft: 'focus-prev',
+};
+
+/** The command a key press runs, if any. */
+export function commandForKey(e: KeyLike, platform = ''): WindowCommand | undefined {
+  const mac = platform === 'darwin';
+  const primary = mac ? e.metaKey : e.ctrlKey;
+  const other = mac ? e.ctrlKey : e.metaKey;
+  if (other) return undefined;
+  // Alt+Arrow moves focus (no other modifier).
+  if (e.altKey && !primary && !e.shiftKey && ARROWS[e.key]) return ARROWS[e.key];
+  if (!primary || e.altKey) return undefined;
+  if (e.shiftKey) {
+    if (ARROWS[e.key]) return ARROWS[e.key];
+    const byCode = SHIFTED_LETTERS[e.code];
+    if (byCode) return byCode;
+    if (e.key === '+') return 'zoom-in';
+    if (e.key === '_') return 'zoom-out';
+    return undefined;
+  }
+  if (e.key === '=' || e.key === '+') return 'zoom-in';
+  if (e.key === '-') return 'zoom-out';
+  if (e.key === '0') return 'zoom-reset';
+  return undefined;
+}
+
+/** The shortcut shown in tooltips for a command. */
+export function shortcutLabel(cmd: WindowCommand, platform = ''): string {
+  const p = platform === 'darwin' ? '⌘' : 'Ctrl+';
+  const labels: Partial<Record<WindowCommand, string>> = {
+    'split-right': `${p}Shift+D`,
+    'split-down': `${p}Shift+E`,
+    'close-pane': `${p}Shift+W`,
+    'find': `${p}Shift+F`,
+    'toggle-bench': `${p}Shift+B`,
+    'zoom-in': `${p}=`,
+    'zoom-out': `${p}-`,
+    'zoom-reset': `${p}0`,
+  };
+  return labels[cmd] ?? '';
+}

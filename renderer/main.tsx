@@ -1,0 +1,110 @@
+/**
+ * The renderer's entry: picks the API (`window.td` in Electron, the WebSocket
+ * client in a browser), feeds the store from `app.hello` and the core's events,
+ * and renders the window.
+ *
+ * URL switches: `?theme=light|dark` forces a theme (screenshots), `?renderer=dom`
+ * skips WebGL, `?test=1` exposes a small read-only hook on `window.__td` for the
+ * end-to-end tests.
+ */
+import '@xterm/xterm/css/xterm.css';
+import './styles.css';
+import { createRoot } from 'react-dom/client';
+import type { TdApi } from '../preload/contract.ts';
+import { App } from './App.tsx';
+import { runCommand } from './commands.ts';
+import { Ctx, type WindowContext } from './context.ts';
+import { leafIds } from './panes/layout.ts';
+import { createWindowStore, type ThemeName } from './store/store.ts';
+import { createWsClient, type WsClient } from './td-client.ts';
+import { TerminalRegistry } from './terminal/registry.ts';
+import { setBenchApi } from './workbench/runtime.ts';
+
+const params = new URLSearchParams(location.search);
+const themeParam = params.get('theme');
+const themeOverride: ThemeName | null = themeParam === 'light' || themeParam === 'dark' ? themeParam : null;
+
+const electronApi = (window as Window & { td?: TdApi }).td;
+const ws: WsClient | undefined = electronApi ? undefined : createWsClient();
+const api: TdApi = electronApi ?? ws!;
+// The bench (renderer/workbench/) reaches the core through the same API.
+setBenchApi(api);
+
+const media = window.matchMedia('(prefers-color-scheme: dark)');
+const store = createWindowStore({
+  themeOverride,
+  systemTheme: media.matches ? 'dark' : 'light',
+  connection: ws ? ws.state : 'open',
+});
+media.addEventListener('change', (e) => store.getState().systemThemeChanged(e.matches ? 'dark' : 'light'));
+
+const terminals = new TerminalRegistry(api);
+
+const ctx: WindowContext = {
+  api,
+  store,
+  terminals,
+  forceDom: params.get('renderer') === 'dom',
+  terminal: (paneId) => terminals.get(paneId),
+  openLink(url) {
+    if (!/^https?:\/\//i.test(url)) return;
+    window.open(url, '_blank', 'noopener,noreferrer');
+  },
+};
+
+api.on('pane.output', (p) => terminals.output(p.paneId, p.data));
+api.on('pane.updated', (p) => store.getState().paneUpdated(p));
+api.on('pane.removed', (p) => {
+  store.getState().paneRemoved(p.paneId);
+  terminals.removed(p.paneId);
+});
+api.on('layout.changed', (p) => store.getState().layoutChanged(p.layout, p.focused));
+api.on('settings.changed', (s) => store.getState().settingsChanged(s));
+api.on('notify', (n) => {
+  // A person already looking at the pane needs no notice about it.
+  if (n.paneId && n.paneId === store.getState().focused && document.hasFocus()) return;
+  store.getState().notice(n.body ? `${n.title}: ${n.body}` : n.title, 'info');
+});
+api.on('command', (c) => runCommand(ctx, c.name, c.paneId));
+
+// Terminals live while their pane is in the layout; they redraw after a reconnect.
+store.subscribe((s, prev) => {
+  if (s.layout !== prev.layout && !s.dragging) terminals.keepOnly(leafIds(s.layout));
+  if (s.epoch !== prev.epoch) for (const t of terminals.all()) void t.sync();
+});
+
+function hello(): void {
+  api.invoke('app.hello', {}).then(
+    (res) => store.getState().hello(res),
+    (err: Error) => {
+      if (store.getState().ready) store.getState().notice(`Refreshing the window failed: ${err.message}`);
+      else store.getState().failed(err.message);
+    },
+  );
+}
+
+ws?.onConnection((state, reconnect) => {
+  store.getState().connectionChanged(state);
+  if (state === 'open' && reconnect) hello();
+});
+hello();
+
+if (params.get('test') === '1') {
+  (window as Window & { __td?: unknown }).__td = {
+    store,
+    paneIds: () => leafIds(store.getState().layout),
+    text: (paneId: string) => terminals.get(paneId)?.text() ?? null,
+    renderer: (paneId: string) => terminals.get(paneId)?.renderer ?? null,
+    live: (paneId: string) => terminals.get(paneId)?.isLive ?? false,
+    size: (paneId: string) => {
+      const t = terminals.get(paneId)?.term;
+      return t ? { cols: t.cols, rows: t.rows } : null;
+    },
+  };
+}
+
+createRoot(document.getElementById('root')!).render(
+  <Ctx.Provider value={ctx}>
+    <App />
+  </Ctx.Provider>,
+);

@@ -1,0 +1,110 @@
+/**
+ * A pane's header: title and cwd, exit status with Restart once the process has
+ * ended, the agent's status and unseen surfaces, and the pane's buttons.
+ */
+import type { ReactElement, ReactNode } from 'react';
+import type { AgentStatus, PaneInfo } from '../../preload/contract.ts';
+import { closePane, focusPane, restartPane, splitPane, toggleBench } from '../commands.ts';
+import { useWindow, useWindowState } from '../context.ts';
+import { shortcutLabel, type WindowCommand } from '../keys.ts';
+import { BenchIcon, CloseIcon, RestartIcon, SplitDownIcon, SplitRightIcon } from './icons.tsx';
+
+const AGENT_LABEL: Record<AgentStatus, string> = {
+  working: 'working',
+  blocked: 'needs you',
+  done: 'done',
+  idle: 'idle',
+};
+
+/** Exit status in words: "exited 3", "exited", or "killed by signal 9". */
+export function exitText(pane: Pick<PaneInfo, 'status' | 'exitCode' | 'signal'>): string {
+  if (pane.status !== 'exited') return '';
+  if (pane.signal) return `killed by signal ${pane.signal}`;
+  return pane.exitCode === undefined ? 'exited' : `exited ${pane.exitCode}`;
+}
+
+/** The last two segments of a path, for a header that has little room. */
+export function shortPath(p: string): string {
+  const parts = p.split('/').filter(Boolean);
+  if (parts.length <= 2) return p || '/';
+  return `…/${parts.slice(-2).join('/')}`;
+}
+
+interface Props {
+  paneId: string;
+  pane: PaneInfo | undefined;
+  focused: boolean;
+  single: boolean;
+}
+
+export function PaneHeader({ paneId, pane, focused, single }: Props): ReactElement {
+  const ctx = useWindow();
+  const platform = useWindowState((s) => s.platform);
+  const tip = (label: string, cmd: WindowCommand): string => {
+    const keys = shortcutLabel(cmd, platform);
+    return keys ? `${label} (${keys})` : label;
+  };
+  const exited = pane?.status === 'exited';
+  const title = pane?.title || pane?.command.join(' ') || 'Terminal';
+  const cwd = pane?.cwd ?? '';
+  const showCwd = cwd && cwd !== title && !title.endsWith(cwd);
+
+  return (
+    <header className="pane-header" data-focused={focused ? 'true' : 'false'} onDoubleClick={() => focusPane(ctx, paneId, true)}>
+      <span className={`pane-dot ${exited ? (pane?.exitCode === 0 ? 'ok' : 'bad') : 'live'}`} aria-hidden="true" />
+      <span className="pane-title" title={title}>{title}</span>
+      {showCwd ? <span className="pane-cwd" title={cwd}>{shortPath(cwd)}</span> : null}
+      <span className="pane-header-spacer" />
+      {pane?.agent ? (
+        <span className={`badge agent agent-${pane.agent.status}`} title={pane.agent.detail ?? `Agent ${AGENT_LABEL[pane.agent.status]}`}>
+          {AGENT_LABEL[pane.agent.status]}
+        </span>
+      ) : null}
+      {pane && pane.unseen > 0 ? (
+        <span className="badge unseen" title={`${pane.unseen} unseen on the bench`} aria-label={`${pane.unseen} unseen`}>
+          {pane.unseen}
+        </span>
+      ) : null}
+      {exited && pane ? (
+        <>
+          <span className={`badge exit ${pane.exitCode === 0 && !pane.signal ? 'ok' : 'bad'}`} role="status" data-testid="exit-status">
+            {exitText(pane)}
+          </span>
+          <button type="button" className="text-button" onClick={() => void restartPane(ctx, paneId)} aria-label="Restart" title="Start the same command again in this pane">
+            <RestartIcon />
+            <span>Restart</span>
+          </button>
+        </>
+      ) : null}
+      <div className="pane-actions">
+        <IconButton label="Split right" tip={tip('Split right', 'split-right')} onClick={() => void splitPane(ctx, 'right', paneId)}><SplitRightIcon /></IconButton>
+        <IconButton label="Split down" tip={tip('Split down', 'split-down')} onClick={() => void splitPane(ctx, 'down', paneId)}><SplitDownIcon /></IconButton>
+        <IconButton
+          label={pane?.benchOpen ? 'Close bench' : 'Open bench'}
+          tip={tip(pane?.benchOpen ? 'Close the bench' : 'Open the bench', 'toggle-bench')}
+          pressed={!!pane?.benchOpen}
+          onClick={() => void toggleBench(ctx, paneId)}
+        >
+          <BenchIcon />
+        </IconButton>
+        <IconButton label="Close pane" tip={tip(single ? 'Close pane (the last one)' : 'Close pane', 'close-pane')} onClick={() => void closePane(ctx, paneId)}><CloseIcon /></IconButton>
+      </div>
+    </header>
+  );
+}
+
+function IconButton({ label, tip, onClick, pressed, children }: { label: string; tip: string; onClick: () => void; pressed?: boolean; children: ReactNode }): ReactElement {
+  return (
+    <button
+      type="button"
+      className="icon-button"
+      aria-label={label}
+      title={tip}
+      aria-pressed={pressed === undefined ? undefined : pressed}
+      onClick={onClick}
+      onMouseDown={(e) => e.preventDefault() /* keep keyboard focus in the terminal */}
+    >
+      {children}
+    </button>
+  );
+}

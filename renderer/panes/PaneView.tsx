@@ -1,0 +1,81 @@
+/**
+ * One pane: its header, its terminal, its find bar, and its bench beside the
+ * terminal when the bench is open.
+ */
+import { useEffect, useRef, type ReactElement } from 'react';
+import { focusPane } from '../commands.ts';
+import { useWindow, useWindowState } from '../context.ts';
+import { resolvedTheme } from '../store/store.ts';
+import { TerminalSession } from '../terminal/session.ts';
+import { Bench } from '../workbench/Bench.tsx';
+import { FindBar } from './FindBar.tsx';
+import { PaneHeader } from './PaneHeader.tsx';
+
+export function PaneView({ paneId }: { paneId: string }): ReactElement {
+  const ctx = useWindow();
+  const pane = useWindowState((s) => s.panes[paneId]);
+  const focused = useWindowState((s) => s.focused === paneId);
+  const findOpen = useWindowState((s) => s.findPane === paneId);
+  const single = useWindowState((s) => s.layout?.type === 'pane');
+
+  return (
+    <section
+      className="pane"
+      data-pane-id={paneId}
+      data-focused={focused ? 'true' : 'false'}
+      data-status={pane?.status ?? 'unknown'}
+      aria-label={`Pane ${pane?.title || paneId}`}
+      onPointerDownCapture={() => focusPane(ctx, paneId, false)}
+    >
+      <PaneHeader paneId={paneId} pane={pane} focused={focused} single={single} />
+      <div className="pane-body">
+        <div className="pane-terminal">
+          <TerminalView paneId={paneId} />
+          {findOpen ? <FindBar paneId={paneId} /> : null}
+        </div>
+        {pane?.benchOpen ? (
+          <aside className="pane-bench" aria-label="Bench">
+            <Bench paneId={paneId} />
+          </aside>
+        ) : null}
+      </div>
+    </section>
+  );
+}
+
+function TerminalView({ paneId }: { paneId: string }): ReactElement {
+  const ctx = useWindow();
+  const ref = useRef<HTMLDivElement>(null);
+  const settings = useWindowState((s) => s.settings);
+  const theme = useWindowState(resolvedTheme);
+  const focusRequest = useWindowState((s) => (s.focusRequest?.paneId === paneId ? s.focusRequest.n : 0));
+
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const s = ctx.store.getState();
+    const session = ctx.terminals.ensure(paneId, () => new TerminalSession({
+      paneId,
+      api: ctx.api,
+      settings: s.settings,
+      theme: resolvedTheme(s),
+      forceDom: ctx.forceDom,
+      openLink: ctx.openLink,
+      onFocus: () => focusPane(ctx, paneId, false),
+      onError: (m) => ctx.store.getState().notice(m),
+    }));
+    session.attach(el);
+    return () => session.detach(el);
+  }, [ctx, paneId]);
+
+  useEffect(() => {
+    ctx.terminals.get(paneId)?.applySettings(settings, theme);
+  }, [ctx, paneId, settings, theme]);
+
+  useEffect(() => {
+    // Only a person's own action moves keyboard focus; nothing that arrives does.
+    if (focusRequest) ctx.terminals.get(paneId)?.focus();
+  }, [ctx, paneId, focusRequest]);
+
+  return <div ref={ref} className="terminal-container" />;
+}

@@ -1,0 +1,134 @@
+// The browser's TdApi against a real WebSocket server (the `ws` package), with
+// Node's own WebSocket as the client, as in the browser.
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocketServer, type WebSocket as ServerSocket } from 'ws';
+import type { ClientFrame, ServerFrame } from '../preload/contract.ts';
+import { createWsClient, defaultWsUrl, type WsClient } from './td-client.ts';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function startServer(port = 0, onFrame?: (frame: ClientFrame, ws: ServerSocket) => void) {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port });
+  await once(wss, 'listening');
+  const sockets: ServerSocket[] = [];
+  wss.on('connection', (ws) => {
+    sockets.push(ws);
+    ws.on('message', (data) => {
+      const frame = JSON.parse(String(data)) as ClientFrame;
+      if (onFrame) onFrame(frame, ws);
+      else reply(ws, { t: 'res', id: frame.id, ok: true, res: { echo: frame.name, req: frame.req } });
+    });
+  });
+  const stop = () => new Promise<void>((resolve) => {
+    for (const s of sockets) s.terminate();
+    wss.close(() => resolve());
+  });
+  cleanups.push(stop);
+  return { wss, port: (wss.address() as AddressInfo).port, sockets, stop };
+}
+
+function reply(ws: ServerSocket, frame: ServerFrame) {
+  ws.send(JSON.stringify(frame));
+}
+
+function client(port: number, extra: Parameters<typeof createWsClient>[0] = {}): WsClient {
+  const c = createWsClient({ url: `ws://127.0.0.1:${port}/ws`, minDelayMs: 20, maxDelayMs: 100, ...extra });
+  cleanups.push(() => c.close());
+  return c;
+}
+
+async function until(cond: () => boolean, ms = 5000) {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('createWsClient', () => {
+  it('derives the socket URL from the page origin', () => {
+    expect(defaultWsUrl({ protocol: 'http:', host: '127.0.0.1:4000' })).toBe('ws://127.0.0.1:4000/ws');
+    expect(defaultWsUrl({ protocol: 'https:', host: 'example.test' })).toBe('wss://example.test/ws');
+  });
+
+  it('queues a request made before the socket opens and answers it', async () => {
+    const srv = await startServer();
+    const c = client(srv.port);
+    expect(c.state).toBe('connecting');
+    const res = await c.invoke('pane.focus', { paneId: 'p1' });
+    expect(res).toEqual({ echo: 'pane.focus', req: { paneId: 'p1' } });
+    expect(c.state).toBe('open');
+  });
+
+  it('rejects with the server error text', async () => {
+    const srv = await startServer(0, (f, ws) => reply(ws, { t: 'res', id: f.id, ok: false, error: 'no pane "zz": pick a pane that exists.' }));
+    const c = client(srv.port);
+    await expect(c.invoke('pane.close', { paneId: 'zz' })).rejects.toThrow('no pane "zz": pick a pane that exists.');
+  });
+
+  it('delivers events to every handler and stops after unsubscribe', async () => {
+    const srv = await startServer();
+    const c = client(srv.port);
+    await c.invoke('pane.focus', { paneId: 'x' });
+    const got: string[] = [];
+    const off = c.on('pane.output', (p) => got.push(`a:${p.data}`));
+    c.on('pane.output', (p) => got.push(`b:${p.data}`));
+    reply(srv.sockets[0]!, { t: 'evt', name: 'pane.output', payload: { paneId: 'p', data: 'one' } });
+    await until(() => got.length === 2);
+    off();
+    reply(srv.sockets[0]!, { t: 'evt', name: 'pane.output', payload: { paneId: 'p', data: 'two' } });
+    await until(() => got.length === 3);
+    expect(got).toEqual(['a:one', 'b:one', 'b:two']);
+  });
+
+  it('fails requests in flight when the socket drops, then reconnects and says so', async () => {
+    const srv = await startServer(0, () => { /* never answers */ });
+    const states: Array<[string, boolean]> = [];
+    const c = client(srv.port);
+    c.onConnection((s, r) => states.push([s, r]));
+    const inFlight = c.invoke('pane.snapshot', { paneId: 'p' });
+    await until(() => srv.sockets.length === 1 && c.state === 'open');
+    await new Promise((r) => setTimeout(r, 20));
+    srv.sockets[0]!.terminate();
+    await expect(inFlight).rejects.toThrow(/closed before "pane.snapshot" was answered/);
+    await until(() => srv.sockets.length === 2 && c.state === 'open');
+    expect(states).toContainEqual(['closed', false]);
+    expect(states.at(-1)).toEqual(['open', true]);
+  });
+
+  it('keeps retrying with backoff while the server is down, and recovers when it is back', async () => {
+    const first = await startServer();
+    const port = first.port;
+    const c = client(port);
+    await c.invoke('pane.focus', { paneId: 'a' });
+    await first.stop();
+    await until(() => c.state !== 'open');
+    const late = c.invoke('pane.focus', { paneId: 'b' });
+    await new Promise((r) => setTimeout(r, 150));
+    await startServer(port);
+    await expect(late).resolves.toEqual({ echo: 'pane.focus', req: { paneId: 'b' } });
+  });
+
+  it('fails a queued request clearly when no server answers in time', async () => {
+    const srv = await startServer();
+    const port = srv.port;
+    await srv.stop();
+    const c = client(port, { queueTimeoutMs: 200 });
+    await expect(c.invoke('app.hello', {})).rejects.toThrow(/could not be reached within/);
+  });
+
+  it('close() fails what is pending and refuses new requests', async () => {
+    const srv = await startServer(0, () => { /* never answers */ });
+    const c = client(srv.port);
+    const p = c.invoke('app.hello', {});
+    await until(() => c.state === 'open');
+    c.close();
+    await expect(p).rejects.toThrow(/closed/);
+    await expect(c.invoke('app.hello', {})).rejects.toThrow(/reload the page/);
+  });
+});

@@ -1,0 +1,277 @@
+/**
+ * One pane's terminal in the window: an xterm instance with its addons, kept
+ * alive while the pane is in the layout (React may re-mount the pane's view when
+ * the layout tree changes shape; the terminal's element just moves).
+ *
+ * Attach: fit, `pane.resize`, then `pane.snapshot`, then live `pane.output`.
+ * Output that arrives before the snapshot answers is already in the snapshot
+ * (one ordered socket), so it is dropped but still acknowledged. Every character
+ * written is acknowledged once xterm has parsed it (term.write's callback).
+ */
+import { FitAddon } from '@xterm/addon-fit';
+import { SearchAddon, type ISearchOptions } from '@xterm/addon-search';
+import { Unicode11Addon } from '@xterm/addon-unicode11';
+import { WebLinksAddon } from '@xterm/addon-web-links';
+import { WebglAddon } from '@xterm/addon-webgl';
+import { Terminal } from '@xterm/xterm';
+import type { Settings, TdApi } from '../../preload/contract.ts';
+import type { ThemeName } from '../store/store.ts';
+import { Acker } from './flow.ts';
+import { TERMINAL_THEMES, terminalFont } from './themes.ts';
+
+export interface SessionOptions {
+  paneId: string;
+  api: TdApi;
+  settings: Settings;
+  theme: ThemeName;
+  /** Use the DOM renderer even where WebGL works (`?renderer=dom`). */
+  forceDom: boolean;
+  /** Open a clicked link. */
+  openLink(url: string): void;
+  /** The terminal got keyboard focus (a click or a tab). */
+  onFocus(): void;
+  /** Something went wrong that a person should know. */
+  onError(message: string): void;
+}
+
+export type RendererKind = 'webgl' | 'dom';
+
+export const SEARCH_DECORATIONS = {
+  matchBackground: '#6b5a1e',
+  matchOverviewRuler: '#d7b545',
+  activeMatchBackground: '#c7921a',
+  activeMatchColorOverviewRuler: '#f2c14e',
+} as const;
+
+export class TerminalSession {
+  readonly paneId: string;
+  readonly term: Terminal;
+  /** The element xterm draws into; it moves between pane views. */
+  readonly host: HTMLDivElement;
+  readonly search: SearchAddon;
+  renderer: RendererKind = 'dom';
+  private readonly fit = new FitAddon();
+  private readonly opts: SessionOptions;
+  private readonly acker: Acker;
+  private webgl: WebglAddon | undefined;
+  private opened = false;
+  /** 'idle' until attached; 'syncing' while waiting for the snapshot; then 'live'. */
+  private phase: 'idle' | 'syncing' | 'live' = 'idle';
+  private generation = 0;
+  private sentSize = { cols: 0, rows: 0 };
+  private resizeObserver: ResizeObserver | undefined;
+  private fitFrame = 0;
+  private disposed = false;
+  private settings: Settings;
+
+  constructor(opts: SessionOptions) {
+    this.opts = opts;
+    this.paneId = opts.paneId;
+    this.settings = opts.settings;
+    this.acker = new Acker((chars) => {
+      opts.api.invoke('pane.ack', { paneId: this.paneId, chars }).catch(() => { /* the core forgets a gone window's debt */ });
+    });
+    this.host = document.createElement('div');
+    this.host.className = 'terminal-host';
+    this.term = new Terminal({
+      allowProposedApi: true,
+      scrollback: opts.settings.scrollback || 10_000,
+      fontSize: opts.settings.fontSize,
+      fontFamily: terminalFont(opts.settings.fontFamily),
+      theme: TERMINAL_THEMES[opts.theme],
+      cursorBlink: true,
+      cursorStyle: 'bar',
+      cursorInactiveStyle: 'outline',
+      lineHeight: 1.15,
+      macOptionIsMeta: true,
+      rightClickSelectsWord: true,
+      drawBoldTextInBrightColors: false,
+      minimumContrastRatio: 4.5,
+      rescaleOverlappingGlyphs: true,
+    });
+    this.search = new SearchAddon({ highlightLimit: 1000 });
+    this.term.loadAddon(this.fit);
+    this.term.loadAddon(this.search);
+    this.term.loadAddon(new Unicode11Addon());
+    this.term.unicode.activeVersion = '11';
+    this.term.loadAddon(new WebLinksAddon((event, uri) => {
+      event.preventDefault();
+      opts.openLink(uri);
+    }));
+    this.term.onData((data) => {
+      if (this.disposed) return;
+      opts.api.invoke('pane.input', { paneId: this.paneId, data }).catch((err: Error) => opts.onError(`Typing into the pane failed: ${err.message}`));
+    });
+    this.term.onSelectionChange(() => {
+      if (!this.settings.copyOnSelect || !this.term.hasSelection()) return;
+      void this.writeClipboard(this.term.getSelection());
+    });
+    this.host.addEventListener('focusin', () => opts.onFocus());
+  }
+
+  /** Put the terminal into a pane view's container (opening it the first time). */
+  attach(container: HTMLElement): void {
+    if (this.disposed) return;
+    if (this.host.parentElement !== container) container.appendChild(this.host);
+    if (!this.opened) {
+      this.opened = true;
+      this.term.open(this.host);
+      this.loadRenderer();
+      this.resizeObserver = new ResizeObserver(() => this.scheduleFit());
+      this.resizeObserver.observe(this.host);
+      void this.sync();
+    } else {
+      this.scheduleFit();
+      // Moving a canvas can leave it blank until the next paint.
+      this.term.refresh(0, this.term.rows - 1);
+    }
+  }
+
+  /** The pane view went away (it may come back in another place). */
+  detach(container: HTMLElement): void {
+    if (this.host.parentElement === container) container.removeChild(this.host);
+  }
+
+  /** Redraw from the core's snapshot: on first attach and after a reconnect. */
+  async sync(): Promise<void> {
+    if (this.disposed || !this.opened) return;
+    const gen = ++this.generation;
+    this.phase = 'syncing';
+    this.fitNow(true);
+    try {
+      const snap = await this.opts.api.invoke('pane.snapshot', { paneId: this.paneId });
+      if (gen !== this.generation || this.disposed) return;
+      this.term.reset();
+      if (snap.cols > 0 && snap.rows > 0 && (snap.cols !== this.term.cols || snap.rows !== this.term.rows)) {
+        this.term.resize(snap.cols, snap.rows);
+      }
+      this.phase = 'live';
+      this.term.write(snap.data, () => this.fitNow(false));
+    } catch (err) {
+      if (gen !== this.generation || this.disposed) return;
+      this.phase = 'live';
+      this.opts.onError(`Drawing the pane failed: ${(err as Error).message}`);
+    }
+  }
+
+  /** Output from the core. */
+  output(data: string): void {
+    if (this.disposed) return;
+    if (this.phase !== 'live') {
+      // Already part of the snapshot being fetched (or the pane is not drawn yet).
+      this.acker.written(data.length);
+      return;
+    }
+    this.term.write(data, () => this.acker.written(data.length));
+  }
+
+  applySettings(settings: Settings, theme: ThemeName): void {
+    this.settings = settings;
+    const o = this.term.options;
+    const font = terminalFont(settings.fontFamily);
+    let refit = false;
+    if (o.fontSize !== settings.fontSize) { o.fontSize = settings.fontSize; refit = true; }
+    if (o.fontFamily !== font) { o.fontFamily = font; refit = true; }
+    const scrollback = settings.scrollback || 10_000;
+    if (o.scrollback !== scrollback) o.scrollback = scrollback;
+    if (o.theme !== TERMINAL_THEMES[theme]) o.theme = TERMINAL_THEMES[theme];
+    if (refit) this.scheduleFit();
+  }
+
+  focus(): void {
+    this.term.focus();
+  }
+
+  find(text: string, backwards: boolean, options: ISearchOptions = {}): boolean {
+    const opts = { ...options, decorations: SEARCH_DECORATIONS };
+    return backwards ? this.search.findPrevious(text, opts) : this.search.findNext(text, opts);
+  }
+
+  clearFind(): void {
+    this.search.clearDecorations();
+  }
+
+  async copySelection(): Promise<void> {
+    if (this.term.hasSelection()) await this.writeClipboard(this.term.getSelection());
+  }
+
+  async pasteFromClipboard(): Promise<void> {
+    try {
+      const text = await navigator.clipboard.readText();
+      // term.paste applies bracketed paste mode when the program asked for it.
+      if (text) this.term.paste(text);
+    } catch {
+      this.opts.onError('The clipboard could not be read here; paste with the browser (Ctrl+V or the context menu) instead.');
+    }
+  }
+
+  /** Plain text of the whole buffer (scrollback and screen), for tests and copy. */
+  text(): string {
+    const buf = this.term.buffer.active;
+    const lines: string[] = [];
+    for (let i = 0; i < buf.length; i++) lines.push(buf.getLine(i)?.translateToString(true) ?? '');
+    while (lines.length && lines[lines.length - 1] === '') lines.pop();
+    return lines.join('\n');
+  }
+
+  get isLive(): boolean {
+    return this.phase === 'live';
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.acker.flush();
+    cancelAnimationFrame(this.fitFrame);
+    this.resizeObserver?.disconnect();
+    this.host.remove();
+    this.term.dispose();
+  }
+
+  private loadRenderer(): void {
+    if (this.opts.forceDom) return;
+    try {
+      const webgl = new WebglAddon();
+      webgl.onContextLoss(() => {
+        // The GPU went away: fall back to the DOM renderer, which always works.
+        webgl.dispose();
+        this.webgl = undefined;
+        this.renderer = 'dom';
+      });
+      this.term.loadAddon(webgl);
+      this.webgl = webgl;
+      this.renderer = 'webgl';
+    } catch {
+      this.webgl = undefined;
+      this.renderer = 'dom';
+    }
+  }
+
+  private scheduleFit(): void {
+    if (this.disposed || this.fitFrame) return;
+    this.fitFrame = requestAnimationFrame(() => {
+      this.fitFrame = 0;
+      this.fitNow(false);
+    });
+  }
+
+  private fitNow(force: boolean): void {
+    if (this.disposed || !this.opened) return;
+    const dims = this.fit.proposeDimensions();
+    if (!dims || !Number.isFinite(dims.cols) || !Number.isFinite(dims.rows) || dims.cols < 2 || dims.rows < 1) return;
+    if (dims.cols !== this.term.cols || dims.rows !== this.term.rows) this.term.resize(dims.cols, dims.rows);
+    const { cols, rows } = this.term;
+    if (force || cols !== this.sentSize.cols || rows !== this.sentSize.rows) {
+      this.sentSize = { cols, rows };
+      this.opts.api.invoke('pane.resize', { paneId: this.paneId, cols, rows }).catch(() => { /* the next fit sends it again */ });
+    }
+  }
+
+  private async writeClipboard(text: string): Promise<void> {
+    try {
+      await navigator.clipboard?.writeText(text);
+    } catch {
+      // Clipboard access needs a secure context and focus; selection still works.
+    }
+  }
+}
