@@ -88,7 +88,8 @@ export interface SurfaceServiceApi {
    * called once the pane's transcript is known for sure (a TDAC `session` event).
    */
   watchTranscript(paneId: string, transcriptPath: string): void;
-  intercept(fn: (paneId: string, surface: Surface, action: string, target?: string, comment?: string) => { handled: boolean }): () => void;
+  /** `handled: true` with an `error`: the action is refused with that sentence (for example a late answer to a question the agent stopped waiting for). */
+  intercept(fn: (paneId: string, surface: Surface, action: string, target?: string, comment?: string) => { handled: boolean; error?: string }): () => void;
 }
 
 export interface AgentStatusApi {

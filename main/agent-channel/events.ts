@@ -1,0 +1,203 @@
+/**
+ * TDAC 0.2, the agent channel: the events Claude Code's hooks append to a pane's
+ * inbound.jsonl (scripts/hooks/tdac-hook.mjs writes them), read back as typed values,
+ * and the cards the window makes of them. Pure functions, no I/O.
+ */
+
+export const TDAC_VERSION = '0.2';
+
+interface Base {
+  id: string;
+  /** RFC 3339, when the hook wrote it. */
+  at: string;
+  session_id?: string;
+}
+
+export interface QuestionItem {
+  question: string;
+  header?: string;
+  options: Array<{ label: string; description?: string }>;
+  multiple: boolean;
+}
+
+export type TdacEvent =
+  | (Base & { type: 'session'; transcript_path?: string; source?: string; cwd?: string })
+  | (Base & { type: 'prompt'; text: string })
+  | (Base & { type: 'question'; questions: QuestionItem[] })
+  | (Base & { type: 'permission'; tool_name: string; tool_input: unknown })
+  | (Base & { type: 'answer'; of: string; answers?: Record<string, string>; behavior?: 'allow' | 'deny'; message?: string })
+  | (Base & { type: 'unanswered'; of: string; reason: string })
+  | (Base & { type: 'reply'; text: string });
+
+export type TdacType = TdacEvent['type'];
+
+const ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+function questionItem(v: unknown): QuestionItem | undefined {
+  if (!isObj(v) || typeof v.question !== 'string' || !v.question) return undefined;
+  const options = Array.isArray(v.options)
+    ? v.options.flatMap((o) => {
+      if (typeof o === 'string') return [{ label: o }];
+      if (isObj(o) && typeof o.label === 'string') return [{ label: o.label, ...(typeof o.description === 'string' ? { description: o.description } : {}) }];
+      return [];
+    })
+    : [];
+  return { question: v.question, ...(typeof v.header === 'string' ? { header: v.header } : {}), options, multiple: v.multiple === true || v.multiSelect === true };
+}
+
+/**
+ * One line of inbound.jsonl as an event, or undefined for anything that is not a TDAC
+ * 0.2 event this build knows (garbage, another major version, a missing id). Lenient in
+ * what a field may lack: a question with only `question` and `options` (the short form)
+ * is read as one question.
+ */
+export function parseEvent(line: string): TdacEvent | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (!isObj(v) || typeof v.tdac !== 'string' || v.tdac.split('.')[0] !== TDAC_VERSION.split('.')[0]) return undefined;
+  if (typeof v.id !== 'string' || !ID.test(v.id)) return undefined;
+  const at = typeof v.at === 'string' && !Number.isNaN(Date.parse(v.at)) ? v.at : new Date().toISOString();
+  const base = { id: v.id, at, ...(typeof v.session_id === 'string' ? { session_id: v.session_id } : {}) };
+  switch (v.type) {
+    case 'session':
+      return { ...base, type: 'session', transcript_path: str(v.transcript_path), source: str(v.source), cwd: str(v.cwd) };
+    case 'prompt':
+      return { ...base, type: 'prompt', text: str(v.text) ?? '' };
+    case 'reply':
+      return { ...base, type: 'reply', text: str(v.text) ?? '' };
+    case 'question': {
+      const list = Array.isArray(v.questions) ? v.questions.map(questionItem).filter((q): q is QuestionItem => q !== undefined) : [];
+      if (list.length === 0) {
+        const one = questionItem({ question: v.question, header: v.header, options: v.options, multiple: v.multiple });
+        if (one) list.push(one);
+      }
+      return list.length ? { ...base, type: 'question', questions: list } : undefined;
+    }
+    case 'permission':
+      return typeof v.tool_name === 'string' && v.tool_name
+        ? { ...base, type: 'permission', tool_name: v.tool_name, tool_input: v.tool_input ?? {} }
+        : undefined;
+    case 'answer': {
+      if (typeof v.of !== 'string') return undefined;
+      const answers = isObj(v.answers)
+        ? Object.fromEntries(Object.entries(v.answers).filter((e): e is [string, string] => typeof e[1] === 'string'))
+        : undefined;
+      const behavior = v.behavior === 'allow' || v.behavior === 'deny' ? v.behavior : undefined;
+      return { ...base, type: 'answer', of: v.of, ...(answers ? { answers } : {}), ...(behavior ? { behavior } : {}), ...(typeof v.message === 'string' ? { message: v.message } : {}) };
+    }
+    case 'unanswered':
+      return typeof v.of === 'string' ? { ...base, type: 'unanswered', of: v.of, reason: str(v.reason) ?? 'unknown' } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A reply split for a response card: the first sentence as `layman`, the rest as
+ * `body`. A sentence ends at . ! or ? followed by a space or a line end, or at the end
+ * of the first paragraph; Markdown heading and list marks are taken off the first line,
+ * and a first sentence longer than 280 characters is cut at a word with an ellipsis
+ * (the whole reply is then the body).
+ */
+export function splitReply(text: string): { layman: string; body?: string } {
+  const t = text.trim();
+  if (!t) return { layman: 'The agent finished without a written reply.' };
+  const para = t.split(/\n\s*\n/)[0];
+  const m = /^[\s\S]*?[.!?](?=\s|$)/.exec(para);
+  let first = (m ? m[0] : para).trim();
+  let rest = t.slice(t.indexOf(first) + first.length).trim();
+  let layman = first.replace(/^\s*(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)/, '').replace(/\s+/g, ' ').trim();
+  if (layman.length > 280) {
+    const cutAt = layman.lastIndexOf(' ', 277);
+    layman = `${layman.slice(0, cutAt > 100 ? cutAt : 277)}…`;
+    rest = t;
+    first = '';
+  }
+  if (!layman) layman = first || 'The agent replied.';
+  return rest ? { layman, body: rest } : { layman };
+}
+
+/** Card ids derived from an event id (at most 128 characters, TDSP's id alphabet). */
+export function questionCardId(eventId: string, index: number, count: number): string {
+  const base = `question-${eventId.slice(0, 100)}`;
+  return count > 1 ? `${base}-${index + 1}` : base;
+}
+export const permissionCardId = (eventId: string): string => `permission-${eventId.slice(0, 100)}`;
+export const replyCardId = (eventId: string): string => `reply-${eventId.slice(0, 100)}`;
+
+/** What became of a card's question, shown on the card (model.state). */
+export type CardState = 'waiting' | 'answered' | 'asked_in_terminal';
+
+export function questionCard(event: Extract<TdacEvent, { type: 'question' }>, index: number, state: CardState = 'waiting', answer?: string): Record<string, unknown> {
+  const q = event.questions[index];
+  const count = event.questions.length;
+  return {
+    td: '0.4',
+    op: 'present',
+    kind: 'question',
+    id: questionCardId(event.id, index, count),
+    title: q.header ? `Claude asks: ${q.header}` : 'Claude asks',
+    model: {
+      question: q.question,
+      options: q.options.map((o) => (o.description ? { name: o.label, detail: o.description } : { name: o.label })),
+      multiple: q.multiple,
+      free_text: true,
+      state,
+      ...(answer !== undefined ? { answer } : {}),
+      ...(count > 1 ? { part: `${index + 1} of ${count}` } : {}),
+    },
+  };
+}
+
+const MAX_CONTEXT = 8 * 1024;
+
+/** One line saying what the tool would do, for the decision's question. */
+export function describeTool(tool: string, input: unknown): string {
+  const i = isObj(input) ? input : {};
+  const pick = (k: string) => (typeof i[k] === 'string' ? (i[k] as string) : undefined);
+  const detail = pick('command') ?? pick('file_path') ?? pick('path') ?? pick('url') ?? pick('pattern') ?? pick('description');
+  const oneLine = detail?.replace(/\s+/g, ' ').trim();
+  const short = oneLine && oneLine.length > 160 ? `${oneLine.slice(0, 157)}…` : oneLine;
+  return short ? `Allow ${tool}: ${short}?` : `Allow ${tool}?`;
+}
+
+export function permissionCard(event: Extract<TdacEvent, { type: 'permission' }>, state: CardState = 'waiting', answer?: string): Record<string, unknown> {
+  let json = JSON.stringify(event.tool_input, null, 2) ?? '{}';
+  if (json.length > MAX_CONTEXT) json = `${json.slice(0, MAX_CONTEXT)}\n… (cut)`;
+  const fence = json.includes('```') ? '~~~~' : '```';
+  return {
+    td: '0.4',
+    op: 'present',
+    kind: 'decision',
+    id: permissionCardId(event.id),
+    title: `Permission: ${event.tool_name}`,
+    model: {
+      question: describeTool(event.tool_name, event.tool_input),
+      options: [
+        { name: 'allow', recommended: true, case: `Let ${event.tool_name} run this once.` },
+        { name: 'deny', case: 'Refuse; a comment tells the agent why.' },
+      ],
+      context: `Claude Code asks to use **${event.tool_name}** with:\n\n${fence}json\n${json}\n${fence}`,
+      state,
+      ...(answer !== undefined ? { answer } : {}),
+    },
+  };
+}
+
+export function replyCard(event: Extract<TdacEvent, { type: 'reply' }>): Record<string, unknown> {
+  const { layman, body } = splitReply(event.text);
+  return {
+    td: '0.4',
+    op: 'present',
+    kind: 'response',
+    id: replyCardId(event.id),
+    title: 'Reply',
+    model: { layman, ...(body ? { body } : {}), register: 'done' },
+  };
+}

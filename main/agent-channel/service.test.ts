@@ -1,0 +1,278 @@
+/**
+ * The agent channel with real files and the real hook process: a question written by the
+ * hook becomes a card, acting on the card writes the answer the waiting hook returns.
+ * The pane and surface services are small stand-ins that keep to their interfaces
+ * (main/services.ts); the channel itself is the real thing.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ActionRecord, AgentStatus, Events, PaneInfo, Surface, SurfaceRoute } from '../../preload/contract.ts';
+import { Core } from '../core.ts';
+import type { CreatePaneOptions, PaneServiceApi, SurfaceServiceApi } from '../services.ts';
+import { readEvents, sampleInput, startHook, until } from '../../scripts/hooks/hook-runner.ts';
+import { AgentChannel, installAgentChannel, STATE_FILE } from './service.ts';
+
+type Interceptor = Parameters<SurfaceServiceApi['intercept']>[0];
+
+class Panes {
+  readonly session = 'sess1';
+  readonly panes = new Map<string, PaneInfo>();
+  readonly created: CreatePaneOptions[] = [];
+  private readonly createdListeners: Array<(p: PaneInfo) => void> = [];
+  private readonly root: string;
+  constructor(root: string) { this.root = root; }
+  add(id: string): PaneInfo {
+    const pane: PaneInfo = { id, tag: 'abcd1234', kind: 'agent', title: 'claude', cwd: this.root, command: ['claude'], status: 'running', cols: 80, rows: 24, benchOpen: true, unseen: 0 };
+    this.panes.set(id, pane);
+    for (const l of this.createdListeners) l(pane);
+    return pane;
+  }
+  list() { return [...this.panes.values()]; }
+  get(id: string) { return this.panes.get(id); }
+  folder(id: string) { return path.join(this.root, 'terminal-delight', 'surfaces', this.session, id); }
+  patch(id: string, patch: Partial<PaneInfo>) { Object.assign(this.panes.get(id)!, patch); }
+  create(opts: CreatePaneOptions) { this.created.push(opts); const p = this.add(`p${this.created.length}`); p.command = opts.command ?? []; if (opts.cwd) p.cwd = opts.cwd; return p; }
+  onCreated(l: (p: PaneInfo) => void) { this.createdListeners.push(l); return () => {}; }
+  onRemoved() { return () => {}; }
+  onExit() { return () => {}; }
+  onOutput() { return () => {}; }
+}
+
+class Surfaces {
+  readonly docs = new Map<string, Record<string, unknown>>();
+  readonly typed: string[] = [];
+  readonly transcripts: Array<[string, string]> = [];
+  lastSentAt = 0;
+  private readonly interceptors: Interceptor[] = [];
+  ingest(_paneId: string, doc: unknown, route: SurfaceRoute) {
+    const d = doc as Record<string, unknown>;
+    this.docs.set(d.id as string, d);
+    if (route !== 'person') this.lastSentAt = Date.now();
+    return {};
+  }
+  sentSince(_paneId: string, since: string) { return this.lastSentAt > 0 && this.lastSentAt >= Date.parse(since); }
+  watchTranscript(paneId: string, p: string) { this.transcripts.push([paneId, p]); }
+  intercept(fn: Interceptor) { this.interceptors.push(fn); return () => {}; }
+  act(paneId: string, surfaceId: string, action: string, target?: string, comment?: string): { ok: true; record: ActionRecord } | { ok: false; error: string } {
+    const d = this.docs.get(surfaceId);
+    if (!d) return { ok: false, error: 'no such surface' };
+    const surface = { id: surfaceId, kind: d.kind, model: d.model } as Surface;
+    for (const fn of this.interceptors) {
+      const r = fn(paneId, surface, action, target, comment) as { handled: boolean; error?: string };
+      if (r.handled) return r.error ? { ok: false, error: r.error } : { ok: true, record: { action, target, comment, at: new Date().toISOString() } };
+    }
+    this.typed.push(`${action} on surface ${surfaceId}`);
+    return { ok: true, record: { action, at: new Date().toISOString() } };
+  }
+  model(id: string) { return this.docs.get(id)?.model as Record<string, unknown> | undefined; }
+}
+
+let root: string;
+let panes: Panes;
+let surfaces: Surfaces;
+let core: Core;
+let channel: AgentChannel;
+let notes: Array<Events['notify']>;
+let folder: string;
+let hookEnv: Record<string, string | undefined>;
+
+function start(opts: { idleAfterMs?: number } = {}) {
+  // a window (re)starting: a new core, the same files
+  core = new Core();
+  core.onEvent((name, payload) => { if (name === 'notify') notes.push(payload as Events['notify']); });
+  channel = installAgentChannel({
+    core, panes: panes as unknown as PaneServiceApi, surfaces: surfaces as unknown as SurfaceServiceApi,
+    env: { HOME: root }, pollMs: 50, idleAfterMs: opts.idleAfterMs, uuid: () => '11111111-2222-3333-4444-555555555555',
+  });
+}
+
+beforeEach(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'td-agent-'));
+  panes = new Panes(root);
+  surfaces = new Surfaces();
+  notes = [];
+  panes.add('pane1');
+  folder = panes.folder('pane1');
+  fs.mkdirSync(folder, { recursive: true });
+  fs.writeFileSync(path.join(folder, 'bench.json'), JSON.stringify({ open: true, at: new Date().toISOString() }));
+  hookEnv = { PATH: process.env.PATH, HOME: root, XDG_STATE_HOME: root, TD_SESSION: 'sess1', TD_PANE_ID: 'pane1', TD_QUESTION_WAIT_S: '60', TD_QUESTION_POLL_MS: '50' };
+  start();
+});
+afterEach(async () => {
+  channel.dispose();
+  await core.dispose();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+const status = (): AgentStatus | undefined => panes.get('pane1')?.agent?.status;
+const append = (e: Record<string, unknown>) => fs.appendFileSync(path.join(folder, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', at: new Date().toISOString(), ...e })}\n`);
+
+describe('questions answered from the bench', () => {
+  it('a question from the real hook becomes a card; choosing an option hands the answer back to the hook', async () => {
+    const run = startHook(sampleInput('pre-tool-use-ask-user-question.json'), hookEnv);
+    const card = await until(() => surfaces.docs.get('question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB'), 20_000, 'question card');
+    expect(card).toMatchObject({
+      kind: 'question', title: 'Claude asks: Scheme',
+      model: { question: 'Which colour scheme should the dark theme start from?', options: [{ name: 'Solarized', detail: 'Warm, low contrast' }, { name: 'Nord', detail: 'Cool blues' }, { name: 'Plain black' }], multiple: false, state: 'waiting' },
+    });
+    expect(status()).toBe('blocked');
+    expect(notes.at(-1)).toMatchObject({ title: 'claude needs you', paneId: 'pane1' });
+
+    expect(surfaces.act('pane1', 'question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB', 'choose', 'Nord')).toMatchObject({ ok: true });
+    expect(JSON.parse(fs.readFileSync(path.join(folder, 'answers', 'toolu_01HqZ8xKc4vNw2ePq7RmT3yB.json'), 'utf8')))
+      .toEqual({ answers: { 'Which colour scheme should the dark theme start from?': 'Nord' } });
+    const r = await run.done;
+    expect(JSON.parse(r.stdout).hookSpecificOutput).toMatchObject({
+      hookEventName: 'PreToolUse', permissionDecision: 'allow',
+      updatedInput: { answers: { 'Which colour scheme should the dark theme start from?': 'Nord' } },
+    });
+    expect(surfaces.typed).toEqual([]);
+    expect(surfaces.model('question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB')).toMatchObject({ state: 'answered', answer: 'Nord' });
+    await until(() => status() === 'working', 20_000, 'working after the answer');
+    // a second answer is refused, never applied twice
+    expect(surfaces.act('pane1', 'question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB', 'choose', 'Solarized')).toMatchObject({ ok: false, error: expect.stringMatching(/answered already/) });
+  });
+
+  it('several questions: the answer goes once every card is answered; a written answer counts', async () => {
+    const run = startHook(sampleInput('pre-tool-use-ask-user-question-two.json'), hookEnv);
+    await until(() => surfaces.docs.get('question-toolu_01Tw0QuestionsAtOnce99-2'), 20_000, 'second card');
+    expect(surfaces.act('pane1', 'question-toolu_01Tw0QuestionsAtOnce99-2', 'choose', 'Editor, Login')).toMatchObject({ ok: true });
+    expect(fs.existsSync(path.join(folder, 'answers', 'toolu_01Tw0QuestionsAtOnce99.json'))).toBe(false);
+    expect(surfaces.act('pane1', 'question-toolu_01Tw0QuestionsAtOnce99-1', 'answer', undefined, 'In the footer')).toMatchObject({ ok: true });
+    const out = JSON.parse((await run.done).stdout);
+    expect(out.hookSpecificOutput.updatedInput.answers).toEqual({ 'Where should the toggle live?': 'In the footer', 'Which pages need the theme first?': 'Editor, Login' });
+  });
+
+  it('an answer after the hook stopped waiting is refused and the card says it was asked in the terminal', async () => {
+    const r = await startHook(sampleInput('pre-tool-use-ask-user-question.json'), { ...hookEnv, TD_QUESTION_WAIT_S: '0.3' }).done;
+    expect(r.stdout).toBe('');
+    await until(() => surfaces.model('question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB')?.state === 'asked_in_terminal', 20_000, 'asked in terminal');
+    const res = surfaces.act('pane1', 'question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB', 'choose', 'Nord');
+    expect(res).toMatchObject({ ok: false, error: expect.stringMatching(/asked this in its terminal/) });
+    expect(fs.existsSync(path.join(folder, 'answers', 'toolu_01HqZ8xKc4vNw2ePq7RmT3yB.json'))).toBe(false);
+    expect(surfaces.typed).toEqual([]);
+    expect(status()).toBe('blocked');
+  });
+
+  it('the race: the hook closed the wait before the window saw it; the late answer is refused', async () => {
+    // the window is slow: the hook asks and gives up before the channel reads anything
+    channel.dispose();
+    await startHook(sampleInput('pre-tool-use-ask-user-question.json'), { ...hookEnv, TD_QUESTION_WAIT_S: '0.2' }).done;
+    fs.rmSync(path.join(folder, STATE_FILE), { force: true });
+    // A restarted window with the state from before the question (offset 0).
+    fs.writeFileSync(path.join(folder, STATE_FILE), JSON.stringify({ v: 1, offset: 0, pending: {}, finished: {} }));
+    start();
+    channel.pollAll();
+    expect(surfaces.model('question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB')).toMatchObject({ state: 'asked_in_terminal' });
+    expect(surfaces.act('pane1', 'question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB', 'choose', 'Nord')).toMatchObject({ ok: false });
+  });
+});
+
+describe('permission prompts', () => {
+  it('approve allows, through the real hook', async () => {
+    const run = startHook(sampleInput('permission-request-bash.json'), hookEnv);
+    const id = await until(() => [...surfaces.docs.keys()].find((k) => k.startsWith('permission-')), 20_000, 'decision card');
+    expect(surfaces.docs.get(id)).toMatchObject({ kind: 'decision', model: { question: 'Allow Bash: rm -rf build?' } });
+    expect(status()).toBe('blocked');
+    expect(surfaces.act('pane1', id, 'approve', 'allow')).toMatchObject({ ok: true });
+    expect(JSON.parse((await run.done).stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
+  });
+
+  it('reject denies with the comment as the message', async () => {
+    const run = startHook(sampleInput('permission-request-bash.json'), hookEnv);
+    const id = await until(() => [...surfaces.docs.keys()].find((k) => k.startsWith('permission-')), 20_000, 'decision card');
+    expect(surfaces.act('pane1', id, 'reject', undefined, 'Keep the build folder.')).toMatchObject({ ok: true });
+    expect(JSON.parse((await run.done).stdout).hookSpecificOutput.decision).toEqual({ behavior: 'deny', message: 'Keep the build folder.' });
+  });
+
+  it('other actions (comment) are left to the surfaces service', async () => {
+    append({ type: 'permission', id: 'perm-x', tool_name: 'Bash', tool_input: { command: 'ls' } });
+    await until(() => surfaces.docs.get('permission-perm-x'), 20_000, 'card');
+    surfaces.act('pane1', 'permission-perm-x', 'comment', undefined, 'hm');
+    expect(surfaces.typed).toEqual(['comment on surface permission-perm-x']);
+  });
+});
+
+describe('replies, sessions and status', () => {
+  it('prompt → working, reply → done (and a response card), then idle after a while', async () => {
+    channel.dispose();
+    start({ idleAfterMs: 200 });
+    append({ type: 'session', id: 's-1', session_id: 'abc', transcript_path: '/home/ada/.claude/projects/-w/abc.jsonl', source: 'startup' });
+    await until(() => status() === 'idle', 20_000, 'idle');
+    expect(surfaces.transcripts).toEqual([['pane1', '/home/ada/.claude/projects/-w/abc.jsonl']]);
+    append({ type: 'prompt', id: 'p-1', text: 'Add a dark theme' });
+    await until(() => status() === 'working', 20_000, 'working');
+    expect(panes.get('pane1')!.agent).toMatchObject({ status: 'working', detail: 'Add a dark theme' });
+    append({ type: 'reply', id: 'r-1', text: 'The theme is in. Run it.' });
+    await until(() => status() === 'done', 20_000, 'done');
+    expect(notes.at(-1)).toMatchObject({ title: 'claude is done', body: 'The theme is in. Run it.' });
+    expect(surfaces.docs.get('reply-r-1')).toMatchObject({ kind: 'response', model: { layman: 'The theme is in.', body: 'Run it.', register: 'done' } });
+    await until(() => status() === 'idle', 20_000, 'idle after done');
+  });
+
+  it('no response card when the agent sent a surface since the prompt', async () => {
+    append({ type: 'prompt', id: 'p-1', text: 'go' });
+    await until(() => status() === 'working', 20_000, 'working');
+    await new Promise((r) => setTimeout(r, 5));
+    surfaces.ingest('pane1', { id: 'agent-own', kind: 'response', model: { layman: 'x' } }, 'mcp');
+    append({ type: 'reply', id: 'r-2', text: 'Done.' });
+    await until(() => status() === 'done', 20_000, 'done');
+    expect(surfaces.docs.has('reply-r-2')).toBe(false);
+  });
+
+  it('the channel\'s own question cards do not count as the agent\'s surfaces', async () => {
+    append({ type: 'prompt', id: 'p-1', text: 'go' });
+    append({ type: 'question', id: 'q-9', question: 'Coffee?', options: ['Yes', 'No'] });
+    append({ type: 'unanswered', id: 'u-9', of: 'q-9', reason: 'bench_closed' });
+    await new Promise((r) => setTimeout(r, 5));
+    append({ type: 'reply', id: 'r-3', text: 'Done.' });
+    await until(() => surfaces.docs.get('reply-r-3'), 20_000, 'reply card');
+  });
+
+  it('garbage and partial lines are skipped; a restart never reads old events as new', async () => {
+    fs.appendFileSync(path.join(folder, 'inbound.jsonl'), 'garbage\n{"tdac":"0.2"}\n');
+    append({ type: 'reply', id: 'r-1', text: 'One.' });
+    fs.appendFileSync(path.join(folder, 'inbound.jsonl'), '{"tdac":"0.2","type":"prompt","id":"p-late","te');
+    await until(() => surfaces.docs.get('reply-r-1'), 20_000, 'reply');
+    channel.dispose();
+    surfaces.docs.clear();
+    start();
+    channel.pollAll();
+    expect(surfaces.docs.size).toBe(0);
+    fs.appendFileSync(path.join(folder, 'inbound.jsonl'), `xt":"later","at":"${new Date().toISOString()}"}\n`);
+    await until(() => status() === 'working', 20_000, 'the finished partial line read once');
+    expect(panes.get('pane1')!.agent!.detail).toBe('later');
+  });
+
+  it('a window that has never seen a pane folder starts at the end of its inbound.jsonl', () => {
+    const other = panes.folder('pane2');
+    fs.mkdirSync(other, { recursive: true });
+    fs.writeFileSync(path.join(other, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', type: 'reply', id: 'r-old', text: 'old', at: new Date().toISOString() })}\n`);
+    panes.add('pane2');
+    channel.pollAll();
+    expect(surfaces.docs.has('reply-r-old')).toBe(false);
+  });
+});
+
+describe('new agent pane', () => {
+  it('starts claude with a session id and tells the surfaces service its transcript', async () => {
+    const work = path.join(root, 'my_project.v2');
+    fs.mkdirSync(work);
+    const pane = await core.request('agent.new', { cwd: work }, { id: 'w1' });
+    expect(panes.created.at(-1)).toMatchObject({ kind: 'agent', command: ['claude', '--session-id', '11111111-2222-3333-4444-555555555555'], cwd: work });
+    const key = fs.realpathSync(work).replace(/[^A-Za-z0-9]/g, '-');
+    expect(surfaces.transcripts).toEqual([[pane.id, path.join(root, '.claude', 'projects', key, '11111111-2222-3333-4444-555555555555.jsonl')]]);
+  });
+
+  it('any other command runs as given, with no transcript guess', async () => {
+    await core.request('agent.new', { command: ['codex', '--full-auto'] }, { id: 'w1' });
+    expect(panes.created.at(-1)).toMatchObject({ kind: 'agent', command: ['codex', '--full-auto'] });
+    expect(surfaces.transcripts).toEqual([]);
+  });
+
+  it('a bad command is refused with a reason', async () => {
+    await expect(core.request('agent.new', { command: [] }, { id: 'w1' })).rejects.toThrow(/list of words/);
+  });
+});
