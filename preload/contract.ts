@@ -146,7 +146,10 @@ export interface ApprovalRequest {
   requestedAt: string;
   /** Seconds the request waits before it is refused as timed out. */
   timeoutSeconds: number;
-  state: 'pending' | 'approved' | 'refused' | 'timed_out';
+  /** `invalidated`: the Tick's catalog changed (or its session ended) before dispatch; the call was never sent. */
+  state: 'pending' | 'approved' | 'refused' | 'timed_out' | 'invalidated';
+  /** Why it was refused, timed out or invalidated, in one sentence. */
+  reason?: string;
 }
 
 // ───────────────────────────── requests ─────────────────────────────
@@ -182,6 +185,8 @@ export interface Requests {
   'tick.open': { req: { command: string[]; cwd?: string; title?: string }; res: { ok: true; instance: InstanceInfo; paneId: string } | { ok: false; error: string; screen?: string } };
   'tick.list': { req: Record<string, never>; res: InstanceInfo[] };
   'tick.close': { req: { instanceId: string }; res: void };
+  /** Show (open: true, attach the Tick's pane to the layout) or hide (detach) a view; the session runs on either way. */
+  'tick.view': { req: { instanceId: string; open: boolean }; res: { ok: boolean; error?: string } };
   'approval.list': { req: Record<string, never>; res: ApprovalRequest[] };
   'approval.answer': { req: { approvalId: string; approve: boolean }; res: { ok: boolean; error?: string } };
 
@@ -232,7 +237,7 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'pane.snapshot', 'pane.focus', 'layout.set',
   'surface.list', 'surface.act', 'surface.seen', 'surface.comment', 'surface.catalogue',
   'artifact.open', 'bench.set',
-  'tick.open', 'tick.list', 'tick.close', 'approval.list', 'approval.answer',
+  'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',
   'agent.new',
 ] as const;
 
