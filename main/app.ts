@@ -4,6 +4,10 @@
  */
 import { Core } from './core.ts';
 import { statePaths, type Paths } from './paths.ts';
+import { installPaneHandlers } from './panes/handlers.ts';
+import { PaneService } from './panes/service.ts';
+import { loadSession, restoreSession, SessionKeeper } from './state/session.ts';
+import { SettingsService } from './state/settings.ts';
 
 export interface AppOptions {
   /** Which shell carries the contract. */
@@ -18,6 +22,9 @@ export interface AppOptions {
 export interface App {
   core: Core;
   paths: Paths;
+  /** The window's panes, layout and focus (PaneServiceApi and more). */
+  panes: PaneService;
+  settings: SettingsService;
   dispose(): Promise<void>;
 }
 
@@ -25,6 +32,18 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const env = opts.env ?? process.env;
   const paths = statePaths(env);
   const core = new Core();
-  // Services install here (each in its own folder): panes, surfaces, agent-channel, tick, mcp.
-  return { core, paths, dispose: () => core.dispose() };
+  // Panes, settings and the saved session (main/panes, main/state).
+  const settings = new SettingsService(paths.settingsFile);
+  settings.onChange((s) => core.emit('settings.changed', s));
+  const saved = opts.fresh ? undefined : loadSession(paths.sessionFile);
+  const panes = new PaneService({ core, paths, env, cwd: opts.cwd ?? process.cwd(), session: saved?.session, scrollback: () => settings.get().scrollback });
+  core.onDispose(() => panes.dispose());
+  const keeper = new SessionKeeper(panes, paths.sessionFile);
+  core.onDispose(() => keeper.stop());
+  installPaneHandlers(core, panes, settings, opts.shell);
+  // Other services install here (each in its own folder): surfaces, agent-channel, tick, mcp.
+
+  // Last, so every service above sees the restored panes arrive (onCreated).
+  if (saved) restoreSession(panes, saved);
+  return { core, paths, panes, settings, dispose: () => core.dispose() };
 }

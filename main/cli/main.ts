@@ -1,0 +1,57 @@
+/**
+ * `terminal-delight <subcommand> ...`: a small dispatcher. Each subcommand is a module
+ * exporting `run(argv: string[]): Promise<number>` (the exit code), loaded only when
+ * that subcommand runs. Add a row to COMMANDS to add a subcommand.
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export interface Subcommand {
+  /** One line for `terminal-delight help`. */
+  summary: string;
+  /** Loads the module that runs it. */
+  load: () => Promise<{ run(argv: string[]): Promise<number> }>;
+}
+
+export const COMMANDS: Record<string, Subcommand> = {
+  // ── other services add their rows here (one each, loaded lazily) ──
+  // surface: { summary: 'Put a surface on this pane\'s workbench (TDSP 0.4)', load: () => import('../surfaces/cli.ts') },
+  // mcp: { summary: 'Run the MCP server on stdio, for an agent to connect to', load: () => import('../mcp/stdio.ts') },
+  // tick: { summary: 'Open and talk to Ticks (Tick protocol 3)', load: () => import('../tick/cli.ts') },
+  serve: { summary: 'Serve the window over HTTP and WebSocket on 127.0.0.1 (--port N, --fresh, --cwd DIR)', load: () => import('../serve/main.ts') },
+};
+
+export function helpText(): string {
+  const names = ['help', ...Object.keys(COMMANDS)];
+  const width = Math.max(...names.map((n) => n.length));
+  const rows = [`${'help'.padEnd(width)}  Print this list`, ...Object.entries(COMMANDS).map(([n, c]) => `${n.padEnd(width)}  ${c.summary}`)];
+  return `Usage: terminal-delight <command> [arguments]\n\nCommands:\n${rows.map((r) => `  ${r}`).join('\n')}\n`;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(helpText());
+    return 0;
+  }
+  const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!cmd) {
+    process.stderr.write(`terminal-delight: "${name}" is not a command: run \`terminal-delight help\` to see them all.\n`);
+    return 2;
+  }
+  const mod = await cmd.load();
+  return mod.run(rest);
+}
+
+const invoked = process.argv[1] ? pathToFileURL(path.resolve(process.argv[1])).href : '';
+if (invoked === import.meta.url) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`terminal-delight: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

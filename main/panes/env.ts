@@ -1,0 +1,53 @@
+/** The environment of a pane's process (DECISIONS.md: TD_SESSION, TD_PANE_ID, TD_TAG, ...). */
+import { randomInt } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository (or installed app) root: its bin/ holds the `terminal-delight` command. */
+export const appRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+const TAG_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** 8 random characters of a-z0-9. */
+export function newTag(): string {
+  let s = '';
+  for (let i = 0; i < 8; i++) s += TAG_ALPHABET[randomInt(TAG_ALPHABET.length)];
+  return s;
+}
+
+/** Variables that would confuse a program about which terminal it runs in. */
+const DROPPED = ['TMUX', 'TMUX_PANE', 'STY', 'WINDOW', 'WINDOWID', 'TERMCAP', 'COLUMNS', 'LINES', 'VTE_VERSION', 'ITERM_SESSION_ID'];
+
+export interface PaneEnvInput {
+  session: string;
+  paneId: string;
+  tag: string;
+  socket: string;
+  extra?: Record<string, string>;
+}
+
+export function paneEnv(base: NodeJS.ProcessEnv, input: PaneEnvInput): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(base)) if (typeof v === 'string') env[k] = v;
+  for (const k of DROPPED) delete env[k];
+  const bin = path.join(appRoot, 'bin');
+  const pathParts = (env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(path.delimiter).filter((p) => p && p !== bin);
+  Object.assign(env, input.extra ?? {}, {
+    TD_SESSION: input.session,
+    TD_PANE_ID: input.paneId,
+    TD_TAG: input.tag,
+    TD_SOCKET: input.socket,
+    TD_NODE: process.execPath,
+    TERM: 'xterm-256color',
+    COLORTERM: 'truecolor',
+    TERM_PROGRAM: 'terminal-delight',
+    PATH: [bin, ...pathParts].join(path.delimiter),
+  });
+  return env;
+}
+
+/** The user's login shell: `$SHELL -l`, else bash or sh. */
+export function loginShell(env: NodeJS.ProcessEnv): string[] {
+  const shell = env.SHELL && path.isAbsolute(env.SHELL) ? env.SHELL : process.platform === 'win32' ? 'powershell.exe' : '/bin/bash';
+  return process.platform === 'win32' ? [shell] : [shell, '-l'];
+}

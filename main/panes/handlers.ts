@@ -1,0 +1,81 @@
+/** The contract's app, settings, pane and layout requests, installed on the Core. */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Core } from '../core.ts';
+import type { SettingsApi } from '../services.ts';
+import { appRoot } from './env.ts';
+import type { PaneService } from './service.ts';
+
+let version: string | undefined;
+function appVersion(): string {
+  if (version === undefined) {
+    try {
+      version = String(JSON.parse(fs.readFileSync(path.join(appRoot, 'package.json'), 'utf8')).version ?? '0.0.0');
+    } catch {
+      version = '0.0.0';
+    }
+  }
+  return version;
+}
+
+function str(v: unknown, what: string): string {
+  if (typeof v !== 'string' || v === '') throw new Error(`${what} is missing: send it as a string`);
+  return v;
+}
+
+export function installPaneHandlers(core: Core, panes: PaneService, settings: SettingsApi, shell: 'electron' | 'serve'): void {
+  core.handle('app.hello', (_req, client) => {
+    panes.addReader(client.id);
+    if (panes.list().length === 0) panes.create({});
+    return {
+      session: panes.session,
+      panes: panes.list(),
+      layout: panes.layout,
+      focused: panes.focused,
+      settings: settings.get(),
+      platform: process.platform,
+      shell,
+      version: appVersion(),
+    };
+  });
+
+  core.handle('settings.set', (req) => settings.set(req));
+
+  core.handle('pane.create', (req, client) => {
+    panes.addReader(client.id);
+    if (req.direction !== undefined && req.direction !== 'right' && req.direction !== 'down') {
+      throw new Error(`direction ${JSON.stringify(req.direction)} is not known: use "right" or "down"`);
+    }
+    if (req.kind !== undefined && req.kind !== 'shell' && req.kind !== 'agent') {
+      throw new Error(`kind ${JSON.stringify(req.kind)} cannot be created here: use "shell" or "agent" (Ticks open with tick.open)`);
+    }
+    return panes.create({ cwd: req.cwd, command: req.command, kind: req.kind, splitOf: req.splitOf, direction: req.direction });
+  });
+
+  core.handle('pane.close', (req) => {
+    const id = str(req.paneId, 'paneId');
+    const pane = panes.get(id);
+    if (!pane) return { closed: false };
+    // A Tick's pane only loses its view here; tick.close ends the instance.
+    if (pane.kind === 'tick') panes.detach(id);
+    else panes.close(id);
+    return { closed: true };
+  });
+
+  core.handle('pane.restart', (req) => panes.restart(str(req.paneId, 'paneId')));
+
+  core.handle('pane.input', (req) => {
+    if (typeof req.data !== 'string') throw new Error('data is missing: send the keys as a string');
+    panes.write(str(req.paneId, 'paneId'), req.data);
+  });
+
+  core.handle('pane.resize', (req) => panes.resize(str(req.paneId, 'paneId'), req.cols, req.rows));
+
+  core.handle('pane.ack', (req, client) => panes.ack(str(req.paneId, 'paneId'), client.id, req.chars));
+
+  core.handle('pane.snapshot', (req, client) => panes.snapshot(str(req.paneId, 'paneId'), client.id));
+
+  core.handle('pane.focus', (req) => panes.focus(str(req.paneId, 'paneId')));
+
+  core.handle('layout.set', (req) => panes.setLayout(req.layout));
+}

@@ -1,0 +1,374 @@
+/**
+ * One pane: a node-pty process, a headless screen fed with the same output, output
+ * batching and flow control. The PaneService owns many of these and the layout.
+ */
+import path from 'node:path';
+import os from 'node:os';
+import headless from '@xterm/headless';
+import serialize from '@xterm/addon-serialize';
+import nodePty from 'node-pty';
+import type { IPty } from 'node-pty';
+import type { PaneInfo, PaneKind } from '../../preload/contract.ts';
+import { FLOW } from '../../preload/contract.ts';
+import { FlowMeter } from './flow.ts';
+
+export const DEFAULT_COLS = 120;
+export const DEFAULT_ROWS = 30;
+export const SCROLLBACK = 10_000;
+/** The headless screen counts as a reader in flow control under this name. */
+const HEADLESS = '#headless';
+/** After the process exits, output that keeps coming is read until it has been quiet this long. */
+const TAIL_QUIET_MS = 250;
+/** ...but never longer than this. */
+const TAIL_MAX_MS = 5_000;
+
+export interface PaneSpawn {
+  id: string;
+  tag: string;
+  kind: PaneKind;
+  command: string[];
+  cwd: string;
+  env: Record<string, string>;
+  cols: number;
+  rows: number;
+  title?: string;
+  instanceId?: string;
+  scrollback: number;
+}
+
+export interface PaneHooks {
+  /** A batch of output, after FLOW.batchMs. */
+  output(pane: Pane, data: string): void;
+  /** Something in the pane's PaneInfo changed. */
+  updated(pane: Pane): void;
+  /** The process ended and every byte it wrote has been read. */
+  exited(pane: Pane): void;
+}
+
+/** The private socket node-pty reads the PTY master through (see armTail). */
+interface PtySocket {
+  destroy(...args: unknown[]): unknown;
+  resume(): unknown;
+  destroyed?: boolean;
+  readableEnded?: boolean;
+  once(event: string, fn: () => void): unknown;
+}
+
+export class Pane {
+  readonly id: string;
+  readonly tag: string;
+  readonly kind: PaneKind;
+  readonly command: string[];
+  readonly cwd: string;
+  readonly env: Record<string, string>;
+  info: PaneInfo;
+  private proc: IPty | undefined;
+  private readonly screen: InstanceType<typeof headless.Terminal>;
+  private readonly serializer: InstanceType<typeof serialize.SerializeAddon>;
+  private readonly meter = new FlowMeter();
+  private readonly hooks: PaneHooks;
+  private batch = '';
+  private batchTimer: NodeJS.Timeout | undefined;
+  private paused = false;
+  /** While a snapshot is taken, new output waits here so the snapshot and the events line up. */
+  private held: string[] | undefined;
+  private oscTitle: string | undefined;
+  private fixedTitle: string | undefined;
+  /** Set once the process has exited and its last output is being drained. */
+  private draining = false;
+  private lastDataAt = 0;
+  private disposed = false;
+
+  constructor(spawn: PaneSpawn, hooks: PaneHooks) {
+    this.id = spawn.id;
+    this.tag = spawn.tag;
+    this.kind = spawn.kind;
+    this.command = spawn.command;
+    this.cwd = spawn.cwd;
+    this.env = spawn.env;
+    this.hooks = hooks;
+    this.fixedTitle = spawn.title;
+    this.screen = new headless.Terminal({ cols: spawn.cols, rows: spawn.rows, scrollback: spawn.scrollback, allowProposedApi: true });
+    this.serializer = new serialize.SerializeAddon();
+    this.screen.loadAddon(this.serializer);
+    this.screen.onTitleChange((t) => {
+      this.oscTitle = t || undefined;
+      this.refreshTitle();
+    });
+    this.meter.attach(HEADLESS);
+    this.info = {
+      id: spawn.id,
+      tag: spawn.tag,
+      kind: spawn.kind,
+      title: '',
+      cwd: spawn.cwd,
+      command: spawn.command,
+      status: 'running',
+      cols: spawn.cols,
+      rows: spawn.rows,
+      benchOpen: false,
+      unseen: 0,
+      ...(spawn.instanceId ? { instanceId: spawn.instanceId } : {}),
+    };
+    this.info.title = this.defaultTitle();
+    this.start();
+  }
+
+  get pid(): number | undefined {
+    return this.info.status === 'running' ? this.proc?.pid : undefined;
+  }
+
+  get running(): boolean {
+    return this.info.status === 'running';
+  }
+
+  /** Start (or start again) the pane's command. */
+  start(): void {
+    const [file, ...args] = this.command;
+    this.meter.reset();
+    this.paused = false;
+    this.draining = false;
+    const proc = nodePty.spawn(file, args, {
+      name: 'xterm-256color',
+      cols: this.info.cols,
+      rows: this.info.rows,
+      cwd: this.cwd,
+      env: this.env,
+    });
+    this.proc = proc;
+    this.info = { ...this.info, status: 'running', exitCode: undefined, signal: undefined };
+    delete this.info.exitCode;
+    delete this.info.signal;
+    this.armTail(proc);
+    proc.onData((data) => {
+      if (this.proc !== proc) return;
+      this.receive(data);
+    });
+    proc.onExit(({ exitCode, signal }) => {
+      if (this.proc !== proc) return;
+      this.flush();
+      this.info = { ...this.info, status: 'exited', exitCode };
+      if (signal) this.info.signal = signal;
+      this.hooks.exited(this);
+    });
+  }
+
+  /**
+   * The tail-loss fix. node-pty emits exit once its read socket closes (EOF/EIO on
+   * the master: everything read), but gives up after 200 ms and destroys the socket,
+   * dropping whatever the child wrote last that was not read yet (a busy event loop, or
+   * a pane paused by flow control). Here that destroy waits instead: the socket is
+   * resumed and read until the PTY reports EIO or output has been quiet for
+   * TAIL_QUIET_MS (VS Code likewise waits for output to go quiet before tearing down).
+   */
+  private armTail(proc: IPty): void {
+    const socket = (proc as unknown as { _socket?: PtySocket })._socket;
+    if (!socket || typeof socket.destroy !== 'function') return;
+    const destroy = socket.destroy.bind(socket);
+    let closed = false;
+    socket.once('close', () => {
+      closed = true;
+    });
+    socket.destroy = (...args: unknown[]) => {
+      if (closed || socket.destroyed || this.disposed) return destroy(...args);
+      this.draining = true;
+      this.setPaused(false);
+      const started = Date.now();
+      this.lastDataAt = Math.max(this.lastDataAt, started);
+      const check = (): void => {
+        if (closed || socket.destroyed) return;
+        const now = Date.now();
+        if (this.disposed || now - this.lastDataAt >= TAIL_QUIET_MS || now - started >= TAIL_MAX_MS) {
+          destroy(...args);
+          return;
+        }
+        setTimeout(check, 50).unref?.();
+      };
+      setTimeout(check, 50).unref?.();
+      return socket;
+    };
+  }
+
+  private receive(data: string): void {
+    this.lastDataAt = Date.now();
+    if (this.held) {
+      this.held.push(data);
+      return;
+    }
+    this.meter.sent(data.length);
+    this.screen.write(data, () => {
+      this.meter.ack(HEADLESS, data.length);
+      this.applyFlow();
+    });
+    this.batch += data;
+    if (!this.batchTimer) this.batchTimer = setTimeout(() => this.flush(), FLOW.batchMs);
+    this.applyFlow();
+  }
+
+  /** Emit the batched output now. */
+  flush(): void {
+    if (this.batchTimer) {
+      clearTimeout(this.batchTimer);
+      this.batchTimer = undefined;
+    }
+    if (!this.batch) return;
+    const data = this.batch;
+    this.batch = '';
+    this.hooks.output(this, data);
+  }
+
+  private applyFlow(): void {
+    this.setPaused(!this.draining && this.meter.shouldPause());
+  }
+
+  private setPaused(paused: boolean): void {
+    if (paused === this.paused || !this.proc) return;
+    this.paused = paused;
+    try {
+      if (paused) this.proc.pause();
+      else this.proc.resume();
+    } catch {
+      // the process is gone: nothing to pause
+    }
+  }
+
+  /** Whether the PTY is paused by flow control now. */
+  get isPaused(): boolean {
+    return this.paused;
+  }
+
+  attachReader(clientId: string): void {
+    this.meter.attach(clientId);
+  }
+
+  detachReader(clientId: string): void {
+    this.meter.detach(clientId);
+    this.applyFlow();
+  }
+
+  ack(clientId: string, chars: number): void {
+    this.meter.ack(clientId, chars);
+    this.applyFlow();
+  }
+
+  behind(clientId: string): number {
+    return this.meter.behind(clientId);
+  }
+
+  write(data: string): void {
+    if (!this.running || !this.proc) return;
+    this.proc.write(data);
+  }
+
+  resize(cols: number, rows: number): void {
+    if (cols === this.info.cols && rows === this.info.rows) return;
+    this.info = { ...this.info, cols, rows };
+    this.screen.resize(cols, rows);
+    if (this.running && this.proc) {
+      try {
+        this.proc.resize(cols, rows);
+      } catch {
+        // exited between the check and the call
+      }
+    }
+  }
+
+  /**
+   * The screen and scrollback as escape sequences, consistent with the output events:
+   * it holds exactly the output of every 'pane.output' event emitted before it returns.
+   */
+  async snapshot(): Promise<{ data: string; cols: number; rows: number }> {
+    this.flush();
+    const mine = !this.held;
+    if (mine) this.held = [];
+    try {
+      await new Promise<void>((resolve) => this.screen.write('', resolve));
+      return { data: this.serializer.serialize({ scrollback: SCROLLBACK }), cols: this.screen.cols, rows: this.screen.rows };
+    } finally {
+      if (mine) {
+        const held = this.held ?? [];
+        this.held = undefined;
+        for (const d of held) this.receive(d);
+      }
+    }
+  }
+
+  /** Resolves once the headless screen has parsed everything received so far. */
+  settled(): Promise<void> {
+    return new Promise<void>((resolve) => this.screen.write('', resolve));
+  }
+
+  /** The visible screen as plain text, one line per row, trailing spaces trimmed. */
+  screenText(): string {
+    const buf = this.screen.buffer.active;
+    const lines: string[] = [];
+    for (let y = 0; y < this.screen.rows; y++) lines.push(buf.getLine(buf.baseY + y)?.translateToString(true) ?? '');
+    return lines.join('\n');
+  }
+
+  /** Every line of scrollback and screen as plain text (for tests and screen reads). */
+  allText(): string {
+    const buf = this.screen.buffer.active;
+    const lines: string[] = [];
+    for (let y = 0; y < buf.length; y++) {
+      const line = buf.getLine(y);
+      if (!line) continue;
+      if (line.isWrapped && lines.length) lines[lines.length - 1] += line.translateToString(true);
+      else lines.push(line.translateToString(true));
+    }
+    return lines.join('\n');
+  }
+
+  setTitle(title: string | undefined): void {
+    this.fixedTitle = title;
+    this.refreshTitle();
+  }
+
+  private refreshTitle(): void {
+    const title = this.oscTitle ?? this.fixedTitle ?? this.defaultTitle();
+    if (title !== this.info.title) {
+      this.info = { ...this.info, title };
+      this.hooks.updated(this);
+    }
+  }
+
+  private defaultTitle(): string {
+    const program = path.basename(this.command[0] ?? '');
+    const shell = path.basename(this.env.SHELL ?? '');
+    if (!program || program === shell) {
+      const home = os.homedir();
+      return this.cwd === home ? '~' : this.cwd.startsWith(home + path.sep) ? '~' + this.cwd.slice(home.length) : this.cwd;
+    }
+    return program;
+  }
+
+  /** SIGHUP to the process (and SIGKILL if it is still there after a grace period). */
+  hangUp(graceMs = 3000): void {
+    const proc = this.proc;
+    if (!proc || !this.running) return;
+    try {
+      proc.kill('SIGHUP');
+    } catch {
+      // already gone
+    }
+    const pid = proc.pid;
+    setTimeout(() => {
+      if (this.proc === proc && this.running) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+    }, graceMs).unref();
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.flush();
+    this.hangUp();
+    this.disposed = true;
+    if (this.batchTimer) clearTimeout(this.batchTimer);
+    this.screen.dispose();
+  }
+}

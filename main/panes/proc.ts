@@ -1,0 +1,55 @@
+/** What the OS knows of a process: its parent and its working folder (Linux /proc; macOS ps/lsof). */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+
+export function parentPid(pid: number): number | undefined {
+  if (process.platform === 'linux') {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ppid = Number(fields[1]);
+      return Number.isInteger(ppid) && ppid > 0 ? ppid : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  try {
+    const out = execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8', timeout: 2000 });
+    const ppid = Number(out.trim());
+    return Number.isInteger(ppid) && ppid > 0 ? ppid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Walk from `pid` up its parents (itself included) until `isTarget` says yes. */
+export function findAncestor(pid: number, isTarget: (pid: number) => boolean, maxDepth = 64): number | undefined {
+  let p: number | undefined = pid;
+  for (let i = 0; p !== undefined && p > 1 && i < maxDepth; i++) {
+    if (isTarget(p)) return p;
+    p = parentPid(p);
+  }
+  return undefined;
+}
+
+/** The process's current folder, when the OS tells. */
+export function processCwd(pid: number): string | undefined {
+  if (process.platform === 'linux') {
+    try {
+      return fs.readlinkSync(`/proc/${pid}/cwd`);
+    } catch {
+      return undefined;
+    }
+  }
+  if (process.platform === 'darwin') {
+    try {
+      const out = execFileSync('lsof', ['-a', '-p', String(pid), '-d', 'cwd', '-Fn'], { encoding: 'utf8', timeout: 2000 });
+      const line = out.split('\n').find((l) => l.startsWith('n'));
+      return line ? line.slice(1) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,286 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Core } from '../core.ts';
+import { statePaths } from '../paths.ts';
+import { PaneService } from './service.ts';
+import { BASH, tempState, waitFor } from './testing.ts';
+
+let state: ReturnType<typeof tempState>;
+let core: Core;
+let panes: PaneService;
+
+beforeEach(() => {
+  state = tempState();
+  core = new Core();
+  panes = new PaneService({ core, paths: statePaths(state.env), env: state.env, cwd: state.dir });
+});
+
+afterEach(async () => {
+  panes.dispose();
+  await core.dispose();
+  state.cleanup();
+});
+
+/** Every output event of a pane, concatenated. */
+function capture(paneId: string): { text(): string } {
+  let buf = '';
+  panes.onOutput((id, data) => {
+    if (id === paneId) buf += data;
+  });
+  return { text: () => buf };
+}
+
+function exited(paneId: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (panes.get(paneId)?.status === 'exited') return resolve();
+    const off = panes.onExit((p) => {
+      if (p.id === paneId) {
+        off();
+        resolve();
+      }
+    });
+  });
+}
+
+describe('PaneService with real PTYs', () => {
+  it('round-trips input and output through the PTY and the headless screen', async () => {
+    const pane = panes.create({ command: BASH });
+    const out = capture(pane.id);
+    expect(pane.cols).toBe(120);
+    expect(pane.rows).toBe(30);
+    panes.write(pane.id, 'echo $((6*7))x\r');
+    await waitFor(() => /^42x$/m.test(panes.screenText(pane.id)), 'the echo on the headless screen');
+    await waitFor(() => out.text().includes('42x'), 'the echo in pane.output');
+  });
+
+  it('emits pane.output and layout.changed on the Core', async () => {
+    const events: string[] = [];
+    core.onEvent((name, payload) => {
+      if (name === 'pane.output') events.push((payload as { data: string }).data);
+    });
+    const a = panes.create({ command: BASH });
+    const b = panes.create({ command: BASH, splitOf: a.id, direction: 'down' });
+    expect(panes.layout).toEqual({ type: 'split', direction: 'column', sizes: [0.5, 0.5], children: [{ type: 'pane', paneId: a.id }, { type: 'pane', paneId: b.id }] });
+    expect(panes.focused).toBe(b.id);
+    panes.write(b.id, 'echo ev$((1+1))\r');
+    await waitFor(() => events.join('').includes('ev2'), 'an output event');
+  });
+
+  it('gives the shell its environment', async () => {
+    const pane = panes.create({ command: BASH });
+    panes.write(pane.id, 'echo "[$TD_PANE_ID|$TD_TAG|$TERM_PROGRAM|$TD_SESSION|$TERM|$COLORTERM|${TD_NODE:+node}|${TD_SOCKET:+sock}]"\r');
+    const want = `[${pane.id}|${pane.tag}|terminal-delight|${panes.session}|xterm-256color|truecolor|node|sock]`;
+    await waitFor(() => panes.screenText(pane.id).split('\n').includes(want), `the line ${want}`);
+    expect(pane.tag).toMatch(/^[a-z0-9]{8}$/);
+    panes.write(pane.id, 'terminal-delight help\r');
+    await waitFor(() => panes.screenText(pane.id).includes('Usage: terminal-delight <command>'), '`terminal-delight help` to run inside the pane');
+  });
+
+  it('runs the login shell by default, in the given cwd', async () => {
+    const dir = fs.mkdtempSync(path.join(state.dir, 'cwd-'));
+    const pane = panes.create({ cwd: dir });
+    expect(pane.command).toEqual(['/bin/bash', '-l']);
+    panes.write(pane.id, 'echo "<$PWD>"\r');
+    await waitFor(() => panes.screenText(pane.id).includes(`<${dir}>`), 'the cwd');
+    expect(panes.liveCwd(pane.id)).toBe(dir);
+  });
+
+  it('refuses a cwd that does not exist, in one sentence', () => {
+    expect(() => panes.create({ cwd: path.join(state.dir, 'nope') })).toThrow(/does not exist: give the pane an existing folder/);
+    expect(panes.list()).toHaveLength(0);
+  });
+
+  it('takes the title from OSC 0/2, else the program', async () => {
+    const pane = panes.create({ command: ['/bin/sh', '-c', 'printf "\\033]0;my fine title\\007"; sleep 30'] });
+    expect(pane.title).toBe('sh');
+    const updates: string[] = [];
+    core.onEvent((name, payload) => {
+      if (name === 'pane.updated') updates.push((payload as { title: string }).title);
+    });
+    await waitFor(() => panes.get(pane.id)?.title === 'my fine title', 'the OSC title');
+    expect(updates).toContain('my fine title');
+  });
+
+  it('reports the exit status and restarts the same command in the same pane', async () => {
+    const marker = path.join(state.dir, 'runs');
+    const pane = panes.create({ command: ['/bin/sh', '-c', `echo run >> ${marker}; exit 3`] });
+    await exited(pane.id);
+    expect(panes.get(pane.id)).toMatchObject({ status: 'exited', exitCode: 3 });
+    expect(() => panes.restart(pane.id + 'x')).toThrow(/there is no pane/);
+    const again = panes.restart(pane.id);
+    expect(again.id).toBe(pane.id);
+    expect(again.status).toBe('running');
+    await exited(pane.id);
+    expect(fs.readFileSync(marker, 'utf8')).toBe('run\nrun\n');
+    expect(panes.get(pane.id)).toMatchObject({ status: 'exited', exitCode: 3 });
+  });
+
+  it('reports a signal that ended the process', async () => {
+    const pane = panes.create({ command: ['/bin/sh', '-c', 'kill -TERM $$'] });
+    await exited(pane.id);
+    expect(panes.get(pane.id)?.signal).toBe(15);
+  });
+
+  it('sends SIGHUP on close and re-flows the layout', async () => {
+    const file = path.join(state.dir, 'hup');
+    const a = panes.create({ command: BASH });
+    const b = panes.create({ command: ['/bin/sh', '-c', `trap 'echo hup > ${file}; exit 0' HUP; echo ready; while :; do sleep 0.05; done`], splitOf: a.id });
+    await waitFor(() => panes.screenText(b.id).includes('ready'), 'the trap to be set');
+    const removed: string[] = [];
+    panes.onRemoved((id) => removed.push(id));
+    panes.close(b.id);
+    expect(removed).toEqual([b.id]);
+    expect(panes.get(b.id)).toBeUndefined();
+    expect(panes.layout).toEqual({ type: 'pane', paneId: a.id });
+    expect(panes.focused).toBe(a.id);
+    await waitFor(() => fs.existsSync(file) && fs.readFileSync(file, 'utf8') === 'hup\n', 'the HUP trap to write its file');
+  });
+
+  it('detaches and attaches a view while the process runs', async () => {
+    const a = panes.create({ command: BASH });
+    const t = panes.create({ command: BASH, kind: 'tick', detached: true });
+    expect(panes.layout).toEqual({ type: 'pane', paneId: a.id });
+    panes.attach(t.id, a.id, 'right');
+    expect(panes.layout?.type).toBe('split');
+    panes.detach(t.id);
+    expect(panes.layout).toEqual({ type: 'pane', paneId: a.id });
+    expect(panes.get(t.id)?.status).toBe('running');
+    panes.write(t.id, 'echo still$((2+3))\r');
+    await waitFor(() => panes.screenText(t.id).includes('still5'), 'the detached pane to keep running');
+  });
+
+  it('finds the pane of a descendant process', async () => {
+    const pane = panes.create({ command: ['/bin/sh', '-c', 'sleep 30 & echo "child=$!"; wait'] });
+    const text = await waitFor(() => /child=(\d+)/.exec(panes.screenText(pane.id)), 'the child pid');
+    const child = Number(text[1]);
+    expect(panes.paneOfPid(child)).toBe(pane.id);
+    expect(panes.paneOfPid(panes.pid(pane.id)!)).toBe(pane.id);
+    expect(panes.paneOfPid(process.pid)).toBeUndefined();
+  });
+
+  it('creates the pane folder on demand', () => {
+    const pane = panes.create({ command: BASH });
+    const dir = panes.folder(pane.id);
+    expect(dir).toBe(path.join(state.env.XDG_STATE_HOME!, 'terminal-delight', 'surfaces', panes.session, pane.id));
+    expect(fs.statSync(dir).isDirectory()).toBe(true);
+  });
+
+  it('snapshots the screen so an attaching window can redraw it', async () => {
+    const pane = panes.create({ command: BASH });
+    panes.write(pane.id, 'printf "\\033[31mred%s\\033[0m\\n" snap\r');
+    await waitFor(() => panes.screenText(pane.id).includes('redsnap'), 'the output');
+    const snap = await panes.snapshot(pane.id);
+    expect(snap.cols).toBe(120);
+    expect(snap.data).toContain('redsnap');
+    expect(snap.data).toContain('\x1b[31m');
+  });
+
+  it('resizes the PTY and the headless screen; refuses nonsense sizes', async () => {
+    const pane = panes.create({ command: BASH });
+    panes.resize(pane.id, 80, 20);
+    expect(panes.get(pane.id)).toMatchObject({ cols: 80, rows: 20 });
+    panes.write(pane.id, 'echo "size=$(stty size)"\r');
+    await waitFor(() => panes.screenText(pane.id).includes('size=20 80'), 'the new size inside the PTY');
+    expect(() => panes.resize(pane.id, 0, 10)).toThrow(/not usable/);
+  });
+});
+
+describe('tail of output before exit', () => {
+  it('delivers every byte a process writes just before it exits (20 runs of a 64 KiB tail)', async () => {
+    const script = [
+      "const lines = [];",
+      "for (let i = 0; i < 1000; i++) lines.push('L' + String(i).padStart(5, '0') + ' ' + 'abcdefghij'.repeat(6));",
+      "process.stdout.write(lines.join('\\n') + '\\nTAIL-END\\n');",
+    ].join('\n');
+    for (let run = 0; run < 20; run++) {
+      const pane = panes.create({ command: [process.execPath, '-e', script], detached: true });
+      const out = capture(pane.id);
+      await exited(pane.id);
+      // No waiting past the exit: the exit is reported only once everything was read.
+      const text = out.text().replace(/\r/g, '');
+      const got = text.split('\n').filter((l) => /^L\d{5} /.test(l));
+      expect(got.length, `run ${run}: lines received`).toBe(1000);
+      expect(got[999]).toBe('L00999 ' + 'abcdefghij'.repeat(6));
+      expect(text).toContain('TAIL-END');
+      await panes.settled(pane.id);
+      expect(panes.allText(pane.id)).toContain('TAIL-END');
+      panes.close(pane.id);
+    }
+  }, 120_000);
+
+  it('delivers the tail even when flow control holds the pane paused as the process exits', async () => {
+    panes.addReader('slow-window');
+    const size = 110_000;
+    const pane = panes.create({ command: [process.execPath, '-e', `process.stdout.write('y'.repeat(${size}) + 'TAIL-END')`], detached: true });
+    const out = capture(pane.id);
+    await exited(pane.id);
+    expect(out.text().split('y').length - 1).toBe(size);
+    expect(out.text()).toContain('TAIL-END');
+  });
+});
+
+describe('flow control', () => {
+  it('pauses a fast producer nobody acknowledges, and completes once acks come', async () => {
+    panes.addReader('w1');
+    const total = 2_000_000;
+    const pane = panes.create({ command: [process.execPath, '-e', `process.stdout.write('z'.repeat(${total}))`], detached: true });
+    let received = 0;
+    panes.onOutput((id, data) => {
+      if (id === pane.id) received += data.length;
+    });
+    await waitFor(() => panes.isPaused(pane.id), 'the pane to pause');
+    // Stays paused and bounded while nobody acknowledges.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(panes.get(pane.id)?.status).toBe('running');
+    expect(panes.isPaused(pane.id)).toBe(true);
+    expect(received).toBeLessThan(100_000 + 70_000);
+    expect(panes.behind(pane.id, 'w1')).toBe(received);
+    // Acknowledge as a window would: everything it got so far, again and again.
+    let acked = 0;
+    const pump = setInterval(() => {
+      panes.ack(pane.id, 'w1', received - acked);
+      acked = received;
+    }, 5);
+    try {
+      await exited(pane.id);
+    } finally {
+      clearInterval(pump);
+    }
+    expect(received).toBe(total);
+  });
+
+  it('a window that goes away no longer holds the pane paused', async () => {
+    panes.addReader('gone');
+    const total = 1_000_000;
+    const pane = panes.create({ command: [process.execPath, '-e', `process.stdout.write('q'.repeat(${total}))`], detached: true });
+    await waitFor(() => panes.isPaused(pane.id), 'the pane to pause');
+    core.clientGone({ id: 'gone' });
+    await exited(pane.id);
+  });
+
+  it('stops a flood at once on Ctrl-C', async () => {
+    panes.addReader('w');
+    const pane = panes.create({ command: BASH });
+    let received = 0;
+    let acked = 0;
+    panes.onOutput((id, data) => {
+      if (id === pane.id) received += data.length;
+    });
+    const pump = setInterval(() => {
+      panes.ack(pane.id, 'w', received - acked);
+      acked = received;
+    }, 5);
+    try {
+      panes.write(pane.id, 'yes flood\r');
+      await waitFor(() => received > 500_000, 'the flood to run');
+      panes.write(pane.id, '\x03');
+      const at = received;
+      panes.write(pane.id, 'echo "stopped $((40+2))"\r');
+      await waitFor(() => panes.screenText(pane.id).includes('stopped 42'), 'the shell to come back after Ctrl-C', 10_000);
+      expect(received - at).toBeLessThan(2_000_000);
+    } finally {
+      clearInterval(pump);
+    }
+  });
+});

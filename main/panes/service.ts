@@ -1,0 +1,392 @@
+/**
+ * The pane service: every pane of the window, the layout that tiles them, and the
+ * focused pane. Emits the contract's pane and layout events on the Core and offers
+ * PaneServiceApi to the other services.
+ */
+import { EventEmitter } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import type { Layout, PaneInfo } from '../../preload/contract.ts';
+import type { Core } from '../core.ts';
+import type { Paths } from '../paths.ts';
+import { paneFolder } from '../paths.ts';
+import type { CreatePaneOptions, PaneServiceApi } from '../services.ts';
+import { newTag, paneEnv, loginShell } from './env.ts';
+import * as L from './layout.ts';
+import { DEFAULT_COLS, DEFAULT_ROWS, Pane, SCROLLBACK } from './pane.ts';
+import { findAncestor, processCwd } from './proc.ts';
+
+export interface PaneServiceOptions {
+  core: Core;
+  paths: Paths;
+  /** The environment panes inherit. */
+  env: NodeJS.ProcessEnv;
+  /** Where panes start when no cwd is given. */
+  cwd: string;
+  /** $TD_SESSION; a new one when absent. */
+  session?: string;
+  scrollback?: () => number;
+}
+
+/** A saved pane, to start again under its old id (main/state). */
+export interface SavedPane {
+  id: string;
+  tag: string;
+  kind: PaneInfo['kind'];
+  command: string[];
+  cwd: string;
+  title?: string;
+}
+
+const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+export function newPaneId(): string {
+  const bytes = randomBytes(8);
+  let s = 'p';
+  for (const b of bytes) s += ID_ALPHABET[b % ID_ALPHABET.length];
+  return s;
+}
+
+export function newSessionId(): string {
+  const d = new Date();
+  const ymd = `${d.getUTCFullYear()}${String(d.getUTCMonth() + 1).padStart(2, '0')}${String(d.getUTCDate()).padStart(2, '0')}`;
+  return `${ymd}-${randomBytes(4).toString('hex')}`;
+}
+
+export class PaneService implements PaneServiceApi {
+  readonly session: string;
+  private readonly core: Core;
+  private readonly paths: Paths;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly defaultCwd: string;
+  private readonly scrollback: () => number;
+  private readonly panes = new Map<string, Pane>();
+  private readonly bus = new EventEmitter();
+  /** Windows reading pane output (for flow control). */
+  private readonly readers = new Set<string>();
+  private layoutTree: Layout | null = null;
+  private focusedId: string | null = null;
+  private disposed = false;
+
+  constructor(opts: PaneServiceOptions) {
+    this.core = opts.core;
+    this.paths = opts.paths;
+    this.env = opts.env;
+    this.defaultCwd = opts.cwd;
+    this.session = opts.session ?? newSessionId();
+    this.scrollback = opts.scrollback ?? (() => SCROLLBACK);
+    this.bus.setMaxListeners(0);
+    this.core.onClientGone((client) => this.dropReader(client.id));
+  }
+
+  // ───────────── queries ─────────────
+
+  list(): PaneInfo[] {
+    return [...this.panes.values()].map((p) => p.info);
+  }
+
+  get(paneId: string): PaneInfo | undefined {
+    return this.panes.get(paneId)?.info;
+  }
+
+  get layout(): Layout | null {
+    return this.layoutTree;
+  }
+
+  get focused(): string | null {
+    return this.focusedId;
+  }
+
+  pid(paneId: string): number | undefined {
+    return this.panes.get(paneId)?.pid;
+  }
+
+  /** The pane's live working folder (from the OS), else the one it started in. */
+  liveCwd(paneId: string): string | undefined {
+    const pane = this.panes.get(paneId);
+    if (!pane) return undefined;
+    const pid = pane.pid;
+    return (pid !== undefined ? processCwd(pid) : undefined) ?? pane.cwd;
+  }
+
+  screenText(paneId: string): string {
+    return this.need(paneId).screenText();
+  }
+
+  /** Scrollback and screen as plain text. */
+  allText(paneId: string): string {
+    return this.need(paneId).allText();
+  }
+
+  /** Resolves once the pane's headless screen has parsed all output received so far. */
+  settled(paneId: string): Promise<void> {
+    return this.need(paneId).settled();
+  }
+
+  folder(paneId: string): string {
+    const dir = paneFolder(this.paths, this.session, paneId);
+    fs.mkdirSync(dir, { recursive: true });
+    return dir;
+  }
+
+  paneOfPid(pid: number): string | undefined {
+    const byPid = new Map<number, string>();
+    for (const p of this.panes.values()) if (p.pid !== undefined) byPid.set(p.pid, p.id);
+    const hit = findAncestor(pid, (p) => byPid.has(p));
+    return hit === undefined ? undefined : byPid.get(hit);
+  }
+
+  /** Whether flow control holds the pane's PTY paused now. */
+  isPaused(paneId: string): boolean {
+    return this.need(paneId).isPaused;
+  }
+
+  /** Characters of output the client has not acknowledged yet. */
+  behind(paneId: string, clientId: string): number {
+    return this.need(paneId).behind(clientId);
+  }
+
+  // ───────────── lifecycle ─────────────
+
+  create(opts: CreatePaneOptions): PaneInfo {
+    if (this.disposed) throw new Error('the window is shutting down: no new panes');
+    const id = opts.paneId ?? newPaneId();
+    if (this.panes.has(id)) throw new Error(`pane "${id}" already exists: choose another id`);
+    if (opts.cwd !== undefined && !usableCwd(opts.cwd)) throw new Error(`folder "${opts.cwd}" does not exist: give the pane an existing folder as cwd`);
+    if (opts.command !== undefined && (!Array.isArray(opts.command) || !opts.command.every((a) => typeof a === 'string'))) {
+      throw new Error('command must be a list of strings (argv): for example ["bash", "-l"]');
+    }
+    const cwd = usableCwd(opts.cwd) ?? usableCwd(this.defaultCwd) ?? os.homedir();
+    const command = opts.command && opts.command.length > 0 ? opts.command : loginShell(this.env);
+    const cols = validSize(opts.cols, DEFAULT_COLS, 2000);
+    const rows = validSize(opts.rows, DEFAULT_ROWS, 1000);
+    return this.spawn({ id, tag: newTag(), kind: opts.kind ?? 'shell', command, cwd, cols, rows, title: opts.title, instanceId: opts.instanceId, env: opts.env }, opts);
+  }
+
+  /** Start a saved pane under its old id and tag (restore); it is not put into the layout. */
+  restore(saved: SavedPane): PaneInfo {
+    const cwd = usableCwd(saved.cwd) ?? usableCwd(this.defaultCwd) ?? os.homedir();
+    const command = saved.command.length > 0 ? saved.command : loginShell(this.env);
+    return this.spawn({ id: saved.id, tag: saved.tag, kind: saved.kind, command, cwd, cols: DEFAULT_COLS, rows: DEFAULT_ROWS, title: saved.title }, { detached: true });
+  }
+
+  private spawn(
+    s: { id: string; tag: string; kind: PaneInfo['kind']; command: string[]; cwd: string; cols: number; rows: number; title?: string; instanceId?: string; env?: Record<string, string> },
+    place: Pick<CreatePaneOptions, 'detached' | 'splitOf' | 'direction'>,
+  ): PaneInfo {
+    const env = paneEnv(this.env, { session: this.session, paneId: s.id, tag: s.tag, socket: this.paths.socket, extra: s.env });
+    const pane = new Pane(
+      { id: s.id, tag: s.tag, kind: s.kind, command: s.command, cwd: s.cwd, env, cols: s.cols, rows: s.rows, title: s.title, instanceId: s.instanceId, scrollback: this.scrollback() },
+      {
+        output: (p, data) => {
+          if (this.panes.get(p.id) !== p) return;
+          this.core.emit('pane.output', { paneId: p.id, data });
+          this.bus.emit('output', p.id, data);
+        },
+        updated: (p) => {
+          if (this.panes.get(p.id) !== p) return;
+          this.core.emit('pane.updated', p.info);
+        },
+        exited: (p) => {
+          if (this.panes.get(p.id) !== p) return;
+          this.core.emit('pane.updated', p.info);
+          this.bus.emit('exit', p.info);
+          this.changed();
+        },
+      },
+    );
+    this.panes.set(s.id, pane);
+    for (const r of this.readers) pane.attachReader(r);
+    this.bus.emit('created', pane.info);
+    this.core.emit('pane.updated', pane.info);
+    if (!place.detached) this.attach(s.id, place.splitOf, place.direction);
+    else this.changed();
+    return pane.info;
+  }
+
+  restart(paneId: string): PaneInfo {
+    const pane = this.need(paneId);
+    if (pane.running) throw new Error(`pane "${paneId}" is still running: close it or wait for it to exit before restarting`);
+    pane.start();
+    this.core.emit('pane.updated', pane.info);
+    this.changed();
+    return pane.info;
+  }
+
+  close(paneId: string): void {
+    const pane = this.panes.get(paneId);
+    if (!pane) return;
+    pane.dispose();
+    this.panes.delete(paneId);
+    this.removeFromLayout(paneId);
+    this.core.emit('pane.removed', { paneId });
+    this.bus.emit('removed', paneId);
+    this.changed();
+  }
+
+  detach(paneId: string): void {
+    this.need(paneId);
+    this.removeFromLayout(paneId);
+    this.changed();
+  }
+
+  attach(paneId: string, splitOf?: string, direction: 'right' | 'down' = 'right'): void {
+    this.need(paneId);
+    if (L.containsPane(this.layoutTree, paneId)) return;
+    const target = splitOf && L.containsPane(this.layoutTree, splitOf) ? splitOf : (this.focusedId ?? undefined);
+    this.layoutTree = L.splitPane(this.layoutTree, target, paneId, direction);
+    this.focusedId = paneId;
+    this.emitLayout();
+    this.changed();
+  }
+
+  resize(paneId: string, cols: number, rows: number): void {
+    const pane = this.need(paneId);
+    if (!Number.isInteger(cols) || !Number.isInteger(rows) || cols < 1 || rows < 1 || cols > 2000 || rows > 1000) {
+      throw new Error(`size ${cols}x${rows} is not usable: send whole numbers, cols 1 to 2000 and rows 1 to 1000`);
+    }
+    pane.resize(cols, rows);
+  }
+
+  write(paneId: string, data: string): void {
+    this.need(paneId).write(data);
+  }
+
+  patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId'>>): void {
+    const pane = this.need(paneId);
+    const { title, ...rest } = patch;
+    pane.info = { ...pane.info, ...rest };
+    if ('title' in patch) pane.setTitle(title);
+    this.core.emit('pane.updated', pane.info);
+  }
+
+  snapshot(paneId: string, clientId?: string): Promise<{ data: string; cols: number; rows: number }> {
+    const pane = this.need(paneId);
+    if (clientId) this.addReader(clientId);
+    return pane.snapshot();
+  }
+
+  // ───────────── layout and focus ─────────────
+
+  setLayout(value: unknown): void {
+    const check = L.validateLayout(value, (id) => this.panes.has(id));
+    if (!check.ok) throw new Error(check.error);
+    this.layoutTree = check.layout;
+    if (this.focusedId && !L.containsPane(this.layoutTree, this.focusedId)) this.focusedId = L.paneIds(this.layoutTree)[0] ?? null;
+    this.emitLayout();
+    this.changed();
+  }
+
+  /** Set the layout as restored from disk: unknown panes dropped, no error. */
+  restoreLayout(layout: Layout | null, focused: string | null): void {
+    const check = layout ? L.validateLayout(L.prune(layout, (id) => this.panes.has(id)), (id) => this.panes.has(id)) : undefined;
+    this.layoutTree = check && check.ok ? check.layout : null;
+    for (const p of this.panes.values()) {
+      if (p.kind !== 'tick' && !L.containsPane(this.layoutTree, p.id)) this.layoutTree = L.splitPane(this.layoutTree, undefined, p.id, 'right');
+    }
+    this.focusedId = focused && L.containsPane(this.layoutTree, focused) ? focused : (L.paneIds(this.layoutTree)[0] ?? null);
+    this.emitLayout();
+    this.changed();
+  }
+
+  focus(paneId: string): void {
+    this.need(paneId);
+    if (this.focusedId === paneId) return;
+    this.focusedId = paneId;
+    this.changed();
+  }
+
+  private removeFromLayout(paneId: string): void {
+    if (!L.containsPane(this.layoutTree, paneId)) return;
+    const next = this.focusedId === paneId ? L.neighbour(this.layoutTree, paneId, -1) : this.focusedId;
+    this.layoutTree = L.removePane(this.layoutTree, paneId);
+    this.focusedId = next && next !== paneId && L.containsPane(this.layoutTree, next) ? next : (L.paneIds(this.layoutTree)[0] ?? null);
+    this.emitLayout();
+  }
+
+  private emitLayout(): void {
+    this.core.emit('layout.changed', { layout: this.layoutTree, focused: this.focusedId });
+  }
+
+  // ───────────── flow control readers ─────────────
+
+  /** A window that reads pane output and acknowledges it ('pane.ack'). */
+  addReader(clientId: string): void {
+    if (this.readers.has(clientId)) return;
+    this.readers.add(clientId);
+    for (const p of this.panes.values()) p.attachReader(clientId);
+  }
+
+  dropReader(clientId: string): void {
+    if (!this.readers.delete(clientId)) return;
+    for (const p of this.panes.values()) p.detachReader(clientId);
+  }
+
+  ack(paneId: string, clientId: string, chars: number): void {
+    const pane = this.panes.get(paneId);
+    if (!pane) return;
+    if (typeof chars !== 'number' || !Number.isFinite(chars) || chars < 0) {
+      throw new Error(`ack of ${String(chars)} characters is not usable: send a non-negative number`);
+    }
+    pane.ack(clientId, chars);
+  }
+
+  // ───────────── listeners ─────────────
+
+  onCreated(listener: (pane: PaneInfo) => void): () => void {
+    return this.listen('created', listener);
+  }
+
+  onExit(listener: (pane: PaneInfo) => void): () => void {
+    return this.listen('exit', listener);
+  }
+
+  onRemoved(listener: (paneId: string) => void): () => void {
+    return this.listen('removed', listener);
+  }
+
+  onOutput(listener: (paneId: string, data: string) => void): () => void {
+    return this.listen('output', listener);
+  }
+
+  /** Panes, layout or focus changed (the saved session listens). */
+  onChange(listener: () => void): () => void {
+    return this.listen('change', listener);
+  }
+
+  private listen(event: string, listener: (...args: never[]) => void): () => void {
+    const fn = listener as (...args: unknown[]) => void;
+    this.bus.on(event, fn);
+    return () => this.bus.off(event, fn);
+  }
+
+  private changed(): void {
+    this.bus.emit('change');
+  }
+
+  private need(paneId: string): Pane {
+    const pane = typeof paneId === 'string' ? this.panes.get(paneId) : undefined;
+    if (!pane) throw new Error(`there is no pane "${String(paneId)}": use an id from app.hello or pane.create`);
+    return pane;
+  }
+
+  /** Hang up every pane (SIGHUP). */
+  dispose(): void {
+    this.disposed = true;
+    for (const p of this.panes.values()) p.dispose();
+  }
+}
+
+function usableCwd(dir: string | undefined): string | undefined {
+  if (!dir) return undefined;
+  try {
+    return fs.statSync(dir).isDirectory() ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function validSize(n: number | undefined, fallback: number, max: number): number {
+  return typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= max ? n : fallback;
+}

@@ -1,0 +1,39 @@
+/** Helpers for tests of the panes and the shells (real PTYs, temp state folders). */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** Poll until `cond` is truthy (returning it) or fail after `timeoutMs` with `what`. */
+export async function waitFor<T>(cond: () => T | Promise<T>, what: string, timeoutMs = 15_000, everyMs = 20): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await cond();
+      if (v) return v as NonNullable<T>;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** A fresh temp folder; the environment a test's app runs with (XDG_STATE_HOME inside it). */
+export function tempState(prefix = 'td-test-'): { dir: string; env: NodeJS.ProcessEnv; cleanup(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    XDG_STATE_HOME: path.join(dir, 'state'),
+    TD_SOCKET: path.join(dir, 'state', 'td.sock'),
+    SHELL: '/bin/bash',
+    PS1: '$ ',
+  };
+  delete env.TD_PANE_ID;
+  delete env.TD_SESSION;
+  delete env.TD_TAG;
+  return { dir, env, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A plain bash with no startup files, for predictable screens. */
+export const BASH = ['/bin/bash', '--norc', '--noprofile'];

@@ -1,0 +1,77 @@
+/**
+ * The serve shell's checks, pure: loopback hosts only, a Host header naming this
+ * server (against DNS rebinding), a same-origin WebSocket, and the token from the
+ * query or the cookie. Also the Content-Security-Policy the renderer is served with.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const COOKIE = 'td_token';
+
+/** 32 random bytes, hex. */
+export function newToken(): string {
+  return randomBytes(32).toString('hex');
+}
+
+/** The address to bind for a --host value, or undefined when it is not loopback. */
+export function loopbackBindAddress(host: string): '127.0.0.1' | '::1' | undefined {
+  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (h === '127.0.0.1' || h === 'localhost') return '127.0.0.1';
+  if (h === '::1') return '::1';
+  return undefined;
+}
+
+/** The Host header values this server answers to. */
+export function allowedHosts(port: number): string[] {
+  return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+}
+
+export function hostAllowed(host: string | undefined, port: number): boolean {
+  return typeof host === 'string' && allowedHosts(port).includes(host.toLowerCase());
+}
+
+/** The WebSocket's Origin must be this very origin (the scheme and the Host it was sent to). */
+export function originAllowed(origin: string | undefined, host: string | undefined, port: number): boolean {
+  if (!origin || !hostAllowed(host, port)) return false;
+  return origin.toLowerCase() === `http://${host!.toLowerCase()}`;
+}
+
+export function tokensEqual(given: string | undefined | null, token: string): boolean {
+  if (typeof given !== 'string') return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The td_token cookie's value from a Cookie header. */
+export function cookieToken(cookieHeader: string | undefined): string | undefined {
+  if (!cookieHeader) return undefined;
+  for (const part of cookieHeader.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() === COOKIE) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+export function setCookie(token: string): string {
+  return `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+}
+
+/** The renderer's policy: only our own scripts, our own socket, blob/self frames. */
+export function rendererCsp(port: number): string {
+  const ws = allowedHosts(port).map((h) => `ws://${h}`).join(' ');
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    `connect-src 'self' ${ws}`,
+    "frame-src 'self' blob:",
+    "worker-src 'self' blob:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}

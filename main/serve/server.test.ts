@@ -1,0 +1,266 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import type { ServerFrame } from '../../preload/contract.ts';
+import { BASH, tempState, waitFor } from '../panes/testing.ts';
+import { startServe, type Served } from './server.ts';
+
+interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A raw HTTP GET with full control of Host and Cookie (fetch would not let us set Host). */
+function get(port: number, pathName: string, headers: Record<string, string> = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: pathName, method: 'GET', headers: { Host: `127.0.0.1:${port}`, ...headers } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+let state: ReturnType<typeof tempState>;
+let served: Served;
+let cookie: string;
+let renderer: string;
+
+beforeAll(async () => {
+  state = tempState();
+  renderer = path.join(state.dir, 'renderer');
+  fs.mkdirSync(path.join(renderer, 'assets'), { recursive: true });
+  fs.writeFileSync(path.join(renderer, 'index.html'), '<!doctype html><title>td</title><script type="module" src="/assets/app.js"></script>');
+  fs.writeFileSync(path.join(renderer, 'assets', 'app.js'), 'console.log(1)');
+  fs.writeFileSync(path.join(state.dir, 'secret.txt'), 'secret');
+  served = await startServe({ port: 0, fresh: true, cwd: state.dir, env: { ...state.env, SHELL: BASH[0] }, rendererDir: renderer });
+  const artifact = path.join(state.dir, 'page.html');
+  fs.writeFileSync(artifact, '<p>untrusted</p>');
+  served.app.core.serveFiles('artifact', (rest) => (rest === 'x/page.html' ? { path: artifact, csp: 'sandbox; default-src none' } : undefined));
+  cookie = `td_token=${served.token}`;
+});
+
+afterAll(async () => {
+  await served?.close();
+  state?.cleanup();
+});
+
+describe('serve over HTTP', () => {
+  it('prints a loopback URL with a 64-hex token', () => {
+    expect(served.url).toBe(`http://127.0.0.1:${served.port}/?token=${served.token}`);
+    expect(served.token).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('refuses every request without the token', async () => {
+    for (const p of ['/', '/index.html', '/assets/app.js', '/artifact/x/page.html']) {
+      const r = await get(served.port, p);
+      expect(r.status, p).toBe(403);
+      expect(r.body).toMatch(/Forbidden/);
+    }
+    expect((await get(served.port, '/', { Cookie: 'td_token=' + 'f'.repeat(64) })).status).toBe(403);
+    expect((await get(served.port, '/?token=wrong')).status).toBe(403);
+  });
+
+  it('trades the token in the URL for an HttpOnly SameSite=Strict cookie and a redirect', async () => {
+    const r = await get(served.port, `/?token=${served.token}`);
+    expect(r.status).toBe(302);
+    expect(r.headers.location).toBe('/');
+    expect(r.headers['set-cookie']).toEqual([`td_token=${served.token}; HttpOnly; SameSite=Strict; Path=/`]);
+    const deep = await get(served.port, `/index.html?a=1&token=${served.token}`);
+    expect(deep.headers.location).toBe('/index.html?a=1');
+  });
+
+  it('serves the renderer with the cookie, a strict CSP and nosniff', async () => {
+    const r = await get(served.port, '/', { Cookie: cookie });
+    expect(r.status).toBe(200);
+    expect(r.body).toContain('<title>td</title>');
+    expect(r.headers['content-type']).toMatch(/text\/html/);
+    expect(r.headers['x-content-type-options']).toBe('nosniff');
+    const csp = String(r.headers['content-security-policy']);
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).toContain(`ws://127.0.0.1:${served.port}`);
+    expect(csp).toContain("object-src 'none'");
+    expect(csp).toContain("base-uri 'none'");
+    const js = await get(served.port, '/assets/app.js', { Cookie: cookie });
+    expect(js.status).toBe(200);
+    expect(js.headers['content-type']).toMatch(/javascript/);
+  });
+
+  it('refuses a foreign Host header (DNS rebinding), even with the cookie', async () => {
+    for (const host of [`evil.example:${served.port}`, '127.0.0.1:1', `127.0.0.1.nip.io:${served.port}`]) {
+      expect((await get(served.port, '/', { Cookie: cookie, Host: host })).status, host).toBe(403);
+    }
+    expect((await get(served.port, '/', { Cookie: cookie, Host: `localhost:${served.port}` })).status).toBe(200);
+  });
+
+  it('never serves a file outside the renderer folder', async () => {
+    for (const p of ['/../secret.txt', '/%2e%2e/secret.txt', '/assets/..%2f..%2fsecret.txt', '/%00']) {
+      const r = await get(served.port, p, { Cookie: cookie });
+      expect(r.status, p).not.toBe(200);
+      expect(r.body).not.toContain('secret');
+    }
+  });
+
+  it('serves files other services register, with their CSP, behind the token', async () => {
+    const r = await get(served.port, '/artifact/x/page.html', { Cookie: cookie });
+    expect(r.status).toBe(200);
+    expect(r.body).toContain('untrusted');
+    expect(r.headers['content-security-policy']).toBe('sandbox; default-src none');
+    expect((await get(served.port, '/artifact/x/other.html', { Cookie: cookie })).status).toBe(404);
+  });
+
+  it('refuses to listen anywhere but loopback, in one sentence', async () => {
+    await expect(startServe({ host: '0.0.0.0', app: served.app })).rejects.toThrow(/not a loopback address/);
+  });
+});
+
+function connect(headers: Record<string, string>): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${served.port}/ws`, { headers });
+    ws.once('open', () => resolve(ws));
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`refused with ${res.statusCode}`)));
+    ws.once('error', reject);
+  });
+}
+
+/** A tiny window: requests by id, events collected. */
+function windowOver(ws: WebSocket): { request(name: string, req: unknown): Promise<ServerFrame>; events: Array<{ name: string; payload: unknown }>; raw(text: string): Promise<ServerFrame> } {
+  const events: Array<{ name: string; payload: unknown }> = [];
+  const waiting = new Map<number, (f: ServerFrame) => void>();
+  let next = 1;
+  let loose: ((f: ServerFrame) => void) | undefined;
+  ws.on('message', (data) => {
+    const f = JSON.parse(String(data)) as ServerFrame;
+    if (f.t === 'evt') events.push({ name: f.name, payload: f.payload });
+    else if (waiting.has(f.id)) {
+      waiting.get(f.id)!(f);
+      waiting.delete(f.id);
+    } else loose?.(f);
+  });
+  return {
+    events,
+    request(name, req) {
+      const id = next++;
+      return new Promise((resolve) => {
+        waiting.set(id, resolve);
+        ws.send(JSON.stringify({ t: 'req', id, name, req }));
+      });
+    },
+    raw(text) {
+      return new Promise((resolve) => {
+        loose = resolve;
+        ws.send(text);
+      });
+    },
+  };
+}
+
+describe('serve over WebSocket', () => {
+  const origin = () => `http://127.0.0.1:${served.port}`;
+
+  it('refuses a foreign Origin, a missing token and a foreign Host', async () => {
+    await expect(connect({ Origin: 'http://evil.example', Cookie: cookie })).rejects.toThrow(/403/);
+    await expect(connect({ Origin: `http://localhost:${served.port}`, Cookie: cookie })).rejects.toThrow(/403/);
+    await expect(connect({ Origin: origin() })).rejects.toThrow(/403/);
+    await expect(connect({ Origin: origin(), Cookie: cookie, Host: `evil.example:${served.port}` })).rejects.toThrow(/403/);
+  });
+
+  it('carries requests, responses and events for a same-origin window with the cookie', async () => {
+    const ws = await connect({ Origin: origin(), Cookie: cookie });
+    try {
+      const win = windowOver(ws);
+      const hello = await win.request('app.hello', {});
+      expect(hello).toMatchObject({ t: 'res', ok: true });
+      const h = (hello as { res: { panes: Array<{ id: string; cwd: string }>; layout: unknown; shell: string; settings: { fontSize: number } } }).res;
+      expect(h.shell).toBe('serve');
+      expect(h.panes).toHaveLength(1);
+      expect(h.panes[0].cwd).toBe(state.dir);
+      expect(h.layout).toEqual({ type: 'pane', paneId: h.panes[0].id });
+      expect(h.settings.fontSize).toBe(13);
+      const paneId = h.panes[0].id;
+
+      const created = await win.request('pane.create', { splitOf: paneId, direction: 'right', command: BASH });
+      expect(created).toMatchObject({ ok: true });
+      const newId = (created as { res: { id: string } }).res.id;
+      await waitFor(() => win.events.some((e) => e.name === 'layout.changed' && JSON.stringify(e.payload).includes(newId)), 'layout.changed');
+
+      expect(await win.request('pane.input', { paneId: newId, data: 'echo over-$((20+3))\r' })).toMatchObject({ ok: true });
+      await waitFor(
+        () => win.events.filter((e) => e.name === 'pane.output' && (e.payload as { paneId: string }).paneId === newId).map((e) => (e.payload as { data: string }).data).join('').includes('over-23'),
+        'the echo as pane.output events',
+      );
+      const snap = await win.request('pane.snapshot', { paneId: newId });
+      expect((snap as { res: { data: string } }).res.data).toContain('over-23');
+
+      const unknown = await win.request('pane.explode', {});
+      expect(unknown).toEqual({ t: 'res', id: expect.any(Number), ok: false, error: 'unknown request "pane.explode"' });
+      const bad = await win.request('pane.close', { paneId: 42 });
+      expect(bad).toMatchObject({ ok: false, error: expect.stringMatching(/paneId is missing/) });
+      const notJson = await win.raw('{nope');
+      expect(notJson).toMatchObject({ t: 'res', id: -1, ok: false, error: expect.stringMatching(/not JSON/) });
+
+      expect(await win.request('pane.close', { paneId: newId })).toMatchObject({ ok: true, res: { closed: true } });
+      await waitFor(() => win.events.some((e) => e.name === 'pane.removed'), 'pane.removed');
+    } finally {
+      ws.close();
+    }
+  });
+
+  it('tells the core when a window goes away', async () => {
+    const gone: string[] = [];
+    const off = served.app.core.onClientGone((c) => gone.push(c.id));
+    const ws = await connect({ Origin: origin(), Cookie: cookie });
+    await windowOver(ws).request('app.hello', {});
+    ws.close();
+    await waitFor(() => gone.length === 1, 'clientGone');
+    off();
+  });
+});
+
+describe('serve as a program', () => {
+  it('prints one line, serves, and on SIGTERM saves the session and exits', async () => {
+    const st = tempState();
+    try {
+      const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', path.join(import.meta.dirname, 'main.ts'), '--port', '0', '--fresh', '--no-open', '--cwd', st.dir], {
+        env: st.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (err += d));
+      const line = await waitFor(() => (out.includes('\n') ? out : ''), 'the serving line', 20_000);
+      expect(line).toMatch(/^serving http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{64}\n$/);
+      const port = Number(/:(\d+)\//.exec(line)![1]);
+      expect((await get(port, '/')).status).toBe(403);
+      const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exit).toBe(0);
+      expect(out).toBe(line);
+      expect(err).toContain('shutting down');
+      const session = JSON.parse(fs.readFileSync(path.join(st.env.XDG_STATE_HOME!, 'terminal-delight', 'session.json'), 'utf8'));
+      expect(session.version).toBe(1);
+    } finally {
+      st.cleanup();
+    }
+  });
+
+  it('refuses a host that is not loopback, in one sentence', async () => {
+    const st = tempState();
+    const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', path.join(import.meta.dirname, 'main.ts'), '--host', '0.0.0.0', '--no-open', '--fresh'], { stdio: ['ignore', 'pipe', 'pipe'], env: st.env });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    st.cleanup();
+    expect(code).not.toBe(0);
+    expect(err.trim()).toBe('serve: host "0.0.0.0" is not a loopback address: serve listens only on 127.0.0.1, ::1 or localhost');
+  });
+});
