@@ -170,7 +170,9 @@ export class Pane {
       closed = true;
     });
     socket.destroy = (...args: unknown[]) => {
-      if (closed || socket.destroyed || this.disposed) return destroy(...args);
+      // With an error (EIO: the PTY has no writer left and everything was read) or
+      // once closed, tear down as usual; only node-pty's bare post-exit destroy() waits.
+      if (args[0] !== undefined || closed || socket.destroyed || this.disposed) return destroy(...args);
       this.draining = true;
       this.setPaused(false);
       const started = Date.now();
