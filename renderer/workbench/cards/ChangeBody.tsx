@@ -1,0 +1,83 @@
+import { useMemo, useState, type ReactNode } from 'react';
+import { highlightLines } from '../../viewers/highlight.ts';
+import { ActButton, type CardCtx } from '../Card.tsx';
+import { hunkTarget, languageForPath, parseFileDiff, type Hunk } from '../diff.ts';
+import { hunkState } from '../shelves.ts';
+import { Markdown } from './Markdown.tsx';
+import { arr, obj, str } from './model.ts';
+
+export function ChangeBody({ ctx }: { ctx: CardCtx }): ReactNode {
+  const m = ctx.surface.model;
+  const files = useMemo(
+    () => arr(m.files).map(obj).map((f) => ({ path: str(f.path), diff: parseFileDiff(str(f.diff)) })),
+    [m.files],
+  );
+  const added = files.reduce((n, f) => n + f.diff.added, 0);
+  const removed = files.reduce((n, f) => n + f.diff.removed, 0);
+  return (
+    <>
+      {str(m.summary) && <Markdown text={str(m.summary)} className="tdb-body" />}
+      <p className="tdb-meta">
+        {files.length} {files.length === 1 ? 'file' : 'files'} · <span className="tdb-add-n">+{added}</span> <span className="tdb-del-n">−{removed}</span>
+      </p>
+      {files.map((f, i) => (
+        <FileDiff key={`${f.path}-${i}`} ctx={ctx} path={f.path} hunks={f.diff.hunks} preamble={f.diff.preamble} added={f.diff.added} removed={f.diff.removed} />
+      ))}
+      <div className="tdb-actions">
+        <ActButton ctx={ctx} action="approve" label="Approve change" ariaLabel={`Approve the whole change ${ctx.surface.title}`} tone="primary" title="Approve every hunk (a)" />
+        <ActButton ctx={ctx} action="reject" label="Reject change" ariaLabel={`Reject the whole change ${ctx.surface.title}`} tone="danger" title="Reject every hunk (r)" />
+      </div>
+    </>
+  );
+}
+
+function FileDiff(props: { ctx: CardCtx; path: string; hunks: Hunk[]; preamble: string[]; added: number; removed: number }): ReactNode {
+  const [open, setOpen] = useState(true);
+  const lang = languageForPath(props.path);
+  return (
+    <section className="tdb-file-diff" aria-label={`Diff of ${props.path}`}>
+      <button type="button" className="tdb-file-diff-head" aria-expanded={open} aria-label={`${open ? 'Fold' : 'Unfold'} ${props.path}`} onClick={() => setOpen(!open)}>
+        <span className="tdb-caret" aria-hidden="true">{open ? '▾' : '▸'}</span>
+        <span className="tdb-path">{props.path}</span>
+        <span className="tdb-add-n">+{props.added}</span>
+        <span className="tdb-del-n">−{props.removed}</span>
+      </button>
+      {open && props.hunks.length === 0 && <pre className="tdb-diff-note">{props.preamble.join('\n') || 'No hunks in this diff.'}</pre>}
+      {open && props.hunks.map((h) => <HunkView key={h.index} ctx={props.ctx} path={props.path} hunk={h} lang={lang} />)}
+    </section>
+  );
+}
+
+function HunkView(props: { ctx: CardCtx; path: string; hunk: Hunk; lang: string | undefined }): ReactNode {
+  const { ctx, hunk } = props;
+  const target = hunkTarget(props.path, hunk.index);
+  const state = hunkState(ctx.surface, target);
+  const html = useMemo(() => highlightLines(hunk.lines.map((l) => l.text), props.lang), [hunk, props.lang]);
+  return (
+    <div className={`tdb-hunk${state ? ` is-${state}` : ''}`} data-hunk={target}>
+      <div className="tdb-hunk-head">
+        <span className="tdb-hunk-n">Hunk {hunk.index}</span>
+        <code className="tdb-hunk-range">{hunk.header.replace(/^(@@[^@]*@@).*$/, '$1')}</code>
+        {hunk.section && <code className="tdb-hunk-section">{hunk.section}</code>}
+        <span className="tdb-spacer" />
+        {state && <span className={`tdb-badge ${state === 'approved' ? 'tdb-ok' : 'tdb-bad'}`}>{state}</span>}
+        <ActButton ctx={ctx} action="approve_part" target={target} label="Approve" ariaLabel={`Approve hunk ${hunk.index} of ${props.path}`} tone="quiet" />
+        <ActButton ctx={ctx} action="reject_part" target={target} label="Reject" ariaLabel={`Reject hunk ${hunk.index} of ${props.path}`} tone="quiet" />
+      </div>
+      <div className="tdb-diff" role="table" aria-label={`Hunk ${hunk.index} of ${props.path}`}>
+        {hunk.lines.map((l, i) => (
+          <div key={i} className={`tdb-dl tdb-dl-${l.type}`} role="row">
+            <span className="tdb-ln" role="cell">{l.oldNo ?? ''}</span>
+            <span className="tdb-ln" role="cell">{l.newNo ?? ''}</span>
+            <span className="tdb-mk" role="cell" aria-hidden="true">{l.type === 'add' ? '+' : l.type === 'del' ? '−' : l.type === 'note' ? '\\' : ' '}</span>
+            <code className="tdb-code hljs" role="cell" dangerouslySetInnerHTML={{ __html: l.type === 'note' ? escape(l.text) : html[i] ?? '' }} />
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+function escape(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}

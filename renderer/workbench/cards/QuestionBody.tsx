@@ -1,0 +1,62 @@
+import { useState, type ReactNode } from 'react';
+import { ActButton, type CardCtx } from '../Card.tsx';
+import { arr, obj, str } from './model.ts';
+
+export function QuestionBody({ ctx }: { ctx: CardCtx }): ReactNode {
+  const m = ctx.surface.model;
+  const options = arr(m.options).map((o) => (typeof o === 'string' ? { name: o } : obj(o)));
+  const multiple = m.multiple === true;
+  const [picked, setPicked] = useState<string[]>([]);
+  const chosen = new Set(ctx.surface.acted.filter((r) => r.action === 'choose').flatMap((r) => (r.target ?? '').split(', ')));
+  return (
+    <>
+      <p className="tdb-question">{str(m.question)}</p>
+      {options.length > 0 && !multiple && (
+        <div className="tdb-choices" role="group" aria-label="Options">
+          {options.map((o, i) => {
+            const name = str(o.name);
+            return (
+              <div className="tdb-choice" key={`${name}-${i}`}>
+                <ActButton ctx={ctx} action="choose" target={name} label={name} ariaLabel={`Choose ${name}`} />
+                {str(o.detail) && <span className="tdb-detail">{str(o.detail)}</span>}
+              </div>
+            );
+          })}
+        </div>
+      )}
+      {options.length > 0 && multiple && (
+        <fieldset className="tdb-multi">
+          <legend className="tdb-meta">Choose any</legend>
+          {options.map((o, i) => {
+            const name = str(o.name);
+            const on = picked.includes(name) || chosen.has(name);
+            return (
+              <label className="tdb-check" key={`${name}-${i}`}>
+                <input
+                  type="checkbox"
+                  checked={on}
+                  disabled={ctx.blocked('choose', picked.join(', '))}
+                  onChange={(e) => setPicked(e.target.checked ? [...picked, name] : picked.filter((p) => p !== name))}
+                />
+                <span>{name}</span>
+                {str(o.detail) && <span className="tdb-detail">{str(o.detail)}</span>}
+              </label>
+            );
+          })}
+          <div className="tdb-actions">
+            <button
+              type="button"
+              className="tdb-btn tdb-primary"
+              aria-label={`Choose ${picked.length ? picked.join(', ') : 'the ticked options'}`}
+              disabled={picked.length === 0 || ctx.blocked('choose', picked.join(', '))}
+              onClick={() => ctx.act('choose', options.map((o) => str(o.name)).filter((n) => picked.includes(n)).join(', '))}
+            >
+              Choose {picked.length > 0 ? `${picked.length}` : ''}
+            </button>
+          </div>
+        </fieldset>
+      )}
+      {m.free_text === true && <p className="tdb-meta">Or write an answer below and press Enter.</p>}
+    </>
+  );
+}
