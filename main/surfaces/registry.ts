@@ -115,7 +115,8 @@ export const KINDS: readonly KindSpec[] = [
   {
     kind: 'artifact', shelf: 'Files', defaultTitle: 'Artifact', offeredToAgents: true,
     summary: 'A file you made: `location` (absolute path, or http, https or file URL), `media_type`, `summary`.',
-    actions: ['open', 'approve', 'reject', 'comment', 'dismiss'], targeted: [], commented: ['comment'], viewOnly: ['open'],
+    // `note`: a decision brief's note, posted from the document viewer (the text is the comment).
+    actions: ['open', 'approve', 'reject', 'comment', 'note', 'dismiss'], targeted: [], commented: ['comment', 'note'], viewOnly: ['open'],
     schema: model({
       location: str('an absolute path, or an http://, https:// or file:// address', { minLength: 1 }),
       media_type: str('the file\'s media type, such as text/markdown'),
