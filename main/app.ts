@@ -8,6 +8,7 @@ import { installPaneHandlers } from './panes/handlers.ts';
 import { PaneService } from './panes/service.ts';
 import { loadSession, restoreSession, SessionKeeper } from './state/session.ts';
 import { SettingsService } from './state/settings.ts';
+import { installSurfaces, type SurfaceService } from './surfaces/service.ts';
 
 export interface AppOptions {
   /** Which shell carries the contract. */
@@ -25,6 +26,8 @@ export interface App {
   /** The window's panes, layout and focus (PaneServiceApi and more). */
   panes: PaneService;
   settings: SettingsService;
+  /** Surfaces: the per-pane benches and the routes into them (SurfaceServiceApi and more). */
+  surfaces: SurfaceService;
   dispose(): Promise<void>;
 }
 
@@ -41,9 +44,11 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const keeper = new SessionKeeper(panes, paths.sessionFile);
   core.onDispose(() => keeper.stop());
   installPaneHandlers(core, panes, settings, opts.shell);
+  // Surfaces (main/surfaces): the file poller, transcripts, actions, artifact files.
+  const surfaces = installSurfaces(core, panes);
   // Other services install here (each in its own folder): surfaces, agent-channel, tick, mcp.
 
   // Last, so every service above sees the restored panes arrive (onCreated).
   if (saved) restoreSession(panes, saved);
-  return { core, paths, panes, settings, dispose: () => core.dispose() };
+  return { core, paths, panes, settings, surfaces, dispose: () => core.dispose() };
 }

@@ -15,7 +15,7 @@ import { FolderPoller } from './poller.ts';
 import { LIMITS, TDSP_VERSION, catalogue } from './registry.ts';
 import { SurfaceStore, writeAtomic } from './store.ts';
 import { TranscriptWatcher } from './transcript.ts';
-import { checkSurface, sha256Hex, utf8Bytes } from './validate.ts';
+import { checkSurface, notJsonCard, sha256Hex, utf8Bytes } from './validate.ts';
 
 export const BENCH_FILE = 'bench.json';
 
@@ -97,11 +97,7 @@ export class SurfaceService implements SurfaceServiceApi {
     if (checked.type === 'refused') return { refusal: checked.reason };
     if (checked.type === 'not-json') {
       // Only the file route waits for a file to become JSON; anything else shows the mistake.
-      const raw = typeof doc === 'string' ? doc : '';
-      checked = {
-        type: 'unclassified', reason: checked.reason,
-        doc: { id: `unclassified-${sha256Hex(raw).slice(0, 8)}`, kind: 'unclassified', title: 'Unclassified surface', model: { reason: checked.reason, raw } },
-      };
+      checked = notJsonCard(checked.reason, typeof doc === 'string' ? doc : '');
     }
     const file = opts.file
       ? { name: path.basename(opts.file), hash: sha256Hex(typeof doc === 'string' ? doc : JSON.stringify(doc)) }

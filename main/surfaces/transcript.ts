@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import { LIMITS } from './registry.ts';
-import { sha256Hex } from './validate.ts';
+import { checkSurface, notJsonCard, sha256Hex, type Checked } from './validate.ts';
 
 export interface AgentText {
   /** The message's own id (uuid, message id, or a hash of its line). */
@@ -75,6 +75,14 @@ export function transcriptBlocks(jsonl: string): Block[] {
     });
   }
   return out;
+}
+
+/** What the window would read out of a transcript's text: each block checked leniently, as the transcript route does. */
+export function deriveSurfaces(jsonl: string): Checked[] {
+  return transcriptBlocks(jsonl).map((b) => {
+    const c = checkSurface(b.text, { strict: false });
+    return c.type === 'not-json' ? notJsonCard(c.reason, b.text) : c;
+  });
 }
 
 /** The last `bytes` of a file as text, starting at a whole line when cut. */

@@ -171,6 +171,14 @@ function rawOf(input: string | unknown, value: unknown): string {
   }
 }
 
+/** An unclassified card for text that is not JSON (routes that cannot wait for it to become JSON). */
+export function notJsonCard(reason: string, raw: string): Checked {
+  return {
+    type: 'unclassified', reason,
+    doc: { id: `unclassified-${sha256Hex(raw).slice(0, 8)}`, kind: 'unclassified', title: kindSpec('unclassified')!.defaultTitle, model: { reason, raw } },
+  };
+}
+
 /**
  * Parse (when given text) and check one surface document.
  * `input` is the document's text (file, CLI, transcript block) or an already parsed
