@@ -156,6 +156,14 @@ describe('questions answered from the bench', () => {
     expect(status()).toBe('blocked');
   });
 
+  it('a question answered in the terminal after the wait: working again', async () => {
+    await startHook(sampleInput('pre-tool-use-ask-user-question.json'), { ...hookEnv, TD_QUESTION_WAIT_S: '0.2' }).done;
+    await until(() => surfaces.model('question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB')?.state === 'asked_in_terminal', 20_000, 'asked in terminal');
+    expect(status()).toBe('blocked');
+    await startHook(sampleInput('post-tool-use-ask-user-question.json'), hookEnv).done;
+    await until(() => status() === 'working', 20_000, 'working after the terminal answer');
+  });
+
   it('the race: the hook closed the wait before the window saw it; the late answer is refused', async () => {
     // the window is slow: the hook asks and gives up before the channel reads anything
     channel.dispose();

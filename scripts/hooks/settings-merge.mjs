@@ -133,6 +133,7 @@ const HOOKS = [
   ['SessionStart', undefined, 10],
   ['UserPromptSubmit', undefined, 10],
   ['PreToolUse', 'AskUserQuestion', 600],
+  ['PostToolUse', 'AskUserQuestion', 10],
   ['PermissionRequest', '*', 600],
   ['Stop', undefined, 10],
 ];

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Terminal Delight's Claude Code hook: TDAC 0.2, the agent channel.
 //
-// Claude Code runs this for SessionStart, UserPromptSubmit, PreToolUse (AskUserQuestion),
-// PermissionRequest and Stop, with the hook's JSON on standard input. It appends one
+// Claude Code runs this for SessionStart, UserPromptSubmit, PreToolUse and PostToolUse
+// (AskUserQuestion), PermissionRequest and Stop, with the hook's JSON on standard input. It appends one
 // TDAC 0.2 event a line to inbound.jsonl in the pane's folder
 // ($XDG_STATE_HOME/terminal-delight/surfaces/$TD_SESSION/$TD_PANE_ID), and for a question
 // or a permission prompt, while the pane's bench is open (bench.json), waits for the
@@ -268,6 +268,16 @@ async function main() {
       return undefined;
     case 'PreToolUse':
       return input.tool_name === 'AskUserQuestion' ? onQuestion(folder, input) : undefined;
+    case 'PostToolUse':
+      // A question answered in the terminal (one answered from the bench was reported already).
+      if (input.tool_name === 'AskUserQuestion' && safeSegment(input.tool_use_id) && !fs.existsSync(path.join(folder, 'answers', `${input.tool_use_id}.json`))) {
+        const response = input.tool_response && typeof input.tool_response === 'object' ? input.tool_response : {};
+        const given = response.answers && typeof response.answers === 'object' ? response.answers : input.tool_input && input.tool_input.answers;
+        const answers = {};
+        if (given && typeof given === 'object') for (const [q, a] of Object.entries(given)) if (typeof a === 'string') answers[q] = a;
+        append(folder, { type: 'answer', id: newId('a'), of: input.tool_use_id, session_id: input.session_id, answers, via: 'terminal' });
+      }
+      return undefined;
     case 'PermissionRequest':
       return onPermission(folder, input);
     case 'Stop': {

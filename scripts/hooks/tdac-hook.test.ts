@@ -70,6 +70,20 @@ describe('events written to inbound.jsonl', () => {
     expect(readEvents(folder)).toEqual([]);
   });
 
+  it('PostToolUse of AskUserQuestion answered in the terminal becomes an answer event', async () => {
+    await runHook(sampleInput('post-tool-use-ask-user-question.json'), env);
+    expect(readEvents(folder)).toEqual([expect.objectContaining({
+      type: 'answer', of: 'toolu_01HqZ8xKc4vNw2ePq7RmT3yB', via: 'terminal',
+      answers: { 'Which colour scheme should the dark theme start from?': 'Solarized' },
+    })]);
+  });
+
+  it('PostToolUse of a question answered from the bench says nothing more', async () => {
+    writeAnswer('toolu_01HqZ8xKc4vNw2ePq7RmT3yB', { answers: {} });
+    await runHook(sampleInput('post-tool-use-ask-user-question.json'), env);
+    expect(readEvents(folder)).toEqual([]);
+  });
+
   it('garbage on stdin: exit 0, nothing written', async () => {
     const r = await runHook('{not json', env);
     expect(r).toMatchObject({ code: 0, stdout: '' });
