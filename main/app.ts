@@ -9,6 +9,7 @@ import { PaneService } from './panes/service.ts';
 import { loadSession, restoreSession, SessionKeeper } from './state/session.ts';
 import { SettingsService } from './state/settings.ts';
 import { installSurfaces, type SurfaceService } from './surfaces/service.ts';
+import { installAgentChannel, type AgentChannel } from './agent-channel/service.ts';
 
 export interface AppOptions {
   /** Which shell carries the contract. */
@@ -28,6 +29,8 @@ export interface App {
   settings: SettingsService;
   /** Surfaces: the per-pane benches and the routes into them (SurfaceServiceApi and more). */
   surfaces: SurfaceService;
+  /** The agent channel (TDAC 0.2): hooks' events, answers, agent status, 'agent.new'. */
+  agents: AgentChannel;
   dispose(): Promise<void>;
 }
 
@@ -46,9 +49,11 @@ export async function createApp(opts: AppOptions): Promise<App> {
   installPaneHandlers(core, panes, settings, opts.shell);
   // Surfaces (main/surfaces): the file poller, transcripts, actions, artifact files.
   const surfaces = installSurfaces(core, panes);
+  // The agent channel (main/agent-channel): inbound.jsonl, answers/, agent status, agent.new.
+  const agents = installAgentChannel({ core, panes, surfaces, settings, env });
   // Other services install here (each in its own folder): surfaces, agent-channel, tick, mcp.
 
   // Last, so every service above sees the restored panes arrive (onCreated).
   if (saved) restoreSession(panes, saved);
-  return { core, paths, panes, settings, surfaces, dispose: () => core.dispose() };
+  return { core, paths, panes, settings, surfaces, agents, dispose: () => core.dispose() };
 }
