@@ -1,10 +1,22 @@
 /** The environment of a pane's process (DECISIONS.md: TD_SESSION, TD_PANE_ID, TD_TAG, ...). */
 import { randomInt } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The repository (or installed app) root: its bin/ holds the `terminal-delight` command. */
-export const appRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+/**
+ * The repository (or installed app) root: its bin/ holds the `terminal-delight` command.
+ * The nearest folder above this module with a package.json, so the same code works
+ * from main/panes/ (sources) and out/electron/ (the bundle).
+ */
+export const appRoot = findRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+function findRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'bin'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(from, '..', '..');
+  }
+}
 
 const TAG_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -30,7 +42,8 @@ export function paneEnv(base: NodeJS.ProcessEnv, input: PaneEnvInput): Record<st
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(base)) if (typeof v === 'string') env[k] = v;
   for (const k of DROPPED) delete env[k];
-  const bin = path.join(appRoot, 'bin');
+  // In a packaged app, bin/ is unpacked beside the asar archive (electron-builder.yml).
+  const bin = path.join(appRoot, 'bin').replace(/app\.asar(?=[\\/])/, 'app.asar.unpacked');
   const pathParts = (env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(path.delimiter).filter((p) => p && p !== bin);
   Object.assign(env, input.extra ?? {}, {
     TD_SESSION: input.session,
