@@ -97,6 +97,7 @@ try {
 
 function draw() {
   if (!out) return;
+  out._refreshSize?.(); // a WriteStream on /dev/tty does not refresh its size by itself
   const cols = out.columns || 120;
   const lines = [`Counter  ${value}`, '', 'Press + or - to change the value.', `seq ${seq} · ${changes.length} changes`];
   out.write('\x1b[H\x1b[2J' + lines.map((l) => l.slice(0, cols)).join('\r\n'));

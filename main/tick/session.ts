@@ -119,7 +119,7 @@ export class TickSession {
   end: SessionEnd | undefined;
 
   private readonly io: SessionIO;
-  private readonly listeners: SessionListeners;
+  private readonly hooks: { [K in keyof SessionListeners]-?: Array<NonNullable<SessionListeners[K]>> } = { update: [], ended: [], catalog: [], late: [] };
   private nextId = 1;
   private readonly inFlight = new Map<number, Pending>();
   private readonly queue: Pending[] = [];
@@ -131,7 +131,33 @@ export class TickSession {
   constructor(io: SessionIO, opts: SessionOptions = {}) {
     this.io = io;
     this.limits = { ...LIMITS, ...opts.limits };
-    this.listeners = opts.listeners ?? {};
+    for (const [k, fn] of Object.entries(opts.listeners ?? {})) if (fn) (this.hooks[k as keyof SessionListeners] as unknown[]).push(fn);
+  }
+
+  /** Listen to one kind of session event; returns a function that stops listening. */
+  on<K extends keyof SessionListeners>(name: K, fn: NonNullable<SessionListeners[K]>): () => void {
+    const list = this.hooks[name] as unknown[];
+    list.push(fn);
+    return () => {
+      const i = list.indexOf(fn);
+      if (i >= 0) list.splice(i, 1);
+    };
+  }
+
+  /** Called once when the session ends (at once when it has ended already). */
+  onEnd(fn: (end: SessionEnd) => void): void {
+    if (this.end) fn(this.end);
+    else this.on('ended', fn);
+  }
+
+  private fire<K extends keyof SessionListeners>(name: K, ...args: Parameters<NonNullable<SessionListeners[K]>>): void {
+    for (const fn of [...this.hooks[name]] as Array<(...a: unknown[]) => void>) {
+      try {
+        fn(...args);
+      } catch {
+        // a listener's failure never breaks the session
+      }
+    }
   }
 
   get ended(): boolean {
@@ -356,7 +382,7 @@ export class TickSession {
     const receivedAt = now();
     const state: TickState = { seq: params.seq, data: params.data, at: typeof params.at === 'string' ? params.at : receivedAt, from: 'update', receivedAt };
     if (!this.latest || state.seq >= this.latest.seq) this.latest = state;
-    this.listeners.update?.(state);
+    this.fire('update', state);
   }
 
   private response(id: number, msg: Record<string, unknown>): void {
@@ -377,7 +403,7 @@ export class TickSession {
       this.lateBytes += bytes;
       while (this.late.length > 64) this.lateBytes -= this.late.shift()!.bytes;
       this.checkBuffers();
-      this.listeners.late?.(late);
+      this.fire('late', late);
       this.pump();
       return;
     }
@@ -431,7 +457,7 @@ export class TickSession {
     if (!check.ok) {
       if (this.catalog) {
         this.catalogProblem = check.error;
-        this.listeners.catalog?.(undefined, previous);
+        this.fire('catalog', undefined, previous);
       }
       return { ok: false, outcome: 'unknown', sent: true, id, reason: check.error };
     }
@@ -439,7 +465,7 @@ export class TickSession {
     const hadOne = this.catalog !== undefined;
     this.catalog = check.catalog;
     this.catalogProblem = undefined;
-    if (changed && hadOne) this.listeners.catalog?.(check.catalog, previous);
+    if (changed && hadOne) this.fire('catalog', check.catalog, previous);
     return { ok: true, outcome: 'executed', sent: true, id, result: check.catalog.descriptor };
   }
 
@@ -483,7 +509,7 @@ export class TickSession {
     } catch {
       // already gone
     }
-    this.listeners.ended?.(end);
+    this.fire('ended', end);
   }
 }
 

@@ -7,6 +7,7 @@
 // ever had running at once).
 import fs from 'node:fs';
 import readline from 'node:readline';
+import tty from 'node:tty';
 
 const scenario = process.argv[2] ?? 'good';
 let revision = process.argv[3] ?? '1';
@@ -15,9 +16,28 @@ let n = 0;
 let running = 0;
 let maxRunning = 0;
 
+// The view, when there is one: size and environment go into state; SIGWINCH is an update.
+let view;
+try {
+  view = new tty.WriteStream(fs.openSync('/dev/tty', 'r+'));
+  view.write('scripted Tick: ' + scenario + '\r\n');
+} catch {
+  view = undefined;
+}
+const env = { instance: process.env.TICKLOOP_INSTANCE_ID ?? null, term: process.env.TERM, colorterm: process.env.COLORTERM, internal: Object.keys(process.env).filter((k) => k.startsWith('TICKLOOP_') && k !== 'TICKLOOP_INSTANCE_ID') };
+const data = () => {
+  if (!view) return { n };
+  view._refreshSize?.(); // a WriteStream on /dev/tty does not refresh its size by itself
+  const [cols, rows] = view.getWindowSize();
+  return { n, cols, rows, env, stderrIsTty: process.stderr.isTTY === true };
+};
+if (view) process.on('SIGWINCH', () => update());
+if (scenario === 'stubborn') process.on('SIGTERM', () => {}); // only SIGKILL ends it
+if (scenario === 'describe-bad-schema') process.stderr.write('scripted: about to send a bad schema\n');
+
 const w = (s) => fs.writeSync(1, s);
 const send = (frame) => w(JSON.stringify({ jsonrpc: '2.0', ...frame }) + '\n');
-const update = () => send({ method: 'tick/update', params: { seq: ++seq, data: { n } } });
+const update = () => send({ method: 'tick/update', params: { seq: ++seq, data: data() } });
 
 const descriptor = () => ({
   protocol: scenario === 'protocol-2' ? 2 : 3,
@@ -80,7 +100,8 @@ function handle(req) {
   const params = req.params ?? {};
   if (method === 'tick/describe') {
     if (scenario === 'describe-slow') return setTimeout(() => send({ id, result: descriptor() }), 60_000);
-    if (scenario === 'describe-bad-schema') {
+    if (scenario === 'stubborn') process.on('SIGTERM', () => {}); // only SIGKILL ends it
+if (scenario === 'describe-bad-schema') {
       const d = descriptor();
       d.tools[0].input_schema = { type: 'bogus' };
       return send({ id, result: d });
@@ -90,7 +111,7 @@ function handle(req) {
   if (method === 'tick/read') {
     if (scenario === 'read-below-floor' && seq > 0) return send({ id, result: { seq: 0, data: { n } } });
     if (scenario === 'read-bad-at') return send({ id, result: { seq, data: { n }, at: '2026-13-01T00:00:00Z' } });
-    return send({ id, result: { seq, data: { n } } });
+    return send({ id, result: { seq, data: data() } });
   }
   if (method !== 'tick/call') return send({ id, error: { code: -32601, message: 'unknown method' } });
   if (params.revision !== revision) return send({ id, error: { code: -32004, message: 'the Tick Tool catalog changed; describe the Tick and prepare the call again' } });
