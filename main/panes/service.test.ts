@@ -212,7 +212,7 @@ describe('tail of output before exit', () => {
   it('delivers the tail even when flow control holds the pane paused as the process exits', async () => {
     panes.addReader('slow-window');
     const size = 110_000;
-    const pane = panes.create({ command: [process.execPath, '-e', `process.stdout.write('y'.repeat(${size}) + 'TAIL-END')`], detached: true });
+    const pane = panes.create({ command: [process.execPath, '-e', `process.stdout.write('y'.repeat(${size}) + 'TAIL-END')`] });
     const out = capture(pane.id);
     await exited(pane.id);
     expect(out.text().split('y').length - 1).toBe(size);
@@ -224,7 +224,7 @@ describe('flow control', () => {
   it('pauses a fast producer nobody acknowledges, and completes once acks come', async () => {
     panes.addReader('w1');
     const total = 2_000_000;
-    const pane = panes.create({ command: [process.execPath, '-e', `process.stdout.write('z'.repeat(${total}))`], detached: true });
+    const pane = panes.create({ command: [process.execPath, '-e', `process.stdout.write('z'.repeat(${total}))`] });
     let received = 0;
     panes.onOutput((id, data) => {
       if (id === pane.id) received += data.length;
@@ -253,9 +253,31 @@ describe('flow control', () => {
   it('a window that goes away no longer holds the pane paused', async () => {
     panes.addReader('gone');
     const total = 1_000_000;
-    const pane = panes.create({ command: [process.execPath, '-e', `process.stdout.write('q'.repeat(${total}))`], detached: true });
+    const pane = panes.create({ command: [process.execPath, '-e', `process.stdout.write('q'.repeat(${total}))`] });
     await waitFor(() => panes.isPaused(pane.id), 'the pane to pause');
     core.clientGone({ id: 'gone' });
+    await exited(pane.id);
+  });
+
+  it('a window does not hold back a pane it cannot see (detached)', async () => {
+    panes.addReader('w');
+    const total = 1_000_000;
+    const pane = panes.create({ command: [process.execPath, '-e', `setTimeout(() => process.stdout.write('d'.repeat(${total})), 300)`], detached: true });
+    let received = 0;
+    panes.onOutput((id, data) => {
+      if (id === pane.id) received += data.length;
+    });
+    await exited(pane.id);
+    expect(received).toBe(total);
+    expect(panes.behind(pane.id, 'w')).toBe(0);
+  });
+
+  it('holds back a pane again once its view is attached', async () => {
+    panes.addReader('w');
+    const pane = panes.create({ command: [process.execPath, '-e', `setTimeout(() => process.stdout.write('e'.repeat(1000000)), 500)`], detached: true });
+    panes.attach(pane.id);
+    await waitFor(() => panes.isPaused(pane.id), 'the attached pane to pause');
+    panes.detach(pane.id);
     await exited(pane.id);
   });
 

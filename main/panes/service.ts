@@ -197,7 +197,6 @@ export class PaneService implements PaneServiceApi {
       },
     );
     this.panes.set(s.id, pane);
-    for (const r of this.readers) pane.attachReader(r);
     this.bus.emit('created', pane.info);
     this.core.emit('pane.updated', pane.info);
     if (!place.detached) this.attach(s.id, place.splitOf, place.direction);
@@ -306,7 +305,22 @@ export class PaneService implements PaneServiceApi {
   }
 
   private emitLayout(): void {
+    this.syncReaders();
     this.core.emit('layout.changed', { layout: this.layoutTree, focused: this.focusedId });
+  }
+
+  /**
+   * Windows hold back (flow control) only the panes they show, those in the layout: a
+   * detached pane (a Tick whose view is closed) is paced by its headless screen alone.
+   */
+  private syncReaders(): void {
+    const shown = new Set(L.paneIds(this.layoutTree));
+    for (const p of this.panes.values()) {
+      for (const r of this.readers) {
+        if (shown.has(p.id)) p.attachReader(r);
+        else p.detachReader(r);
+      }
+    }
   }
 
   // ───────────── flow control readers ─────────────
@@ -315,7 +329,7 @@ export class PaneService implements PaneServiceApi {
   addReader(clientId: string): void {
     if (this.readers.has(clientId)) return;
     this.readers.add(clientId);
-    for (const p of this.panes.values()) p.attachReader(clientId);
+    this.syncReaders();
   }
 
   dropReader(clientId: string): void {
