@@ -17,6 +17,14 @@ export const DEFAULT_ROWS = 30;
 export const SCROLLBACK = 10_000;
 /** The headless screen counts as a reader in flow control under this name. */
 const HEADLESS = '#headless';
+/**
+ * The headless screen parses in time slices; it gets a wider window than a window does
+ * so the PTY is not stopped and started at every slice (it still bounds memory).
+ */
+const HEADLESS_HIGH = 2_000_000;
+const HEADLESS_LOW = 500_000;
+/** A batch this big is sent at once rather than after FLOW.batchMs. */
+const BATCH_MAX_CHARS = 64 * 1024;
 /** After the process exits, output that keeps coming is read until it has been quiet this long. */
 const TAIL_QUIET_MS = 250;
 /** ...but never longer than this. */
@@ -66,6 +74,7 @@ export class Pane {
   private readonly screen: InstanceType<typeof headless.Terminal>;
   private readonly serializer: InstanceType<typeof serialize.SerializeAddon>;
   private readonly meter = new FlowMeter();
+  private readonly screenMeter = new FlowMeter(HEADLESS_HIGH, HEADLESS_LOW);
   private readonly hooks: PaneHooks;
   private batch = '';
   private batchTimer: NodeJS.Timeout | undefined;
@@ -95,7 +104,7 @@ export class Pane {
       this.oscTitle = t || undefined;
       this.refreshTitle();
     });
-    this.meter.attach(HEADLESS);
+    this.screenMeter.attach(HEADLESS);
     this.info = {
       id: spawn.id,
       tag: spawn.tag,
@@ -126,6 +135,7 @@ export class Pane {
   start(): void {
     const [file, ...args] = this.command;
     this.meter.reset();
+    this.screenMeter.reset();
     this.paused = false;
     this.draining = false;
     const proc = nodePty.spawn(file, args, {
@@ -198,13 +208,16 @@ export class Pane {
       return;
     }
     this.meter.sent(data.length);
+    this.screenMeter.sent(data.length);
     this.screen.write(data, () => {
-      this.meter.ack(HEADLESS, data.length);
+      this.screenMeter.ack(HEADLESS, data.length);
       this.applyFlow();
     });
     this.batch += data;
     if (!this.batchTimer) this.batchTimer = setTimeout(() => this.flush(), FLOW.batchMs);
     this.applyFlow();
+    // Paused, nothing more comes until the windows catch up: send what is held now.
+    if (this.paused || this.batch.length >= BATCH_MAX_CHARS) this.flush();
   }
 
   /** Emit the batched output now. */
@@ -220,7 +233,9 @@ export class Pane {
   }
 
   private applyFlow(): void {
-    this.setPaused(!this.draining && this.meter.shouldPause());
+    const windows = this.meter.shouldPause();
+    const screen = this.screenMeter.shouldPause();
+    this.setPaused(!this.draining && (windows || screen));
   }
 
   private setPaused(paused: boolean): void {
