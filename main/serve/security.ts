@@ -59,7 +59,8 @@ export function setCookie(token: string): string {
 
 /** The renderer's policy: only our own scripts, our own socket, blob/self frames. */
 export function rendererCsp(port: number): string {
-  const ws = allowedHosts(port).map((h) => `ws://${h}`).join(' ');
+  // CSP source lists cannot name an IPv6 literal; 'self' covers a same-origin socket on [::1].
+  const ws = [`ws://127.0.0.1:${port}`, `ws://localhost:${port}`].join(' ');
   return [
     "default-src 'self'",
     "script-src 'self'",
