@@ -11,6 +11,7 @@ import type { IPty } from 'node-pty';
 import type { PaneInfo, PaneKind } from '../../preload/contract.ts';
 import { FLOW } from '../../preload/contract.ts';
 import { FlowMeter } from './flow.ts';
+import { processCwd } from './proc.ts';
 
 export const DEFAULT_COLS = 120;
 export const DEFAULT_ROWS = 30;
@@ -25,6 +26,8 @@ const HEADLESS_HIGH = 2_000_000;
 const HEADLESS_LOW = 500_000;
 /** A batch this big is sent at once rather than after FLOW.batchMs. */
 const BATCH_MAX_CHARS = 64 * 1024;
+/** How often the foreground program and cwd are looked at, while output comes. */
+const PROGRAM_CHECK_MS = 1000;
 /** After the process exits, output that keeps coming is read until it has been quiet this long. */
 const TAIL_QUIET_MS = 250;
 /** ...but never longer than this. */
@@ -86,6 +89,10 @@ export class Pane {
   /** Set once the process has exited and its last output is being drained. */
   private draining = false;
   private lastDataAt = 0;
+  /** The foreground program's name, as last seen (watchProgram). */
+  private foreground: string | undefined;
+  private programTimer: NodeJS.Timeout | undefined;
+  private programCheckedAt = 0;
   private disposed = false;
 
   constructor(spawn: PaneSpawn, hooks: PaneHooks) {
@@ -230,6 +237,35 @@ export class Pane {
     const data = this.batch;
     this.batch = '';
     this.hooks.output(this, data);
+    this.watchProgram();
+  }
+
+  /**
+   * Output came: at most once a second, look at what runs in the foreground and where
+   * the shell is, for the title (when no OSC title is set) and PaneInfo.cwd.
+   */
+  private watchProgram(): void {
+    if (this.programTimer || !this.running) return;
+    const wait = Math.max(0, PROGRAM_CHECK_MS - (Date.now() - this.programCheckedAt));
+    this.programTimer = setTimeout(() => {
+      this.programTimer = undefined;
+      this.programCheckedAt = Date.now();
+      if (!this.running || this.disposed) return;
+      const pid = this.proc?.pid;
+      const cwd = pid !== undefined ? processCwd(pid) : undefined;
+      let program: string | undefined;
+      try {
+        program = this.proc?.process;
+      } catch {
+        program = undefined;
+      }
+      this.foreground = program ? path.basename(program) : undefined;
+      if (cwd && cwd !== this.info.cwd) {
+        this.info = { ...this.info, cwd };
+        if (!this.refreshTitle()) this.hooks.updated(this);
+      } else this.refreshTitle();
+    }, wait);
+    this.programTimer.unref?.();
   }
 
   private applyFlow(): void {
@@ -341,20 +377,25 @@ export class Pane {
     this.refreshTitle();
   }
 
-  private refreshTitle(): void {
+  /** Recompute the title; true when it changed (and 'updated' was sent). */
+  private refreshTitle(): boolean {
     const title = this.oscTitle ?? this.fixedTitle ?? this.defaultTitle();
-    if (title !== this.info.title) {
-      this.info = { ...this.info, title };
-      this.hooks.updated(this);
-    }
+    if (title === this.info.title) return false;
+    this.info = { ...this.info, title };
+    this.hooks.updated(this);
+    return true;
   }
 
+  /** The program in the foreground, else (a shell at its prompt) the cwd. */
   private defaultTitle(): string {
-    const program = path.basename(this.command[0] ?? '');
-    const shell = path.basename(this.env.SHELL ?? '');
-    if (!program || program === shell) {
+    const started = path.basename(this.command[0] ?? '');
+    const program = this.foreground ?? started;
+    const shells = new Set([started, path.basename(this.env.SHELL ?? ''), 'bash', 'zsh', 'fish', 'sh', 'dash']);
+    const shellAtPrompt = this.foreground === undefined ? started === path.basename(this.env.SHELL ?? '') : shells.has(program) && shells.has(started);
+    if (!program || shellAtPrompt) {
       const home = os.homedir();
-      return this.cwd === home ? '~' : this.cwd.startsWith(home + path.sep) ? '~' + this.cwd.slice(home.length) : this.cwd;
+      const cwd = this.info?.cwd ?? this.cwd;
+      return cwd === home ? '~' : cwd.startsWith(home + path.sep) ? '~' + cwd.slice(home.length) : cwd;
     }
     return program;
   }
@@ -386,6 +427,7 @@ export class Pane {
     this.hangUp();
     this.disposed = true;
     if (this.batchTimer) clearTimeout(this.batchTimer);
+    if (this.programTimer) clearTimeout(this.programTimer);
     this.screen.dispose();
   }
 }

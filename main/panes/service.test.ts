@@ -102,6 +102,16 @@ describe('PaneService with real PTYs', () => {
     expect(updates).toContain('my fine title');
   });
 
+  it('follows the shell\'s cwd and the foreground program in the title and PaneInfo', async () => {
+    const dir = fs.mkdtempSync(path.join(state.dir, 'walk-'));
+    const pane = panes.create({ command: BASH });
+    expect(pane.title).toBe(state.dir);
+    panes.write(pane.id, `cd '${dir}'\r`);
+    await waitFor(() => panes.get(pane.id)?.cwd === dir && panes.get(pane.id)?.title === dir, 'the new cwd in PaneInfo and the title');
+    panes.write(pane.id, 'sleep 4\r');
+    await waitFor(() => panes.get(pane.id)?.title === 'sleep', 'the foreground program as the title');
+  });
+
   it('reports the exit status and restarts the same command in the same pane', async () => {
     const marker = path.join(state.dir, 'runs');
     const pane = panes.create({ command: ['/bin/sh', '-c', `echo run >> ${marker}; exit 3`] });
