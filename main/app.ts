@@ -9,6 +9,8 @@ import { PaneService } from './panes/service.ts';
 import { loadSession, restoreSession, SessionKeeper } from './state/session.ts';
 import { SettingsService } from './state/settings.ts';
 import { installSurfaces, type SurfaceService } from './surfaces/service.ts';
+import { surfaceTools } from './surfaces/tools.ts';
+import { McpHost } from './mcp/server.ts';
 import { installAgentChannel, type AgentChannel } from './agent-channel/service.ts';
 
 export interface AppOptions {
@@ -29,6 +31,8 @@ export interface App {
   settings: SettingsService;
   /** Surfaces: the per-pane benches and the routes into them (SurfaceServiceApi and more). */
   surfaces: SurfaceService;
+  /** The app's MCP server (main/mcp): services add their tools with `mcp.addTools(defs)`. */
+  mcp: McpHost;
   /** The agent channel (TDAC 0.2): hooks' events, answers, agent status, 'agent.new'. */
   agents: AgentChannel;
   dispose(): Promise<void>;
@@ -49,11 +53,20 @@ export async function createApp(opts: AppOptions): Promise<App> {
   installPaneHandlers(core, panes, settings, opts.shell);
   // Surfaces (main/surfaces): the file poller, transcripts, actions, artifact files.
   const surfaces = installSurfaces(core, panes);
+  // The MCP server (main/mcp) on the per-user socket; services add ToolDef lists to it.
+  const mcp = new McpHost({ socketPath: paths.socket, settings: () => settings.get() });
+  mcp.addTools(surfaceTools(surfaces, panes));
+  try {
+    await mcp.listen();
+  } catch (e) {
+    process.stderr.write(`terminal-delight: the MCP server is not running: ${(e as Error).message}\n`);
+  }
+  core.onDispose(() => mcp.close());
   // The agent channel (main/agent-channel): inbound.jsonl, answers/, agent status, agent.new.
   const agents = installAgentChannel({ core, panes, surfaces, settings, env });
   // Other services install here (each in its own folder): surfaces, agent-channel, tick, mcp.
 
   // Last, so every service above sees the restored panes arrive (onCreated).
   if (saved) restoreSession(panes, saved);
-  return { core, paths, panes, settings, surfaces, agents, dispose: () => core.dispose() };
+  return { core, paths, panes, settings, surfaces, agents, mcp, dispose: () => core.dispose() };
 }
