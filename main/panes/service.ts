@@ -65,6 +65,8 @@ export class PaneService implements PaneServiceApi {
   private readonly bus = new EventEmitter();
   /** Windows reading pane output (for flow control). */
   private readonly readers = new Set<string>();
+  /** Each pane's cwd as last reported, to save the session when one moves. */
+  private readonly cwds = new Map<string, string>();
   private layoutTree: Layout | null = null;
   private focusedId: string | null = null;
   private disposed = false;
@@ -187,6 +189,11 @@ export class PaneService implements PaneServiceApi {
         updated: (p) => {
           if (this.panes.get(p.id) !== p) return;
           this.core.emit('pane.updated', p.info);
+          // A shell that moved folders: the saved session follows.
+          if (this.cwds.get(p.id) !== p.info.cwd) {
+            this.cwds.set(p.id, p.info.cwd);
+            this.changed();
+          }
         },
         exited: (p) => {
           if (this.panes.get(p.id) !== p) return;
@@ -197,6 +204,7 @@ export class PaneService implements PaneServiceApi {
       },
     );
     this.panes.set(s.id, pane);
+    this.cwds.set(s.id, pane.info.cwd);
     this.bus.emit('created', pane.info);
     this.core.emit('pane.updated', pane.info);
     if (!place.detached) this.attach(s.id, place.splitOf, place.direction);
@@ -218,6 +226,7 @@ export class PaneService implements PaneServiceApi {
     if (!pane) return;
     pane.dispose();
     this.panes.delete(paneId);
+    this.cwds.delete(paneId);
     this.removeFromLayout(paneId);
     this.core.emit('pane.removed', { paneId });
     this.bus.emit('removed', paneId);

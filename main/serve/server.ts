@@ -43,6 +43,8 @@ export interface Served {
 
 /** Largest frame a window may send (pastes included). */
 const MAX_FRAME = 16 * 1024 * 1024;
+/** Output queued to one socket beyond this means the window is gone or stuck. */
+const MAX_BUFFERED = 64 * 1024 * 1024;
 
 export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   const bind = loopbackBindAddress(opts.host ?? '127.0.0.1');
@@ -169,7 +171,16 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   const offEvents = core.onEvent((name, payload) => {
     if (sockets.size === 0) return;
     const text = JSON.stringify({ t: 'evt', name, payload } satisfies ServerFrame);
-    for (const ws of sockets.keys()) if (ws.readyState === ws.OPEN) ws.send(text);
+    for (const ws of sockets.keys()) {
+      if (ws.readyState !== ws.OPEN) continue;
+      // A window that stopped reading its socket altogether is let go, not buffered for without end.
+      if (ws.bufferedAmount > MAX_BUFFERED) {
+        ws.close(1008, 'this window stopped reading: reload it');
+        ws.terminate();
+        continue;
+      }
+      ws.send(text);
+    }
   });
 
   await new Promise<void>((resolve, reject) => {
