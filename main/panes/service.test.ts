@@ -86,8 +86,9 @@ describe('PaneService with real PTYs', () => {
     expect(panes.liveCwd(pane.id)).toBe(dir);
   });
 
-  it('refuses a cwd that does not exist, in one sentence', () => {
+  it('refuses a cwd that does not exist, and an id that is no folder name, in one sentence', () => {
     expect(() => panes.create({ cwd: path.join(state.dir, 'nope') })).toThrow(/does not exist: give the pane an existing folder/);
+    for (const paneId of ['..', '../x', 'a/b', '', '.hidden']) expect(() => panes.create({ paneId, command: BASH }), paneId).toThrow(/is not usable/);
     expect(panes.list()).toHaveLength(0);
   });
 

@@ -154,6 +154,7 @@ export class PaneService implements PaneServiceApi {
   create(opts: CreatePaneOptions): PaneInfo {
     if (this.disposed) throw new Error('the window is shutting down: no new panes');
     const id = opts.paneId ?? newPaneId();
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(id)) throw new Error(`pane id "${id}" is not usable: use 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit`);
     if (this.panes.has(id)) throw new Error(`pane "${id}" already exists: choose another id`);
     if (opts.cwd !== undefined && !usableCwd(opts.cwd)) throw new Error(`folder "${opts.cwd}" does not exist: give the pane an existing folder as cwd`);
     if (opts.command !== undefined && (!Array.isArray(opts.command) || !opts.command.every((a) => typeof a === 'string'))) {
@@ -168,6 +169,7 @@ export class PaneService implements PaneServiceApi {
 
   /** Start a saved pane under its old id and tag (restore); it is not put into the layout. */
   restore(saved: SavedPane): PaneInfo {
+    if (this.panes.has(saved.id)) throw new Error(`pane "${saved.id}" already exists: a saved pane comes back once`);
     const cwd = usableCwd(saved.cwd) ?? usableCwd(this.defaultCwd) ?? os.homedir();
     const command = saved.command.length > 0 ? saved.command : loginShell(this.env);
     return this.spawn({ id: saved.id, tag: saved.tag, kind: saved.kind, command, cwd, cols: DEFAULT_COLS, rows: DEFAULT_ROWS, title: saved.title }, { detached: true });

@@ -20,7 +20,8 @@ export interface SavedSession {
 }
 
 const KINDS: readonly PaneKind[] = ['shell', 'agent', 'tick'];
-const ID = /^[A-Za-z0-9._-]{1,64}$/;
+/** Ids name folders: a letter or digit first, so never `.` or `..`. */
+const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Read a saved session leniently: anything malformed is dropped, a broken file gives undefined. */
 export function loadSession(file: string): SavedSession | undefined {
