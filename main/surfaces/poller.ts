@@ -141,7 +141,7 @@ export class FolderPoller {
     const changed: Array<{ name: string; st: fs.Stats; sig: string }> = [];
     for (const name of names) {
       if (!isCandidate(name)) continue;
-      const st = fs.lstatSync(path.join(w.folder, name), { throwIfNoEntry: false });
+      const st = fs.lstatSync(`${w.folder}/${name}`, { throwIfNoEntry: false });
       if (!st) continue;
       present.add(name);
       const sig = `${st.mtimeMs}:${st.size}:${st.ino}:${st.mode}`;
