@@ -13,27 +13,10 @@ import type { AppCommand, EventName, PaneInfo, RequestName } from '../../preload
 import { REQUEST_NAMES } from '../../preload/contract.ts';
 import { createApp, type App } from '../app.ts';
 import { appRoot } from '../panes/env.ts';
-import { mimeType, resolveStatic } from '../serve/files.ts';
+import { ORIGIN, routeAppUrl, SCHEME, trustedSenderUrl } from './routes.ts';
 
-const SCHEME = 'app';
-const ORIGIN = `${SCHEME}://td`;
 const rendererDir = path.join(appRoot, 'out', 'renderer');
 const preloadFile = path.join(appRoot, 'out', 'electron', 'preload.cjs');
-
-/** The renderer's policy under app:// (the same rules as serve's). */
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "frame-src 'self' blob:",
-  "worker-src 'self' blob:",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-].join('; ');
 
 protocol.registerSchemesAsPrivileged([{ scheme: SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, stream: true } }]);
 
@@ -42,32 +25,12 @@ const windows = new Set<BrowserWindow>();
 
 /** Files for app://td/...: core.serveFiles routes first, then the built renderer. */
 async function serveAppFile(request: Request): Promise<Response> {
-  const url = new URL(request.url);
-  if (url.host !== 'td') return new Response('Not found.', { status: 404 });
+  const route = routeAppUrl(request.url, core?.core, rendererDir);
   const headers: Record<string, string> = { 'X-Content-Type-Options': 'nosniff' };
-  const m = /^\/([a-z][a-z0-9-]*)\/(.+)$/.exec(url.pathname);
-  let file: string | undefined;
-  let csp = CSP;
-  let type: string | undefined;
-  if (m && core) {
-    let rest: string | undefined;
-    try {
-      rest = decodeURIComponent(m[2]);
-    } catch {
-      rest = undefined;
-    }
-    const resolved = rest !== undefined && !rest.includes('\0') ? core.core.resolveFile(m[1], rest) : undefined;
-    if (resolved) {
-      file = resolved.path;
-      csp = resolved.csp ?? CSP;
-      type = resolved.type;
-    }
-  }
-  file ??= resolveStatic(rendererDir, url.pathname);
-  if (!file) return new Response(url.pathname === '/' ? 'The renderer is not built yet: run `npm run build`.' : 'Not found.', { status: 404, headers });
+  if ('status' in route) return new Response(route.text, { status: route.status, headers });
   try {
-    const body = await fs.promises.readFile(file);
-    return new Response(body, { status: 200, headers: { ...headers, 'Content-Type': type ?? mimeType(file), 'Content-Security-Policy': csp } });
+    const body = await fs.promises.readFile(route.file);
+    return new Response(body, { status: 200, headers: { ...headers, 'Content-Type': route.type, 'Content-Security-Policy': route.csp } });
   } catch {
     return new Response('Not found.', { status: 404, headers });
   }
@@ -75,8 +38,7 @@ async function serveAppFile(request: Request): Promise<Response> {
 
 /** Only our own pages may call the core. */
 function trustedSender(event: IpcMainInvokeEvent): boolean {
-  const url = event.senderFrame?.url;
-  return typeof url === 'string' && url.startsWith(`${ORIGIN}/`);
+  return trustedSenderUrl(event.senderFrame?.url);
 }
 
 function clientOf(wc: WebContents): { id: string } {

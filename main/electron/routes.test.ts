@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Core } from '../core.ts';
+import { tempState } from '../panes/testing.ts';
+import { APP_CSP, routeAppUrl, trustedSenderUrl } from './routes.ts';
+
+let state: ReturnType<typeof tempState>;
+let renderer: string;
+const core = new Core();
+
+beforeAll(() => {
+  state = tempState();
+  renderer = path.join(state.dir, 'renderer');
+  fs.mkdirSync(path.join(renderer, 'assets'), { recursive: true });
+  fs.writeFileSync(path.join(renderer, 'index.html'), '<!doctype html>');
+  fs.writeFileSync(path.join(renderer, 'assets', 'a.js'), '1');
+  fs.writeFileSync(path.join(state.dir, 'outside.txt'), 'no');
+  const doc = path.join(state.dir, 'doc.html');
+  fs.writeFileSync(doc, '<p>x</p>');
+  core.serveFiles('artifact', (rest) => (rest === 'p1/doc.html' ? { path: doc, csp: 'sandbox' } : undefined));
+});
+afterAll(() => state.cleanup());
+
+describe('app:// routes of the Electron shell', () => {
+  it('serves the renderer with the strict CSP', () => {
+    expect(routeAppUrl('app://td/index.html', core, renderer)).toEqual({ file: path.join(renderer, 'index.html'), type: 'text/html; charset=utf-8', csp: APP_CSP });
+    expect(routeAppUrl('app://td/', core, renderer)).toMatchObject({ file: path.join(renderer, 'index.html') });
+    expect(routeAppUrl('app://td/assets/a.js', core, renderer)).toMatchObject({ type: 'text/javascript; charset=utf-8' });
+    expect(APP_CSP).toContain("script-src 'self'");
+    expect(APP_CSP).toContain("object-src 'none'");
+  });
+
+  it('serves core file routes first, with their own CSP', () => {
+    expect(routeAppUrl('app://td/artifact/p1/doc.html', core, renderer)).toEqual({ file: path.join(state.dir, 'doc.html'), type: 'text/html; charset=utf-8', csp: 'sandbox' });
+    expect(routeAppUrl('app://td/artifact/p1/other.html', core, renderer)).toEqual({ status: 404, text: 'Not found.' });
+  });
+
+  it('never leaves the renderer folder or answers another host', () => {
+    for (const u of ['app://td/../outside.txt', 'app://td/%2e%2e/outside.txt', 'app://td/assets/..%2f..%2foutside.txt', 'app://evil/index.html', 'file:///etc/passwd']) {
+      expect('status' in routeAppUrl(u, core, renderer), u).toBe(true);
+    }
+  });
+
+  it('trusts only IPC from app://td pages', () => {
+    expect(trustedSenderUrl('app://td/index.html')).toBe(true);
+    for (const u of ['http://127.0.0.1/', 'app://tdx/index.html', 'app://td', 'file:///x', '', undefined, null]) expect(trustedSenderUrl(u), String(u)).toBe(false);
+  });
+});
+
+describe('the core stays free of Electron', () => {
+  it('imports electron only in main/electron/ and preload/index.ts', () => {
+    const root = path.resolve(import.meta.dirname, '..', '..');
+    const offenders: string[] = [];
+    const walk = (dir: string): void => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) {
+          if (p !== path.join(root, 'main', 'electron')) walk(p);
+        } else if (/\.tsx?$/.test(e.name) && /from ['"]electron['"]|require\(['"]electron['"]\)/.test(fs.readFileSync(p, 'utf8'))) {
+          offenders.push(path.relative(root, p));
+        }
+      }
+    };
+    walk(path.join(root, 'main'));
+    walk(path.join(root, 'renderer'));
+    expect(offenders).toEqual([]);
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * What the Electron shell's `app://td/...` protocol answers, without Electron: the
+ * core's file routes first (core.serveFiles), then the built renderer; and whether an
+ * IPC sender is one of our own pages. Plain Node, so it is tested directly.
+ */
+import type { Core } from '../core.ts';
+import { mimeType, resolveStatic } from '../serve/files.ts';
+
+export const SCHEME = 'app';
+export const ORIGIN = `${SCHEME}://td`;
+
+/** The renderer's policy under app:// (the same rules as serve's). */
+export const APP_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "frame-src 'self' blob:",
+  "worker-src 'self' blob:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+export type AppRoute = { file: string; type: string; csp: string } | { status: number; text: string };
+
+export function routeAppUrl(rawUrl: string, core: Core | undefined, rendererDir: string): AppRoute {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    return { status: 400, text: 'Bad request.' };
+  }
+  if (url.protocol !== `${SCHEME}:` || url.host !== 'td') return { status: 404, text: 'Not found.' };
+  const m = /^\/([a-z][a-z0-9-]*)\/(.+)$/.exec(url.pathname);
+  if (m && core) {
+    let rest: string | undefined;
+    try {
+      rest = decodeURIComponent(m[2]);
+    } catch {
+      rest = undefined;
+    }
+    const resolved = rest !== undefined && !rest.includes('\0') ? core.resolveFile(m[1], rest) : undefined;
+    if (resolved) return { file: resolved.path, type: resolved.type ?? mimeType(resolved.path), csp: resolved.csp ?? APP_CSP };
+  }
+  const file = resolveStatic(rendererDir, url.pathname);
+  if (!file) return url.pathname === '/' || url.pathname === '/index.html' ? { status: 404, text: 'The renderer is not built yet: run `npm run build`.' } : { status: 404, text: 'Not found.' };
+  return { file, type: mimeType(file), csp: APP_CSP };
+}
+
+/** Only pages of our own origin may call the core over IPC. */
+export function trustedSenderUrl(url: string | undefined | null): boolean {
+  return typeof url === 'string' && url.startsWith(`${ORIGIN}/`);
+}
