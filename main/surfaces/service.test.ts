@@ -274,6 +274,30 @@ describe('routes in the service', () => {
     expect(surfaces.ingest(pane.id, { td: '0.4', kind: 'comment', model: { text: 'forged' } }, 'mcp').refusal).toMatch(/not offered to agents/);
   });
 
+  it('gives a bench (and a folder) only to panes that exist', async () => {
+    expect(await core.request('surface.list', { paneId: '../../escape' }, CLIENT)).toEqual([]);
+    await core.request('surface.seen', { paneId: '../../escape', surfaceIds: ['x'] }, CLIENT);
+    expect(surfaces.ingest('../../escape', doc('x'), 'agent').refusal).toMatch(/^there is no pane/);
+    await expect(core.request('surface.comment', { paneId: 'nope', text: 'x' }, CLIENT)).rejects.toThrow(/there is no pane "nope"/);
+    expect(await core.request('surface.act', { paneId: 'nope', surfaceId: 'x', action: 'ack' }, CLIENT)).toMatchObject({ ok: false, error: /there is no pane "nope"/ });
+    expect(await core.request('artifact.open', { paneId: 'nope', surfaceId: 'x' }, CLIENT)).toMatchObject({ kind: 'missing' });
+    expect(fs.existsSync(path.join(state.dir, 'state', 'terminal-delight', 'surfaces', 'escape'))).toBe(false);
+    expect(fs.existsSync(path.join(state.dir, 'state', 'terminal-delight', 'escape'))).toBe(false);
+  });
+
+  it('merges an update into the surface on the bench (file route)', async () => {
+    const pane = quietPane();
+    const folder = panes.folder(pane.id);
+    fs.writeFileSync(path.join(folder, 'r.json'), JSON.stringify({ td: '0.4', kind: 'response', id: 'r', title: 'First', model: { layman: 'old', body: 'keep' } }));
+    surfaces.poller.scanAll();
+    const first = surfaces.list(pane.id)[0]!;
+    fs.writeFileSync(path.join(folder, 'r-update.json'), JSON.stringify({ td: '0.4', op: 'update', kind: 'response', id: 'r', model: { layman: 'new' } }));
+    surfaces.poller.scanAll();
+    const list = surfaces.list(pane.id);
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ id: 'r', title: 'Response', model: { layman: 'new', body: 'keep' }, order: first.order, arrivedAt: first.arrivedAt, seen: false });
+  });
+
   it('lists the catalogue through the contract', async () => {
     const cat = await core.request('surface.catalogue', {}, CLIENT);
     expect(cat.find((k) => k.kind === 'change')!.actions).toContain('reject_part');

@@ -92,6 +92,7 @@ export class SurfaceService implements SurfaceServiceApi {
   }
 
   ingest(paneId: string, doc: unknown, route: SurfaceRoute, opts: { strict?: boolean; file?: string } = {}): IngestResult {
+    if (!this.known(paneId)) return { refusal: `there is no pane "${String(paneId).slice(0, 64)}" — it may have closed; nothing was shown` };
     const strict = opts.strict ?? (route === 'mcp' || route === 'cli');
     let checked = checkSurface(doc, { strict, person: route === 'person', existing: (id) => this.store.get(paneId, id) });
     if (checked.type === 'refused') return { refusal: checked.reason };
@@ -109,7 +110,13 @@ export class SurfaceService implements SurfaceServiceApi {
     return result;
   }
 
+  /** Only panes that exist have a bench (and a folder): ids from outside are checked here. */
+  private known(paneId: unknown): paneId is string {
+    return typeof paneId === 'string' && this.panes.get(paneId) !== undefined;
+  }
+
   list(paneId: string): Surface[] {
+    if (!this.known(paneId)) return [];
     return this.store.list(paneId);
   }
 
@@ -118,10 +125,11 @@ export class SurfaceService implements SurfaceServiceApi {
   }
 
   sentSince(paneId: string, since: string): boolean {
-    return this.store.sentSince(paneId, since);
+    return this.known(paneId) && this.store.sentSince(paneId, since);
   }
 
   watchTranscript(paneId: string, transcriptPath: string): void {
+    if (!this.known(paneId)) return;
     this.transcripts.watch(paneId, transcriptPath);
   }
 
@@ -135,6 +143,7 @@ export class SurfaceService implements SurfaceServiceApi {
 
   /** A person's own note, on the bench or on a surface. */
   comment(paneId: string, text: string, on?: string): Surface {
+    if (!this.known(paneId)) throw new Error(`there is no pane "${String(paneId).slice(0, 64)}" — it may have closed`);
     if (typeof text !== 'string' || !text.trim()) throw new Error('a note needs some text — write it, then save');
     if (utf8Bytes(text) > LIMITS.commentBytes) throw new Error('a note is at most 4 KiB — shorten it, then save');
     if (on !== undefined && !this.store.get(paneId, on)) throw new Error(`there is no surface "${on}" on this bench to note — it was retired or dismissed`);
@@ -161,12 +170,12 @@ export class SurfaceService implements SurfaceServiceApi {
     core.handle('surface.list', ({ paneId }) => this.list(paneId));
     core.handle('surface.act', ({ paneId, surfaceId, action, target, comment }) => this.act(paneId, surfaceId, action, target, comment));
     core.handle('surface.seen', ({ paneId, surfaceIds }) => {
-      if (Array.isArray(surfaceIds)) this.store.markSeen(paneId, surfaceIds.filter((s) => typeof s === 'string'));
+      if (this.known(paneId) && Array.isArray(surfaceIds)) this.store.markSeen(paneId, surfaceIds.filter((s) => typeof s === 'string'));
     });
     core.handle('surface.comment', ({ paneId, text, on }) => this.comment(paneId, text, on));
     core.handle('surface.catalogue', () => catalogue());
     core.handle('artifact.open', ({ paneId, surfaceId }) => {
-      const surface = this.store.get(paneId, surfaceId);
+      const surface = this.known(paneId) ? this.store.get(paneId, surfaceId) : undefined;
       if (!surface) return { kind: 'missing', name: surfaceId, message: `there is no surface "${surfaceId}" on this bench — it was retired or dismissed` };
       return artifactView(paneId, surface);
     });
