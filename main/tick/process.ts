@@ -44,7 +44,7 @@ export function tickEnv(base: NodeJS.ProcessEnv, instanceId: string, extra: Reco
 }
 
 /** Send SIGTERM to a process group, then SIGKILL after `graceMs` unless `alive()` says it is gone. */
-export function terminateGroup(pgid: number, alive: () => boolean, graceMs = LIMITS.killGraceMs): Promise<void> {
+export function terminateGroup(pgid: number, alive: () => boolean, graceMs: number = LIMITS.killGraceMs): Promise<void> {
   const signal = (sig: NodeJS.Signals) => {
     try {
       process.kill(-pgid, sig);
@@ -110,7 +110,7 @@ export function spawnDirect(command: string[], opts: DirectOptions = {}): Direct
       resolve({ code: null, signal: null });
     });
   });
-  const terminate = async (graceMs?: number) => {
+  const terminate = async (graceMs?: number): Promise<void> => {
     if (running && child.pid) await terminateGroup(child.pid, () => running, graceMs);
     await exited;
   };
