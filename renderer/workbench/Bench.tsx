@@ -55,6 +55,11 @@ export function focusTerminalNear(el: HTMLElement | null): boolean {
   return false;
 }
 
+/** The pane this bench belongs to (its terminal and header), for focus and placement. */
+function paneElement(el: HTMLElement | null): HTMLElement | null {
+  return el?.closest<HTMLElement>('[data-pane-id]') ?? el?.parentElement ?? null;
+}
+
 function inText(el: EventTarget | null): boolean {
   if (!(el instanceof HTMLElement)) return false;
   return el.isContentEditable || el.tagName === 'TEXTAREA' || (el.tagName === 'INPUT' && !['checkbox', 'radio', 'button'].includes((el as HTMLInputElement).type));
@@ -118,8 +123,11 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
     if (shelf === 'Decide') store.getState().approvalsSeen(pendingApprovals.map((a) => a.id));
   }, [cards, shelf, pendingApprovals, paneId, store]);
 
-  // Keep the cards in view where they are when cards arrive above them.
-  const anchor = useRef<{ id: string; offset: number } | null>(null);
+  // Keep the cards in view where they are when cards arrive (or grow) above them. The
+  // anchor is the first card in view and its offset, taken at the last scroll or render;
+  // when the list was scrolled since (by a person or scrollIntoView), there is nothing
+  // to correct, only a new anchor to take.
+  const anchor = useRef<{ id: string; offset: number; scrollTop: number } | null>(null);
   const captureAnchor = useCallback(() => {
     const el = list.current;
     if (!el) return;
@@ -132,12 +140,12 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
         break;
       }
     }
-    anchor.current = pick ? { id: pick.dataset.anchor!, offset: pick.offsetTop - top } : null;
+    anchor.current = pick ? { id: pick.dataset.anchor!, offset: pick.offsetTop - top, scrollTop: top } : null;
   }, []);
   useLayoutEffect(() => {
     const el = list.current;
     const a = anchor.current;
-    if (el && a) {
+    if (el && a && el.scrollTop === a.scrollTop) {
       const n = el.querySelector<HTMLElement>(`[data-anchor="${CSS.escape(a.id)}"]`);
       if (n) {
         const delta = n.offsetTop - el.scrollTop - a.offset;
@@ -147,15 +155,22 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
     captureAnchor();
   });
 
+  // A person moved the selection with the keyboard: focus follows, right after the commit.
+  const focusNext = useRef<string | null>(null);
   const selectAndFocus = useCallback((id: string | null) => {
     store.getState().select(paneId, id, id ? ids.indexOf(id) : 0);
-    if (!id) return;
-    requestAnimationFrame(() => {
-      const el = list.current?.querySelector<HTMLElement>(`[data-anchor="${CSS.escape(id)}"] > article`);
-      el?.focus({ preventScroll: true });
-      el?.scrollIntoView({ block: 'nearest' });
-    });
+    focusNext.current = id;
+    setFocusTick((n) => n + 1);
   }, [ids, paneId, store]);
+  const [focusTick, setFocusTick] = useState(0);
+  useLayoutEffect(() => {
+    const id = focusNext.current;
+    focusNext.current = null;
+    if (!id) return;
+    const el = list.current?.querySelector<HTMLElement>(`[data-anchor="${CSS.escape(id)}"] > article`);
+    el?.focus({ preventScroll: true });
+    el?.scrollIntoView({ block: 'nearest' });
+  }, [focusTick]);
 
   const showShelf = useCallback((next: Shelf) => {
     store.getState().showShelf(paneId, next);
@@ -217,7 +232,7 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (!(e.ctrlKey && e.shiftKey && !e.altKey && !e.metaKey && e.code === 'KeyJ')) return;
-      const container = root.current?.parentElement;
+      const container = paneElement(root.current);
       const active = document.activeElement;
       if (!container || !active || !container.contains(active) || root.current?.contains(active)) return;
       e.preventDefault();
@@ -336,7 +351,7 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
         )}
         {!pane?.loaded && <p className="tdb-empty">Loading…</p>}
       </div>
-      {viewer && <DocumentViewer viewer={viewer} anchor={root.current?.parentElement ?? null} onClose={() => {
+      {viewer && <DocumentViewer viewer={viewer} anchor={paneElement(root.current)} onClose={() => {
         store.getState().closeViewer(paneId);
         focusTerminalNear(root.current);
       }} />}
