@@ -52,7 +52,7 @@ export class FolderPoller {
   private readonly byFolder = new Map<string, string>();
   private readonly deps: PollerDeps;
   private readonly intervalMs: number;
-  private readonly events: boolean;
+  private events: boolean;
   private timer?: NodeJS.Timeout;
   private watcher?: FSWatcher;
 
@@ -73,20 +73,41 @@ export class FolderPoller {
     const folder = this.deps.folder(paneId);
     this.panes.set(paneId, { folder, seen: new Map() });
     this.byFolder.set(folder, paneId);
-    if (this.events) {
-      try {
-        if (!this.watcher) {
-          this.watcher = watch(folder, { ignoreInitial: true, depth: 0, followSymlinks: false, persistent: false });
-          this.watcher.on('all', (_event: string, p: string) => this.soon(path.dirname(p)));
-          this.watcher.on('error', () => { /* polling still runs */ });
-        } else {
-          this.watcher.add(folder);
-        }
-      } catch {
-        // events are an optimisation: polling still runs
-      }
-    }
+    if (this.events) this.watchFolder(folder);
     this.scan(paneId);
+  }
+
+  /** Turn file-system events on or off (polling alone still reads every folder once a second). */
+  async useEvents(on: boolean): Promise<void> {
+    if (on === this.events) return;
+    this.events = on;
+    if (on) {
+      for (const w of this.panes.values()) this.watchFolder(w.folder);
+    } else {
+      const watcher = this.watcher;
+      this.watcher = undefined;
+      await watcher?.close().catch(() => undefined);
+    }
+  }
+
+  private watchFolder(folder: string): void {
+    try {
+      if (!this.watcher) {
+        // atomic: false — chokidar would otherwise hold a rename's events back for 100 ms.
+        this.watcher = watch(folder, { ignoreInitial: true, depth: 0, followSymlinks: false, persistent: false, atomic: false });
+        this.watcher.on('all', (_event: string, p: string) => this.soon(path.dirname(p)));
+        // The raw fs.watch events come first; they name the folder watched.
+        this.watcher.on('raw', (_event: unknown, _name: unknown, details: unknown) => {
+          const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
+          if (typeof watched === 'string') this.soon(watched);
+        });
+        this.watcher.on('error', () => { /* polling still runs */ });
+      } else {
+        this.watcher.add(folder);
+      }
+    } catch {
+      // events are an optimisation: polling still runs
+    }
   }
 
   remove(paneId: string): void {
@@ -124,7 +145,7 @@ export class FolderPoller {
     w.scheduled = setTimeout(() => {
       w.scheduled = undefined;
       if (this.panes.get(paneId) === w) this.scan(paneId);
-    }, 15);
+    }, 5);
   }
 
   /** Read the pane folder once: new and changed files oldest first, deleted files retired. */
