@@ -154,4 +154,24 @@ describe('MCP over terminal-delight mcp', () => {
     const second = new McpHost({ socketPath: socket, settings: () => ({ mcpServer: true, mcpWrites: true }) });
     await expect(second.listen()).rejects.toThrow(/another Terminal Delight is serving MCP/);
   });
+
+  it('answers a bad hello, or none, with one error line and closes', async () => {
+    const net = await import('node:net');
+    const { McpHost } = await import('./server.ts');
+    const socketPath = path.join(state.dir, 'h.sock');
+    const host = new McpHost({ socketPath, settings: () => ({ mcpServer: true, mcpWrites: true }), helloTimeoutMs: 200 });
+    await host.listen();
+    const talk = (send?: string) => new Promise<string>((resolve) => {
+      const s = net.connect(socketPath);
+      let got = '';
+      s.on('data', (d) => { got += d.toString(); });
+      s.on('close', () => resolve(got));
+      if (send !== undefined) s.write(send);
+    });
+    expect(JSON.parse(await talk('{"jsonrpc":"2.0","id":1,"method":"initialize"}\n'))).toEqual({ td_mcp: 1, error: 'the first line was not a hello this app speaks (td_mcp 1) — update `terminal-delight mcp` to match the app' });
+    expect(JSON.parse(await talk('nonsense\n')).error).toMatch(/^the first line was not a hello/);
+    expect(JSON.parse(await talk()).error).toBe('no hello line came in time — connect with `terminal-delight mcp`');
+    await host.close();
+    expect(fs.existsSync(socketPath)).toBe(false);
+  });
 });

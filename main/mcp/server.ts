@@ -20,6 +20,8 @@ import type { ToolDef, ToolResult } from './tool.ts';
 export const HELLO_VERSION = 1;
 /** The hello line is at most this long. */
 const HELLO_MAX = 4096;
+/** And comes within this long. */
+const HELLO_TIMEOUT_MS = 10_000;
 
 export interface McpSettings {
   mcpServer: boolean;
@@ -31,6 +33,8 @@ export interface McpHostOptions {
   /** The current settings (SettingsApi.get); read at every connection and call. */
   settings: () => McpSettings;
   version?: string;
+  /** How long a connection may wait before its hello line (default 10 s). */
+  helloTimeoutMs?: number;
 }
 
 export interface Hello {
@@ -192,6 +196,12 @@ export class McpHost {
       socket.end(`${JSON.stringify({ td_mcp: HELLO_VERSION, error })}\n`);
     };
     socket.on('data', onData);
+    // A client that never says hello does not hold a connection for long.
+    const timer = setTimeout(() => {
+      if (!conn.hello && !socket.destroyed) refuse('no hello line came in time — connect with `terminal-delight mcp`');
+    }, this.opts.helloTimeoutMs ?? HELLO_TIMEOUT_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
   }
 
   private async serve(conn: Connection): Promise<void> {

@@ -126,4 +126,12 @@ describe('terminal-delight surface', () => {
     ]);
     expect(cli(['--derive', path.join(state.dir, 'missing.jsonl')], { env: state.env })).toMatchObject({ code: 2, stderr: /cannot read/ });
   });
+
+  it('does not wait on a terminal when nothing is piped in', async () => {
+    const { run } = await import('./cli.ts');
+    let err = '';
+    const code = await run([], { env: paneEnv, stdinIsTTY: true, stdout: () => undefined, stderr: (t) => { err += t; }, readStdin: () => new Promise(() => undefined) });
+    expect(code).toBe(2);
+    expect(err).toMatch(/^terminal-delight surface: nothing is piped in — give a file, or pipe the document/);
+  });
 });

@@ -28,6 +28,8 @@ const USAGE = `Usage: terminal-delight surface [file|-]            put one surfa
 
 export interface Io {
   env: NodeJS.ProcessEnv;
+  /** Whether stdin is a terminal (nothing piped in). */
+  stdinIsTTY?: boolean;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   readStdin: () => Promise<string>;
@@ -36,6 +38,7 @@ export interface Io {
 function defaultIo(): Io {
   return {
     env: process.env,
+    stdinIsTTY: process.stdin.isTTY === true,
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
     readStdin: async () => {
@@ -106,6 +109,10 @@ export async function run(argv: string[], io: Io = defaultIo()): Promise<number>
 
   let input: string;
   const file = args[0];
+  if ((!file || file === '-') && io.stdinIsTTY) {
+    err('nothing is piped in — give a file, or pipe the document: echo \'{"td":"0.4",…}\' | terminal-delight surface');
+    return 2;
+  }
   try {
     input = file && file !== '-' ? fs.readFileSync(file, 'utf8') : await io.readStdin();
   } catch (e) {
