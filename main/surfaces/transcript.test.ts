@@ -21,6 +21,11 @@ describe('pure extraction', () => {
     expect(texts[0]!.key).toBe('msg_codex_1');
     expect(texts.map((t) => t.text).join('\n')).not.toContain('never read');
   });
+  it('reads older Codex rollouts, whose lines are the payloads themselves', () => {
+    const line = JSON.stringify({ type: 'message', role: 'assistant', id: 'old1', content: [{ type: 'output_text', text: '```td\n{"td":"0.4"}\n```' }] });
+    const user = JSON.stringify({ type: 'message', role: 'user', content: [{ type: 'input_text', text: '```td\n{}\n```' }] });
+    expect(agentTexts(`${line}\n${user}\n`)).toEqual([{ key: 'old1', text: '```td\n{"td":"0.4"}\n```' }]);
+  });
   it('finds ```td and ```tdsp blocks only', () => {
     expect(fencedBlocks('a\n```td\n{"x":1}\n```\n```json\n{}\n```\n  ```tdsp\n{"y":2}\n  ```\n```td\nunclosed')).toEqual(['{"x":1}', '{"y":2}']);
     expect(fencedBlocks('```td\r\n{"z":3}\r\n```')).toEqual(['{"z":3}']);

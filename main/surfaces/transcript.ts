@@ -45,8 +45,9 @@ export function agentTexts(jsonl: string): AgentText[] {
       continue;
     }
     // Codex rollout: {"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":…}]}}
-    const payload = rec.payload as Record<string, unknown> | undefined;
-    if (rec.type === 'response_item' && payload && payload.type === 'message' && payload.role === 'assistant' && Array.isArray(payload.content)) {
+    // (older rollouts wrote the payload itself as the line).
+    const payload = (rec.type === 'message' ? { ...rec, type: 'message' } : rec.payload) as Record<string, unknown> | undefined;
+    if ((rec.type === 'response_item' || rec.type === 'message') && payload && payload.type === 'message' && payload.role === 'assistant' && Array.isArray(payload.content)) {
       const key = String(payload.id ?? sha256Hex(line));
       const parts = payload.content
         .filter((c): c is { type: string; text: string } => !!c && typeof c === 'object' && (c as { type?: unknown }).type === 'output_text' && typeof (c as { text?: unknown }).text === 'string')
