@@ -174,4 +174,10 @@ describe('MCP over terminal-delight mcp', () => {
     await host.close();
     expect(fs.existsSync(socketPath)).toBe(false);
   });
+
+  it('says so when the socket path is too long for a Unix socket', async () => {
+    const { McpHost } = await import('./server.ts');
+    const host = new McpHost({ socketPath: path.join(state.dir, 'x'.repeat(120), 's.sock'), settings: () => ({ mcpServer: true, mcpWrites: true }) });
+    await expect(host.listen()).rejects.toThrow(/longer than a Unix socket allows \(107\) — set TD_SOCKET to a shorter path/);
+  });
 });

@@ -120,6 +120,9 @@ export class McpHost {
   /** Listen on the socket: folder 0700, socket 0600, a stale socket removed first. */
   async listen(): Promise<void> {
     const file = this.opts.socketPath;
+    if (Buffer.byteLength(file) > 107) {
+      throw new Error(`the socket path ${file} is ${Buffer.byteLength(file)} bytes, longer than a Unix socket allows (107) — set TD_SOCKET to a shorter path`);
+    }
     const dir = path.dirname(file);
     if (!fs.existsSync(dir)) {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
