@@ -19,7 +19,11 @@ async function renderMermaid(source: string, theme: Theme): Promise<string> {
     mermaid.initialize({
       startOnLoad: false,
       securityLevel: 'strict',
-      theme: theme === 'dark' ? 'dark' : 'neutral',
+      // Quiet colours that sit with the window's own (styles.css).
+      theme: 'base',
+      themeVariables: theme === 'dark'
+        ? { background: '#1b1d22', primaryColor: '#23272e', primaryBorderColor: '#4a515c', primaryTextColor: '#d5d8de', lineColor: '#8a919b', secondaryColor: '#1f2a3a', tertiaryColor: '#1b1d22', textColor: '#d5d8de', fontSize: '13px' }
+        : { background: '#ffffff', primaryColor: '#f3f3f1', primaryBorderColor: '#b9b9b4', primaryTextColor: '#1f2328', lineColor: '#59616b', secondaryColor: '#e8eefb', tertiaryColor: '#ffffff', textColor: '#1f2328', fontSize: '13px' },
       htmlLabels: false,
       flowchart: { htmlLabels: false },
       fontFamily: 'system-ui, -apple-system, "Segoe UI", sans-serif',

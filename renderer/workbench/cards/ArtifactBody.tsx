@@ -37,7 +37,7 @@ export function ArtifactBody({ ctx }: { ctx: CardCtx }): ReactNode {
           <span className="tdb-file-name">{baseName(location)}</span>
           <span className="tdb-file-meta">
             {str(m.media_type) && <span>{str(m.media_type)}</span>}
-            <span className="tdb-file-loc" title={location}>{location}</span>
+            <span className="tdb-file-loc" title={location}>{shortLocation(location)}</span>
           </span>
         </div>
         {missing && <span className="tdb-badge tdb-warn" title={missing}>missing</span>}
@@ -56,6 +56,21 @@ export function ArtifactBody({ ctx }: { ctx: CardCtx }): ReactNode {
       </div>
     </>
   );
+}
+
+/** Where the file is, short: the host of a URL, or the last two folders of a path. */
+export function shortLocation(location: string): string {
+  if (/^https?:\/\//i.test(location)) {
+    try {
+      return new URL(location).host;
+    } catch {
+      return location;
+    }
+  }
+  const p = location.replace(/^file:\/\//i, '').replace(/[?#].*$/, '');
+  const dirs = p.split('/').slice(0, -1).filter(Boolean);
+  if (dirs.length <= 2) return `/${dirs.join('/')}`;
+  return `…/${dirs.slice(-2).join('/')}`;
 }
 
 function fileGlyph(type: string, location: string): string {
