@@ -12,6 +12,8 @@ import { installSurfaces, type SurfaceService } from './surfaces/service.ts';
 import { surfaceTools } from './surfaces/tools.ts';
 import { McpHost } from './mcp/server.ts';
 import { installAgentChannel, type AgentChannel } from './agent-channel/service.ts';
+import { TickHost } from './tick/host.ts';
+import { tickTools } from './tick/mcp-tools.ts';
 
 export interface AppOptions {
   /** Which shell carries the contract. */
@@ -35,6 +37,8 @@ export interface App {
   mcp: McpHost;
   /** The agent channel (TDAC 0.2): hooks' events, answers, agent status, 'agent.new'. */
   agents: AgentChannel;
+  /** The Tick host (main/tick): hosted Ticks, shell: instances, approvals, subscriptions. */
+  ticks: TickHost;
   dispose(): Promise<void>;
 }
 
@@ -56,6 +60,10 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // The MCP server (main/mcp) on the per-user socket; services add ToolDef lists to it.
   const mcp = new McpHost({ socketPath: paths.socket, settings: () => settings.get() });
   mcp.addTools(surfaceTools(surfaces, panes));
+  // Ticks (main/tick): the host, its tick.* and approval.* requests, its MCP tools.
+  const ticks = new TickHost({ core, panes, env, mcpWrites: () => settings.get().mcpWrites });
+  ticks.install(core);
+  mcp.addTools(tickTools(ticks, { panes, mcpWrites: () => settings.get().mcpWrites }));
   try {
     await mcp.listen();
   } catch (e) {
@@ -68,5 +76,5 @@ export async function createApp(opts: AppOptions): Promise<App> {
 
   // Last, so every service above sees the restored panes arrive (onCreated).
   if (saved) restoreSession(panes, saved);
-  return { core, paths, panes, settings, surfaces, agents, mcp, dispose: () => core.dispose() };
+  return { core, paths, panes, settings, surfaces, agents, mcp, ticks, dispose: () => core.dispose() };
 }

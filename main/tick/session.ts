@@ -82,6 +82,8 @@ interface Pending {
   /** Settled already (timed out); a response arriving now is a late one. */
   settled: boolean;
   sent: boolean;
+  /** A `tick check` probe: sent as given. */
+  probe: boolean;
   resolve(r: RequestResult): void;
 }
 
@@ -200,6 +202,15 @@ export class TickSession {
     return this.enqueue('tick/call', { tool, args: args as Record<string, unknown>, revision }, timeoutMs);
   }
 
+  /**
+   * For `tick check` only: send a request exactly as given, skipping the host's own
+   * checks (stale revision, unknown tool, bad args), to see how the Tick answers them.
+   * The host's agents' path (`call`) never uses it.
+   */
+  probe(method: Method, params: Record<string, unknown>, timeoutMs = this.limits.queryMs): Promise<RequestResult> {
+    return this.enqueue(method, params, timeoutMs, true);
+  }
+
   /** Whether a tool call would need a person's approval (a mutating tool). */
   mutates(tool: string): boolean | undefined {
     return this.catalog?.tools.get(tool)?.tool.mutates;
@@ -209,12 +220,12 @@ export class TickSession {
     return `the call was prepared against catalog revision "${revision}" but the Tick's catalog is now "${this.catalog?.descriptor.revision}"; describe the Tick and prepare the call again`;
   }
 
-  private enqueue(method: Method, params: Record<string, unknown>, timeoutMs: number): Promise<RequestResult> {
+  private enqueue(method: Method, params: Record<string, unknown>, timeoutMs: number, probe = false): Promise<RequestResult> {
     if (this.end) {
       return Promise.resolve({ ok: false, outcome: 'not_executed', sent: false, reason: `the Tick's session has ended (${this.end.reason}); open the Tick again` });
     }
     return new Promise<RequestResult>((resolve) => {
-      const p: Pending = { method, params, settled: false, sent: false, resolve };
+      const p: Pending = { method, params, settled: false, sent: false, probe, resolve };
       p.timer = setTimeout(() => this.timeout(p, timeoutMs), timeoutMs);
       this.queue.push(p);
       this.pump();
@@ -224,7 +235,7 @@ export class TickSession {
   private pump(): void {
     while (!this.end && this.inFlight.size < this.limits.inFlight && this.queue.length) {
       const p = this.queue.shift()!;
-      if (p.method === 'tick/call') {
+      if (p.method === 'tick/call' && !p.probe) {
         const revision = p.params.revision as string;
         if (this.catalogProblem || !this.catalog || revision !== this.catalog.descriptor.revision) {
           const message = this.catalogProblem ? `the Tick's current catalog is invalid (${this.catalogProblem})` : this.staleMessage(revision);
@@ -423,7 +434,7 @@ export class TickSession {
         return { ok: false, outcome: 'unknown', sent: true, id, reason: `the Tick answered ${p.method} with a malformed error (it needs an integer code and a message)` };
       }
       const error: RpcError = { code: e.code as number, message: e.message, ...('data' in e ? { data: e.data } : {}) };
-      if (isCall && error.code === -32004) this.redescribe();
+      if (isCall && error.code === -32004 && !p.probe) this.redescribe();
       return { ok: false, outcome: outcomeOfCode(error.code), sent: true, id, error };
     }
     const result = msg.result;

@@ -32,7 +32,8 @@ const data = () => {
   return { n, cols, rows, env, stderrIsTty: process.stderr.isTTY === true };
 };
 if (view) process.on('SIGWINCH', () => update());
-if (scenario === 'stubborn') process.on('SIGTERM', () => {}); // only SIGKILL ends it
+if (scenario === 'stubborn' || scenario === 'sticky') process.on('SIGTERM', () => {}); // only SIGKILL ends it
+if (scenario === 'stdout-noise') fs.writeSync(1, 'debug: starting up\n');
 if (scenario === 'describe-bad-schema') process.stderr.write('scripted: about to send a bad schema\n');
 
 const w = (s) => fs.writeSync(1, s);
@@ -100,7 +101,8 @@ function handle(req) {
   const params = req.params ?? {};
   if (method === 'tick/describe') {
     if (scenario === 'describe-slow') return setTimeout(() => send({ id, result: descriptor() }), 60_000);
-    if (scenario === 'stubborn') process.on('SIGTERM', () => {}); // only SIGKILL ends it
+    if (scenario === 'stubborn' || scenario === 'sticky') process.on('SIGTERM', () => {}); // only SIGKILL ends it
+if (scenario === 'stdout-noise') fs.writeSync(1, 'debug: starting up\n');
 if (scenario === 'describe-bad-schema') {
       const d = descriptor();
       d.tools[0].input_schema = { type: 'bogus' };
@@ -110,6 +112,7 @@ if (scenario === 'describe-bad-schema') {
   }
   if (method === 'tick/read') {
     if (scenario === 'read-below-floor' && seq > 0) return send({ id, result: { seq: 0, data: { n } } });
+    if (scenario === 'read-side-effect') { n++; seq++; }
     if (scenario === 'read-bad-at') return send({ id, result: { seq, data: { n }, at: '2026-13-01T00:00:00Z' } });
     return send({ id, result: { seq, data: data() } });
   }
@@ -147,4 +150,7 @@ rl.on('line', (line) => {
   if (!req || !Number.isSafeInteger(req.id)) return;
   handle(req);
 });
-rl.on('close', () => process.exit(0));
+rl.on('close', () => {
+  if (scenario === 'sticky') setInterval(() => {}, 1000); // ignores stdin EOF
+  else process.exit(0);
+});
