@@ -25,10 +25,10 @@ const CLIENT = { id: 'test-window' };
 const doc = (id: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ td: '0.4', kind: 'response', id, title: `Reply ${id}`, model: { layman: `layman of ${id}` }, ...extra });
 
-function start(opts: { events?: boolean } = {}): void {
+function start(opts: { events?: boolean; pollMs?: number } = {}): void {
   core = new Core();
   panes = new PaneService({ core, paths: statePaths(state.env), env: state.env, cwd: state.dir, session });
-  surfaces = installSurfaces(core, panes, { events: opts.events ?? false });
+  surfaces = installSurfaces(core, panes, { events: opts.events ?? false, pollMs: opts.pollMs });
 }
 
 async function stop(): Promise<void> {
@@ -79,9 +79,9 @@ describe('file route', () => {
     expect(listed.map((x) => x.id)).toEqual(['hello']);
   });
 
-  it('delivers sooner with file events', async () => {
+  it('delivers sooner with file events (polling slowed to once a minute here)', async () => {
     await stop();
-    start({ events: true });
+    start({ events: true, pollMs: 60_000 });
     const pane = quietPane();
     const folder = panes.folder(pane.id);
     await new Promise((r) => setTimeout(r, 300)); // let the watcher settle
