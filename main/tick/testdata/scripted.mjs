@@ -52,6 +52,7 @@ const descriptor = () => ({
     { name: 'slow', description: 'Answer after ms.', input_schema: { type: 'object', properties: { ms: { type: 'integer' } } }, mutates: false },
     { name: 'slowpoke', description: 'Mutate after ms.', input_schema: { type: 'object', properties: { ms: { type: 'integer' } } }, mutates: true },
     { name: 'flood', description: 'Emit count updates.', input_schema: { type: 'object', properties: { count: { type: 'integer' } } }, mutates: false },
+    { name: 'stream', description: 'Emit count updates in batches.', input_schema: { type: 'object', properties: { count: { type: 'integer' }, batch: { type: 'integer' } } }, mutates: false },
     { name: 'history', description: 'Nothing to recover.', input_schema: { type: 'object' }, mutates: false },
     { name: 'stats', description: 'Concurrency seen.', input_schema: { type: 'object' }, mutates: false },
     { name: 'bump_revision', description: 'Change the catalog.', input_schema: { type: 'object' }, mutates: true },
@@ -135,6 +136,17 @@ if (scenario === 'describe-bad-schema') {
     case 'flood': {
       for (let i = 0; i < (args.count ?? 0); i++) { n++; update(); }
       return send({ id, result: { seq } });
+    }
+    case 'stream': {
+      // count updates in batches, yielding between batches so requests are answered meanwhile.
+      let left = args.count ?? 0;
+      const batch = args.batch ?? 100;
+      const next = () => {
+        for (let i = 0; i < batch && left > 0; i++, left--) { n++; update(); }
+        if (left > 0) setImmediate(next);
+        else send({ id, result: { seq } });
+      };
+      return next();
     }
     case 'history': return send({ id, result: { changes: [] } });
     case 'stats': return send({ id, result: { maxRunning } });
