@@ -250,6 +250,28 @@ describe('the pane folder is the store', () => {
 });
 
 describe('routes in the service', () => {
+  it('reads the pane\'s transcript once watched, each block once, across a restart', async () => {
+    const pane = quietPane('ptrans01');
+    const transcript = path.join(state.dir, 'session.jsonl');
+    const sample = fs.readFileSync(path.resolve(import.meta.dirname, '..', '..', 'assets', 'transcripts', 'claude-code.jsonl'), 'utf8');
+    fs.writeFileSync(transcript, sample);
+    surfaces.watchTranscript(pane.id, transcript);
+    expect(surfaces.list(pane.id).map((s) => [s.id, s.kind, s.route])).toEqual([
+      ['cc-reply', 'response', 'transcript'],
+      ['cache-eviction', 'decision', 'transcript'],
+      ['holo', 'unclassified', 'transcript'],
+    ]);
+    expect((await core.request('surface.act', { paneId: pane.id, surfaceId: 'cc-reply', action: 'dismiss' }, CLIENT)).ok).toBe(true);
+    await stop();
+    start();
+    quietPane('ptrans01');
+    surfaces.watchTranscript('ptrans01', transcript);
+    fs.appendFileSync(transcript, `${JSON.stringify({ type: 'assistant', uuid: 'a-9', message: { content: [{ type: 'text', text: '```td\n{"td":"0.4","kind":"response","id":"later","model":{"layman":"later"}}\n```' }] } })}\n`);
+    surfaces.transcripts.checkAll();
+    expect(surfaces.list('ptrans01').map((s) => s.id)).toEqual(['cache-eviction', 'holo', 'later']);
+  });
+
+
   it('refuses strictly for MCP and never twice-arrives a file it saved', async () => {
     const pane = quietPane();
     const r = surfaces.ingest(pane.id, { td: '0.4', kind: 'hologram', model: {} }, 'mcp');
