@@ -127,6 +127,27 @@ describe('Ticks in panes', () => {
     expect(host.list().find((i) => i.id === id)).toBeUndefined();
   });
 
+  it('closing the Tick\'s pane ends the session and the Tick', async () => {
+    makeHost();
+    const opened = await host.open({ command: [process.execPath, SCRIPTED, 'good'], cwd: state.dir });
+    if (!opened.ok) throw new Error(opened.error);
+    const pid = panes.pid(opened.paneId!)!;
+    const slow = host.call(opened.instance.id, 'slow', { ms: 5000 });
+    await new Promise((r) => setTimeout(r, 100));
+    panes.close(opened.paneId!);
+    expect(await slow).toMatchObject({ ok: false, outcome: 'unknown' });
+    await waitFor(() => host.get(opened.instance.id)?.status === 'ended', 'the instance ended');
+    expect(host.get(opened.instance.id)?.reason).toBe('the Tick\'s pane was closed');
+    await waitFor(() => {
+      try {
+        process.kill(-pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 'the process group gone', 5000);
+  });
+
   it('a Tick that ignores SIGTERM is killed after the grace', async () => {
     makeHost({ limits: { killGraceMs: 300 } });
     const opened = await host.open({ command: [process.execPath, SCRIPTED, 'stubborn'], cwd: state.dir });

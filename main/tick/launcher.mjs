@@ -25,8 +25,13 @@ function fail(message) {
 if (!file || !socketPath || !token) fail('the Tick launcher needs a program, TICKLOOP_SOCKET and TICKLOOP_TOKEN; it is started by the Tick host, not by hand');
 
 // The launcher outlives a SIGTERM to the group just long enough to report the Tick's end.
+// A hangup (the pane closed) reaches the launcher alone, as the session leader: pass it on.
+let child;
 process.on('SIGTERM', () => {});
-process.on('SIGHUP', () => {});
+process.on('SIGHUP', () => {
+  if (child) child.kill('SIGHUP');
+  else process.exit(129);
+});
 
 const env = { ...process.env };
 delete env.TICKLOOP_SOCKET;
@@ -37,7 +42,7 @@ const sock = net.connect({ path: socketPath, allowHalfOpen: true });
 sock.on('error', (err) => fail(`the Tick host's socket failed (${err.message})`));
 sock.once('connect', () => {
   sock.write(token + '\n');
-  const child = spawn(file, args, { cwd: process.cwd(), env, stdio: ['pipe', 'pipe', 'inherit'] });
+  child = spawn(file, args, { cwd: process.cwd(), env, stdio: ['pipe', 'pipe', 'inherit'] });
   child.on('error', (err) => fail(`could not start ${file} (${err.message})`));
   child.stdin.on('error', () => {});
   sock.pipe(child.stdin);

@@ -48,6 +48,15 @@ function socketDir(): string {
   return runDir;
 }
 
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function signalName(n: number | undefined): string | null {
   if (!n) return null;
   for (const [name, num] of Object.entries(os.constants.signals)) if (num === n) return name;
@@ -73,9 +82,9 @@ export async function startInPane(panes: PaneServiceApi, opts: StartOptions): Pr
   let exitInfo: { code: number | null; signal: string | null } | undefined;
   let pending: string[] = [];
 
+  let pgid: number | undefined;
   const terminate = async () => {
-    const pgid = paneId ? panes.pid(paneId) : undefined;
-    if (running && pgid) await terminateGroup(pgid, () => running, opts.limits?.killGraceMs ?? LIMITS.killGraceMs);
+    if (running && pgid) await terminateGroup(pgid, () => running && groupExists(pgid!), opts.limits?.killGraceMs ?? LIMITS.killGraceMs);
   };
   const session = new TickSession(
     {
@@ -151,7 +160,6 @@ export async function startInPane(panes: PaneServiceApi, opts: StartOptions): Pr
   });
   const offRemoved = panes.onRemoved((id) => {
     if (id !== paneId) return;
-    running = false;
     offExit();
     offRemoved();
     session.close('the Tick\'s pane was closed');
@@ -182,6 +190,9 @@ export async function startInPane(panes: PaneServiceApi, opts: StartOptions): Pr
       detached: opts.detached,
     });
     paneId = pane.id;
+    // The launcher leads the PTY's session and process group: kept, so the group can be
+    // ended even after the pane is gone.
+    pgid = panes.pid(pane.id);
   } catch (e) {
     server.close();
     fs.rmSync(sockPath, { force: true });
