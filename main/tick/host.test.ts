@@ -242,6 +242,18 @@ describe('approvals', () => {
     expect(lines().some((l) => l.includes('"tool":"poke"'))).toBe(false);
   });
 
+  it('a call whose client gives up while it waits for approval is never sent', async () => {
+    makeHost();
+    const id = await openScripted();
+    const ac = new AbortController();
+    const call = host.call(id, 'poke', { n: 1 }, { signal: ac.signal });
+    const asked = await pendingApproval();
+    ac.abort();
+    expect(await call).toMatchObject({ ok: false, outcome: 'not_executed', approval: 'invalidated', sent: false, reason: expect.stringMatching(/cancelled/) });
+    expect(host.approvals.answer(asked.id, true).ok).toBe(false);
+    expect(lines().some((l) => l.includes('"tool":"poke"'))).toBe(false);
+  });
+
   it('refuses mutating calls from MCP while "MCP writes" is off', async () => {
     makeHost({ mcpWrites: () => false });
     const id = await openScripted();

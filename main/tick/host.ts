@@ -50,6 +50,8 @@ export interface CallOptions {
   askingPaneId?: string;
   /** The call comes from an agent through MCP (the "MCP writes" setting applies). */
   viaMcp?: boolean;
+  /** Aborted when the client gives up: a call still waiting for approval is then never sent. */
+  signal?: AbortSignal;
 }
 
 export interface CallReport {
@@ -303,7 +305,11 @@ export class TickHost {
         revision,
       });
       approvalId = asked.approval.id;
+      const cancel = () => this.approvals.invalidate((x) => x.id === asked.approval.id, 'the agent cancelled the call before it was approved, so it was not sent');
+      if (opts.signal?.aborted) cancel();
+      opts.signal?.addEventListener('abort', cancel, { once: true });
       const decided = await asked.decided;
+      opts.signal?.removeEventListener('abort', cancel);
       approval = decided.state;
       if (decided.state !== 'approved') return { ...refuse(decided.reason ?? `the call was ${decided.state}`, decided.state === 'invalidated' ? -32004 : undefined, approval, approvalId), revision };
     }

@@ -165,6 +165,7 @@ export function tickTools(host: TickHost, opts: { panes?: PaneServiceApi; mcpWri
         ...(typeof args.revision === 'string' ? { revision: args.revision } : {}),
         askingPaneId: askingPane(opts.panes, ctx),
         viaMcp: true,
+        signal: ctx.signal,
       });
       const json = {
         instance,

@@ -118,6 +118,19 @@ describe('session engine over in-memory streams', () => {
     expect(m.written).toHaveLength(3);
   });
 
+  it('takes updates before initialization ends', async () => {
+    const m = memory();
+    m.feed(JSON.stringify({ jsonrpc: '2.0', method: 'tick/update', params: { seq: 7, data: { early: true } } }) + '\n');
+    const d = m.session.describe();
+    m.reply(1, { protocol: 3, kind: 'k', title: 'T', revision: '1', tools: [] });
+    expect((await d).ok).toBe(true);
+    const r = m.session.read();
+    expect(JSON.parse(m.written[1])).toMatchObject({ id: 2, method: 'tick/read' });
+    m.reply(2, { seq: 6, data: {} }); // below the floor 7 set by the early update
+    expect(await r).toMatchObject({ ok: false, reason: expect.stringMatching(/below the read floor 7/) });
+    expect(m.session.latest).toMatchObject({ seq: 7, data: { early: true } });
+  });
+
   it('keeps the latest state by seq and counts merged updates', () => {
     const m = memory();
     for (let i = 1; i <= 5; i++) m.feed(JSON.stringify({ jsonrpc: '2.0', method: 'tick/update', params: { seq: i, data: { i }, at: '2026-11-30T00:00:00.5+01:00' } }) + '\n');
@@ -204,12 +217,22 @@ describe('session engine against real Tick processes', () => {
     expect(t.session.end).toMatchObject({ cause: 'exit', reason: 'the Tick exited with code 3' });
   });
 
-  it('times a call out as unknown, then records its late response without changing anything', async () => {
-    const t = await open('good', { callMs: 300 });
+  it('times a call out as unknown, then records its late response without changing anything, never resending', async () => {
+    const sentCalls: string[] = [];
+    const t = spawnDirect([process.execPath, SCRIPTED, 'good'], {
+      limits: { callMs: 300 },
+      wire: (dir, chunk) => {
+        if (dir === 'in' && chunk.includes('"tick/call"')) sentCalls.push(chunk.toString());
+      },
+    });
+    started.push(t);
+    expect((await initialize(t.session)).ok).toBe(true);
     const r = await t.session.call('slowpoke', { ms: 800 }, '1');
     expect(r).toMatchObject({ ok: false, outcome: 'unknown', sent: true, reason: expect.stringMatching(/did not answer tick\/call within 0.3 s/) });
     await until(() => t.session.counters.lateResponses === 1);
     expect(t.session.late[0]).toMatchObject({ method: 'tick/call', ok: true });
+    expect(t.session.latest?.seq).toBe(1); // the update the late call made is taken normally
+    expect(sentCalls).toHaveLength(1);
   });
 
   it('runs 8 calls at once at most, queues the 9th, and matches answers out of order', async () => {
