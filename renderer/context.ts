@@ -5,13 +5,14 @@ import type { TdApi } from '../preload/contract.ts';
 import type { CommandContext } from './commands.ts';
 import type { WindowActions, WindowState, WindowStore } from './store/store.ts';
 import type { TerminalRegistry } from './terminal/registry.ts';
+import type { RendererMode } from './terminal/session.ts';
 
 export interface WindowContext extends CommandContext {
   api: TdApi;
   store: WindowStore;
   terminals: TerminalRegistry;
-  /** `?renderer=dom`: skip WebGL (so the fallback is tested). */
-  forceDom: boolean;
+  /** `?renderer=dom|webgl` forces a terminal renderer; 'auto' otherwise. */
+  rendererMode: RendererMode;
   openLink(url: string): void;
 }
 

@@ -3,9 +3,10 @@
  * client in a browser), feeds the store from `app.hello` and the core's events,
  * and renders the window.
  *
- * URL switches: `?theme=light|dark` forces a theme (screenshots), `?renderer=dom`
- * skips WebGL, `?test=1` exposes a small read-only hook on `window.__td` for the
- * end-to-end tests.
+ * URL switches: `?theme=light|dark` forces a theme (screenshots);
+ * `?renderer=dom|webgl` forces a terminal renderer (default: WebGL on a hardware
+ * GPU, else the DOM); `?test=1` exposes a small read-only hook on `window.__td`
+ * for the end-to-end tests.
  */
 import '@xterm/xterm/css/xterm.css';
 import './styles.css';
@@ -44,7 +45,7 @@ const ctx: WindowContext = {
   api,
   store,
   terminals,
-  forceDom: params.get('renderer') === 'dom',
+  rendererMode: params.get('renderer') === 'dom' ? 'dom' : params.get('renderer') === 'webgl' ? 'webgl' : 'auto',
   terminal: (paneId) => terminals.get(paneId),
   openLink(url) {
     if (!/^https?:\/\//i.test(url)) return;
@@ -93,7 +94,7 @@ if (params.get('test') === '1') {
   (window as Window & { __td?: unknown }).__td = {
     store,
     paneIds: () => leafIds(store.getState().layout),
-    text: (paneId: string) => terminals.get(paneId)?.text() ?? null,
+    text: (paneId: string, lastLines?: number) => terminals.get(paneId)?.text(lastLines) ?? null,
     renderer: (paneId: string) => terminals.get(paneId)?.renderer ?? null,
     live: (paneId: string) => terminals.get(paneId)?.isLive ?? false,
     size: (paneId: string) => {

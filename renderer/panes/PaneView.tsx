@@ -59,7 +59,7 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
       api: ctx.api,
       settings: s.settings,
       theme: resolvedTheme(s),
-      forceDom: ctx.forceDom,
+      rendererMode: ctx.rendererMode,
       openLink: ctx.openLink,
       onFocus: () => focusPane(ctx, paneId, false),
       onError: (m) => ctx.store.getState().notice(m),

@@ -24,8 +24,12 @@ export interface SessionOptions {
   api: TdApi;
   settings: Settings;
   theme: ThemeName;
-  /** Use the DOM renderer even where WebGL works (`?renderer=dom`). */
-  forceDom: boolean;
+  /**
+   * 'auto': WebGL where the GPU does it in hardware, else the DOM renderer (a
+   * software rasteriser such as SwiftShader draws slower than the DOM does).
+   * 'dom' / 'webgl' force one (`?renderer=dom|webgl`, so both are tested).
+   */
+  rendererMode: RendererMode;
   /** Open a clicked link. */
   openLink(url: string): void;
   /** The terminal got keyboard focus (a click or a tab). */
@@ -35,6 +39,36 @@ export interface SessionOptions {
 }
 
 export type RendererKind = 'webgl' | 'dom';
+export type RendererMode = 'auto' | RendererKind;
+
+let hardwareWebglCache: boolean | undefined;
+
+/** GL renderer names of software rasterisers. */
+export const SOFTWARE_GL = /swiftshader|llvmpipe|softpipe|software|basic render/i;
+
+/**
+ * Whether WebGL 2 runs on a GPU here: a context without a "major performance
+ * caveat" whose renderer is not a known software rasteriser (Chromium with
+ * --disable-gpu hands out SwiftShader without flagging the caveat).
+ */
+export function hardwareWebgl(): boolean {
+  if (hardwareWebglCache !== undefined) return hardwareWebglCache;
+  try {
+    const canvas = document.createElement('canvas');
+    const gl = canvas.getContext('webgl2', { failIfMajorPerformanceCaveat: true });
+    if (!gl) {
+      hardwareWebglCache = false;
+      return false;
+    }
+    const info = gl.getExtension('WEBGL_debug_renderer_info');
+    const name = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER) ?? '');
+    hardwareWebglCache = !SOFTWARE_GL.test(name);
+    gl.getExtension('WEBGL_lose_context')?.loseContext();
+  } catch {
+    hardwareWebglCache = false;
+  }
+  return hardwareWebglCache;
+}
 
 export const SEARCH_DECORATIONS = {
   matchBackground: '#6b5a1e',
@@ -205,11 +239,11 @@ export class TerminalSession {
     }
   }
 
-  /** Plain text of the whole buffer (scrollback and screen), for tests and copy. */
-  text(): string {
+  /** Plain text of the buffer (scrollback and screen, or only its last lines), for tests and copy. */
+  text(lastLines = Infinity): string {
     const buf = this.term.buffer.active;
     const lines: string[] = [];
-    for (let i = 0; i < buf.length; i++) lines.push(buf.getLine(i)?.translateToString(true) ?? '');
+    for (let i = Math.max(0, buf.length - lastLines); i < buf.length; i++) lines.push(buf.getLine(i)?.translateToString(true) ?? '');
     while (lines.length && lines[lines.length - 1] === '') lines.pop();
     return lines.join('\n');
   }
@@ -229,7 +263,8 @@ export class TerminalSession {
   }
 
   private loadRenderer(): void {
-    if (this.opts.forceDom) return;
+    const mode = this.opts.rendererMode;
+    if (mode === 'dom' || (mode === 'auto' && !hardwareWebgl())) return;
     try {
       const webgl = new WebglAddon();
       webgl.onContextLoss(() => {

@@ -1,0 +1,265 @@
+/**
+ * End-to-end harness: the real `serve` shell as a child process (fresh temp
+ * XDG_STATE_HOME, HOME and cwd), Debian's Chromium through playwright-core, and
+ * helpers to type into a pane and read its text.
+ *
+ * Reading text goes through the renderer's test hook (`window.__td`, present only
+ * with `?test=1`), which reads xterm's own buffer; typing goes through the real
+ * keyboard into xterm's textarea.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Layout, PaneInfo } from '../preload/contract.ts';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const ARTIFACTS = path.join(ROOT, 'e2e', 'artifacts');
+
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+
+export interface Serve {
+  /** The token URL the serve shell printed. */
+  url: string;
+  origin: string;
+  port: number;
+  token: string;
+  stateDir: string;
+  home: string;
+  cwd: string;
+  child: ChildProcess;
+  /** Everything the child wrote to stderr (for failure messages). */
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+export interface StartServeOptions {
+  /** Extra environment for the serve process (and so every pane). */
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+/** A fresh temp dir, removed by the returned cleanup. */
+export function tempDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `td-e2e-${prefix}-`));
+}
+
+/** Make sure out/renderer exists (npm test builds it first; a lone `vitest run e2e` may not have). */
+export async function ensureRendererBuilt(): Promise<void> {
+  if (fs.existsSync(path.join(ROOT, 'out', 'renderer', 'index.html'))) return;
+  await new Promise<void>((resolve, reject) => {
+    const p = spawn(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
+    p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`building the renderer failed (exit ${code}); run npm run build to see why`))));
+  });
+}
+
+/** Start `main/serve/main.ts --port 0 --fresh --no-open --cwd <tmp>` and wait for its `serving` line. */
+export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
+  await ensureRendererBuilt();
+  const stateDir = tempDir('state');
+  const home = tempDir('home');
+  const cwd = tempDir('cwd');
+  // A quiet, predictable login shell: bash with a short prompt and no user files.
+  const rc = "PS1='td$ '\nPROMPT_COMMAND=\nunset HISTFILE\n";
+  fs.writeFileSync(path.join(home, '.bash_profile'), rc);
+  fs.writeFileSync(path.join(home, '.bashrc'), rc);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    XDG_STATE_HOME: stateDir,
+    HOME: home,
+    SHELL: '/bin/bash',
+    TD_SOCKET: path.join(stateDir, 'app.sock'),
+    TD_TEST: '1',
+    ...opts.env,
+  };
+  const child = spawn(process.execPath, [
+    '--experimental-strip-types', '--no-warnings=ExperimentalWarning',
+    path.join(ROOT, 'main', 'serve', 'main.ts'),
+    '--port', '0', '--fresh', '--no-open', '--cwd', cwd,
+  ], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (d: string) => { err = (err + d).slice(-20_000); });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not print its URL within ${opts.timeoutMs ?? 30_000} ms; stderr: ${err}`));
+    }, opts.timeoutMs ?? 30_000);
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (d: string) => {
+      out += d;
+      const m = /^serving (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)\s*$/m.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited (code ${code}) before it was ready; stderr: ${err}`));
+    });
+  });
+  const u = new URL(url);
+  const serve: Serve = {
+    url,
+    origin: u.origin,
+    port: Number(u.port),
+    token: u.searchParams.get('token')!,
+    stateDir,
+    home,
+    cwd,
+    child,
+    stderr: () => err,
+    async close() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise<void>((r) => child.once('exit', () => r()));
+        child.kill('SIGTERM');
+        const t = setTimeout(() => child.kill('SIGKILL'), 8_000);
+        await exited;
+        clearTimeout(t);
+      }
+      for (const d of [stateDir, home, cwd]) fs.rmSync(d, { recursive: true, force: true });
+    },
+  };
+  return serve;
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+    headless: true,
+  });
+}
+
+export interface WindowOptions {
+  theme?: 'light' | 'dark';
+  renderer?: 'dom' | 'webgl';
+  colorScheme?: 'light' | 'dark';
+  viewport?: { width: number; height: number };
+}
+
+/** A window: its own browser context (cookies), authenticated by the token URL, with the test hook on. */
+export async function openWindow(browser: Browser, serve: Serve, opts: WindowOptions = {}): Promise<TdPage> {
+  const context = await browser.newContext({
+    viewport: opts.viewport ?? { width: 1280, height: 800 },
+    colorScheme: opts.colorScheme ?? opts.theme ?? 'dark',
+    deviceScaleFactor: 1,
+  });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  // The token URL sets the cookie (the context's request API shares the browser's
+  // cookie jar), then the page loads with our switches.
+  const auth = await context.request.get(serve.url, { maxRedirects: 0 });
+  if (auth.status() !== 302) throw new Error(`the token URL answered ${auth.status()}, not a redirect`);
+  const q = new URLSearchParams({ test: '1' });
+  if (opts.theme) q.set('theme', opts.theme);
+  if (opts.renderer) q.set('renderer', opts.renderer);
+  await page.goto(`${serve.origin}/?${q}`);
+  const w = new TdPage(page, context, errors);
+  await w.waitFor(async () => (await w.paneIds()).length > 0, 'the first pane to appear');
+  return w;
+}
+
+export class TdPage {
+  readonly page: Page;
+  readonly context: BrowserContext;
+  readonly errors: string[];
+
+  constructor(page: Page, context: BrowserContext, errors: string[]) {
+    this.page = page;
+    this.context = context;
+    this.errors = errors;
+  }
+
+  /** Poll until `cond` holds, or fail saying what was awaited. */
+  async waitFor(cond: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    let last: unknown;
+    for (;;) {
+      try {
+        if (await cond()) return;
+      } catch (e) {
+        last = e;
+      }
+      if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  paneIds(): Promise<string[]> {
+    return this.page.evaluate(() => (window as unknown as { __td?: { paneIds(): string[] } }).__td?.paneIds() ?? []);
+  }
+
+  layout(): Promise<Layout | null> {
+    return this.page.evaluate(() => (window as unknown as { __td: { store: { getState(): { layout: Layout | null } } } }).__td.store.getState().layout);
+  }
+
+  pane(paneId: string): Promise<PaneInfo | undefined> {
+    return this.page.evaluate((id) => (window as unknown as { __td: { store: { getState(): { panes: Record<string, PaneInfo> } } } }).__td.store.getState().panes[id], paneId);
+  }
+
+  focused(): Promise<string | null> {
+    return this.page.evaluate(() => (window as unknown as { __td: { store: { getState(): { focused: string | null } } } }).__td.store.getState().focused);
+  }
+
+  /** The pane's buffer (scrollback and screen, or its last lines) as plain text. */
+  async text(paneId: string, lastLines?: number): Promise<string> {
+    return (await this.page.evaluate(([id, n]) => (window as unknown as { __td: { text(id: string, n?: number): string | null } }).__td.text(id, n ?? undefined), [paneId, lastLines ?? null] as const)) ?? '';
+  }
+
+  renderer(paneId: string): Promise<string | null> {
+    return this.page.evaluate((id) => (window as unknown as { __td: { renderer(id: string): string | null } }).__td.renderer(id), paneId);
+  }
+
+  /** Wait until the pane's text (its last 200 lines: cheap to read during a flood) matches. */
+  async waitForText(paneId: string, match: string | RegExp, timeoutMs = 20_000, lastLines = 200): Promise<void> {
+    let last = '';
+    try {
+      await this.waitFor(async () => {
+        last = await this.text(paneId, lastLines);
+        return typeof match === 'string' ? last.includes(match) : match.test(last);
+      }, `${String(match)} in pane ${paneId}`, timeoutMs);
+    } catch (e) {
+      throw new Error(`${(e as Error).message}; the pane shows:\n${last.split('\n').slice(-15).join('\n')}`);
+    }
+  }
+
+  /** Wait for the shell's prompt (bash with PS1='td$ '). */
+  waitForPrompt(paneId: string, timeoutMs = 20_000): Promise<void> {
+    return this.waitForText(paneId, /td\$ *$/, timeoutMs);
+  }
+
+  /** Focus the pane's terminal by clicking it. */
+  async focusTerminal(paneId: string): Promise<void> {
+    await this.page.locator(`[data-pane-id="${paneId}"] .xterm-screen`).click();
+    await this.page.locator(`[data-pane-id="${paneId}"] .xterm-helper-textarea`).focus();
+  }
+
+  /** Type a line into a pane with the real keyboard, then Enter. */
+  async typeLine(paneId: string, line: string): Promise<void> {
+    await this.focusTerminal(paneId);
+    await this.page.keyboard.type(line);
+    await this.page.keyboard.press('Enter');
+  }
+
+  header(paneId: string) {
+    return this.page.locator(`[data-pane-id="${paneId}"] .pane-header`);
+  }
+
+  async screenshot(name: string): Promise<string> {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const file = path.join(ARTIFACTS, `${name}.png`);
+    await this.page.screenshot({ path: file });
+    return file;
+  }
+
+  async close(): Promise<void> {
+    await this.context.close();
+  }
+}
