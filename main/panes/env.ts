@@ -64,3 +64,26 @@ export function loginShell(env: NodeJS.ProcessEnv): string[] {
   const shell = env.SHELL && path.isAbsolute(env.SHELL) ? env.SHELL : process.platform === 'win32' ? 'powershell.exe' : '/bin/bash';
   return process.platform === 'win32' ? [shell] : [shell, '-l'];
 }
+
+/** Whether argv[0] names a program that can run (on PATH, or a path from cwd). */
+export function findProgram(program: string, env: Record<string, string>, cwd: string): string | undefined {
+  const executable = (p: string): boolean => {
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      return fs.statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (process.platform === 'win32') return program;
+  if (program.includes('/')) {
+    const full = path.resolve(cwd, program);
+    return executable(full) ? full : undefined;
+  }
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const full = path.resolve(cwd, dir, program);
+    if (executable(full)) return full;
+  }
+  return undefined;
+}

@@ -89,6 +89,8 @@ describe('PaneService with real PTYs', () => {
   it('refuses a cwd that does not exist, and an id that is no folder name, in one sentence', () => {
     expect(() => panes.create({ cwd: path.join(state.dir, 'nope') })).toThrow(/does not exist: give the pane an existing folder/);
     for (const paneId of ['..', '../x', 'a/b', '', '.hidden']) expect(() => panes.create({ paneId, command: BASH }), paneId).toThrow(/is not usable/);
+    expect(() => panes.create({ command: ['no-such-program-xyz'] })).toThrow('"no-such-program-xyz" was not found on PATH or is not executable: check the command, or give its full path');
+    expect(() => panes.create({ command: [path.join(state.dir, 'nothing-here')] })).toThrow(/was not found/);
     expect(panes.list()).toHaveLength(0);
   });
 

@@ -12,7 +12,7 @@ import type { Core } from '../core.ts';
 import type { Paths } from '../paths.ts';
 import { paneFolder } from '../paths.ts';
 import type { CreatePaneOptions, PaneServiceApi } from '../services.ts';
-import { newTag, paneEnv, loginShell } from './env.ts';
+import { findProgram, newTag, paneEnv, loginShell } from './env.ts';
 import * as L from './layout.ts';
 import { DEFAULT_COLS, DEFAULT_ROWS, Pane, SCROLLBACK } from './pane.ts';
 import { findAncestor, processCwd } from './proc.ts';
@@ -180,6 +180,9 @@ export class PaneService implements PaneServiceApi {
     place: Pick<CreatePaneOptions, 'detached' | 'splitOf' | 'direction'>,
   ): PaneInfo {
     const env = paneEnv(this.env, { session: this.session, paneId: s.id, tag: s.tag, socket: this.paths.socket, extra: s.env });
+    if (!s.command[0] || !findProgram(s.command[0], env, s.cwd)) {
+      throw new Error(`"${s.command[0] ?? ''}" was not found on PATH or is not executable: check the command, or give its full path`);
+    }
     const pane = new Pane(
       { id: s.id, tag: s.tag, kind: s.kind, command: s.command, cwd: s.cwd, env, cols: s.cols, rows: s.rows, title: s.title, instanceId: s.instanceId, scrollback: this.scrollback() },
       {
