@@ -217,6 +217,7 @@ describe('approvals', () => {
     expect(host.approvals.answer(asked.id, true)).toEqual({ ok: false, error: 'that approval is no longer pending (it was refused)' });
     expect(lines().some((l) => l.includes('"tool":"poke"'))).toBe(false);
     expect(approvals().map((a) => a.state)).toEqual(['pending', 'refused']);
+    expect(events).toContainEqual({ name: 'notify', payload: expect.objectContaining({ title: 'Approval needed: poke on Scripted' }) });
   });
 
   it('an unanswered approval times out and the call is not executed', async () => {

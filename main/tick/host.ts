@@ -305,6 +305,7 @@ export class TickHost {
         revision,
       });
       approvalId = asked.approval.id;
+      this.core?.emit('notify', { title: `Approval needed: ${tool} on ${h.info.title}`, body: `An agent asks to call ${tool} with ${JSON.stringify(args ?? {}).slice(0, 200)}.`, ...(h.runner?.paneId ? { paneId: h.runner.paneId } : {}) });
       const cancel = () => this.approvals.invalidate((x) => x.id === asked.approval.id, 'the agent cancelled the call before it was approved, so it was not sent');
       if (opts.signal?.aborted) cancel();
       opts.signal?.addEventListener('abort', cancel, { once: true });
