@@ -111,8 +111,12 @@ describe('PaneService with real PTYs', () => {
     expect(pane.title).toBe(state.dir);
     panes.write(pane.id, `cd '${dir}'\r`);
     await waitFor(() => panes.get(pane.id)?.cwd === dir && panes.get(pane.id)?.title === dir, 'the new cwd in PaneInfo and the title');
-    panes.write(pane.id, 'sleep 4\r');
-    await waitFor(() => panes.get(pane.id)?.title === 'sleep', 'the foreground program as the title');
+    panes.write(pane.id, 'sleep 30\r');
+    // Programs are looked at when output comes: typed keys echo while sleep runs.
+    await waitFor(() => {
+      panes.write(pane.id, 'x');
+      return panes.get(pane.id)?.title === 'sleep';
+    }, 'the foreground program as the title', 15_000, 300);
   });
 
   it('reports the exit status and restarts the same command in the same pane', async () => {
