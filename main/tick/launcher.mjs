@@ -39,8 +39,14 @@ delete env.TICKLOOP_TOKEN;
 delete env.ELECTRON_RUN_AS_NODE;
 
 const sock = net.connect({ path: socketPath, allowHalfOpen: true });
-sock.on('error', (err) => fail(`the Tick host's socket failed (${err.message})`));
+let connected = false;
+// Before connecting, a socket error means there is no host: say so. After, the relay
+// simply ends, the Tick sees EOF on its standard input, and the launcher follows its exit.
+sock.on('error', (err) => {
+  if (!connected) fail(`the Tick host's socket failed (${err.message})`);
+});
 sock.once('connect', () => {
+  connected = true;
   sock.write(token + '\n');
   child = spawn(file, args, { cwd: process.cwd(), env, stdio: ['pipe', 'pipe', 'inherit'] });
   child.on('error', (err) => fail(`could not start ${file} (${err.message})`));
