@@ -1,0 +1,263 @@
+/**
+ * The window end to end: the real serve shell (child process, real PTYs running
+ * bash), the built renderer in Debian's Chromium, the real keyboard and mouse.
+ * Screenshots of the window in light and dark go to e2e/artifacts/ on every run.
+ */
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import type { Layout } from '../preload/contract.ts';
+import { launchBrowser, openWindow, startServe, type Serve, type TdPage } from './harness.ts';
+import type { Browser } from 'playwright-core';
+
+let serve: Serve;
+let browser: Browser;
+let win: TdPage;
+
+beforeAll(async () => {
+  serve = await startServe();
+  browser = await launchBrowser();
+  win = await openWindow(browser, serve, { theme: 'dark' });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await serve?.close();
+});
+
+function sizesOf(layout: Layout | null): number[][] {
+  if (!layout || layout.type === 'pane') return [];
+  return [layout.sizes, ...layout.children.flatMap(sizesOf)];
+}
+
+/** A pane's box on screen. */
+async function box(w: TdPage, paneId: string) {
+  const b = await w.page.locator(`[data-pane-id="${paneId}"]`).boundingBox();
+  if (!b) throw new Error(`pane ${paneId} is not on screen`);
+  return b;
+}
+
+/** Panes in this window that still run, with their prompt shown. */
+async function freshPane(w: TdPage): Promise<string> {
+  const [id] = await w.paneIds();
+  await w.waitForPrompt(id!);
+  return id!;
+}
+
+describe('the window', () => {
+  it('types `echo hello` into a pane and shows hello', async () => {
+    const id = await freshPane(win);
+    await win.typeLine(id, 'echo hello');
+    await win.waitForText(id, /^hello$/m);
+    expect(win.errors.filter((e) => !/Content Security Policy directive 'connect-src'/.test(e))).toEqual([]);
+  });
+
+  it('splits right and down, drags a divider (saved), and closes a pane (the tree re-flows)', async () => {
+    const [first] = await win.paneIds();
+    await win.header(first!).getByRole('button', { name: 'Split right' }).click();
+    await win.waitFor(async () => (await win.paneIds()).length === 2, 'two panes after split right');
+    const [, second] = await win.paneIds();
+    await win.header(second!).getByRole('button', { name: 'Split down' }).click();
+    await win.waitFor(async () => (await win.paneIds()).length === 3, 'three panes after split down');
+    const ids = await win.paneIds();
+    const layout = await win.layout();
+    expect(layout).toMatchObject({ type: 'split', direction: 'row', children: [{ type: 'pane' }, { type: 'split', direction: 'column' }] });
+    // The new pane got the keyboard: typing goes there.
+    expect(await win.focused()).toBe(ids[2]);
+    for (const id of ids) await win.waitForPrompt(id);
+
+    // Side by side, then one above the other.
+    const [a, b, c] = await Promise.all(ids.map((id) => box(win, id)));
+    expect(a!.x + a!.width).toBeLessThanOrEqual(b!.x + 1);
+    expect(b!.y + b!.height).toBeLessThanOrEqual(c!.y + 1);
+
+    // Drag the vertical divider 200 px to the right.
+    const divider = win.page.locator('.divider-vertical').first();
+    const d = (await divider.boundingBox())!;
+    await win.page.mouse.move(d.x + d.width / 2, d.y + d.height / 2);
+    await win.page.mouse.down();
+    await win.page.mouse.move(d.x + d.width / 2 + 100, d.y + d.height / 2, { steps: 4 });
+    await win.page.mouse.move(d.x + d.width / 2 + 200, d.y + d.height / 2, { steps: 4 });
+    await win.page.mouse.up();
+    const after = await box(win, ids[0]!);
+    expect(after.width).toBeGreaterThan(a!.width + 150);
+    const [rootSizes] = sizesOf(await win.layout());
+    expect(rootSizes![0]).toBeGreaterThan(0.6);
+    // Saved in the core: a second window gets the same sizes from its hello.
+    const other = await openWindow(browser, serve, { theme: 'dark' });
+    try {
+      await other.waitFor(async () => {
+        const s = sizesOf(await other.layout())[0];
+        return !!s && Math.abs(s[0]! - rootSizes![0]!) < 0.01;
+      }, 'the dragged sizes in a second window');
+      // The terminal re-fitted to the new width and told the core.
+      await win.waitFor(async () => {
+        const p = await win.pane(ids[0]!);
+        return !!p && p.cols > 100;
+      }, 'the wider pane to have more columns');
+    } finally {
+      await other.close();
+    }
+
+    // Close the middle pane: the bottom-right one takes its place.
+    await win.header(ids[1]!).getByRole('button', { name: 'Close pane' }).click();
+    await win.waitFor(async () => (await win.paneIds()).length === 2, 'two panes after close');
+    expect(await win.paneIds()).toEqual([ids[0], ids[2]]);
+    const ws = win.page.locator('main.workspace');
+    const wb = (await ws.boundingBox())!;
+    const [l, r] = await Promise.all([box(win, ids[0]!), box(win, ids[2]!)]);
+    // Re-flowed: the remaining right pane fills the full height again.
+    expect(r.height).toBeGreaterThan(wb.height - 20);
+    expect(l.height).toBeGreaterThan(wb.height - 20);
+    await win.header(ids[2]!).getByRole('button', { name: 'Close pane' }).click();
+    await win.waitFor(async () => (await win.paneIds()).length === 1, 'one pane left');
+    const only = await box(win, ids[0]!);
+    expect(only.width).toBeGreaterThan(wb.width - 20);
+  });
+
+  it('shows a pane\'s exit status in its header, and Restart starts it again', async () => {
+    const id = await freshPane(win);
+    await win.typeLine(id, 'exit 3');
+    const status = win.header(id).getByTestId('exit-status');
+    await status.waitFor({ timeout: 20_000 });
+    expect(await status.textContent()).toBe('exited 3');
+    expect((await win.pane(id))?.status).toBe('exited');
+    await win.header(id).getByRole('button', { name: 'Restart' }).click();
+    await win.waitFor(async () => (await win.pane(id))?.status === 'running', 'the pane to run again');
+    await expect(status.count()).resolves.toBe(0);
+    await win.waitForPrompt(id);
+    await win.typeLine(id, 'echo again-$((40+2))');
+    await win.waitForText(id, /^again-42$/m);
+  });
+
+  it('takes a 200 MB flood to the end and stays responsive', async () => {
+    const id = await freshPane(win);
+    const started = Date.now();
+    // $((…)) keeps the marker out of the echoed command line.
+    await win.typeLine(id, "yes 'Terminal Delight flood 0123456789 abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ' | head -c 200000000; echo; echo flood-done-$((6*7))");
+    await win.waitForText(id, /^flood-done-42$/m, 240_000, 5);
+    const seconds = (Date.now() - started) / 1000;
+    console.log(`200 MB flood drawn in ${seconds.toFixed(1)} s`);
+    await win.typeLine(id, 'echo still-here-$((1+1))');
+    await win.waitForText(id, /^still-here-2$/m, 15_000);
+  }, 300_000);
+
+  it('stops a flood at once with Ctrl-C', async () => {
+    const id = await freshPane(win);
+    await win.typeLine(id, 'clear; yes ctrl-c-flood');
+    await win.waitForText(id, /ctrl-c-flood\nctrl-c-flood/);
+    await win.page.keyboard.press('Control+C');
+    const t0 = Date.now();
+    await win.waitForPrompt(id, 10_000);
+    const ms = Date.now() - t0;
+    console.log(`prompt back ${ms} ms after Ctrl-C`);
+    expect(ms).toBeLessThan(5_000);
+    await win.typeLine(id, 'echo after-ctrl-c-$((2+3))');
+    await win.waitForText(id, /^after-ctrl-c-5$/m, 10_000);
+  }, 60_000);
+
+  it('draws text with the DOM renderer when asked to (?renderer=dom)', async () => {
+    const dom = await openWindow(browser, serve, { theme: 'light', renderer: 'dom' });
+    try {
+      const [id] = await dom.paneIds();
+      expect(await dom.renderer(id!)).toBe('dom');
+      await dom.waitForPrompt(id!);
+      await dom.typeLine(id!, 'echo dom-$((3*3))-renderer');
+      // The DOM renderer draws rows as elements: the text is in the page itself.
+      const rows = dom.page.locator(`[data-pane-id="${id}"] .xterm-rows`);
+      await dom.waitFor(async () => /dom-9-renderer/.test((await rows.textContent()) ?? ''), 'the text in the DOM rows');
+    } finally {
+      await dom.close();
+    }
+  });
+
+  it('falls back to the DOM renderer when the WebGL context is lost', async () => {
+    const gl = await openWindow(browser, serve, { theme: 'dark', renderer: 'webgl' });
+    try {
+      const [id] = await gl.paneIds();
+      // Chromium here runs WebGL in software (SwiftShader); the addon must load.
+      expect(await gl.renderer(id!)).toBe('webgl');
+      await gl.waitForPrompt(id!);
+      // Lose the context for good, as a GPU reset does; xterm gives up after 3 s.
+      const lost = await gl.page.evaluate((paneId) => {
+        for (const c of document.querySelectorAll<HTMLCanvasElement>(`[data-pane-id="${paneId}"] canvas`)) {
+          const ctx = c.getContext('webgl2');
+          const ext = ctx?.getExtension('WEBGL_lose_context');
+          if (ext) { ext.loseContext(); return true; }
+        }
+        return false;
+      }, id!);
+      expect(lost).toBe(true);
+      await gl.waitFor(async () => (await gl.renderer(id!)) === 'dom', 'the DOM renderer after the context loss', 20_000);
+      await gl.typeLine(id!, 'echo after-loss-$((4*4))');
+      const rows = gl.page.locator(`[data-pane-id="${id}"] .xterm-rows`);
+      await gl.waitFor(async () => /after-loss-16/.test((await rows.textContent()) ?? ''), 'the text drawn by the DOM renderer');
+    } finally {
+      await gl.close();
+    }
+  });
+
+  it('saves screenshots of the window in light and dark', async () => {
+    const [id] = await win.paneIds();
+    await win.typeLine(id!, "clear; printf '\\e[1mTerminal Delight\\e[0m  \\e[32mgreen\\e[0m \\e[33myellow\\e[0m \\e[34mblue\\e[0m \\e[31mred\\e[0m https://example.com\\n'; ls -la");
+    await win.header(id!).getByRole('button', { name: 'Split right' }).click();
+    await win.waitFor(async () => (await win.paneIds()).length === 2, 'two panes');
+    const [, second] = await win.paneIds();
+    await win.waitForPrompt(second!);
+    await win.typeLine(second!, 'exit 1');
+    await win.header(second!).getByTestId('exit-status').waitFor();
+    for (const theme of ['dark', 'light'] as const) {
+      const w = theme === 'dark' ? win : await openWindow(browser, serve, { theme });
+      try {
+        await w.waitForText(id!, 'Terminal Delight');
+        await w.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        const file = await w.screenshot(`window-${theme}`);
+        expect(file).toMatch(/window-(dark|light)\.png$/);
+      } finally {
+        if (w !== win) await w.close();
+      }
+    }
+  });
+});
+
+describe('the serve shell refuses strangers', () => {
+  function get(path: string, headers: Record<string, string> = {}): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const req = http.get({ host: '127.0.0.1', port: serve.port, path, headers }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+    });
+  }
+
+  function upgrade(headers: Record<string, string>): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${serve.port}/ws`, { headers });
+      ws.on('unexpected-response', (_req, res) => {
+        resolve(res.statusCode ?? 0);
+        ws.terminate();
+      });
+      ws.on('open', () => {
+        resolve(101);
+        ws.close();
+      });
+      ws.on('error', (e) => reject(e));
+    });
+  }
+
+  it('answers 403 to a request without its token', async () => {
+    expect(await get('/')).toBe(403);
+    expect(await get('/index.html')).toBe(403);
+    expect(await get('/?token=0000')).toBe(403);
+    // …and lets the real token in.
+    expect(await get(`/?token=${serve.token}`)).toBe(302);
+  });
+
+  it('answers 403 to a WebSocket from a foreign Origin, even with the token', async () => {
+    const cookie = `td_token=${serve.token}`;
+    expect(await upgrade({ Origin: 'http://evil.example', Cookie: cookie })).toBe(403);
+    expect(await upgrade({ Origin: serve.origin })).toBe(403);
+    expect(await upgrade({ Origin: serve.origin, Cookie: cookie })).toBe(101);
+  });
+});
