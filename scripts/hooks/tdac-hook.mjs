@@ -45,12 +45,28 @@ function paneFolder(env) {
   return path.join(stateHome, 'terminal-delight', 'surfaces', env.TD_SESSION, env.TD_PANE_ID);
 }
 
+/** All of standard input; a non-blocking pipe (EAGAIN) is waited on, for at most 10 s. */
 function readStdin() {
-  try {
-    return fs.readFileSync(0, 'utf8');
-  } catch {
-    return '';
+  const chunks = [];
+  const buf = Buffer.alloc(64 * 1024);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const giveUp = Date.now() + 10_000;
+  for (;;) {
+    let n;
+    try {
+      n = fs.readSync(0, buf, 0, buf.length, null);
+    } catch (e) {
+      if (e && e.code === 'EAGAIN' && Date.now() < giveUp) {
+        Atomics.wait(pause, 0, 0, 10);
+        continue;
+      }
+      if (e && e.code === 'EOF') break;
+      return '';
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(buf.subarray(0, n)));
   }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function cut(text, max) {
