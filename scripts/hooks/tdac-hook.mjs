@@ -20,6 +20,8 @@ import crypto from 'node:crypto';
 const TDAC = '0.2';
 /** How long a question or permission prompt waits for the bench, in seconds. */
 const WAIT_S = positiveNumber(process.env.TD_QUESTION_WAIT_S, 540);
+/** How long the window may take to read a question before the hook stops waiting for it. */
+const WINDOW_GRACE_S = positiveNumber(process.env.TD_WINDOW_GRACE_S, 5);
 /** How often the answer file and bench.json are looked at while waiting. */
 const POLL_MS = positiveNumber(process.env.TD_QUESTION_POLL_MS, 200);
 /** Longest text an event carries (a reply, a prompt); the rest is cut with a mark. */
@@ -86,9 +88,20 @@ function append(folder, event) {
   try {
     let done = 0;
     while (done < line.length) done += fs.writeSync(fd, line, done, line.length - done);
+    return fs.fstatSync(fd).size;
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * Whether the window has read inbound.jsonl up to `end`: the agent channel keeps its
+ * read offset in .agent-channel.json, so a window that is there passes `end` within a
+ * second or so of the append.
+ */
+function windowRead(folder, end) {
+  const state = readJson(path.join(folder, '.agent-channel.json'));
+  return !!state && typeof state.offset === 'number' && state.offset >= end;
 }
 
 function benchOpen(folder) {
@@ -117,10 +130,12 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * appends an `unanswered` event with the reason; an answer that landed in that very
  * moment is still taken, once.
  */
-async function waitForAnswer(folder, id, accept) {
+async function waitForAnswer(folder, id, end, accept) {
   const answersDir = path.join(folder, 'answers');
   const answerFile = path.join(answersDir, `${id}.json`);
   const deadline = Date.now() + WAIT_S * 1000;
+  const graceEnd = Date.now() + WINDOW_GRACE_S * 1000;
+  let seen = false;
   let stopReason;
   const onSignal = () => { stopReason = 'cancelled'; };
   process.on('SIGTERM', onSignal);
@@ -139,6 +154,11 @@ async function waitForAnswer(folder, id, accept) {
       if (stopReason) { reason = stopReason; break; }
       if (Date.now() >= deadline) { reason = 'timeout'; break; }
       if (!benchOpen(folder)) { reason = 'bench_closed'; break; }
+      if (!seen) {
+        seen = windowRead(folder, end);
+        // No window reads this pane (it quit, or this is a leftover shell): ask in the terminal.
+        if (!seen && Date.now() >= graceEnd) { reason = 'no_window'; break; }
+      }
       await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
     }
   }
@@ -172,7 +192,7 @@ async function onQuestion(folder, input) {
   if (questions.length === 0) return undefined;
   const id = safeSegment(input.tool_use_id) ? input.tool_use_id : newId('q');
   const first = questions[0];
-  append(folder, {
+  const end = append(folder, {
     type: 'question',
     id,
     session_id: input.session_id,
@@ -189,7 +209,7 @@ async function onQuestion(folder, input) {
       multiple: q.multiSelect === true,
     })),
   });
-  const answer = await waitForAnswer(folder, id, (v) => v && typeof v === 'object' && (v.pass === true || (v.answers && typeof v.answers === 'object')));
+  const answer = await waitForAnswer(folder, id, end, (v) => v && typeof v === 'object' && (v.pass === true || (v.answers && typeof v.answers === 'object')));
   if (!answer || answer.pass === true) return undefined;
   const answers = {};
   for (const q of questions) {
@@ -219,8 +239,8 @@ async function onPermission(folder, input) {
     toolInput = { text: cut(json, MAX_TOOL_INPUT) };
     truncated = true;
   }
-  append(folder, { type: 'permission', id, session_id: input.session_id, tool_name: input.tool_name, tool_input: toolInput, truncated });
-  const answer = await waitForAnswer(folder, id, (v) => v && typeof v === 'object' && (v.pass === true || v.behavior === 'allow' || v.behavior === 'deny'));
+  const end = append(folder, { type: 'permission', id, session_id: input.session_id, tool_name: input.tool_name, tool_input: toolInput, truncated });
+  const answer = await waitForAnswer(folder, id, end, (v) => v && typeof v === 'object' && (v.pass === true || v.behavior === 'allow' || v.behavior === 'deny'));
   if (!answer || answer.pass === true) return undefined;
   const decision = { behavior: answer.behavior };
   if (answer.behavior === 'deny' && typeof answer.message === 'string' && answer.message) decision.message = answer.message;

@@ -12,7 +12,7 @@ beforeEach(() => {
   state = fs.mkdtempSync(path.join(os.tmpdir(), 'td-hook-'));
   folder = path.join(state, 'terminal-delight', 'surfaces', 'sess1', 'pane1');
   fs.mkdirSync(folder, { recursive: true });
-  env = { PATH: process.env.PATH, HOME: state, XDG_STATE_HOME: state, TD_SESSION: 'sess1', TD_PANE_ID: 'pane1', TD_QUESTION_WAIT_S: '30', TD_QUESTION_POLL_MS: '50' };
+  env = { PATH: process.env.PATH, HOME: state, XDG_STATE_HOME: state, TD_SESSION: 'sess1', TD_PANE_ID: 'pane1', TD_QUESTION_WAIT_S: '30', TD_QUESTION_POLL_MS: '50', TD_WINDOW_GRACE_S: '60' };
 });
 afterEach(() => fs.rmSync(state, { recursive: true, force: true }));
 
@@ -185,6 +185,26 @@ describe('questions', () => {
     expect(r).toMatchObject({ code: 0, stdout: '' });
     expect(readEvents(folder).at(-1)).toMatchObject({ type: 'unanswered', reason: 'timeout' });
     expect(fs.existsSync(path.join(folder, 'answers', 'toolu_01HqZ8xKc4vNw2ePq7RmT3yB.closed'))).toBe(true);
+  });
+
+  it('stops waiting when no window reads the pane (the question is asked in the terminal)', async () => {
+    openBench(true);
+    const r = await runHook(sampleInput('pre-tool-use-ask-user-question.json'), { ...env, TD_WINDOW_GRACE_S: '0.3' });
+    expect(r).toMatchObject({ code: 0, stdout: '' });
+    expect(readEvents(folder).at(-1)).toMatchObject({ type: 'unanswered', reason: 'no_window' });
+  });
+
+  it('keeps waiting once the window has read the question', async () => {
+    openBench(true);
+    // what the agent channel writes once it has read the lines (here: far past them)
+    fs.writeFileSync(path.join(folder, '.agent-channel.json'), JSON.stringify({ v: 1, offset: 1e9, pending: {}, finished: {} }));
+    const run = startHook(sampleInput('pre-tool-use-ask-user-question.json'), { ...env, TD_WINDOW_GRACE_S: '0.3' });
+    await until(() => readEvents(folder).some((e) => e.type === 'question'), 20_000, 'question event');
+    // past the grace, it still waits (the time has to pass for this to mean anything)
+    await new Promise((r) => setTimeout(r, 800));
+    expect(run.child.exitCode).toBe(null);
+    writeAnswer('toolu_01HqZ8xKc4vNw2ePq7RmT3yB', { answers: { 'Which colour scheme should the dark theme start from?': 'Nord' } });
+    expect(JSON.parse((await run.done).stdout).hookSpecificOutput.updatedInput.answers).toBeDefined();
   });
 
   it('stops waiting when the bench closes', async () => {
