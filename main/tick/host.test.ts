@@ -102,6 +102,9 @@ describe('Ticks in panes', () => {
     const first = await host.read(id);
     expect(first).toMatchObject({ ok: true, state: { data: { cols: 120, rows: 30, env: { instance: id.slice('hosted:'.length), term: 'xterm-256color', colorterm: 'truecolor', internal: [] }, stderrIsTty: true } } });
     expect(panes.get(opened.paneId!)).toMatchObject({ kind: 'tick', instanceId: id, cols: 120, rows: 30 });
+    // The launcher leads the PTY's session; the Tick is in its foreground process group.
+    const leader = panes.pid(opened.paneId!);
+    expect((first as { state: { data: { proc: unknown } } }).state.data.proc).toEqual({ pgrp: leader, session: leader, tpgid: leader });
     await waitFor(() => panes.screenText(opened.paneId!).includes('scripted Tick: good'), 'the Tick drawing on /dev/tty');
     panes.resize(opened.paneId!, 100, 40);
     await waitFor(() => {

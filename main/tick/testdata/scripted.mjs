@@ -25,11 +25,20 @@ try {
   view = undefined;
 }
 const env = { instance: process.env.TICKLOOP_INSTANCE_ID ?? null, term: process.env.TERM, colorterm: process.env.COLORTERM, internal: Object.keys(process.env).filter((k) => k.startsWith('TICKLOOP_') && k !== 'TICKLOOP_INSTANCE_ID') };
+// Process group, session and the terminal's foreground group, from /proc (Linux).
+const proc = () => {
+  try {
+    const f = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return { pgrp: Number(f[2]), session: Number(f[3]), tpgid: Number(f[5]) };
+  } catch {
+    return null;
+  }
+};
 const data = () => {
   if (!view) return { n };
   view._refreshSize?.(); // a WriteStream on /dev/tty does not refresh its size by itself
   const [cols, rows] = view.getWindowSize();
-  return { n, cols, rows, env, stderrIsTty: process.stderr.isTTY === true };
+  return { n, cols, rows, env, stderrIsTty: process.stderr.isTTY === true, proc: proc() };
 };
 if (view) process.on('SIGWINCH', () => update());
 if (scenario === 'stubborn' || scenario === 'sticky') process.on('SIGTERM', () => {}); // only SIGKILL ends it
