@@ -26,7 +26,8 @@ function str(v: unknown, what: string): string {
 export function installPaneHandlers(core: Core, panes: PaneService, settings: SettingsApi, shell: 'electron' | 'serve'): void {
   core.handle('app.hello', (_req, client) => {
     panes.addReader(client.id);
-    if (panes.list().length === 0) panes.create({});
+    // A window always has something to show: the login shell when no pane is in the layout.
+    if (!panes.layout) panes.create({});
     return {
       session: panes.session,
       panes: panes.list(),

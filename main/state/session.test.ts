@@ -104,6 +104,18 @@ describe('app requests', () => {
     await expect(app.core.request('settings.set', { fontSize: 'big' as never }, client)).rejects.toThrow(/out of range/);
   });
 
+  it('app.hello starts a login shell when only detached panes exist', async () => {
+    const app = await start(true);
+    const hidden = app.panes.create({ command: ['/bin/sh', '-c', 'sleep 30'], kind: 'tick', detached: true });
+    const hello = await app.core.request('app.hello', {}, client);
+    expect(hello.panes.map((p) => p.id)).toContain(hidden.id);
+    expect(hello.panes).toHaveLength(2);
+    const shell = hello.panes.find((p) => p.id !== hidden.id)!;
+    expect(shell.command).toEqual(['/bin/bash', '-l']);
+    expect(hello.layout).toEqual({ type: 'pane', paneId: shell.id });
+    expect((await app.core.request('app.hello', {}, client)).panes).toHaveLength(2);
+  });
+
   it('pane.close on a tick pane only detaches its view', async () => {
     const app = await start(true);
     await app.core.request('app.hello', {}, client);
