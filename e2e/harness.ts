@@ -217,6 +217,21 @@ export class TdPage {
     return this.page.evaluate((id) => (window as unknown as { __td: { renderer(id: string): string | null } }).__td.renderer(id), paneId);
   }
 
+  /** The size of the pane's xterm in the page. */
+  size(paneId: string): Promise<{ cols: number; rows: number } | null> {
+    return this.page.evaluate((id) => (window as unknown as { __td: { size(id: string): { cols: number; rows: number } | null } }).__td.size(id), paneId);
+  }
+
+  /** The size of the pane's PTY as the shell sees it (`stty size`, typed into the pane). */
+  async ptySize(paneId: string): Promise<{ cols: number; rows: number }> {
+    const n = Math.floor(Math.random() * 1e6);
+    await this.typeLine(paneId, `echo "sz${n}-$(stty size | tr ' ' x)"`);
+    const re = new RegExp(`^sz${n}-(\\d+)x(\\d+)$`, 'm');
+    await this.waitForText(paneId, re);
+    const m = re.exec(await this.text(paneId, 200))!;
+    return { rows: Number(m[1]), cols: Number(m[2]) };
+  }
+
   /** Wait until the pane's text (its last 200 lines: cheap to read during a flood) matches. */
   async waitForText(paneId: string, match: string | RegExp, timeoutMs = 20_000, lastLines = 200): Promise<void> {
     let last = '';

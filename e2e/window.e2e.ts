@@ -71,6 +71,7 @@ describe('the window', () => {
     expect(a!.x + a!.width).toBeLessThanOrEqual(b!.x + 1);
     expect(b!.y + b!.height).toBeLessThanOrEqual(c!.y + 1);
 
+    const cols0 = (await win.size(ids[0]!))!.cols;
     // Drag the vertical divider 200 px to the right.
     const divider = win.page.locator('.divider-vertical').first();
     const d = (await divider.boundingBox())!;
@@ -83,6 +84,9 @@ describe('the window', () => {
     expect(after.width).toBeGreaterThan(a!.width + 150);
     const [rootSizes] = sizesOf(await win.layout());
     expect(rootSizes![0]).toBeGreaterThan(0.6);
+    // The terminal re-fitted to the new width, and the PTY follows.
+    await win.waitFor(async () => ((await win.size(ids[0]!))?.cols ?? 0) > cols0 + 10, 'the wider pane to have more columns');
+    expect(await win.ptySize(ids[0]!)).toEqual(await win.size(ids[0]!));
     // Saved in the core: a second window gets the same sizes from its hello.
     const other = await openWindow(browser, serve, { theme: 'dark' });
     try {
@@ -90,11 +94,6 @@ describe('the window', () => {
         const s = sizesOf(await other.layout())[0];
         return !!s && Math.abs(s[0]! - rootSizes![0]!) < 0.01;
       }, 'the dragged sizes in a second window');
-      // The terminal re-fitted to the new width and told the core.
-      await win.waitFor(async () => {
-        const p = await win.pane(ids[0]!);
-        return !!p && p.cols > 100;
-      }, 'the wider pane to have more columns');
     } finally {
       await other.close();
     }

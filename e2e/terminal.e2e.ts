@@ -1,0 +1,160 @@
+/**
+ * The window's keyboard and terminal features end to end: shortcuts for split,
+ * focus, close and zoom; find; OSC titles; the bench panel; copy on select and
+ * bracketed paste; unseen counts from a surface file.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, openWindow, startServe, type Serve, type TdPage } from './harness.ts';
+
+let serve: Serve;
+let browser: Browser;
+let win: TdPage;
+
+beforeAll(async () => {
+  serve = await startServe();
+  browser = await launchBrowser();
+  win = await openWindow(browser, serve, { theme: 'dark' });
+  await win.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.origin });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await serve?.close();
+});
+
+/** The pane that holds keyboard focus in the page (xterm's textarea), if any. */
+function activePane(w: TdPage): Promise<string | null> {
+  return w.page.evaluate(() => document.activeElement?.closest<HTMLElement>('[data-pane-id]')?.dataset.paneId ?? null);
+}
+
+describe('keyboard', () => {
+  it('splits, moves focus, and closes with shortcuts; typing follows the focus', async () => {
+    const [first] = await win.paneIds();
+    await win.waitForPrompt(first!);
+    await win.focusTerminal(first!);
+    await win.page.keyboard.press('Control+Shift+D');
+    await win.waitFor(async () => (await win.paneIds()).length === 2, 'a pane split right');
+    const [, right] = await win.paneIds();
+    await win.waitFor(async () => (await activePane(win)) === right, 'the new pane to take the keyboard');
+    await win.page.keyboard.press('Control+Shift+E');
+    await win.waitFor(async () => (await win.paneIds()).length === 3, 'a pane split down');
+    const [, , below] = await win.paneIds();
+    await win.waitFor(async () => (await activePane(win)) === below, 'the pane below to take the keyboard');
+    await win.waitForPrompt(below!);
+
+    await win.page.keyboard.press('Alt+ArrowUp');
+    await win.waitFor(async () => (await activePane(win)) === right, 'Alt+Up to move to the pane above');
+    await win.page.keyboard.press('Control+Shift+ArrowLeft');
+    await win.waitFor(async () => (await activePane(win)) === first, 'Ctrl+Shift+Left to move to the left pane');
+    expect(await win.focused()).toBe(first);
+    // Typing goes where the focus is.
+    await win.page.keyboard.type('echo typed-left-$((5+5))');
+    await win.page.keyboard.press('Enter');
+    await win.waitForText(first!, /^typed-left-10$/m);
+    expect(await win.text(right!)).not.toMatch(/typed-left-10/);
+
+    await win.page.keyboard.press('Control+Shift+ArrowRight');
+    await win.waitFor(async () => (await activePane(win)) === right, 'Ctrl+Shift+Right to move right');
+    await win.page.keyboard.press('Control+Shift+W');
+    await win.waitFor(async () => (await win.paneIds()).length === 2, 'the focused pane closed');
+    expect(await win.paneIds()).toEqual([first, below]);
+    await win.header(below!).getByRole('button', { name: 'Close pane' }).click();
+    await win.waitFor(async () => (await win.paneIds()).length === 1, 'one pane again');
+  });
+
+  it('zooms the font with Ctrl+= / Ctrl+- / Ctrl+0 and saves it in settings', async () => {
+    const [id] = await win.paneIds();
+    await win.focusTerminal(id!);
+    const fontSize = () => win.page.evaluate(() => (window as unknown as { __td: { store: { getState(): { settings: { fontSize: number } } } } }).__td.store.getState().settings.fontSize);
+    const start = await fontSize();
+    const cols0 = (await win.size(id!))!.cols;
+    await win.page.keyboard.press('Control+Equal');
+    await win.page.keyboard.press('Control+Equal');
+    await win.waitFor(async () => (await fontSize()) === start + 2, 'the font two steps larger');
+    // A bigger font means fewer columns, and the PTY follows.
+    await win.waitFor(async () => (await win.size(id!))!.cols < cols0 - 5, 'fewer columns after zooming in');
+    expect(await win.ptySize(id!)).toEqual(await win.size(id!));
+    const other = await openWindow(browser, serve);
+    try {
+      const saved = await other.page.evaluate(() => (window as unknown as { __td: { store: { getState(): { settings: { fontSize: number } } } } }).__td.store.getState().settings.fontSize);
+      expect(saved).toBe(start + 2);
+    } finally {
+      await other.close();
+    }
+    await win.page.keyboard.press('Control+Minus');
+    await win.waitFor(async () => (await fontSize()) === start + 1, 'one step back');
+    await win.page.keyboard.press('Control+0');
+    await win.waitFor(async () => (await fontSize()) === 13, 'the default size');
+  });
+
+  it('finds text with Ctrl+Shift+F, and Escape gives the keyboard back to the terminal', async () => {
+    const [id] = await win.paneIds();
+    await win.typeLine(id!, 'clear; for i in 1 2 3; do echo "needle-$i"; done');
+    await win.waitForText(id!, /^needle-3$/m);
+    await win.page.keyboard.press('Control+Shift+F');
+    const input = win.page.getByRole('searchbox', { name: 'Find' }).or(win.page.locator('.find-bar input'));
+    await input.waitFor();
+    await input.fill('needle-');
+    const count = win.page.locator('.find-count');
+    await win.waitFor(async () => /of [34]/.test((await count.textContent()) ?? ''), 'a match count');
+    await input.fill('no-such-thing-here');
+    await win.waitFor(async () => (await count.textContent()) === 'No results', '"No results"');
+    await input.press('Escape');
+    await win.page.locator('.find-bar').waitFor({ state: 'detached' });
+    await win.waitFor(async () => (await activePane(win)) === id, 'the keyboard back in the terminal');
+  });
+});
+
+describe('terminal', () => {
+  it('shows the title a program sets with OSC 0', async () => {
+    const [id] = await win.paneIds();
+    await win.typeLine(id!, "printf '\\033]0;osc-title-%s\\007' works");
+    await win.waitFor(async () => (await win.header(id!).locator('.pane-title').textContent()) === 'osc-title-works', 'the OSC title in the header');
+  });
+
+  it('copies a selection to the clipboard, and pastes with bracketed paste', async () => {
+    const [id] = await win.paneIds();
+    await win.typeLine(id!, 'clear; echo copyme-$((7*6))-word');
+    await win.waitForText(id!, /^copyme-42-word$/m);
+    const row = win.page.locator(`[data-pane-id="${id}"] .xterm-rows > div`, { hasText: /^copyme-42-word/ });
+    const b = (await row.boundingBox())!;
+    await win.page.mouse.dblclick(b.x + 12, b.y + b.height / 2);
+    await win.waitFor(async () => /copyme/.test(await win.page.evaluate(() => navigator.clipboard.readText())), 'the selection on the clipboard');
+
+    await win.page.evaluate(() => navigator.clipboard.writeText('pasted text'));
+    await win.typeLine(id!, "clear; printf '\\033[?2004h'; cat -v");
+    await win.focusTerminal(id!);
+    await win.page.keyboard.press('Control+Shift+V');
+    await win.page.keyboard.press('Enter');
+    // cat -v shows the brackets xterm wrapped around the pasted text.
+    await win.waitForText(id!, '^[[200~pasted text^[[201~');
+    await win.page.keyboard.press('Control+C');
+    await win.typeLine(id!, "printf '\\033[?2004l'");
+    await win.waitForPrompt(id!);
+  });
+
+  it('opens and closes the bench beside the terminal', async () => {
+    const [id] = await win.paneIds();
+    const terminal = win.page.locator(`[data-pane-id="${id}"] .pane-terminal`);
+    const wide = (await terminal.boundingBox())!.width;
+    await win.header(id!).getByRole('button', { name: 'Open bench' }).click();
+    await win.page.locator(`[data-pane-id="${id}"] .pane-bench`).waitFor();
+    await win.waitFor(async () => (await win.pane(id!))?.benchOpen === true, 'the core to know the bench is open');
+    expect((await terminal.boundingBox())!.width).toBeLessThan(wide - 100);
+    await win.screenshot('bench-open-dark');
+    await win.header(id!).getByRole('button', { name: 'Close bench' }).click();
+    await win.page.locator(`[data-pane-id="${id}"] .pane-bench`).waitFor({ state: 'detached' });
+    await win.waitFor(async () => (await win.pane(id!))?.benchOpen === false, 'the core to know the bench is closed');
+  });
+
+  it('counts an unseen surface in the pane header and the title bar', async () => {
+    const [id] = await win.paneIds();
+    const folder = '"$XDG_STATE_HOME/terminal-delight/surfaces/$TD_SESSION/$TD_PANE_ID"';
+    await win.typeLine(id!, `mkdir -p ${folder} && printf '%s' '{"td":"0.4","kind":"response","id":"e2e-hello","title":"Hello","model":{"layman":"A reply."}}' > ${folder}/hello.json`);
+    await win.waitFor(async () => ((await win.pane(id!))?.unseen ?? 0) >= 1, 'the pane to count an unseen surface', 20_000);
+    await expect(win.header(id!).locator('.badge.unseen').textContent()).resolves.toBe('1');
+    await expect(win.page.getByTestId('unseen-total').textContent()).resolves.toBe('1 unseen');
+    await expect(win.page.title()).resolves.toBe('(1) Terminal Delight');
+  });
+});
