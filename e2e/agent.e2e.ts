@@ -62,6 +62,7 @@ describe('agent channel in the window', () => {
     await card(cardId).waitFor({ state: 'visible', timeout: 30_000 });
     expect(await card(cardId).innerText()).toContain('Which colour scheme should the dark theme start from?');
     await win.waitFor(async () => (await win.pane(paneId))?.agent?.status === 'blocked', 'the pane to show the agent blocked');
+    await win.waitFor(async () => (await win.header(paneId).locator('.badge.agent').innerText()) === 'needs you', 'the header badge to say "needs you"');
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     await card(cardId).screenshot({ path: path.join(ARTIFACTS, 'agent-question-card.png') });
     // still waiting for the person
