@@ -66,6 +66,21 @@ describe('the agent channel in the app', () => {
     expect(app.panes.screenText(pane.id)).not.toContain('[workbench:');
   });
 
+  it('an answer after the hook stopped waiting is never applied: no answer file, nothing typed, the card says so', async () => {
+    const pane = await firstPane();
+    await app.core.request('bench.set', { paneId: pane.id, open: true }, client);
+    const env = { PATH: process.env.PATH, HOME: state.dir, XDG_STATE_HOME: state.env.XDG_STATE_HOME, TD_SESSION: app.panes.session, TD_PANE_ID: pane.id, TD_QUESTION_WAIT_S: '0.3', TD_QUESTION_POLL_MS: '50' };
+    const r = await startHook(sampleInput('pre-tool-use-ask-user-question.json'), env).done;
+    expect(r.stdout).toBe('');
+    const cardId = 'question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB';
+    await waitFor(async () => (await app.core.request('surface.list', { paneId: pane.id }, client)).find((s) => s.id === cardId && s.model.state === 'asked_in_terminal'), 'the card to say asked in the terminal', 30_000);
+    const res = await app.core.request('surface.act', { paneId: pane.id, surfaceId: cardId, action: 'choose', target: 'Nord' }, client);
+    // refused when the surfaces service honours an interceptor's error; never typed either way
+    if (!res.ok) expect(res.error).toMatch(/asked this in its terminal/);
+    expect(fs.existsSync(path.join(app.panes.folder(pane.id), 'answers', 'toolu_01HqZ8xKc4vNw2ePq7RmT3yB.json'))).toBe(false);
+    expect(app.panes.screenText(pane.id)).not.toContain('[workbench:');
+  });
+
   it('New agent pane: claude with --session-id, its transcript read from the first second', async () => {
     const work = path.join(state.dir, 'my_project.v2');
     fs.mkdirSync(work);
