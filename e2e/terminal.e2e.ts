@@ -148,6 +148,47 @@ describe('terminal', () => {
     await win.waitFor(async () => (await win.pane(id!))?.benchOpen === false, 'the core to know the bench is closed');
   });
 
+  it('opens a clicked URL in a new browser window', async () => {
+    const [id] = await win.paneIds();
+    await win.typeLine(id!, 'clear; echo https://example.com/td-link-$((8*8))');
+    await win.waitForText(id!, /^https:\/\/example\.com\/td-link-64$/m);
+    const row = win.page.locator(`[data-pane-id="${id}"] .xterm-rows > div`, { hasText: /^https:\/\/example\.com\/td-link-64/ });
+    const b = (await row.boundingBox())!;
+    await win.page.mouse.move(b.x + 40, b.y + b.height / 2);
+    await win.page.mouse.move(b.x + 60, b.y + b.height / 2);
+    const opened = win.context.waitForEvent('page', { timeout: 15_000 });
+    // The link is live once hovered (xterm underlines it); then a click opens it.
+    await win.waitFor(async () => {
+      await win.page.mouse.move(b.x + 50 + Math.random() * 20, b.y + b.height / 2);
+      return win.page.evaluate(() => getComputedStyle(document.querySelector('.xterm-screen')!).cursor === 'pointer');
+    }, 'the link to be under the pointer');
+    await win.page.mouse.click(b.x + 60, b.y + b.height / 2);
+    const popup = await opened;
+    expect(popup.url()).toMatch(/^https:\/\/example\.com\/td-link-64|^about:blank|^chrome-error/);
+    // noopener: the new window cannot reach back into the app.
+    await popup.close();
+  });
+
+  it('keeps the keyboard where it is when another window splits a pane', async () => {
+    const [id] = await win.paneIds();
+    await win.focusTerminal(id!);
+    const other = await openWindow(browser, serve);
+    try {
+      await other.header(id!).getByRole('button', { name: 'Split right' }).click();
+      await win.waitFor(async () => (await win.paneIds()).length === 2, 'the new pane in this window too');
+      const [, added] = await win.paneIds();
+      await win.waitForPrompt(added!);
+      expect(await activePane(win)).toBe(id);
+      await win.page.keyboard.type('echo still-mine-$((9+9))');
+      await win.page.keyboard.press('Enter');
+      await win.waitForText(id!, /^still-mine-18$/m);
+      await other.header(added!).getByRole('button', { name: 'Close pane' }).click();
+      await win.waitFor(async () => (await win.paneIds()).length === 1, 'back to one pane');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('counts an unseen surface in the pane header and the title bar', async () => {
     const [id] = await win.paneIds();
     const folder = '"$XDG_STATE_HOME/terminal-delight/surfaces/$TD_SESSION/$TD_PANE_ID"';
