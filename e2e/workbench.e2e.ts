@@ -389,6 +389,58 @@ describe('the workbench', () => {
     await win.waitFor(() => activeIsTerminal(), 'focus back in the terminal');
   });
 
+  it('answers a free-text question with Enter, and dismisses a card for good', async () => {
+    await showShelf('Decide');
+    const q = card('q1');
+    await q.waitFor({ timeout: 20_000 });
+    const file = await lineReader();
+    await q.getByRole('textbox', { name: 'Comment on Coffee or tea?' }).fill('Green tea, please');
+    await q.getByRole('textbox', { name: 'Comment on Coffee or tea?' }).press('Enter');
+    expect(await lineIn(file)).toBe(`[workbench:${tag}] answer on surface q1 — Green tea, please\n`);
+    expect(await q.getByRole('button', { name: 'Choose Coffee' }).isDisabled()).toBe(true);
+
+    drop({ id: 'to-dismiss', kind: 'artifact', title: 'Stale report', model: { location: path.join(scratch, 'stale.html'), summary: 'Not needed.' } });
+    await showShelf('Files');
+    await card('to-dismiss').getByRole('button', { name: 'Dismiss Stale report' }).click();
+    await card('to-dismiss').waitFor({ state: 'detached' });
+    expect(actionsLog().some((e) => e.surface === 'to-dismiss')).toBe(false); // dismiss tells no one
+    // A new window gets the bench back from the pane folder, without the dismissed card.
+    const again = await openWindow(browser, serve, { theme: 'dark' });
+    try {
+      await openBench(again);
+      await showShelf('Files', again);
+      await card('report', again).waitFor({ timeout: 20_000 });
+      expect(await card('to-dismiss', again).count()).toBe(0);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('keeps the cards in view still when cards arrive above them', async () => {
+    await showShelf('Replies');
+    for (let i = 0; i < 6; i++) {
+      drop({ id: `filler-${i}`, kind: 'response', title: `Filler ${i}`, model: { layman: `Filler reply number ${i}, long enough to take some room on the bench.`, body: 'Line one.\n\nLine two.\n\nLine three.' } });
+    }
+    await card('filler-5').waitFor({ timeout: 20_000 });
+    const list = bench().locator('.tdb-list');
+    await list.evaluate((e) => { e.scrollTop = 260; });
+    await win.page.waitForTimeout(100); // let the scroll event land (the bench anchors on it)
+    // The first card whose bottom is below the top of the list, and where it is.
+    const probe = () => list.evaluate((e) => {
+      const top = e.getBoundingClientRect().top;
+      const cards = [...e.querySelectorAll<HTMLElement>('[data-surface-id]')];
+      const c = cards.find((x) => x.getBoundingClientRect().bottom > top + 1)!;
+      return { id: c.dataset.surfaceId!, y: c.getBoundingClientRect().top };
+    });
+    const before = await probe();
+    drop({ id: 'filler-new', kind: 'response', title: 'Arrived above', model: { layman: 'A new reply lands above the others.', body: 'With\n\na\n\nbody.' } });
+    await card('filler-new').waitFor({ timeout: 20_000 });
+    await win.page.waitForTimeout(100);
+    const after = await probe();
+    expect(after.id).toBe(before.id);
+    expect(Math.abs(after.y - before.y)).toBeLessThan(2); // sub-pixel rounding of scrollTop, not a jump (a card is ~100 px)
+  });
+
   it('saves a screenshot of each kind of card, light and dark', async () => {
     const light = await openWindow(browser, serve, { theme: 'light', viewport: { width: 1400, height: 900 } });
     try {

@@ -131,16 +131,15 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
   const captureAnchor = useCallback(() => {
     const el = list.current;
     if (!el) return;
-    const top = el.scrollTop;
-    const nodes = el.querySelectorAll<HTMLElement>('[data-anchor]');
+    const top = el.getBoundingClientRect().top;
     let pick: HTMLElement | null = null;
-    for (const n of nodes) {
-      if (n.offsetTop + n.offsetHeight > top) {
+    for (const n of el.querySelectorAll<HTMLElement>('[data-anchor]')) {
+      if (n.getBoundingClientRect().bottom > top) {
         pick = n;
         break;
       }
     }
-    anchor.current = pick ? { id: pick.dataset.anchor!, offset: pick.offsetTop - top, scrollTop: top } : null;
+    anchor.current = pick ? { id: pick.dataset.anchor!, offset: pick.getBoundingClientRect().top - top, scrollTop: el.scrollTop } : null;
   }, []);
   useLayoutEffect(() => {
     const el = list.current;
@@ -148,8 +147,8 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
     if (el && a && el.scrollTop === a.scrollTop) {
       const n = el.querySelector<HTMLElement>(`[data-anchor="${CSS.escape(a.id)}"]`);
       if (n) {
-        const delta = n.offsetTop - el.scrollTop - a.offset;
-        if (delta !== 0) el.scrollTop += delta;
+        const delta = n.getBoundingClientRect().top - el.getBoundingClientRect().top - a.offset;
+        if (Math.abs(delta) >= 0.5) el.scrollTop += delta;
       }
     }
     captureAnchor();
