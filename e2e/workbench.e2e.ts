@@ -7,9 +7,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, launchBrowser, openWindow, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
+import { ARTIFACTS, ROOT, launchBrowser, openWindow, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
 
 let serve: Serve;
 let browser: Browser;
@@ -439,6 +441,57 @@ describe('the workbench', () => {
     const after = await probe();
     expect(after.id).toBe(before.id);
     expect(Math.abs(after.y - before.y)).toBeLessThan(2); // sub-pixel rounding of scrollTop, not a jump (a card is ~100 px)
+  });
+
+  it("shows a Tick's approval request on the asking pane's Decide shelf, and answers it", async () => {
+    // A real agent-side MCP client (the SDK's) through `terminal-delight mcp`, as this pane's agent.
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    const transport = new StdioClientTransport({
+      command: path.join(ROOT, 'bin', 'terminal-delight'),
+      args: ['mcp'],
+      env: { ...env, XDG_STATE_HOME: serve.stateDir, TD_SOCKET: path.join(serve.stateDir, 'app.sock'), TD_NODE: process.execPath, TD_PANE_ID: paneId },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'bench-e2e', version: '1.0.0' });
+    await client.connect(transport);
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ text: string }> };
+      return { isError: r.isError === true, json: JSON.parse(r.content[0]?.text ?? '{}') as Record<string, unknown> };
+    };
+    try {
+      const opened = await call('TickManage', { action: 'open', command: [process.execPath, path.join(ROOT, 'assets', 'ticks', 'counter.mjs')], cwd: scratch, title: 'Counter' });
+      expect(opened.isError).toBe(false);
+      const instance = opened.json.instance as string;
+      await showShelf('Replies');
+      await win.focusTerminal(paneId);
+
+      const approved = call('TickCall', { instance, tool: 'increment', args: { amount: 2 } });
+      // The card arrives on Decide (not on screen): counted unseen, focus stays in the terminal.
+      await win.waitFor(async () => (await unseenOn('Decide')) >= 1, 'the approval to count on Decide', 30_000);
+      expect(await activeIsTerminal()).toBe(true);
+      await showShelf('Decide');
+      const ask = bench().locator('[data-kind="approval"]').first();
+      await ask.waitFor();
+      expect(await ask.locator('.tdb-title').innerText()).toBe('increment');
+      expect(JSON.parse(await ask.locator('.tdb-args').innerText())).toEqual({ amount: 2 });
+      expect(await ask.locator('.tdb-meta').innerText()).toContain('revision 1');
+      await shot(ask, 'bench-approval-dark');
+      await ask.getByRole('button', { name: 'Approve increment' }).click();
+      expect(await approved).toMatchObject({ isError: false, json: { outcome: 'executed', approval: 'approved', result: { value: 2 } } });
+      await expect.poll(() => ask.locator('.tdb-badge').innerText()).toBe('approved');
+      expect(await ask.getByRole('button', { name: 'Approve increment' }).isDisabled()).toBe(true);
+
+      const refused = call('TickCall', { instance, tool: 'increment', args: { amount: 5 } });
+      const ask2 = bench().locator('[data-kind="approval"]', { hasText: '"amount": 5' });
+      await ask2.waitFor({ timeout: 30_000 });
+      await ask2.getByRole('button', { name: 'Refuse increment' }).click();
+      expect(await refused).toMatchObject({ isError: true, json: { outcome: 'not_executed', approval: 'refused' } });
+      await expect.poll(() => ask2.locator('.tdb-badge').innerText()).toBe('refused');
+      await call('TickManage', { action: 'close', instance });
+    } finally {
+      await client.close().catch(() => undefined);
+    }
   });
 
   it('saves a screenshot of each kind of card, light and dark', async () => {
