@@ -160,10 +160,18 @@ export async function openWindow(browser: Browser, serve: Serve, opts: WindowOpt
   const q = new URLSearchParams({ test: '1' });
   if (opts.theme) q.set('theme', opts.theme);
   if (opts.renderer) q.set('renderer', opts.renderer);
-  await page.goto(`${serve.origin}/?${q}`);
   const w = new TdPage(page, context, errors);
-  await w.waitFor(async () => (await w.paneIds()).length > 0, 'the first pane to appear');
-  return w;
+  // One reload is allowed: on a shared machine a concurrent build may have emptied
+  // out/renderer for a moment while the page loaded.
+  for (let attempt = 1; ; attempt++) {
+    await page.goto(`${serve.origin}/?${q}`);
+    try {
+      await w.waitFor(async () => (await w.paneIds()).length > 0, 'the first pane to appear', attempt === 1 ? 15_000 : 30_000);
+      return w;
+    } catch (e) {
+      if (attempt >= 2) throw new Error(`${(e as Error).message}; page errors: ${errors.join(' | ') || 'none'}; serve stderr: ${serve.stderr().slice(-2000)}`);
+    }
+  }
 }
 
 export class TdPage {

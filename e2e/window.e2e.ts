@@ -196,6 +196,21 @@ describe('the window', () => {
     }
   });
 
+  it('follows the OS between light and dark', async () => {
+    const w = await openWindow(browser, serve, { colorScheme: 'light' });
+    try {
+      const theme = () => w.page.evaluate(() => document.documentElement.dataset.theme);
+      expect(await theme()).toBe('light');
+      const bg = () => w.page.evaluate(() => getComputedStyle(document.querySelector('.pane')!).backgroundColor);
+      const lightBg = await bg();
+      await w.page.emulateMedia({ colorScheme: 'dark' });
+      await w.waitFor(async () => (await theme()) === 'dark', 'the dark theme');
+      expect(await bg()).not.toBe(lightBg);
+    } finally {
+      await w.close();
+    }
+  });
+
   it('saves screenshots of the window in light and dark', async () => {
     const [id] = await win.paneIds();
     await win.typeLine(id!, "clear; printf '\\e[1mTerminal Delight\\e[0m  \\e[32mgreen\\e[0m \\e[33myellow\\e[0m \\e[34mblue\\e[0m \\e[31mred\\e[0m https://example.com\\n'; ls -la");
