@@ -124,6 +124,19 @@ function readJson(file) {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * Claude Code ending a waiting hook: noted, so the wait closes cleanly (answers/<id>.closed
+ * and an `unanswered` event). Armed before the question's event is appended, so a signal
+ * that lands between the two is never the default, silent death.
+ */
+let stopReason;
+function armSignals() {
+  const onSignal = () => { stopReason = 'cancelled'; };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGHUP', onSignal);
+}
+
+/**
  * Waits while the bench is open for answers/<id>.json and returns its parsed value, or
  * undefined once the bench closes, the wait times out or Claude Code ends the hook. On
  * giving up it writes answers/<id>.closed (so the window refuses a late answer) and
@@ -136,11 +149,6 @@ async function waitForAnswer(folder, id, end, accept) {
   const deadline = Date.now() + WAIT_S * 1000;
   const graceEnd = Date.now() + WINDOW_GRACE_S * 1000;
   let seen = false;
-  let stopReason;
-  const onSignal = () => { stopReason = 'cancelled'; };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  process.on('SIGHUP', onSignal);
   const tryAnswer = () => {
     if (!fs.existsSync(answerFile)) return undefined;
     const value = readJson(answerFile);
@@ -192,6 +200,7 @@ async function onQuestion(folder, input) {
   if (questions.length === 0) return undefined;
   const id = safeSegment(input.tool_use_id) ? input.tool_use_id : newId('q');
   const first = questions[0];
+  armSignals();
   const end = append(folder, {
     type: 'question',
     id,
@@ -239,6 +248,7 @@ async function onPermission(folder, input) {
     toolInput = { text: cut(json, MAX_TOOL_INPUT) };
     truncated = true;
   }
+  armSignals();
   const end = append(folder, { type: 'permission', id, session_id: input.session_id, tool_name: input.tool_name, tool_input: toolInput, truncated });
   const answer = await waitForAnswer(folder, id, end, (v) => v && typeof v === 'object' && (v.pass === true || v.behavior === 'allow' || v.behavior === 'deny'));
   if (!answer || answer.pass === true) return undefined;
