@@ -140,6 +140,8 @@ export interface WindowOptions {
   renderer?: 'dom' | 'webgl';
   colorScheme?: 'light' | 'dark';
   viewport?: { width: number; height: number };
+  /** Runs before the page first loads (for example to route its WebSocket). */
+  beforeLoad?: (page: Page) => Promise<void>;
 }
 
 /** A window: its own browser context (cookies), authenticated by the token URL, with the test hook on. */
@@ -160,6 +162,7 @@ export async function openWindow(browser: Browser, serve: Serve, opts: WindowOpt
   const q = new URLSearchParams({ test: '1' });
   if (opts.theme) q.set('theme', opts.theme);
   if (opts.renderer) q.set('renderer', opts.renderer);
+  await opts.beforeLoad?.(page);
   const w = new TdPage(page, context, errors);
   // One reload is allowed: on a shared machine a concurrent build may have emptied
   // out/renderer for a moment while the page loaded.

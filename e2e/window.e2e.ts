@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Layout } from '../preload/contract.ts';
 import { launchBrowser, openWindow, startServe, type Serve, type TdPage } from './harness.ts';
-import type { Browser } from 'playwright-core';
+import type { Browser, WebSocketRoute } from 'playwright-core';
 
 let serve: Serve;
 let browser: Browser;
@@ -193,6 +193,36 @@ describe('the window', () => {
       await gl.waitFor(async () => /after-loss-16/.test((await rows.textContent()) ?? ''), 'the text drawn by the DOM renderer');
     } finally {
       await gl.close();
+    }
+  });
+
+  it('reconnects after the socket drops, and redraws what happened meanwhile', async () => {
+    const routes: Array<{ page: WebSocketRoute; server: WebSocketRoute }> = [];
+    const w = await openWindow(browser, serve, {
+      beforeLoad: (page) => page.routeWebSocket(/\/ws$/, (ws) => {
+        routes.push({ page: ws, server: ws.connectToServer() });
+      }),
+    });
+    try {
+      const [id] = await w.paneIds();
+      await w.waitForPrompt(id!);
+      await w.typeLine(id!, 'echo before-drop-$((1+1)); sleep 2; echo during-drop-$((2+2))');
+      await w.waitForText(id!, /^before-drop-2$/m);
+      // Drop the connection both ways, as a server restart or a network blip would.
+      const first = routes[0]!;
+      await first.server.close();
+      await first.page.close({ code: 1012, reason: 'test drop' });
+      const connection = () => w.page.evaluate(() => (window as unknown as { __td: { store: { getState(): { connection: string } } } }).__td.store.getState().connection);
+      await w.waitFor(async () => routes.length >= 2 && (await connection()) === 'open', 'the window to reconnect');
+      // What the pane printed while the window was away arrives (snapshot, then live).
+      await w.waitForText(id!, /^during-drop-4$/m, 20_000);
+      expect(await w.text(id!)).toMatch(/^before-drop-2$/m);
+      await w.typeLine(id!, 'echo after-reconnect-$((3+3))');
+      await w.waitForText(id!, /^after-reconnect-6$/m);
+      // Redrawn once, not twice: the marker appears exactly once as output.
+      expect((await w.text(id!)).match(/^before-drop-2$/gm)?.length).toBe(1);
+    } finally {
+      await w.close();
     }
   });
 
