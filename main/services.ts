@@ -78,18 +78,21 @@ export interface SurfaceServiceApi {
   /** Whether an agent sent any surface to this pane since the given time. */
   sentSince(paneId: string, since: string): boolean;
   /**
-   * Let another service take an action instead of typing its line (for example the
-   * agent channel answers a waiting hook through answers/<id>.json). The first
-   * interceptor that returns `handled: true` wins; the action is still recorded in
-   * actions.jsonl and on the card.
-   */
-  /**
    * Read surfaces out of this transcript (Claude Code or Codex JSONL) from now on:
    * called once the pane's transcript is known for sure (a TDAC `session` event).
    */
   watchTranscript(paneId: string, transcriptPath: string): void;
-  /** `handled: true` with an `error`: the action is refused with that sentence (for example a late answer to a question the agent stopped waiting for). */
-  intercept(fn: (paneId: string, surface: Surface, action: string, target?: string, comment?: string) => { handled: boolean; error?: string }): () => void;
+  /**
+   * Let another service take an action instead of typing its line (for example the
+   * agent channel answers a waiting hook through answers/<id>.json). Each action asks
+   * every interceptor twice: first with phase 'check', before anything is recorded,
+   * where `handled: true` with an `error` refuses the action (nothing is written; for
+   * example a late answer to a question the agent stopped waiting for) and nothing may
+   * change; then, once actions.jsonl has the record, with phase 'apply', where the
+   * first interceptor that returns `handled: true` takes the action instead of the
+   * typed line.
+   */
+  intercept(fn: (paneId: string, surface: Surface, action: string, target: string | undefined, comment: string | undefined, phase: 'check' | 'apply') => { handled: boolean; error?: string }): () => void;
 }
 
 export interface AgentStatusApi {

@@ -59,8 +59,13 @@ class Surfaces {
     const d = this.docs.get(surfaceId);
     if (!d) return { ok: false, error: 'no such surface' };
     const surface = { id: surfaceId, kind: d.kind, model: d.model } as Surface;
+    // as the real service does: every interceptor checks first (a refusal writes nothing), then applies
     for (const fn of this.interceptors) {
-      const r = fn(paneId, surface, action, target, comment) as { handled: boolean; error?: string };
+      const r = fn(paneId, surface, action, target, comment, 'check');
+      if (r.handled && r.error) return { ok: false, error: r.error };
+    }
+    for (const fn of this.interceptors) {
+      const r = fn(paneId, surface, action, target, comment, 'apply');
       if (r.handled) return r.error ? { ok: false, error: r.error } : { ok: true, record: { action, target, comment, at: new Date().toISOString() } };
     }
     this.typed.push(`${action} on surface ${surfaceId}`);

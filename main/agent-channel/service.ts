@@ -86,7 +86,8 @@ export class AgentChannel implements AgentStatusApi {
     this.unsubscribe.push(
       panes.onCreated((pane) => this.attach(pane.id)),
       panes.onRemoved((paneId) => this.detach(paneId)),
-      surfaces.intercept((paneId, surface, action, target, comment) => this.intercept(paneId, surface, action, target, comment)),
+      surfaces.intercept((paneId, surface, action, target, comment, phase) =>
+        phase === 'check' ? this.check(paneId, surface, action, target, comment) : this.intercept(paneId, surface, action, target, comment)),
     );
     for (const pane of panes.list()) this.attach(pane.id);
     this.timer = setInterval(() => this.pollAll(), opts.pollMs ?? 1000);
@@ -271,6 +272,30 @@ export class AgentChannel implements AgentStatusApi {
   }
 
   // ───────────── answers from the bench ─────────────
+
+  /** Whether an answer would be refused, without changing anything (before the action is recorded). */
+  private check(paneId: string, surface: Surface, action: string, target?: string, comment?: string): { handled: boolean; error?: string } {
+    if (!ANSWERING.has(action)) return { handled: false };
+    const ch = this.channels.get(paneId);
+    if (!ch) return { handled: false };
+    const ref = ch.cards.get(surface.id);
+    if (!ref) {
+      const was = ch.saved.finished[surface.id];
+      if (was === 'asked_in_terminal') return { handled: true, error: 'the agent stopped waiting and asked this in its terminal — answer it there' };
+      if (was === 'answered') return { handled: true, error: 'this was answered already — the agent has the answer' };
+      return { handled: false };
+    }
+    const p = ch.saved.pending[ref.eventId];
+    if (!p) return { handled: false };
+    if (isClosed(ch.folder, ref.eventId)) return { handled: true, error: 'the agent stopped waiting and asked this in its terminal — answer it there' };
+    if (p.kind === 'question') {
+      if (action === 'choose' && !target?.trim()) return { handled: true, error: 'choose needs an option as its target — pick one and send again' };
+      if (action === 'answer' && !comment?.trim()) return { handled: true, error: 'answer needs your text as its comment — write it and send again' };
+    } else if (action === 'choose' && target !== 'allow' && target !== 'deny') {
+      return { handled: true, error: 'choose "allow" or "deny" for a permission prompt' };
+    }
+    return { handled: false };
+  }
 
   private intercept(paneId: string, surface: Surface, action: string, target?: string, comment?: string): { handled: boolean; error?: string } {
     if (!ANSWERING.has(action)) return { handled: false };

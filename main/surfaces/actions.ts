@@ -28,7 +28,7 @@ export function actionLine(tag: string, action: string, id: string, target?: str
   return line;
 }
 
-export type Interceptor = (paneId: string, surface: Surface, action: string, target?: string, comment?: string) => { handled: boolean };
+export type Interceptor = (paneId: string, surface: Surface, action: string, target: string | undefined, comment: string | undefined, phase: 'check' | 'apply') => { handled: boolean; error?: string };
 export type ActResult = { ok: true; record: ActionRecord } | { ok: false; error: string };
 
 export interface ActionDeps {
@@ -115,6 +115,16 @@ export class ActionWriter {
     }
     if (pane.status !== 'running') return { ok: false, error: 'the pane\'s program has exited — restart the pane, then act again; nothing was sent' };
 
+    // 0. an interceptor may refuse before anything is written
+    for (const fn of this.deps.interceptors()) {
+      try {
+        const r = fn(paneId, surface, action, target, comment, 'check');
+        if (r.handled && r.error) return { ok: false, error: r.error };
+      } catch {
+        // a failing check refuses nothing
+      }
+    }
+
     // 1. the record, fsync'd
     const entry: Record<string, unknown> = { td: TDSP_VERSION, type: 'action', surface: surfaceId, action };
     if (target !== undefined) entry.target = target;
@@ -141,7 +151,9 @@ export class ActionWriter {
     let handled = false;
     for (const fn of this.deps.interceptors()) {
       try {
-        if (fn(paneId, surface, action, target, comment).handled) {
+        const r = fn(paneId, surface, action, target, comment, 'apply');
+        if (r.handled && r.error) return { ok: false, error: r.error };
+        if (r.handled) {
           handled = true;
           break;
         }

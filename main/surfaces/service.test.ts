@@ -380,7 +380,8 @@ describe('actions', () => {
     panes.onOutput((id, data) => { if (id === pane.id) typed.push(data); });
     surfaces.ingest(pane.id, { td: '0.4', kind: 'question', id: 'q1', model: { question: 'Tea?', options: [{ name: 'Tea' }, { name: 'Coffee' }] } }, 'agent');
     const seen: string[] = [];
-    const off = surfaces.intercept((paneId, surface, action, target) => {
+    const off = surfaces.intercept((paneId, surface, action, target, _comment, phase) => {
+      if (phase === 'check') return { handled: false };
       seen.push(`${paneId}/${surface.id}/${action}/${target}`);
       return { handled: surface.id === 'q1' };
     });
@@ -390,6 +391,26 @@ describe('actions', () => {
     if (r.ok) expect(r.record.line).toBeUndefined();
     expect(seen).toEqual([`${pane.id}/q1/choose/Coffee`]);
     expect(fs.readFileSync(path.join(panes.folder(pane.id), 'actions.jsonl'), 'utf8')).toContain('"target":"Coffee"');
+    await new Promise((r2) => setTimeout(r2, 200));
+    expect(typed.join('')).not.toContain('workbench');
+  });
+
+  it('an interceptor refusing at the check writes nothing and types nothing', async () => {
+    const pane = quietPane();
+    const typed: string[] = [];
+    panes.onOutput((id, data) => { if (id === pane.id) typed.push(data); });
+    surfaces.ingest(pane.id, { td: '0.4', kind: 'question', id: 'q2', model: { question: 'Tea?', options: [{ name: 'Tea' }, { name: 'Coffee' }] } }, 'agent');
+    const phases: string[] = [];
+    const off = surfaces.intercept((_paneId, _surface, _action, _target, _comment, phase) => {
+      phases.push(phase);
+      return phase === 'check' ? { handled: true, error: 'the agent stopped waiting — answer it in its terminal' } : { handled: true };
+    });
+    const r = surfaces.act(pane.id, 'q2', 'choose', 'Tea');
+    off();
+    expect(r).toEqual({ ok: false, error: 'the agent stopped waiting — answer it in its terminal' });
+    expect(phases).toEqual(['check']);
+    expect(fs.existsSync(path.join(panes.folder(pane.id), 'actions.jsonl'))).toBe(false);
+    expect(surfaces.list(pane.id).find((s) => s.id === 'q2')?.acted).toEqual([]);
     await new Promise((r2) => setTimeout(r2, 200));
     expect(typed.join('')).not.toContain('workbench');
   });
