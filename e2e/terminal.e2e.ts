@@ -199,3 +199,19 @@ describe('terminal', () => {
     await expect(win.page.title()).resolves.toBe('(1) Terminal Delight');
   });
 });
+
+describe('no panes', () => {
+  it('offers a new pane once the last one is closed', async () => {
+    const [id] = await win.paneIds();
+    await win.header(id!).getByRole('button', { name: 'Close pane' }).click();
+    await win.waitFor(async () => (await win.paneIds()).length === 0, 'no panes');
+    await expect(win.page.locator('.titlebar').textContent()).resolves.toContain('0 panes');
+    await win.page.getByRole('button', { name: 'New pane' }).click();
+    await win.waitFor(async () => (await win.paneIds()).length === 1, 'a new pane');
+    const [fresh] = await win.paneIds();
+    await win.waitForPrompt(fresh!);
+    await win.page.keyboard.type('echo new-$((6+6))');
+    await win.page.keyboard.press('Enter');
+    await win.waitForText(fresh!, /^new-12$/m);
+  });
+});

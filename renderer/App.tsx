@@ -4,6 +4,7 @@ import { runCommand, splitPane } from './commands.ts';
 import { useWindow, useWindowState } from './context.ts';
 import { commandForKey } from './keys.ts';
 import { LayoutNode } from './panes/LayoutView.tsx';
+import { leafIds } from './panes/layout.ts';
 import { TerminalIcon } from './panes/icons.tsx';
 import { resolvedTheme, totalUnseen } from './store/store.ts';
 
@@ -66,7 +67,7 @@ function TitleBar(): ReactElement {
   const unseen = useWindowState(totalUnseen);
   const connection = useWindowState((s) => s.connection);
   const shell = useWindowState((s) => s.shell);
-  const count = useWindowState((s) => Object.keys(s.panes).length);
+  const count = useWindowState((s) => leafIds(s.layout).length);
   useEffect(() => {
     document.title = unseen > 0 ? `(${unseen}) Terminal Delight` : 'Terminal Delight';
   }, [unseen]);
