@@ -97,8 +97,6 @@ if (params.get('test') === '1') {
     text: (paneId: string, lastLines?: number) => terminals.get(paneId)?.text(lastLines) ?? null,
     renderer: (paneId: string) => terminals.get(paneId)?.renderer ?? null,
     live: (paneId: string) => terminals.get(paneId)?.isLive ?? false,
-    /** The pane's xterm Terminal itself (benchmarks time parse and render with it). */
-    term: (paneId: string) => terminals.get(paneId)?.term ?? null,
     size: (paneId: string) => {
       const t = terminals.get(paneId)?.term;
       return t ? { cols: t.cols, rows: t.rows } : null;
