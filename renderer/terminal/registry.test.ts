@@ -33,7 +33,7 @@ describe('TerminalRegistry', () => {
     expect(acks).toEqual([{ paneId: 'hidden', chars: 10 }, { paneId: 'hidden', chars: 7 }]);
   });
 
-  it('hands output to the pane\\'s terminal once there is one', () => {
+  it("hands output to the pane's terminal once there is one", () => {
     const { api, acks } = recordingApi();
     const r = new TerminalRegistry(api);
     const a = session('a');
