@@ -236,6 +236,19 @@ describe('the window', () => {
       await w.page.emulateMedia({ colorScheme: 'dark' });
       await w.waitFor(async () => (await theme()) === 'dark', 'the dark theme');
       expect(await bg()).not.toBe(lightBg);
+      // The title bar's theme button overrides the OS, and the choice is saved.
+      await w.page.getByRole('button', { name: 'System theme' }).click();
+      await w.waitFor(async () => (await theme()) === 'light', 'the light theme chosen');
+      const other = await openWindow(browser, serve, { colorScheme: 'dark' });
+      try {
+        expect(await other.page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+      } finally {
+        await other.close();
+      }
+      await w.page.getByRole('button', { name: 'Light theme' }).click();
+      await w.page.getByRole('button', { name: 'Dark theme' }).click();
+      await w.page.getByRole('button', { name: 'System theme' }).waitFor();
+      await w.waitFor(async () => (await theme()) === 'dark', 'the OS theme again');
     } finally {
       await w.close();
     }

@@ -1,11 +1,11 @@
 /** The window: a thin title bar, the panes, and short notices. */
 import { useEffect, type ReactElement } from 'react';
-import { runCommand, splitPane } from './commands.ts';
+import { cycleTheme, runCommand, splitPane } from './commands.ts';
 import { useWindow, useWindowState } from './context.ts';
 import { commandForKey } from './keys.ts';
 import { LayoutNode } from './panes/LayoutView.tsx';
 import { leafIds } from './panes/layout.ts';
-import { TerminalIcon } from './panes/icons.tsx';
+import { MoonIcon, SunIcon, SystemThemeIcon, TerminalIcon } from './panes/icons.tsx';
 import { resolvedTheme, totalUnseen } from './store/store.ts';
 
 export function App(): ReactElement {
@@ -79,10 +79,30 @@ function TitleBar(): ReactElement {
       {connection !== 'open' && shell === 'serve' ? (
         <span className="badge warn" role="status">{connection === 'connecting' ? 'Connecting…' : 'Disconnected, retrying…'}</span>
       ) : null}
+      <ThemeButton />
       <span className={`badge unseen-total${unseen > 0 ? '' : ' zero'}`} title="Unseen surfaces across all panes" data-testid="unseen-total">
         {unseen > 0 ? `${unseen} unseen` : 'all seen'}
       </span>
     </div>
+  );
+}
+
+const THEME_LABEL = { system: 'System theme', light: 'Light theme', dark: 'Dark theme' } as const;
+
+function ThemeButton(): ReactElement {
+  const ctx = useWindow();
+  const theme = useWindowState((s) => s.settings.theme);
+  return (
+    <button
+      type="button"
+      className="icon-button titlebar-button"
+      aria-label={THEME_LABEL[theme]}
+      title={`${THEME_LABEL[theme]} (click to change)`}
+      data-theme-setting={theme}
+      onClick={() => void cycleTheme(ctx)}
+    >
+      {theme === 'light' ? <SunIcon /> : theme === 'dark' ? <MoonIcon /> : <SystemThemeIcon />}
+    </button>
   );
 }
 

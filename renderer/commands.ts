@@ -3,7 +3,7 @@
  * contract's 'command' event (Electron's menu) alike. Each command calls the core
  * and updates the store through its named actions; failures become one notice.
  */
-import type { TdApi } from '../preload/contract.ts';
+import type { Settings, TdApi } from '../preload/contract.ts';
 import type { WindowCommand } from './keys.ts';
 import { cyclePane, neighbour, type Direction } from './panes/layout.ts';
 import { zoomed, type WindowStore } from './store/store.ts';
@@ -102,6 +102,20 @@ export async function zoom(ctx: CommandContext, step: 1 | -1 | 0): Promise<void>
     ctx.store.getState().settingsChanged(settings);
   } catch (err) {
     report(ctx, 'Saving the font size', err);
+  }
+}
+
+const THEME_ORDER: Settings['theme'][] = ['system', 'light', 'dark'];
+
+/** Cycle the theme setting: system → light → dark → system (saved). */
+export async function cycleTheme(ctx: CommandContext): Promise<void> {
+  const s = ctx.store.getState();
+  const theme = THEME_ORDER[(THEME_ORDER.indexOf(s.settings.theme) + 1) % THEME_ORDER.length]!;
+  s.settingsChanged({ ...s.settings, theme });
+  try {
+    ctx.store.getState().settingsChanged(await ctx.api.invoke('settings.set', { theme }));
+  } catch (err) {
+    report(ctx, 'Saving the theme', err);
   }
 }
 

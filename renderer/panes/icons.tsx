@@ -30,3 +30,12 @@ export const ArrowDownIcon = (): ReactElement => (
 export const TerminalIcon = (): ReactElement => (
   <svg {...base}><path d="M3.5 5l3 3-3 3M8 11.5h4.5" /></svg>
 );
+export const SunIcon = (): ReactElement => (
+  <svg {...base}><circle cx="8" cy="8" r="2.8" /><path d="M8 1.8v1.6M8 12.6v1.6M1.8 8h1.6M12.6 8h1.6M3.6 3.6l1.1 1.1M11.3 11.3l1.1 1.1M3.6 12.4l1.1-1.1M11.3 4.7l1.1-1.1" /></svg>
+);
+export const MoonIcon = (): ReactElement => (
+  <svg {...base}><path d="M12.8 10.2A5.2 5.2 0 0 1 5.8 3.2a5.2 5.2 0 1 0 7 7z" /></svg>
+);
+export const SystemThemeIcon = (): ReactElement => (
+  <svg {...base}><circle cx="8" cy="8" r="5.2" /><path d="M8 2.8v10.4a5.2 5.2 0 0 0 0-10.4z" fill="currentColor" /></svg>
+);
