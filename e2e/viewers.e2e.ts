@@ -317,6 +317,23 @@ describe('document viewers', () => {
     await closeViewer();
   });
 
+  it('opens a diagram large, drawn in a sandboxed frame', async () => {
+    drop({ id: 'flow', kind: 'diagram', title: 'Request flow', model: { format: 'mermaid', source: 'sequenceDiagram\n  Agent->>Bench: surface\n  Bench-->>Agent: action line' } });
+    await bench().locator('[data-shelf="Data"]').click();
+    const c = bench().locator('[data-surface-id="flow"]');
+    await c.waitFor({ timeout: 20_000 });
+    await c.getByRole('button', { name: 'Open Request flow large' }).click();
+    const v = viewer();
+    await v.waitFor();
+    expect(await v.getAttribute('data-view')).toBe('diagram');
+    const frame = v.locator('iframe');
+    await frame.waitFor({ timeout: 30_000 });
+    expect(await frame.getAttribute('sandbox')).toBe('allow-scripts');
+    expect(await v.frameLocator('iframe').locator('svg').evaluate((e) => e.textContent ?? '')).toContain('action line');
+    await shotViewer(win, 'viewer-diagram-dark');
+    await closeViewer();
+  });
+
   it('saves a screenshot of each viewer in light', async () => {
     const light = await openWindow(browser, serve, { theme: 'light', viewport: { width: 1400, height: 900 } });
     try {

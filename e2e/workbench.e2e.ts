@@ -402,6 +402,16 @@ describe('the workbench', () => {
     expect(await q.getByRole('button', { name: 'Choose Coffee' }).isDisabled()).toBe(true);
 
     drop({ id: 'to-dismiss', kind: 'artifact', title: 'Stale report', model: { location: path.join(scratch, 'stale.html'), summary: 'Not needed.' } });
+    // Several options at once when the question allows it.
+    drop({ id: 'q-multi', kind: 'question', title: 'Which platforms?', model: { question: 'Which platforms?', options: [{ name: 'Linux' }, { name: 'macOS' }, { name: 'Windows' }], multiple: true } });
+    const qm = card('q-multi');
+    await qm.waitFor({ timeout: 20_000 });
+    await qm.getByRole('checkbox', { name: 'Windows' }).check();
+    await qm.getByRole('checkbox', { name: 'Linux' }).check();
+    const file2 = await lineReader();
+    await qm.getByRole('button', { name: 'Choose Linux, Windows' }).click();
+    expect(await lineIn(file2)).toBe(`[workbench:${tag}] choose on surface q-multi · Linux, Windows\n`);
+
     await showShelf('Files');
     await card('to-dismiss').getByRole('button', { name: 'Dismiss Stale report' }).click();
     await card('to-dismiss').waitFor({ state: 'detached' });

@@ -7,6 +7,9 @@ export function QuestionBody({ ctx }: { ctx: CardCtx }): ReactNode {
   const options = arr(m.options).map((o) => (typeof o === 'string' ? { name: o } : obj(o)));
   const multiple = m.multiple === true;
   const [picked, setPicked] = useState<string[]>([]);
+  // The ticked options, in the question's own order.
+  const ordered = options.map((o) => str(o.name)).filter((n) => picked.includes(n));
+  const target = ordered.join(', ');
   const chosen = new Set(ctx.surface.acted.filter((r) => r.action === 'choose').flatMap((r) => (r.target ?? '').split(', ')));
   return (
     <>
@@ -35,7 +38,7 @@ export function QuestionBody({ ctx }: { ctx: CardCtx }): ReactNode {
                 <input
                   type="checkbox"
                   checked={on}
-                  disabled={ctx.blocked('choose', picked.join(', '))}
+                  disabled={ctx.blocked('choose', target)}
                   onChange={(e) => setPicked(e.target.checked ? [...picked, name] : picked.filter((p) => p !== name))}
                 />
                 <span>{name}</span>
@@ -47,9 +50,9 @@ export function QuestionBody({ ctx }: { ctx: CardCtx }): ReactNode {
             <button
               type="button"
               className="tdb-btn tdb-primary"
-              aria-label={`Choose ${picked.length ? picked.join(', ') : 'the ticked options'}`}
-              disabled={picked.length === 0 || ctx.blocked('choose', picked.join(', '))}
-              onClick={() => ctx.act('choose', options.map((o) => str(o.name)).filter((n) => picked.includes(n)).join(', '))}
+              aria-label={`Choose ${ordered.length ? target : 'the ticked options'}`}
+              disabled={ordered.length === 0 || ctx.blocked('choose', target)}
+              onClick={() => ctx.act('choose', target)}
             >
               Choose {picked.length > 0 ? `${picked.length}` : ''}
             </button>
