@@ -490,7 +490,7 @@ describe('the workbench', () => {
       await ask.getByRole('button', { name: 'Approve increment' }).click();
       expect(await approved).toMatchObject({ isError: false, json: { outcome: 'executed', approval: 'approved', result: { value: 2 } } });
       await expect.poll(() => ask.locator('.tdb-badge').innerText()).toBe('approved');
-      expect(await ask.getByRole('button', { name: 'Approve increment' }).isDisabled()).toBe(true);
+      expect(await ask.getByRole('button', { name: 'Approve increment' }).count()).toBe(0); // answered: no second answer
 
       const refused = call('TickCall', { instance, tool: 'increment', args: { amount: 5 } });
       const ask2 = bench().locator('[data-kind="approval"]', { hasText: '"amount": 5' });
@@ -498,6 +498,11 @@ describe('the workbench', () => {
       await ask2.getByRole('button', { name: 'Refuse increment' }).click();
       expect(await refused).toMatchObject({ isError: true, json: { outcome: 'not_executed', approval: 'refused' } });
       await expect.poll(() => ask2.locator('.tdb-badge').innerText()).toBe('refused');
+      // Answered approvals can be put away.
+      const answered = bench().locator('[data-kind="approval"]');
+      await answered.first().getByRole('button', { name: 'Put away the answered approval of increment' }).click();
+      await answered.first().getByRole('button', { name: 'Put away the answered approval of increment' }).click();
+      await expect.poll(() => answered.count()).toBe(0);
       await call('TickManage', { action: 'close', instance });
     } finally {
       await client.close().catch(() => undefined);

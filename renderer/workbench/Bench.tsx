@@ -94,7 +94,8 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
   const approvals = useMemo(
     () => Object.values(approvalsAll)
       .filter((a) => approvalIsForPane(a, paneId))
-      .sort((a, b) => (a.requestedAt < b.requestedAt ? 1 : a.requestedAt > b.requestedAt ? -1 : 0)),
+      // Waiting ones first, newest first within each group.
+      .sort((a, b) => Number(b.state === 'pending') - Number(a.state === 'pending') || (a.requestedAt < b.requestedAt ? 1 : a.requestedAt > b.requestedAt ? -1 : 0)),
     [approvalsAll, paneId],
   );
   const pendingApprovals = approvals.filter((a) => a.state === 'pending');
@@ -323,6 +324,7 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
               approval={a}
               selected={selected === `approval:${a.id}`}
               onSelect={() => store.getState().select(paneId, `approval:${a.id}`, ids.indexOf(`approval:${a.id}`))}
+              onHide={() => store.getState().hideApproval(a.id)}
               handleRef={(h) => {
                 if (h) approvalHandles.current.set(a.id, h);
                 else approvalHandles.current.delete(a.id);

@@ -53,6 +53,8 @@ export interface BenchActions {
   /** An action went through: the card shows it at once, before the core's event. */
   recorded(paneId: string, surfaceId: string, record: ActionRecord): void;
   approvalsSeen(ids: string[]): void;
+  /** A person put an answered approval away. */
+  hideApproval(id: string): void;
   openViewer(v: OpenViewer): void;
   closeViewer(paneId: string): void;
   forget(paneId: string): void;
@@ -122,6 +124,12 @@ export function createBenchStore(): BenchStore {
           return dup ? s : { ...s, acted: [...s.acted, record] };
         });
         put(paneId, { surfaces });
+      },
+      hideApproval(id) {
+        const a = get().approvals[id];
+        if (!a || a.state === 'pending') return;
+        const { [id]: _gone, ...approvals } = get().approvals;
+        set({ approvals });
       },
       approvalsSeen(ids) {
         if (!ids.some((id) => get().unseenApprovals.has(id))) return;

@@ -25,6 +25,8 @@ export function ApprovalCard(props: {
   selected: boolean;
   onSelect(): void;
   handleRef: (h: ApprovalHandle | null) => void;
+  /** Take an answered approval off the bench (this window only). */
+  onHide(): void;
 }): ReactNode {
   const a = props.approval;
   const [busy, setBusy] = useState(false);
@@ -70,12 +72,20 @@ export function ApprovalCard(props: {
         <div className="tdb-actions">
           {stateLabel && <span className={`tdb-badge ${a.state === 'approved' ? 'tdb-ok' : 'tdb-bad'}`}>{stateLabel}</span>}
           <span className="tdb-spacer" />
-          <button type="button" className="tdb-btn tdb-primary" aria-label={`Approve ${a.tool}`} title="Approve (a)" disabled={!pending || busy} onClick={() => answer(true)}>
-            Approve
-          </button>
-          <button type="button" className="tdb-btn tdb-danger" aria-label={`Refuse ${a.tool}`} title="Refuse (r)" disabled={!pending || busy} onClick={() => answer(false)}>
-            Refuse
-          </button>
+          {pending ? (
+            <>
+              <button type="button" className="tdb-btn tdb-primary" aria-label={`Approve ${a.tool}`} title="Approve (a)" disabled={busy} onClick={() => answer(true)}>
+                Approve
+              </button>
+              <button type="button" className="tdb-btn tdb-danger" aria-label={`Refuse ${a.tool}`} title="Refuse (r)" disabled={busy} onClick={() => answer(false)}>
+                Refuse
+              </button>
+            </>
+          ) : (
+            <button type="button" className="tdb-btn tdb-quiet" aria-label={`Put away the answered approval of ${a.tool}`} onClick={props.onHide}>
+              Put away
+            </button>
+          )}
         </div>
         {error && <p className="tdb-error" role="alert">{error}</p>}
       </div>
