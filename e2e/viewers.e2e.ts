@@ -338,10 +338,11 @@ describe('document viewers', () => {
     const light = await openWindow(browser, serve, { theme: 'light', viewport: { width: 1400, height: 900 } });
     try {
       await openBench(light);
-      for (const [id, name] of [['doc-md', 'markdown'], ['doc-img', 'image'], ['brief', 'brief'], ['doc-bin', 'external']] as const) {
+      for (const [id, name] of [['doc-md', 'markdown'], ['doc-img', 'image'], ['doc-probe', 'html'], ['brief', 'brief'], ['doc-bin', 'external']] as const) {
         const v = await open(id, light);
         if (id === 'doc-img') await light.waitFor(() => v.locator('img').evaluate((e) => (e as HTMLImageElement).naturalWidth > 0), 'the image');
         if (id === 'brief') await v.frameLocator('iframe').getByRole('button', { name: 'Prefer LRU' }).waitFor();
+        if (id === 'doc-probe') await v.frameLocator('iframe').locator('h1').waitFor();
         await shotViewer(light, `viewer-${name}-light`);
         await closeViewer(light);
       }

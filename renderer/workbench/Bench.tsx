@@ -181,6 +181,8 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
   const onKeyDown = (e: React.KeyboardEvent) => {
     const cmd = benchCommand(e.nativeEvent, { inText: inText(e.target) });
     if (!cmd) return;
+    // Arrows scroll a table or a diff that has the focus; they do not move between cards.
+    if (e.key.startsWith('Arrow') && !e.ctrlKey && (e.target as HTMLElement).closest?.('.tdb-table-wrap, .tdb-diff, .td-md pre')) return;
     const cur = selected && ids.includes(selected) ? selected : null;
     const handle = cur ? cardHandles.current.get(cur) : undefined;
     const ah = cur?.startsWith('approval:') ? approvalHandles.current.get(cur.slice(9)) : undefined;

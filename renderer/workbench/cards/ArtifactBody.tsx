@@ -5,6 +5,9 @@ import { Markdown } from './Markdown.tsx';
 import { str } from './model.ts';
 import { baseName, shortLocation } from '../locations.ts';
 
+/** What the last look-up found, per surface version (shelf switches remount cards). */
+const lookups = new Map<string, null>();
+
 export function ArtifactBody({ ctx }: { ctx: CardCtx }): ReactNode {
   const m = ctx.surface.model;
   const location = str(m.location);
@@ -14,9 +17,19 @@ export function ArtifactBody({ ctx }: { ctx: CardCtx }): ReactNode {
   useEffect(() => {
     if (!local) return;
     let live = true;
+    const key = `${ctx.paneId}/${ctx.surface.id}@${ctx.surface.updatedAt}`;
+    const known = lookups.get(key);
+    if (known === null) {
+      setMissing(known);
+      return;
+    }
     benchApi()
       .invoke('artifact.open', { paneId: ctx.paneId, surfaceId: ctx.surface.id })
-      .then((v) => { if (live) setMissing(v.kind === 'missing' ? v.message : null); }, () => {});
+      .then((v) => {
+        const m = v.kind === 'missing' ? v.message : null;
+        if (m === null) lookups.set(key, m); // a missing file may yet be written: look again next time
+        if (live) setMissing(m);
+      }, () => {});
     return () => { live = false; };
   }, [ctx.paneId, ctx.surface.id, ctx.surface.updatedAt, local]);
   return (
