@@ -173,6 +173,7 @@ export async function openWindow(browser: Browser, serve: Serve, opts: WindowOpt
       return w;
     } catch (e) {
       if (attempt >= 2) throw new Error(`${(e as Error).message}; page errors: ${errors.join(' | ') || 'none'}; serve stderr: ${serve.stderr().slice(-2000)}`);
+      console.warn(`openWindow: no pane after the first load, reloading (page errors: ${errors.join(' | ') || 'none'})`);
     }
   }
 }
