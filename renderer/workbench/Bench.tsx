@@ -12,6 +12,7 @@ import { toggleBench } from '../commands.ts';
 import { useWindow } from '../context.ts';
 import { DocumentViewer } from '../viewers/DocumentViewer.tsx';
 import { Card, type CardHandle } from './Card.tsx';
+import { CardBoundary } from './CardBoundary.tsx';
 import { ApprovalCard, type ApprovalHandle } from './cards/ApprovalCard.tsx';
 import { benchCommand } from './keyboard.ts';
 import { benchApi, benchStore, errorText, setBenchApi } from './runtime.ts';
@@ -336,17 +337,19 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
         ))}
         {cards.map((s) => (
           <div key={s.id} data-anchor={s.id} className="tdb-slot">
-            <Card
-              paneId={paneId}
-              surface={s}
-              actions={actionsOf(s)}
-              selected={selected === s.id}
-              onSelect={() => { if (selected !== s.id) store.getState().select(paneId, s.id, ids.indexOf(s.id)); }}
-              handleRef={(h: CardHandle | null) => {
-                if (h) cardHandles.current.set(s.id, h);
-                else cardHandles.current.delete(s.id);
-              }}
-            />
+            <CardBoundary version={s.updatedAt} title={s.title}>
+              <Card
+                paneId={paneId}
+                surface={s}
+                actions={actionsOf(s)}
+                selected={selected === s.id}
+                onSelect={() => { if (selected !== s.id) store.getState().select(paneId, s.id, ids.indexOf(s.id)); }}
+                handleRef={(h: CardHandle | null) => {
+                  if (h) cardHandles.current.set(s.id, h);
+                  else cardHandles.current.delete(s.id);
+                }}
+              />
+            </CardBoundary>
           </div>
         ))}
         {pane?.loaded && ids.length === 0 && (
