@@ -453,6 +453,21 @@ describe('the workbench', () => {
     expect(Math.abs(after.y - before.y)).toBeLessThan(2); // sub-pixel rounding of scrollTop, not a jump (a card is ~100 px)
   });
 
+  it('widens when its edge is dragged, and remembers the width', async () => {
+    const host = win.page.locator(`[data-pane-id="${paneId}"] .pane-bench`);
+    const before = (await host.boundingBox())!;
+    const edge = bench().locator('.tdb-edge');
+    const e = (await edge.boundingBox())!;
+    await win.page.mouse.move(e.x + 2, e.y + 200);
+    await win.page.mouse.down();
+    await win.page.mouse.move(e.x - 60, e.y + 200, { steps: 4 });
+    await win.page.mouse.move(e.x - 118, e.y + 200, { steps: 4 });
+    await win.page.mouse.up();
+    const after = (await host.boundingBox())!;
+    expect(Math.round(after.width - before.width)).toBe(120);
+    expect(Number(await win.page.evaluate(() => localStorage.getItem('td.benchWidth')))).toBe(Math.round(after.width));
+  });
+
   it("shows a Tick's approval request on the asking pane's Decide shelf, and answers it", async () => {
     // A real agent-side MCP client (the SDK's) through `terminal-delight mcp`, as this pane's agent.
     const env: Record<string, string> = {};

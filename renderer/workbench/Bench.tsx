@@ -19,6 +19,7 @@ import { benchApi, benchStore, errorText, setBenchApi } from './runtime.ts';
 import { SHELVES, approvalIsForPane, onShelf, shelfCounts, stepSelection, stepShelf } from './shelves.ts';
 import { loadPane } from './store.ts';
 import { useBench } from './useStore.ts';
+import { dragWidth, savedWidth, saveWidth } from './width.ts';
 import './bench.css';
 
 /** Each kind's actions when the catalogue has not come yet (DECISIONS.md's table). */
@@ -88,6 +89,34 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
   useEffect(() => {
     void loadPane(store, benchApi(), paneId);
   }, [store, paneId]);
+
+  // The bench's width: its edge can be dragged; the width is remembered.
+  useLayoutEffect(() => {
+    const w = savedWidth();
+    const host = root.current?.parentElement;
+    if (w && host) host.style.flex = `0 0 ${w}px`;
+  }, []);
+  const onEdgeDown = (e: React.PointerEvent<HTMLDivElement>) => {
+    const host = root.current?.parentElement;
+    const pane = paneElement(root.current);
+    if (!host || !pane) return;
+    e.preventDefault();
+    const start = { x: e.clientX, w: host.getBoundingClientRect().width };
+    const edge = e.currentTarget;
+    edge.setPointerCapture(e.pointerId);
+    const move = (ev: PointerEvent) => {
+      host.style.flex = `0 0 ${dragWidth(start.w, start.x, ev.clientX, pane.getBoundingClientRect().width)}px`;
+    };
+    const up = () => {
+      edge.removeEventListener('pointermove', move);
+      edge.removeEventListener('pointerup', up);
+      edge.removeEventListener('pointercancel', up);
+      saveWidth(Math.round(host.getBoundingClientRect().width));
+    };
+    edge.addEventListener('pointermove', move);
+    edge.addEventListener('pointerup', up);
+    edge.addEventListener('pointercancel', up);
+  };
 
   const surfaces = pane?.surfaces ?? [];
   const shelf: Shelf = pane?.shelf ?? 'Decide';
@@ -262,6 +291,7 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
 
   return (
     <div ref={root} className="td-bench" data-bench-pane={paneId} onKeyDown={onKeyDown}>
+      <div className="tdb-edge" role="separator" aria-orientation="vertical" aria-label="Drag to resize the workbench" onPointerDown={onEdgeDown} />
       <div className="tdb-bar">
         <span className="tdb-bar-title">Workbench</span>
         {totalUnseen > 0 && <span className="tdb-count" aria-label={`${totalUnseen} unseen`}>{totalUnseen}</span>}
