@@ -84,6 +84,11 @@ describe('the window', () => {
     expect(after.width).toBeGreaterThan(a!.width + 150);
     const [rootSizes] = sizesOf(await win.layout());
     expect(rootSizes![0]).toBeGreaterThan(0.6);
+    // A focused divider moves with the arrow keys too (2% a press), and is saved.
+    await divider.focus();
+    await win.page.keyboard.press('ArrowLeft');
+    await win.waitFor(async () => Math.abs(sizesOf(await win.layout())[0]![0]! - (rootSizes![0]! - 0.02)) < 0.001, 'the divider 2% to the left');
+    rootSizes![0] = sizesOf(await win.layout())[0]![0]!;
     // The terminal re-fitted to the new width, and the PTY follows.
     await win.waitFor(async () => ((await win.size(ids[0]!))?.cols ?? 0) > cols0 + 10, 'the wider pane to have more columns');
     expect(await win.ptySize(ids[0]!)).toEqual(await win.size(ids[0]!));

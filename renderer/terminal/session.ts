@@ -70,12 +70,21 @@ export function hardwareWebgl(): boolean {
   return hardwareWebglCache;
 }
 
-export const SEARCH_DECORATIONS = {
-  matchBackground: '#6b5a1e',
-  matchOverviewRuler: '#d7b545',
-  activeMatchBackground: '#c7921a',
-  activeMatchColorOverviewRuler: '#f2c14e',
-} as const;
+/** Find highlights per theme (addon-search wants #RRGGBB). */
+export const SEARCH_DECORATIONS: Record<ThemeName, NonNullable<ISearchOptions['decorations']>> = {
+  dark: {
+    matchBackground: '#5c4d1a',
+    matchOverviewRuler: '#d7b545',
+    activeMatchBackground: '#a87512',
+    activeMatchColorOverviewRuler: '#f2c14e',
+  },
+  light: {
+    matchBackground: '#fbe7a1',
+    matchOverviewRuler: '#c99a1c',
+    activeMatchBackground: '#f5b93d',
+    activeMatchColorOverviewRuler: '#b07d00',
+  },
+};
 
 export class TerminalSession {
   readonly paneId: string;
@@ -97,11 +106,13 @@ export class TerminalSession {
   private fitFrame = 0;
   private disposed = false;
   private settings: Settings;
+  private theme: ThemeName;
 
   constructor(opts: SessionOptions) {
     this.opts = opts;
     this.paneId = opts.paneId;
     this.settings = opts.settings;
+    this.theme = opts.theme;
     this.acker = new Acker((chars) => {
       opts.api.invoke('pane.ack', { paneId: this.paneId, chars }).catch(() => { /* the core forgets a gone window's debt */ });
     });
@@ -201,6 +212,7 @@ export class TerminalSession {
 
   applySettings(settings: Settings, theme: ThemeName): void {
     this.settings = settings;
+    this.theme = theme;
     const o = this.term.options;
     const font = terminalFont(settings.fontFamily);
     let refit = false;
@@ -217,7 +229,7 @@ export class TerminalSession {
   }
 
   find(text: string, backwards: boolean, options: ISearchOptions = {}): boolean {
-    const opts = { ...options, decorations: SEARCH_DECORATIONS };
+    const opts = { ...options, decorations: SEARCH_DECORATIONS[this.theme] };
     return backwards ? this.search.findPrevious(text, opts) : this.search.findNext(text, opts);
   }
 
