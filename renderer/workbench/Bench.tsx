@@ -205,6 +205,7 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
   const showShelf = useCallback((next: Shelf) => {
     store.getState().showShelf(paneId, next);
     if (list.current) list.current.scrollTop = 0;
+    root.current?.querySelector(`[data-shelf="${next}"]`)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     anchor.current = null;
   }, [paneId, store]);
 
