@@ -315,6 +315,16 @@ describe('document viewers', () => {
     expect([...(await res.body())]).toEqual([0, 1, 2, 3, 255]);
     await shotViewer(win, 'viewer-external-dark');
     await closeViewer();
+
+    // A web address is handed to the browser, never loaded inside the app.
+    drop({ id: 'doc-web', kind: 'artifact', title: 'Dashboard', model: { location: 'https://example.com/dash?x=1', summary: 'Live numbers.' } });
+    const w = await open('doc-web');
+    expect(await w.getAttribute('data-view')).toBe('external');
+    const out = w.getByRole('link', { name: 'Open https://example.com/dash?x=1 in the browser' });
+    expect(await out.getAttribute('target')).toBe('_blank');
+    expect(await out.getAttribute('rel')).toBe('noopener noreferrer');
+    expect(await w.locator('iframe').count()).toBe(0);
+    await closeViewer();
   });
 
   it('opens a diagram large, drawn in a sandboxed frame', async () => {

@@ -105,7 +105,11 @@ export function DocumentViewer(props: { viewer: OpenViewer; anchor: HTMLElement 
         ) : v.kind === 'external' ? (
           <div className="tdv-message">
             <p>{v.message}</p>
-            {v.url && <a className="tdb-btn tdb-primary" href={v.url} download={v.name} aria-label={`Download ${v.name}`}>Download {v.name}</a>}
+            {v.url && /^https?:\/\//i.test(v.url) ? (
+              <a className="tdb-btn tdb-primary" href={v.url} target="_blank" rel="noopener noreferrer" aria-label={`Open ${v.url} in the browser`}>Open in the browser</a>
+            ) : v.url ? (
+              <a className="tdb-btn tdb-primary" href={v.url} download={v.name} aria-label={`Download ${v.name}`}>Download {v.name}</a>
+            ) : null}
           </div>
         ) : (
           <div className="tdv-message is-missing"><p>{v.message}</p></div>
