@@ -453,6 +453,21 @@ describe('the workbench', () => {
     expect(Math.abs(after.y - before.y)).toBeLessThan(2); // sub-pixel rounding of scrollTop, not a jump (a card is ~100 px)
   });
 
+  it('toggles with Ctrl+Shift+B from the terminal, written to bench.json', async () => {
+    const benchJson = () => JSON.parse(fs.readFileSync(path.join(folder, 'bench.json'), 'utf8')) as { open: boolean; at: string };
+    await win.focusTerminal(paneId);
+    await win.page.keyboard.press('Control+Shift+B');
+    await bench().waitFor({ state: 'detached' });
+    await win.waitFor(() => benchJson().open === false, 'bench.json to say closed');
+    // Arrivals while the bench is closed are unseen, and counted on the pane.
+    drop({ id: 'while-closed', kind: 'response', title: 'While closed', model: { layman: 'This came while the bench was closed.' } });
+    await win.waitFor(async () => ((await win.pane(paneId))?.unseen ?? 0) >= 1, 'the pane to count an unseen surface');
+    await win.page.keyboard.press('Control+Shift+B');
+    await bench().waitFor();
+    await win.waitFor(() => benchJson().open === true, 'bench.json to say open');
+    expect(await activeIsTerminal()).toBe(true);
+  });
+
   it('widens when its edge is dragged, and remembers the width', async () => {
     const host = win.page.locator(`[data-pane-id="${paneId}"] .pane-bench`);
     const before = (await host.boundingBox())!;
