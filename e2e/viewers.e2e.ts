@@ -215,6 +215,13 @@ describe('document viewers', () => {
     expect(await v.evaluate((e) => getComputedStyle(e).resize)).toBe('both');
     await shotViewer(win, 'viewer-markdown-dark');
 
+    // Keys in the viewer are not the bench's: 'a' or 'x' here neither approves nor dismisses.
+    await v.focus();
+    await win.page.keyboard.press('x');
+    await win.page.keyboard.press('a');
+    expect(await bench().locator('[data-surface-id="doc-md"]').count()).toBe(1);
+    expect(actionsLog().filter((e) => e.surface === 'doc-md')).toEqual([]);
+
     // Escape closes it and gives the keyboard back to the terminal.
     await v.focus();
     await win.page.keyboard.press('Escape');

@@ -210,6 +210,8 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
   }, [paneId, store]);
 
   const onKeyDown = (e: React.KeyboardEvent) => {
+    // Keys pressed in the floating viewer (a portal: React bubbles them here) are not the bench's.
+    if (!(e.target instanceof Node) || !root.current?.contains(e.target)) return;
     const cmd = benchCommand(e.nativeEvent, { inText: inText(e.target) });
     if (!cmd) return;
     // Arrows scroll a table or a diff that has the focus; they do not move between cards.
