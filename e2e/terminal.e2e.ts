@@ -107,6 +107,33 @@ describe('keyboard', () => {
 });
 
 describe('terminal', () => {
+  it('measures wide characters with Unicode 11, and keeps 10,000 lines of scrollback', async () => {
+    const [id] = await win.paneIds();
+    type Term = { rows: number; buffer: { active: { length: number; baseY: number; cursorY: number; getLine(y: number): { getCell(x: number): { getChars(): string; getWidth(): number } | undefined; translateToString(t?: boolean): string } | undefined } } };
+    await win.typeLine(id!, "clear; printf 'w\\360\\237\\230\\200x\\n'");
+    await win.waitForText(id!, /^w😀x$/m);
+    const cells = await win.page.evaluate((paneId) => {
+      const t = (window as unknown as { __td: { term(id: string): Term } }).__td.term(paneId);
+      const b = t.buffer.active;
+      for (let y = b.length - 1; y >= 0; y--) {
+        const line = b.getLine(y);
+        if (line?.translateToString(true) === 'w😀x') return [0, 1, 2, 3].map((x) => [line.getCell(x)?.getChars(), line.getCell(x)?.getWidth()]);
+      }
+      return null;
+    }, id!);
+    // The emoji takes two cells (Unicode 11); with Unicode 6 it would take one.
+    expect(cells).toEqual([['w', 1], ['😀', 2], ['', 0], ['x', 1]]);
+
+    await win.typeLine(id!, 'seq 1 12000; echo seq-done-$((1+2))');
+    await win.waitForText(id!, /^seq-done-3$/m);
+    const kept = await win.page.evaluate((paneId) => {
+      const t = (window as unknown as { __td: { term(id: string): Term } }).__td.term(paneId);
+      return { length: t.buffer.active.length, rows: t.rows, first: t.buffer.active.getLine(0)?.translateToString(true) };
+    }, id!);
+    expect(kept.length).toBe(10_000 + kept.rows);
+    expect(Number(kept.first)).toBeGreaterThan(1);
+  });
+
   it('shows the title a program sets with OSC 0', async () => {
     const [id] = await win.paneIds();
     await win.typeLine(id!, "printf '\\033]0;osc-title-%s\\007' works");
