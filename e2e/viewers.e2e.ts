@@ -363,6 +363,11 @@ describe('document viewers', () => {
         await shotViewer(light, `viewer-${name}-light`);
         await closeViewer(light);
       }
+      await bench(light).locator('[data-shelf="Data"]').click();
+      await bench(light).locator('[data-surface-id="flow"]').getByRole('button', { name: 'Open Request flow large' }).click();
+      await viewer(light).locator('iframe').waitFor({ timeout: 30_000 });
+      await shotViewer(light, 'viewer-diagram-light');
+      await closeViewer(light);
     } finally {
       await light.close();
     }

@@ -9,7 +9,7 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { Shelf, Surface } from '../../preload/contract.ts';
 import { toggleBench } from '../commands.ts';
-import { useWindow } from '../context.ts';
+import { useWindow, useWindowState } from '../context.ts';
 import { DocumentViewer } from '../viewers/DocumentViewer.tsx';
 import { Card, type CardHandle } from './Card.tsx';
 import { CardBoundary } from './CardBoundary.tsx';
@@ -86,9 +86,12 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
   const [note, setNote] = useState('');
   const [noteError, setNoteError] = useState<string | null>(null);
 
+  // Load on open, and again after a reconnect (events may have been missed meanwhile).
+  const epoch = useWindowState((s) => s.epoch);
   useEffect(() => {
     void loadPane(store, benchApi(), paneId);
-  }, [store, paneId]);
+    if (epoch > 0) void benchApi().invoke('approval.list', {}).then((l) => store.getState().approvalsListed(l), () => {});
+  }, [store, paneId, epoch]);
 
   // The bench's width: its edge can be dragged; the width is remembered.
   useLayoutEffect(() => {
