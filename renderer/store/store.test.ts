@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { Layout, PaneInfo } from '../../preload/contract.ts';
 import { createWindowStore, DEFAULT_SETTINGS, resolvedTheme, totalUnseen, zoomed, type Hello } from './store.ts';
 
-export function pane(id: string, extra: Partial<PaneInfo> = {}): PaneInfo {
+function pane(id: string, extra: Partial<PaneInfo> = {}): PaneInfo {
   return { id, tag: 'abcd1234', kind: 'shell', title: id, cwd: '/tmp', command: ['bash'], status: 'running', cols: 80, rows: 24, benchOpen: false, unseen: 0, ...extra };
 }
 const leaf = (paneId: string): Layout => ({ type: 'pane', paneId });
 const row = (...ids: string[]): Layout => ({ type: 'split', direction: 'row', sizes: ids.map(() => 1 / ids.length), children: ids.map(leaf) });
-export function hello(extra: Partial<Hello> = {}): Hello {
+function hello(extra: Partial<Hello> = {}): Hello {
   return { session: 's1', panes: [pane('a'), pane('b')], layout: row('a', 'b'), focused: 'b', settings: DEFAULT_SETTINGS, platform: 'linux', shell: 'serve', version: '0.1.0', ...extra };
 }
 
