@@ -134,6 +134,21 @@ describe('the window', () => {
     await win.waitForText(id, /^again-42$/m);
   });
 
+  it('shows everything a process wrote just before it exited', async () => {
+    const id = await freshPane(win);
+    for (let round = 1; round <= 3; round++) {
+      // The pane's own process becomes the writer and exits the moment it is done.
+      await win.typeLine(id, `exec bash -c 'head -c 65536 /dev/zero | tr "\\0" y; echo; echo tail-marker-$((${round}*11))'`);
+      const status = win.header(id).getByTestId('exit-status');
+      await status.waitFor({ timeout: 20_000 });
+      await win.waitForText(id, new RegExp(`^tail-marker-${round * 11}$`, 'm'), 10_000, 20);
+      expect(await status.textContent()).toBe('exited 0');
+      await win.header(id).getByRole('button', { name: 'Restart' }).click();
+      await win.waitFor(async () => (await win.pane(id))?.status === 'running', 'the pane to run again');
+      await win.waitForPrompt(id);
+    }
+  });
+
   it('takes a 200 MB flood to the end and stays responsive', async () => {
     const id = await freshPane(win);
     const started = Date.now();
