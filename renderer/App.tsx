@@ -30,7 +30,7 @@ export function App(): ReactElement {
       if (inField && (cmd === 'copy' || cmd === 'paste')) return;
       e.preventDefault();
       e.stopPropagation();
-      runCommand(ctx, cmd);
+      if (ctx.dedupe.accept(cmd, 'key')) runCommand(ctx, cmd);
     };
     window.addEventListener('keydown', onKey, true);
     return () => window.removeEventListener('keydown', onKey, true);

@@ -3,6 +3,7 @@ import { createContext, useContext } from 'react';
 import { useStore } from 'zustand';
 import type { TdApi } from '../preload/contract.ts';
 import type { CommandContext } from './commands.ts';
+import type { CommandDeduper } from './dedupe.ts';
 import type { WindowActions, WindowState, WindowStore } from './store/store.ts';
 import type { TerminalRegistry } from './terminal/registry.ts';
 import type { RendererMode } from './terminal/session.ts';
@@ -14,6 +15,8 @@ export interface WindowContext extends CommandContext {
   /** `?renderer=dom|webgl` forces a terminal renderer; 'auto' otherwise. */
   rendererMode: RendererMode;
   openLink(url: string): void;
+  /** Drops the second of a keydown and its native-menu accelerator (Electron). */
+  dedupe: CommandDeduper;
 }
 
 export const Ctx = createContext<WindowContext | null>(null);

@@ -15,6 +15,7 @@ import type { TdApi } from '../preload/contract.ts';
 import { App } from './App.tsx';
 import { runCommand } from './commands.ts';
 import { Ctx, type WindowContext } from './context.ts';
+import { CommandDeduper } from './dedupe.ts';
 import { leafIds } from './panes/layout.ts';
 import { createWindowStore, type ThemeName } from './store/store.ts';
 import { createWsClient, type WsClient } from './td-client.ts';
@@ -47,6 +48,7 @@ const ctx: WindowContext = {
   terminals,
   rendererMode: params.get('renderer') === 'dom' ? 'dom' : params.get('renderer') === 'webgl' ? 'webgl' : 'auto',
   terminal: (paneId) => terminals.get(paneId),
+  dedupe: new CommandDeduper(),
   openLink(url) {
     if (!/^https?:\/\//i.test(url)) return;
     window.open(url, '_blank', 'noopener,noreferrer');
@@ -66,7 +68,9 @@ api.on('notify', (n) => {
   if (n.paneId && n.paneId === store.getState().focused && document.hasFocus()) return;
   store.getState().notice(n.body ? `${n.title}: ${n.body}` : n.title, 'info');
 });
-api.on('command', (c) => runCommand(ctx, c.name, c.paneId));
+api.on('command', (c) => {
+  if (ctx.dedupe.accept(c.name, 'menu')) runCommand(ctx, c.name, c.paneId);
+});
 
 // Terminals live while their pane is in the layout; they redraw after a reconnect.
 store.subscribe((s, prev) => {
