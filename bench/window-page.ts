@@ -1,0 +1,136 @@
+/**
+ * The window benchmark's measurements inside the page (Chromium against `serve`),
+ * through the renderer's `?test=1` hook: `window.__td.term(paneId)` is the pane's
+ * xterm Terminal. Times are taken with the page's own clock.
+ */
+import type { TdPage } from '../e2e/harness.ts';
+
+interface XtermLike {
+  buffer: { active: { baseY: number; cursorY: number; cursorX: number; getLine(y: number): { translateToString(trim?: boolean): string } | undefined } };
+  onWriteParsed(fn: () => void): { dispose(): void };
+  onRender(fn: () => void): { dispose(): void };
+}
+type BenchWindow = Window & {
+  __td: { term(id: string): XtermLike | null };
+  __benchDone?: Promise<number>;
+  __benchKeys?: number[];
+  __benchKeyWait?: (n: number) => Promise<number[]>;
+  __benchStop?: () => void;
+};
+
+const textarea = (paneId: string) => `[data-pane-id="${paneId}"] .xterm-helper-textarea`;
+
+/** Reject after `ms` with what was awaited. */
+function deadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<T>((_r, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+    }),
+  ]);
+}
+
+/**
+ * `cat file` typed into the pane's shell; seconds from the Enter keydown to the line
+ * after it (`tput-done-<n>`) parsed in xterm. Every byte went PTY → core → WebSocket
+ * → xterm, with the window's acknowledgements.
+ */
+export async function pageCat(win: TdPage, paneId: string, file: string, n: number, timeoutMs: number): Promise<number> {
+  await win.focusTerminal(paneId);
+  await win.page.evaluate(([id, sel, n]) => {
+    const w = window as unknown as BenchWindow;
+    const term = w.__td.term(id)!;
+    const ta = document.querySelector(sel)!;
+    const re = new RegExp(`^tput-done-${n}$`);
+    w.__benchDone = new Promise<number>((resolve) => {
+      let t0 = 0;
+      const onKey = (e: Event): void => {
+        if ((e as KeyboardEvent).key === 'Enter' && !t0) t0 = performance.now();
+      };
+      ta.addEventListener('keydown', onKey, true);
+      const sub = term.onWriteParsed(() => {
+        if (!t0) return;
+        const b = term.buffer.active;
+        const y = b.baseY + b.cursorY;
+        for (let k = Math.max(0, y - 3); k <= y; k++) {
+          if (re.test(b.getLine(k)?.translateToString(true) ?? '')) {
+            sub.dispose();
+            ta.removeEventListener('keydown', onKey, true);
+            resolve((performance.now() - t0) / 1000);
+            return;
+          }
+        }
+      });
+    });
+  }, [paneId, textarea(paneId), n] as const);
+  // $((…)) keeps the marker out of the echoed command line.
+  await win.page.keyboard.type(`cat ${file}; echo; echo tput-done-$((${n}+0))`);
+  await win.page.keyboard.press('Enter');
+  return deadline(win.page.evaluate(() => (window as unknown as BenchWindow).__benchDone!), timeoutMs, `cat of ${file} to reach the window`);
+}
+
+/**
+ * Keystroke latency: `count` keys (after `warmup`) typed into a pane running `cat`;
+ * each from its keydown on xterm's textarea to the first render after the echo is
+ * parsed (xterm's onRender; the next animation frame if no render comes).
+ */
+export async function pageKeys(win: TdPage, paneId: string, count: number, warmup: number): Promise<number[]> {
+  await win.focusTerminal(paneId);
+  await win.page.evaluate(([id, sel]) => {
+    const w = window as unknown as BenchWindow;
+    const term = w.__td.term(id)!;
+    const ta = document.querySelector(sel)!;
+    const times: number[] = [];
+    const waiters: Array<() => void> = [];
+    w.__benchKeys = times;
+    const cursor = (): number => {
+      const b = term.buffer.active;
+      return (b.baseY + b.cursorY) * 100_000 + b.cursorX;
+    };
+    const onKey = (e: Event): void => {
+      if ((e as KeyboardEvent).key.length !== 1) return;
+      const t0 = performance.now();
+      const before = cursor();
+      let done = false;
+      const finish = (): void => {
+        if (done) return;
+        done = true;
+        times.push(performance.now() - t0);
+        for (const f of waiters.splice(0)) f();
+      };
+      const parsed = term.onWriteParsed(() => {
+        if (cursor() === before) return;
+        parsed.dispose();
+        const rendered = term.onRender(() => {
+          rendered.dispose();
+          finish();
+        });
+        // No render (nothing visible changed): the frame after the parse is when it shows.
+        requestAnimationFrame(() => requestAnimationFrame(() => {
+          rendered.dispose();
+          finish();
+        }));
+      });
+    };
+    ta.addEventListener('keydown', onKey, true);
+    w.__benchStop = () => ta.removeEventListener('keydown', onKey, true);
+    w.__benchKeyWait = (n: number) => new Promise<number[]>((resolve) => {
+      const check = (): void => {
+        if (times.length >= n) resolve(times.slice());
+        else waiters.push(check);
+      };
+      check();
+    });
+  }, [paneId, textarea(paneId)] as const);
+  try {
+    for (let i = 0; i < count + warmup; i++) {
+      await win.page.keyboard.press(String.fromCharCode(97 + (i % 26)));
+      await deadline(win.page.evaluate((n) => (window as unknown as BenchWindow).__benchKeyWait!(n), i + 1), 10_000, `the echo of keystroke ${i + 1}`);
+    }
+    const all = await win.page.evaluate(() => (window as unknown as BenchWindow).__benchKeys!.slice());
+    return all.slice(warmup);
+  } finally {
+    await win.page.evaluate(() => (window as unknown as BenchWindow).__benchStop?.());
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The window benchmark's baselines, in a bare Node process: node-pty alone, with
+ * nothing of ours in the path.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import nodePty from 'node-pty';
+
+const PTY_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm-256color', LANG: 'C.UTF-8' };
+
+/** A file of `bytes` printable ASCII text lines (varied, so nothing compresses into runs). */
+export function textFile(dir: string, name: string, bytes: number): string {
+  const file = path.join(dir, name);
+  const block: string[] = [];
+  let size = 0;
+  const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,;:-_=+()[]{}';
+  for (let i = 0; size < 1024 * 1024; i++) {
+    let line = `${String(i).padStart(6, '0')} `;
+    for (let j = 0; j < 40 + (i % 60); j++) line += alphabet[(i * 7 + j * 13) % alphabet.length];
+    line += '\n';
+    block.push(line);
+    size += line.length;
+  }
+  const chunk = Buffer.from(block.join(''));
+  const fd = fs.openSync(file, 'w');
+  try {
+    let written = 0;
+    while (written < bytes) {
+      const n = Math.min(chunk.length, bytes - written);
+      fs.writeSync(fd, chunk, 0, n);
+      written += n;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return file;
+}
+
+/** `cat file` in a bare node-pty: bytes per second, counting until the process exits. */
+export function rawCat(file: string): Promise<{ bytes: number; seconds: number; bytesPerSecond: number }> {
+  return new Promise((resolve) => {
+    let chars = 0;
+    const t0 = performance.now();
+    const p = nodePty.spawn('cat', [file], { name: 'xterm-256color', cols: 120, rows: 30, cwd: path.dirname(file), env: PTY_ENV });
+    p.onData((d) => {
+      chars += d.length;
+    });
+    p.onExit(() => {
+      const seconds = (performance.now() - t0) / 1000;
+      // node-pty may drop a short tail at exit; the file's size is what passed.
+      const bytes = Math.max(chars, fs.statSync(file).size);
+      resolve({ bytes, seconds, bytesPerSecond: bytes / seconds });
+    });
+  });
+}
+
+/**
+ * Keystroke round trip in a bare node-pty: write one character to `cat` (the line
+ * discipline echoes it), time until it comes back. `count` round trips after a warm-up.
+ */
+export async function rawEcho(count: number, warmup = 20): Promise<number[]> {
+  const p = nodePty.spawn('cat', [], { name: 'xterm-256color', cols: 120, rows: 30, cwd: process.cwd(), env: PTY_ENV });
+  let waiting: (() => void) | undefined;
+  let want = '';
+  let seen = '';
+  p.onData((d) => {
+    seen += d;
+    if (waiting && seen.includes(want)) {
+      const w = waiting;
+      waiting = undefined;
+      w();
+    }
+  });
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < count + warmup; i++) {
+      // No newline: cat's line (a few hundred characters) stays under the 4095 a line may hold.
+      const ch = String.fromCharCode(97 + (i % 26));
+      want = ch;
+      seen = '';
+      const t0 = performance.now();
+      await new Promise<void>((resolve) => {
+        waiting = resolve;
+        p.write(ch);
+      });
+      if (i >= warmup) times.push(performance.now() - t0);
+    }
+  } finally {
+    p.kill();
+  }
+  return times;
+}
+
+/** Resident memory (VmRSS) of a process, in bytes; undefined once it is gone. */
+export function rss(pid: number): number | undefined {
+  try {
+    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * The window (issue 2, "Benchmarks"), each figure beside a baseline measured in the same run:
+ *  1. throughput: a large `cat` of a text file through the whole path (PTY → core →
+ *     WebSocket → xterm in Chromium, with flow-control acks), divided by the same `cat`
+ *     in a bare node-pty. Goal: at least 0.5.
+ *  2. keystroke latency: keydown on xterm's textarea to the echo painted, p50 and p99
+ *     over 200 keys into `cat`, beside a bare node-pty echo. Goal: p99 under 2x the bare
+ *     p99 plus one frame (16.7 ms).
+ *  3. memory: peak VmRSS of the serve process during a 1 GB flood read by a window that
+ *     acknowledges at once (a Node WebSocket client), against the same process idle with
+ *     its one pane open. Goal: under 2x idle.
+ * `TD_BENCH_MB` changes the cat's size (default 256), `TD_BENCH_FLOOD_MB` the flood's (1024).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import WebSocket from 'ws';
+import type { ServerFrame } from '../preload/contract.ts';
+import { launchBrowser, openWindow, startServe } from '../e2e/harness.ts';
+import { pageCat, pageKeys } from './window-page.ts';
+import { rawCat, rawEcho, rss, textFile } from './window-raw.ts';
+
+const MB = 1024 * 1024;
+const CAT_MB = Number(process.env.TD_BENCH_MB) || 256;
+const PROBE_MB = 16;
+const FLOOD_MB = Number(process.env.TD_BENCH_FLOOD_MB) || 1024;
+const KEYS = 200;
+const KEY_WARMUP = 20;
+const FRAME_MS = 1000 / 60;
+/** The full cat runs only when the probe says it ends within this long. */
+const CAT_BUDGET_S = 90;
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+const mbs = (bps: number) => `${(bps / MB).toFixed(1)} MB/s`;
+const ms = (x: number) => `${x.toFixed(2)} ms`;
+const mib = (b: number) => `${(b / MB).toFixed(0)} MB`;
+const verdict = (ok: boolean) => (ok ? 'goal met' : 'GOAL NOT MET');
+
+export async function run(): Promise<{ name: string; lines: string[] }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-bench-window-'));
+  const lines: string[] = [];
+  const log = (l: string) => {
+    lines.push(l);
+    console.error(`[window bench] ${l}`);
+  };
+  try {
+    await throughputAndKeys(dir, log);
+    await memory(log);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return { name: 'window: throughput, keystroke latency, memory (issue 2)', lines };
+}
+
+async function throughputAndKeys(dir: string, log: (l: string) => void): Promise<void> {
+  const probe = textFile(dir, 'probe.txt', PROBE_MB * MB);
+  const big = textFile(dir, 'big.txt', CAT_MB * MB);
+  await rawCat(probe); // warm the page cache and node-pty
+  const raw = await rawCat(big);
+
+  const serve = await startServe();
+  const browser = await launchBrowser();
+  try {
+    const win = await openWindow(browser, serve);
+    const [id] = await win.paneIds();
+    await win.waitForPrompt(id!);
+    const renderer = await win.renderer(id!);
+    const size = await win.size(id!);
+    const probeS = await pageCat(win, id!, probe, 1, 600_000);
+    const probeBps = (PROBE_MB * MB) / probeS;
+    let bps = probeBps;
+    let what = `${PROBE_MB} MB probe (the ${CAT_MB} MB file would take ~${((CAT_MB * MB) / probeBps).toFixed(0)} s)`;
+    if ((CAT_MB * MB) / probeBps < CAT_BUDGET_S) {
+      await win.typeLine(id!, 'clear');
+      const s = await pageCat(win, id!, big, 2, CAT_BUDGET_S * 3000);
+      bps = (CAT_MB * MB) / s;
+      what = `${CAT_MB} MB in ${s.toFixed(1)} s`;
+    }
+    const ratio = bps / raw.bytesPerSecond;
+    log(`throughput  window (${renderer} renderer, ${size?.cols}x${size?.rows}) ${mbs(bps)} [${what}]`);
+    log(`            bare node-pty cat ${mbs(raw.bytesPerSecond)} [${CAT_MB} MB in ${raw.seconds.toFixed(1)} s]`);
+    log(`            ratio ${ratio.toFixed(3)} (goal >= 0.5): ${verdict(ratio >= 0.5)}`);
+
+    // Keystroke latency into cat.
+    await win.typeLine(id!, 'clear; cat');
+    await win.waitFor(async () => !/td\$ *$/.test(await win.text(id!, 3)), 'cat to start');
+    const page = (await pageKeys(win, id!, KEYS, KEY_WARMUP)).sort((a, b) => a - b);
+    await win.page.keyboard.press('Control+C');
+    const bare = (await rawEcho(KEYS)).sort((a, b) => a - b);
+    const goal = 2 * pct(bare, 99) + FRAME_MS;
+    log(`keystroke  window  p50 ${ms(pct(page, 50))}  p99 ${ms(pct(page, 99))}  (${page.length} keys, keydown to echo painted)`);
+    log(`           bare node-pty echo  p50 ${ms(pct(bare, 50))}  p99 ${ms(pct(bare, 99))}`);
+    log(`           p99 ${ms(pct(page, 99))} vs goal 2x bare p99 + one frame = ${ms(goal)} (ratio ${(pct(page, 99) / goal).toFixed(2)}): ${verdict(pct(page, 99) < goal)}`);
+    if (win.errors.length) log(`           page errors: ${win.errors.slice(0, 3).join(' | ')}`);
+    await win.close();
+  } finally {
+    await browser.close();
+    await serve.close();
+  }
+}
+
+/** A window that reads over the WebSocket and acknowledges every output at once. */
+async function fastWindow(port: number, token: string, onOutput: (paneId: string, chars: number) => void): Promise<{ ws: WebSocket; request(name: string, req: unknown): Promise<unknown> }> {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/ws?token=${token}`, { origin: `http://127.0.0.1:${port}` });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  let nextId = 1;
+  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  ws.on('message', (raw) => {
+    const f = JSON.parse(raw.toString()) as ServerFrame;
+    if (f.t === 'res') {
+      const p = pending.get(f.id);
+      pending.delete(f.id);
+      if (p) {
+        if (f.ok) p.resolve(f.res);
+        else p.reject(new Error(f.error));
+      }
+      return;
+    }
+    if (f.name === 'pane.output') {
+      const { paneId, data } = f.payload as { paneId: string; data: string };
+      onOutput(paneId, data.length);
+      // Fire and forget, as the renderer does.
+      ws.send(JSON.stringify({ t: 'req', id: nextId++, name: 'pane.ack', req: { paneId, chars: data.length } }));
+    }
+  });
+  const request = (name: string, req: unknown): Promise<unknown> => new Promise((resolve, reject) => {
+    const id = nextId++;
+    pending.set(id, { resolve, reject });
+    ws.send(JSON.stringify({ t: 'req', id, name, req }));
+  });
+  return { ws, request };
+}
+
+async function memory(log: (l: string) => void): Promise<void> {
+  const serve = await startServe();
+  const pid = serve.child.pid!;
+  let tail = '';
+  let chars = 0;
+  const win = await fastWindow(serve.port, serve.token, (_id, n) => {
+    chars += n;
+  });
+  const tailWatch = (data: string) => {
+    tail = (tail + data).slice(-200);
+  };
+  win.ws.on('message', (raw) => {
+    const f = JSON.parse(raw.toString()) as ServerFrame;
+    if (f.t === 'evt' && f.name === 'pane.output') tailWatch((f.payload as { data: string }).data);
+  });
+  try {
+    const hello = (await win.request('app.hello', {})) as { layout: unknown; panes: Array<{ id: string }> };
+    const id = hello.panes[0]!.id;
+    const until = async (cond: () => boolean, what: string, timeoutMs: number) => {
+      const end = Date.now() + timeoutMs;
+      while (!cond()) {
+        if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; the pane's last output: ${JSON.stringify(tail.slice(-80))}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    };
+    await until(() => /td\$ *$/.test(tail), 'the prompt', 20_000);
+    // Idle: the process with its one pane open, after a GC-friendly pause.
+    const idleSamples: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      idleSamples.push(rss(pid) ?? 0);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const idle = Math.max(...idleSamples);
+    let peak = 0;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, rss(pid) ?? 0);
+    }, 25);
+    const before = chars;
+    const t0 = performance.now();
+    await win.request('pane.input', { paneId: id, data: `head -c ${FLOOD_MB * MB} /dev/zero | tr '\\0' x; echo; echo flood-done-$((6*7))\r` });
+    await until(() => /flood-done-42/.test(tail), `the ${FLOOD_MB} MB flood to end`, 600_000);
+    const seconds = (performance.now() - t0) / 1000;
+    clearInterval(sampler);
+    peak = Math.max(peak, rss(pid) ?? 0);
+    const passed = chars - before;
+    log(`memory  peak ${mib(peak)} during the ${FLOOD_MB} MB flood (${mib(passed)} reached the window in ${seconds.toFixed(1)} s, ${mbs(passed / seconds)})`);
+    log(`        idle ${mib(idle)} (same process, one pane open)`);
+    log(`        ratio ${(peak / idle).toFixed(2)} (goal < 2): ${verdict(peak < 2 * idle)}`);
+  } finally {
+    win.ws.close();
+    await serve.close();
+  }
+}
