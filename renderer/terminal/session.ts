@@ -38,6 +38,9 @@ export interface SessionOptions {
   onError(message: string): void;
 }
 
+/** How long a pane's size must stay put before the PTY is resized (SIGWINCH once, not per frame). */
+const RESIZE_SETTLE_MS = 60;
+
 export type RendererKind = 'webgl' | 'dom';
 export type RendererMode = 'auto' | RendererKind;
 
@@ -104,6 +107,7 @@ export class TerminalSession {
   private sentSize = { cols: 0, rows: 0 };
   private resizeObserver: ResizeObserver | undefined;
   private fitFrame = 0;
+  private resizeTimer: ReturnType<typeof setTimeout> | undefined;
   private disposed = false;
   private settings: Settings;
   private theme: ThemeName;
@@ -269,6 +273,7 @@ export class TerminalSession {
     this.disposed = true;
     this.acker.flush();
     cancelAnimationFrame(this.fitFrame);
+    clearTimeout(this.resizeTimer);
     this.resizeObserver?.disconnect();
     this.host.remove();
     this.term.dispose();
@@ -307,6 +312,14 @@ export class TerminalSession {
     const dims = this.fit.proposeDimensions();
     if (!dims || !Number.isFinite(dims.cols) || !Number.isFinite(dims.rows) || dims.cols < 2 || dims.rows < 1) return;
     if (dims.cols !== this.term.cols || dims.rows !== this.term.rows) this.term.resize(dims.cols, dims.rows);
+    clearTimeout(this.resizeTimer);
+    if (force) this.sendSize(true);
+    // While a divider is dragged the size changes every frame: tell the PTY once it settles.
+    else this.resizeTimer = setTimeout(() => this.sendSize(false), RESIZE_SETTLE_MS);
+  }
+
+  private sendSize(force: boolean): void {
+    if (this.disposed) return;
     const { cols, rows } = this.term;
     if (force || cols !== this.sentSize.cols || rows !== this.sentSize.rows) {
       this.sentSize = { cols, rows };
