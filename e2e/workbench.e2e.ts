@@ -451,6 +451,12 @@ describe('the workbench', () => {
     const after = await probe();
     expect(after.id).toBe(before.id);
     expect(Math.abs(after.y - before.y)).toBeLessThan(2); // sub-pixel rounding of scrollTop, not a jump (a card is ~100 px)
+    // A quiet pill says something arrived above; it takes the person there only when pressed.
+    const pill = bench().getByRole('button', { name: /^\d+ new above: scroll to the top$/ });
+    await pill.waitFor();
+    await pill.click();
+    await win.waitFor(() => list.evaluate((e) => e.scrollTop === 0), 'the list at the top');
+    await pill.waitFor({ state: 'detached' });
   });
 
   it('toggles with Ctrl+Shift+B from the terminal, written to bench.json', async () => {

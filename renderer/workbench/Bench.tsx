@@ -162,9 +162,20 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
   // when the list was scrolled since (by a person or scrollIntoView), there is nothing
   // to correct, only a new anchor to take.
   const anchor = useRef<{ id: string; offset: number; scrollTop: number } | null>(null);
+  // Cards that arrived above the view while the person was scrolled down: a quiet pill says so.
+  const topOrder = useRef(0);
+  const [newAbove, setNewAbove] = useState(0);
   const captureAnchor = useCallback(() => {
     const el = list.current;
     if (!el) return;
+    const orders = [...el.querySelectorAll<HTMLElement>('[data-order]')];
+    if (el.scrollTop < 4) {
+      topOrder.current = Math.max(topOrder.current, ...orders.map((n) => Number(n.dataset.order)));
+      setNewAbove(0);
+    } else {
+      const top0 = el.getBoundingClientRect().top;
+      setNewAbove(orders.filter((n) => Number(n.dataset.order) > topOrder.current && n.getBoundingClientRect().bottom <= top0 + 1).length);
+    }
     const top = el.getBoundingClientRect().top;
     let pick: HTMLElement | null = null;
     for (const n of el.querySelectorAll<HTMLElement>('[data-anchor]')) {
@@ -207,6 +218,7 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
 
   const showShelf = useCallback((next: Shelf) => {
     store.getState().showShelf(paneId, next);
+    topOrder.current = 0;
     if (list.current) list.current.scrollTop = 0;
     root.current?.querySelector(`[data-shelf="${next}"]`)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     anchor.current = null;
@@ -331,6 +343,11 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
           );
         })}
       </div>
+      {newAbove > 0 && (
+        <button type="button" className="tdb-new-above" aria-label={`${newAbove} new above: scroll to the top`} onClick={() => list.current?.scrollTo({ top: 0, behavior: 'smooth' })}>
+          ↑ {newAbove} new
+        </button>
+      )}
       <div ref={list} className="tdb-list" role="tabpanel" aria-label={`${shelf} shelf`} onScroll={captureAnchor}>
         {pane?.error && <p className="tdb-error" role="alert">{pane.error}</p>}
         {shelf === 'Notes' && (
@@ -372,7 +389,7 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
           </div>
         ))}
         {cards.map((s) => (
-          <div key={s.id} data-anchor={s.id} className="tdb-slot">
+          <div key={s.id} data-anchor={s.id} data-order={s.order} className="tdb-slot">
             <CardBoundary version={s.updatedAt} title={s.title}>
               <Card
                 paneId={paneId}
