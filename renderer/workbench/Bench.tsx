@@ -19,7 +19,8 @@ import { benchApi, benchStore, errorText, setBenchApi } from './runtime.ts';
 import { SHELVES, approvalIsForPane, onShelf, shelfCounts, stepSelection, stepShelf } from './shelves.ts';
 import { loadPane } from './store.ts';
 import { useBench } from './useStore.ts';
-import { dragWidth, savedWidth, saveWidth } from './width.ts';
+import { useBenchWidth } from './useBenchWidth.ts';
+import { useScrollAnchor } from './useScrollAnchor.ts';
 import './bench.css';
 
 /** Each kind's actions when the catalogue has not come yet (DECISIONS.md's table). */
@@ -93,33 +94,7 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
     if (epoch > 0) void benchApi().invoke('approval.list', {}).then((l) => store.getState().approvalsListed(l), () => {});
   }, [store, paneId, epoch]);
 
-  // The bench's width: its edge can be dragged; the width is remembered.
-  useLayoutEffect(() => {
-    const w = savedWidth();
-    const host = root.current?.parentElement;
-    if (w && host) host.style.flex = `0 0 ${w}px`;
-  }, []);
-  const onEdgeDown = (e: React.PointerEvent<HTMLDivElement>) => {
-    const host = root.current?.parentElement;
-    const pane = paneElement(root.current);
-    if (!host || !pane) return;
-    e.preventDefault();
-    const start = { x: e.clientX, w: host.getBoundingClientRect().width };
-    const edge = e.currentTarget;
-    edge.setPointerCapture(e.pointerId);
-    const move = (ev: PointerEvent) => {
-      host.style.flex = `0 0 ${dragWidth(start.w, start.x, ev.clientX, pane.getBoundingClientRect().width)}px`;
-    };
-    const up = () => {
-      edge.removeEventListener('pointermove', move);
-      edge.removeEventListener('pointerup', up);
-      edge.removeEventListener('pointercancel', up);
-      saveWidth(Math.round(host.getBoundingClientRect().width));
-    };
-    edge.addEventListener('pointermove', move);
-    edge.addEventListener('pointerup', up);
-    edge.addEventListener('pointercancel', up);
-  };
+  const onEdgeDown = useBenchWidth(root, () => paneElement(root.current));
 
   const surfaces = pane?.surfaces ?? [];
   const shelf: Shelf = pane?.shelf ?? 'Decide';
@@ -157,47 +132,8 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
     if (shelf === 'Decide') store.getState().approvalsSeen(pendingApprovals.map((a) => a.id));
   }, [cards, shelf, pendingApprovals, paneId, store]);
 
-  // Keep the cards in view where they are when cards arrive (or grow) above them. The
-  // anchor is the first card in view and its offset, taken at the last scroll or render;
-  // when the list was scrolled since (by a person or scrollIntoView), there is nothing
-  // to correct, only a new anchor to take.
-  const anchor = useRef<{ id: string; offset: number; scrollTop: number } | null>(null);
-  // Cards that arrived above the view while the person was scrolled down: a quiet pill says so.
-  const topOrder = useRef(0);
-  const [newAbove, setNewAbove] = useState(0);
-  const captureAnchor = useCallback(() => {
-    const el = list.current;
-    if (!el) return;
-    const orders = [...el.querySelectorAll<HTMLElement>('[data-order]')];
-    if (el.scrollTop < 4) {
-      topOrder.current = Math.max(topOrder.current, ...orders.map((n) => Number(n.dataset.order)));
-      setNewAbove(0);
-    } else {
-      const top0 = el.getBoundingClientRect().top;
-      setNewAbove(orders.filter((n) => Number(n.dataset.order) > topOrder.current && n.getBoundingClientRect().bottom <= top0 + 1).length);
-    }
-    const top = el.getBoundingClientRect().top;
-    let pick: HTMLElement | null = null;
-    for (const n of el.querySelectorAll<HTMLElement>('[data-anchor]')) {
-      if (n.getBoundingClientRect().bottom > top) {
-        pick = n;
-        break;
-      }
-    }
-    anchor.current = pick ? { id: pick.dataset.anchor!, offset: pick.getBoundingClientRect().top - top, scrollTop: el.scrollTop } : null;
-  }, []);
-  useLayoutEffect(() => {
-    const el = list.current;
-    const a = anchor.current;
-    if (el && a && el.scrollTop === a.scrollTop) {
-      const n = el.querySelector<HTMLElement>(`[data-anchor="${CSS.escape(a.id)}"]`);
-      if (n) {
-        const delta = n.getBoundingClientRect().top - el.getBoundingClientRect().top - a.offset;
-        if (Math.abs(delta) >= 0.5) el.scrollTop += delta;
-      }
-    }
-    captureAnchor();
-  });
+  // Cards arriving above keep the cards in view still (see useScrollAnchor).
+  const scroll = useScrollAnchor(list);
 
   // A person moved the selection with the keyboard: focus follows, right after the commit.
   const focusNext = useRef<string | null>(null);
@@ -218,11 +154,10 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
 
   const showShelf = useCallback((next: Shelf) => {
     store.getState().showShelf(paneId, next);
-    topOrder.current = 0;
     if (list.current) list.current.scrollTop = 0;
     root.current?.querySelector(`[data-shelf="${next}"]`)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
-    anchor.current = null;
-  }, [paneId, store]);
+    scroll.reset();
+  }, [paneId, store, scroll.reset]);
 
   const onKeyDown = (e: React.KeyboardEvent) => {
     // Keys pressed in the floating viewer (a portal: React bubbles them here) are not the bench's.
@@ -343,12 +278,12 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
           );
         })}
       </div>
-      {newAbove > 0 && (
-        <button type="button" className="tdb-new-above" aria-label={`${newAbove} new above: scroll to the top`} onClick={() => list.current?.scrollTo({ top: 0, behavior: 'smooth' })}>
-          ↑ {newAbove} new
+      {scroll.newAbove > 0 && (
+        <button type="button" className="tdb-new-above" aria-label={`${scroll.newAbove} new above: scroll to the top`} onClick={() => list.current?.scrollTo({ top: 0, behavior: 'smooth' })}>
+          ↑ {scroll.newAbove} new
         </button>
       )}
-      <div ref={list} className="tdb-list" role="tabpanel" aria-label={`${shelf} shelf`} onScroll={captureAnchor}>
+      <div ref={list} className="tdb-list" role="tabpanel" aria-label={`${shelf} shelf`} onScroll={scroll.onScroll}>
         {pane?.error && <p className="tdb-error" role="alert">{pane.error}</p>}
         {shelf === 'Notes' && (
           <div className="tdb-note-new">
