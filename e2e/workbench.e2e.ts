@@ -374,6 +374,12 @@ describe('the workbench', () => {
     expect(await bench().locator('[data-shelf="Review"]').getAttribute('aria-selected')).toBe('true');
     await win.page.keyboard.press('[');
     expect(await bench().locator('[data-shelf="Decide"]').getAttribute('aria-selected')).toBe('true');
+    // On a shelf tab, Right and Left move between shelves too.
+    await bench().locator('[data-shelf="Decide"]').focus();
+    await win.page.keyboard.press('ArrowRight');
+    expect(await bench().locator('[data-shelf="Review"]').getAttribute('aria-selected')).toBe('true');
+    await win.page.keyboard.press('ArrowLeft');
+    expect(await bench().locator('[data-shelf="Decide"]').getAttribute('aria-selected')).toBe('true');
     // j selects the newest card (d-keys arrived last on Decide).
     await win.page.keyboard.press('j');
     await expect.poll(() => card('d-keys').getAttribute('aria-current')).toBe('true');

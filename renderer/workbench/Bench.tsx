@@ -162,7 +162,9 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
   const onKeyDown = (e: React.KeyboardEvent) => {
     // Keys pressed in the floating viewer (a portal: React bubbles them here) are not the bench's.
     if (!(e.target instanceof Node) || !root.current?.contains(e.target)) return;
-    const cmd = benchCommand(e.nativeEvent, { inText: inText(e.target) });
+    // On the shelf tabs, Left and Right move between shelves (as in any tab list).
+    const onTab = (e.target as HTMLElement).getAttribute?.('role') === 'tab' && !e.ctrlKey && !e.altKey && !e.metaKey;
+    const cmd = onTab && e.key === 'ArrowLeft' ? 'shelf-prev' : onTab && e.key === 'ArrowRight' ? 'shelf-next' : benchCommand(e.nativeEvent, { inText: inText(e.target) });
     if (!cmd) return;
     // Arrows scroll a table or a diff that has the focus; they do not move between cards.
     if (e.key.startsWith('Arrow') && !e.ctrlKey && (e.target as HTMLElement).closest?.('.tdb-table-wrap, .tdb-diff, .td-md pre')) return;
