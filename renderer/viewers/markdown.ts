@@ -25,6 +25,16 @@ function hookOnce(): void {
   if (hooked) return;
   hooked = true;
   DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+    // Images load only from data: URLs; anything else (a tracking pixel, a path the page
+    // cannot reach) becomes its alt text, so nothing is fetched and nothing shows broken.
+    if (node.tagName === 'IMG' && !/^data:image\//i.test(node.getAttribute('src') ?? '')) {
+      const alt = node.getAttribute('alt') ?? '';
+      const span = node.ownerDocument.createElement('span');
+      span.className = 'td-img-alt';
+      span.textContent = alt ? `[image: ${alt}]` : '[image]';
+      node.replaceWith(span);
+      return;
+    }
     if (node.tagName === 'A' && node.getAttribute('href')) {
       node.setAttribute('target', '_blank');
       node.setAttribute('rel', 'noopener noreferrer');
