@@ -561,6 +561,9 @@ describe('the workbench', () => {
         ['Files', 'report'], ['Files', 'gone'], ['Data', 'bench-table'], ['Data', 'flow'], ['Unsorted', 'odd'],
       ];
       for (const [w, theme] of [[win, 'dark'], [light, 'light']] as const) {
+        // The window's own notices (a Tick asked, a Tick ended) would cover the cards.
+        const dismiss = w.page.locator('.notices button[aria-label="Dismiss"]');
+        while ((await dismiss.count()) > 0) await dismiss.first().click();
         for (const [shelf, id] of shots) {
           await showShelf(shelf, w);
           const c = card(id, w);
