@@ -253,12 +253,18 @@ export type ServerFrame =
   | { t: 'res'; id: number; ok: false; error: string }
   | { t: 'evt'; name: EventName; payload: unknown };
 
-/** Flow control, in characters of output not yet acknowledged by a window (as VS Code does). */
+/**
+ * Flow control, in characters of output not yet acknowledged by a window (as VS Code does).
+ * The watermarks are wider than VS Code's 100k/5k: with 64 KB batches a 100k window made
+ * every flood stop-and-wait (send two batches, wait for both to be parsed and acked), and
+ * the window path ran at a third of the speed (bench/window.bench.ts). A window still
+ * holds at most ~1 M characters unparsed, which xterm draws in well under a second.
+ */
 export const FLOW = {
   /** Pause the PTY when a window is this far behind. */
-  highWatermarkChars: 100_000,
-  /** Resume it once the window is back under this. */
-  lowWatermarkChars: 5_000,
+  highWatermarkChars: 1_000_000,
+  /** Resume it once the window is back under this (half: the socket keeps a pipeline full). */
+  lowWatermarkChars: 500_000,
   /** The renderer acknowledges after this many characters have been written to xterm. */
   ackChunkChars: 5_000,
   /** Output is batched for this long before it is sent. */

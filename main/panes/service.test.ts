@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Core } from '../core.ts';
+import { FLOW } from '../../preload/contract.ts';
 import { statePaths } from '../paths.ts';
 import { PaneService } from './service.ts';
 import { BASH, tempState, waitFor } from './testing.ts';
@@ -251,7 +252,7 @@ describe('flow control', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(panes.get(pane.id)?.status).toBe('running');
     expect(panes.isPaused(pane.id)).toBe(true);
-    expect(received).toBeLessThan(100_000 + 70_000);
+    expect(received).toBeLessThan(FLOW.highWatermarkChars + 70_000);
     expect(panes.behind(pane.id, 'w1')).toBe(received);
     // Acknowledge as a window would: everything it got so far, again and again.
     let acked = 0;
@@ -269,7 +270,7 @@ describe('flow control', () => {
 
   it('a window that goes away no longer holds the pane paused', async () => {
     panes.addReader('gone');
-    const total = 1_000_000;
+    const total = 2 * FLOW.highWatermarkChars;
     const pane = panes.create({ command: [process.execPath, '-e', `process.stdout.write('q'.repeat(${total}))`] });
     await waitFor(() => panes.isPaused(pane.id), 'the pane to pause');
     core.clientGone({ id: 'gone' });
@@ -291,7 +292,7 @@ describe('flow control', () => {
 
   it('holds back a pane again once its view is attached', async () => {
     panes.addReader('w');
-    const pane = panes.create({ command: [process.execPath, '-e', `setTimeout(() => process.stdout.write('e'.repeat(1000000)), 500)`], detached: true });
+    const pane = panes.create({ command: [process.execPath, '-e', `setTimeout(() => process.stdout.write('e'.repeat(${2 * FLOW.highWatermarkChars})), 500)`], detached: true });
     panes.attach(pane.id);
     await waitFor(() => panes.isPaused(pane.id), 'the attached pane to pause');
     panes.detach(pane.id);
