@@ -326,6 +326,17 @@ describe('the workbench', () => {
     expect(await card('d-approve').getByRole('button', { name: 'Approve the recommended option LRU' }).isDisabled()).toBe(true);
     expect(await card('d-approve').getByRole('button', { name: 'Choose TTL' }).isDisabled()).toBe(true);
 
+    // Acting again takes a confirmation; then a different answer goes through.
+    win.page.once('dialog', (d) => void d.accept());
+    await card('d-approve').getByRole('button', { name: 'Act again on Approve me' }).click();
+    await expect.poll(() => card('d-approve').getByRole('button', { name: 'Reject Approve me' }).isDisabled()).toBe(false);
+    await expectLine(
+      () => card('d-approve').getByRole('button', { name: 'Reject Approve me' }).click(),
+      `[workbench:${tag}] reject on surface d-approve`,
+      { surface: 'd-approve', action: 'reject' },
+    );
+    expect(await card('d-approve').getByRole('button', { name: 'Choose TTL' }).isDisabled()).toBe(true);
+
     await expectLine(
       () => card('d-choose').getByRole('button', { name: 'Choose TTL' }).click(),
       `[workbench:${tag}] choose on surface d-choose · TTL`,
