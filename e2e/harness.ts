@@ -244,6 +244,20 @@ export class TdPage {
     return { rows: Number(m[1]), cols: Number(m[2]) };
   }
 
+  /** Wait until the PTY has the size the pane's xterm shows (resizes reach the PTY once a size settles). */
+  async waitForPtySize(paneId: string, timeoutMs = 20_000): Promise<{ cols: number; rows: number }> {
+    let last: unknown;
+    await this.waitFor(async () => {
+      const want = await this.size(paneId);
+      const got = await this.ptySize(paneId);
+      last = { want, got };
+      return !!want && want.cols === got.cols && want.rows === got.rows;
+    }, `the PTY of ${paneId} to match its xterm`, timeoutMs).catch((e: Error) => {
+      throw new Error(`${e.message}: ${JSON.stringify(last)}`);
+    });
+    return (await this.size(paneId))!;
+  }
+
   /** Wait until the pane's text (its last 200 lines: cheap to read during a flood) matches. */
   async waitForText(paneId: string, match: string | RegExp, timeoutMs = 20_000, lastLines = 200): Promise<void> {
     let last = '';

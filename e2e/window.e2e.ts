@@ -92,7 +92,7 @@ describe('the window', () => {
     rootSizes![0] = sizesOf(await win.layout())[0]![0]!;
     // The terminal re-fitted to the new width, and the PTY follows.
     await win.waitFor(async () => ((await win.size(ids[0]!))?.cols ?? 0) > cols0 + 10, 'the wider pane to have more columns');
-    expect(await win.ptySize(ids[0]!)).toEqual(await win.size(ids[0]!));
+    expect((await win.waitForPtySize(ids[0]!)).cols).toBeGreaterThan(cols0 + 10);
     // Saved in the core: a second window gets the same sizes from its hello.
     const other = await openWindow(browser, serve, { theme: 'dark' });
     try {
@@ -278,9 +278,10 @@ describe('the window', () => {
   it('saves screenshots of the window in light and dark', async () => {
     const [id] = await win.paneIds();
     await win.typeLine(id!, "clear; printf '\\e[1mTerminal Delight\\e[0m  \\e[32mgreen\\e[0m \\e[33myellow\\e[0m \\e[34mblue\\e[0m \\e[31mred\\e[0m https://example.com\\n'; ls -la");
+    const before = await win.paneIds();
     await win.header(id!).getByRole('button', { name: 'Split right' }).click();
-    await win.waitFor(async () => (await win.paneIds()).length === 2, 'two panes');
-    const [, second] = await win.paneIds();
+    await win.waitFor(async () => (await win.paneIds()).length === before.length + 1, 'one more pane');
+    const second = (await win.paneIds()).find((p) => !before.includes(p));
     await win.waitForPrompt(second!);
     await win.typeLine(second!, 'exit 1');
     await win.header(second!).getByTestId('exit-status').waitFor();
