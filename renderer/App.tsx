@@ -73,6 +73,7 @@ function TitleBar(): ReactElement {
   }, [unseen]);
   return (
     <div className="titlebar">
+      <img className="app-icon" src="./icon.svg" alt="" width={16} height={16} />
       <span className="app-name">Terminal Delight</span>
       <span className="titlebar-dim">{count === 1 ? '1 pane' : `${count} panes`}</span>
       <span className="titlebar-spacer" />
