@@ -161,6 +161,20 @@ describe('terminal', () => {
     await win.waitForPrompt(id!);
   });
 
+  it('says how to paste when the clipboard may not be read', async () => {
+    const w = await openWindow(browser, serve);
+    try {
+      const [id] = await w.paneIds();
+      await w.focusTerminal(id!);
+      await w.page.keyboard.press('Control+Shift+V');
+      const notice = w.page.locator('.notice.error');
+      await notice.waitFor({ timeout: 15_000 });
+      expect(await notice.textContent()).toContain('The clipboard could not be read here; paste with the browser');
+    } finally {
+      await w.close();
+    }
+  });
+
   it('opens and closes the bench beside the terminal', async () => {
     const [id] = await win.paneIds();
     const terminal = win.page.locator(`[data-pane-id="${id}"] .pane-terminal`);

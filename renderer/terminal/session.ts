@@ -251,7 +251,16 @@ export class TerminalSession {
       // term.paste applies bracketed paste mode when the program asked for it.
       if (text) this.term.paste(text);
     } catch {
-      this.opts.onError('The clipboard could not be read here; paste with the browser (Ctrl+V or the context menu) instead.');
+      // No clipboard permission (Electron denies it): a native paste into xterm's
+      // textarea goes through xterm's own paste handling, brackets included.
+      this.term.focus();
+      let pasted = false;
+      try {
+        pasted = document.execCommand('paste');
+      } catch {
+        pasted = false;
+      }
+      if (!pasted) this.opts.onError('The clipboard could not be read here; paste with the browser (Ctrl+V or the context menu) instead.');
     }
   }
 
