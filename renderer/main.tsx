@@ -17,7 +17,7 @@ import { runCommand } from './commands.ts';
 import { Ctx, type WindowContext } from './context.ts';
 import { CommandDeduper } from './dedupe.ts';
 import { leafIds } from './panes/layout.ts';
-import { createWindowStore, type ThemeName } from './store/store.ts';
+import { createWindowStore, resolvedTheme, type ThemeName } from './store/store.ts';
 import { createWsClient, type WsClient } from './td-client.ts';
 import { TerminalRegistry } from './terminal/registry.ts';
 import { setBenchApi } from './workbench/runtime.ts';
@@ -39,6 +39,8 @@ const store = createWindowStore({
   connection: ws ? ws.state : 'open',
 });
 media.addEventListener('change', (e) => store.getState().systemThemeChanged(e.matches ? 'dark' : 'light'));
+// Before the first paint, so a light window never flashes dark while it connects.
+document.documentElement.dataset.theme = resolvedTheme(store.getState());
 
 const terminals = new TerminalRegistry(api);
 
