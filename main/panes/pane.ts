@@ -81,6 +81,8 @@ export class Pane {
   private readonly hooks: PaneHooks;
   private batch = '';
   private batchTimer: NodeJS.Timeout | undefined;
+  /** When output last came from the PTY (performance.now()). */
+  private receivedAt = -Infinity;
   private paused = false;
   /** While a snapshot is taken, new output waits here so the snapshot and the events line up. */
   private held: string[] | undefined;
@@ -221,7 +223,13 @@ export class Pane {
       this.applyFlow();
     });
     this.batch += data;
-    if (!this.batchTimer) this.batchTimer = setTimeout(() => this.flush(), FLOW.batchMs);
+    // Output after a quiet spell (an echo, a prompt) goes out at once, so a keystroke's
+    // echo never waits out the batch; what follows within FLOW.batchMs is batched.
+    const now = performance.now();
+    const quiet = now - this.receivedAt >= FLOW.batchMs;
+    this.receivedAt = now;
+    if (!this.batchTimer && quiet) this.flush();
+    else if (!this.batchTimer) this.batchTimer = setTimeout(() => this.flush(), FLOW.batchMs);
     this.applyFlow();
     // Paused, nothing more comes until the windows catch up: send what is held now.
     if (this.paused || this.batch.length >= BATCH_MAX_CHARS) this.flush();
