@@ -13,8 +13,8 @@ interface XtermLike {
 type BenchWindow = Window & {
   __td: { term(id: string): XtermLike | null };
   __benchDone?: Promise<number>;
-  __benchKeys?: number[];
-  __benchKeyWait?: (n: number) => Promise<number[]>;
+  __benchKeys?: Array<[number, number]>;
+  __benchKeyWait?: (n: number) => Promise<void>;
   __benchStop?: () => void;
 };
 
@@ -46,9 +46,9 @@ export async function pageCat(win: TdPage, paneId: string, file: string, n: numb
     w.__benchDone = new Promise<number>((resolve) => {
       let t0 = 0;
       const onKey = (e: Event): void => {
-        if ((e as KeyboardEvent).key === 'Enter' && !t0) t0 = performance.now();
+        if (e.target === ta && (e as KeyboardEvent).key === 'Enter' && !t0) t0 = performance.now();
       };
-      ta.addEventListener('keydown', onKey, true);
+      window.addEventListener('keydown', onKey, true);
       const sub = term.onWriteParsed(() => {
         if (!t0) return;
         const b = term.buffer.active;
@@ -56,7 +56,7 @@ export async function pageCat(win: TdPage, paneId: string, file: string, n: numb
         for (let k = Math.max(0, y - 3); k <= y; k++) {
           if (re.test(b.getLine(k)?.translateToString(true) ?? '')) {
             sub.dispose();
-            ta.removeEventListener('keydown', onKey, true);
+            window.removeEventListener('keydown', onKey, true);
             resolve((performance.now() - t0) / 1000);
             return;
           }
@@ -73,15 +73,16 @@ export async function pageCat(win: TdPage, paneId: string, file: string, n: numb
 /**
  * Keystroke latency: `count` keys (after `warmup`) typed into a pane running `cat`;
  * each from its keydown on xterm's textarea to the first render after the echo is
- * parsed (xterm's onRender; the next animation frame if no render comes).
+ * parsed (xterm's onRender; the next animation frame if no render comes). Also the
+ * time to the echo parsed into xterm's buffer (the round trip, without the frame).
  */
-export async function pageKeys(win: TdPage, paneId: string, count: number, warmup: number): Promise<number[]> {
+export async function pageKeys(win: TdPage, paneId: string, count: number, warmup: number): Promise<{ painted: number[]; parsed: number[] }> {
   await win.focusTerminal(paneId);
   await win.page.evaluate(([id, sel]) => {
     const w = window as unknown as BenchWindow;
     const term = w.__td.term(id)!;
     const ta = document.querySelector(sel)!;
-    const times: number[] = [];
+    const times: Array<[number, number]> = [];
     const waiters: Array<() => void> = [];
     w.__benchKeys = times;
     const cursor = (): number => {
@@ -89,18 +90,20 @@ export async function pageKeys(win: TdPage, paneId: string, count: number, warmu
       return (b.baseY + b.cursorY) * 100_000 + b.cursorX;
     };
     const onKey = (e: Event): void => {
-      if ((e as KeyboardEvent).key.length !== 1) return;
+      if (e.target !== ta || (e as KeyboardEvent).key.length !== 1) return;
       const t0 = performance.now();
       const before = cursor();
       let done = false;
+      let parsedAt = 0;
       const finish = (): void => {
         if (done) return;
         done = true;
-        times.push(performance.now() - t0);
+        times.push([performance.now() - t0, parsedAt - t0]);
         for (const f of waiters.splice(0)) f();
       };
       const parsed = term.onWriteParsed(() => {
         if (cursor() === before) return;
+        parsedAt = performance.now();
         parsed.dispose();
         const rendered = term.onRender(() => {
           rendered.dispose();
@@ -113,11 +116,12 @@ export async function pageKeys(win: TdPage, paneId: string, count: number, warmu
         }));
       });
     };
-    ta.addEventListener('keydown', onKey, true);
-    w.__benchStop = () => ta.removeEventListener('keydown', onKey, true);
-    w.__benchKeyWait = (n: number) => new Promise<number[]>((resolve) => {
+    // On the window, capturing: before xterm's own listener on the textarea sends the key.
+    window.addEventListener('keydown', onKey, true);
+    w.__benchStop = () => window.removeEventListener('keydown', onKey, true);
+    w.__benchKeyWait = (n: number) => new Promise<void>((resolve) => {
       const check = (): void => {
-        if (times.length >= n) resolve(times.slice());
+        if (times.length >= n) resolve();
         else waiters.push(check);
       };
       check();
@@ -128,8 +132,8 @@ export async function pageKeys(win: TdPage, paneId: string, count: number, warmu
       await win.page.keyboard.press(String.fromCharCode(97 + (i % 26)));
       await deadline(win.page.evaluate((n) => (window as unknown as BenchWindow).__benchKeyWait!(n), i + 1), 10_000, `the echo of keystroke ${i + 1}`);
     }
-    const all = await win.page.evaluate(() => (window as unknown as BenchWindow).__benchKeys!.slice());
-    return all.slice(warmup);
+    const all = (await win.page.evaluate(() => (window as unknown as BenchWindow).__benchKeys!.slice())).slice(warmup);
+    return { painted: all.map((t) => t[0]), parsed: all.map((t) => t[1]) };
   } finally {
     await win.page.evaluate(() => (window as unknown as BenchWindow).__benchStop?.());
   }
