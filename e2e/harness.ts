@@ -199,8 +199,23 @@ export class TdPage {
       } catch (e) {
         last = e;
       }
-      if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+      if (Date.now() > end) {
+        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}; ${await this.diagnose()}`);
+      }
       await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** What the window shows that may explain a failure: its panes, notices and page errors. */
+  async diagnose(): Promise<string> {
+    try {
+      const d = await this.page.evaluate(() => {
+        const st = (window as unknown as { __td?: { store: { getState(): { layout: unknown; focused: string | null; connection: string; notices: Array<{ text: string }> } } } }).__td?.store.getState();
+        return st ? { layout: st.layout, focused: st.focused, connection: st.connection, notices: st.notices.map((n) => n.text) } : null;
+      });
+      return `window: ${JSON.stringify(d)}; page errors: ${this.errors.join(' | ') || 'none'}`;
+    } catch (e) {
+      return `window unreadable (${String(e)})`;
     }
   }
 
