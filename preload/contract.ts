@@ -253,6 +253,18 @@ export type ServerFrame =
   | { t: 'res'; id: number; ok: false; error: string }
   | { t: 'evt'; name: EventName; payload: unknown };
 
+/** Settings a new user starts with (the core's settings file and the renderer's first paint agree). */
+export const DEFAULT_SETTINGS: Settings = {
+  theme: 'system',
+  fontSize: 13,
+  fontFamily: '',
+  scrollback: 10_000,
+  copyOnSelect: true,
+  mcpServer: true,
+  mcpWrites: true,
+  agentCommand: ['claude'],
+};
+
 /**
  * Flow control, in characters of output not yet acknowledged by a window (as VS Code does).
  * The watermarks are wider than VS Code's 100k/5k: with 64 KB batches a 100k window made

@@ -273,20 +273,33 @@ export class AgentChannel implements AgentStatusApi {
 
   // ───────────── answers from the bench ─────────────
 
-  /** Whether an answer would be refused, without changing anything (before the action is recorded). */
-  private check(paneId: string, surface: Surface, action: string, target?: string, comment?: string): { handled: boolean; error?: string } {
-    if (!ANSWERING.has(action)) return { handled: false };
+  /**
+   * The waiting question or permission an answering action on this card is for, or
+   * the verdict when there is none (not ours: `handled: false`; finished: a refusal).
+   */
+  private pendingFor(paneId: string, surface: Surface, action: string):
+    | { ch: PaneChannel; ref: { eventId: string; index: number }; p: Pending }
+    | { verdict: { handled: boolean; error?: string } } {
+    const notOurs = { verdict: { handled: false } };
+    if (!ANSWERING.has(action)) return notOurs;
     const ch = this.channels.get(paneId);
-    if (!ch) return { handled: false };
+    if (!ch) return notOurs;
     const ref = ch.cards.get(surface.id);
     if (!ref) {
       const was = ch.saved.finished[surface.id];
-      if (was === 'asked_in_terminal') return { handled: true, error: 'the agent stopped waiting and asked this in its terminal — answer it there' };
-      if (was === 'answered') return { handled: true, error: 'this was answered already — the agent has the answer' };
-      return { handled: false };
+      if (was === 'asked_in_terminal') return { verdict: { handled: true, error: 'the agent stopped waiting and asked this in its terminal — answer it there' } };
+      if (was === 'answered') return { verdict: { handled: true, error: 'this was answered already — the agent has the answer' } };
+      return notOurs;
     }
     const p = ch.saved.pending[ref.eventId];
-    if (!p) return { handled: false };
+    return p ? { ch, ref, p } : notOurs;
+  }
+
+  /** Whether an answer would be refused, without changing anything (before the action is recorded). */
+  private check(paneId: string, surface: Surface, action: string, target?: string, comment?: string): { handled: boolean; error?: string } {
+    const found = this.pendingFor(paneId, surface, action);
+    if ('verdict' in found) return found.verdict;
+    const { ch, ref, p } = found;
     if (isClosed(ch.folder, ref.eventId)) return { handled: true, error: 'the agent stopped waiting and asked this in its terminal — answer it there' };
     if (p.kind === 'question') {
       if (action === 'choose' && !target?.trim()) return { handled: true, error: 'choose needs an option as its target — pick one and send again' };
@@ -298,18 +311,9 @@ export class AgentChannel implements AgentStatusApi {
   }
 
   private intercept(paneId: string, surface: Surface, action: string, target?: string, comment?: string): { handled: boolean; error?: string } {
-    if (!ANSWERING.has(action)) return { handled: false };
-    const ch = this.channels.get(paneId);
-    if (!ch) return { handled: false };
-    const ref = ch.cards.get(surface.id);
-    if (!ref) {
-      const was = ch.saved.finished[surface.id];
-      if (was === 'asked_in_terminal') return { handled: true, error: 'the agent stopped waiting and asked this in its terminal — answer it there' };
-      if (was === 'answered') return { handled: true, error: 'this was answered already — the agent has the answer' };
-      return { handled: false };
-    }
-    const p = ch.saved.pending[ref.eventId];
-    if (!p) return { handled: false };
+    const found = this.pendingFor(paneId, surface, action);
+    if ('verdict' in found) return found.verdict;
+    const { ch, ref, p } = found;
     const result = p.kind === 'question'
       ? this.answerQuestion(ch, ref.eventId, p, ref.index, action, target, comment)
       : this.answerPermission(ch, ref.eventId, p, action, target, comment);

@@ -1,20 +1,11 @@
 /** The window's settings (contract Settings), kept in paths.settingsFile. */
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
-import type { Settings } from '../../preload/contract.ts';
+import { DEFAULT_SETTINGS, type Settings } from '../../preload/contract.ts';
 import type { SettingsApi } from '../services.ts';
 import { readJson, writeJsonAtomic } from './files.ts';
 
-export const DEFAULT_SETTINGS: Settings = {
-  theme: 'system',
-  fontSize: 13,
-  fontFamily: '',
-  scrollback: 10_000,
-  copyOnSelect: true,
-  mcpServer: true,
-  mcpWrites: true,
-  agentCommand: ['claude'],
-};
+export { DEFAULT_SETTINGS };
 
 /** Check one setting; returns the clean value or a one-sentence error. */
 function checkField(key: string, value: unknown): { ok: true; value: unknown } | { ok: false; error: string } {

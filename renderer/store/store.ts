@@ -4,23 +4,14 @@
  * selectors and never set fields directly.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { Layout, PaneInfo, Requests, Settings } from '../../preload/contract.ts';
+import { DEFAULT_SETTINGS, type Layout, type PaneInfo, type Requests, type Settings } from '../../preload/contract.ts';
 import { leafIds, withSizes, type LayoutPath } from '../panes/layout.ts';
 
 export type Hello = Requests['app.hello']['res'];
 export type Connection = 'connecting' | 'open' | 'closed';
 export type ThemeName = 'light' | 'dark';
 
-export const DEFAULT_SETTINGS: Settings = {
-  theme: 'system',
-  fontSize: 13,
-  fontFamily: '',
-  scrollback: 10_000,
-  copyOnSelect: true,
-  mcpServer: true,
-  mcpWrites: true,
-  agentCommand: ['claude'],
-};
+export { DEFAULT_SETTINGS };
 
 export const FONT_SIZE = { min: 7, max: 40, default: 13 } as const;
 
