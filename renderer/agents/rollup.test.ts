@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import type { PaneInfo } from '../../preload/contract.ts';
+import { agentCounts, agentRows, countsText, durationText } from './rollup.ts';
+
+function pane(id: string, agent?: PaneInfo['agent'], extra: Partial<PaneInfo> = {}): PaneInfo {
+  return {
+    id, tag: 'abcdefgh', kind: 'agent', title: `t-${id}`, cwd: '/tmp', command: ['claude'], status: 'running',
+    cols: 80, rows: 24, benchOpen: false, unseen: 0, ...(agent ? { agent } : {}), ...extra,
+  };
+}
+
+describe('agentRows', () => {
+  it('lists only panes with an agent status: blocked first, then working, done, idle; the longest waiting first', () => {
+    const rows = agentRows({
+      a: pane('a', { status: 'working', since: '2026-01-01T00:00:05Z' }),
+      b: pane('b', { status: 'blocked', since: '2026-01-01T00:00:09Z', detail: 'Which colour?' }),
+      c: pane('c'),
+      d: pane('d', { status: 'idle', since: '2026-01-01T00:00:00Z' }),
+      e: pane('e', { status: 'blocked', since: '2026-01-01T00:00:01Z' }, { unseen: 3 }),
+      f: pane('f', { status: 'done', since: '2026-01-01T00:00:02Z' }),
+      g: pane('g', { status: 'working', since: '2026-01-01T00:00:01Z' }),
+    });
+    expect(rows.map((r) => r.paneId)).toEqual(['e', 'b', 'g', 'a', 'f', 'd']);
+    expect(rows[0]).toEqual({ paneId: 'e', title: 't-e', status: 'blocked', since: '2026-01-01T00:00:01Z', unseen: 3 });
+    expect(rows[1]!.detail).toBe('Which colour?');
+  });
+  it('keeps only the visible panes when given, and names an untitled pane by its command', () => {
+    const rows = agentRows([pane('a', { status: 'done', since: 'x' }, { title: '' }), pane('b', { status: 'done', since: 'x' })], ['a']);
+    expect(rows).toEqual([{ paneId: 'a', title: 'claude', status: 'done', since: 'x', unseen: 0 }]);
+  });
+});
+
+describe('counts', () => {
+  it('counts per status and says it blocked first, leaving out zeros', () => {
+    const c = agentCounts([{ status: 'working' }, { status: 'blocked' }, { status: 'working' }]);
+    expect(c).toEqual({ blocked: 1, working: 2, done: 0, idle: 0 });
+    expect(countsText(c)).toBe('1 blocked · 2 working');
+    expect(countsText(agentCounts([]))).toBe('');
+  });
+});
+
+describe('durationText', () => {
+  const t0 = Date.parse('2026-01-01T00:00:00Z');
+  it('says how long in a few characters', () => {
+    expect(durationText('2026-01-01T00:00:00Z', t0 + 2_000)).toBe('now');
+    expect(durationText('2026-01-01T00:00:00Z', t0 + 42_000)).toBe('42s');
+    expect(durationText('2026-01-01T00:00:00Z', t0 + 4 * 60_000 + 59_000)).toBe('4m');
+    expect(durationText('2026-01-01T00:00:00Z', t0 + 125 * 60_000)).toBe('2h 5m');
+    expect(durationText('2026-01-01T00:00:00Z', t0 + 120 * 60_000)).toBe('2h');
+    expect(durationText('2026-01-01T00:00:00Z', t0 + 50 * 3600_000)).toBe('2d');
+  });
+  it('gives nothing for a bad time and never a negative one', () => {
+    expect(durationText('soon', t0)).toBe('');
+    expect(durationText('2026-01-01T00:00:10Z', t0)).toBe('now');
+  });
+});
