@@ -57,6 +57,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   installPaneHandlers(core, panes, settings, opts.shell);
   // Surfaces (main/surfaces): the file poller, transcripts, actions, artifact files.
   const surfaces = installSurfaces(core, panes);
+  // 'artifact.reveal' is the Electron shell's (shell.openPath in main/electron/main.ts); a browser downloads the file instead.
+  if (opts.shell !== 'electron') core.handle('artifact.reveal', () => ({ ok: false, error: 'This window runs in a browser: download the file and open it from your downloads.' }));
   // The MCP server (main/mcp) on the per-user socket; services add ToolDef lists to it.
   const mcp = new McpHost({ socketPath: paths.socket, settings: () => settings.get() });
   mcp.addTools(surfaceTools(surfaces, panes));

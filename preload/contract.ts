@@ -180,6 +180,8 @@ export interface Requests {
   'surface.comment': { req: { paneId: string; text: string; on?: string }; res: Surface };
   'surface.catalogue': { req: Record<string, never>; res: CatalogueKind[] };
   'artifact.open': { req: { paneId: string; surfaceId: string }; res: ArtifactView };
+  /** Hand an artifact's local file to the desktop (Electron: shell.openPath); serve answers ok: false (the browser downloads it). */
+  'artifact.reveal': { req: { paneId: string; surfaceId: string }; res: { ok: boolean; error?: string } };
   'bench.set': { req: { paneId: string; open: boolean }; res: void };
 
   'tick.open': { req: { command: string[]; cwd?: string; title?: string }; res: { ok: true; instance: InstanceInfo; paneId: string } | { ok: false; error: string; screen?: string } };
@@ -217,7 +219,9 @@ export interface Events {
 
 export type AppCommand =
   | 'split-right' | 'split-down' | 'close-pane' | 'focus-next' | 'focus-prev'
-  | 'zoom-in' | 'zoom-out' | 'zoom-reset' | 'find' | 'toggle-bench' | 'new-agent' | 'new-pane';
+  | 'zoom-in' | 'zoom-out' | 'zoom-reset' | 'find' | 'toggle-bench' | 'new-agent' | 'new-pane'
+  /** Show the Open Tick dialog; focus-pane focuses the event's paneId (a desktop notification was clicked). */
+  | 'open-tick' | 'focus-pane';
 
 export type RequestName = keyof Requests;
 export type EventName = keyof Events;
@@ -236,7 +240,7 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'pane.create', 'pane.close', 'pane.restart', 'pane.input', 'pane.resize', 'pane.ack',
   'pane.snapshot', 'pane.focus', 'layout.set',
   'surface.list', 'surface.act', 'surface.seen', 'surface.comment', 'surface.catalogue',
-  'artifact.open', 'bench.set',
+  'artifact.open', 'artifact.reveal', 'bench.set',
   'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',
   'agent.new',
 ] as const;

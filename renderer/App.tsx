@@ -7,6 +7,8 @@ import { LayoutNode } from './panes/LayoutView.tsx';
 import { leafIds } from './panes/layout.ts';
 import { MoonIcon, SunIcon, SystemThemeIcon, TerminalIcon } from './panes/icons.tsx';
 import { resolvedTheme, totalUnseen } from './store/store.ts';
+import { AgentsBar } from './agents/AgentsBar.tsx';
+import { OpenTickDialog } from './agents/OpenTickDialog.tsx';
 
 export function App(): ReactElement {
   const ctx = useWindow();
@@ -59,6 +61,7 @@ export function App(): ReactElement {
         )}
       </main>
       <Notices />
+      <OpenTickDialog />
     </div>
   );
 }
@@ -77,6 +80,7 @@ function TitleBar(): ReactElement {
       <span className="app-name">Terminal Delight</span>
       <span className="titlebar-dim">{count === 1 ? '1 pane' : `${count} panes`}</span>
       <span className="titlebar-spacer" />
+      <AgentsBar />
       {connection !== 'open' && shell === 'serve' ? (
         <span className="badge warn" role="status">{connection === 'connecting' ? 'Connecting…' : 'Disconnected, retrying…'}</span>
       ) : null}

@@ -14,6 +14,8 @@ describe('commandForKey', () => {
     expect(commandForKey(k('B', 'KeyB', { ctrlKey: true, shiftKey: true }))).toBe('toggle-bench');
     expect(commandForKey(k('C', 'KeyC', { ctrlKey: true, shiftKey: true }))).toBe('copy');
     expect(commandForKey(k('V', 'KeyV', { ctrlKey: true, shiftKey: true }))).toBe('paste');
+    expect(commandForKey(k('A', 'KeyA', { ctrlKey: true, shiftKey: true }))).toBe('new-agent');
+    expect(commandForKey(k('O', 'KeyO', { ctrlKey: true, shiftKey: true }))).toBe('open-tick');
   });
   it('leaves plain Ctrl letters to the terminal (Ctrl-C, Ctrl-D)', () => {
     expect(commandForKey(k('c', 'KeyC', { ctrlKey: true }))).toBeUndefined();

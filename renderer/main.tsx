@@ -21,6 +21,7 @@ import { createWindowStore, resolvedTheme, type ThemeName } from './store/store.
 import { createWsClient, type WsClient } from './td-client.ts';
 import { TerminalRegistry } from './terminal/registry.ts';
 import { setBenchApi } from './workbench/runtime.ts';
+import { desktopNotify } from './agents/notify.ts';
 
 const params = new URLSearchParams(location.search);
 const themeParam = params.get('theme');
@@ -69,6 +70,7 @@ api.on('notify', (n) => {
   // A person already looking at the pane needs no notice about it.
   if (n.paneId && n.paneId === store.getState().focused && document.hasFocus()) return;
   store.getState().notice(n.body ? `${n.title}: ${n.body}` : n.title, 'info');
+  desktopNotify(ctx, n);
 });
 api.on('command', (c) => {
   if (ctx.dedupe.accept(c.name, 'menu')) runCommand(ctx, c.name, c.paneId);

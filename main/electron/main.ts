@@ -8,11 +8,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { app, BrowserWindow, ipcMain, Menu, protocol, session, shell, type IpcMainInvokeEvent, type MenuItemConstructorOptions, type WebContents } from 'electron';
-import type { AppCommand, EventName, PaneInfo, RequestName } from '../../preload/contract.ts';
+import { app, BrowserWindow, ipcMain, Menu, Notification, protocol, session, shell, type IpcMainInvokeEvent, type MenuItemConstructorOptions, type WebContents } from 'electron';
+import type { AppCommand, EventName, Events, PaneInfo, RequestName } from '../../preload/contract.ts';
 import { REQUEST_NAMES } from '../../preload/contract.ts';
 import { createApp, type App } from '../app.ts';
 import { appRoot } from '../panes/env.ts';
+import { revealTarget, shouldNotifyNatively } from './desktop.ts';
 import { ORIGIN, routeAppUrl, SCHEME, trustedSenderUrl } from './routes.ts';
 
 const rendererDir = path.join(appRoot, 'out', 'renderer');
@@ -81,9 +82,39 @@ function installIpc(a: App): void {
   });
 }
 
-function sendCommand(name: AppCommand): void {
+function sendCommand(name: AppCommand, paneId?: string): void {
   const w = BrowserWindow.getFocusedWindow() ?? [...windows][0];
-  if (w && !w.isDestroyed()) w.webContents.send('td:evt:command', { name });
+  if (w && !w.isDestroyed()) w.webContents.send('td:evt:command', paneId ? { name, paneId } : { name });
+}
+
+/**
+ * The desktop: 'notify' as a native notification when the app is not in front or the
+ * pane is not the focused one (a click brings the window and the pane forward), and
+ * 'artifact.reveal' handing an artifact's local file to the desktop's own program.
+ */
+function installDesktop(a: App): void {
+  a.core.onEvent((name: EventName, payload: unknown) => {
+    if (name !== 'notify' || !Notification.isSupported()) return;
+    const n = payload as Events['notify'];
+    if (!shouldNotifyNatively(n, BrowserWindow.getFocusedWindow() !== null, a.panes.focused)) return;
+    const note = new Notification({ title: n.title, body: n.body, silent: false });
+    note.on('click', () => {
+      const w = [...windows][0];
+      if (!w || w.isDestroyed()) return;
+      if (w.isMinimized()) w.restore();
+      w.show();
+      w.focus();
+      if (n.paneId) sendCommand('focus-pane', n.paneId);
+    });
+    note.show();
+  });
+  a.core.handle('artifact.reveal', async ({ paneId, surfaceId }, client) => {
+    const list = await a.core.request('surface.list', { paneId }, client);
+    const target = revealTarget(list.find((s) => s.id === surfaceId), surfaceId);
+    if ('error' in target) return { ok: false, error: target.error };
+    const failure = await shell.openPath(target.file);
+    return failure ? { ok: false, error: `The desktop could not open ${target.file}: ${failure}` } : { ok: true };
+  });
 }
 
 function buildMenu(): void {
@@ -95,6 +126,7 @@ function buildMenu(): void {
       submenu: [
         cmd('New Pane', 'new-pane', 'CmdOrCtrl+Shift+T'),
         cmd('New Agent Pane', 'new-agent', 'CmdOrCtrl+Shift+A'),
+        cmd('Open Tick…', 'open-tick', 'CmdOrCtrl+Shift+O'),
         { type: 'separator' },
         cmd('Split Right', 'split-right', 'CmdOrCtrl+Shift+D'),
         cmd('Split Down', 'split-down', 'CmdOrCtrl+Shift+E'),
@@ -178,6 +210,7 @@ async function main(): Promise<void> {
   s.setPermissionCheckHandler((_wc, permission) => permission === 'clipboard-sanitized-write');
   protocol.handle(SCHEME, serveAppFile);
   core = await createApp({ shell: 'electron', cwd: startDir(), fresh: process.argv.includes('--fresh') });
+  installDesktop(core);
   installIpc(core);
   buildMenu();
   openWindow(core);

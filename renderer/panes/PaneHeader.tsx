@@ -8,6 +8,7 @@ import { closePane, focusPane, restartPane, splitPane, toggleBench } from '../co
 import { useWindow, useWindowState } from '../context.ts';
 import { shortcutLabel, type WindowCommand } from '../keys.ts';
 import { BenchIcon, CloseIcon, RestartIcon, SplitDownIcon, SplitRightIcon } from './icons.tsx';
+import { TickHeaderParts, agentTip, tickCloseTip } from '../agents/HeaderParts.tsx';
 
 const AGENT_LABEL: Record<AgentStatus, string> = {
   working: 'working',
@@ -56,10 +57,12 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
       {showCwd ? <span className="pane-cwd" title={cwd}>{shortPath(cwd)}</span> : null}
       <span className="pane-header-spacer" />
       {pane?.agent ? (
-        <span className={`badge agent agent-${pane.agent.status}`} title={pane.agent.detail ?? `Agent ${AGENT_LABEL[pane.agent.status]}`}>
+        <span className={`badge agent agent-${pane.agent.status}`} title={agentTip(pane.agent, AGENT_LABEL[pane.agent.status])} data-testid="agent-status">
+          <span className={`agent-dot agent-${pane.agent.status}`} aria-hidden="true" />
           {AGENT_LABEL[pane.agent.status]}
         </span>
       ) : null}
+      {pane?.kind === 'tick' ? <TickHeaderParts pane={pane} /> : null}
       {pane && pane.unseen > 0 ? (
         <span className="badge unseen" title={`${pane.unseen} unseen on the bench`} aria-label={`${pane.unseen} unseen`}>
           {pane.unseen}
@@ -70,7 +73,7 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
           <span className={`badge exit ${pane.exitCode === 0 && !pane.signal ? 'ok' : 'bad'}`} role="status" data-testid="exit-status">
             {exitText(pane)}
           </span>
-          <button type="button" className="text-button" onClick={() => void restartPane(ctx, paneId)} aria-label="Restart" title="Start the same command again in this pane">
+          <button type="button" className="text-button" onClick={() => void restartPane(ctx, paneId)} aria-label="Restart" disabled={pane.kind === 'tick'} title={pane.kind === 'tick' ? 'A Tick cannot be restarted in its pane; open it again with Open Tick…' : 'Start the same command again in this pane'}>
             <RestartIcon />
             <span>Restart</span>
           </button>
@@ -87,7 +90,7 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
         >
           <BenchIcon />
         </IconButton>
-        <IconButton label="Close pane" tip={tip(single ? 'Close pane (the last one)' : 'Close pane', 'close-pane')} onClick={() => void closePane(ctx, paneId)}><CloseIcon /></IconButton>
+        <IconButton label="Close pane" tip={pane?.kind === 'tick' ? tickCloseTip(tip('Close pane', 'close-pane')) : tip(single ? 'Close pane (the last one)' : 'Close pane', 'close-pane')} onClick={() => void closePane(ctx, paneId)}><CloseIcon /></IconButton>
       </div>
     </header>
   );

@@ -1,0 +1,39 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Surface } from '../../preload/contract.ts';
+import { revealTarget, shouldNotifyNatively } from './desktop.ts';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-desktop-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function artifact(location: unknown, kind = 'artifact'): Surface {
+  return { id: 's1', kind, title: 'report', model: { location } } as unknown as Surface;
+}
+
+describe('shouldNotifyNatively', () => {
+  it('notifies when the app is not in front, or for a pane other than the focused one', () => {
+    expect(shouldNotifyNatively({ paneId: 'p1' }, false, 'p1')).toBe(true);
+    expect(shouldNotifyNatively({ paneId: 'p2' }, true, 'p1')).toBe(true);
+    expect(shouldNotifyNatively({ paneId: 'p1' }, true, 'p1')).toBe(false);
+    expect(shouldNotifyNatively({}, true, 'p1')).toBe(false);
+    expect(shouldNotifyNatively({}, false, null)).toBe(true);
+  });
+});
+
+describe('revealTarget', () => {
+  it('gives the local file of an artifact, as a path or a file:// address', () => {
+    const file = path.join(dir, 'data.xlsx');
+    fs.writeFileSync(file, 'x');
+    expect(revealTarget(artifact(file), 's1')).toEqual({ file });
+    expect(revealTarget(artifact(`file://${file}`), 's1')).toEqual({ file });
+  });
+  it('refuses, in one sentence, what is not a local artifact file', () => {
+    expect(revealTarget(undefined, 's9')).toEqual({ error: expect.stringMatching(/no surface "s9"/) });
+    expect(revealTarget(artifact('/x', 'response'), 's1')).toEqual({ error: expect.stringMatching(/not an artifact/) });
+    expect(revealTarget(artifact('https://example.com/a.pdf'), 's1')).toEqual({ error: expect.stringMatching(/not a local file/) });
+    expect(revealTarget(artifact(path.join(dir, 'gone.pdf')), 's1')).toEqual({ error: expect.stringMatching(/is not there/) });
+    expect(revealTarget(artifact(dir), 's1')).toEqual({ error: expect.stringMatching(/is not there/) });
+  });
+});

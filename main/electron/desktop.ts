@@ -1,0 +1,30 @@
+/**
+ * The Electron shell's desktop hand-offs, as pure decisions (no Electron here, so
+ * they are tested under plain Node): when a 'notify' event becomes a native
+ * notification, and which local file an artifact surface hands to shell.openPath.
+ */
+import fs from 'node:fs';
+import type { Surface } from '../../preload/contract.ts';
+import { localPath } from '../surfaces/artifacts.ts';
+
+/**
+ * A native notification is shown when no window of the app has focus, or when the
+ * event names a pane that is not the focused one. A notice without a pane (a Tick
+ * failed to open) shows only when the app is not in front.
+ */
+export function shouldNotifyNatively(n: { paneId?: string }, appFocused: boolean, focusedPane: string | null): boolean {
+  if (!appFocused) return true;
+  return !!n.paneId && n.paneId !== focusedPane;
+}
+
+/** The file an artifact surface names, or a one-sentence reason it cannot be opened. */
+export function revealTarget(surface: Surface | undefined, surfaceId: string): { file: string } | { error: string } {
+  if (!surface) return { error: `There is no surface "${surfaceId}" on this bench any more; ask the agent to send it again.` };
+  const location = typeof surface.model.location === 'string' ? surface.model.location : '';
+  if (surface.kind !== 'artifact' || !location) return { error: `Surface "${surfaceId}" is not an artifact; only artifacts open on the desktop.` };
+  const file = localPath(location);
+  if (!file) return { error: `${location} is not a local file; web addresses open in the browser instead.` };
+  const st = fs.statSync(file, { throwIfNoEntry: false });
+  if (!st || !st.isFile()) return { error: `${file} is not there (any more); ask the agent to write it again.` };
+  return { file };
+}

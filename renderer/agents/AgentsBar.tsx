@@ -1,0 +1,140 @@
+/**
+ * The title bar's agent pieces: "New agent" and "Open Tick…" buttons, and the rollup
+ * of every agent pane's status (herdr's sidebar, folded into the title bar): counts
+ * such as "1 blocked · 2 working", and on click a compact list, one row per agent
+ * pane (blocked first), that focuses the pane.
+ */
+import { useEffect, useMemo, useRef, useState, type ReactElement } from 'react';
+import { useStore } from 'zustand';
+import { focusPane, newAgent } from '../commands.ts';
+import { useWindow, useWindowState } from '../context.ts';
+import { shortcutLabel } from '../keys.ts';
+import { leafIds } from '../panes/layout.ts';
+import { enableDesktopNotifications } from './notify.ts';
+import { agentCounts, agentRows, countsText, durationText, STATUS_ORDER, STATUS_WORD } from './rollup.ts';
+import { agentsUi, showOpenTick } from './ui.ts';
+import './agents.css';
+
+/** The current time, refreshed every `ms` while mounted. */
+export function useNow(ms: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(t);
+  }, [ms]);
+  return now;
+}
+
+export function AgentsBar(): ReactElement {
+  const ctx = useWindow();
+  const platform = useWindowState((s) => s.platform);
+  const tip = (label: string, keys: string): string => (keys ? `${label} (${keys})` : label);
+  return (
+    <div className="agents-bar">
+      <AgentsRollup />
+      <button
+        type="button"
+        className="text-button small titlebar-button"
+        title={tip('Start an agent in a new pane', shortcutLabel('new-agent', platform))}
+        onClick={() => void newAgent(ctx)}
+      >
+        + Agent
+      </button>
+      <button
+        type="button"
+        className="text-button small titlebar-button"
+        title={tip('Open a Tick in a new pane', shortcutLabel('open-tick', platform))}
+        onClick={() => showOpenTick()}
+      >
+        Open Tick…
+      </button>
+    </div>
+  );
+}
+
+function AgentsRollup(): ReactElement | null {
+  const ctx = useWindow();
+  const panes = useWindowState((s) => s.panes);
+  const layout = useWindowState((s) => s.layout);
+  const shell = useWindowState((s) => s.shell);
+  const focused = useWindowState((s) => s.focused);
+  const permission = useStore(agentsUi, (s) => s.permission);
+  const rows = useMemo(() => agentRows(panes, leafIds(layout)), [panes, layout]);
+  const counts = agentCounts(rows);
+  const [open, setOpen] = useState(false);
+  const box = useRef<HTMLDivElement>(null);
+  const now = useNow(open ? 1000 : 15_000);
+
+  useEffect(() => {
+    if (!open) return;
+    const onDown = (e: PointerEvent): void => {
+      if (box.current && !box.current.contains(e.target as Node)) setOpen(false);
+    };
+    window.addEventListener('pointerdown', onDown, true);
+    return () => window.removeEventListener('pointerdown', onDown, true);
+  }, [open]);
+  useEffect(() => {
+    if (rows.length === 0) setOpen(false);
+  }, [rows.length]);
+
+  if (rows.length === 0) return null;
+  return (
+    <div className="agents-rollup" ref={box} onKeyDown={(e) => { if (e.key === 'Escape') { e.stopPropagation(); setOpen(false); } }}>
+      <button
+        type="button"
+        className={`agents-counts${counts.blocked ? ' has-blocked' : ''}`}
+        aria-expanded={open}
+        aria-haspopup="true"
+        aria-label={`Agents: ${countsText(counts)}`}
+        title="Agents in this window (click for the list)"
+        data-testid="agents-counts"
+        onClick={() => setOpen(!open)}
+      >
+        {STATUS_ORDER.filter((s) => counts[s] > 0).map((s, i) => (
+          <span key={s} className={`agents-count agent-${s}`}>
+            {i > 0 ? <span className="agents-sep" aria-hidden="true">·</span> : null}
+            <span className={`agent-dot agent-${s}`} aria-hidden="true" />
+            {counts[s]} {STATUS_WORD[s]}
+          </span>
+        ))}
+      </button>
+      {open ? (
+        <div className="agents-list" role="list" aria-label="Agent panes" data-testid="agents-list">
+          {rows.map((r) => (
+            <button
+              type="button"
+              role="listitem"
+              key={r.paneId}
+              className={`agents-row agent-${r.status}${r.paneId === focused ? ' is-focused' : ''}`}
+              data-pane-row={r.paneId}
+              title={r.detail ? `${r.title}: ${r.detail}` : r.title}
+              onClick={() => {
+                setOpen(false);
+                focusPane(ctx, r.paneId, true);
+              }}
+            >
+              <span className={`agent-dot agent-${r.status}`} aria-hidden="true" />
+              <span className="agents-row-title">{r.title}</span>
+              <span className="agents-row-status">{STATUS_WORD[r.status]}</span>
+              <span className="agents-row-time">{durationText(r.since, now)}</span>
+              {r.unseen > 0 ? <span className="badge unseen" aria-label={`${r.unseen} unseen`}>{r.unseen}</span> : <span className="agents-row-unseen" />}
+            </button>
+          ))}
+          {shell === 'serve' && permission !== 'unsupported' ? (
+            <div className="agents-foot">
+              {permission === 'default' ? (
+                <button type="button" className="text-button small" onClick={() => void enableDesktopNotifications()}>
+                  Enable desktop notifications
+                </button>
+              ) : permission === 'granted' ? (
+                <span>Desktop notifications are on for blocked and finished agents.</span>
+              ) : (
+                <span>The browser blocks notifications for this page; allow them in its site settings.</span>
+              )}
+            </div>
+          ) : null}
+        </div>
+      ) : null}
+    </div>
+  );
+}
