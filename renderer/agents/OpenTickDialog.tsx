@@ -115,6 +115,6 @@ function Dialog({ n }: { n: number }): ReactElement {
 /** The core's reason as one sentence a person reads: capitalised, ending in a full stop. */
 function sentence(reason: string): string {
   const t = reason.trim() || 'The Tick did not open';
-  const s = /^The Tick/i.test(t) ? t : `The Tick did not open: ${t}`;
+  const s = /^the tick/i.test(t) ? `T${t.slice(1)}` : `The Tick did not open: ${t}`;
   return /[.!?]$/.test(s) ? s : `${s}.`;
 }

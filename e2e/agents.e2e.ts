@@ -1,0 +1,204 @@
+/**
+ * Agent status at a glance and Ticks from the UI, end to end: the real serve shell,
+ * the built renderer in Chromium. TDAC events are appended to panes' inbound.jsonl as
+ * the hooks write them; the pane header and the title bar's rollup show working, then
+ * blocked (blocked first), a row focuses its pane, and a blocked agent in a pane that
+ * is not focused raises a desktop notification once a person enabled them. The Open
+ * Tick dialog opens assets/ticks/counter.mjs into a Tick pane (badge, End Tick), and a
+ * bad command leaves its error, and the Tick's screen, in the dialog.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PaneInfo } from '../preload/contract.ts';
+import { ARTIFACTS, launchBrowser, openWindow, ROOT, startServe, type Serve, type TdPage } from './harness.ts';
+
+let serve: Serve;
+let browser: Browser;
+let win: TdPage;
+let session: string;
+let n = 0;
+
+function inbound(paneId: string, event: Record<string, unknown>): void {
+  const folder = path.join(serve.stateDir, 'terminal-delight', 'surfaces', session, paneId);
+  fs.mkdirSync(folder, { recursive: true });
+  fs.appendFileSync(path.join(folder, 'inbound.jsonl'), JSON.stringify({ tdac: '0.2', id: `e2e-${++n}`, at: new Date().toISOString(), ...event }) + '\n');
+}
+
+async function panes(w: TdPage): Promise<PaneInfo[]> {
+  return w.page.evaluate(() => Object.values((window as unknown as { __td: { store: { getState(): { panes: Record<string, PaneInfo> } } } }).__td.store.getState().panes));
+}
+
+async function shot(w: TdPage, name: string, locator?: ReturnType<TdPage['page']['locator']>): Promise<void> {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  if (locator) await locator.screenshot({ path: file });
+  else await w.page.screenshot({ path: file });
+}
+
+beforeAll(async () => {
+  serve = await startServe();
+  browser = await launchBrowser();
+  win = await openWindow(browser, serve, {
+    theme: 'dark',
+    beforeLoad: (page) => page.addInitScript(() => {
+      // Record the notifications the page creates (the real API underneath).
+      const Real = window.Notification;
+      const seen: string[] = [];
+      (window as unknown as { __notes: string[] }).__notes = seen;
+      class Recorded extends Real {
+        constructor(title: string, opts?: NotificationOptions) {
+          super(title, opts);
+          seen.push(title);
+        }
+      }
+      window.Notification = Recorded as typeof Notification;
+    }),
+  });
+  session = await win.page.evaluate(() => (window as unknown as { __td: { store: { getState(): { session: string } } } }).__td.store.getState().session);
+}, 90_000);
+
+afterAll(async () => {
+  await win?.close();
+  await browser?.close();
+  await serve?.close();
+});
+
+describe('agent status at a glance', () => {
+  it('shows working then blocked in the header and the rollup, blocked first; a row focuses its pane; a blocked agent notifies', async () => {
+    const [first] = (await win.paneIds()) as [string];
+    await win.waitForPrompt(first);
+    // a second pane, the focused one
+    await win.header(first).getByRole('button', { name: 'Split right' }).click();
+    await win.waitFor(async () => (await win.paneIds()).length === 2, 'a second pane');
+    const second = (await win.paneIds()).find((id) => id !== first)!;
+    await win.waitFor(async () => (await win.focused()) === second, 'the new pane focused');
+
+    const counts = win.page.getByTestId('agents-counts');
+    expect(await counts.count()).toBe(0);
+
+    inbound(first, { type: 'prompt', text: 'Make the tests pass' });
+    const badge = win.header(first).getByTestId('agent-status');
+    await win.waitFor(async () => (await badge.count()) > 0 && (await badge.innerText()) === 'working', 'the header to say working');
+    await win.waitFor(async () => (await counts.innerText()).replace(/\s+/g, ' ').trim() === '1 working', 'the rollup to say 1 working');
+
+    inbound(second, { type: 'prompt', text: 'Write the docs' });
+    await win.waitFor(async () => (await counts.innerText()).replace(/\s+/g, ' ').trim() === '2 working', 'the rollup to say 2 working');
+
+    // desktop notifications, enabled by a click in the rollup
+    await win.context.grantPermissions(['notifications'], { origin: serve.origin });
+    await counts.click();
+    const list = win.page.getByTestId('agents-list');
+    await list.getByRole('button', { name: 'Enable desktop notifications' }).click();
+    await list.getByText('Desktop notifications are on').waitFor({ timeout: 10_000 });
+    await counts.click();
+    expect(await list.count()).toBe(0);
+
+    inbound(first, {
+      type: 'question',
+      questions: [{ question: 'Which colour scheme should the dark theme start from?', header: 'Theme', options: [{ label: 'Nord' }, { label: 'Dracula' }], multiSelect: false }],
+    });
+    await win.waitFor(async () => (await badge.innerText()) === 'needs you', 'the header to say "needs you"');
+    await win.waitFor(async () => (await counts.innerText()).replace(/\s+/g, ' ').trim() === '1 blocked · 1 working', 'the rollup to say 1 blocked · 1 working');
+    expect(await counts.getAttribute('class')).toContain('has-blocked');
+    await win.waitFor(async () => (await win.page.evaluate(() => (window as unknown as { __notes: string[] }).__notes)).some((t) => /needs you/.test(t)), 'a desktop notification for the blocked agent');
+    // the in-window notice is there too
+    await win.waitFor(async () => (await win.page.locator('.notice').allInnerTexts()).some((t) => /needs you/.test(t)), 'the in-window notice');
+
+    await counts.click();
+    const rows = list.locator('[data-pane-row]');
+    await win.waitFor(async () => (await rows.count()) === 2, 'two rows');
+    expect(await rows.nth(0).getAttribute('data-pane-row')).toBe(first);
+    expect(await rows.nth(0).innerText()).toMatch(/blocked/);
+    expect(await rows.nth(1).getAttribute('data-pane-row')).toBe(second);
+    expect(await rows.nth(1).innerText()).toMatch(/working/);
+    await win.page.evaluate(() => {
+      const s = (window as unknown as { __td: { store: { getState(): { notices: Array<{ id: number }>; dismissNotice(id: number): void } } } }).__td.store.getState();
+      for (const x of s.notices) s.dismissNotice(x.id);
+    });
+    await shot(win, 'agents-rollup-dark');
+
+    // light, in a second window of the same session
+    const light = await openWindow(browser, serve, { theme: 'light' });
+    try {
+      const lc = light.page.getByTestId('agents-counts');
+      await light.waitFor(async () => (await lc.count()) > 0 && (await lc.innerText()).includes('1 blocked'), 'the light window rollup');
+      await lc.click();
+      await light.page.getByTestId('agents-list').waitFor();
+      await shot(light, 'agents-rollup-light');
+    } finally {
+      await light.close();
+    }
+
+    await rows.nth(0).click();
+    await win.waitFor(async () => (await win.focused()) === first, 'the blocked pane focused by its row');
+    expect(await list.count()).toBe(0);
+  }, 120_000);
+});
+
+describe('Open Tick…', () => {
+  const dialog = (): ReturnType<TdPage['page']['locator']> => win.page.getByRole('dialog', { name: 'Open a Tick' });
+
+  it('opens the counter into a Tick pane with its badge, and End Tick ends it', async () => {
+    await win.page.getByRole('button', { name: 'Open Tick…' }).click();
+    await dialog().waitFor();
+    const counter = path.join(ROOT, 'assets', 'ticks', 'counter.mjs');
+    await dialog().getByLabel('Command').fill(`'${process.execPath}' '${counter}'`);
+    await dialog().getByLabel('Title').fill('Counter from the dialog');
+    await shot(win, 'open-tick-dialog-dark', dialog());
+    const before = new Set(await win.paneIds());
+    await dialog().getByRole('button', { name: 'Open' }).click();
+    await win.waitFor(async () => (await dialog().count()) === 0, 'the dialog to close', 30_000);
+    let tick: PaneInfo | undefined;
+    await win.waitFor(async () => {
+      tick = (await panes(win)).find((p) => p.kind === 'tick' && !before.has(p.id) && p.instanceId !== undefined);
+      return !!tick && (await win.paneIds()).includes(tick.id);
+    }, 'a Tick pane in the layout');
+    const header = win.header(tick!.id);
+    await header.getByTestId('tick-badge').waitFor();
+    expect(await header.locator('.pane-title').innerText()).toBe('Counter from the dialog');
+    expect(await header.getByRole('button', { name: 'Close pane' }).getAttribute('title')).toMatch(/Hide this view.*keeps running/);
+    await shot(win, 'tick-pane-header-dark', header);
+
+    await header.getByRole('button', { name: 'End Tick' }).click();
+    // the instance ends: its process is stopped and its pane leaves the window
+    await win.waitFor(async () => !(await win.paneIds()).includes(tick!.id), 'the Tick pane to go');
+  }, 60_000);
+
+  it('keeps a bad command in the dialog: a quoting error at once, a Tick that fails with its screen', async () => {
+    await win.page.keyboard.press('Control+Shift+O');
+    await dialog().waitFor();
+    await dialog().getByLabel('Command').fill("node 'unclosed");
+    await dialog().getByRole('button', { name: 'Open' }).click();
+    await expect.poll(() => dialog().getByRole('alert').innerText()).toMatch(/single quote at character 6 is never closed/);
+
+    const script = "process.stderr.write('I am not a Tick at all\\n'); process.stdout.write('hello\\n'); setTimeout(() => {}, 30000)";
+    await dialog().getByLabel('Command').fill(`'${process.execPath}' -e "${script}"`);
+    await dialog().getByLabel('Title').fill('');
+    await dialog().getByRole('button', { name: 'Open' }).click();
+    const alert = dialog().getByRole('alert');
+    await win.waitFor(async () => (await alert.count()) > 0 && /^The Tick/.test(await alert.locator('p').innerText()), 'the failure in the dialog', 30_000);
+    const pre = alert.locator('pre');
+    await pre.waitFor({ timeout: 5_000 });
+    expect(await pre.innerText()).toContain('I am not a Tick at all');
+    expect((await pre.innerText()).length).toBeLessThanOrEqual(256);
+    await shot(win, 'open-tick-error-dark', dialog());
+
+    const light = await openWindow(browser, serve, { theme: 'light' });
+    try {
+      await light.page.keyboard.press('Control+Shift+O');
+      const d = light.page.getByRole('dialog', { name: 'Open a Tick' });
+      await d.waitFor();
+      await d.getByLabel('Command').fill("node 'unclosed");
+      await d.getByRole('button', { name: 'Open' }).click();
+      await d.getByRole('alert').waitFor();
+      await shot(light, 'open-tick-dialog-light', d);
+    } finally {
+      await light.close();
+    }
+
+    await dialog().getByRole('button', { name: 'Cancel' }).click();
+    expect(await dialog().count()).toBe(0);
+  }, 60_000);
+});
