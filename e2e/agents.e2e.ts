@@ -42,7 +42,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   win = await openWindow(browser, serve, {
     theme: 'dark',
-    beforeLoad: (page) => page.addInitScript(() => {
+    beforeLoad: async (page) => { await page.addInitScript(() => {
       // Record the notifications the page creates (the real API underneath).
       const Real = window.Notification;
       const seen: string[] = [];
@@ -54,7 +54,7 @@ beforeAll(async () => {
         }
       }
       window.Notification = Recorded as typeof Notification;
-    }),
+    }); },
   });
   session = await win.page.evaluate(() => (window as unknown as { __td: { store: { getState(): { session: string } } } }).__td.store.getState().session);
 }, 90_000);
