@@ -12,6 +12,7 @@ import type { OpenViewer } from '../workbench/store.ts';
 import { benchApi, errorText } from '../workbench/runtime.ts';
 import { Markdown } from '../workbench/cards/Markdown.tsx';
 import { DiagramFrame } from './DiagramFrame.tsx';
+import { RevealButton, isElectronWindow } from '../agents/RevealButton.tsx';
 import { NoteBudget, readNote } from './notes.ts';
 import './viewer.css';
 
@@ -107,6 +108,8 @@ export function DocumentViewer(props: { viewer: OpenViewer; anchor: HTMLElement 
             <p>{v.message}</p>
             {v.url && /^https?:\/\//i.test(v.url) ? (
               <a className="tdb-btn tdb-primary" href={v.url} target="_blank" rel="noopener noreferrer" aria-label={`Open ${v.url} in the browser`}>Open in the browser</a>
+            ) : v.url && isElectronWindow() ? (
+              <RevealButton paneId={viewer.paneId} surfaceId={viewer.surfaceId} name={v.name} />
             ) : v.url ? (
               <a className="tdb-btn tdb-primary" href={v.url} download={v.name} aria-label={`Download ${v.name}`}>Download {v.name}</a>
             ) : null}
