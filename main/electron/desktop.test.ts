@@ -37,3 +37,19 @@ describe('revealTarget', () => {
     expect(revealTarget(artifact(dir), 's1')).toEqual({ error: expect.stringMatching(/is not there/) });
   });
 });
+
+describe('artifact.reveal in serve', () => {
+  it('answers that the browser downloads the file instead (only Electron opens it on the desktop)', async () => {
+    const { createApp } = await import('../app.ts');
+    const { tempState } = await import('../panes/testing.ts');
+    const state = tempState('td-reveal-');
+    const app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
+    try {
+      const r = await app.core.request('artifact.reveal', { paneId: 'p1', surfaceId: 's1' }, { id: 'w' });
+      expect(r).toEqual({ ok: false, error: expect.stringMatching(/browser: download the file/) });
+    } finally {
+      await app.dispose();
+      state.cleanup();
+    }
+  });
+});
