@@ -10,6 +10,7 @@ import { focusPane, newAgent } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { shortcutLabel } from '../keys.ts';
 import { leafIds } from '../panes/layout.ts';
+import { shortPath } from '../panes/PaneHeader.tsx';
 import { enableDesktopNotifications } from './notify.ts';
 import { agentCounts, agentRows, countsText, durationText, STATUS_ORDER, STATUS_WORD } from './rollup.ts';
 import { agentsUi, showOpenTick } from './ui.ts';
@@ -114,7 +115,7 @@ function AgentsRollup(): ReactElement | null {
               }}
             >
               <span className={`agent-dot agent-${r.status}`} aria-hidden="true" />
-              <span className="agents-row-title">{r.title}</span>
+              <span className="agents-row-title">{r.title.startsWith('/') ? shortPath(r.title) : r.title}</span>
               <span className="agents-row-status">{STATUS_WORD[r.status]}</span>
               <span className="agents-row-time">{durationText(r.since, now)}</span>
               {r.unseen > 0 ? <span className="badge unseen" aria-label={`${r.unseen} unseen`}>{r.unseen}</span> : <span className="agents-row-unseen" />}
