@@ -230,6 +230,25 @@ describe('terminal', () => {
     }
   });
 
+  it('shows a new pane\'s first prompt in every window, split after split', async () => {
+    const other = await openWindow(browser, serve);
+    try {
+      const [root] = await win.paneIds();
+      for (let round = 1; round <= 12; round++) {
+        await win.header(root!).getByRole('button', { name: 'Split right' }).click();
+        await win.waitFor(async () => (await win.paneIds()).length === 2 && (await other.paneIds()).length === 2, 'the new pane in both windows');
+        const [, added] = await win.paneIds();
+        // The prompt is printed once, around the time both windows take their snapshot.
+        await win.waitForPrompt(added!, 10_000);
+        await other.waitForPrompt(added!, 10_000);
+        await win.header(added!).getByRole('button', { name: 'Close pane' }).click();
+        await win.waitFor(async () => (await win.paneIds()).length === 1, 'back to one pane');
+      }
+    } finally {
+      await other.close();
+    }
+  }, 120_000);
+
   it('counts an unseen surface in the pane header and the title bar', async () => {
     const [id] = await win.paneIds();
     const folder = '"$XDG_STATE_HOME/terminal-delight/surfaces/$TD_SESSION/$TD_PANE_ID"';

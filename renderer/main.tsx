@@ -105,6 +105,7 @@ if (params.get('test') === '1') {
     text: (paneId: string, lastLines?: number) => terminals.get(paneId)?.text(lastLines) ?? null,
     renderer: (paneId: string) => terminals.get(paneId)?.renderer ?? null,
     live: (paneId: string) => terminals.get(paneId)?.isLive ?? false,
+    stats: (paneId: string) => terminals.get(paneId)?.stats ?? null,
     size: (paneId: string) => {
       const t = terminals.get(paneId)?.term;
       return t ? { cols: t.cols, rows: t.rows } : null;

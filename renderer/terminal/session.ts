@@ -96,6 +96,8 @@ export class TerminalSession {
   readonly host: HTMLDivElement;
   readonly search: SearchAddon;
   renderer: RendererKind = 'dom';
+  /** Counters for tests and diagnosis: output dropped (already in a snapshot), written, last snapshot's size. */
+  readonly stats = { dropped: 0, written: 0, snapshotChars: -1, syncs: 0 };
   private readonly fit = new FitAddon();
   private readonly opts: SessionOptions;
   private readonly acker: Acker;
@@ -188,8 +190,19 @@ export class TerminalSession {
     this.phase = 'syncing';
     this.fitNow(true);
     try {
-      const snap = await this.opts.api.invoke('pane.snapshot', { paneId: this.paneId });
-      if (gen !== this.generation || this.disposed) return;
+      let snap: { data: string; cols: number; rows: number };
+      for (let attempt = 1; ; attempt++) {
+        const droppedBefore = this.stats.dropped;
+        this.stats.syncs++;
+        snap = await this.opts.api.invoke('pane.snapshot', { paneId: this.paneId });
+        if (gen !== this.generation || this.disposed) return;
+        // Output dropped while the snapshot was on its way should be in it, but the core
+        // may emit output it held back during the snapshot just before its answer leaves
+        // (seen with a new pane's first prompt). One more snapshot then has it for sure.
+        if (attempt === 1 && this.stats.dropped > droppedBefore) continue;
+        break;
+      }
+      this.stats.snapshotChars = snap.data.length;
       this.term.reset();
       if (snap.cols > 0 && snap.rows > 0 && (snap.cols !== this.term.cols || snap.rows !== this.term.rows)) {
         this.term.resize(snap.cols, snap.rows);
@@ -208,9 +221,11 @@ export class TerminalSession {
     if (this.disposed) return;
     if (this.phase !== 'live') {
       // Already part of the snapshot being fetched (or the pane is not drawn yet).
+      this.stats.dropped += data.length;
       this.acker.written(data.length);
       return;
     }
+    this.stats.written += data.length;
     this.term.write(data, () => this.acker.written(data.length));
   }
 
