@@ -47,7 +47,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
   };
   try {
     await throughputAndKeys(dir, log);
-    await memory(log);
+    await memory(dir, log);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -58,7 +58,9 @@ async function throughputAndKeys(dir: string, log: (l: string) => void): Promise
   const probe = textFile(dir, 'probe.txt', PROBE_MB * MB);
   const big = textFile(dir, 'big.txt', CAT_MB * MB);
   await rawCat(probe); // warm the page cache and node-pty
-  const raw = await rawCat(big);
+  // Best of two, here and in the window: the machine is shared, and a slow run says more about the neighbours.
+  const raws = [await rawCat(big), await rawCat(big)];
+  const raw = raws[0]!.bytesPerSecond >= raws[1]!.bytesPerSecond ? raws[0]! : raws[1]!;
 
   const serve = await startServe();
   const browser = await launchBrowser();
@@ -73,14 +75,18 @@ async function throughputAndKeys(dir: string, log: (l: string) => void): Promise
     let bps = probeBps;
     let what = `${PROBE_MB} MB probe (the ${CAT_MB} MB file would take ~${((CAT_MB * MB) / probeBps).toFixed(0)} s)`;
     if ((CAT_MB * MB) / probeBps < CAT_BUDGET_S) {
-      await win.typeLine(id!, 'clear');
-      const s = await pageCat(win, id!, big, 2, CAT_BUDGET_S * 3000);
+      const runs: number[] = [];
+      for (const n of [2, 3]) {
+        await win.typeLine(id!, 'clear');
+        runs.push(await pageCat(win, id!, big, n, CAT_BUDGET_S * 3000));
+      }
+      const s = Math.min(...runs);
       bps = (CAT_MB * MB) / s;
-      what = `${CAT_MB} MB in ${s.toFixed(1)} s`;
+      what = `${CAT_MB} MB in ${s.toFixed(1)} s, best of ${runs.map((r) => r.toFixed(1)).join(' and ')} s`;
     }
     const ratio = bps / raw.bytesPerSecond;
     log(`throughput  window (${renderer} renderer, ${size?.cols}x${size?.rows}) ${mbs(bps)} [${what}]`);
-    log(`            bare node-pty cat ${mbs(raw.bytesPerSecond)} [${CAT_MB} MB in ${raw.seconds.toFixed(1)} s]`);
+    log(`            bare node-pty cat ${mbs(raw.bytesPerSecond)} [${CAT_MB} MB in ${raw.seconds.toFixed(1)} s, best of two]`);
     log(`            ratio ${ratio.toFixed(3)} (goal >= 0.5): ${verdict(ratio >= 0.5)}`);
 
     // Keystroke latency into cat.
@@ -105,7 +111,7 @@ async function throughputAndKeys(dir: string, log: (l: string) => void): Promise
 }
 
 /** A window that reads over the WebSocket and acknowledges every output at once. */
-async function fastWindow(port: number, token: string, onOutput: (paneId: string, chars: number) => void): Promise<{ ws: WebSocket; request(name: string, req: unknown): Promise<unknown> }> {
+async function fastWindow(port: number, token: string, onOutput: (paneId: string, chars: number, data: string) => void): Promise<{ ws: WebSocket; request(name: string, req: unknown): Promise<unknown> }> {
   const ws = new WebSocket(`ws://127.0.0.1:${port}/ws?token=${token}`, { origin: `http://127.0.0.1:${port}` });
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
@@ -126,7 +132,7 @@ async function fastWindow(port: number, token: string, onOutput: (paneId: string
     }
     if (f.name === 'pane.output') {
       const { paneId, data } = f.payload as { paneId: string; data: string };
-      onOutput(paneId, data.length);
+      onOutput(paneId, data.length, data);
       // Fire and forget, as the renderer does.
       ws.send(JSON.stringify({ t: 'req', id: nextId++, name: 'pane.ack', req: { paneId, chars: data.length } }));
     }
@@ -139,23 +145,36 @@ async function fastWindow(port: number, token: string, onOutput: (paneId: string
   return { ws, request };
 }
 
-async function memory(log: (l: string) => void): Promise<void> {
-  const serve = await startServe();
+interface FloodFigures {
+  idle: number;
+  peak: number;
+  passed: number;
+  seconds: number;
+  /** V8's young generation (new space) and old space: size when idle and at most, from window-heap.ts. */
+  heap?: { first: Record<string, number>; max: Record<string, number> };
+}
+
+/**
+ * One serve process, one pane, idle then a FLOOD_MB flood read by a fast window;
+ * `nodeOptions` are added to the process's NODE_OPTIONS.
+ */
+async function flood(dir: string, nodeOptions: string): Promise<FloodFigures> {
+  const heapLog = path.join(dir, `heap-${Date.now()}.json`);
+  const serve = await startServe({
+    env: {
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${path.join(import.meta.dirname, 'window-heap.ts')} ${nodeOptions}`.trim(),
+      TD_BENCH_HEAP_LOG: heapLog,
+    },
+  });
   const pid = serve.child.pid!;
   let tail = '';
   let chars = 0;
-  const win = await fastWindow(serve.port, serve.token, (_id, n) => {
+  const win = await fastWindow(serve.port, serve.token, (_id, n, data) => {
     chars += n;
-  });
-  const tailWatch = (data: string) => {
-    tail = (tail + data).slice(-200);
-  };
-  win.ws.on('message', (raw) => {
-    const f = JSON.parse(raw.toString()) as ServerFrame;
-    if (f.t === 'evt' && f.name === 'pane.output') tailWatch((f.payload as { data: string }).data);
+    tail = (tail + data.slice(-200)).slice(-200);
   });
   try {
-    const hello = (await win.request('app.hello', {})) as { layout: unknown; panes: Array<{ id: string }> };
+    const hello = (await win.request('app.hello', {})) as { panes: Array<{ id: string }> };
     const id = hello.panes[0]!.id;
     const until = async (cond: () => boolean, what: string, timeoutMs: number) => {
       const end = Date.now() + timeoutMs;
@@ -165,7 +184,7 @@ async function memory(log: (l: string) => void): Promise<void> {
       }
     };
     await until(() => /td\$ *$/.test(tail), 'the prompt', 20_000);
-    // Idle: the process with its one pane open, after a GC-friendly pause.
+    // Idle: the process with its one pane open.
     const idleSamples: number[] = [];
     for (let i = 0; i < 40; i++) {
       idleSamples.push(rss(pid) ?? 0);
@@ -183,12 +202,27 @@ async function memory(log: (l: string) => void): Promise<void> {
     const seconds = (performance.now() - t0) / 1000;
     clearInterval(sampler);
     peak = Math.max(peak, rss(pid) ?? 0);
-    const passed = chars - before;
-    log(`memory  peak ${mib(peak)} during the ${FLOOD_MB} MB flood (${mib(passed)} reached the window in ${seconds.toFixed(1)} s, ${mbs(passed / seconds)})`);
-    log(`        idle ${mib(idle)} (same process, one pane open)`);
-    log(`        ratio ${(peak / idle).toFixed(2)} (goal < 2): ${verdict(peak < 2 * idle)}`);
+    let heap: FloodFigures['heap'];
+    try {
+      heap = JSON.parse(fs.readFileSync(heapLog, 'utf8')) as FloodFigures['heap'];
+    } catch {
+      heap = undefined;
+    }
+    return { idle, peak, passed: chars - before, seconds, heap };
   } finally {
     win.ws.close();
     await serve.close();
   }
+}
+
+async function memory(dir: string, log: (l: string) => void): Promise<void> {
+  const f = await flood(dir, '');
+  const young = (h: FloodFigures['heap']) => (h ? `V8's young generation ${mib(h.first.new_space ?? 0)} idle, ${mib(h.max.new_space ?? 0)} at most; old space ${mib(h.first.old_space ?? 0)} -> ${mib(h.max.old_space ?? 0)}` : 'heap figures missing');
+  log(`memory  peak ${mib(f.peak)} during the ${FLOOD_MB} MB flood (${mib(f.passed)} reached the window in ${f.seconds.toFixed(1)} s, ${mbs(f.passed / f.seconds)})`);
+  log(`        idle ${mib(f.idle)} (same process, one pane open)`);
+  log(`        ratio ${(f.peak / f.idle).toFixed(2)} (goal < 2): ${verdict(f.peak < 2 * f.idle)}`);
+  log(`        where it goes: ${young(f.heap)}`);
+  // The same flood with the young generation capped: what a launch flag would buy.
+  const c = await flood(dir, '--max-semi-space-size=8');
+  log(`        with node --max-semi-space-size=8: peak ${mib(c.peak)}, idle ${mib(c.idle)}, ratio ${(c.peak / c.idle).toFixed(2)} (${mbs(c.passed / c.seconds)}; ${young(c.heap)})`);
 }
