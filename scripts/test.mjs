@@ -32,7 +32,9 @@ let skipped = 0;
 try {
   const results = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
   passed = results.numPassedTests ?? 0;
-  failed = (results.numFailedTests ?? 0) + (results.numFailedTestSuites ?? 0);
+  // Failed tests, plus files that failed without a failing test (they did not load or run).
+  const brokenFiles = (results.testResults ?? []).filter((f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed')).length;
+  failed = (results.numFailedTests ?? 0) + brokenFiles;
   skipped = (results.numPendingTests ?? 0) + (results.numTodoTests ?? 0);
 } catch {
   failed = Math.max(failed, 1);
