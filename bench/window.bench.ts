@@ -79,6 +79,7 @@ async function throughputAndKeys(dir: string, log: (l: string) => void): Promise
   const serve = await startServe();
   const browser = await launchBrowser();
   try {
+    const coreBps = await coreCat(serve.port, serve.token, big);
     const win = await openWindow(browser, serve);
     const [id] = await win.paneIds();
     await win.waitForPrompt(id!);
@@ -100,6 +101,7 @@ async function throughputAndKeys(dir: string, log: (l: string) => void): Promise
     }
     const ratio = bps / raw.bytesPerSecond;
     log(`throughput  window (${renderer} renderer, ${size?.cols}x${size?.rows}) ${mbs(bps)} [${what}]`);
+    log(`            the core alone (serve with a Node WebSocket client that acks at once) ${mbs(coreBps)}, ratio ${(coreBps / raw.bytesPerSecond).toFixed(3)}`);
     log(`            bare node-pty cat ${mbs(raw.bytesPerSecond)} [${CAT_MB} MB in ${raw.seconds.toFixed(1)} s, best of two]`);
     log(`            ratio ${ratio.toFixed(3)} (goal >= 0.5): ${verdict(ratio >= 0.5)}`);
 
@@ -123,6 +125,34 @@ async function throughputAndKeys(dir: string, log: (l: string) => void): Promise
   } finally {
     await browser.close();
     await serve.close();
+  }
+}
+
+/** The same cat through serve and the core only, read by a Node WebSocket client that acks at once. */
+async function coreCat(port: number, token: string, file: string): Promise<number> {
+  let tail = '';
+  const win = await fastWindow(port, token, (_id, _n, data) => {
+    tail = (tail + data.slice(-200)).slice(-200);
+  });
+  try {
+    const hello = (await win.request('app.hello', {})) as { panes: Array<{ id: string }> };
+    const id = hello.panes[0]!.id;
+    const until = async (re: RegExp, timeoutMs: number): Promise<void> => {
+      const end = Date.now() + timeoutMs;
+      while (!re.test(tail)) {
+        if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${re} from the core; last output: ${JSON.stringify(tail.slice(-80))}`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    await until(/td\$ *$/, 20_000);
+    const t0 = performance.now();
+    await win.request('pane.input', { paneId: id, data: `cat ${file}; echo; echo core-done-$((6*7))\r` });
+    await until(/core-done-42/, CAT_BUDGET_S * 3000);
+    const bps = fs.statSync(file).size / ((performance.now() - t0) / 1000);
+    await win.request('pane.input', { paneId: id, data: 'clear\r' });
+    return bps;
+  } finally {
+    win.ws.close();
   }
 }
 
