@@ -347,9 +347,15 @@ export class Pane {
       return { data: this.serializer.serialize({ scrollback: SCROLLBACK }), cols: this.screen.cols, rows: this.screen.rows };
     } finally {
       if (mine) {
-        const held = this.held ?? [];
-        this.held = undefined;
-        for (const d of held) this.receive(d);
+        // Output that arrived while the snapshot was taken is not in it: release it only
+        // after the snapshot's answer has left (the shells send it on this turn's
+        // microtasks), so a window that drops output arriving before its snapshot
+        // never drops this.
+        setImmediate(() => {
+          const held = this.held ?? [];
+          this.held = undefined;
+          if (!this.disposed) for (const d of held) this.receive(d);
+        });
       }
     }
   }

@@ -194,6 +194,31 @@ describe('PaneService with real PTYs', () => {
     expect(snap.data).toContain('\x1b[31m');
   });
 
+  it('never emits output during a snapshot that the snapshot lacks: each line is in the snapshot or arrives after it', async () => {
+    const pane = panes.create({ command: BASH });
+    panes.write(pane.id, 'for i in $(seq 1 4000); do echo "line-$i"; done; echo all-done\r');
+    for (let round = 0; round < 20; round++) {
+      // As a window does: output events that arrive before the snapshot's answer are dropped.
+      let before = true;
+      let after = '';
+      const off = panes.onOutput((id, data) => {
+        if (id === pane.id && !before) after += data;
+      });
+      const snap = await panes.snapshot(pane.id).then((s) => {
+        before = false;
+        return s;
+      });
+      await new Promise((r) => setTimeout(r, 30));
+      off();
+      const seen = new Set([...`${snap.data}\n${after}`.matchAll(/line-(\d+)/g)].map((m) => Number(m[1])));
+      const max = Math.max(0, ...seen);
+      // Scrollback may drop the oldest lines; none may be missing between the oldest kept and the newest seen.
+      const min = Math.min(...[...seen].filter((n) => n > 0));
+      for (let n = min; n <= max; n++) expect(seen.has(n), `line-${n} (round ${round})`).toBe(true);
+    }
+    await waitFor(() => panes.screenText(pane.id).includes('all-done'), 'the loop to end');
+  });
+
   it('resizes the PTY and the headless screen; refuses nonsense sizes', async () => {
     const pane = panes.create({ command: BASH });
     panes.resize(pane.id, 80, 20);
