@@ -210,7 +210,9 @@ describe('PaneService with real PTYs', () => {
       });
       await new Promise((r) => setTimeout(r, 30));
       off();
-      const seen = new Set([...`${snap.data}\n${after}`.matchAll(/line-(\d+)/g)].map((m) => Number(m[1])));
+      // A window writes the snapshot, then the output after it: a line cut by the snapshot
+      // ("…\r\nl" + "ine-3054\r\n…") is whole only in their concatenation.
+      const seen = new Set([...`${snap.data}${after}`.matchAll(/line-(\d+)/g)].map((m) => Number(m[1])));
       const max = Math.max(0, ...seen);
       // Scrollback may drop the oldest lines; none may be missing between the oldest kept and the newest seen.
       const min = Math.min(...[...seen].filter((n) => n > 0));
