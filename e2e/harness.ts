@@ -75,7 +75,7 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
     ...opts.env,
   };
   const child = spawn(process.execPath, [
-    '--experimental-strip-types', '--no-warnings=ExperimentalWarning',
+    '--experimental-strip-types', '--no-warnings=ExperimentalWarning', '--max-semi-space-size=8', // as npm start runs it
     path.join(ROOT, 'main', 'serve', 'main.ts'),
     '--port', '0', '--fresh', '--no-open', '--cwd', cwd,
   ], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
