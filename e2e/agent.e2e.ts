@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEvents, sampleInput, startHook } from '../scripts/hooks/hook-runner.ts';
-import { ARTIFACTS, launchBrowser, openWindow, startServe, type Serve, type TdPage } from './harness.ts';
+import { ARTIFACTS, launchBrowser, openWindow, paneFolder, startServe, type Serve, type TdPage } from './harness.ts';
 
 let serve: Serve;
 let browser: Browser;
@@ -32,8 +32,8 @@ beforeAll(async () => {
   win = await openWindow(browser, serve, { theme: 'dark', viewport: { width: 1400, height: 900 } });
   [paneId] = (await win.paneIds()) as [string];
   await win.waitForPrompt(paneId);
-  session = await win.page.evaluate(() => (window as unknown as { __td: { store: { getState(): { session: string } } } }).__td.store.getState().session);
-  folder = path.join(serve.stateDir, 'terminal-delight', 'surfaces', session, paneId);
+  folder = await paneFolder(win, serve, paneId);
+  session = path.basename(path.dirname(folder));
   if ((await bench().count()) === 0) await win.header(paneId).getByRole('button', { name: 'Open bench' }).click();
   await bench().waitFor({ state: 'visible', timeout: 20_000 });
   await win.waitFor(() => {

@@ -127,6 +127,20 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
   return serve;
 }
 
+/** A pane's folder ($XDG_STATE_HOME/terminal-delight/surfaces/<session>/<paneId>) under this serve's state. */
+export async function paneFolder(w: TdPage, serve: Serve, paneId: string): Promise<string> {
+  const session = await w.page.evaluate(() => (window as unknown as { __td: { store: { getState(): { session: string } } } }).__td.store.getState().session);
+  return path.join(serve.stateDir, 'terminal-delight', 'surfaces', session, paneId);
+}
+
+/** Write a surface into a pane folder the way agents should: beside, then renamed into place. */
+export function dropSurface(folder: string, doc: { id: string } & Record<string, unknown>): void {
+  fs.mkdirSync(folder, { recursive: true });
+  const tmp = path.join(folder, `.${doc.id}.json.tmp`);
+  fs.writeFileSync(tmp, JSON.stringify({ td: '0.4', ...doc }));
+  fs.renameSync(tmp, path.join(folder, `${doc.id}.json`));
+}
+
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',

@@ -10,7 +10,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, ROOT, launchBrowser, openWindow, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
+import { ARTIFACTS, ROOT, dropSurface, launchBrowser, openWindow, paneFolder, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
 
 let serve: Serve;
 let browser: Browser;
@@ -22,17 +22,8 @@ let scratch: string;
 
 // ───── helpers ─────
 
-async function paneFolderOf(w: TdPage, id: string): Promise<string> {
-  const session = await w.page.evaluate(() => (window as unknown as { __td: { store: { getState(): { session: string } } } }).__td.store.getState().session);
-  return path.join(serve.stateDir, 'terminal-delight', 'surfaces', session, id);
-}
-
-function drop(doc: { id: string } & Record<string, unknown>): void {
-  fs.mkdirSync(folder, { recursive: true });
-  const tmp = path.join(folder, `.${doc.id}.json.tmp`);
-  fs.writeFileSync(tmp, JSON.stringify({ td: '0.4', ...doc }));
-  fs.renameSync(tmp, path.join(folder, `${doc.id}.json`));
-}
+const paneFolderOf = (w: TdPage, id: string): Promise<string> => paneFolder(w, serve, id);
+const drop = (doc: { id: string } & Record<string, unknown>): void => dropSurface(folder, doc);
 
 function artifact(id: string, file: string, mediaType: string, summary: string): void {
   drop({ id, kind: 'artifact', title: path.basename(file), model: { location: file, media_type: mediaType, summary } });

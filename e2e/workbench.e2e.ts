@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, ROOT, launchBrowser, openWindow, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
+import { ARTIFACTS, ROOT, dropSurface, launchBrowser, openWindow, paneFolder, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
 
 let serve: Serve;
 let browser: Browser;
@@ -23,18 +23,8 @@ let scratch: string;
 
 // ───── helpers ─────
 
-async function paneFolderOf(w: TdPage, id: string): Promise<string> {
-  const session = await w.page.evaluate(() => (window as unknown as { __td: { store: { getState(): { session: string } } } }).__td.store.getState().session);
-  return path.join(serve.stateDir, 'terminal-delight', 'surfaces', session, id);
-}
-
-/** Write a surface the way agents should: beside, then renamed into place. */
-function drop(doc: { id: string } & Record<string, unknown>): void {
-  fs.mkdirSync(folder, { recursive: true });
-  const tmp = path.join(folder, `.${doc.id}.json.tmp`);
-  fs.writeFileSync(tmp, JSON.stringify({ td: '0.4', ...doc }));
-  fs.renameSync(tmp, path.join(folder, `${doc.id}.json`));
-}
+const paneFolderOf = (w: TdPage, id: string): Promise<string> => paneFolder(w, serve, id);
+const drop = (doc: { id: string } & Record<string, unknown>): void => dropSurface(folder, doc);
 
 let readers = 0;
 /** Start a program in the pane that reads one line from stdin into a file; returns the file. */
