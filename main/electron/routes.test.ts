@@ -46,6 +46,13 @@ describe('app:// routes of the Electron shell', () => {
     expect(trustedSenderUrl('app://td/index.html')).toBe(true);
     for (const u of ['http://127.0.0.1/', 'app://tdx/index.html', 'app://td', 'file:///x', '', undefined, null]) expect(trustedSenderUrl(u), String(u)).toBe(false);
   });
+  it('refuses other app:// pages, such as an HTML artifact served under /artifact/', () => {
+    expect(trustedSenderUrl('app://td/index.html#x')).toBe(true);
+    expect(trustedSenderUrl('app://td/')).toBe(true);
+    for (const u of ['app://td/artifact/p1/s1/page.html', 'app://td/assets/a.js', 'app://td/artifact/../index.html/x', 'app://td.evil/index.html', 'app://x@td/index.html']) {
+      expect(trustedSenderUrl(u), u).toBe(false);
+    }
+  });
 });
 
 describe('the core stays free of Electron', () => {

@@ -50,7 +50,18 @@ export function routeAppUrl(rawUrl: string, core: Core | undefined, rendererDir:
   return { file, type: mimeType(file), csp: APP_CSP };
 }
 
-/** Only pages of our own origin may call the core over IPC. */
+/**
+ * Only the renderer's own page may call the core over IPC: app://td/ or
+ * app://td/index.html. Other app:// pages (an artifact served under /artifact/, a
+ * stray asset) are refused even though they share the origin's scheme and host.
+ */
 export function trustedSenderUrl(url: string | undefined | null): boolean {
-  return typeof url === 'string' && url.startsWith(`${ORIGIN}/`);
+  if (typeof url !== 'string') return false;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  return u.protocol === `${SCHEME}:` && u.host === 'td' && !u.username && !u.password && (u.pathname === '/' || u.pathname === '/index.html');
 }
