@@ -36,6 +36,19 @@ describe('revealTarget', () => {
     expect(revealTarget(artifact(path.join(dir, 'gone.pdf')), 's1')).toEqual({ error: expect.stringMatching(/is not there/) });
     expect(revealTarget(artifact(dir), 's1')).toEqual({ error: expect.stringMatching(/is not there/) });
   });
+  it('refuses programs and launchers, which the desktop would run rather than show', () => {
+    const script = path.join(dir, 'report');
+    fs.writeFileSync(script, '#!/bin/sh\ntouch /tmp/pwned\n', { mode: 0o755 });
+    expect(revealTarget(artifact(script), 's1')).toEqual({ error: expect.stringMatching(/^report is a program or launcher.*open it yourself/) });
+    for (const name of ['evil.desktop', 'setup.EXE', 'run.sh', 'x.command', 'a.jar']) {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, 'x', { mode: 0o644 });
+      expect(revealTarget(artifact(file), 's1'), name).toEqual({ error: expect.stringMatching(/is a program or launcher/) });
+    }
+    const pdf = path.join(dir, 'plain.pdf');
+    fs.writeFileSync(pdf, 'x', { mode: 0o644 });
+    expect(revealTarget(artifact(pdf), 's1')).toEqual({ file: pdf });
+  });
 });
 
 describe('artifact.reveal in serve', () => {

@@ -4,6 +4,7 @@
  * notification, and which local file an artifact surface hands to shell.openPath.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Surface } from '../../preload/contract.ts';
 import { localPath } from '../surfaces/artifacts.ts';
 
@@ -26,5 +27,26 @@ export function revealTarget(surface: Surface | undefined, surfaceId: string): {
   if (!file) return { error: `${location} is not a local file; web addresses open in the browser instead.` };
   const st = fs.statSync(file, { throwIfNoEntry: false });
   if (!st || !st.isFile()) return { error: `${file} is not there (any more); ask the agent to write it again.` };
+  if (runsWhenOpened(file, st.mode)) {
+    return { error: `${path.basename(file)} is a program or launcher, and opening it would run it; Terminal Delight does not run files an agent names, so open it yourself if you trust it.` };
+  }
   return { file };
+}
+
+/**
+ * Extensions the desktop runs (rather than shows) when a file is opened: programs,
+ * scripts and launchers on Windows, macOS and Linux desktops.
+ */
+const LAUNCHERS = new Set([
+  '.exe', '.com', '.bat', '.cmd', '.msi', '.msp', '.scr', '.pif', '.cpl', '.ps1', '.psm1', '.vbs', '.vbe', '.js', '.jse',
+  '.wsf', '.wsh', '.hta', '.lnk', '.url', '.reg', '.inf', '.application', '.appref-ms', '.jar', '.jnlp',
+  '.app', '.command', '.tool', '.terminal', '.workflow', '.scpt', '.applescript', '.pkg', '.mpkg',
+  '.desktop', '.sh', '.bash', '.zsh', '.csh', '.ksh', '.fish', '.run', '.bin', '.appimage', '.deb', '.rpm', '.snap', '.flatpakref',
+  '.py', '.pyw', '.pl', '.rb', '.php',
+]);
+
+/** Whether handing this file to shell.openPath would run it: an executable bit, or a launcher's extension. */
+export function runsWhenOpened(file: string, mode: number): boolean {
+  if (process.platform !== 'win32' && (mode & 0o111) !== 0) return true;
+  return LAUNCHERS.has(path.extname(file).toLowerCase());
 }
