@@ -168,13 +168,17 @@ export class SurfaceService implements SurfaceServiceApi {
   /** The contract's surface.*, artifact.open and bench.set handlers, and the artifact file route. */
   install(core: Core): void {
     core.handle('surface.list', ({ paneId }) => this.list(paneId));
-    core.handle('surface.act', ({ paneId, surfaceId, action, target, comment }) => this.act(paneId, surfaceId, action, target, comment));
+    core.handle('surface.act', ({ paneId, surfaceId, action, target, comment }) => {
+      if (typeof paneId !== 'string' || typeof surfaceId !== 'string') return { ok: false, error: 'surface.act needs paneId and surfaceId as strings; nothing was sent' };
+      return this.act(paneId, surfaceId, action, target, comment);
+    });
     core.handle('surface.seen', ({ paneId, surfaceIds }) => {
       if (this.known(paneId) && Array.isArray(surfaceIds)) this.store.markSeen(paneId, surfaceIds.filter((s) => typeof s === 'string'));
     });
     core.handle('surface.comment', ({ paneId, text, on }) => this.comment(paneId, text, on));
     core.handle('surface.catalogue', () => catalogue());
     core.handle('artifact.open', ({ paneId, surfaceId }) => {
+      if (typeof paneId !== 'string' || typeof surfaceId !== 'string') return { kind: 'missing', name: '', message: 'artifact.open needs paneId and surfaceId as strings' };
       const surface = this.known(paneId) ? this.store.get(paneId, surfaceId) : undefined;
       if (!surface) return { kind: 'missing', name: surfaceId, message: `there is no surface "${surfaceId}" on this bench — it was retired or dismissed` };
       return artifactView(paneId, surface);

@@ -351,7 +351,7 @@ export class TickHost {
   }
 
   private shellPane(instanceId: string): PaneInfo | undefined {
-    if (!instanceId.startsWith('shell:') || !this.panes) return undefined;
+    if (typeof instanceId !== 'string' || !instanceId.startsWith('shell:') || !this.panes) return undefined;
     const pane = this.panes.get(instanceId.slice('shell:'.length));
     return pane && pane.kind !== 'tick' ? pane : undefined;
   }
@@ -369,11 +369,18 @@ export class TickHost {
       return { ok: true, instance: r.instance, paneId: r.paneId ?? '' };
     });
     core.handle('tick.list', () => this.list());
+    const needId = (req: { instanceId?: unknown }, what: string): void => {
+      if (typeof req.instanceId !== 'string' || !req.instanceId) throw new Error(`${what} needs instanceId as a string (hosted:<id> or shell:<pane-id>); list instances with tick.list`);
+    };
     core.handle('tick.close', async (req) => {
+      needId(req, 'tick.close');
       const r = await this.close(req.instanceId);
       if (!r.ok) throw new Error(r.error);
     });
-    core.handle('tick.view', (req) => this.view(req.instanceId, req.open === true));
+    core.handle('tick.view', (req) => {
+      needId(req, 'tick.view');
+      return this.view(req.instanceId, req.open === true);
+    });
     core.handle('approval.list', () => this.approvals.list());
     core.handle('approval.answer', (req) => this.approvals.answer(req.approvalId, req.approve));
     core.onDispose(() => this.dispose());
