@@ -228,7 +228,14 @@ function sendFile(res: http.ServerResponse, req: http.IncomingMessage, file: str
       res.end('Not found.\n');
       return;
     }
-    res.writeHead(200, { ...headers, 'Content-Length': String(st.size) });
+    try {
+      res.writeHead(200, { ...headers, 'Content-Length': String(st.size) });
+    } catch {
+      // a header value a service let through is not sendable: refuse this file, keep serving
+      res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+      res.end('This file cannot be served: its media type is not a valid header value.\n');
+      return;
+    }
     if (req.method === 'HEAD') return res.end();
     const stream = fs.createReadStream(file);
     stream.on('error', () => res.destroy());

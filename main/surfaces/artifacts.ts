@@ -104,8 +104,14 @@ export function artifactResolver(lookup: (paneId: string, surfaceId: string) => 
     const sort = sortOf(file, surface.model.media_type);
     const ext = path.extname(file).toLowerCase();
     if (sort === 'html') return { path: file, type: 'text/html; charset=utf-8', csp: HTML_CSP };
-    if (sort === 'image') return { path: file, type: IMAGE_TYPES[ext] ?? String(surface.model.media_type), csp: HTML_CSP };
+    if (sort === 'image') return { path: file, type: IMAGE_TYPES[ext] ?? imageType(surface.model.media_type), csp: HTML_CSP };
     if (sort === 'markdown') return { path: file, type: 'text/markdown; charset=utf-8', csp: HTML_CSP };
     return { path: file, type: 'application/octet-stream', csp: HTML_CSP };
   };
+}
+
+/** An agent's image media type as a header value: a plain `image/<subtype>` token, or octet-stream (never line breaks). */
+function imageType(mediaType: unknown): string {
+  const mt = typeof mediaType === 'string' ? mediaType.trim().toLowerCase() : '';
+  return /^image\/[a-z0-9][a-z0-9.+-]{0,100}$/.test(mt) ? mt : 'application/octet-stream';
 }
