@@ -328,13 +328,24 @@ export class TickHost {
     };
   }
 
-  /** Type into a hosted Tick's view or a shell pane: plain text, then named keys. */
-  input(instanceId: string, text: string | undefined, keys: string[] | undefined): { ok: boolean; error?: string } {
+  /** Where input to an instance would go and what it would type, or why it cannot be typed. */
+  inputTarget(instanceId: string, text: string | undefined, keys: string[] | undefined): { ok: true; paneId: string; data: string; shell: boolean } | { ok: false; error: string } {
     if (!this.panes) return { ok: false, error: 'typing needs the window\'s panes; this host runs Ticks without views' };
-    const paneId = this.hosted.get(instanceId)?.runner?.paneId ?? this.shellPane(instanceId)?.id;
+    const shell = this.shellPane(instanceId);
+    const paneId = typeof instanceId === 'string' ? this.hosted.get(instanceId)?.runner?.paneId ?? shell?.id : undefined;
     if (!paneId) return { ok: false, error: `there is no instance "${instanceId}" with a terminal to type into; list instances with TickManage action "list"` };
     const bytes = keysToBytes(text, keys);
     if (!bytes.ok) return { ok: false, error: bytes.error };
+    return { ok: true, paneId, data: bytes.data, shell: !!shell };
+  }
+
+  /** Type into a hosted Tick's view or a shell pane: plain text, then named keys. */
+  input(instanceId: string, text: string | undefined, keys: string[] | undefined): { ok: boolean; error?: string } {
+    const target = this.inputTarget(instanceId, text, keys);
+    if (!target.ok) return target;
+    const { paneId, data } = target;
+    if (!this.panes) return { ok: false, error: 'typing needs the window\'s panes; this host runs Ticks without views' };
+    const bytes = { data };
     try {
       this.panes.write(paneId, bytes.data);
       return { ok: true };

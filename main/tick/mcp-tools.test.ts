@@ -119,7 +119,20 @@ describe('Tick MCP tools over the real MCP server', () => {
 
     // Control characters never reach a PTY from an agent's text.
     expect(await tool('TickManage', { action: 'input', instance: `shell:${agent.id}`, text: 'echo hi\u001b[2J' })).toMatchObject({ isError: true, text: expect.stringMatching(/control character/) });
-    expect(await tool('TickManage', { action: 'input', instance: `shell:${agent.id}`, text: 'echo shell-$((40+2))', keys: ['enter'] })).toMatchObject({ isError: false });
+    expect(host.approvals.pending()).toEqual([]);
+    // Typing into a terminal pane waits for a person: refused, nothing is typed.
+    const denied = tool('TickManage', { action: 'input', instance: `shell:${agent.id}`, text: 'echo never-$((6*7))', keys: ['enter'] });
+    const ask3 = await waitFor(() => host.approvals.pending()[0], 'the typing approval card');
+    expect(ask3).toMatchObject({ instanceId: `shell:${agent.id}`, tickPaneId: agent.id, askingPaneId: agent.id, tool: 'type into terminal', args: { text: 'echo never-$((6*7))', keys: ['enter'] } });
+    expect(ask3.description).toContain('"echo never-$((6*7))" then the keys enter');
+    host.approvals.answer(ask3.id, false);
+    expect(await denied).toMatchObject({ isError: true, text: expect.stringMatching(/did not approve typing into shell:.*nothing was typed/) });
+    expect(panes.allText(agent.id)).not.toContain('echo never');
+    // Approved: typed.
+    const typed = tool('TickManage', { action: 'input', instance: `shell:${agent.id}`, text: 'echo shell-$((40+2))', keys: ['enter'] });
+    const ask4 = await waitFor(() => host.approvals.pending()[0], 'the second typing approval card');
+    host.approvals.answer(ask4.id, true);
+    expect(await typed).toMatchObject({ isError: false });
     await waitFor(async () => ((await tool('TickRead', { instance: `shell:${agent.id}` })).json.screen as string).includes('shell-42'), 'the shell screen');
 
     expect(await tool('TickManage', { action: 'close', instance: id })).toMatchObject({ json: { closed: true } });
@@ -138,6 +151,7 @@ describe('Tick MCP tools over the real MCP server', () => {
     expect(await tool('TickManage', { action: 'open', command: [process.execPath, COUNTER] })).toMatchObject({ isError: true, text: expect.stringMatching(/MCP writes/) });
     expect(await tool('TickCall', { instance: id, tool: 'increment', args: { amount: 1 } })).toMatchObject({ isError: true, json: { outcome: 'not_executed', reason: expect.stringMatching(/MCP writes/) } });
     expect(await tool('TickCall', { instance: id, tool: 'history', args: {} })).toMatchObject({ isError: false, json: { outcome: 'executed' } });
+    expect(await tool('TickManage', { action: 'input', instance: `shell:${agent.id}`, text: 'echo off', keys: ['enter'] })).toMatchObject({ isError: true, text: expect.stringMatching(/MCP writes/) });
     expect(host.approvals.pending()).toEqual([]);
   });
 });

@@ -39,7 +39,7 @@ export function tickTools(host: TickHost, opts: { panes?: PaneServiceApi; mcpWri
       'Actions: "list" (instances with kind, title and status: hosted:<id> Ticks and shell:<pane-id> panes);',
       '"open" {command: argv list, cwd, title} starts a Tick in a new pane;',
       '"close" {instance} ends a hosted Tick; "view" / "hide" {instance} shows or hides its pane (the Tick keeps running);',
-      `"input" {instance, text, keys} types plain text then named keys (${Object.keys(NAMED_KEYS).join(', ')}) into a hosted: or shell: instance;`,
+      `"input" {instance, text, keys} types plain text then named keys (${Object.keys(NAMED_KEYS).join(', ')}) into a hosted: or shell: instance (into a shell: pane only after a person approves it in Terminal Delight, up to 120 s);`,
       `"subscribe" {instance, interval_ms (default ${DEFAULT_INTERVAL_MS}, at least ${MIN_INTERVAL_MS})} returns a subscription id for TickUpdate; "unsubscribe" {subscription}.`,
     ].join(' '),
     inputSchema: {
@@ -54,7 +54,7 @@ export function tickTools(host: TickHost, opts: { panes?: PaneServiceApi; mcpWri
       subscription: z.string().optional().describe('For unsubscribe'),
     },
     writes: false,
-    async handler(args): Promise<ToolResult> {
+    async handler(args, ctx): Promise<ToolResult> {
       const action = args.action as string;
       const instance = typeof args.instance === 'string' ? args.instance : undefined;
       const needInstance = () => err(`TickManage "${action}" needs "instance" (hosted:<id> or shell:<pane-id>); list them with action "list".`);
@@ -83,7 +83,27 @@ export function tickTools(host: TickHost, opts: { panes?: PaneServiceApi; mcpWri
         case 'input': {
           if (!writesOn()) return needWrites(action);
           if (!instance) return needInstance();
-          const r = host.input(instance, args.text as string | undefined, args.keys as string[] | undefined);
+          const text = args.text as string | undefined;
+          const keys = args.keys as string[] | undefined;
+          const target = host.inputTarget(instance, text, keys);
+          if (!target.ok) return err(target.error);
+          if (target.shell) {
+            // Typing into a terminal is running commands as the person (or answering another
+            // agent's prompts, its own included): a person approves each input first.
+            const shown = `${text ? JSON.stringify(text) : ''}${text && keys?.length ? ' then ' : ''}${keys?.length ? `the keys ${keys.join(', ')}` : ''}`;
+            const { decided } = host.approvals.ask({
+              instanceId: instance,
+              askingPaneId: askingPane(opts.panes, ctx),
+              tickPaneId: target.paneId,
+              tool: 'type into terminal',
+              description: `An agent asks to type ${shown} into the terminal pane ${instance.slice('shell:'.length)}.`,
+              args: { text: text ?? '', keys: keys ?? [] },
+              revision: '',
+            });
+            const settled = await decided;
+            if (settled.state !== 'approved') return err(`The person did not approve typing into ${instance} (${settled.reason ?? settled.state}); nothing was typed.`);
+          }
+          const r = host.input(instance, text, keys);
           return r.ok ? { json: { instance, typed: true } } : err(r.error!);
         }
         case 'subscribe': {
