@@ -65,7 +65,7 @@ export function ApprovalCard(props: {
       <div className="tdb-card-body">
         {a.description && <p className="tdb-layman tdb-layman-sm">{a.description}</p>}
         <p className="tdb-meta">
-          <span>{a.instanceId}</span> · revision <code>{a.revision}</code>
+          <span>{a.instanceId}</span>{a.revision && <> · revision <code>{a.revision}</code></>}
           {pending && <> · waits {a.timeoutSeconds} s</>}
         </p>
         <pre className="tdb-args" aria-label="Arguments">{pretty(a.args)}</pre>
