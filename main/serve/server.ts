@@ -78,7 +78,8 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
     if (queryToken !== null) {
       if (!tokensEqual(queryToken, token)) return deny(403, 'Forbidden: the token is wrong; open the URL serve printed.');
       url.searchParams.delete('token');
-      const location = url.pathname + (url.search === '?' ? '' : url.search);
+      // One leading slash: "/.//evil.example/" must not become a protocol-relative redirect.
+      const location = '/' + url.pathname.replace(/^\/+/, '') + (url.search === '?' ? '' : url.search);
       res.writeHead(302, { Location: location, 'Set-Cookie': setCookie(token), 'Cache-Control': 'no-store' });
       res.end();
       return;

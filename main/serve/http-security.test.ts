@@ -1,5 +1,5 @@
 /**
- * Security of serve's /artifact/ route with the real surface resolver: only the file
+ * Security of serve over HTTP. The token redirect never leaves this server. The /artifact/ route with the real surface resolver: only the file
  * an artifact surface names, under its own name; no way out through `..`, encoded
  * separators or a second decoding; every answer with the sandboxing CSP; and an agent's
  * hostile media_type (line breaks, header injection) never reaches a response header
@@ -90,5 +90,16 @@ describe('/artifact/ in serve', () => {
     // serve still answers
     artifact('page2', { location: path.join(state.dir, 'page.html') });
     expect((await get(`/artifact/${paneId}/page2/page.html`)).status).toBe(200);
+  });
+});
+
+describe('the token redirect', () => {
+  it('stays on this server however the path is spelled (no protocol-relative Location)', async () => {
+    for (const p of ['/.//evil.example/', '/a/..//evil.example/x', '//evil.example/']) {
+      const r = await get(`${p}?token=${served.token}`, { Cookie: '' });
+      expect(r.status, p).toBe(302);
+      expect(String(r.headers.location), p).toMatch(/^\/(?!\/)/);
+      expect(String(r.headers.location), p).not.toContain('token=');
+    }
   });
 });
