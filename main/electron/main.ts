@@ -40,9 +40,10 @@ async function serveAppFile(request: Request): Promise<Response> {
   }
 }
 
-/** Only our own pages may call the core. */
+/** Only our own page, as the window's top frame (never a frame inside it), may call the core. */
 function trustedSender(event: IpcMainInvokeEvent): boolean {
-  return trustedSenderUrl(event.senderFrame?.url);
+  const frame = event.senderFrame;
+  return !!frame && frame.parent === null && trustedSenderUrl(frame.url);
 }
 
 function clientOf(wc: WebContents): { id: string } {
