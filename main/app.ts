@@ -2,6 +2,7 @@
  * Composition: builds the core and installs every service, in dependency order.
  * Both shells call `createApp()` and then carry `app.core` to their windows.
  */
+import fs from 'node:fs';
 import { Core } from './core.ts';
 import { statePaths, type Paths } from './paths.ts';
 import { installPaneHandlers } from './panes/handlers.ts';
@@ -45,6 +46,9 @@ export interface App {
 export async function createApp(opts: AppOptions): Promise<App> {
   const env = opts.env ?? process.env;
   const paths = statePaths(env);
+  // Pane folders hold transcripts, comments and answers: the whole state folder is the user's alone.
+  fs.mkdirSync(paths.state, { recursive: true, mode: 0o700 });
+  fs.chmodSync(paths.state, 0o700);
   const core = new Core();
   // Panes, settings and the saved session (main/panes, main/state).
   const settings = new SettingsService(paths.settingsFile);
