@@ -13,7 +13,8 @@ interface XtermLike {
 type BenchWindow = Window & {
   __td: { term(id: string): XtermLike | null };
   __benchDone?: Promise<number>;
-  __benchKeys?: Array<[number, number]>;
+  __benchKeys?: KeyMarks[];
+  __benchInject?: (ch: string) => void;
   __benchKeyWait?: (n: number) => Promise<void>;
   __benchStop?: () => void;
 };
@@ -70,35 +71,53 @@ export async function pageCat(win: TdPage, paneId: string, file: string, n: numb
   return deadline(win.page.evaluate(() => (window as unknown as BenchWindow).__benchDone!), timeoutMs, `cat of ${file} to reach the window`);
 }
 
+/** One keystroke's marks, in ms after its keydown (the page's clock). */
+export interface KeyMarks {
+  /** WebSocket.send of its `pane.input` (xterm's onData, the renderer and td-client run in one synchronous call). */
+  send: number;
+  /** The echo's `pane.output` handled (the renderer's term.write of it). */
+  recv: number;
+  /** The echo parsed into xterm's buffer. */
+  parsed: number;
+  /** The first render after that (xterm's onRender, in the animation frame that paints it). */
+  painted: number;
+}
+
 /**
  * Keystroke latency: `count` keys (after `warmup`) typed into a pane running `cat`;
  * each from its keydown on xterm's textarea to the first render after the echo is
- * parsed (xterm's onRender; the next animation frame if no render comes). Also the
- * time to the echo parsed into xterm's buffer (the round trip, without the frame).
+ * parsed (xterm's onRender; the next animation frame if no render comes), with the
+ * marks in between (KeyMarks). `inject`: the key goes in by `term.input(key, true)`
+ * inside the page (what xterm does on a keydown, without a browser input event),
+ * timed from that call; otherwise by Playwright's keyboard (CDP input events).
  */
-export async function pageKeys(win: TdPage, paneId: string, count: number, warmup: number): Promise<{ painted: number[]; parsed: number[] }> {
+export async function pageKeys(win: TdPage, paneId: string, count: number, warmup: number, inject = false): Promise<KeyMarks[]> {
   await win.focusTerminal(paneId);
   await win.page.evaluate(([id, sel]) => {
     const w = window as unknown as BenchWindow;
-    const term = w.__td.term(id)!;
+    const term = w.__td.term(id)! as XtermLike & { write(d: string, cb?: () => void): void; input(d: string, user: boolean): void };
     const ta = document.querySelector(sel)!;
-    const times: Array<[number, number]> = [];
+    const times: KeyMarks[] = [];
     const waiters: Array<() => void> = [];
     w.__benchKeys = times;
     const cursor = (): number => {
       const b = term.buffer.active;
       return (b.baseY + b.cursorY) * 100_000 + b.cursorX;
     };
-    const onKey = (e: Event): void => {
-      if (e.target !== ta || (e as KeyboardEvent).key.length !== 1) return;
+    let cur: { t0: number; send: number; recv: number } | undefined;
+    const start = (): void => {
       const t0 = performance.now();
+      const marks = { t0, send: 0, recv: 0 };
+      cur = marks;
       const before = cursor();
       let done = false;
       let parsedAt = 0;
       const finish = (): void => {
         if (done) return;
         done = true;
-        times.push([performance.now() - t0, parsedAt - t0]);
+        if (cur === marks) cur = undefined;
+        const rel = (t: number) => (t ? t - t0 : NaN);
+        times.push({ send: rel(marks.send), recv: rel(marks.recv), parsed: parsedAt - t0, painted: performance.now() - t0 });
         for (const f of waiters.splice(0)) f();
       };
       const parsed = term.onWriteParsed(() => {
@@ -116,9 +135,31 @@ export async function pageKeys(win: TdPage, paneId: string, count: number, warmu
         }));
       });
     };
+    const onKey = (e: Event): void => {
+      if (e.target !== ta || (e as KeyboardEvent).key.length !== 1) return;
+      start();
+    };
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (this: WebSocket, d: Parameters<WebSocket['send']>[0]) {
+      if (cur && !cur.send && typeof d === 'string' && d.includes('"pane.input"')) cur.send = performance.now();
+      return send.call(this, d);
+    };
+    const write = term.write;
+    term.write = function (d: string, cb?: () => void) {
+      if (cur && cur.send && !cur.recv) cur.recv = performance.now();
+      return write.call(this, d, cb);
+    };
     // On the window, capturing: before xterm's own listener on the textarea sends the key.
     window.addEventListener('keydown', onKey, true);
-    w.__benchStop = () => window.removeEventListener('keydown', onKey, true);
+    w.__benchInject = (ch: string) => {
+      start();
+      term.input(ch, true);
+    };
+    w.__benchStop = () => {
+      window.removeEventListener('keydown', onKey, true);
+      WebSocket.prototype.send = send;
+      term.write = write;
+    };
     w.__benchKeyWait = (n: number) => new Promise<void>((resolve) => {
       const check = (): void => {
         if (times.length >= n) resolve();
@@ -129,11 +170,12 @@ export async function pageKeys(win: TdPage, paneId: string, count: number, warmu
   }, [paneId, textarea(paneId)] as const);
   try {
     for (let i = 0; i < count + warmup; i++) {
-      await win.page.keyboard.press(String.fromCharCode(97 + (i % 26)));
+      const ch = String.fromCharCode(97 + (i % 26));
+      if (inject) await win.page.evaluate((c) => (window as unknown as BenchWindow).__benchInject!(c), ch);
+      else await win.page.keyboard.press(ch);
       await deadline(win.page.evaluate((n) => (window as unknown as BenchWindow).__benchKeyWait!(n), i + 1), 10_000, `the echo of keystroke ${i + 1}`);
     }
-    const all = (await win.page.evaluate(() => (window as unknown as BenchWindow).__benchKeys!.slice())).slice(warmup);
-    return { painted: all.map((t) => t[0]), parsed: all.map((t) => t[1]) };
+    return (await win.page.evaluate(() => (window as unknown as BenchWindow).__benchKeys!.slice())).slice(warmup);
   } finally {
     await win.page.evaluate(() => (window as unknown as BenchWindow).__benchStop?.());
   }

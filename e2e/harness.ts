@@ -141,10 +141,32 @@ export function dropSurface(folder: string, doc: { id: string } & Record<string,
   fs.renameSync(tmp, path.join(folder, `${doc.id}.json`));
 }
 
-export async function launchBrowser(): Promise<Browser> {
+/**
+ * playwright-core's own `--disable-features` list (its chromiumSwitches.ts). Chromium keeps
+ * only the last `--disable-features` switch, so a launch that disables more features
+ * repeats these with its own.
+ */
+const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync', 'DestroyProfileOnBrowserClose', 'HttpsUpgrades', 'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay', 'MediaRouter', 'PaintHolding', 'ThirdPartyStoragePartitioning', 'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin', 'OptimizationHints', 'NetworkTimeServiceQuerying', 'AimEnabled', 'PreconnectToSearch',
+  'msForceBrowserSignIn', 'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+
+export interface LaunchOptions {
+  /**
+   * Chromium features to turn off besides Playwright's, e.g. 'DeferRendererTasksAfterInput'
+   * (Blink holds network tasks, a WebSocket message among them, after a keydown until
+   * the next frame is produced; the keystroke benchmark measures with and without it).
+   */
+  disableFeatures?: string[];
+}
+
+export async function launchBrowser(opts: LaunchOptions = {}): Promise<Browser> {
+  const extra = opts.disableFeatures?.length ? [`--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...opts.disableFeatures].join(',')}`] : [];
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...extra],
     headless: true,
   });
 }
