@@ -180,3 +180,20 @@ export async function pageKeys(win: TdPage, paneId: string, count: number, warmu
     await win.page.evaluate(() => (window as unknown as BenchWindow).__benchStop?.());
   }
 }
+
+/** Whether the page is focused and visible, and its frame interval (median and max over 60 frames): is it a focused desktop window's? */
+export async function pageFrames(win: TdPage): Promise<{ focused: boolean; visibility: string; median: number; max: number }> {
+  return deadline(win.page.evaluate(() => new Promise<{ focused: boolean; visibility: string; median: number; max: number }>((resolve) => {
+    const ts: number[] = [];
+    const step = (t: number): void => {
+      ts.push(t);
+      if (ts.length <= 60) {
+        requestAnimationFrame(step);
+        return;
+      }
+      const d = ts.slice(1).map((x, i) => x - ts[i]!).sort((a, b) => a - b);
+      resolve({ focused: document.hasFocus(), visibility: document.visibilityState, median: d[30]!, max: d[d.length - 1]! });
+    };
+    requestAnimationFrame(step);
+  })), 10_000, '60 animation frames');
+}

@@ -42,7 +42,7 @@ import path from 'node:path';
 import WebSocket from 'ws';
 import type { ServerFrame } from '../preload/contract.ts';
 import { launchBrowser, openWindow, startServe } from '../e2e/harness.ts';
-import { pageCat, pageKeys, type KeyMarks } from './window-page.ts';
+import { pageCat, pageFrames, pageKeys, type KeyMarks } from './window-page.ts';
 import { rawCat, rawEcho, rss, textFile } from './window-raw.ts';
 
 const MB = 1024 * 1024;
@@ -119,6 +119,7 @@ async function throughputAndKeys(dir: string, log: (l: string) => void): Promise
     // Keystroke latency into cat.
     await win.typeLine(id!, 'clear; cat');
     await win.waitFor(async () => !/td\$ *$/.test(await win.text(id!, 3)), 'cat to start');
+    const frames = await pageFrames(win);
     const stock = await pageKeys(win, id!, KEYS, KEY_WARMUP);
     const injected = await pageKeys(win, id!, KEYS, KEY_WARMUP, true);
     const core = (await coreEcho(serve.port, serve.token, id!, KEYS)).sort((a, b) => a - b);
@@ -161,7 +162,7 @@ async function throughputAndKeys(dir: string, log: (l: string) => void): Promise
     report('window, key injected in the page (term.input, no input event)', injected, 'term.input');
     log(`           the core's part (a Node WebSocket client typing into the same pane): p50 ${ms(pct(core, 50))}  p99 ${ms(pct(core, 99))}`);
     log(`           bare node-pty echo  p50 ${ms(pct(bare, 50))}  p99 ${ms(pct(bare, 99))}`);
-    log(`           (headless Chromium through Playwright, which already passes --disable-background-timer-throttling, --disable-renderer-backgrounding and --disable-backgrounding-occluded-windows, and a focused page: timers and frames run as in a focused desktop window)`);
+    log(`           (headless Chromium through Playwright, which passes --disable-background-timer-throttling, --disable-renderer-backgrounding and --disable-backgrounding-occluded-windows: the page is ${frames.focused ? 'focused' : 'NOT focused'} and ${frames.visibility}, frames every ${ms(frames.median)} (max ${ms(frames.max)}), as in a focused desktop window at 60 Hz)`);
     if (win.errors.length) log(`           page errors: ${win.errors.slice(0, 3).join(' | ')}`);
   } finally {
     await browser.close();
