@@ -44,10 +44,17 @@ export function resolveStatic(root: string, urlPath: string): string | undefined
   const full = path.resolve(root, '.' + path.posix.normalize('/' + rel));
   if (full !== root && !full.startsWith(root + path.sep)) return undefined;
   try {
+    // A symlink inside the folder must not lead out of it either.
+    const realRoot = fs.realpathSync(root);
+    const inside = (p: string): boolean => {
+      const real = fs.realpathSync(p);
+      return real === realRoot || real.startsWith(realRoot + path.sep);
+    };
+    if (!inside(full)) return undefined;
     const st = fs.statSync(full);
     if (st.isDirectory()) {
       const index = path.join(full, 'index.html');
-      return fs.existsSync(index) ? index : undefined;
+      return fs.existsSync(index) && inside(index) ? index : undefined;
     }
     return st.isFile() ? full : undefined;
   } catch {
