@@ -152,6 +152,9 @@ export function neighbour(layout: Layout | null, paneId: string | null | undefin
   return ids[(((at + delta) % n) + n) % n];
 }
 
+/** Splits inside splits, at most (a window never needs more; deeper is refused, not recursed into). */
+export const MAX_LAYOUT_DEPTH = 64;
+
 export type LayoutCheck = { ok: true; layout: Layout } | { ok: false; error: string };
 
 /**
@@ -161,7 +164,8 @@ export type LayoutCheck = { ok: true; layout: Layout } | { ok: false; error: str
  */
 export function validateLayout(value: unknown, isLive: (paneId: string) => boolean): LayoutCheck {
   const seen = new Set<string>();
-  const walk = (node: unknown, where: string): Layout | string => {
+  const walk = (node: unknown, where: string, depth = 0): Layout | string => {
+    if (depth > MAX_LAYOUT_DEPTH) return `layout is nested more than ${MAX_LAYOUT_DEPTH} splits deep: send a flatter layout`;
     if (node === null || typeof node !== 'object' || Array.isArray(node)) return `${where} is not an object: send {type:"pane",paneId} or {type:"split",direction,sizes,children}`;
     const n = node as Record<string, unknown>;
     if (n.type === 'pane') {
@@ -176,7 +180,7 @@ export function validateLayout(value: unknown, isLive: (paneId: string) => boole
       if (!Array.isArray(n.children) || n.children.length === 0) return `${where} has no children: a split needs at least one child`;
       const children: Layout[] = [];
       for (let i = 0; i < n.children.length; i++) {
-        const c = walk(n.children[i], `${where}.children[${i}]`);
+        const c = walk(n.children[i], `${where}.children[${i}]`, depth + 1);
         if (typeof c === 'string') return c;
         children.push(c);
       }

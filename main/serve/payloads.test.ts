@@ -25,7 +25,7 @@ afterAll(async () => {
 
 type Frame = { t: string; id: number; ok?: boolean; res?: unknown; error?: string };
 
-async function connect(): Promise<{ ws: WebSocket; req(name: unknown, payload: unknown): Promise<Frame>; raw(data: string | Buffer): Promise<Frame> }> {
+async function connect(): Promise<{ ws: WebSocket; req(name: unknown, payload: unknown): Promise<Frame>; raw(data: string | Buffer): Promise<Frame>; text(id: number, frame: string): Promise<Frame> }> {
   const ws = new WebSocket(`ws://127.0.0.1:${served.port}/ws`, { headers: { Origin: `http://127.0.0.1:${served.port}`, Cookie: `td_token=${served.token}` } });
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
@@ -54,6 +54,11 @@ async function connect(): Promise<{ ws: WebSocket; req(name: unknown, payload: u
       const id = next++;
       const p = wait(id);
       ws.send(JSON.stringify({ t: 'req', id, name, req: payload }));
+      return p;
+    },
+    text(id, frame) {
+      const p = wait(id);
+      ws.send(frame);
       return p;
     },
     raw(data) {
@@ -94,6 +99,10 @@ describe('requests with wrong types', () => {
         expect(f.error).toMatch(new RegExp(`request "${name.replace('.', '\\.')}" needs an object payload`));
       }
     }
+    // A layout nested 100 000 splits deep (about 6 MB of JSON) is refused in one sentence, not recursed into.
+    const depth = 100_000;
+    const deep = '{"type":"split","direction":"row","children":['.repeat(depth) + JSON.stringify({ type: 'pane', paneId }) + ']}'.repeat(depth);
+    expect(await c.text(1_000_000, `{"t":"req","id":1000000,"name":"layout.set","req":{"layout":${deep}}}`)).toMatchObject({ ok: false, error: 'layout is nested more than 64 splits deep: send a flatter layout' });
     const unknown = await c.req('pane.explode', {});
     expect(unknown).toMatchObject({ ok: false, error: 'unknown request "pane.explode"' });
     const nameless = await c.req(42, {});
