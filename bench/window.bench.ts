@@ -26,11 +26,16 @@
  *    (and timers, postMessage) after a discrete input event that requested a frame until
  *    that frame is produced, and every real keydown requests one (the browser does, even
  *    when the page swallows the event before xterm sees it). xterm then paints on the
- *    frame after: about two frames (~30 ms). With the feature off (Chromium
- *    `--disable-features=DeferRendererTasksAfterInput`, which the Electron shell can set)
- *    the echo is back ~1.5 ms after the send and paints on the next frame (~14 ms, goal
- *    met). Injecting the key in the page (term.input) shows the same: no input event, no
- *    deferral. So the benchmark prints all three.
+ *    frame after: about two frames (~30 ms). What kept a frame requested at every keydown
+ *    was ours: xterm's DOM renderer blinks the cursor with an endless CSS animation
+ *    (renderer/terminal/session.ts now keeps the cursor steady), and this benchmark's own
+ *    fallback requestAnimationFrame was still pending when it pressed the next key right
+ *    after a paint (now cancelled, and keys come 20-37 ms apart, at no fixed point of the
+ *    frame). Stock Chromium, blinking: p50 26 ms, p99 35; steady: p50 9, p99 28 (the echo
+ *    back ~1.8 ms after the send, then the wait for the next frame, 0-16.7 ms). With the
+ *    feature off (`--disable-features=DeferRendererTasksAfterInput`, which the Electron
+ *    shell can set) or the key injected in the page (term.input: no input event, no
+ *    deferral) the few keys still held back go too. The benchmark prints all three.
  *  - memory: the flood's growth is V8's young generation growing to its 64 MB semi-space
  *    limit (new space 16-32 → 128 MB), driven by the headless screen's allocations; old
  *    space stays small and nothing accumulates. `--max-semi-space-size=8` on the core's
