@@ -157,7 +157,8 @@ async function throughputAndKeys(dir: string, log: (l: string) => void): Promise
       log(`keystroke  ${label}  p50 ${ms(pct(painted, 50))}  p99 ${ms(pct(painted, 99))}  (${marks.length} keys, ${from} to echo painted)`);
       // xterm's onData, the renderer's pane.input and td-client's ws.send are one synchronous call.
       log(`             ${from} -> xterm onData -> ws.send of pane.input ${both(marks.map((m) => m.send))}`);
-      log(`             ws.send -> echo message handled ${both(marks.map((m) => m.recv - m.send))}`);
+      const held = marks.filter((m) => m.recv - m.send > 5).length;
+      log(`             ws.send -> echo message handled ${both(marks.map((m) => m.recv - m.send))} (${held} of ${marks.length} over 5 ms)`);
       log(`             echo handled -> parsed into xterm's buffer ${both(marks.map((m) => m.parsed - m.recv))}`);
       log(`             parsed -> painted (xterm's render in the next animation frame) ${both(marks.map((m) => m.painted - m.parsed))}`);
       log(`             p99 ${ms(pct(painted, 99))} vs goal 2x bare p99 + one frame = ${ms(goal)} (ratio ${(pct(painted, 99) / goal).toFixed(2)}): ${verdict(pct(painted, 99) < goal)}`);
