@@ -22,8 +22,16 @@ export async function waitFor<T>(cond: () => T | Promise<T>, what: string, timeo
 /** A fresh temp folder; the environment a test's app runs with (XDG_STATE_HOME inside it). */
 export function tempState(prefix = 'td-test-'): { dir: string; env: NodeJS.ProcessEnv; cleanup(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  // A home of its own with quiet startup files: a login shell in a test never reads the
+  // person's dotfiles (a slow or locked `pyenv init` there stalled every shell for 60 s).
+  const home = path.join(dir, 'home');
+  fs.mkdirSync(home);
+  const rc = "PS1='$ '\nunset HISTFILE\n";
+  fs.writeFileSync(path.join(home, '.bash_profile'), rc);
+  fs.writeFileSync(path.join(home, '.bashrc'), rc);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    HOME: home,
     XDG_STATE_HOME: path.join(dir, 'state'),
     TD_SOCKET: path.join(dir, 'state', 'td.sock'),
     SHELL: '/bin/bash',
