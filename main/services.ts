@@ -51,6 +51,11 @@ export interface PaneServiceApi {
   patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId'>>): void;
   /** The pane's process group leader pid, while it runs. */
   pid(paneId: string): number | undefined;
+  /**
+   * Whether the pane's own shell is in the terminal's foreground, waiting for a command
+   * (nothing it started is running): a line typed now would be run by the shell.
+   */
+  shellAtPrompt(paneId: string): boolean;
   onCreated(listener: (pane: PaneInfo) => void): () => void;
   onExit(listener: (pane: PaneInfo) => void): () => void;
   onRemoved(listener: (paneId: string) => void): () => void;
@@ -86,9 +91,9 @@ export interface SurfaceServiceApi {
    * Let another service take an action instead of typing its line (for example the
    * agent channel answers a waiting hook through answers/<id>.json). Each action asks
    * every interceptor twice: first with phase 'check', before anything is recorded,
-   * where `handled: true` with an `error` refuses the action (nothing is written; for
-   * example a late answer to a question the agent stopped waiting for) and nothing may
-   * change; then, once actions.jsonl has the record, with phase 'apply', where the
+   * where nothing may change: `handled: true` with an `error` refuses the action
+   * (nothing is written; for example a late answer to a question the agent stopped
+   * waiting for), `handled: true` alone claims it (it will not be typed); then, once actions.jsonl has the record, with phase 'apply', where the
    * first interceptor that returns `handled: true` takes the action instead of the
    * typed line.
    */

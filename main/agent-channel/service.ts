@@ -307,7 +307,8 @@ export class AgentChannel implements AgentStatusApi {
     } else if (action === 'choose' && target !== 'allow' && target !== 'deny') {
       return { handled: true, error: 'choose "allow" or "deny" for a permission prompt' };
     }
-    return { handled: false };
+    // ours: the answer goes to the waiting hook, not into the terminal
+    return { handled: true };
   }
 
   private intercept(paneId: string, surface: Surface, action: string, target?: string, comment?: string): { handled: boolean; error?: string } {

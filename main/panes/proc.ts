@@ -23,6 +23,30 @@ export function parentPid(pid: number): number | undefined {
   }
 }
 
+/**
+ * The foreground process group of the terminal `pid` controls (Linux: /proc's tpgid;
+ * elsewhere `ps -o tpgid=`), or undefined when the OS does not tell.
+ */
+export function foregroundGroup(pid: number): number | undefined {
+  if (process.platform === 'linux') {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // after "pid (comm) ": state ppid pgrp session tty_nr tpgid
+      const tpgid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[5]);
+      return Number.isInteger(tpgid) && tpgid > 0 ? tpgid : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  try {
+    const out = execFileSync('ps', ['-o', 'tpgid=', '-p', String(pid)], { encoding: 'utf8', timeout: 2000 });
+    const tpgid = Number(out.trim());
+    return Number.isInteger(tpgid) && tpgid > 0 ? tpgid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Walk from `pid` up its parents (itself included) until `isTarget` says yes. */
 export function findAncestor(pid: number, isTarget: (pid: number) => boolean, maxDepth = 64): number | undefined {
   let p: number | undefined = pid;

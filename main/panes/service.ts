@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import type { Layout, PaneInfo } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
 import type { Paths } from '../paths.ts';
@@ -15,7 +16,10 @@ import type { CreatePaneOptions, PaneServiceApi } from '../services.ts';
 import { findProgram, newTag, paneEnv, loginShell } from './env.ts';
 import * as L from './layout.ts';
 import { DEFAULT_COLS, DEFAULT_ROWS, Pane, SCROLLBACK } from './pane.ts';
-import { findAncestor, processCwd } from './proc.ts';
+import { findAncestor, foregroundGroup, processCwd } from './proc.ts';
+
+/** Programs that run what is typed at them as commands. */
+const SHELLS = new Set(['bash', 'zsh', 'fish', 'sh', 'dash', 'ksh', 'mksh', 'tcsh', 'csh', 'nu', 'pwsh', 'xonsh', 'elvish']);
 
 export interface PaneServiceOptions {
   core: Core;
@@ -102,6 +106,15 @@ export class PaneService implements PaneServiceApi {
 
   pid(paneId: string): number | undefined {
     return this.panes.get(paneId)?.pid;
+  }
+
+  shellAtPrompt(paneId: string): boolean {
+    const pane = this.panes.get(paneId);
+    const pid = pane?.pid;
+    if (!pane || pid === undefined || pane.info.status !== 'running') return false;
+    if (!SHELLS.has(path.basename(pane.command[0] ?? '').replace(/^-/, ''))) return false;
+    // The shell leads its own process group; it is in the foreground when nothing it started is.
+    return foregroundGroup(pid) === pid;
   }
 
   /** The pane's live working folder (from the OS), else the one it started in. */

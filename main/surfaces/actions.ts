@@ -37,6 +37,8 @@ export interface ActionDeps {
   folder(paneId: string): string;
   write(paneId: string, data: string): void;
   interceptors(): readonly Interceptor[];
+  /** Whether the pane's shell sits at its prompt (it would run a typed line as a command). */
+  shellAtPrompt?(paneId: string): boolean;
   now?: () => Date;
 }
 
@@ -115,14 +117,21 @@ export class ActionWriter {
     }
     if (pane.status !== 'running') return { ok: false, error: 'the pane\'s program has exited — restart the pane, then act again; nothing was sent' };
 
-    // 0. an interceptor may refuse before anything is written
+    // 0. an interceptor may refuse (or claim) before anything is written
+    let claimed = false;
     for (const fn of this.deps.interceptors()) {
       try {
         const r = fn(paneId, surface, action, target, comment, 'check');
         if (r.handled && r.error) return { ok: false, error: r.error };
+        if (r.handled) claimed = true;
       } catch {
         // a failing check refuses nothing
       }
+    }
+    // A line typed at a bare shell prompt would be run as a command (a `$(…)` or a
+    // backquoted name in an option would execute): only a program reads it.
+    if (!claimed && this.deps.shellAtPrompt?.(paneId)) {
+      return { ok: false, error: 'nothing in this pane is reading — its shell would run the line as a command; start the agent again, then act; nothing was sent' };
     }
 
     // 1. the record, fsync'd

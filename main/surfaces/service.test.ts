@@ -395,6 +395,27 @@ describe('actions', () => {
     expect(typed.join('')).not.toContain('workbench');
   });
 
+  it('never types a line at a bare shell prompt (the shell would run it), and does once a program reads', async () => {
+    const pane = panes.create({ command: BASH });
+    const marker = path.join(state.dir, 'ran');
+    surfaces.ingest(pane.id, { td: '0.4', kind: 'question', id: 'qs', model: { question: 'Which?', options: [{ name: `$(touch ${marker})` }, { name: 'safe' }] } }, 'agent');
+    panes.write(pane.id, 'echo ready-at-prompt\r');
+    await waitFor(() => /^ready-at-prompt$/m.test(panes.screenText(pane.id)), 'the shell at its prompt');
+    await waitFor(() => panes.shellAtPrompt(pane.id), 'the shell in the foreground');
+    const refused = surfaces.act(pane.id, 'qs', 'choose', `$(touch ${marker})`);
+    expect(refused).toMatchObject({ ok: false, error: expect.stringMatching(/its shell would run the line as a command/) });
+    expect(fs.existsSync(path.join(panes.folder(pane.id), 'actions.jsonl'))).toBe(false);
+    // A program in the foreground reads the line: now it is typed, and the shell runs nothing.
+    const got = path.join(state.dir, 'got.txt');
+    panes.write(pane.id, `head -n 1 > '${got}'\r`);
+    await waitFor(() => !panes.shellAtPrompt(pane.id), 'head in the foreground');
+    const sent = surfaces.act(pane.id, 'qs', 'choose', `$(touch ${marker})`);
+    expect(sent).toMatchObject({ ok: true });
+    await waitFor(() => fs.existsSync(got) && fs.readFileSync(got, 'utf8').includes('choose on surface qs'), 'the line read by head');
+    expect(fs.readFileSync(got, 'utf8')).toContain(`· $(touch ${marker})`);
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+
   it('an interceptor refusing at the check writes nothing and types nothing', async () => {
     const pane = quietPane();
     const typed: string[] = [];

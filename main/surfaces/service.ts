@@ -60,6 +60,7 @@ export class SurfaceService implements SurfaceServiceApi {
       folder,
       write: (paneId, data) => this.panes.write(paneId, data),
       interceptors: () => this.interceptors,
+      shellAtPrompt: (paneId) => this.panes.shellAtPrompt(paneId),
     });
   }
 
