@@ -28,8 +28,10 @@ describe('surfaces in the app', () => {
     const out = path.join(state.dir, 'reply.txt');
     const doc = JSON.stringify({ td: '0.4', kind: 'decision', id: 'pick', title: 'Pick one', model: { question: 'A or B?', options: [{ name: 'A' }, { name: 'B', recommended: true }] } });
     fs.writeFileSync(path.join(state.dir, 'doc.json'), doc);
-    // In the pane: send the surface, then wait for the line the bench types back.
-    app.panes.write(pane.id, `terminal-delight surface ${path.join(state.dir, 'doc.json')} && IFS= read -r line && printf '%s' "$line" > ${out}\r`);
+    // In the pane: send the surface, then a program (as an agent is) waits for the line
+    // the bench types back. (The shell's own `read` would not do: with the shell in the
+    // foreground the bench cannot tell it from a prompt, and refuses to type.)
+    app.panes.write(pane.id, `terminal-delight surface ${path.join(state.dir, 'doc.json')} && head -n 1 | tr -d '\\r\\n' > ${out}\r`);
     const s = await waitFor(() => app.surfaces.list(pane.id).find((x) => x.id === 'pick'), 'the surface on the bench', 20_000);
     expect(s).toMatchObject({ kind: 'decision', shelf: 'Decide', route: 'file', file: 'pick.json' });
     expect(app.panes.get(pane.id)!.unseen).toBe(1);
