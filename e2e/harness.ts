@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Layout, PaneInfo } from '../preload/contract.ts';
+import { quietDotfiles } from '../main/panes/testing.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const ARTIFACTS = path.join(ROOT, 'e2e', 'artifacts');
@@ -61,10 +62,7 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
   const stateDir = tempDir('state');
   const home = tempDir('home');
   const cwd = tempDir('cwd');
-  // A quiet, predictable login shell: bash with a short prompt and no user files.
-  const rc = "PS1='td$ '\nPROMPT_COMMAND=\nunset HISTFILE\n";
-  fs.writeFileSync(path.join(home, '.bash_profile'), rc);
-  fs.writeFileSync(path.join(home, '.bashrc'), rc);
+  quietDotfiles(home, 'td$ ');
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     XDG_STATE_HOME: stateDir,

@@ -19,6 +19,13 @@ export async function waitFor<T>(cond: () => T | Promise<T>, what: string, timeo
   }
 }
 
+/** A quiet, predictable login shell in `home`: bash with a short prompt, no history, no user files. */
+export function quietDotfiles(home: string, prompt: string): void {
+  const rc = `PS1='${prompt}'\nPROMPT_COMMAND=\nunset HISTFILE\n`;
+  fs.writeFileSync(path.join(home, '.bash_profile'), rc);
+  fs.writeFileSync(path.join(home, '.bashrc'), rc);
+}
+
 /** A fresh temp folder; the environment a test's app runs with (XDG_STATE_HOME inside it). */
 export function tempState(prefix = 'td-test-'): { dir: string; env: NodeJS.ProcessEnv; cleanup(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -26,9 +33,7 @@ export function tempState(prefix = 'td-test-'): { dir: string; env: NodeJS.Proce
   // person's dotfiles (a slow or locked `pyenv init` there stalled every shell for 60 s).
   const home = path.join(dir, 'home');
   fs.mkdirSync(home);
-  const rc = "PS1='$ '\nunset HISTFILE\n";
-  fs.writeFileSync(path.join(home, '.bash_profile'), rc);
-  fs.writeFileSync(path.join(home, '.bashrc'), rc);
+  quietDotfiles(home, '$ ');
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOME: home,
