@@ -10,8 +10,9 @@ import path from 'node:path';
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEvents, sampleInput, startHook } from '../scripts/hooks/hook-runner.ts';
-import { ARTIFACTS, launchBrowser, openWindow, paneFolder, startServe, type Serve, type TdPage } from './harness.ts';
+import { ARTIFACTS, openPaneFixture, type PaneFixture, type Serve, type TdPage } from './harness.ts';
 
+let fixture: PaneFixture;
 let serve: Serve;
 let browser: Browser;
 let win: TdPage;
@@ -27,12 +28,8 @@ function card(id: string): Locator {
 }
 
 beforeAll(async () => {
-  serve = await startServe();
-  browser = await launchBrowser();
-  win = await openWindow(browser, serve, { theme: 'dark', viewport: { width: 1400, height: 900 } });
-  [paneId] = (await win.paneIds()) as [string];
-  await win.waitForPrompt(paneId);
-  folder = await paneFolder(win, serve, paneId);
+  fixture = await openPaneFixture();
+  ({ serve, browser, win, paneId, folder } = fixture);
   session = path.basename(path.dirname(folder));
   if ((await bench().count()) === 0) await win.header(paneId).getByRole('button', { name: 'Open bench' }).click();
   await bench().waitFor({ state: 'visible', timeout: 20_000 });
@@ -46,9 +43,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await win?.close();
-  await browser?.close();
-  await serve?.close();
+  await fixture?.close();
 });
 
 describe('agent channel in the window', () => {

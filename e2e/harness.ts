@@ -160,6 +160,36 @@ export interface LaunchOptions {
   disableFeatures?: string[];
 }
 
+/** One serve, one browser, one window whose first pane is at its prompt: what most e2e files start from. */
+export interface PaneFixture {
+  serve: Serve;
+  browser: Browser;
+  win: TdPage;
+  paneId: string;
+  /** The pane's folder (surfaces, actions.jsonl, inbound.jsonl, bench.json). */
+  folder: string;
+  tag: string;
+  close(): Promise<void>;
+}
+
+export async function openPaneFixture(opts: WindowOptions = { theme: 'dark', viewport: { width: 1400, height: 900 } }): Promise<PaneFixture> {
+  const serve = await startServe();
+  const browser = await launchBrowser();
+  const win = await openWindow(browser, serve, opts);
+  const [paneId] = (await win.paneIds()) as [string];
+  await win.waitForPrompt(paneId);
+  const folder = await paneFolder(win, serve, paneId);
+  const tag = (await win.pane(paneId))!.tag;
+  return {
+    serve, browser, win, paneId, folder, tag,
+    async close() {
+      await win.close().catch(() => undefined);
+      await browser.close();
+      await serve.close();
+    },
+  };
+}
+
 export async function launchBrowser(opts: LaunchOptions = {}): Promise<Browser> {
   const extra = opts.disableFeatures?.length ? [`--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...opts.disableFeatures].join(',')}`] : [];
   return chromium.launch({

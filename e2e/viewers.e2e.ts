@@ -10,8 +10,9 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, ROOT, dropSurface, launchBrowser, openWindow, paneFolder, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
+import { ARTIFACTS, ROOT, dropSurface, openPaneFixture, openWindow, paneFolder, tempDir, type PaneFixture, type Serve, type TdPage } from './harness.ts';
 
+let fixture: PaneFixture;
 let serve: Serve;
 let browser: Browser;
 let win: TdPage;
@@ -125,13 +126,8 @@ async function shotViewer(w: TdPage, name: string): Promise<void> {
 let files: { md: string; img: string; probe: string; brief: string; bin: string };
 
 beforeAll(async () => {
-  serve = await startServe();
-  browser = await launchBrowser();
-  win = await openWindow(browser, serve, { theme: 'dark', viewport: { width: 1400, height: 900 } });
-  [paneId] = (await win.paneIds()) as [string];
-  await win.waitForPrompt(paneId);
-  folder = await paneFolderOf(win, paneId);
-  tag = (await win.pane(paneId))!.tag;
+  fixture = await openPaneFixture();
+  ({ serve, browser, win, paneId, folder, tag } = fixture);
   scratch = tempDir('viewers');
   files = {
     md: path.join(scratch, 'design.md'),
@@ -175,8 +171,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await serve?.close();
+  await fixture?.close();
   if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
 });
 

@@ -11,8 +11,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, ROOT, dropSurface, launchBrowser, openWindow, paneFolder, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
+import { ARTIFACTS, ROOT, dropSurface, openPaneFixture, openWindow, paneFolder, tempDir, type PaneFixture, type Serve, type TdPage } from './harness.ts';
 
+let fixture: PaneFixture;
 let serve: Serve;
 let browser: Browser;
 let win: TdPage;
@@ -130,20 +131,14 @@ const DECISION = (id: string, title: string) => ({
 });
 
 beforeAll(async () => {
-  serve = await startServe();
-  browser = await launchBrowser();
-  win = await openWindow(browser, serve, { theme: 'dark', viewport: { width: 1400, height: 900 } });
-  [paneId] = (await win.paneIds()) as [string];
-  await win.waitForPrompt(paneId);
-  folder = await paneFolderOf(win, paneId);
-  tag = (await win.pane(paneId))!.tag;
+  fixture = await openPaneFixture();
+  ({ serve, browser, win, paneId, folder, tag } = fixture);
   scratch = tempDir('bench');
   await openBench(win);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await serve?.close();
+  await fixture?.close();
   if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
 });
 
