@@ -56,6 +56,16 @@ function lines(): string[] {
   return out;
 }
 
+/** Whether no process of this process group is left. */
+function groupGone(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 describe('Appendix A through the real host, in a real pane', () => {
   it('replays the counter session message for message', async () => {
     makeHost();
@@ -141,14 +151,7 @@ describe('Ticks in panes', () => {
     expect(await slow).toMatchObject({ ok: false, outcome: 'unknown' });
     await waitFor(() => host.get(opened.instance.id)?.status === 'ended', 'the instance ended');
     expect(host.get(opened.instance.id)?.reason).toBe('the Tick\'s pane was closed');
-    await waitFor(() => {
-      try {
-        process.kill(-pid, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    }, 'the process group gone', 5000);
+    await waitFor(() => groupGone(pid), 'the process group gone', 5000);
   });
 
   it('a Tick that ignores SIGTERM is killed after the grace', async () => {
@@ -159,14 +162,7 @@ describe('Ticks in panes', () => {
     const t0 = Date.now();
     await host.close(opened.instance.id);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
-    await waitFor(() => {
-      try {
-        process.kill(-pid, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    }, 'the process group gone');
+    await waitFor(() => groupGone(pid), 'the process group gone');
   });
 
   it('a failed initialization reports the reason and the screen, kills the Tick, and lists nothing', async () => {
