@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../app.ts';
+import { foregroundGroup } from '../panes/proc.ts';
 import { BASH, tempState, waitFor } from '../panes/testing.ts';
 
 let state: ReturnType<typeof tempState>;
@@ -35,6 +36,17 @@ describe('surfaces in the app', () => {
     const s = await waitFor(() => app.surfaces.list(pane.id).find((x) => x.id === 'pick'), 'the surface on the bench', 20_000);
     expect(s).toMatchObject({ kind: 'decision', shelf: 'Decide', route: 'file', file: 'pick.json' });
     expect(app.panes.get(pane.id)!.unseen).toBe(1);
+    // The surface can arrive before `head` starts (the shell is in the foreground for a
+    // moment between the two commands, and the bench would rightly refuse): wait for it.
+    const foreground = () => {
+      const group = foregroundGroup(app.panes.pid(pane.id)!);
+      try {
+        return group ? fs.readFileSync(`/proc/${group}/comm`, 'utf8').trim() : '';
+      } catch {
+        return '';
+      }
+    };
+    await waitFor(() => foreground() === 'head', 'head reading in the pane', 20_000);
     const r = await app.core.request('surface.act', { paneId: pane.id, surfaceId: 'pick', action: 'choose', target: 'B', comment: 'B, because\nit is \u001b[1mbold' }, CLIENT);
     expect(r.ok).toBe(true);
     const line = await waitFor(() => fs.existsSync(out) && fs.readFileSync(out, 'utf8'), 'the line read in the pane', 20_000);
