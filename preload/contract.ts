@@ -14,6 +14,9 @@ export type PaneKind = 'shell' | 'agent' | 'tick';
 /** What an agent running in a pane is doing, from the TDAC hooks. */
 export type AgentStatus = 'working' | 'blocked' | 'done' | 'idle';
 
+/** The agent CLIs the app recognises in a pane (by argv[0] or by their hooks). */
+export type AgentName = 'claude' | 'codex' | 'gemini' | 'opencode';
+
 export interface PaneInfo {
   id: string;
   /** 8 characters of a-z0-9, the pane's $TD_TAG, echoed in every action line. */
@@ -37,6 +40,13 @@ export interface PaneInfo {
   benchOpen: boolean;
   /** Unseen surfaces on the pane's bench. */
   unseen: number;
+  /** The agent CLI the pane runs, when recognised, and its own session id once known (for resume). */
+  agentCli?: { name: AgentName; sessionId?: string };
+  /**
+   * Set when the pane's process did not end by itself but with the service (a quit, an
+   * upgrade, a crash, a reboot): why, when, and the argv `pane.resume` would start.
+   */
+  ended?: { reason: string; at: string; resumeArgv: string[] };
 }
 
 /** The window's tiling: leaves are panes, splits share space by fractions summing to 1. */
@@ -56,6 +66,18 @@ export interface Settings {
   mcpWrites: boolean;
   /** The command "New agent pane" runs. */
   agentCommand: string[];
+  /** Desktop notifications when an agent is blocked or done, or a Tick fails. */
+  notifications: boolean;
+  /** What closing the last window does: keep every pane running (the service stays), or end them all. */
+  windowClose: 'keep' | 'end';
+  /** Panes that were running when the service last stopped: resumed as it starts (none, plain shells only, or all). */
+  resumeAtStart: 'none' | 'shells' | 'all';
+  /** Shell integration for bash, zsh and fish (prompt marks, cwd, exit status); off: shells start as they are. */
+  shellIntegration: boolean;
+  /** Folder new agent worktrees go in; empty: beside the repository (<repo>.worktrees/). */
+  worktreeFolder: string;
+  /** A shell command run in a new worktree before its agent starts (e.g. "npm ci"); empty: none. */
+  worktreeSetup: string;
 }
 
 // ───────────────────────────── surfaces (TDSP) ─────────────────────────────
@@ -168,7 +190,12 @@ export interface Requests {
   /** Flow control: the renderer has written (parsed) this many characters of output. */
   'pane.ack': { req: { paneId: string; chars: number }; res: void };
   /** The pane's screen and scrollback as escape sequences, to draw a pane on attach. */
-  'pane.snapshot': { req: { paneId: string }; res: { data: string; cols: number; rows: number } };
+  /**
+   * The pane's screen and at most `scrollback` lines of history (default 1000; 'all': the
+   * whole scrollback) as escape sequences, to draw a pane on attach. `complete` is false
+   * when older lines were left out.
+   */
+  'pane.snapshot': { req: { paneId: string; scrollback?: number | 'all' }; res: { data: string; cols: number; rows: number; complete: boolean } };
   'pane.focus': { req: { paneId: string }; res: void };
   'layout.set': { req: { layout: Layout }; res: void };
 
@@ -193,6 +220,28 @@ export interface Requests {
   'approval.answer': { req: { approvalId: string; approve: boolean }; res: { ok: boolean; error?: string } };
 
   'agent.new': { req: { command?: string[]; cwd?: string; splitOf?: string; direction?: 'right' | 'down' }; res: PaneInfo };
+
+  /** Start an ended pane again as it was (same id, folder, env, cwd, size; the agent's resume argv). */
+  'pane.resume': { req: { paneId: string }; res: PaneInfo };
+  /** Resume every ended pane; the ones that could not start say why. */
+  'pane.resumeAll': { req: Record<string, never>; res: { resumed: string[]; failed: Array<{ paneId: string; error: string }> } };
+  /** The service: who runs it, and what still runs in it (for "Quit and end all panes"). */
+  'service.info': { req: Record<string, never>; res: ServiceInfo };
+  /** Stop the service. endPanes: hang up every pane (SIGHUP, then SIGTERM/SIGKILL) and close every Tick first. */
+  'service.quit': { req: { endPanes: boolean }; res: { ok: boolean; error?: string } };
+}
+
+export interface ServiceInfo {
+  pid: number;
+  version: string;
+  protocol: number;
+  startedAt: string;
+  /** Panes whose process runs now, with the program in their foreground. */
+  running: Array<{ paneId: string; title: string; program: string; kind: PaneKind }>;
+  /** Hosted Ticks that are starting or ready. */
+  ticks: Array<{ instanceId: string; title: string }>;
+  /** Windows attached now. */
+  clients: number;
 }
 
 // ───────────────────────────── events ─────────────────────────────
@@ -204,6 +253,12 @@ export interface Events {
   'pane.removed': { paneId: string };
   'layout.changed': { layout: Layout | null; focused: string | null };
   'settings.changed': Settings;
+
+  /**
+   * This window fell too far behind the pane's output while another window kept up, so
+   * it was left out of the pane's output; it has caught up and should redraw from a snapshot.
+   */
+  'pane.stale': { paneId: string };
 
   /** A surface arrived or changed (`surface`), or left the bench (`removedId`). */
   'surface.changed': { paneId: string; surface?: Surface; removedId?: string };
@@ -221,7 +276,9 @@ export type AppCommand =
   | 'split-right' | 'split-down' | 'close-pane' | 'focus-next' | 'focus-prev'
   | 'zoom-in' | 'zoom-out' | 'zoom-reset' | 'find' | 'toggle-bench' | 'new-agent' | 'new-pane'
   /** Show the Open Tick dialog; focus-pane focuses the event's paneId (a desktop notification was clicked). */
-  | 'open-tick' | 'focus-pane';
+  | 'open-tick' | 'focus-pane'
+  /** Settings screen; "Quit and end all panes" (asks first). */
+  | 'open-settings' | 'quit-all';
 
 export type RequestName = keyof Requests;
 export type EventName = keyof Events;
@@ -243,10 +300,11 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'artifact.open', 'artifact.reveal', 'bench.set',
   'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',
   'agent.new',
+  'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit',
 ] as const;
 
 export const EVENT_NAMES: readonly EventName[] = [
-  'pane.output', 'pane.updated', 'pane.removed', 'layout.changed', 'settings.changed',
+  'pane.output', 'pane.updated', 'pane.removed', 'pane.stale', 'layout.changed', 'settings.changed',
   'surface.changed', 'tick.changed', 'approval.changed', 'notify', 'command',
 ] as const;
 
@@ -267,6 +325,12 @@ export const DEFAULT_SETTINGS: Settings = {
   mcpServer: true,
   mcpWrites: true,
   agentCommand: ['claude'],
+  notifications: true,
+  windowClose: 'keep',
+  resumeAtStart: 'shells',
+  shellIntegration: true,
+  worktreeFolder: '',
+  worktreeSetup: '',
 };
 
 /**

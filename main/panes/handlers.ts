@@ -74,7 +74,7 @@ export function installPaneHandlers(core: Core, panes: PaneService, settings: Se
 
   core.handle('pane.ack', (req, client) => panes.ack(str(req.paneId, 'paneId'), client.id, req.chars));
 
-  core.handle('pane.snapshot', (req, client) => panes.snapshot(str(req.paneId, 'paneId'), client.id));
+  core.handle('pane.snapshot', (req, client) => panes.snapshot(str(req.paneId, 'paneId'), client.id, req.scrollback));
 
   core.handle('pane.focus', (req) => panes.focus(str(req.paneId, 'paneId')));
 

@@ -16,6 +16,8 @@ import { processCwd } from './proc.ts';
 export const DEFAULT_COLS = 120;
 export const DEFAULT_ROWS = 30;
 export const SCROLLBACK = 10_000;
+/** History lines a snapshot carries unless more are asked for (the window fetches the rest on scroll). */
+export const SNAPSHOT_SCROLLBACK = 1_000;
 /** The headless screen counts as a reader in flow control under this name. */
 const HEADLESS = '#headless';
 /**
@@ -338,13 +340,15 @@ export class Pane {
    * The screen and scrollback as escape sequences, consistent with the output events:
    * it holds exactly the output of every 'pane.output' event emitted before it returns.
    */
-  async snapshot(): Promise<{ data: string; cols: number; rows: number }> {
+  async snapshot(scrollback: number = SNAPSHOT_SCROLLBACK): Promise<{ data: string; cols: number; rows: number; complete: boolean }> {
     this.flush();
     const mine = !this.held;
     if (mine) this.held = [];
     try {
       await new Promise<void>((resolve) => this.screen.write('', resolve));
-      return { data: this.serializer.serialize({ scrollback: SCROLLBACK }), cols: this.screen.cols, rows: this.screen.rows };
+      const history = this.screen.buffer.normal.baseY;
+      const lines = Math.max(0, Math.min(scrollback, history));
+      return { data: this.serializer.serialize({ scrollback: lines }), cols: this.screen.cols, rows: this.screen.rows, complete: lines >= history };
     } finally {
       if (mine) {
         // Output that arrived while the snapshot was taken is not in it: release it only

@@ -287,10 +287,13 @@ export class PaneService implements PaneServiceApi {
     this.core.emit('pane.updated', pane.info);
   }
 
-  snapshot(paneId: string, clientId?: string): Promise<{ data: string; cols: number; rows: number }> {
+  snapshot(paneId: string, clientId?: string, scrollback?: number | 'all'): Promise<{ data: string; cols: number; rows: number; complete: boolean }> {
     const pane = this.need(paneId);
     if (clientId) this.addReader(clientId);
-    return pane.snapshot();
+    if (scrollback !== undefined && scrollback !== 'all' && !(Number.isInteger(scrollback) && scrollback >= 0)) {
+      throw new Error(`scrollback ${JSON.stringify(scrollback)} is not usable: send a whole number of lines, or "all"`);
+    }
+    return pane.snapshot(scrollback === 'all' ? Number.MAX_SAFE_INTEGER : scrollback);
   }
 
   // ───────────── layout and focus ─────────────

@@ -21,11 +21,23 @@ function checkField(key: string, value: unknown): { ok: true; value: unknown } |
     case 'copyOnSelect':
     case 'mcpServer':
     case 'mcpWrites':
+    case 'notifications':
+    case 'shellIntegration':
       return typeof value === 'boolean' ? { ok: true, value } : { ok: false, error: `${key} must be true or false` };
     case 'agentCommand':
       return Array.isArray(value) && value.length > 0 && value.every((a) => typeof a === 'string' && a.length > 0)
         ? { ok: true, value: [...value] }
         : { ok: false, error: 'agentCommand must be a non-empty list of strings (argv): for example ["claude"]' };
+    case 'windowClose':
+      return value === 'keep' || value === 'end' ? { ok: true, value } : { ok: false, error: `windowClose ${JSON.stringify(value)} is not known: use "keep" (panes keep running) or "end" (closing the last window ends them)` };
+    case 'resumeAtStart':
+      return value === 'none' || value === 'shells' || value === 'all' ? { ok: true, value } : { ok: false, error: `resumeAtStart ${JSON.stringify(value)} is not known: use "none", "shells" or "all"` };
+    case 'worktreeFolder':
+      return typeof value === 'string' && value.length <= 4096 && (value === '' || value.startsWith('/') || value.startsWith('~')) && !/[\x00-\x1f]/.test(value)
+        ? { ok: true, value }
+        : { ok: false, error: 'worktreeFolder must be empty (beside the repository) or an absolute folder path' };
+    case 'worktreeSetup':
+      return typeof value === 'string' && value.length <= 4096 && !/[\x00-\x08\x0a-\x1f]/.test(value) ? { ok: true, value } : { ok: false, error: 'worktreeSetup must be one line of shell command (at most 4096 characters), or empty' };
     default:
       return { ok: false, error: `there is no setting "${key}": known settings are ${Object.keys(DEFAULT_SETTINGS).join(', ')}` };
   }

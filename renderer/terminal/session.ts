@@ -200,7 +200,7 @@ export class TerminalSession {
       for (let attempt = 1; ; attempt++) {
         const droppedBefore = this.stats.dropped;
         this.stats.syncs++;
-        snap = await this.opts.api.invoke('pane.snapshot', { paneId: this.paneId });
+        snap = await this.opts.api.invoke('pane.snapshot', { paneId: this.paneId, scrollback: 'all' });
         if (gen !== this.generation || this.disposed) return;
         // Output dropped while the snapshot was on its way should be in it, but the core
         // may emit output it held back during the snapshot just before its answer leaves
