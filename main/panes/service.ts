@@ -113,7 +113,7 @@ export class PaneService implements PaneServiceApi {
     return this.focusedId;
   }
 
-  /** The program in the pane's foreground (as last seen), else the one it started. */
+  /** The program in the pane's foreground now, else the one it started. */
   program(paneId: string): string {
     return this.need(paneId).program;
   }
