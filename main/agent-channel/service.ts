@@ -563,7 +563,9 @@ export class AgentChannel implements AgentStatusApi {
     }
     const agent = agentOf(command);
     const { argv, sessionId } = agent ? agent.startArgv(command, this.opts.uuid?.() ?? crypto.randomUUID()) : { argv: [...command], sessionId: undefined };
-    const pane = panes.create({ kind: 'agent', command: argv, cwd: req.cwd, splitOf: req.splitOf, direction: req.direction });
+    // Beside a pane, in that pane's folder (the service's own folder is no project).
+    const cwd = req.cwd ?? (req.splitOf ? panes.get(req.splitOf)?.cwd : undefined);
+    const pane = panes.create({ kind: 'agent', command: argv, cwd, splitOf: req.splitOf, direction: req.direction });
     if (!agent) return pane;
     panes.patch(pane.id, { agentCli: { name: agent.name, ...(sessionId ? { sessionId } : {}) } });
     if (sessionId && agent.transcriptPath) {
