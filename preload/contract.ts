@@ -231,6 +231,8 @@ export interface Requests {
   'approval.answer': { req: { approvalId: string; approve: boolean }; res: { ok: boolean; error?: string } };
 
   'agent.new': { req: { command?: string[]; cwd?: string; splitOf?: string; direction?: 'right' | 'down' }; res: PaneInfo };
+  /** The agent CLIs found on PATH, for "+ Agent" (settings.agentCommand's agent first). */
+  'agent.available': { req: Record<string, never>; res: AvailableAgent[] };
 
   /** Start an ended pane again as it was (same id, folder, env, cwd, size; the agent's resume argv). */
   'pane.resume': { req: { paneId: string }; res: PaneInfo };
@@ -240,6 +242,17 @@ export interface Requests {
   'service.info': { req: Record<string, never>; res: ServiceInfo };
   /** Stop the service. endPanes: hang up every pane (SIGHUP, then SIGTERM/SIGKILL) and close every Tick first. */
   'service.quit': { req: { endPanes: boolean }; res: { ok: boolean; error?: string } };
+}
+
+/** An agent CLI found on PATH. */
+export interface AvailableAgent {
+  name: AgentName;
+  /** As people call it: "Claude Code". */
+  label: string;
+  /** The command that starts it. */
+  command: string[];
+  /** Where it was found. */
+  path: string;
 }
 
 export interface ServiceInfo {
@@ -310,7 +323,7 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'surface.list', 'surface.act', 'surface.seen', 'surface.comment', 'surface.catalogue',
   'artifact.open', 'artifact.reveal', 'bench.set',
   'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',
-  'agent.new',
+  'agent.new', 'agent.available',
   'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit',
 ] as const;
 

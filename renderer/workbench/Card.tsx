@@ -7,6 +7,7 @@ import type { Surface } from '../../preload/contract.ts';
 import { COMMENT_LIMIT, clock, isBlocked, recentRecords, recordText, utf8Length } from './acting.ts';
 import { benchApi, benchStore, errorText } from './runtime.ts';
 import { KindBody } from './cards/KindBody.tsx';
+import { stateLine } from './cards/answerState.ts';
 
 export interface CardCtx {
   paneId: string;
@@ -55,7 +56,8 @@ export function Card(props: {
   const composer = useRef<HTMLTextAreaElement>(null);
   const cardEl = useRef<HTMLElement>(null);
   const accepts = useCallback((a: string) => actions.includes(a), [actions]);
-  const actionable = actions.some((a) => a !== 'dismiss');
+  // A question or permission settled anywhere (or one the bench cannot answer) takes no answer here.
+  const actionable = actions.some((a) => a !== 'dismiss') && (stateLine(s.model)?.open ?? true);
   const tooLong = utf8Length(comment) > COMMENT_LIMIT;
 
   const act = useCallback((action: string, target?: string) => {
