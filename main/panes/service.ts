@@ -17,7 +17,7 @@ import { findProgram, newTag, paneEnv, loginShell } from './env.ts';
 import * as L from './layout.ts';
 import { DEFAULT_COLS, DEFAULT_ROWS, Pane, SCROLLBACK } from './pane.ts';
 import { findAncestor, foregroundGroup, processCwd } from './proc.ts';
-import { agentOf, resumeArgv, SHELLS } from './resume.ts';
+import { agentOf, flagValue, resumeArgv, SHELLS } from './resume.ts';
 
 
 export interface PaneServiceOptions {
@@ -242,7 +242,8 @@ export class PaneService implements PaneServiceApi {
       throw new Error(`"${s.command[0] ?? ''}" was not found on PATH or is not executable: check the command, or give its full path`);
     }
     const name = agentOf(s.command);
-    const agentCli = s.agentCli ?? (name ? { name, ...(name === 'claude' && flagValue(s.command, '--session-id') ? { sessionId: flagValue(s.command, '--session-id') } : {}) } : undefined);
+    const sessionId = flagValue(s.command, '--session-id');
+    const agentCli = s.agentCli ?? (name ? { name, ...(sessionId ? { sessionId } : {}) } : undefined);
     const pane = new Pane(
       { id: s.id, tag: s.tag, kind: s.kind, command: s.command, cwd: s.cwd, env, cols: s.cols, rows: s.rows, title: s.title, instanceId: s.instanceId, scrollback: this.scrollback(), ended: s.ended, agentCli },
       {
@@ -530,11 +531,6 @@ function usableCwd(dir: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function flagValue(argv: readonly string[], flag: string): string | undefined {
-  const i = argv.indexOf(flag);
-  return i > 0 ? argv[i + 1] : undefined;
 }
 
 function validSize(n: number | undefined, fallback: number, max: number): number {
