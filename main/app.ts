@@ -15,6 +15,7 @@ import { McpHost } from './mcp/server.ts';
 import { installAgentChannel, type AgentChannel } from './agent-channel/service.ts';
 import { TickHost } from './tick/host.ts';
 import { tickTools } from './tick/mcp-tools.ts';
+import { installWorktrees, type WorktreeService } from './worktrees/service.ts';
 
 export interface AppOptions {
   /** Which shell carries the contract. */
@@ -40,6 +41,8 @@ export interface App {
   agents: AgentChannel;
   /** The Tick host (main/tick): hosted Ticks, shell: instances, approvals, subscriptions. */
   ticks: TickHost;
+  /** Agents in git worktrees (main/worktrees): the worktree.* requests, the Changes cards. */
+  worktrees: WorktreeService;
   dispose(): Promise<void>;
 }
 
@@ -78,9 +81,11 @@ export async function createApp(opts: AppOptions): Promise<App> {
   core.onDispose(() => mcp.close());
   // The agent channel (main/agent-channel): inbound.jsonl, answers/, agent status, agent.new.
   const agents = installAgentChannel({ core, panes, surfaces, settings, env });
+  // Agents in worktrees (main/worktrees): worktree.* requests, worktrees.json, Changes cards.
+  const worktrees = installWorktrees({ core, panes, surfaces, settings, env, paths, newAgentPane: (req) => agents.newAgentPane(req) });
   // Other services install here (each in its own folder): surfaces, agent-channel, tick, mcp.
 
   // Last, so every service above sees the restored panes arrive (onCreated).
   if (saved) restoreSession(panes, saved);
-  return { core, paths, panes, settings, surfaces, agents, mcp, ticks, dispose: () => core.dispose() };
+  return { core, paths, panes, settings, surfaces, agents, mcp, ticks, worktrees, dispose: () => core.dispose() };
 }

@@ -279,7 +279,7 @@ export class PaneService implements PaneServiceApi {
     this.need(paneId).write(data);
   }
 
-  patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId'>>): void {
+  patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId' | 'worktree'>>): void {
     const pane = this.need(paneId);
     const { title, ...rest } = patch;
     pane.info = { ...pane.info, ...rest };
