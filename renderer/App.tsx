@@ -9,6 +9,7 @@ import { MoonIcon, SunIcon, SystemThemeIcon, TerminalIcon } from './panes/icons.
 import { resolvedTheme, totalUnseen } from './store/store.ts';
 import { AgentsBar } from './agents/AgentsBar.tsx';
 import { OpenTickDialog } from './agents/OpenTickDialog.tsx';
+import { WorktreeDialog } from './agents/WorktreeDialog.tsx';
 
 export function App(): ReactElement {
   const ctx = useWindow();
@@ -62,6 +63,7 @@ export function App(): ReactElement {
       </main>
       <Notices />
       <OpenTickDialog />
+      <WorktreeDialog />
     </div>
   );
 }

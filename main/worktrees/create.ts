@@ -10,7 +10,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { git, gitReason } from './git.ts';
-import { folderName, isInside, madeUpName, nameFromPrompt, nameProblem, worktreesFolder } from './names.ts';
+import { isInside, worktreesFolder } from './folders.ts';
+import { folderName, madeUpName, nameFromPrompt, nameProblem } from './names.ts';
 import { branchExists, gitOut, repoOf, uncommitted, worktrees, type Env } from './repo.ts';
 
 export const INCLUDE_FILE = '.worktreeinclude';

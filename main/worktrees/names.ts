@@ -1,10 +1,8 @@
 /**
  * Names and words for worktrees: a branch name from a first prompt or made up, the
- * folder worktrees go in (never inside the repository), a commit message from the
- * agent's last reply. Pure.
+ * folder name a branch gets, a commit message from the agent's last reply. Pure, no
+ * Node imports (the window's dialog shows the same name the core will make).
  */
-import path from 'node:path';
-
 /** The first few words of a prompt as a branch name ("Fix the login bug!" → "fix-the-login-bug"); '' when it has none. */
 export function nameFromPrompt(prompt: string): string {
   const words = prompt.toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '').match(/[a-z0-9]+/g) ?? [];
@@ -37,21 +35,6 @@ export function nameProblem(name: string): string | undefined {
 /** The folder a branch's worktree gets inside the worktrees folder ("fix/login" → "fix-login"). */
 export function folderName(branch: string): string {
   return branch.replace(/\//g, '-');
-}
-
-/** The folder worktrees go in: the setting (absolute, or ~/…), else `<repo>.worktrees` beside the repository. */
-export function worktreesFolder(setting: string, repo: string, home: string): string {
-  const s = setting.trim();
-  if (!s) return path.join(path.dirname(repo), `${path.basename(repo)}.worktrees`);
-  if (s === '~') return home;
-  if (s.startsWith('~/')) return path.join(home, s.slice(2));
-  return path.resolve(s);
-}
-
-/** Whether `child` is `parent` or inside it. */
-export function isInside(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 /**

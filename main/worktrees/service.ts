@@ -22,7 +22,8 @@ import { readNewLines } from '../agent-channel/tail.ts';
 import { CHANGES_ID, changesSurface, splitDiff, stampsOf, type ChangesStamps } from './changes.ts';
 import { makeWorktree } from './create.ts';
 import { commitAll, ghState, mergeIntoBase, pushBranch, removeRisks, removeWorktree, revertHunk } from './finish.ts';
-import { commitMessage, worktreesFolder } from './names.ts';
+import { worktreesFolder } from './folders.ts';
+import { commitMessage } from './names.ts';
 import { REGISTRY_FILE, WorktreeRegistry, type WorktreeRecord } from './registry.ts';
 import { aheadBehind, branches, gitOut, pushRemote, repoOf, uncommitted, worktreeDiff } from './repo.ts';
 

@@ -7,6 +7,7 @@ import type { Surface } from '../../preload/contract.ts';
 import { COMMENT_LIMIT, clock, isBlocked, recentRecords, recordText, utf8Length } from './acting.ts';
 import { benchApi, benchStore, errorText } from './runtime.ts';
 import { KindBody } from './cards/KindBody.tsx';
+import { currentRecords } from '../../main/surfaces/revisions.ts';
 
 export interface CardCtx {
   paneId: string;
@@ -115,8 +116,8 @@ export function Card(props: {
   }, [paneId, s]);
 
   const blocked = useCallback(
-    (action: string, target?: string) => busy || (!unlocked && isBlocked(s.acted, action, target)),
-    [busy, unlocked, s.acted],
+    (action: string, target?: string) => busy || (!unlocked && isBlocked(currentRecords(s), action, target)),
+    [busy, unlocked, s],
   );
 
   const ctx: CardCtx = useMemo(() => ({ paneId, surface: s, accepts, act, blocked, busy, open }), [paneId, s, accepts, act, blocked, busy, open]);
@@ -165,7 +166,7 @@ export function Card(props: {
   }, [comment]);
 
   const records = recentRecords(s);
-  const settled = s.acted.some((r) => r.action !== 'comment' && r.action !== 'open' && r.action !== 'note');
+  const settled = currentRecords(s).some((r) => r.action !== 'comment' && r.action !== 'open' && r.action !== 'note');
   const when = s.updatedAt !== s.arrivedAt ? `updated ${clock(s.updatedAt)}` : clock(s.arrivedAt);
 
   return (
@@ -265,7 +266,7 @@ export function ActButton(props: {
 }): ReactNode {
   const { ctx, action, target } = props;
   if (!ctx.accepts(action)) return null;
-  const taken = ctx.surface.acted.some((r) => r.action === action && (r.target ?? '') === (target ?? ''));
+  const taken = currentRecords(ctx.surface).some((r) => r.action === action && (r.target ?? '') === (target ?? ''));
   return (
     <button
       type="button"
