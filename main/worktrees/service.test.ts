@@ -109,7 +109,7 @@ describe('the Changes card', () => {
 
     // The agent edits a tracked file and makes a new one.
     const started = Date.now();
-    await tell(pane.id, 'do sed -i "s/line 2/LINE TWO/; s/line 25/LINE 25/" a.txt && printf "hello\\n" > new.txt');
+    await tell(pane.id, 'do sed -i "s/^line 2$/LINE TWO/; s/^line 25$/LINE 25/" a.txt && printf "hello\\n" > new.txt');
     const edited = await waitFor(async () => { const c = await card(pane.id); return files(c).length === 2 ? c : undefined; }, 'the card to show the edits');
     // (Timing belongs in a benchmark; this only prints what it saw.)
     console.log(`Changes card updated ${Date.now() - started} ms after the agent's edit`);
@@ -136,7 +136,7 @@ describe('the Changes card', () => {
 
   it('commits are in the diff too; a person puts one hunk back; a changed hunk is not put back', async () => {
     const { pane, worktree } = await newWorktree();
-    await tell(pane.id, 'do sed -i "s/line 2/LINE TWO/; s/line 25/LINE 25/" a.txt && git add -A && git commit -qm "agent: shout"');
+    await tell(pane.id, 'do sed -i "s/^line 2$/LINE TWO/; s/^line 25$/LINE 25/" a.txt && git add -A && git commit -qm "agent: shout"');
     await waitFor(() => app.panes.get(pane.id)?.worktree?.ahead === 1, 'ahead 1 in the header');
     const c = await waitFor(async () => { const s = await card(pane.id); return files(s)[0]?.hunks.length === 2 ? s : undefined; }, 'two hunks');
     const [h1, h2] = files(c)[0]!.hunks;
@@ -164,7 +164,7 @@ describe('finishing', () => {
   it('commits (the message drawn from the agent\'s last reply), merges into the base, and removes the worktree and branch', async () => {
     const { pane, worktree } = await newWorktree();
     fs.appendFileSync(path.join(app.panes.folder(pane.id), 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', type: 'reply', id: 'r-1', at: new Date().toISOString(), text: 'Shouted line two. Nothing else changed.' })}\n`);
-    await tell(pane.id, 'do sed -i "s/line 2/LINE TWO/" a.txt');
+    await tell(pane.id, 'do sed -i "s/^line 2$/LINE TWO/" a.txt');
     const status = await req('worktree.status', { path: worktree.path });
     expect(status).toMatchObject({ ok: true, uncommitted: 1, remote: null, gh: 'missing', agentRunning: true, message: 'Shouted line two\n\nShouted line two. Nothing else changed.' });
     const committed = await req('worktree.commit', { path: worktree.path, message: 'Shout line two' });
@@ -192,7 +192,7 @@ describe('finishing', () => {
 
   it('a merge commit when the base moved on; a conflict is one sentence and merges nothing', async () => {
     const { pane, worktree } = await newWorktree();
-    await tell(pane.id, 'do sed -i "s/line 2/LINE TWO/" a.txt && git commit -qam "agent: line 2"');
+    await tell(pane.id, 'do sed -i "s/^line 2$/LINE TWO/" a.txt && git commit -qam "agent: line 2"');
     fs.writeFileSync(path.join(repo, 'b.txt'), 'on main\n');
     gitSync(['add', 'b.txt'], repo, env);
     gitSync(['commit', '-qm', 'main: b'], repo, env);
@@ -219,7 +219,7 @@ describe('finishing', () => {
     gitSync(['init', '-q', '--bare', remote], state.dir, env);
     gitSync(['remote', 'add', 'origin', remote], repo, env);
     const { pane, worktree } = await newWorktree();
-    await tell(pane.id, 'do sed -i "s/line 2/LINE TWO/" a.txt && git commit -qam "agent: line 2"');
+    await tell(pane.id, 'do sed -i "s/^line 2$/LINE TWO/" a.txt && git commit -qam "agent: line 2"');
     expect(await req('worktree.push', { path: worktree.path, pr: true })).toEqual({ ok: false, error: GH_MISSING });
     expect(gitSync(['branch', '--list'], remote, env)).toBe('');
     expect(await req('worktree.push', { path: worktree.path, pr: false })).toEqual({ ok: true, remote: 'origin' });

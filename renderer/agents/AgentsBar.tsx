@@ -93,11 +93,13 @@ function AgentsRollup(): ReactElement | null {
     return () => window.removeEventListener('pointerdown', onDown, true);
   }, [open]);
   useEffect(() => {
-    if (rows.length === 0 && left.length === 0) setOpen(false);
-  }, [rows.length, left.length]);
+    if (rows.length === 0 && worktrees.length === 0) setOpen(false);
+  }, [rows.length, worktrees.length]);
 
-  if (rows.length === 0 && left.length === 0) return null;
-  const leftText = left.length ? `${left.length} ${left.length === 1 ? 'worktree' : 'worktrees'} without a pane` : '';
+  if (rows.length === 0 && worktrees.length === 0) return null;
+  const trees = (n: number) => `${n} ${n === 1 ? 'worktree' : 'worktrees'}`;
+  // Worktrees left without a pane are always counted; the others only when no agent is.
+  const leftText = left.length ? `${trees(left.length)} without a pane` : rows.length === 0 ? trees(worktrees.length) : '';
   return (
     <div className="agents-rollup" ref={box} onKeyDown={(e) => { if (e.key === 'Escape') { e.stopPropagation(); setOpen(false); } }}>
       <button
@@ -117,10 +119,10 @@ function AgentsRollup(): ReactElement | null {
             {counts[s]} {STATUS_WORD[s]}
           </span>
         ))}
-        {left.length ? (
-          <span className="agents-count agents-left" title={leftText}>
+        {leftText ? (
+          <span className={`agents-count${left.length ? ' agents-left' : ''}`} title={leftText}>
             {rows.length ? <span className="agents-sep" aria-hidden="true">·</span> : null}
-            <span aria-hidden="true">⎇</span> {left.length} left
+            <span aria-hidden="true">⎇</span> {left.length ? `${left.length} left` : trees(worktrees.length)}
           </span>
         ) : null}
       </button>

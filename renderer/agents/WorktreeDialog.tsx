@@ -128,7 +128,7 @@ function Dialog({ n }: { n: number }): ReactElement {
           <span>Repository</span>
           <input ref={first} name="repo" value={repo} spellCheck={false} autoComplete="off" placeholder="the focused pane's folder" aria-invalid={probeError ? 'true' : undefined} aria-describedby={probeError ? 'new-worktree-probe' : undefined} onChange={(e) => setRepo(e.target.value)} />
         </label>
-        {probeError ? <p id="new-worktree-probe" className="hint bad">{probeError}</p> : probe ? <p className="hint">{probe.repo}</p> : null}
+        {probeError ? <p id="new-worktree-probe" className="hint bad">{probeError}</p> : probe && probe.repo !== repo.trim() ? <p className="hint">Repository: {probe.repo}</p> : null}
         <div className="row">
           <label>
             <span>Base branch</span>
