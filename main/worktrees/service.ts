@@ -279,7 +279,8 @@ export class WorktreeService {
     if (prompt.startsWith('-')) throw new Error('the first prompt starts with "-", which the agent would read as an option: start it with a word');
     const command = this.agentCommand(req.command);
     const dir = req.repo?.trim() ? expandHome(req.repo.trim(), this.home) : this.focusedDir();
-    if (!findProgram(command[0]!, this.env as Record<string, string>, fs.existsSync(dir) ? dir : this.home)) {
+    await repoOf(dir, this.env); // a folder that is no repository says so first
+    if (!findProgram(command[0]!, this.env as Record<string, string>, dir)) {
       throw new Error(`"${command[0]}" was not found on PATH or is not executable: check the agent command (settings.agentCommand), or give its full path`);
     }
     const s = this.opts.settings.get();
