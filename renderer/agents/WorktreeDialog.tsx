@@ -10,6 +10,7 @@ import type { Res } from '../../preload/contract.ts';
 import { nameFromPrompt as nameHint } from '../../main/worktrees/names.ts';
 import { focusPane } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
+import { ModalForm } from './ModalForm.tsx';
 import { hideWorktreeDialog, worktreesUi } from './worktrees.ts';
 
 type Probe = Extract<Res<'worktree.probe'>, { ok: true }>;
@@ -106,22 +107,7 @@ function Dialog({ n }: { n: number }): ReactElement {
   const shownName = name.trim() || nameHint(prompt) || 'agent-…';
   const where = probe ? `${probe.folder}/${shownName.replace(/\//g, '-')}` : '';
   return (
-    <div className="td-modal-backdrop" onPointerDown={(e) => { if (e.target === e.currentTarget && !busy) close(); }}>
-      <form
-        className="td-modal new-worktree"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="new-worktree-title"
-        aria-describedby="new-worktree-about"
-        onSubmit={(e) => void submit(e)}
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') {
-            e.preventDefault();
-            e.stopPropagation();
-            if (!busy) close();
-          }
-        }}
-      >
+    <ModalForm className="new-worktree" labelledBy="new-worktree-title" describedBy="new-worktree-about" busy={busy} onClose={close} onSubmit={(e) => void submit(e)}>
         <h2 id="new-worktree-title">New agent in a worktree</h2>
         <p id="new-worktree-about" className="hint about">The agent gets its own branch and folder, so it never writes over your work or another agent's. Review its changes on the bench, then merge.</p>
         <label>
@@ -157,7 +143,6 @@ function Dialog({ n }: { n: number }): ReactElement {
           <button type="button" className="text-button" onClick={close} disabled={busy}>Cancel</button>
           <button type="submit" className="text-button primary" disabled={busy || !probe}>{busy ? (probe?.setup ? 'Setting up…' : 'Starting…') : 'Start agent'}</button>
         </div>
-      </form>
-    </div>
+    </ModalForm>
   );
 }
