@@ -10,6 +10,9 @@ import { resolvedTheme, totalUnseen } from './store/store.ts';
 import { AgentsBar } from './agents/AgentsBar.tsx';
 import { OpenTickDialog } from './agents/OpenTickDialog.tsx';
 import { WorktreeDialog } from './agents/WorktreeDialog.tsx';
+import { QuitDialog } from './service/QuitDialog.tsx';
+import { ServiceBar } from './service/ServiceBar.tsx';
+import './service/service.css';
 
 export function App(): ReactElement {
   const ctx = useWindow();
@@ -42,6 +45,7 @@ export function App(): ReactElement {
   return (
     <div className={`app${dragging ? ' dragging' : ''}`}>
       <TitleBar />
+      {ready ? <ServiceBar /> : null}
       <main className="workspace">
         {error && !ready ? (
           <div className="empty-state" role="alert">
@@ -64,6 +68,7 @@ export function App(): ReactElement {
       <Notices />
       <OpenTickDialog />
       <WorktreeDialog />
+      <QuitDialog />
     </div>
   );
 }

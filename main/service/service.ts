@@ -11,6 +11,7 @@ import { statePaths, type Paths } from '../paths.ts';
 import { appVersion } from '../version.ts';
 import type { Connection } from './hub.ts';
 import { acquireLock, type LockRecord } from './lock.ts';
+import { SERVICE_STARTED_AT } from './started.ts';
 import { LineSplitter, parseClientHello, PROTOCOL, type ServiceHello } from './wire.ts';
 
 export interface ServiceOptions {
@@ -124,7 +125,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
           if (hello.protocol !== PROTOCOL) {
             return refuse(`this service (version ${appVersion()}) speaks protocol ${PROTOCOL} and the client (version ${hello.version}) speaks ${hello.protocol}: restart the service to update (your panes come back through resume)`);
           }
-          answer({ t: 'hello', ok: true, protocol: PROTOCOL, version: appVersion(), pid: process.pid, startedAt: lock.record.startedAt });
+          answer({ t: 'hello', ok: true, protocol: PROTOCOL, version: appVersion(), pid: process.pid, startedAt: SERVICE_STARTED_AT });
           conn = app.hub.connect(
             {
               send: (text) => {
