@@ -330,7 +330,7 @@ export class PaneService implements PaneServiceApi {
     this.need(paneId).write(data);
   }
 
-  patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId' | 'agentCli'>>): void {
+  patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId' | 'agentCli' | 'worktree'>>): void {
     const pane = this.need(paneId);
     const { title, ...rest } = patch;
     const sessionBefore = pane.info.agentCli?.sessionId;
