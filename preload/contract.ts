@@ -354,7 +354,9 @@ export type AppCommand =
   /** Settings screen; "Quit and end all panes" (asks first). */
   | 'open-settings' | 'quit-all'
   /** "New agent in a worktree…" (asks for the repository, base and name). */
-  | 'new-agent-worktree';
+  | 'new-agent-worktree'
+  /** The window's link to the core was made anew (the service restarted): say hello again and redraw. */
+  | 'resync';
 
 export type RequestName = keyof Requests;
 export type EventName = keyof Events;

@@ -91,8 +91,9 @@ export class PaneService implements PaneServiceApi {
     this.scrollback = opts.scrollback ?? (() => SCROLLBACK);
     this.bus.setMaxListeners(0);
     this.core.onClientGone((client) => this.dropReader(client.id));
-    // A window left out of a pane's flow (it fell behind while another kept up) gets none of its output.
-    this.core.filterEvents('pane.output', (p, client) => this.panes.get(p.paneId)?.accepts(client.id) ?? true);
+    // Output goes to windows (clients that said app.hello), not to relays' own connections or
+    // commands; a window left out of a pane's flow (it fell behind while another kept up) gets none.
+    this.core.filterEvents('pane.output', (p, client) => this.readers.has(client.id) && (this.panes.get(p.paneId)?.accepts(client.id) ?? true));
   }
 
   // ───────────── queries ─────────────
