@@ -477,7 +477,7 @@ describe('new agent pane', () => {
     expect(panes.created.at(-1)).toMatchObject({ command: ['aider'] });
   });
 
-  it('lists the agents found on PATH, the configured one first', async () => {
+  it('lists every agent: the configured one first (with its options), those on PATH, then the rest with how to install them', async () => {
     const bin = path.join(root, 'bin');
     fs.mkdirSync(bin);
     for (const name of ['codex', 'opencode']) fs.writeFileSync(path.join(bin, name), '#!/bin/sh\n', { mode: 0o755 });
@@ -487,12 +487,14 @@ describe('new agent pane', () => {
     core = new Core();
     channel = installAgentChannel({
       core, panes: panes as unknown as PaneServiceApi, surfaces: surfaces as unknown as SurfaceServiceApi,
-      settings: { get: () => ({ agentCommand: ['opencode'] }) } as never,
+      settings: { get: () => ({ agentCommand: ['opencode', '--model', 'td/scripted'] }) } as never,
       env: { HOME: root, PATH: bin },
     });
     expect(await core.request('agent.available', {}, { id: 'w1' })).toEqual([
-      { name: 'opencode', label: 'OpenCode', command: ['opencode'], path: path.join(bin, 'opencode') },
-      { name: 'codex', label: 'Codex', command: ['codex'], path: path.join(bin, 'codex') },
+      { name: 'opencode', label: 'OpenCode', command: ['opencode', '--model', 'td/scripted'], installed: true, path: path.join(bin, 'opencode'), configured: true },
+      { name: 'codex', label: 'Codex', command: ['codex'], installed: true, path: path.join(bin, 'codex') },
+      { name: 'claude', label: 'Claude Code', command: ['claude'], installed: false, install: 'npm install -g @anthropic-ai/claude-code' },
+      { name: 'gemini', label: 'Gemini CLI', command: ['gemini'], installed: false, install: 'npm install -g @google/gemini-cli' },
     ]);
   });
 

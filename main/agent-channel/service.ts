@@ -656,25 +656,28 @@ export class AgentChannel implements AgentStatusApi {
   }
 
   /**
-   * The agents found on PATH, for "+ Agent": settings.agentCommand's first when it is
-   * one of them, then the others in the table's order.
+   * Every agent the app knows, for "+ Agent": the one settings.agentCommand starts first
+   * (with that command and its options), then those found on PATH, then the others with
+   * how to install them; the table's order within each.
    */
   available(): AvailableAgent[] {
     const env = this.opts.env ?? process.env;
     const vars = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'));
     const cwd = env.HOME && fs.existsSync(env.HOME) ? env.HOME : process.cwd();
-    const found: AvailableAgent[] = [];
-    for (const agent of Object.values(AGENTS)) {
-      for (const program of agent.programs) {
+    const configured = this.opts.settings?.get().agentCommand ?? [];
+    const preferred = agentOf(configured)?.name;
+    const all: AvailableAgent[] = Object.values(AGENTS).map((agent) => {
+      const mine = agent.name === preferred;
+      const programs = mine ? [configured[0], ...agent.programs] : agent.programs;
+      const mark = mine ? { configured: true as const } : {};
+      for (const program of programs) {
         const where = findProgram(program, vars, cwd);
-        if (where) {
-          found.push({ name: agent.name, label: agent.label, command: [program], path: where });
-          break;
-        }
+        if (where) return { name: agent.name, label: agent.label, command: mine ? [...configured] : [program], installed: true, path: where, ...mark };
       }
-    }
-    const preferred = agentOf(this.opts.settings?.get().agentCommand ?? [])?.name;
-    return found.sort((a, b) => Number(b.name === preferred) - Number(a.name === preferred));
+      return { name: agent.name, label: agent.label, command: mine ? [...configured] : [agent.programs[0]], installed: false, install: agent.install, ...mark };
+    });
+    const rank = (a: AvailableAgent) => (a.configured ? 0 : a.installed ? 1 : 2);
+    return all.sort((a, b) => rank(a) - rank(b));
   }
 
   dispose(): void {

@@ -13,7 +13,7 @@
  * question tool a hook can answer; its transcript is one JSON document, not JSONL, so
  * ```td blocks are read from the reply AfterAgent hands over.
  */
-import { cut, obj, sessionOf, str, toolEvent, toolInput } from './payload.ts';
+import { cut, obj, promptEvent, sessionOf, str, toolEvent, toolInput } from './payload.ts';
 import { resumeFlags, type FlagSpec } from './argv.ts';
 import type { AgentModule, HookContext, HookPlan } from './types.ts';
 
@@ -63,7 +63,7 @@ function hook(input: Record<string, unknown>, ctx: HookContext): HookPlan {
       // transcript_path is a JSON document, not JSONL: the transcript route is not told.
       return { events: [{ type: 'session', id: ctx.id('s'), ...sessionOf(input), source: str(input.source), cwd: str(input.cwd) }] };
     case 'BeforeAgent':
-      return { events: [{ type: 'prompt', id: ctx.id('p'), ...sessionOf(input), text: cut(input.prompt) ?? '' }] };
+      return { events: [promptEvent(input, ctx)] };
     case 'Notification': {
       if (input.notification_type !== 'ToolPermission') return { events: [] };
       const { tool_name, tool_input } = permissionOf(obj(input.details));
@@ -89,6 +89,7 @@ export const gemini: AgentModule = {
   name: 'gemini',
   label: 'Gemini CLI',
   programs: ['gemini'],
+  install: 'npm install -g @google/gemini-cli',
   can: { permissionsFromBench: false, questionsFromBench: false, transcript: false, resume: true },
   cannotAnswer: 'Gemini CLI\'s hooks cannot answer its permission prompts: answer in its terminal.',
   hook,

@@ -74,6 +74,7 @@ export const opencode: AgentModule = {
   name: 'opencode',
   label: 'OpenCode',
   programs: ['opencode'],
+  install: 'npm install -g opencode-ai',
   can: { permissionsFromBench: true, questionsFromBench: false, transcript: false, resume: true },
   hook,
   startArgv: (argv) => ({ argv: [...argv] }),
