@@ -1,0 +1,109 @@
+/**
+ * The real Gemini CLI (0.61.0, pinned in package.json) in a pane of the real window,
+ * against the scripted model server (Gemini's streamGenerateContent through
+ * GOOGLE_GEMINI_BASE_URL and a fake API key). First-run screens are skipped as a person's
+ * settings would: the API key chosen in ~/.gemini/settings.json (with a model, so no
+ * routing request), and the folder trusted in ~/.gemini/trustedFolders.json. The agent
+ * channel is installed by `terminal-delight hooks --agent gemini`.
+ *
+ * Gemini CLI's hooks cannot answer its permission prompts (docs/spec/agents/gemini.md): a
+ * reply with a td block becomes a card; a permission prompt becomes a card that says to
+ * answer in the terminal and offers no buttons; answered there, the tool runs (its output
+ * reaches the model, asserted on the next request) and the card says so; the header goes
+ * working → needs you → done; the pane's session is the one the app chose.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { agentRig, card, headerStatus, inOrder, newAgentPane, openWindow, prompt, shot, statusLog, type AgentRig } from './agent-cli.ts';
+
+let rig: AgentRig;
+let paneId: string;
+let folder: string;
+let statuses: () => Promise<string[]>;
+
+/** What the request hands back to the model for each function call. */
+const responses = (body: Record<string, unknown>) => (body.contents as Array<{ parts: Array<Record<string, unknown>> }>).flatMap((c) => c.parts).filter((p) => 'functionResponse' in p);
+
+beforeAll(async () => {
+  rig = await agentRig('gemini', {
+    env: (url) => ({ GEMINI_API_KEY: 'td-fake-gemini-key', GOOGLE_GEMINI_BASE_URL: url }),
+    setup: (home, cwd) => {
+      fs.mkdirSync(path.join(home, '.gemini'), { recursive: true });
+      fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify({
+        security: { auth: { selectedType: 'gemini-api-key' } },
+        model: { name: 'gemini-2.5-flash' },
+        general: { disableAutoUpdate: true },
+        privacy: { usageStatisticsEnabled: false },
+      }, null, 2));
+      fs.writeFileSync(path.join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [fs.realpathSync(cwd)]: 'TRUST_FOLDER' }));
+    },
+  });
+  ({ paneId, folder } = await newAgentPane(rig, 'gemini'));
+  statuses = await statusLog(rig.win, paneId);
+  await rig.win.waitForText(paneId, /Type your message/, 120_000);
+  // Gemini CLI takes a prompt once its SessionStart hooks have run (before that, Enter is lost).
+  await rig.win.waitFor(() => fs.existsSync(path.join(folder, 'inbound.jsonl')) && fs.readFileSync(path.join(folder, 'inbound.jsonl'), 'utf8').includes('"type":"session"'), 'the session to start', 60_000);
+  await rig.win.waitFor(async () => !/Executing Hooks/.test(await rig.win.text(paneId, 40)), 'the SessionStart hooks to finish', 60_000);
+}, 240_000);
+
+afterEach(async (ctx) => {
+  if (ctx.task.result?.state !== 'fail') return;
+  const events = fs.existsSync(path.join(folder, 'inbound.jsonl')) ? fs.readFileSync(path.join(folder, 'inbound.jsonl'), 'utf8').split('\n').slice(-12).join('\n') : '(no events)';
+  console.error(`pane:\n${(await rig.win.text(paneId)).split('\n').slice(-30).join('\n')}\nevents:\n${events}\nstatuses: ${(await statuses()).join(' → ')}\nrequests: ${rig.model.requests.map((r) => `${r.main ? 'main' : 'side'}:${r.turn ? ('tool' in r.turn ? r.turn.tool : 'text') : ''}`).join(' ')}`);
+});
+
+afterAll(async () => {
+  await rig?.close();
+});
+
+describe('Gemini CLI, for real', () => {
+  it('a reply with a td block becomes a card; the status goes working, then done; the session is the one the app chose', async () => {
+    const { win, model } = rig;
+    const pane = (await win.pane(paneId))!;
+    expect(pane.agentCli).toMatchObject({ name: 'gemini', sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(pane.command.slice(0, 3)).toEqual(['gemini', '--session-id', pane.agentCli!.sessionId]);
+    model.script({ text: 'The tests pass.\n\n```td\n{"td":"0.4","kind":"response","id":"gemini-e2e-reply","model":{"layman":"All 12 tests pass."}}\n```' });
+    await prompt(win, paneId, 'run the tests');
+    await model.mainRequest(0, 90_000);
+    const reply = await card(win, paneId, { id: 'gemini-e2e-reply', shelf: 'Replies' }, 'the td block as a card', 90_000);
+    expect(await reply.locator.innerText()).toContain('All 12 tests pass.');
+    await win.waitFor(async () => (await headerStatus(win, paneId)) === 'done', 'the header to say done', 60_000);
+    expect(inOrder(await statuses(), ['working', 'done'])).toBe(true);
+    // the session Gemini CLI reports is the one it was started with
+    expect(fs.readFileSync(path.join(folder, 'inbound.jsonl'), 'utf8')).toContain(`"session_id":"${pane.agentCli!.sessionId}"`);
+  });
+
+  it('a permission prompt: the card says to answer in the terminal (no buttons); answered there, the tool runs and the card says so', async () => {
+    const { win, model, serve } = rig;
+    const n = model.main().length;
+    const marker = path.join(fs.realpathSync(serve.cwd), 'answered-in-terminal.txt');
+    model.script({ tool: 'run_shell_command', input: { command: `echo yes > ${marker}`, description: 'Write a marker' } }, { text: 'Wrote the marker.' });
+    await prompt(win, paneId, 'write the marker');
+    const perm = await card(win, paneId, { prefix: 'permission-' }, 'the permission card', 90_000);
+    await win.waitFor(async () => (await headerStatus(win, paneId)) === 'needs you', 'the header to say "needs you"', 30_000);
+    const text = await perm.locator.innerText();
+    expect(text).toContain(`Allow Shell: echo yes > ${marker}?`);
+    expect(text).toContain("Gemini CLI's hooks cannot answer its permission prompts: answer in its terminal.");
+    expect(await perm.locator.getByRole('button', { name: /^(Approve|Reject|Choose)/ }).count()).toBe(0);
+    await shot(perm.locator, 'gemini-permission-waiting-dark');
+    await win.waitForText(paneId, /Allow once/, 30_000);
+    await win.focusTerminal(paneId);
+    await win.page.keyboard.press('Enter');
+    const next = await model.mainRequest(n + 1, 90_000, 'the request after the terminal answer');
+    expect(JSON.stringify(responses(next.body).at(-1))).toContain('run_shell_command');
+    expect(fs.readFileSync(marker, 'utf8')).toBe('yes\n');
+    await win.waitFor(async () => /answered in the terminal/.test(await perm.locator.innerText()), 'the card to say answered in the terminal', 30_000);
+    expect(await perm.locator.innerText()).toContain("Answered in Gemini CLI's terminal.");
+    await win.waitFor(async () => (await headerStatus(win, paneId)) === 'done', 'the header to say done', 60_000);
+    expect(inOrder(await statuses(), ['working', 'blocked', 'working', 'done'])).toBe(true);
+    await shot(perm.locator, 'gemini-permission-answered-in-terminal-dark');
+    const light = await openWindow(rig.browser, serve, { theme: 'light', viewport: { width: 1500, height: 950 } });
+    try {
+      const l = await card(light, paneId, { id: perm.id }, 'the card in a light window');
+      await shot(l.locator, 'gemini-permission-answered-in-terminal-light');
+    } finally {
+      await light.close();
+    }
+  });
+});
