@@ -161,9 +161,11 @@ export async function headerStatus(win: TdPage, paneId: string): Promise<string>
 }
 
 /** Types a prompt into the agent's terminal as a person does, then Enter. */
-export async function prompt(win: TdPage, paneId: string, text: string): Promise<void> {
+export async function prompt(win: TdPage, paneId: string, text: string, opts: { delayMs?: number; echoed?: RegExp } = {}): Promise<void> {
   await win.focusTerminal(paneId);
-  await win.page.keyboard.type(text);
+  await win.page.keyboard.type(text, { delay: opts.delayMs ?? 0 });
+  // Enter only once the agent shows the whole line in its input (a key it dropped would otherwise go unseen)
+  if (opts.echoed) await win.waitForText(paneId, opts.echoed, 20_000, 40);
   await new Promise((r) => setTimeout(r, 300));
   await win.page.keyboard.press('Enter');
 }

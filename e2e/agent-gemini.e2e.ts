@@ -15,12 +15,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { agentRig, card, headerStatus, inOrder, newAgentPane, openWindow, prompt, shot, statusLog, type AgentRig } from './agent-cli.ts';
+import { agentRig, card, headerStatus, inOrder, newAgentPane, openWindow, prompt as typePrompt, shot, statusLog, type AgentRig } from './agent-cli.ts';
 
 let rig: AgentRig;
 let paneId: string;
 let folder: string;
 let statuses: () => Promise<string[]>;
+
+/**
+ * A prompt as a person types it into Gemini CLI: once the hooks of its last turn have run,
+ * a key at a time, Enter once the whole line shows in its input. (Typed in one burst right
+ * after a turn, part of a line and its Enter were seen lost: "run the tests" arrived as
+ * "run the", and a next line was never sent.)
+ */
+async function prompt(win: AgentRig['win'], id: string, text: string): Promise<void> {
+  await win.waitFor(async () => !/Executing Hooks/.test(await win.text(id, 40)), 'Gemini CLI\'s hooks to finish', 60_000);
+  await typePrompt(win, id, text, { delayMs: 40, echoed: new RegExp(`> ${text}\\s*$`, 'm') });
+}
 
 /** What the request hands back to the model for each function call. */
 const responses = (body: Record<string, unknown>) => (body.contents as Array<{ parts: Array<Record<string, unknown>> }>).flatMap((c) => c.parts).filter((p) => 'functionResponse' in p);
@@ -44,7 +55,6 @@ beforeAll(async () => {
   await rig.win.waitForText(paneId, /Type your message/, 120_000);
   // Gemini CLI takes a prompt once its SessionStart hooks have run (before that, Enter is lost).
   await rig.win.waitFor(() => fs.existsSync(path.join(folder, 'inbound.jsonl')) && fs.readFileSync(path.join(folder, 'inbound.jsonl'), 'utf8').includes('"type":"session"'), 'the session to start', 60_000);
-  await rig.win.waitFor(async () => !/Executing Hooks/.test(await rig.win.text(paneId, 40)), 'the SessionStart hooks to finish', 60_000);
 }, 240_000);
 
 afterEach(async (ctx) => {
@@ -105,5 +115,25 @@ describe('Gemini CLI, for real', () => {
     } finally {
       await light.close();
     }
+  });
+
+  it('Esc in its prompt runs no hook: the card waits until the next prompt, which retires it', async () => {
+    const { win, model, serve } = rig;
+    const seen = new Set(await win.page.evaluate((pid) => [...document.querySelectorAll(`[data-pane-id="${pid}"] [data-surface-id^="permission-"]`)].map((e) => e.getAttribute('data-surface-id') ?? ''), paneId));
+    const marker = path.join(fs.realpathSync(serve.cwd), 'never-written.txt');
+    model.script({ tool: 'run_shell_command', input: { command: `echo no > ${marker}`, description: 'Write another marker' } });
+    await prompt(win, paneId, 'write another marker');
+    const perm = await card(win, paneId, { prefix: 'permission-', not: seen }, 'the permission card', 90_000);
+    await win.waitForText(paneId, /Allow once/, 30_000);
+    await win.focusTerminal(paneId);
+    await win.page.keyboard.press('Escape');
+    await win.waitForText(paneId, /Request cancelled/, 30_000);
+    expect(fs.existsSync(marker)).toBe(false);
+    expect(await headerStatus(win, paneId)).toBe('needs you');
+    model.script({ text: 'Fine, nothing written.' });
+    await prompt(win, paneId, 'never mind');
+    await win.waitFor(async () => /no longer asked/.test(await perm.locator.innerText()), 'the next prompt to retire the card', 60_000);
+    expect(await perm.locator.innerText()).toContain('Gemini CLI moved on before this was answered.');
+    await win.waitFor(async () => (await headerStatus(win, paneId)) === 'done', 'the header to say done', 60_000);
   });
 });
