@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Locator } from 'playwright-core';
 import { ModelServer } from './model-server.ts';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { ARTIFACTS, launchBrowser, openWindow, paneFolder, ROOT, startServe, waitForBenchFile, type Serve, type TdPage } from './harness.ts';
 
 export const BIN = path.join(ROOT, 'node_modules', '.bin');
@@ -168,6 +168,44 @@ export async function prompt(win: TdPage, paneId: string, text: string, opts: { 
   if (opts.echoed) await win.waitForText(paneId, opts.echoed, 20_000, 40);
   await new Promise((r) => setTimeout(r, 300));
   await win.page.keyboard.press('Enter');
+}
+
+/** The same card in a light window of its own, photographed (the tests take the dark one themselves). */
+export async function shotLight(rig: AgentRig, paneId: string, cardId: string, name: string): Promise<void> {
+  const light = await openWindow(rig.browser, rig.serve, { theme: 'light', viewport: { width: 1500, height: 950 } });
+  try {
+    const l = await card(light, paneId, { id: cardId }, 'the card in a light window');
+    await shot(l.locator, name);
+  } finally {
+    await light.close();
+  }
+}
+
+/**
+ * A reply whose text carries a td block (a response surface with `id`) becomes that card
+ * on the bench once `send` has sent the prompt; the header then says done.
+ */
+export async function tdReplyCard(rig: AgentRig, paneId: string, id: string, send: () => Promise<void>, timeoutMs = 90_000): Promise<void> {
+  const { win, model } = rig;
+  const n = model.main().length;
+  model.script({ text: `The tests pass.\n\n\`\`\`td\n{"td":"0.4","kind":"response","id":"${id}","model":{"layman":"All 12 tests pass."}}\n\`\`\`` });
+  await send();
+  await model.mainRequest(n, timeoutMs);
+  const reply = await card(win, paneId, { id, shelf: 'Replies' }, 'the td block as a card', timeoutMs);
+  expect(await reply.locator.innerText()).toContain('All 12 tests pass.');
+  await win.waitFor(async () => (await headerStatus(win, paneId)) === 'done', 'the header to say done', 60_000);
+}
+
+/** On a failed test, prints what the agent showed, what its hooks wrote, the statuses seen and the requests the model got. */
+export function reportFailures(get: () => { rig?: AgentRig; paneId?: string; folder?: string; statuses?: () => Promise<string[]> }): void {
+  afterEach(async (ctx) => {
+    const { rig, paneId, folder, statuses } = get();
+    if (ctx.task.result?.state !== 'fail' || !rig || !paneId || !folder) return;
+    const file = path.join(folder, 'inbound.jsonl');
+    const events = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').slice(-12).join('\n') : '(no events)';
+    const requests = rig.model.requests.map((r) => `${r.main ? 'main' : 'side'}:${r.turn ? ('tool' in r.turn ? r.turn.tool : 'text') : ''}`).join(' ');
+    console.error(`pane:\n${(await rig.win.text(paneId)).split('\n').slice(-30).join('\n')}\nevents:\n${events}\nstatuses: ${statuses ? (await statuses()).join(' → ') : '(not recorded)'}\nrequests: ${requests}`);
+  });
 }
 
 export { openWindow };

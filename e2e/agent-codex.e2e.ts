@@ -17,8 +17,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { agentRig, BIN, bench, card, headerStatus, inOrder, newAgentPane, openWindow, prompt, shot, statusLog, type AgentRig } from './agent-cli.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentRig, bench, BIN, card, headerStatus, inOrder, newAgentPane, prompt, reportFailures, shot, shotLight, statusLog, tdReplyCard, type AgentRig } from './agent-cli.ts';
 
 let rig: AgentRig;
 let paneId: string;
@@ -74,11 +74,7 @@ beforeAll(async () => {
   expect(fs.readFileSync(path.join(rig.serve.home, '.codex', 'config.toml'), 'utf8')).toMatch(/trusted_hash = "sha256:/);
 }, 240_000);
 
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state !== 'fail') return;
-  const events = fs.existsSync(path.join(folder, 'inbound.jsonl')) ? fs.readFileSync(path.join(folder, 'inbound.jsonl'), 'utf8').split('\n').slice(-12).join('\n') : '(no events)';
-  console.error(`pane:\n${(await rig.win.text(paneId)).split('\n').slice(-30).join('\n')}\nevents:\n${events}\nstatuses: ${(await statuses()).join(' → ')}\nrequests: ${rig.model.requests.map((r) => `${r.main ? 'main' : 'side'}:${r.turn ? ('tool' in r.turn ? r.turn.tool : 'text') : ''}`).join(' ')}`);
-});
+reportFailures(() => ({ rig, paneId, folder, statuses }));
 
 afterAll(async () => {
   await rig?.close();
@@ -86,13 +82,8 @@ afterAll(async () => {
 
 describe('Codex, for real', () => {
   it('a reply with a td block becomes a card; the status goes working, then done; the session is the pane\'s', async () => {
-    const { win, model } = rig;
-    model.script({ text: 'The tests pass.\n\n```td\n{"td":"0.4","kind":"response","id":"codex-e2e-reply","model":{"layman":"All 12 tests pass."}}\n```' });
-    await prompt(win, paneId, 'run the tests');
-    await model.mainRequest(0, 90_000);
-    const reply = await card(win, paneId, { id: 'codex-e2e-reply', shelf: 'Replies' }, 'the td block as a card', 90_000);
-    expect(await reply.locator.innerText()).toContain('All 12 tests pass.');
-    await win.waitFor(async () => (await headerStatus(win, paneId)) === 'done', 'the header to say done', 60_000);
+    const { win } = rig;
+    await tdReplyCard(rig, paneId, 'codex-e2e-reply', () => prompt(win, paneId, 'run the tests'));
     expect(inOrder(await statuses(), ['working', 'done'])).toBe(true);
     expect((await win.pane(paneId))!.agentCli).toMatchObject({ name: 'codex', sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
   });
@@ -175,12 +166,6 @@ describe('Codex, for real', () => {
     expect(await perm.locator.innerText()).toContain("Answered in Codex's terminal.");
     await win.waitFor(async () => (await headerStatus(win, paneId)) === 'done', 'the header to say done', 60_000);
     await shot(perm.locator, 'codex-permission-answered-in-terminal-dark');
-    const light = await openWindow(rig.browser, serve, { theme: 'light', viewport: { width: 1500, height: 950 } });
-    try {
-      const l = await card(light, paneId, { id: perm.id }, 'the card in a light window');
-      await shot(l.locator, 'codex-permission-answered-in-terminal-light');
-    } finally {
-      await light.close();
-    }
+    await shotLight(rig, paneId, perm.id, 'codex-permission-answered-in-terminal-light');
   });
 });

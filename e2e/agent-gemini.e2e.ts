@@ -14,8 +14,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { agentRig, card, headerStatus, inOrder, newAgentPane, openWindow, prompt as typePrompt, shot, statusLog, type AgentRig } from './agent-cli.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentRig, card, headerStatus, inOrder, newAgentPane, prompt as typePrompt, reportFailures, shot, shotLight, statusLog, tdReplyCard, type AgentRig } from './agent-cli.ts';
 
 let rig: AgentRig;
 let paneId: string;
@@ -57,11 +57,7 @@ beforeAll(async () => {
   await rig.win.waitFor(() => fs.existsSync(path.join(folder, 'inbound.jsonl')) && fs.readFileSync(path.join(folder, 'inbound.jsonl'), 'utf8').includes('"type":"session"'), 'the session to start', 60_000);
 }, 240_000);
 
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state !== 'fail') return;
-  const events = fs.existsSync(path.join(folder, 'inbound.jsonl')) ? fs.readFileSync(path.join(folder, 'inbound.jsonl'), 'utf8').split('\n').slice(-12).join('\n') : '(no events)';
-  console.error(`pane:\n${(await rig.win.text(paneId)).split('\n').slice(-30).join('\n')}\nevents:\n${events}\nstatuses: ${(await statuses()).join(' → ')}\nrequests: ${rig.model.requests.map((r) => `${r.main ? 'main' : 'side'}:${r.turn ? ('tool' in r.turn ? r.turn.tool : 'text') : ''}`).join(' ')}`);
-});
+reportFailures(() => ({ rig, paneId, folder, statuses }));
 
 afterAll(async () => {
   await rig?.close();
@@ -69,16 +65,11 @@ afterAll(async () => {
 
 describe('Gemini CLI, for real', () => {
   it('a reply with a td block becomes a card; the status goes working, then done; the session is the one the app chose', async () => {
-    const { win, model } = rig;
+    const { win } = rig;
     const pane = (await win.pane(paneId))!;
     expect(pane.agentCli).toMatchObject({ name: 'gemini', sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     expect(pane.command.slice(0, 3)).toEqual(['gemini', '--session-id', pane.agentCli!.sessionId]);
-    model.script({ text: 'The tests pass.\n\n```td\n{"td":"0.4","kind":"response","id":"gemini-e2e-reply","model":{"layman":"All 12 tests pass."}}\n```' });
-    await prompt(win, paneId, 'run the tests');
-    await model.mainRequest(0, 90_000);
-    const reply = await card(win, paneId, { id: 'gemini-e2e-reply', shelf: 'Replies' }, 'the td block as a card', 90_000);
-    expect(await reply.locator.innerText()).toContain('All 12 tests pass.');
-    await win.waitFor(async () => (await headerStatus(win, paneId)) === 'done', 'the header to say done', 60_000);
+    await tdReplyCard(rig, paneId, 'gemini-e2e-reply', () => prompt(win, paneId, 'run the tests'));
     expect(inOrder(await statuses(), ['working', 'done'])).toBe(true);
     // the session Gemini CLI reports is the one it was started with
     expect(fs.readFileSync(path.join(folder, 'inbound.jsonl'), 'utf8')).toContain(`"session_id":"${pane.agentCli!.sessionId}"`);
@@ -108,13 +99,7 @@ describe('Gemini CLI, for real', () => {
     await win.waitFor(async () => (await headerStatus(win, paneId)) === 'done', 'the header to say done', 60_000);
     expect(inOrder(await statuses(), ['working', 'blocked', 'working', 'done'])).toBe(true);
     await shot(perm.locator, 'gemini-permission-answered-in-terminal-dark');
-    const light = await openWindow(rig.browser, serve, { theme: 'light', viewport: { width: 1500, height: 950 } });
-    try {
-      const l = await card(light, paneId, { id: perm.id }, 'the card in a light window');
-      await shot(l.locator, 'gemini-permission-answered-in-terminal-light');
-    } finally {
-      await light.close();
-    }
+    await shotLight(rig, paneId, perm.id, 'gemini-permission-answered-in-terminal-light');
   });
 
   it('Esc in its prompt runs no hook: the card waits until the next prompt, which retires it', async () => {
