@@ -303,11 +303,11 @@ describe('the workbench', () => {
 
     await expectLine(
       () => card('d-approve').getByRole('button', { name: 'Approve the recommended option LRU' }).click(),
-      `[workbench:${tag}] approve on surface d-approve · LRU`,
-      { surface: 'd-approve', action: 'approve', type: 'action', td: '0.4' },
+      `[workbench:${tag}] approve on surface d-approve`,
+      { surface: 'd-approve', action: 'approve', target: 'LRU', type: 'action', td: '0.4' },
     );
     // The card shows what was sent, and its deciding buttons cannot be pressed again.
-    await expect.poll(() => card('d-approve').locator('.tdb-sent-line').first().innerText()).toBe(`[workbench:${tag}] approve on surface d-approve · LRU`);
+    await expect.poll(() => card('d-approve').locator('.tdb-sent-line').first().innerText()).toBe(`[workbench:${tag}] approve on surface d-approve`);
     expect(await card('d-approve').getByRole('button', { name: 'Approve the recommended option LRU' }).isDisabled()).toBe(true);
     expect(await card('d-approve').getByRole('button', { name: 'Choose TTL' }).isDisabled()).toBe(true);
 
@@ -389,7 +389,7 @@ describe('the workbench', () => {
     const file = await lineReader();
     await win.page.keyboard.press('Control+Shift+J');
     await win.page.keyboard.press('a');
-    expect(await lineIn(file)).toBe(`[workbench:${tag}] approve on surface d-keys · LRU — Keyboard only.\n`);
+    expect(await lineIn(file)).toBe(`[workbench:${tag}] approve on surface d-keys — Keyboard only.\n`);
     await win.page.keyboard.press('Escape');
     await win.waitFor(() => activeIsTerminal(), 'focus back in the terminal');
   });

@@ -361,7 +361,9 @@ describe('actions', () => {
     expect(await act('choose', 'Redis')).toMatchObject({ ok: false, error: /"Redis" is not one of this decision's options/ });
     expect(await act('comment', undefined, 'x'.repeat(4097))).toMatchObject({ ok: false, error: /a comment is at most 4 KiB/ });
     const first = await act('approve');
-    expect(first).toMatchObject({ ok: true, record: { action: 'approve', target: 'LRU', line: `[workbench:${pane.tag}] approve on surface cache · LRU` } });
+    // TDSP 0.4's seed: the line as the text shows it, the recommended option in actions.jsonl.
+    expect(first).toMatchObject({ ok: true, record: { action: 'approve', target: 'LRU', line: `[workbench:${pane.tag}] approve on surface cache` } });
+    expect(JSON.parse(fs.readFileSync(path.join(panes.folder(pane.id), 'actions.jsonl'), 'utf8').trim().split('\n')[0]!)).toMatchObject({ action: 'approve', target: 'LRU' });
     expect(await act('approve')).toMatchObject({ ok: false, error: /was already sent/ });
     expect(await act('comment', undefined, 'one')).toMatchObject({ ok: true });
     expect(await act('comment', undefined, 'two')).toMatchObject({ ok: true });
