@@ -13,7 +13,7 @@ import type { AppCommand, EventName, Events, PaneInfo, RequestName } from '../..
 import { REQUEST_NAMES } from '../../preload/contract.ts';
 import { createApp, type App } from '../app.ts';
 import { appRoot } from '../panes/env.ts';
-import { revealTarget, shouldNotifyNatively } from './desktop.ts';
+import { offersDevTools, revealTarget, shouldNotifyNatively } from './desktop.ts';
 import { ORIGIN, routeAppUrl, SCHEME, trustedSenderUrl } from './routes.ts';
 
 const rendererDir = path.join(appRoot, 'out', 'renderer');
@@ -158,7 +158,7 @@ function buildMenu(): void {
         cmd('Zoom Out', 'zoom-out', 'CmdOrCtrl+-'),
         cmd('Actual Size', 'zoom-reset', 'CmdOrCtrl+0'),
         { type: 'separator' },
-        { role: 'toggleDevTools' },
+        ...(offersDevTools(app) ? [{ role: 'toggleDevTools' as const }] : []),
         { role: 'togglefullscreen' },
       ],
     },
@@ -182,6 +182,7 @@ function openWindow(a: App): BrowserWindow {
       webSecurity: true,
       webviewTag: false,
       spellcheck: false,
+      devTools: offersDevTools(app),
     },
   });
   windows.add(win);
