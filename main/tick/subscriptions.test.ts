@@ -41,7 +41,10 @@ describe('subscriptions (Ticks run directly, no pane)', () => {
     const [first] = await host.subscriptions.next([sub.id], 10_000);
     expect(first.merged).toBe(1);
     await host.call(id, 'flood', { count: 3 });
-    await waitFor(async () => (await host.read(id)).state?.seq === 4, 'the three updates to arrive');
+    await waitFor(async () => {
+      const r = await host.read(id);
+      return r.ok && r.state.seq === 4;
+    }, 'the three updates to arrive');
     // Updates are waiting, but the next delivery is due only an interval after the first.
     expect(await host.subscriptions.next([sub.id], 100)).toEqual([]);
     const [second] = await host.subscriptions.next([sub.id], 20_000);

@@ -8,6 +8,7 @@
  */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { Shelf, Surface } from '../../preload/contract.ts';
+import { SHELVES, actionsOf as kindActions } from '../../preload/tdsp.ts';
 import { toggleBench } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { DocumentViewer } from '../viewers/DocumentViewer.tsx';
@@ -16,25 +17,12 @@ import { CardBoundary } from './CardBoundary.tsx';
 import { ApprovalCard, type ApprovalHandle } from './cards/ApprovalCard.tsx';
 import { benchCommand } from './keyboard.ts';
 import { benchApi, benchStore, errorText, setBenchApi } from './runtime.ts';
-import { SHELVES, approvalIsForPane, onShelf, shelfCounts, stepSelection, stepShelf } from './shelves.ts';
+import { approvalIsForPane, onShelf, shelfCounts, stepSelection, stepShelf } from './shelves.ts';
 import { loadPane } from './store.ts';
 import { useBench } from './useStore.ts';
 import { useBenchWidth } from './useBenchWidth.ts';
 import { useScrollAnchor } from './useScrollAnchor.ts';
 import './bench.css';
-
-/** Each kind's actions when the catalogue has not come yet (DECISIONS.md's table). */
-const FALLBACK_ACTIONS: Record<string, string[]> = {
-  response: ['ack', 'comment', 'dismiss'],
-  decision: ['approve', 'choose', 'reject', 'comment', 'dismiss'],
-  question: ['choose', 'answer', 'comment', 'dismiss'],
-  change: ['approve', 'reject', 'approve_part', 'reject_part', 'comment', 'dismiss'],
-  artifact: ['open', 'approve', 'reject', 'comment', 'note', 'dismiss'],
-  table: ['comment', 'dismiss'],
-  diagram: ['open', 'comment', 'dismiss'],
-  comment: ['dismiss'],
-  unclassified: ['dismiss'],
-};
 
 const SHELF_HINT: Record<Shelf, string> = {
   Decide: 'Decisions, questions and approvals waiting for you',
@@ -67,8 +55,6 @@ function inText(el: EventTarget | null): boolean {
   if (!(el instanceof HTMLElement)) return false;
   return el.isContentEditable || el.tagName === 'TEXTAREA' || (el.tagName === 'INPUT' && !['checkbox', 'radio', 'button'].includes((el as HTMLInputElement).type));
 }
-
-const NO_ACTIONS: string[] = [];
 
 export function Bench({ paneId }: { paneId: string }): ReactNode {
   const win = useWindow();
@@ -114,7 +100,8 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
   const actionsOf = useCallback(
     (s: Surface) => {
       const k = catalogue?.find((c) => c.kind === s.kind);
-      const list = k ? [...k.actions] : FALLBACK_ACTIONS[s.kind] ?? NO_ACTIONS;
+      // The core's catalogue when it has come (it may be another build's), else this build's registry.
+      const list = k ? [...k.actions] : [...kindActions(s.kind)];
       return list.includes('dismiss') ? list : [...list, 'dismiss'];
     },
     [catalogue],

@@ -6,20 +6,9 @@ import { useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState,
 import type { Surface } from '../../preload/contract.ts';
 import { COMMENT_LIMIT, clock, isBlocked, recentRecords, recordText, utf8Length } from './acting.ts';
 import { benchApi, benchStore, errorText } from './runtime.ts';
+import type { CardCtx } from './cards/ActButton.tsx';
 import { KindBody } from './cards/KindBody.tsx';
 
-export interface CardCtx {
-  paneId: string;
-  surface: Surface;
-  accepts(action: string): boolean;
-  /** Take an action; the composer's comment travels with it. */
-  act(action: string, target?: string): void;
-  /** Whether this action's button is disabled (taken already, or busy). */
-  blocked(action: string, target?: string): boolean;
-  busy: boolean;
-  /** Show the artifact (or the diagram) in a floating document. */
-  open(): void;
-}
 
 /** What the bench's keyboard can ask a card to do. */
 export interface CardHandle {
@@ -227,7 +216,7 @@ export function Card(props: {
           />
           {comment.trim() !== '' && (
             <div className="tdb-composer-actions">
-              {tooLong && <span className="tdb-limit">{utf8Length(comment)} / 4096 bytes</span>}
+              {tooLong && <span className="tdb-limit">{utf8Length(comment)} / {COMMENT_LIMIT} bytes</span>}
               <button type="button" className="tdb-btn tdb-quiet" aria-label={`Keep as a private note on ${s.title}`} title="A note for yourself; the agent never sees it" disabled={busy} onClick={keepNote}>
                 Keep as note
               </button>
@@ -251,36 +240,4 @@ export function Card(props: {
 function hasRecommended(s: Surface): boolean {
   const options = Array.isArray(s.model.options) ? s.model.options : [];
   return options.some((o) => typeof o === 'object' && o !== null && (o as { recommended?: unknown }).recommended === true);
-}
-
-/** A button that takes one action, disabled once that action is settled. */
-export function ActButton(props: {
-  ctx: CardCtx;
-  action: string;
-  target?: string;
-  label: ReactNode;
-  ariaLabel: string;
-  tone?: 'primary' | 'danger' | 'quiet';
-  title?: string;
-}): ReactNode {
-  const { ctx, action, target } = props;
-  if (!ctx.accepts(action)) return null;
-  const taken = ctx.surface.acted.some((r) => r.action === action && (r.target ?? '') === (target ?? ''));
-  return (
-    <button
-      type="button"
-      className={`tdb-btn${props.tone ? ` tdb-${props.tone}` : ''}${taken ? ' is-taken' : ''}`}
-      aria-label={props.ariaLabel}
-      aria-pressed={taken ? 'true' : undefined}
-      title={props.title}
-      disabled={ctx.blocked(action, target)}
-      onClick={(e) => {
-        e.stopPropagation();
-        ctx.act(action, target);
-      }}
-    >
-      {taken && <span aria-hidden="true">✓ </span>}
-      {props.label}
-    </button>
-  );
 }

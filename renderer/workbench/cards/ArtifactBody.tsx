@@ -1,5 +1,5 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import { ActButton, type CardCtx } from '../Card.tsx';
+import { ActButton, type CardCtx } from './ActButton.tsx';
 import { benchApi } from '../runtime.ts';
 import { Markdown } from './Markdown.tsx';
 import { str } from './model.ts';

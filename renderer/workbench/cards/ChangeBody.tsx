@@ -1,6 +1,6 @@
 import { useMemo, useState, type ReactNode } from 'react';
 import { highlightLines } from '../../viewers/highlight.ts';
-import { ActButton, type CardCtx } from '../Card.tsx';
+import { ActButton, type CardCtx } from './ActButton.tsx';
 import { hunkTarget, languageForPath, parseFileDiff, type Hunk } from '../diff.ts';
 import { hunkState } from '../shelves.ts';
 import { Markdown } from './Markdown.tsx';

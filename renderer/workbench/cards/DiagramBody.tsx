@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { DiagramFrame } from '../../viewers/DiagramFrame.tsx';
-import type { CardCtx } from '../Card.tsx';
+import type { CardCtx } from './ActButton.tsx';
 import { str } from './model.ts';
 
 export function DiagramBody({ ctx }: { ctx: CardCtx }): ReactNode {

@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from 'react';
-import { ActButton, type CardCtx } from '../Card.tsx';
+import { ActButton, type CardCtx } from './ActButton.tsx';
 import { arr, obj, str } from './model.ts';
 
 export function QuestionBody({ ctx }: { ctx: CardCtx }): ReactNode {
