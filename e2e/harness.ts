@@ -1,6 +1,7 @@
 /**
  * End-to-end harness: the real `serve` shell as a child process (fresh temp
- * XDG_STATE_HOME, HOME and cwd), Debian's Chromium through playwright-core, and
+ * XDG_STATE_HOME, HOME and cwd), a Chromium found as `npm start` finds one
+ * (scripts/find-browser.mjs) driven by playwright-core, and
  * helpers to type into a pane and read its text.
  *
  * Reading text goes through the renderer's test hook (`window.__td`, present only
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Layout, PaneInfo } from '../preload/contract.ts';
 import { quietDotfiles } from '../main/panes/testing.ts';
+import { findBrowser } from '../scripts/find-browser.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const ARTIFACTS = path.join(ROOT, 'e2e', 'artifacts');
@@ -190,10 +192,17 @@ export async function openPaneFixture(opts: WindowOptions = { theme: 'dark', vie
   };
 }
 
+/** The browser the tests drive, found as `npm start` finds one (scripts/find-browser.mjs); one sentence when there is none. */
+export function browserPath(): string {
+  const found = findBrowser();
+  if ('error' in found) throw new Error(found.error);
+  return found.path;
+}
+
 export async function launchBrowser(opts: LaunchOptions = {}): Promise<Browser> {
   const extra = opts.disableFeatures?.length ? [`--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...opts.disableFeatures].join(',')}`] : [];
   return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    executablePath: browserPath(),
     args: [...CHROMIUM_ARGS, ...extra],
     headless: true,
   });
