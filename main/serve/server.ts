@@ -157,7 +157,8 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
     } catch {
       return send(ws, { t: 'res', id: -1, ok: false, error: 'the frame is not JSON: send {"t":"req","id":N,"name":"...","req":{...}}' });
     }
-    const id = frame && typeof frame === 'object' && typeof frame.id === 'number' ? frame.id : -1;
+    // A frame id is a safe integer (1e400 parses as Infinity, which JSON would send back as null).
+    const id = frame && typeof frame === 'object' && Number.isSafeInteger(frame.id) ? frame.id : -1;
     if (!frame || frame.t !== 'req' || id < 0 || typeof frame.name !== 'string') {
       return send(ws, { t: 'res', id, ok: false, error: 'the frame is not a request: send {"t":"req","id":N,"name":"...","req":{...}}' });
     }
