@@ -6,6 +6,7 @@ import { useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState,
 import type { Surface } from '../../preload/contract.ts';
 import { COMMENT_LIMIT, clock, isBlocked, recentRecords, recordText, utf8Length } from './acting.ts';
 import { benchApi, benchStore, errorText } from './runtime.ts';
+import { visibleText } from '../visible.ts';
 import type { CardCtx } from './cards/ActButton.tsx';
 import { KindBody } from './cards/KindBody.tsx';
 
@@ -37,6 +38,8 @@ export function Card(props: {
   handleRef: Ref<CardHandle>;
 }): ReactNode {
   const { paneId, surface: s, actions, selected } = props;
+  // Control characters in an agent's title are shown as Control Pictures (and named so).
+  const title = visibleText(s.title);
   const [comment, setComment] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -91,8 +94,8 @@ export function Card(props: {
   const open = useCallback(() => {
     if (s.kind === 'diagram') {
       benchStore().getState().openViewer({
-        paneId, surfaceId: s.id, title: s.title,
-        view: { kind: 'markdown', name: s.title, text: '' },
+        paneId, surfaceId: s.id, title,
+        view: { kind: 'markdown', name: title, text: '' },
         diagram: { format: String(s.model.format ?? ''), source: String(s.model.source ?? '') },
       });
       return;
@@ -100,8 +103,8 @@ export function Card(props: {
     setError(null);
     benchApi()
       .invoke('artifact.open', { paneId, surfaceId: s.id })
-      .then((view) => benchStore().getState().openViewer({ paneId, surfaceId: s.id, title: s.title, view }), (err) => setError(errorText(err)));
-  }, [paneId, s]);
+      .then((view) => benchStore().getState().openViewer({ paneId, surfaceId: s.id, title, view }), (err) => setError(errorText(err)));
+  }, [paneId, s, title]);
 
   const blocked = useCallback(
     (action: string, target?: string) => busy || (!unlocked && isBlocked(s.acted, action, target)),
@@ -164,7 +167,7 @@ export function Card(props: {
       data-surface-id={s.id}
       data-kind={s.kind}
       tabIndex={selected ? 0 : -1}
-      aria-label={`${KIND_LABEL[s.kind] ?? s.kind}: ${s.title}`}
+      aria-label={`${KIND_LABEL[s.kind] ?? s.kind}: ${title}${s.seen ? '' : ', unseen'}`}
       aria-current={selected ? 'true' : undefined}
       onMouseDown={props.onSelect}
       onFocus={(e) => {
@@ -173,10 +176,10 @@ export function Card(props: {
     >
       <header className="tdb-card-head">
         <span className="tdb-kind">{KIND_LABEL[s.kind] ?? s.kind}</span>
-        {!s.seen && <span className="tdb-dot" aria-label="unseen" />}
-        <h3 className="tdb-title" title={s.title}>{s.title}</h3>
+        {!s.seen && <span className="tdb-dot" aria-hidden="true" />}
+        <h3 className="tdb-title" title={title}>{title}</h3>
         <time className="tdb-time" dateTime={s.updatedAt} title={new Date(s.updatedAt).toString()}>{when}</time>
-        <button type="button" className="tdb-icon" aria-label={`Dismiss ${s.title}`} title="Dismiss (x)" disabled={busy} onClick={() => act('dismiss')}>
+        <button type="button" className="tdb-icon" aria-label={`Dismiss ${title}`} title="Dismiss (x)" disabled={busy} onClick={() => act('dismiss')}>
           ×
         </button>
       </header>
@@ -184,7 +187,7 @@ export function Card(props: {
         <KindBody ctx={ctx} />
       </div>
       {records.length > 0 && (
-        <div className="tdb-sent" aria-label="Sent">
+        <div className="tdb-sent" role="group" aria-label="Sent">
           {records.map((r, i) => (
             <div className="tdb-sent-row" key={`${r.at}-${i}`}>
               <span className="tdb-sent-mark" aria-hidden="true">↳</span>
@@ -193,8 +196,8 @@ export function Card(props: {
             </div>
           ))}
           {settled && !unlocked && (
-            <button type="button" className="tdb-link" aria-label={`Act again on ${s.title}`} onClick={() => {
-              if (window.confirm(`"${s.title}" was answered already. Act on it again?`)) setUnlocked(true);
+            <button type="button" className="tdb-link" aria-label={`Act again on ${title}`} onClick={() => {
+              if (window.confirm(`"${title}" was answered already. Act on it again?`)) setUnlocked(true);
             }}>
               Act again…
             </button>
@@ -208,7 +211,7 @@ export function Card(props: {
             ref={composer}
             rows={1}
             value={comment}
-            aria-label={`Comment on ${s.title}`}
+            aria-label={`Comment on ${title}`}
             placeholder={s.kind === 'question' && s.model.free_text === true ? 'Answer, or a comment for your choice…' : 'Comment — travels with your action'}
             onChange={(e) => setComment(e.target.value)}
             onKeyDown={onComposerKey}
@@ -217,15 +220,15 @@ export function Card(props: {
           {comment.trim() !== '' && (
             <div className="tdb-composer-actions">
               {tooLong && <span className="tdb-limit">{utf8Length(comment)} / {COMMENT_LIMIT} bytes</span>}
-              <button type="button" className="tdb-btn tdb-quiet" aria-label={`Keep as a private note on ${s.title}`} title="A note for yourself; the agent never sees it" disabled={busy} onClick={keepNote}>
+              <button type="button" className="tdb-btn tdb-quiet" aria-label={`Keep as a private note on ${title}`} title="A note for yourself; the agent never sees it" disabled={busy} onClick={keepNote}>
                 Keep as note
               </button>
               {s.kind === 'question' && s.model.free_text === true && accepts('answer') ? (
-                <button type="button" className="tdb-btn" aria-label={`Send answer to ${s.title}`} disabled={blocked('answer')} onClick={() => act('answer')}>
+                <button type="button" className="tdb-btn" aria-label={`Send answer to ${title}`} disabled={blocked('answer')} onClick={() => act('answer')}>
                   Answer ↵
                 </button>
               ) : accepts('comment') ? (
-                <button type="button" className="tdb-btn" aria-label={`Send comment on ${s.title}`} disabled={busy} onClick={() => act('comment')}>
+                <button type="button" className="tdb-btn" aria-label={`Send comment on ${title}`} disabled={busy} onClick={() => act('comment')}>
                   Send ↵
                 </button>
               ) : null}

@@ -1,4 +1,5 @@
 import { useState, type ReactNode } from 'react';
+import { visibleText } from '../../visible.ts';
 import { ActButton, type CardCtx } from './ActButton.tsx';
 import { arr, obj, str } from './model.ts';
 
@@ -20,7 +21,7 @@ export function QuestionBody({ ctx }: { ctx: CardCtx }): ReactNode {
             const name = str(o.name);
             return (
               <div className="tdb-choice" key={`${name}-${i}`}>
-                <ActButton ctx={ctx} action="choose" target={name} label={name} ariaLabel={`Choose ${name}`} />
+                <ActButton ctx={ctx} action="choose" target={name} label={visibleText(name)} ariaLabel={`Choose ${visibleText(name)}`} />
                 {str(o.detail) && <span className="tdb-detail">{str(o.detail)}</span>}
               </div>
             );
@@ -41,7 +42,7 @@ export function QuestionBody({ ctx }: { ctx: CardCtx }): ReactNode {
                   disabled={ctx.blocked('choose', target)}
                   onChange={(e) => setPicked(e.target.checked ? [...picked, name] : picked.filter((p) => p !== name))}
                 />
-                <span>{name}</span>
+                <span>{visibleText(name)}</span>
                 {str(o.detail) && <span className="tdb-detail">{str(o.detail)}</span>}
               </label>
             );
