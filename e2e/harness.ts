@@ -42,6 +42,8 @@ export interface StartServeOptions {
   /** Extra environment for the serve process (and so every pane). */
   env?: Record<string, string>;
   timeoutMs?: number;
+  /** Runs before serve starts, with its fresh folders (for example to write a settings.json). */
+  before?: (dirs: { stateDir: string; home: string; cwd: string }) => void;
 }
 
 /** A fresh temp dir, removed by the returned cleanup. */
@@ -65,6 +67,7 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
   const home = tempDir('home');
   const cwd = tempDir('cwd');
   quietDotfiles(home, 'td$ ');
+  opts.before?.({ stateDir, home, cwd });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     XDG_STATE_HOME: stateDir,

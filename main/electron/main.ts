@@ -137,6 +137,8 @@ function buildMenu(): void {
         cmd('New Agent Pane', 'new-agent', 'CmdOrCtrl+Shift+A'),
         cmd('Open Tick…', 'open-tick', 'CmdOrCtrl+Shift+O'),
         { type: 'separator' },
+        cmd('Settings…', 'open-settings', 'CmdOrCtrl+,'),
+        { type: 'separator' },
         cmd('Split Right', 'split-right', 'CmdOrCtrl+Shift+D'),
         cmd('Split Down', 'split-down', 'CmdOrCtrl+Shift+E'),
         cmd('Close Pane', 'close-pane', 'CmdOrCtrl+Shift+W'),
