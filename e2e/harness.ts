@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Layout, PaneInfo } from '../preload/contract.ts';
 import { quietDotfiles } from '../main/panes/testing.ts';
+import { stopService } from '../main/service/client.ts';
 import { findBrowser } from '../scripts/find-browser.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -35,13 +36,20 @@ export interface Serve {
   child: ChildProcess;
   /** Everything the child wrote to stderr (for failure messages). */
   stderr(): string;
+  /** The service that serve relays to: its pid, from the lock in the state folder. */
+  servicePid(): number | undefined;
+  /** kill -9 serve (a window's process dying); the service and the folders stay. */
+  kill(): Promise<void>;
+  /** Stop serve and the service, and remove the folders. */
   close(): Promise<void>;
 }
 
 export interface StartServeOptions {
-  /** Extra environment for the serve process (and so every pane). */
+  /** Extra environment for the serve process (and so the service it starts, and every pane). */
   env?: Record<string, string>;
   timeoutMs?: number;
+  /** The folders of an earlier serve (its service's state: reattach, or restart after it died); no --fresh. */
+  reuse?: Pick<Serve, 'stateDir' | 'home' | 'cwd'>;
   /** Runs before serve starts, with its fresh folders (for example to write a settings.json). */
   before?: (dirs: { stateDir: string; home: string; cwd: string }) => void;
 }
@@ -63,10 +71,10 @@ export async function ensureRendererBuilt(): Promise<void> {
 /** Start `main/serve/main.ts --port 0 --fresh --no-open --cwd <tmp>` and wait for its `serving` line. */
 export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
   await ensureRendererBuilt();
-  const stateDir = tempDir('state');
-  const home = tempDir('home');
-  const cwd = tempDir('cwd');
-  quietDotfiles(home, 'td$ ');
+  const stateDir = opts.reuse?.stateDir ?? tempDir('state');
+  const home = opts.reuse?.home ?? tempDir('home');
+  const cwd = opts.reuse?.cwd ?? tempDir('cwd');
+  if (!opts.reuse) quietDotfiles(home, 'td$ ');
   opts.before?.({ stateDir, home, cwd });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -80,7 +88,7 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
   const child = spawn(process.execPath, [
     '--experimental-strip-types', '--no-warnings=ExperimentalWarning', '--max-semi-space-size=8', // as npm start runs it
     path.join(ROOT, 'main', 'serve', 'main.ts'),
-    '--port', '0', '--fresh', '--no-open', '--cwd', cwd,
+    '--port', '0', ...(opts.reuse ? [] : ['--fresh']), '--no-open', '--cwd', cwd,
   ], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr!.setEncoding('utf8');
@@ -115,7 +123,29 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
     home,
     cwd,
     child,
-    stderr: () => err,
+    stderr: () => {
+      // The service logs beside its socket (it runs detached from serve).
+      let log = '';
+      try {
+        log = fs.readFileSync(path.join(stateDir, 'terminal-delight', 'run', 'service.log'), 'utf8');
+      } catch {
+        log = '';
+      }
+      return `${err}${log ? `\n[service.log]\n${log.slice(-10_000)}` : ''}`;
+    },
+    servicePid() {
+      try {
+        return (JSON.parse(fs.readFileSync(path.join(stateDir, 'terminal-delight', 'run', 'service.lock'), 'utf8')) as { pid: number }).pid;
+      } catch {
+        return undefined;
+      }
+    },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      child.kill('SIGKILL');
+      await exited;
+    },
     async close() {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise<void>((r) => child.once('exit', () => r()));
@@ -124,6 +154,8 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
         await exited;
         clearTimeout(t);
       }
+      // serve is only the browser's door: the service it started keeps the panes until stopped.
+      await stopService({ env }).catch(() => undefined);
       for (const d of [stateDir, home, cwd]) fs.rmSync(d, { recursive: true, force: true });
     },
   };

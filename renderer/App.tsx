@@ -9,6 +9,10 @@ import { GearIcon, MoonIcon, SunIcon, SystemThemeIcon, TerminalIcon } from './pa
 import { resolvedTheme, totalUnseen } from './store/store.ts';
 import { AgentsBar } from './agents/AgentsBar.tsx';
 import { OpenTickDialog } from './agents/OpenTickDialog.tsx';
+import { WorktreeDialog } from './agents/WorktreeDialog.tsx';
+import { QuitDialog } from './service/QuitDialog.tsx';
+import { ServiceBar } from './service/ServiceBar.tsx';
+import './service/service.css';
 import { SettingsDialog } from './settings/SettingsDialog.tsx';
 import { showSettings } from './settings/ui.ts';
 
@@ -43,6 +47,7 @@ export function App(): ReactElement {
   return (
     <div className={`app${dragging ? ' dragging' : ''}`}>
       <TitleBar />
+      {ready ? <ServiceBar /> : null}
       <main className="workspace">
         {error && !ready ? (
           <div className="empty-state" role="alert">
@@ -64,6 +69,8 @@ export function App(): ReactElement {
       </main>
       <Notices />
       <OpenTickDialog />
+      <WorktreeDialog />
+      <QuitDialog />
       <SettingsDialog />
     </div>
   );

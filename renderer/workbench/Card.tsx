@@ -9,6 +9,8 @@ import { benchApi, benchStore, errorText } from './runtime.ts';
 import { visibleText } from '../visible.ts';
 import type { CardCtx } from './cards/ActButton.tsx';
 import { KindBody } from './cards/KindBody.tsx';
+import { stateLine } from './cards/answerState.ts';
+import { currentRecords } from '../../main/surfaces/revisions.ts';
 
 
 /** What the bench's keyboard can ask a card to do. */
@@ -47,7 +49,8 @@ export function Card(props: {
   const composer = useRef<HTMLTextAreaElement>(null);
   const cardEl = useRef<HTMLElement>(null);
   const accepts = useCallback((a: string) => actions.includes(a), [actions]);
-  const actionable = actions.some((a) => a !== 'dismiss');
+  // A question or permission settled anywhere (or one the bench cannot answer) takes no answer here.
+  const actionable = actions.some((a) => a !== 'dismiss') && (stateLine(s.model)?.open ?? true);
   const tooLong = utf8Length(comment) > COMMENT_LIMIT;
 
   const act = useCallback((action: string, target?: string) => {
@@ -107,8 +110,8 @@ export function Card(props: {
   }, [paneId, s, title]);
 
   const blocked = useCallback(
-    (action: string, target?: string) => busy || (!unlocked && isBlocked(s.acted, action, target)),
-    [busy, unlocked, s.acted],
+    (action: string, target?: string) => busy || (!unlocked && isBlocked(currentRecords(s), action, target)),
+    [busy, unlocked, s],
   );
 
   const ctx: CardCtx = useMemo(() => ({ paneId, surface: s, accepts, act, blocked, busy, open }), [paneId, s, accepts, act, blocked, busy, open]);
@@ -157,7 +160,7 @@ export function Card(props: {
   }, [comment]);
 
   const records = recentRecords(s);
-  const settled = s.acted.some((r) => r.action !== 'comment' && r.action !== 'open' && r.action !== 'note');
+  const settled = currentRecords(s).some((r) => r.action !== 'comment' && r.action !== 'open' && r.action !== 'note');
   const when = s.updatedAt !== s.arrivedAt ? `updated ${clock(s.updatedAt)}` : clock(s.arrivedAt);
 
   return (

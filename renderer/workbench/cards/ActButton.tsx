@@ -5,6 +5,7 @@
  */
 import type { ReactNode } from 'react';
 import type { Surface } from '../../../preload/contract.ts';
+import { currentRecords } from '../../../main/surfaces/revisions.ts';
 
 export interface CardCtx {
   paneId: string;
@@ -31,7 +32,7 @@ export function ActButton(props: {
 }): ReactNode {
   const { ctx, action, target } = props;
   if (!ctx.accepts(action)) return null;
-  const taken = ctx.surface.acted.some((r) => r.action === action && (r.target ?? '') === (target ?? ''));
+  const taken = currentRecords(ctx.surface).some((r) => r.action === action && (r.target ?? '') === (target ?? ''));
   return (
     <button
       type="button"

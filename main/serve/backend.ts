@@ -1,0 +1,139 @@
+/**
+ * Where serve's windows reach the core: a core in this process (tests, the benchmark's
+ * baseline), or the per-user service, each window relayed as text over its own service
+ * connection (docs/design/service.md, "The processes").
+ */
+import type { WebSocket } from 'ws';
+import type { App } from '../app.ts';
+import type { ResolvedFile } from '../core.ts';
+import { connectService, type ServiceConnection } from '../service/client.ts';
+
+export interface Backend {
+  /** A window's WebSocket, authenticated: carry its frames to the core and the core's to it. */
+  window(ws: WebSocket): void;
+  resolveFile(prefix: string, rest: string): Promise<ResolvedFile | undefined>;
+  close(): void;
+}
+
+/**
+ * A window whose socket holds this much unsent is not reading: it is cut off (it reconnects
+ * when it wakes). The service's flow control leaves such a window out of every pane's output
+ * long before (docs/design/service.md), so only a window that stopped altogether gets here.
+ */
+const RELAY_MAX = 64 * 1024 * 1024;
+
+/** Frames a window may send: requests and pongs. Nothing else is passed on (file routes, shutdown are the relay's own). */
+function windowFrameOk(text: string): boolean {
+  try {
+    const f = JSON.parse(text) as { t?: unknown };
+    return !!f && typeof f === 'object' && (f.t === 'req' || f.t === 'pong');
+  } catch {
+    return false;
+  }
+}
+
+const NOT_A_REQUEST = JSON.stringify({ t: 'res', id: -1, ok: false, error: 'the frame is not a request: send {"t":"req","id":N,"name":"...","req":{...}}' });
+
+export function coreBackend(app: App): Backend {
+  return {
+    window(ws) {
+      const conn = app.hub.connect(
+        {
+          send: (text) => {
+            if (ws.readyState === ws.OPEN) ws.send(text);
+          },
+          backlog: () => ws.bufferedAmount,
+          close: (reason) => {
+            ws.close(1008, reason.slice(0, 120));
+            ws.terminate();
+          },
+        },
+        { idPrefix: 'ws', shell: 'serve' },
+      );
+      ws.on('message', (raw, isBinary) => {
+        if (isBinary) return conn.sendFrame({ t: 'res', id: -1, ok: false, error: 'frames must be JSON text, not binary' });
+        conn.receive(raw.toString());
+      });
+      ws.on('close', () => conn.gone());
+    },
+    resolveFile: (prefix, rest) => Promise.resolve(app.core.resolveFile(prefix, rest)),
+    close() {},
+  };
+}
+
+export interface ServiceBackendOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  fresh?: boolean;
+  socketPath?: string;
+  tokenFile?: string;
+}
+
+export async function serviceBackend(opts: ServiceBackendOptions): Promise<Backend> {
+  const connect = (fresh = false): Promise<ServiceConnection> =>
+    connectService({ env: opts.env, client: 'serve', cwd: opts.cwd, fresh, socketPath: opts.socketPath, tokenFile: opts.tokenFile });
+  // One connection of serve's own, for file routes; made now, so the service is up before the first window.
+  let files: Promise<ServiceConnection> = connect(opts.fresh);
+  await files;
+  const windows = new Set<ServiceConnection>();
+  let closed = false;
+  const filesConn = async (): Promise<ServiceConnection> => {
+    const c = await files.catch(() => undefined);
+    if (c && !c.isClosed) return c;
+    files = connect();
+    return files;
+  };
+  return {
+    window(ws) {
+      const early: string[] = [];
+      let conn: ServiceConnection | undefined;
+      ws.on('message', (raw, isBinary) => {
+        const text = isBinary ? '' : raw.toString();
+        if (!windowFrameOk(text)) {
+          if (ws.readyState === ws.OPEN) ws.send(NOT_A_REQUEST);
+          return;
+        }
+        if (conn) conn.sendLine(text);
+        else early.push(text);
+      });
+      ws.on('close', () => conn?.close());
+      connect().then(
+        (c) => {
+          if (ws.readyState !== ws.OPEN || closed) return c.close();
+          conn = c;
+          windows.add(c);
+          c.relayTo((line) => {
+            if (ws.readyState !== ws.OPEN) return;
+            if (ws.bufferedAmount > RELAY_MAX) {
+              ws.terminate();
+              c.close();
+              return;
+            }
+            ws.send(line);
+          });
+          c.on('close', () => {
+            windows.delete(c);
+            // The service let this window go (it stopped answering) or went away (a restart, a
+            // crash): the window reconnects and finds the next one. A window that is not reading
+            // would never take the close frame: it is cut off after a moment.
+            if (ws.readyState === ws.OPEN) ws.close(1012, 'the Terminal Delight service closed this connection');
+            setTimeout(() => ws.terminate(), 1_000).unref();
+          });
+          for (const t of early.splice(0)) c.sendLine(t);
+        },
+        (err: Error) => {
+          if (ws.readyState === ws.OPEN) ws.close(1011, err.message.slice(0, 120));
+        },
+      );
+    },
+    async resolveFile(prefix, rest) {
+      const c = await filesConn();
+      return (await c.resolveFile(prefix, rest)) ?? undefined;
+    },
+    close() {
+      closed = true;
+      for (const c of windows) c.close();
+      void files.then((c) => c.close(), () => undefined);
+    },
+  };
+}
