@@ -156,7 +156,8 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
       }
       // serve is only the browser's door: the service it started keeps the panes until stopped.
       await stopService({ env }).catch(() => undefined);
-      for (const d of [stateDir, home, cwd]) fs.rmSync(d, { recursive: true, force: true });
+      // A pane's last program may still be writing into home as it ends: retry (ENOTEMPTY).
+      for (const d of [stateDir, home, cwd]) fs.rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
   return serve;

@@ -12,7 +12,7 @@ import { COMMENT_LIMIT } from '../renderer/workbench/acting.ts';
 import { NOTE_LIMIT_BYTES } from '../renderer/viewers/notes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const ENTRIES = ['renderer/main.tsx', 'preload/index.ts', 'main/app.ts', 'main/serve/main.ts', 'main/electron/main.ts', 'main/cli/main.ts'];
+const ENTRIES = ['renderer/main.tsx', 'preload/index.ts', 'main/app.ts', 'main/service/main.ts', 'main/serve/main.ts', 'main/electron/main.ts', 'main/cli/main.ts'];
 
 let tree: DependencyTree;
 beforeAll(async () => {
