@@ -217,6 +217,8 @@ export interface Requests {
       service: { pid: number; startedAt: string; protocol: number };
       /** One-time notes for the person (each said once, then remembered as said). */
       notices: string[];
+      /** settings.json could not be used as it was: one sentence (it was kept aside), until a setting is saved. */
+      settingsProblem?: string;
     };
   };
   'settings.set': { req: Partial<Settings>; res: Settings };
