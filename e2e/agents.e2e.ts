@@ -4,7 +4,7 @@
  * the hooks write them; the pane header and the title bar's rollup show working, then
  * blocked (blocked first), a row focuses its pane, and a blocked agent in a pane that
  * is not focused raises a desktop notification once a person enabled them. The Open
- * Tick dialog opens assets/ticks/counter.mjs into a Tick pane (badge, End Tick), and a
+ * Tick dialog opens assets/ticks/counter/counter.mjs into a Tick pane (badge, End Tick), and a
  * bad command leaves its error, and the Tick's screen, in the dialog.
  */
 import fs from 'node:fs';
@@ -171,7 +171,7 @@ describe('Open Tick…', () => {
   it('opens the counter into a Tick pane with its badge, and End Tick ends it', async () => {
     await win.page.getByRole('button', { name: 'Open Tick…' }).click();
     await dialog().waitFor();
-    const counter = path.join(ROOT, 'assets', 'ticks', 'counter.mjs');
+    const counter = path.join(ROOT, 'assets', 'ticks', 'counter', 'counter.mjs');
     await dialog().getByLabel('Command').fill(`'${process.execPath}' '${counter}'`);
     await dialog().getByLabel('Title').fill('Counter from the dialog');
     await shot(win, 'open-tick-dialog-dark', dialog());

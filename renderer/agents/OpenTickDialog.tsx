@@ -7,7 +7,7 @@ import { useEffect, useRef, useState, type FormEvent, type ReactElement } from '
 import { useStore } from 'zustand';
 import { focusPane } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
-import { parseCommandLine } from './argv.ts';
+import { parseCommandLine } from '../../main/tick/argv.ts';
 import { agentsUi, hideOpenTick } from './ui.ts';
 
 export function OpenTickDialog(): ReactElement | null {
