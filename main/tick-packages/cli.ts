@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import type { TickPackageInfo } from '../../preload/contract.ts';
+import { printable } from '../tick/check.ts';
 import { isDir, listPackages } from './find.ts';
 import { install, uninstall } from './install.ts';
 
@@ -52,10 +53,10 @@ export function runInstall(argv: string[], env: NodeJS.ProcessEnv, cwd: string, 
   const opts = { env, cwd, link: f.link, ...(project ? { project } : {}) };
   const r = f.uninstall ? uninstall(f.rest[0]!, opts) : install(f.rest[0]!, opts);
   if (!r.ok) {
-    err(`terminal-delight tick install: ${r.error}\n`);
+    err(`terminal-delight tick install: ${printable(r.error)}\n`);
     return 1;
   }
-  for (const line of r.lines) out(`${line}\n`);
+  for (const line of r.lines) out(`${printable(line)}\n`);
   return 0;
 }
 
@@ -71,7 +72,7 @@ export function runList(argv: string[], env: NodeJS.ProcessEnv, cwd: string, out
     out('No Tick packages are installed. Install one with terminal-delight tick install PATH|NAME (the samples: counter, note, ticker).\n');
     return 0;
   }
-  out(packages.map(describePackage).join('\n\n') + '\n');
+  out(packages.map((p) => describePackage(p).split('\n').map(printable).join('\n')).join('\n\n') + '\n');
   return 0;
 }
 

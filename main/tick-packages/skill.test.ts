@@ -53,6 +53,8 @@ describe('parseSkill', () => {
       [skill(GOOD.replace('--fast', "'unclosed")), /tick-command in SKILL.md does not read: the single quote/],
       [skill(GOOD.replace(/\n {2}tick-requires: none/, '')), /does not state its prerequisites/],
       [skill(GOOD.replace('tick-requires: none', 'tick-requires: env 9LIVES')), /"env 9LIVES" is not well formed/],
+      [skill(GOOD.replace('description: A demo Tick. Use when testing.', 'description: "A demo \\e[2J Tick."')), /^description in SKILL\.md holds a control character \(U\+001B\); take it out/],
+      [skill(GOOD.replace('tick-requires: none', 'tick-requires: "Log in \\x07 first"')), /^tick-requires in SKILL\.md holds a control character \(U\+0007\)/],
     ];
     for (const [text, error, folder] of cases) {
       const r = parseSkill(text, folder);

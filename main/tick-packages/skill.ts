@@ -17,6 +17,10 @@ export const PACKAGE_PLACEHOLDER = '{package}';
 
 const FIELDS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'];
 const NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+/** Control characters but tab and line ends (a folded description has those). */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+const isMapping = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 export interface TickSkill {
   name: string;
@@ -80,6 +84,9 @@ export function parseSkill(text: string, folderName?: string): SkillResult {
   for (const k of ['license', 'allowed-tools']) {
     if (fields[k] !== undefined && typeof fields[k] !== 'string') return { ok: false, error: `${k} in SKILL.md must be text` };
   }
+  const control = Object.entries({ description, license: fields.license, compatibility: fields.compatibility, ...(isMapping(fields.metadata) ? fields.metadata : {}) })
+    .find(([, v]) => typeof v === 'string' && CONTROL.test(v));
+  if (control) return { ok: false, error: `${control[0]} in SKILL.md holds a control character (U+${(control[1] as string).match(CONTROL)![0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}); take it out, it would reach terminals and agents` };
   const metadata = fields.metadata;
   if (metadata === undefined || metadata === null) return { ok: false, error: 'SKILL.md has no metadata; a Tick package states its launch there: metadata: with tick-command: and tick-requires:' };
   if (typeof metadata !== 'object' || Array.isArray(metadata)) return { ok: false, error: 'metadata in SKILL.md must be a mapping of names to text' };
