@@ -36,6 +36,8 @@ function Dialog({ n }: { n: number }): ReactElement {
   const [error, setError] = useState<{ text: string; screen?: string } | null>(null);
   const form = useRef<HTMLFormElement>(null);
   const commandInput = useRef<HTMLInputElement>(null);
+  /** The person went for the command line before the list arrived: leave their choice and focus alone. */
+  const touched = useRef(false);
 
   useEffect(() => {
     let live = true;
@@ -44,7 +46,7 @@ function Dialog({ n }: { n: number }): ReactElement {
         if (!live) return;
         setPackages(list);
         const first = list.find((p) => p.ready) ?? list.find((p) => !p.problem);
-        if (first) setChoice(first.folder);
+        if (first && !touched.current) setChoice(first.folder);
       },
       () => live && setPackages([]),
     );
@@ -53,13 +55,17 @@ function Dialog({ n }: { n: number }): ReactElement {
     };
   }, [ctx, focusedCwd]);
 
-  // Focus the chosen package once the list is there, else the command line; again on Ctrl+Shift+O.
-  useEffect(() => {
-    if (packages === null) return;
+  // Focus the choice: at once (the command line while the list loads), again on Ctrl+Shift+O,
+  // and the chosen package when the list arrives, unless the person began typing a command.
+  const focusChoice = (): void => {
     const radio = form.current?.querySelector<HTMLInputElement>('input[name="tick-choice"]:checked');
-    if (radio && choice !== COMMAND) radio.focus();
+    if (radio && radio.value !== COMMAND) radio.focus();
     else commandInput.current?.focus();
-  }, [n, packages]);
+  };
+  useEffect(focusChoice, [n]);
+  useEffect(() => {
+    if (packages !== null && !touched.current) focusChoice();
+  }, [packages]);
 
   const close = (): void => {
     hideOpenTick();
@@ -137,7 +143,7 @@ function Dialog({ n }: { n: number }): ReactElement {
           <label>
             <span>Command</span>
             <input ref={commandInput} name="command" value={command} spellCheck={false} autoComplete="off" placeholder="node ./ticks/counter.mjs --start 3"
-              onFocus={() => setChoice(COMMAND)} onChange={(e) => { setChoice(COMMAND); setCommand(e.target.value); }} />
+              onFocus={() => setChoice(COMMAND)} onChange={(e) => { touched.current = true; setChoice(COMMAND); setCommand(e.target.value); }} />
           </label>
           <p className="hint">Split into words like a shell would ('quotes' and "quotes" keep spaces); nothing is expanded.</p>
           <label>
