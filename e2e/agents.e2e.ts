@@ -241,11 +241,14 @@ describe('Open Tick…', () => {
 
   it('lists installed packages first, with their prerequisites, and opens one by keyboard', async () => {
     // Two samples for the user (the real installer, in the serve's home) and one project
-    // package in the panes' folder that needs a token nobody set.
+    // package in the focused pane's folder that needs a token nobody set.
     const cli = (args: string[]) => execFileSync(path.join(ROOT, 'bin', 'terminal-delight'), args, { cwd: serve.cwd, env: { ...process.env, HOME: serve.home, TD_NODE: process.execPath }, encoding: 'utf8' });
     cli(['tick', 'install', 'counter']);
     cli(['tick', 'install', 'note']);
-    const project = path.join(serve.cwd, '.terminal-delight', 'ticks', 'counter-login');
+    // The dialog looks for project packages from the focused pane's folder.
+    const focusedId = await win.focused();
+    const focused = (await panes(win)).find((p) => p.id === focusedId)!;
+    const project = path.join(focused.cwd, '.terminal-delight', 'ticks', 'counter-login');
     fs.mkdirSync(project, { recursive: true });
     fs.copyFileSync(path.join(ROOT, 'assets', 'ticks', 'counter', 'counter.mjs'), path.join(project, 'counter.mjs'));
     fs.writeFileSync(path.join(project, 'SKILL.md'), '---\nname: counter-login\ndescription: A counter behind a sign-in, for this project only.\nmetadata:\n  tick-command: node {package}/counter.mjs\n  tick-title: Counter with a login\n  tick-requires: env TD_E2E_COUNTER_TOKEN; Sign in with the team account first.\n---\n');
