@@ -17,7 +17,7 @@ import { findProgram, newTag, paneEnv, loginShell } from './env.ts';
 import * as L from './layout.ts';
 import { DEFAULT_COLS, DEFAULT_ROWS, Pane, SCROLLBACK } from './pane.ts';
 import { findAncestor, foregroundGroup, processCwd } from './proc.ts';
-import { agentOf, resumeArgv, SHELLS } from './resume.ts';
+import { agentOf, flagValue, resumeArgv, SHELLS } from './resume.ts';
 
 
 export interface PaneServiceOptions {
@@ -91,8 +91,9 @@ export class PaneService implements PaneServiceApi {
     this.scrollback = opts.scrollback ?? (() => SCROLLBACK);
     this.bus.setMaxListeners(0);
     this.core.onClientGone((client) => this.dropReader(client.id));
-    // A window left out of a pane's flow (it fell behind while another kept up) gets none of its output.
-    this.core.filterEvents('pane.output', (p, client) => this.panes.get(p.paneId)?.accepts(client.id) ?? true);
+    // Output goes to windows (clients that said app.hello), not to relays' own connections or
+    // commands; a window left out of a pane's flow (it fell behind while another kept up) gets none.
+    this.core.filterEvents('pane.output', (p, client) => this.readers.has(client.id) && (this.panes.get(p.paneId)?.accepts(client.id) ?? true));
   }
 
   // ───────────── queries ─────────────
@@ -113,7 +114,7 @@ export class PaneService implements PaneServiceApi {
     return this.focusedId;
   }
 
-  /** The program in the pane's foreground (as last seen), else the one it started. */
+  /** The program in the pane's foreground now, else the one it started. */
   program(paneId: string): string {
     return this.need(paneId).program;
   }
@@ -242,7 +243,8 @@ export class PaneService implements PaneServiceApi {
       throw new Error(`"${s.command[0] ?? ''}" was not found on PATH or is not executable: check the command, or give its full path`);
     }
     const name = agentOf(s.command);
-    const agentCli = s.agentCli ?? (name ? { name, ...(name === 'claude' && flagValue(s.command, '--session-id') ? { sessionId: flagValue(s.command, '--session-id') } : {}) } : undefined);
+    const sessionId = flagValue(s.command, '--session-id');
+    const agentCli = s.agentCli ?? (name ? { name, ...(sessionId ? { sessionId } : {}) } : undefined);
     const pane = new Pane(
       { id: s.id, tag: s.tag, kind: s.kind, command: s.command, cwd: s.cwd, env, cols: s.cols, rows: s.rows, title: s.title, instanceId: s.instanceId, scrollback: this.scrollback(), ended: s.ended, agentCli },
       {
@@ -329,7 +331,7 @@ export class PaneService implements PaneServiceApi {
     this.need(paneId).write(data);
   }
 
-  patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId' | 'agentCli'>>): void {
+  patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId' | 'agentCli' | 'worktree'>>): void {
     const pane = this.need(paneId);
     const { title, ...rest } = patch;
     const sessionBefore = pane.info.agentCli?.sessionId;
@@ -530,11 +532,6 @@ function usableCwd(dir: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function flagValue(argv: readonly string[], flag: string): string | undefined {
-  const i = argv.indexOf(flag);
-  return i > 0 ? argv[i + 1] : undefined;
 }
 
 function validSize(n: number | undefined, fallback: number, max: number): number {

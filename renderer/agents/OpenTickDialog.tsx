@@ -11,6 +11,7 @@ import type { TickPackageInfo } from '../../preload/contract.ts';
 import { parseCommandLine } from '../../main/tick/argv.ts';
 import { focusPane } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
+import { ModalForm } from './ModalForm.tsx';
 import { PackageChoices } from './TickPackages.tsx';
 import { agentsUi, hideOpenTick } from './ui.ts';
 
@@ -34,7 +35,6 @@ function Dialog({ n }: { n: number }): ReactElement {
   const [title, setTitle] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<{ text: string; screen?: string } | null>(null);
-  const form = useRef<HTMLFormElement>(null);
   const commandInput = useRef<HTMLInputElement>(null);
   /** The person went for the command line before the list arrived: leave their choice and focus alone. */
   const touched = useRef(false);
@@ -58,7 +58,7 @@ function Dialog({ n }: { n: number }): ReactElement {
   // Focus the choice: at once (the command line while the list loads), again on Ctrl+Shift+O,
   // and the chosen package when the list arrives, unless the person began typing a command.
   const focusChoice = (): void => {
-    const radio = form.current?.querySelector<HTMLInputElement>('input[name="tick-choice"]:checked');
+    const radio = commandInput.current?.form?.querySelector<HTMLInputElement>('input[name="tick-choice"]:checked');
     if (radio && radio.value !== COMMAND) radio.focus();
     else commandInput.current?.focus();
   };
@@ -110,22 +110,7 @@ function Dialog({ n }: { n: number }): ReactElement {
 
   const hasPackages = (packages?.length ?? 0) > 0;
   return (
-    <div className="td-modal-backdrop" onPointerDown={(e) => { if (e.target === e.currentTarget && !busy) close(); }}>
-      <form
-        ref={form}
-        className="td-modal open-tick"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="open-tick-title"
-        onSubmit={(e) => void submit(e)}
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') {
-            e.preventDefault();
-            e.stopPropagation();
-            if (!busy) close();
-          }
-        }}
-      >
+    <ModalForm className="open-tick" labelledBy="open-tick-title" busy={busy} onClose={close} onSubmit={(e) => void submit(e)}>
         <h2 id="open-tick-title">Open a Tick</h2>
         {packages === null ? <p className="hint" role="status">Looking for installed Ticks…</p> : null}
         {hasPackages ? (
@@ -166,8 +151,7 @@ function Dialog({ n }: { n: number }): ReactElement {
           <button type="button" className="text-button" onClick={close} disabled={busy}>Cancel</button>
           <button type="submit" className="text-button primary" disabled={busy || (chosen ? !!chosen.problem : !command.trim())}>{busy ? 'Opening…' : 'Open'}</button>
         </div>
-      </form>
-    </div>
+    </ModalForm>
   );
 }
 
