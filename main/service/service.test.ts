@@ -21,8 +21,8 @@ afterEach(async () => {
   state.cleanup();
 });
 
-async function start(opts: { idleMs?: number } = {}): Promise<RunningService> {
-  const r = await startService({ env: state.env, fresh: true, idleMs: opts.idleMs ?? 0, onStopped: () => stopped++ });
+async function start(opts: { idleMs?: number; lastWindowGraceMs?: number } = {}): Promise<RunningService> {
+  const r = await startService({ env: state.env, fresh: true, idleMs: opts.idleMs ?? 0, lastWindowGraceMs: opts.lastWindowGraceMs, onStopped: () => stopped++ });
   if (!r.started) throw new Error('not started');
   running = r.service;
   return r.service;
@@ -145,6 +145,25 @@ describe('the service socket', () => {
     const session = JSON.parse(fs.readFileSync(s.paths.sessionFile, 'utf8'));
     expect(session.ended.reason).toBe('the service was restarted for an upgrade');
     for (const f of [s.paths.serviceSocket, s.paths.serviceToken, s.paths.serviceLock]) expect(fs.existsSync(f)).toBe(false);
+  });
+
+  it('with windowClose "end", ends every pane when the last window closes (after a grace for a reload)', async () => {
+    const s = await start({ lastWindowGraceMs: 300 });
+    s.app.settings.set({ windowClose: 'end' });
+    const w = await connectService({ env: state.env, client: 'cli', start: false, cwd: state.dir });
+    const hello = await w.request('app.hello', {});
+    const pid = s.app.panes.pid(hello.panes[0].id)!;
+    // A reload: gone and back within the grace keeps everything.
+    w.close();
+    const back = await connectService({ env: state.env, client: 'cli', start: false, cwd: state.dir });
+    await back.request('app.hello', {});
+    await new Promise((r) => setTimeout(r, 600));
+    expect(stopped).toBe(0);
+    back.close();
+    await waitFor(() => stopped === 1, 'the service to end its panes and stop');
+    running = undefined;
+    expect(() => process.kill(pid, 0)).toThrow();
+    expect(JSON.parse(fs.readFileSync(s.paths.sessionFile, 'utf8')).ended.reason).toBe('the last window was closed');
   });
 
   it('runs once per state folder: a second start names the first', async () => {
