@@ -85,6 +85,8 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
     TD_TEST: '1',
     ...opts.env,
   };
+  // Installed Tick packages and agents' Skills go under the temp home too.
+  for (const k of ['XDG_DATA_HOME', 'CLAUDE_CONFIG_DIR']) if (!opts.env?.[k]) delete env[k];
   const child = spawn(process.execPath, [
     '--experimental-strip-types', '--no-warnings=ExperimentalWarning', '--max-semi-space-size=8', // as npm start runs it
     path.join(ROOT, 'main', 'serve', 'main.ts'),

@@ -509,7 +509,7 @@ describe('the workbench', () => {
       return { isError: r.isError === true, json: JSON.parse(r.content[0]?.text ?? '{}') as Record<string, unknown> };
     };
     try {
-      const opened = await call('TickManage', { action: 'open', command: [process.execPath, path.join(ROOT, 'assets', 'ticks', 'counter.mjs')], cwd: scratch, title: 'Counter' });
+      const opened = await call('TickManage', { action: 'open', command: [process.execPath, path.join(ROOT, 'assets', 'ticks', 'counter', 'counter.mjs')], cwd: scratch, title: 'Counter' });
       expect(opened.isError).toBe(false);
       const instance = opened.json.instance as string;
       await showShelf('Replies');

@@ -258,7 +258,16 @@ function describeAnswer(r: RequestResult, what: string): string {
   return `${what}: ${r.reason ?? 'no answer'}`;
 }
 
+/**
+ * Text from a Tick or a package made safe to print on a terminal: control characters
+ * (an escape sequence in an error message or a description) are shown as \xNN.
+ */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 /** One printed line per rule. */
 export function formatResults(results: RuleResult[]): string {
-  return results.map((r) => `${r.status === 'pass' ? 'PASS' : r.status === 'fail' ? 'FAIL' : 'N/A '}  ${r.rule}${r.detail ? ` — ${r.detail}` : ''}`).join('\n');
+  return results.map((r) => `${r.status === 'pass' ? 'PASS' : r.status === 'fail' ? 'FAIL' : 'N/A '}  ${r.rule}${r.detail ? ` — ${printable(r.detail)}` : ''}`).join('\n');
 }

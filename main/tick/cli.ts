@@ -1,26 +1,48 @@
 /**
- * `terminal-delight tick ...`: tools for Tick authors.
+ * `terminal-delight tick ...`: Ticks from the command line.
  *   tick check [--safe] [--watch MS] [--call TOOL JSON]... -- <command…>
+ *   tick check [--safe] [--watch MS] [--call TOOL JSON]... PATH|NAME
  * runs the Tick under the host's session engine and checks every Tick-side MUST the host
- * can observe, one PASS/FAIL line per rule; exit status 1 on any failure, 2 on misuse.
+ * can observe, one PASS/FAIL line per rule (a package's Skill and launch first); exit
+ * status 1 on any failure, 2 on misuse.
+ *   tick install [--project DIR] [--link] [--uninstall] PATH|NAME
+ *   tick list [--project DIR]
+ * install, take out and list Tick packages (main/tick-packages).
  */
+import { checkPackage } from '../tick-packages/check.ts';
+import { runInstall, runList } from '../tick-packages/cli.ts';
 import { checkTick, formatResults } from './check.ts';
 
 const USAGE = `Usage: terminal-delight tick check [--safe] [--watch MS] [--call TOOL JSON]... -- <command…>
-  Runs the Tick (Tick protocol 3) without a view and checks what a host can observe:
-  framing, one response per id, no id: null, a valid descriptor, side-effect-free and
-  prompt describe and read, seq rules, -32004 on a stale revision, -32602 on an unknown
-  tool or bad arguments, updates, nothing but protocol on stdout, exit on stdin EOF and
-  on SIGTERM. It sends deliberately invalid calls; --safe keeps them off mutating tools.
-  --call TOOL JSON: make this valid call (repeatable; mutating tools too), so updates
-    that only follow a call are checked; without it, one call of a non-mutating tool
-    with arguments built from its schema is made when there is such a tool.
-  --watch MS: how long to watch for updates (default 1000).
+       terminal-delight tick check [--safe] [--watch MS] [--call TOOL JSON]... PATH|NAME
+       terminal-delight tick install [--project DIR] [--link] [--uninstall] PATH|NAME
+       terminal-delight tick list [--project DIR]
+
+  check  Runs the Tick (Tick protocol 3) without a view and checks what a host can
+         observe: framing, one response per id, no id: null, a valid descriptor,
+         side-effect-free and prompt describe and read, seq rules, -32004 on a stale
+         revision, -32602 on an unknown tool or bad arguments, updates, nothing but
+         protocol on stdout, exit on stdin EOF and on SIGTERM. It sends deliberately
+         invalid calls; --safe keeps them off mutating tools. --call TOOL JSON: make
+         this valid call (repeatable; mutating tools too), so updates that only follow
+         a call are checked; without it, one call of a non-mutating tool with arguments
+         built from its schema is made when there is such a tool. --watch MS: how long
+         to watch for updates (default 1000). Given a package (its folder, or an
+         installed package's or a sample's name) instead of a command, it checks the
+         package's Skill, launch command and prerequisites first, then the Tick its
+         launch starts.
+  install  Copies a Tick package (a folder holding its Tick and a SKILL.md; or a
+         sample: counter, note, ticker) into your Ticks folder, or --link links it,
+         and puts its Skill where Claude Code and Codex read Skills; --project DIR
+         does it for one project (DIR/.terminal-delight/ticks, DIR/.claude/skills,
+         DIR/.agents/skills). --uninstall takes out exactly what it put in.
+  list   Lists installed packages, with whether their prerequisites look met.
 `;
 
 /** Options before "--" (or before the first word that is not one), and the Tick's command after. */
-export function parseCheckArgs(args: string[]): { help: true } | { error: string } | { safe: boolean; watchMs: number; calls: Array<{ tool: string; args: unknown }>; command: string[] } {
+export function parseCheckArgs(args: string[]): { help: true } | { error: string } | { safe: boolean; watchMs: number; calls: Array<{ tool: string; args: unknown }>; command: string[]; dashed: boolean } {
   let safe = false;
+  let dashed = false;
   let watchMs = 1000;
   const calls: Array<{ tool: string; args: unknown }> = [];
   let i = 0;
@@ -28,6 +50,7 @@ export function parseCheckArgs(args: string[]): { help: true } | { error: string
     const a = args[i]!;
     if (a === '--') {
       i++;
+      dashed = true;
       break;
     }
     if (a === '--help' || a === '-h') return { help: true };
@@ -52,18 +75,21 @@ export function parseCheckArgs(args: string[]): { help: true } | { error: string
     else break;
   }
   const command = args.slice(i);
-  if (command.length === 0) return { error: 'give the Tick\'s command after "--", for example: terminal-delight tick check -- python3 note.py' };
-  return { safe, watchMs, calls, command };
+  if (command.length === 0) return { error: 'give the Tick\'s command after "--", for example: terminal-delight tick check -- python3 note.py, or a package: terminal-delight tick check counter' };
+  return { safe, watchMs, calls, command, dashed };
 }
 
 export async function run(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
   const [sub, ...rest] = argv;
+  const err = (s: string) => process.stderr.write(s);
   if (sub === undefined || sub === 'help' || sub === '--help' || sub === '-h') {
     out(USAGE);
     return sub === undefined ? 2 : 0;
   }
+  if (sub === 'install') return runInstall(rest, process.env, process.cwd(), out, err);
+  if (sub === 'list') return runList(rest, process.env, process.cwd(), out, err);
   if (sub !== 'check') {
-    process.stderr.write(`terminal-delight tick: "${sub}" is not a tick command; run \`terminal-delight tick check -- <command…>\`.\n`);
+    err(`terminal-delight tick: "${sub}" is not a tick command; use check, install or list (terminal-delight tick help says more).\n`);
     return 2;
   }
   const parsed = parseCheckArgs(rest);
@@ -72,10 +98,14 @@ export async function run(argv: string[], out: (s: string) => void = (s) => proc
     return 0;
   }
   if ('error' in parsed) {
-    process.stderr.write(`terminal-delight tick check: ${parsed.error}.\n`);
+    err(`terminal-delight tick check: ${parsed.error}.\n`);
     return 2;
   }
-  const results = await checkTick(parsed.command, { safe: parsed.safe, watchMs: parsed.watchMs, calls: parsed.calls });
+  const opts = { safe: parsed.safe, watchMs: parsed.watchMs, calls: parsed.calls };
+  // One word without "--" names a package (a folder, an installed package, a sample).
+  const results = !parsed.dashed && parsed.command.length === 1
+    ? await checkPackage(parsed.command[0]!, { ...opts, env: process.env, cwd: process.cwd() })
+    : await checkTick(parsed.command, opts);
   out(formatResults(results) + '\n');
   const failed = results.filter((r) => r.status === 'fail').length;
   const passed = results.filter((r) => r.status === 'pass').length;

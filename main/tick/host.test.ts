@@ -8,7 +8,7 @@ import { statePaths } from '../paths.ts';
 import { TickHost, type TickHostOptions } from './host.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const COUNTER = path.join(ROOT, 'assets', 'ticks', 'counter.mjs');
+const COUNTER = path.join(ROOT, 'assets', 'ticks', 'counter', 'counter.mjs');
 const SCRIPTED = path.join(import.meta.dirname, 'testdata', 'scripted.mjs');
 
 let state: ReturnType<typeof tempState>;
