@@ -47,6 +47,8 @@ export interface PaneInfo {
    * upgrade, a crash, a reboot): why, when, and the argv `pane.resume` would start.
    */
   ended?: { reason: string; at: string; resumeArgv: string[] };
+  /** The last command the pane's shell ran, from its shell integration marks (OSC 133): exit status, how long it ran, when it ended. */
+  lastCommand?: { exitCode: number; durationMs: number; at: string };
 }
 
 /** The window's tiling: leaves are panes, splits share space by fractions summing to 1. */

@@ -11,6 +11,8 @@ import type { IPty } from 'node-pty';
 import type { PaneInfo, PaneKind } from '../../preload/contract.ts';
 import { FLOW } from '../../preload/contract.ts';
 import { FlowMeter } from './flow.ts';
+import type { Launch } from './integration.ts';
+import { ShellMarks, type PromptState } from './marks.ts';
 import { processCwd } from './proc.ts';
 
 export const DEFAULT_COLS = 120;
@@ -47,6 +49,8 @@ export interface PaneSpawn {
   title?: string;
   instanceId?: string;
   scrollback: number;
+  /** How to start the command (shell integration, main/panes/integration.ts), asked at every start; absent or undefined: as it is. */
+  launch?: (command: string[], env: Record<string, string>) => Launch | undefined;
 }
 
 export interface PaneHooks {
@@ -65,6 +69,12 @@ interface PtySocket {
   destroyed?: boolean;
   readableEnded?: boolean;
   once(event: string, fn: () => void): unknown;
+}
+
+/** Whether an OSC 7 host names this machine (a shell over ssh reports the remote one's folders). */
+export function isLocalHost(host: string): boolean {
+  const h = host.toLowerCase();
+  return h === '' || h === 'localhost' || h === os.hostname().toLowerCase();
 }
 
 export class Pane {
@@ -93,11 +103,16 @@ export class Pane {
   /** Set once the process has exited and its last output is being drained. */
   private draining = false;
   private lastDataAt = 0;
+  /** Output came since the process started: it has left node-pty's fork and chdir (its /proc cwd is its own). */
+  private heard = false;
   /** The foreground program's name, as last seen (watchProgram). */
   private foreground: string | undefined;
   private programTimer: NodeJS.Timeout | undefined;
   private programCheckedAt = 0;
   private disposed = false;
+  private readonly launch: PaneSpawn['launch'];
+  /** Shell integration marks in the output (OSC 133, OSC 7), and what they say. */
+  private marks = new ShellMarks(isLocalHost);
 
   constructor(spawn: PaneSpawn, hooks: PaneHooks) {
     this.id = spawn.id;
@@ -107,6 +122,7 @@ export class Pane {
     this.cwd = spawn.cwd;
     this.env = spawn.env;
     this.hooks = hooks;
+    this.launch = spawn.launch;
     this.fixedTitle = spawn.title;
     this.screen = new headless.Terminal({ cols: spawn.cols, rows: spawn.rows, scrollback: spawn.scrollback, allowProposedApi: true });
     this.serializer = new serialize.SerializeAddon();
@@ -149,17 +165,21 @@ export class Pane {
     this.screenMeter.reset();
     this.paused = false;
     this.draining = false;
-    const proc = nodePty.spawn(file, args, {
+    this.marks = new ShellMarks(isLocalHost);
+    this.heard = false;
+    const launch = this.launch?.(this.command, this.env) ?? { file, args, env: this.env };
+    const proc = nodePty.spawn(launch.file, launch.args, {
       name: 'xterm-256color',
       cols: this.info.cols,
       rows: this.info.rows,
       cwd: this.cwd,
-      env: this.env,
+      env: launch.env,
     });
     this.proc = proc;
     this.info = { ...this.info, status: 'running', exitCode: undefined, signal: undefined };
     delete this.info.exitCode;
     delete this.info.signal;
+    delete this.info.lastCommand;
     this.armTail(proc);
     proc.onData((data) => {
       if (this.proc !== proc) return;
@@ -214,10 +234,12 @@ export class Pane {
 
   private receive(data: string): void {
     this.lastDataAt = Date.now();
+    this.heard = true;
     if (this.held) {
       this.held.push(data);
       return;
     }
+    this.readMarks(data);
     this.meter.sent(data.length);
     this.screenMeter.sent(data.length);
     this.screen.write(data, () => {
@@ -235,6 +257,42 @@ export class Pane {
     this.applyFlow();
     // Paused, nothing more comes until the windows catch up: send what is held now.
     if (this.paused || this.batch.length >= BATCH_MAX_CHARS) this.flush();
+  }
+
+  /** Shell integration marks in this output: the folder, the last command, the title at a prompt. */
+  private readMarks(data: string): void {
+    const c = this.marks.read(data, Date.now());
+    if (!c) return;
+    let changed = false;
+    if (c.cwd !== undefined && c.cwd !== this.info.cwd) {
+      this.info = { ...this.info, cwd: c.cwd };
+      changed = true;
+    }
+    if (c.lastCommand) {
+      const { exitCode, durationMs, endedAt } = c.lastCommand;
+      this.info = { ...this.info, lastCommand: { exitCode, durationMs, at: new Date(endedAt).toISOString() } };
+      changed = true;
+    }
+    // At its prompt, the shell is the foreground program again: the title says where it is now, not a second later.
+    const retitle = c.prompt && this.foreground !== undefined;
+    if (retitle) this.foreground = undefined;
+    if ((changed || retitle) && !this.refreshTitle() && changed) this.hooks.updated(this);
+  }
+
+  /** What the shell integration's marks say the shell is doing (NO_PROMPT without them). */
+  get prompt(): PromptState {
+    return this.marks.state;
+  }
+
+  /**
+   * Where the process is now: what its shell reported (OSC 7), else what the OS says once
+   * it has printed something (before that, a fresh process may still be in node-pty's
+   * fork, in the app's own folder), else the folder it was last seen in.
+   */
+  liveCwd(): string {
+    if (this.marks.cwd) return this.marks.cwd;
+    const pid = this.heard ? this.pid : undefined;
+    return (pid !== undefined ? processCwd(pid) : undefined) ?? this.info.cwd;
   }
 
   /** Emit the batched output now. */
@@ -262,7 +320,8 @@ export class Pane {
       this.programCheckedAt = Date.now();
       if (!this.running || this.disposed) return;
       const pid = this.proc?.pid;
-      const cwd = pid !== undefined ? processCwd(pid) : undefined;
+      // A shell that reports its folder (OSC 7) is believed: its $PWD keeps the symlinks it was reached through.
+      const cwd = this.marks.cwd ?? (pid !== undefined ? processCwd(pid) : undefined);
       let program: string | undefined;
       try {
         program = this.proc?.process;
