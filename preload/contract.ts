@@ -51,6 +51,17 @@ export interface PaneInfo {
   lastCommand?: { exitCode: number; durationMs: number; at: string };
 }
 
+/**
+ * A shell prompt in a snapshot (shell integration, OSC 133): its line as an offset from the
+ * cursor's line once the snapshot is drawn (0 or less), and its command's status and time
+ * once it ended. The snapshot's text carries no marks; these put them back.
+ */
+export interface SnapshotPrompt {
+  offset: number;
+  exitCode?: number;
+  durationMs?: number;
+}
+
 /** The window's tiling: leaves are panes, splits share space by fractions summing to 1. */
 export type Layout =
   | { type: 'pane'; paneId: string }
@@ -197,7 +208,7 @@ export interface Requests {
    * whole scrollback) as escape sequences, to draw a pane on attach. `complete` is false
    * when older lines were left out.
    */
-  'pane.snapshot': { req: { paneId: string; scrollback?: number | 'all' }; res: { data: string; cols: number; rows: number; complete: boolean } };
+  'pane.snapshot': { req: { paneId: string; scrollback?: number | 'all' }; res: { data: string; cols: number; rows: number; complete: boolean; prompts?: SnapshotPrompt[] } };
   'pane.focus': { req: { paneId: string }; res: void };
   'layout.set': { req: { layout: Layout }; res: void };
 

@@ -192,6 +192,23 @@ describe('login shells with the integration, real profiles', () => {
     await waitFor(() => panes.prompt(pane.id).integrated, 'a prompt mark');
   });
 
+  it('a snapshot says where the prompts are, and how their commands ended, as lines above the cursor', async () => {
+    write('.bash_profile', 'PS1="s\\$ "\nunset HISTFILE\n');
+    const pane = panes.create({});
+    await waitFor(() => panes.prompt(pane.id).integrated, 'a prompt mark');
+    await run(pane.id, 'false');
+    await run(pane.id, 'printf "one\\ntwo\\n"');
+    await panes.settled(pane.id);
+    const snap = await panes.snapshot(pane.id);
+    expect(snap.data).toContain('two');
+    expect(snap.prompts?.map(({ durationMs: _, ...p }) => p)).toEqual([{ offset: -4, exitCode: 1 }, { offset: -3, exitCode: 0 }, { offset: 0 }]);
+    expect(snap.prompts![0]!.durationMs).toBeGreaterThanOrEqual(0);
+    // With fewer history lines than the prompts span, the older prompts are left out.
+    await run(pane.id, 'clear');
+    await panes.settled(pane.id);
+    expect((await panes.snapshot(pane.id)).prompts).toEqual([{ offset: 0 }]);
+  });
+
   it.runIf(has(ZSH))('zsh -l: .zshenv, .zprofile, .zshrc and .zlogin run from $HOME, then bin/ and TD_* are put back and ZDOTDIR is left unset', async () => {
     write('.zshenv', 'export RAN="${RAN}zshenv,"\n');
     write('.zprofile', 'export RAN="${RAN}zprofile,"\nexport PATH=/usr/bin:/bin:$HOME/mybin\n');

@@ -8,12 +8,13 @@ import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
 import nodePty from 'node-pty';
 import type { IPty } from 'node-pty';
-import type { PaneInfo, PaneKind } from '../../preload/contract.ts';
+import type { PaneInfo, PaneKind, SnapshotPrompt } from '../../preload/contract.ts';
 import { FLOW } from '../../preload/contract.ts';
 import { FlowMeter } from './flow.ts';
 import type { Launch } from './integration.ts';
 import { ShellMarks, type PromptState } from './marks.ts';
 import { processCwd } from './proc.ts';
+import { ScreenPrompts } from './screen-prompts.ts';
 
 export const DEFAULT_COLS = 120;
 export const DEFAULT_ROWS = 30;
@@ -88,6 +89,8 @@ export class Pane {
   private proc: IPty | undefined;
   private readonly screen: InstanceType<typeof headless.Terminal>;
   private readonly serializer: InstanceType<typeof serialize.SerializeAddon>;
+  /** The prompts on the headless screen, for snapshots. */
+  private readonly screenPrompts: ScreenPrompts;
   private readonly meter = new FlowMeter();
   private readonly screenMeter = new FlowMeter(HEADLESS_HIGH, HEADLESS_LOW);
   private readonly hooks: PaneHooks;
@@ -127,6 +130,7 @@ export class Pane {
     this.screen = new headless.Terminal({ cols: spawn.cols, rows: spawn.rows, scrollback: spawn.scrollback, allowProposedApi: true });
     this.serializer = new serialize.SerializeAddon();
     this.screen.loadAddon(this.serializer);
+    this.screenPrompts = new ScreenPrompts(this.screen);
     this.screen.onTitleChange((t) => {
       this.oscTitle = t || undefined;
       this.refreshTitle();
@@ -399,7 +403,7 @@ export class Pane {
    * The screen and scrollback as escape sequences, consistent with the output events:
    * it holds exactly the output of every 'pane.output' event emitted before it returns.
    */
-  async snapshot(scrollback: number = SNAPSHOT_SCROLLBACK): Promise<{ data: string; cols: number; rows: number; complete: boolean }> {
+  async snapshot(scrollback: number = SNAPSHOT_SCROLLBACK): Promise<{ data: string; cols: number; rows: number; complete: boolean; prompts?: SnapshotPrompt[] }> {
     this.flush();
     const mine = !this.held;
     if (mine) this.held = [];
@@ -407,7 +411,11 @@ export class Pane {
       await new Promise<void>((resolve) => this.screen.write('', resolve));
       const history = this.screen.buffer.normal.baseY;
       const lines = Math.max(0, Math.min(scrollback, history));
-      return { data: this.serializer.serialize({ scrollback: lines }), cols: this.screen.cols, rows: this.screen.rows, complete: lines >= history };
+      const snap = { data: this.serializer.serialize({ scrollback: lines }), cols: this.screen.cols, rows: this.screen.rows, complete: lines >= history };
+      // Prompts within what the snapshot holds (its history lines and the screen).
+      const cursorRow = this.screen.buffer.active.cursorY + lines;
+      const prompts = this.screenPrompts.forSnapshot().filter((p) => p.offset >= -cursorRow);
+      return prompts.length > 0 ? { ...snap, prompts } : snap;
     } finally {
       if (mine) {
         // Output that arrived while the snapshot was taken is not in it: release it only
