@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Layout, PaneInfo } from '../preload/contract.ts';
 import { quietDotfiles } from '../main/panes/testing.ts';
+import { stopService } from '../main/service/client.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const ARTIFACTS = path.join(ROOT, 'e2e', 'artifacts');
@@ -110,7 +111,16 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
     home,
     cwd,
     child,
-    stderr: () => err,
+    stderr: () => {
+      // The service logs beside its socket (it runs detached from serve).
+      let log = '';
+      try {
+        log = fs.readFileSync(path.join(stateDir, 'terminal-delight', 'run', 'service.log'), 'utf8');
+      } catch {
+        log = '';
+      }
+      return `${err}${log ? `\n[service.log]\n${log.slice(-10_000)}` : ''}`;
+    },
     async close() {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise<void>((r) => child.once('exit', () => r()));
@@ -119,6 +129,8 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
         await exited;
         clearTimeout(t);
       }
+      // serve is only the browser's door: the service it started keeps the panes until stopped.
+      await stopService({ env }).catch(() => undefined);
       for (const d of [stateDir, home, cwd]) fs.rmSync(d, { recursive: true, force: true });
     },
   };

@@ -3,6 +3,7 @@
  * Both shells call `createApp()` and then carry `app.core` to their windows.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { Core } from './core.ts';
 import { statePaths, type Paths } from './paths.ts';
 import { installPaneHandlers } from './panes/handlers.ts';
@@ -15,15 +16,23 @@ import { McpHost } from './mcp/server.ts';
 import { installAgentChannel, type AgentChannel } from './agent-channel/service.ts';
 import { TickHost } from './tick/host.ts';
 import { tickTools } from './tick/mcp-tools.ts';
+import { ClientHub } from './service/hub.ts';
+import { installServiceHandlers } from './service/handlers.ts';
+import { SERVICE_STARTED_AT } from './service/started.ts';
+import { NoticeBook } from './state/notices.ts';
 
 export interface AppOptions {
-  /** Which shell carries the contract. */
-  shell: 'electron' | 'serve';
+  /** Which shell carries the contract when the core runs inside it (tests); the service serves any. */
+  shell?: 'electron' | 'serve';
   env?: NodeJS.ProcessEnv;
   /** Folder the first pane starts in when there is nothing to restore. */
   cwd?: string;
   /** Start with no restored session (tests, `--fresh`). */
   fresh?: boolean;
+  /** How `service.quit` stops the process the core runs in (the service's main); absent: refused. */
+  quit?: (endPanes: boolean) => void;
+  /** When the machine booted (tests of the reboot reason); default from os.uptime(). */
+  bootedAt?: number;
 }
 
 export interface App {
@@ -40,7 +49,12 @@ export interface App {
   agents: AgentChannel;
   /** The Tick host (main/tick): hosted Ticks, shell: instances, approvals, subscriptions. */
   ticks: TickHost;
-  dispose(): Promise<void>;
+  /** Every client of this core (windows through their relays, commands), whatever transport carries it. */
+  hub: ClientHub;
+  /** Save the session with why the core stops, then hang up every pane and stop every service. */
+  dispose(reason?: string): Promise<void>;
+  /** End every pane cleanly (SIGHUP, then SIGTERM and SIGKILL to stragglers) and close every Tick; the session says `reason`. */
+  endAll(reason: string): Promise<void>;
 }
 
 export async function createApp(opts: AppOptions): Promise<App> {
@@ -59,9 +73,16 @@ export async function createApp(opts: AppOptions): Promise<App> {
     shellIntegration: () => settings.get().shellIntegration,
   });
   core.onDispose(() => panes.dispose());
-  const keeper = new SessionKeeper(panes, paths.sessionFile);
-  core.onDispose(() => keeper.stop());
-  installPaneHandlers(core, panes, settings, opts.shell);
+  const keeper = new SessionKeeper(panes, paths.sessionFile, 300, { pid: process.pid, startedAt: SERVICE_STARTED_AT });
+  let stopReason = 'the service was stopped';
+  core.onDispose(() => keeper.stop(stopReason));
+  const notices = new NoticeBook(path.join(paths.state, 'notices.json'));
+  installPaneHandlers(core, panes, settings, opts.shell, () => {
+    const out: string[] = [];
+    const keep = settings.get().windowClose === 'keep' && notices.once('close-keeps-running', 'Closing this window keeps your panes running; to end them all, use Quit and end all panes (Ctrl+Shift+Q).');
+    if (keep) out.push(keep);
+    return out;
+  });
   // Surfaces (main/surfaces): the file poller, transcripts, actions, artifact files.
   const surfaces = installSurfaces(core, panes);
   // 'artifact.reveal' is the Electron shell's (shell.openPath in main/electron/main.ts); a browser downloads the file instead.
@@ -83,7 +104,25 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const agents = installAgentChannel({ core, panes, surfaces, settings, env });
   // Other services install here (each in its own folder): surfaces, agent-channel, tick, mcp.
 
+  // The clients (main/service/hub.ts) and the service's own requests.
+  const hub = new ClientHub(core);
+  core.onDispose(() => hub.dispose());
+  const endAll = async (reason: string): Promise<void> => {
+    keeper.stop(reason);
+    stopReason = reason;
+    await Promise.all([panes.endAll(), ticks.closeAll()]);
+  };
+  installServiceHandlers(core, { panes, ticks, hub, quit: opts.quit });
+
   // Last, so every service above sees the restored panes arrive (onCreated).
-  if (saved) restoreSession(panes, saved);
-  return { core, paths, panes, settings, surfaces, agents, mcp, ticks, dispose: () => core.dispose() };
+  if (saved) restoreSession(panes, saved, settings.get().resumeAtStart, opts.bootedAt);
+  // Records of the panes as they are now (ended, resumed), before anything else happens.
+  keeper.saveNow();
+  return {
+    core, paths, panes, settings, surfaces, agents, mcp, ticks, hub, endAll,
+    dispose: (reason?: string) => {
+      if (reason) stopReason = reason;
+      return core.dispose();
+    },
+  };
 }

@@ -8,10 +8,17 @@ import { EventEmitter } from 'node:events';
 import type { EventName, Events, Req, RequestName, Res } from '../preload/contract.ts';
 import { REQUEST_NAMES } from '../preload/contract.ts';
 
-/** Who is asking: one window (an Electron webContents or a WebSocket). */
+/** Who is asking: one window (an Electron webContents or a browser tab, through its relay) or a command. */
 export interface Client {
   id: string;
+  /** The shell the window runs in (app.hello tells the renderer); absent for in-process callers. */
+  shell?: 'electron' | 'serve' | 'cli';
+  /** Where this client's first pane starts when the layout is empty. */
+  cwd?: string;
 }
+
+/** Decides whether one client gets one event (for example a pane's output while that window is left out of its flow). */
+export type EventFilter<K extends EventName> = (payload: Events[K], client: Client) => boolean;
 
 export type Handler<K extends RequestName> = (req: Req<K>, client: Client) => Res<K> | Promise<Res<K>>;
 
@@ -31,6 +38,7 @@ export class Core {
   private readonly bus = new EventEmitter();
   private readonly disposers: Array<() => void | Promise<void>> = [];
   private readonly fileRoutes = new Map<string, FileResolver>();
+  private readonly filters = new Map<EventName, EventFilter<EventName>>();
 
   constructor() {
     this.bus.setMaxListeners(0);
@@ -53,6 +61,28 @@ export class Core {
 
   emit<K extends EventName>(name: K, payload: Events[K]): void {
     this.bus.emit('event', name, payload);
+  }
+
+  /** An event for one client only (by Client.id). */
+  emitTo<K extends EventName>(clientId: string, name: K, payload: Events[K]): void {
+    this.bus.emit('event-to', clientId, name, payload);
+  }
+
+  onEventTo(listener: <K extends EventName>(clientId: string, name: K, payload: Events[K]) => void): () => void {
+    this.bus.on('event-to', listener);
+    return () => this.bus.off('event-to', listener);
+  }
+
+  /** Let a service decide, per client, whether an event of this name reaches it (one filter per name). */
+  filterEvents<K extends EventName>(name: K, filter: EventFilter<K>): void {
+    if (this.filters.has(name)) throw new Error(`a filter for ${name} is already installed`);
+    this.filters.set(name, filter as unknown as EventFilter<EventName>);
+  }
+
+  /** Whether this client gets this event (no filter: every client does). */
+  accepts<K extends EventName>(name: K, payload: Events[K], client: Client): boolean {
+    const f = this.filters.get(name);
+    return f ? f(payload, client) : true;
   }
 
   /** Every event, for shells that forward them all. Returns an unsubscribe function. */

@@ -12,6 +12,14 @@ export interface Paths {
   settingsFile: string;
   /** The per-user socket `terminal-delight mcp` connects to (mode 0600). */
   socket: string;
+  /** The service's folder (mode 0700): its socket, token, lock and log. */
+  run: string;
+  /** The contract socket windows and commands reach the service on (docs/design/service.md). */
+  serviceSocket: string;
+  /** The secret a client's hello carries (mode 0600, new at each service start). */
+  serviceToken: string;
+  serviceLock: string;
+  serviceLog: string;
 }
 
 export function statePaths(env: NodeJS.ProcessEnv = process.env): Paths {
@@ -25,6 +33,11 @@ export function statePaths(env: NodeJS.ProcessEnv = process.env): Paths {
     sessionFile: path.join(state, 'session.json'),
     settingsFile: path.join(state, 'settings.json'),
     socket: env.TD_SOCKET || path.join(state, 'run', 'app.sock'),
+    run: path.join(state, 'run'),
+    serviceSocket: env.TD_SERVICE_SOCKET || path.join(state, 'run', 'service.sock'),
+    serviceToken: env.TD_SERVICE_TOKEN_FILE || path.join(state, 'run', 'service.token'),
+    serviceLock: path.join(state, 'run', 'service.lock'),
+    serviceLog: path.join(state, 'run', 'service.log'),
   };
 }
 

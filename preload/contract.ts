@@ -192,7 +192,18 @@ export interface ApprovalRequest {
 /** Every request the renderer may make, with its payload and its answer. */
 export interface Requests {
   /** First call of a window: who we are and everything to draw. */
-  'app.hello': { req: Record<string, never>; res: { session: string; panes: PaneInfo[]; layout: Layout | null; focused: string | null; settings: Settings; platform: string; shell: 'electron' | 'serve'; version: string } };
+  'app.hello': {
+    req: Record<string, never>;
+    res: {
+      session: string; panes: PaneInfo[]; layout: Layout | null; focused: string | null; settings: Settings; platform: string; shell: 'electron' | 'serve';
+      /** The version of the core (the service) this window talks to. */
+      version: string;
+      /** The service: its pid, when it started, and its contract protocol number. */
+      service: { pid: number; startedAt: string; protocol: number };
+      /** One-time notes for the person (each said once, then remembered as said). */
+      notices: string[];
+    };
+  };
   'settings.set': { req: Partial<Settings>; res: Settings };
 
   'pane.create': { req: { cwd?: string; command?: string[]; kind?: PaneKind; splitOf?: string; direction?: 'right' | 'down' }; res: PaneInfo };

@@ -9,6 +9,9 @@ import { MoonIcon, SunIcon, SystemThemeIcon, TerminalIcon } from './panes/icons.
 import { resolvedTheme, totalUnseen } from './store/store.ts';
 import { AgentsBar } from './agents/AgentsBar.tsx';
 import { OpenTickDialog } from './agents/OpenTickDialog.tsx';
+import { QuitDialog } from './service/QuitDialog.tsx';
+import { ServiceBar } from './service/ServiceBar.tsx';
+import './service/service.css';
 
 export function App(): ReactElement {
   const ctx = useWindow();
@@ -42,6 +45,7 @@ export function App(): ReactElement {
   return (
     <div className={`app${dragging ? ' dragging' : ''}`}>
       <TitleBar />
+      {ready ? <ServiceBar /> : null}
       <main className="workspace">
         {error && !ready ? (
           <div className="empty-state" role="alert">
@@ -63,6 +67,7 @@ export function App(): ReactElement {
       </main>
       <Notices />
       <OpenTickDialog />
+      <QuitDialog />
     </div>
   );
 }

@@ -26,7 +26,7 @@ function setup(fail: Partial<Record<RequestName, string>> = {}) {
   };
   const store = createWindowStore();
   const layout: Layout = { type: 'split', direction: 'row', sizes: [0.5, 0.5], children: [{ type: 'pane', paneId: 'a' }, { type: 'pane', paneId: 'b' }] };
-  store.getState().hello({ session: 's', panes: [pane('a'), pane('b')], layout, focused: 'a', settings: DEFAULT_SETTINGS, platform: 'linux', shell: 'serve', version: '0' });
+  store.getState().hello({ session: 's', panes: [pane('a'), pane('b')], layout, focused: 'a', settings: DEFAULT_SETTINGS, platform: 'linux', shell: 'serve', version: '0', service: { pid: 1, startedAt: '', protocol: 1 }, notices: [] });
   const copied: string[] = [];
   const ctx: CommandContext = { api, store, terminal: (id) => ({ copySelection: async () => { copied.push(id); }, pasteFromClipboard: async () => {} }) };
   return { ctx, calls, store, copied };

@@ -17,6 +17,8 @@ export interface WindowContext extends CommandContext {
   openLink(url: string): void;
   /** Drops the second of a keydown and its native-menu accelerator (Electron). */
   dedupe: CommandDeduper;
+  /** Stop talking to the core for good (after "Quit and end all panes"): no reconnect. */
+  disconnect?: () => void;
 }
 
 export const Ctx = createContext<WindowContext | null>(null);

@@ -52,6 +52,7 @@ const ctx: WindowContext = {
   rendererMode: params.get('renderer') === 'dom' ? 'dom' : params.get('renderer') === 'webgl' ? 'webgl' : 'auto',
   terminal: (paneId) => terminals.get(paneId),
   dedupe: new CommandDeduper(),
+  disconnect: () => ws?.close(),
   openLink(url) {
     if (!/^https?:\/\//i.test(url)) return;
     window.open(url, '_blank', 'noopener,noreferrer');
@@ -65,6 +66,8 @@ api.on('pane.removed', (p) => {
   terminals.removed(p.paneId);
 });
 api.on('layout.changed', (p) => store.getState().layoutChanged(p.layout, p.focused));
+// This window fell behind a pane's output while another window kept up, and has caught up: redraw it.
+api.on('pane.stale', (p) => void terminals.get(p.paneId)?.sync());
 api.on('settings.changed', (s) => store.getState().settingsChanged(s));
 api.on('notify', (n) => {
   // A person already looking at the pane needs no notice about it.
@@ -84,7 +87,10 @@ store.subscribe((s, prev) => {
 
 function hello(): void {
   api.invoke('app.hello', {}).then(
-    (res) => store.getState().hello(res),
+    (res) => {
+      store.getState().hello(res);
+      for (const text of res.notices ?? []) store.getState().notice(text, 'info');
+    },
     (err: Error) => {
       if (store.getState().ready) store.getState().notice(`Refreshing the window failed: ${err.message}`);
       else store.getState().failed(err.message);

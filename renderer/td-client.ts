@@ -95,6 +95,15 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
       console.warn('td-client: ignored a frame that is not JSON');
       return;
     }
+    if ((frame as { t: string }).t === 'ping') {
+      // The core checks that this window is alive (a frozen tab is let go, then reconnects).
+      try {
+        socket?.send('{"t":"pong"}');
+      } catch {
+        // closing: the reconnect says hello again
+      }
+      return;
+    }
     if (frame.t === 'res') {
       const p = pending.get(frame.id);
       if (!p) return;

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // `npm start`: Terminal Delight in Electron when its binary is present; otherwise (as on
 // machines where the electron package could not download it) one line says so and the
-// `serve` shell starts instead, in Chromium's --app mode when a Chromium is installed,
-// else with its URL printed. `--serve` (npm run serve) forces serve. Other arguments
-// (--port N, --fresh, --cwd DIR, --no-open) go to serve. Ctrl-C stops everything.
+// `serve` shell starts instead, in Chromium's --app mode when a Chromium and a display are
+// there, else with its URL printed (and how to reach it over SSH). `--serve` (npm run serve)
+// forces serve. Other arguments (--port N, --fresh, --cwd DIR, --no-open) go to serve.
+// Ctrl-C, or closing the window, stops the window's side only: the per-user service keeps
+// every pane running, and the next `npm start` attaches to it.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -107,14 +109,29 @@ function runElectron(bin) {
   child.on('exit', (code) => process.exit(code ?? 0));
 }
 
+/** Whether a desktop window can be opened here (Linux needs an X or Wayland display). */
+function displayAvailable(env = process.env) {
+  if (process.platform !== 'linux') return true;
+  return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
+}
+
+/** How to reach serve from another machine's browser (an SSH session, a container). */
+function reachLine(url) {
+  const u = new URL(url);
+  return `start: open ${url} in a browser here, or from your own machine: ssh -N -L ${u.port}:127.0.0.1:${u.port} ${os.userInfo().username}@${os.hostname()} and open the same URL there.`;
+}
+
+/** A browser that exits this soon after it was started did not open a window a person could close. */
+const BROWSER_GRACE_MS = Number(process.env.TD_BROWSER_GRACE_MS) > 0 ? Number(process.env.TD_BROWSER_GRACE_MS) : 5000;
+
 function runServe() {
   // TD_SKIP_BUILD=1 (tests) serves whatever out/renderer holds.
   if (process.env.TD_SKIP_BUILD !== '1' && rendererStale()) build();
+  // serve is only the browser's door: it starts the per-user service (the core, with every
+  // pane) when none runs, and the service outlives it (docs/design/service.md).
   const serve = spawn(
     process.execPath,
-    // A small young generation: a flood's garbage is collected early instead of growing
-    // the core's resident memory (bench/window.bench.ts: peak 2.07x idle without, ~1.3x with).
-    ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', '--max-semi-space-size=8', path.join(root, 'main', 'serve', 'main.ts'), '--no-open', ...serveArgs],
+    ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', path.join(root, 'main', 'serve', 'main.ts'), '--no-open', '--cwd', process.cwd(), ...serveArgs],
     { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let browser;
@@ -138,18 +155,44 @@ function runServe() {
     if (!m) return;
     opened = true;
     const url = m[1];
-    const chromium = noOpen ? undefined : findChromium();
+    if (noOpen) return;
+    if (!displayAvailable()) {
+      console.error('start: there is no display here (no DISPLAY or WAYLAND_DISPLAY), so no window opens; serving until Ctrl-C.');
+      console.error(reachLine(url));
+      return;
+    }
+    const chromium = findChromium();
     if (!chromium) {
-      if (!noOpen) console.error(`start: no Chromium found (set CHROMIUM_PATH): open ${url} in a browser.`);
+      console.error(`start: no Chromium found (set CHROMIUM_PATH); serving until Ctrl-C.`);
+      console.error(reachLine(url));
       return;
     }
     const state = process.env.XDG_STATE_HOME && path.isAbsolute(process.env.XDG_STATE_HOME) ? process.env.XDG_STATE_HOME : path.join(os.homedir(), '.local', 'state');
     const profile = path.join(state, 'terminal-delight', 'chromium-profile');
     fs.mkdirSync(profile, { recursive: true });
-    browser = spawn(chromium, [`--app=${url}`, `--user-data-dir=${profile}`, '--no-first-run', '--no-default-browser-check', '--disable-background-networking', '--disable-component-update'], { stdio: 'ignore' });
-    browser.on('error', (err) => console.error(`start: could not open Chromium (${err.message}): open ${url} in a browser.`));
-    // Closing the window ends the session.
-    browser.on('exit', () => stop());
+    const startedAt = Date.now();
+    browser = spawn(chromium, [`--app=${url}`, `--user-data-dir=${profile}`, '--no-first-run', '--no-default-browser-check', '--disable-background-networking', '--disable-component-update'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let browserErr = '';
+    browser.stderr.setEncoding('utf8').on('data', (d) => { browserErr = (browserErr + d).slice(-2000); });
+    browser.on('error', (err) => {
+      console.error(`start: could not open Chromium (${err.message}); serving until Ctrl-C.`);
+      console.error(reachLine(url));
+    });
+    browser.on('exit', (code, signal) => {
+      if (stopping) return;
+      const quick = Date.now() - startedAt < BROWSER_GRACE_MS;
+      if (quick || code !== 0) {
+        // It never showed a window a person could close (no display, a crash, or the URL
+        // handed to a Chromium already running): keep serving.
+        const why = browserErr.split('\n').map((l) => l.trim()).filter(Boolean).pop();
+        console.error(`start: Chromium ${quick ? 'exited at once' : 'ended'} (${signal ?? `code ${code}`})${why ? `: ${why}` : ''}; serving until Ctrl-C.`);
+        console.error(reachLine(url));
+        return;
+      }
+      // The person closed the window: serve stops; the service keeps every pane running.
+      console.error('start: the window was closed; your panes keep running (npm start attaches again).');
+      stop();
+    });
   });
   serve.on('exit', (code) => {
     if (browser && browser.exitCode === null) browser.kill('SIGTERM');

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempState, waitFor } from '../main/panes/testing.ts';
+import { connectService, stopService } from '../main/service/client.ts';
 
 const start = path.resolve(import.meta.dirname, 'start.mjs');
 
@@ -28,6 +30,7 @@ describe('npm start', () => {
       run.child.kill('SIGINT');
       expect(await run.exited).toBe(0);
     } finally {
+      await stopService({ env: st.env });
       st.cleanup();
     }
   });
@@ -41,6 +44,69 @@ describe('npm start', () => {
       run.child.kill('SIGTERM');
       expect(await run.exited).toBe(0);
     } finally {
+      await stopService({ env: st.env });
+      st.cleanup();
+    }
+  });
+
+  it('with no display, keeps serving and says how to reach it over SSH instead of flashing the URL by', async () => {
+    const st = tempState();
+    try {
+      const env = { ...st.env, CHROMIUM_PATH: '/usr/bin/chromium' };
+      delete env.DISPLAY;
+      delete env.WAYLAND_DISPLAY;
+      const run = launch(['--serve', '--fresh', '--cwd', st.dir], env);
+      const line = await waitFor(() => /^serving (http:\/\/127\.0\.0\.1:(\d+)\/\?token=[0-9a-f]{64})\n/.exec(run.out()), 'the serving line', 30_000);
+      await waitFor(() => run.err().includes('ssh -N -L'), 'the SSH line');
+      expect(run.err()).toContain('there is no display here');
+      expect(run.err()).toContain(`ssh -N -L ${line[2]}:127.0.0.1:${line[2]} `);
+      // Still serving: a window can attach and gets its first pane.
+      const r = await fetch(line[1], { redirect: 'manual' });
+      expect(r.status).toBe(302);
+      expect(run.child.exitCode).toBeNull();
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(0);
+    } finally {
+      await stopService({ env: st.env });
+      st.cleanup();
+    }
+  });
+
+  it('keeps serving when Chromium cannot open a window (a display it cannot reach)', async () => {
+    const st = tempState();
+    try {
+      const env = { ...st.env, CHROMIUM_PATH: '/usr/bin/chromium', DISPLAY: ':97' };
+      delete env.WAYLAND_DISPLAY;
+      const run = launch(['--serve', '--fresh', '--cwd', st.dir], env);
+      await waitFor(() => run.out().startsWith('serving '), 'the serving line', 30_000);
+      await waitFor(() => /Chromium exited at once .*serving until Ctrl-C\./.test(run.err()), 'the line saying Chromium could not open', 60_000);
+      expect(run.err()).toContain('ssh -N -L');
+      expect(run.child.exitCode).toBeNull();
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(0);
+    } finally {
+      await stopService({ env: st.env });
+      st.cleanup();
+    }
+  });
+
+  it('stops serving when the person closes the window, and the panes keep running in the service', async () => {
+    const st = tempState();
+    try {
+      // Stands in for a window a person closes: a browser that stays open past the grace, then exits 0.
+      const browser = path.join(st.dir, 'browser.sh');
+      fs.writeFileSync(browser, '#!/bin/sh\nsleep 1.5\nexit 0\n', { mode: 0o755 });
+      const env = { ...st.env, CHROMIUM_PATH: browser, DISPLAY: ':0', TD_BROWSER_GRACE_MS: '1000' };
+      const run = launch(['--serve', '--fresh', '--cwd', st.dir], env);
+      await waitFor(() => run.out().startsWith('serving '), 'the serving line', 30_000);
+      const conn = await connectService({ env: st.env, client: 'cli', start: false, cwd: st.dir });
+      const hello = await conn.request('app.hello', {});
+      expect(await run.exited).toBe(0);
+      expect(run.err()).toContain('the window was closed; your panes keep running');
+      expect((await conn.request('service.info', {})).running.map((p) => p.paneId)).toEqual([hello.panes[0].id]);
+      conn.close();
+    } finally {
+      await stopService({ env: st.env });
       st.cleanup();
     }
   });

@@ -20,6 +20,7 @@ export const COMMANDS: Record<string, Subcommand> = {
   tick: { summary: 'Tools for Tick authors (Tick protocol 3): tick check [--safe] -- <command…>', load: () => import('../tick/cli.ts') },
   hooks: { summary: 'Install Claude Code\'s hooks and register the MCP server (--project DIR, --settings FILE, --no-mcp, --uninstall)', load: () => import('../agent-channel/cli.ts') },
   serve: { summary: 'Serve the window over HTTP and WebSocket on 127.0.0.1 (--port N, --fresh, --cwd DIR)', load: () => import('../serve/main.ts') },
+  service: { summary: 'The service that keeps your panes running with no window open: status, start, stop [--end-panes], restart', load: () => import('../service/cli.ts') },
 };
 
 export function helpText(): string {

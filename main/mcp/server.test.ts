@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { stopService } from '../service/client.ts';
 import { createApp, type App } from '../app.ts';
 import { tempState, waitFor } from '../panes/testing.ts';
 import { catalogue } from '../surfaces/registry.ts';
@@ -134,10 +135,30 @@ describe('MCP over terminal-delight mcp', () => {
     expect(r.stderr).toBe('terminal-delight mcp: The Terminal Delight MCP server is off — ask the person to turn on "MCP server" in Terminal Delight\'s settings.\n');
   });
 
-  it('says so in one sentence when the app is not running, exit 1', async () => {
-    const r = await runShim(shimEnv({ TD_SOCKET: path.join(state.dir, 'none.sock') }));
+  it('starts the service when none runs for the state folder, and serves MCP from it', async () => {
+    const other = tempState();
+    try {
+      const env = { ...shimEnv(), XDG_STATE_HOME: other.env.XDG_STATE_HOME!, HOME: other.env.HOME!, TD_SOCKET: path.join(other.dir, 'mcp.sock') };
+      const transport = new StdioClientTransport({ command: BIN, args: ['mcp'], env, stderr: 'pipe' });
+      const client = new Client({ name: 'td-test', version: '1.0.0' });
+      await client.connect(transport);
+      clients.push(client);
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('present_surface');
+      const lock = JSON.parse(fs.readFileSync(path.join(other.env.XDG_STATE_HOME!, 'terminal-delight', 'run', 'service.lock'), 'utf8'));
+      expect(lock.pid).not.toBe(process.pid);
+      await client.close();
+      expect(await stopService({ env })).toBe(true);
+    } finally {
+      other.cleanup();
+    }
+  });
+
+  it('says so in one sentence when no service can be started, exit 1', async () => {
+    const notAFolder = path.join(state.dir, 'a-file');
+    fs.writeFileSync(notAFolder, '');
+    const r = await runShim(shimEnv({ XDG_STATE_HOME: notAFolder, TD_SOCKET: path.join(state.dir, 'none.sock') }));
     expect(r.status).toBe(1);
-    expect(r.stderr).toBe(`terminal-delight mcp: Terminal Delight is not running (no MCP socket at ${path.join(state.dir, 'none.sock')}) — start the app, then try again.\n`);
+    expect(r.stderr).toMatch(/^terminal-delight mcp: Terminal Delight is not running and could not be started \(.+\) — start the app, then try again\.\n$/);
   });
 
   it('removes a stale socket at start and refuses to take over a live one', async () => {

@@ -3,10 +3,12 @@
  * the running app's socket ($TD_SOCKET, or the default per-user socket), sends the hello
  * line ({"td_mcp":1,"pid":<our parent's pid: the agent>,"paneId":<$TD_PANE_ID or null>}),
  * reads the app's answer line, then pipes stdin → socket and socket → stdout.
- * If the app is not running (or refuses), one sentence on stderr and exit 1.
+ * When no service runs for the state folder it starts one (docs/design/service.md); when
+ * that fails (or the app refuses), one sentence on stderr and exit 1.
  */
 import net from 'node:net';
 import { statePaths } from '../paths.ts';
+import { connectService } from '../service/client.ts';
 import { HELLO_VERSION } from './server.ts';
 
 export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -19,11 +21,21 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     process.stderr.write(`terminal-delight mcp: ${sentence}\n`);
     return 1;
   };
-  const socket = net.connect(file);
-  const connected = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
-    socket.once('connect', () => resolve(undefined));
-    socket.once('error', (e) => resolve(e));
+  const open = (): Promise<{ socket: net.Socket; error?: NodeJS.ErrnoException }> => new Promise((resolve) => {
+    const s = net.connect(file);
+    s.once('connect', () => resolve({ socket: s }));
+    s.once('error', (e) => resolve({ socket: s, error: e }));
   });
+  let { socket, error: connected } = await open();
+  if (connected && (connected.code === 'ENOENT' || connected.code === 'ECONNREFUSED')) {
+    // No service runs for this state folder: start one (it serves the MCP socket), then try again.
+    try {
+      (await connectService({ env, client: 'cli' })).close();
+    } catch (err) {
+      return fail(`Terminal Delight is not running and could not be started (${(err as Error).message}) — start the app, then try again.`);
+    }
+    ({ socket, error: connected } = await open());
+  }
   if (connected) {
     const why = connected.code === 'ENOENT' || connected.code === 'ECONNREFUSED' ? 'is not running' : `cannot be reached (${connected.code ?? connected.message})`;
     return fail(`Terminal Delight ${why} (no MCP socket at ${file}) — start the app, then try again.`);

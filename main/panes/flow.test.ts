@@ -29,27 +29,74 @@ describe('FlowMeter', () => {
     expect(m.shouldPause()).toBe(false);
   });
 
-  it('is held paused by the slowest reader', () => {
+  it('pauses only when every reader in the flow is behind: two slow readers hold it', () => {
     const m = new FlowMeter(100, 10);
-    m.attach('fast');
-    m.attach('slow');
-    m.sent(200);
+    m.attach('a');
+    m.attach('b');
+    expect(m.sent(200)).toEqual([]);
     expect(m.shouldPause()).toBe(true);
-    m.ack('fast', 200);
-    expect(m.shouldPause()).toBe(true);
-    m.ack('slow', 195);
+    m.ack('a', 195);
     expect(m.shouldPause()).toBe(false);
   });
 
-  it('lets go when the slow reader leaves', () => {
+  it('drops a reader that falls behind while another keeps up, and never pauses for it', () => {
+    const m = new FlowMeter(100, 10);
+    m.attach('fast');
+    m.attach('slow');
+    m.sent(60);
+    m.ack('fast', 60);
+    // 'slow' would be 120 behind; 'fast' takes it: 'slow' is dropped and not charged.
+    expect(m.sent(60)).toEqual(['slow']);
+    expect(m.accepts('slow')).toBe(false);
+    expect(m.dropped('slow')).toBe(true);
+    expect(m.behind('slow')).toBe(60);
+    expect(m.accepts('fast')).toBe(true);
+    expect(m.shouldPause()).toBe(false);
+    // More output: the dropped reader is not charged, the fast one is.
+    m.ack('fast', 60);
+    expect(m.sent(80)).toEqual([]);
+    expect(m.behind('slow')).toBe(60);
+    expect(m.behind('fast')).toBe(80);
+    expect(m.shouldPause()).toBe(false);
+  });
+
+  it('takes a dropped reader back once it has caught up under the low watermark', () => {
+    const m = new FlowMeter(100, 10);
+    m.attach('fast');
+    m.attach('slow');
+    m.sent(90);
+    m.ack('fast', 90);
+    expect(m.sent(20)).toEqual(['slow']);
+    expect(m.ack('slow', 50)).toBe(false);
+    expect(m.dropped('slow')).toBe(true);
+    expect(m.ack('slow', 35)).toBe(true);
+    expect(m.dropped('slow')).toBe(false);
+    expect(m.behind('slow')).toBe(0);
+    m.sent(5);
+    expect(m.behind('slow')).toBe(5);
+  });
+
+  it('pauses for the last reader in the flow: a lone slow window is flow-controlled, not dropped', () => {
+    const m = new FlowMeter(100, 10);
+    m.attach('only');
+    expect(m.sent(150)).toEqual([]);
+    expect(m.accepts('only')).toBe(true);
+    expect(m.shouldPause()).toBe(true);
+  });
+
+  it('lets go when a behind reader leaves', () => {
     const m = new FlowMeter(100, 10);
     m.attach('a');
     m.attach('gone');
     m.sent(150);
+    expect(m.shouldPause()).toBe(true);
     m.ack('a', 150);
+    expect(m.shouldPause()).toBe(false);
+    m.sent(150);
     expect(m.shouldPause()).toBe(true);
     m.detach('gone');
     expect(m.has('gone')).toBe(false);
+    m.ack('a', 150);
     expect(m.shouldPause()).toBe(false);
   });
 

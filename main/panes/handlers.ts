@@ -1,33 +1,22 @@
 /** The contract's app, settings, pane and layout requests, installed on the Core. */
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Core } from '../core.ts';
 import type { SettingsApi } from '../services.ts';
-import { appRoot } from './env.ts';
+import { SERVICE_STARTED_AT } from '../service/started.ts';
+import { PROTOCOL } from '../service/wire.ts';
+import { appVersion } from '../version.ts';
 import type { PaneService } from './service.ts';
-
-let version: string | undefined;
-function appVersion(): string {
-  if (version === undefined) {
-    try {
-      version = String(JSON.parse(fs.readFileSync(path.join(appRoot, 'package.json'), 'utf8')).version ?? '0.0.0');
-    } catch {
-      version = '0.0.0';
-    }
-  }
-  return version;
-}
 
 function str(v: unknown, what: string): string {
   if (typeof v !== 'string' || v === '') throw new Error(`${what} is missing: send it as a string`);
   return v;
 }
 
-export function installPaneHandlers(core: Core, panes: PaneService, settings: SettingsApi, shell: 'electron' | 'serve'): void {
+export function installPaneHandlers(core: Core, panes: PaneService, settings: SettingsApi, shell: 'electron' | 'serve' = 'serve', notices: () => string[] = () => []): void {
   core.handle('app.hello', (_req, client) => {
     panes.addReader(client.id);
-    // A window always has something to show: the login shell when no pane is in the layout.
-    if (!panes.layout) panes.create({});
+    // A window always has something to show: the login shell when no pane is in the layout,
+    // in the folder the window's relay was started in.
+    if (!panes.layout) panes.create({ cwd: client.cwd });
     return {
       session: panes.session,
       panes: panes.list(),
@@ -35,8 +24,10 @@ export function installPaneHandlers(core: Core, panes: PaneService, settings: Se
       focused: panes.focused,
       settings: settings.get(),
       platform: process.platform,
-      shell,
+      shell: client.shell === 'electron' ? 'electron' : client.shell === 'serve' ? 'serve' : shell,
       version: appVersion(),
+      service: { pid: process.pid, startedAt: SERVICE_STARTED_AT, protocol: PROTOCOL },
+      notices: notices(),
     };
   });
 
@@ -64,6 +55,23 @@ export function installPaneHandlers(core: Core, panes: PaneService, settings: Se
   });
 
   core.handle('pane.restart', (req) => panes.restart(str(req.paneId, 'paneId')));
+
+  core.handle('pane.resume', (req) => panes.resume(str(req.paneId, 'paneId')));
+
+  core.handle('pane.resumeAll', () => {
+    const resumed: string[] = [];
+    const failed: Array<{ paneId: string; error: string }> = [];
+    for (const p of panes.list()) {
+      if (!p.ended) continue;
+      try {
+        panes.resume(p.id);
+        resumed.push(p.id);
+      } catch (err) {
+        failed.push({ paneId: p.id, error: (err as Error).message });
+      }
+    }
+    return { resumed, failed };
+  });
 
   core.handle('pane.input', (req) => {
     if (typeof req.data !== 'string') throw new Error('data is missing: send the keys as a string');

@@ -50,6 +50,9 @@ export interface PaneSpawn {
   title?: string;
   instanceId?: string;
   scrollback: number;
+  /** Come back ended (a saved pane whose process went with the last service): nothing starts until relaunch. */
+  ended?: NonNullable<PaneInfo['ended']>;
+  agentCli?: PaneInfo['agentCli'];
   /** How to start the command (shell integration, main/panes/integration.ts), asked at every start; absent or undefined: as it is. */
   launch?: (command: string[], env: Record<string, string>) => Launch | undefined;
 }
@@ -82,9 +85,10 @@ export class Pane {
   readonly id: string;
   readonly tag: string;
   readonly kind: PaneKind;
-  readonly command: string[];
-  readonly cwd: string;
-  readonly env: Record<string, string>;
+  /** What the pane runs, where and with what environment (a resume may change them: relaunch). */
+  command: string[];
+  cwd: string;
+  env: Record<string, string>;
   info: PaneInfo;
   private proc: IPty | undefined;
   private readonly screen: InstanceType<typeof headless.Terminal>;
@@ -149,13 +153,36 @@ export class Pane {
       benchOpen: false,
       unseen: 0,
       ...(spawn.instanceId ? { instanceId: spawn.instanceId } : {}),
+      ...(spawn.agentCli ? { agentCli: spawn.agentCli } : {}),
     };
     this.info.title = this.defaultTitle();
+    if (spawn.ended) this.info = { ...this.info, status: 'exited', ended: spawn.ended };
+    else this.start();
+  }
+
+  /** Start an ended pane again with this argv, environment and folder (resume). */
+  relaunch(command: string[], env: Record<string, string>, cwd: string): void {
+    if (this.running) throw new Error(`pane "${this.id}" is running: only an ended pane is resumed`);
+    this.command = command;
+    this.env = env;
+    this.cwd = cwd;
+    const { ended: _ended, ...info } = this.info;
+    this.info = { ...info, command, cwd };
     this.start();
+  }
+
+  /** Draw a saved screen into the headless screen (an ended pane shows what it last showed). */
+  writeScreen(data: string): Promise<void> {
+    return new Promise<void>((resolve) => this.screen.write(data, resolve));
   }
 
   get pid(): number | undefined {
     return this.info.status === 'running' ? this.proc?.pid : undefined;
+  }
+
+  /** The program in the pane's foreground as last seen, else the one it started. */
+  get program(): string {
+    return this.foreground ?? path.basename(this.command[0] ?? '');
   }
 
   get running(): boolean {
@@ -244,7 +271,6 @@ export class Pane {
       return;
     }
     this.readMarks(data);
-    this.meter.sent(data.length);
     this.screenMeter.sent(data.length);
     this.screen.write(data, () => {
       this.screenMeter.ack(HEADLESS, data.length);
@@ -308,7 +334,11 @@ export class Pane {
     if (!this.batch) return;
     const data = this.batch;
     this.batch = '';
+    // Charged to the windows as it leaves; one that would fall too far behind while another
+    // keeps up is left out of this pane's output from here (FlowMeter.sent).
+    this.meter.sent(data.length);
     this.hooks.output(this, data);
+    if (!this.disposed) this.applyFlow();
     this.watchProgram();
   }
 
@@ -372,9 +402,16 @@ export class Pane {
     this.applyFlow();
   }
 
-  ack(clientId: string, chars: number): void {
-    this.meter.ack(clientId, chars);
+  /** True when the window had been left out of the flow and has now caught up (it should redraw). */
+  ack(clientId: string, chars: number): boolean {
+    const back = this.meter.ack(clientId, chars);
     this.applyFlow();
+    return back;
+  }
+
+  /** Whether this window gets the pane's output now (false while it is left out of the flow). */
+  accepts(clientId: string): boolean {
+    return this.meter.accepts(clientId);
   }
 
   behind(clientId: string): number {
@@ -483,6 +520,19 @@ export class Pane {
       return cwd === home ? '~' : cwd.startsWith(home + path.sep) ? '~' + cwd.slice(home.length) : cwd;
     }
     return program;
+  }
+
+  /** A signal to the pane's process (`group`: its whole process group, as a terminal's job control does). */
+  signal(sig: NodeJS.Signals, group = false): void {
+    const pid = this.pid;
+    if (pid === undefined) return;
+    try {
+      if (group) process.kill(-pid, sig);
+      else if (sig === 'SIGHUP' && this.proc) this.proc.kill('SIGHUP');
+      else process.kill(pid, sig);
+    } catch {
+      // already gone
+    }
   }
 
   /** SIGHUP to the process (and SIGKILL if it is still there after a grace period). */

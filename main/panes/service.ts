@@ -19,9 +19,8 @@ import { atPrompt, type PromptState } from './marks.ts';
 import * as L from './layout.ts';
 import { DEFAULT_COLS, DEFAULT_ROWS, Pane, SCROLLBACK } from './pane.ts';
 import { findAncestor, foregroundGroup } from './proc.ts';
+import { agentOf, resumeArgv, SHELLS } from './resume.ts';
 
-/** Programs that run what is typed at them as commands. */
-const SHELLS = new Set(['bash', 'zsh', 'fish', 'sh', 'dash', 'ksh', 'mksh', 'tcsh', 'csh', 'nu', 'pwsh', 'xonsh', 'elvish']);
 
 export interface PaneServiceOptions {
   core: Core;
@@ -37,7 +36,7 @@ export interface PaneServiceOptions {
   shellIntegration?: () => boolean;
 }
 
-/** A saved pane, to start again under its old id (main/state). */
+/** A saved pane, to start again under its old id (main/state): everything a resume needs. */
 export interface SavedPane {
   id: string;
   tag: string;
@@ -45,6 +44,14 @@ export interface SavedPane {
   command: string[];
   cwd: string;
   title?: string;
+  /** The process's whole environment (the app's own variables are renewed on resume). */
+  env?: Record<string, string>;
+  cols?: number;
+  rows?: number;
+  agentCli?: PaneInfo['agentCli'];
+  /** Whether its process was running when this was saved (absent in files of earlier versions: true). */
+  running?: boolean;
+  exitCode?: number;
 }
 
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -90,6 +97,8 @@ export class PaneService implements PaneServiceApi {
     this.shellIntegration = opts.shellIntegration ?? (() => true);
     this.bus.setMaxListeners(0);
     this.core.onClientGone((client) => this.dropReader(client.id));
+    // A window left out of a pane's flow (it fell behind while another kept up) gets none of its output.
+    this.core.filterEvents('pane.output', (p, client) => this.panes.get(p.paneId)?.accepts(client.id) ?? true);
   }
 
   // ───────────── queries ─────────────
@@ -108,6 +117,11 @@ export class PaneService implements PaneServiceApi {
 
   get focused(): string | null {
     return this.focusedId;
+  }
+
+  /** The program in the pane's foreground (as last seen), else the one it started. */
+  program(paneId: string): string {
+    return this.need(paneId).program;
   }
 
   pid(paneId: string): number | undefined {
@@ -193,28 +207,61 @@ export class PaneService implements PaneServiceApi {
     const command = opts.command && opts.command.length > 0 ? opts.command : loginShell(this.env);
     const cols = validSize(opts.cols, DEFAULT_COLS, 2000);
     const rows = validSize(opts.rows, DEFAULT_ROWS, 1000);
-    return this.spawn({ id, tag: newTag(), kind: opts.kind ?? 'shell', command, cwd, cols, rows, title: opts.title, instanceId: opts.instanceId, env: opts.env }, opts);
+    return this.spawn({ id, tag: newTag(), kind: opts.kind ?? 'shell', command, cwd, cols, rows, title: opts.title, instanceId: opts.instanceId, extraEnv: opts.env }, opts);
   }
 
-  /** Start a saved pane under its old id and tag (restore); it is not put into the layout. */
-  restore(saved: SavedPane): PaneInfo {
+  /**
+   * A saved pane back under its old id, tag and folder, ended (its process went with the
+   * last service), with why; `resume` starts it. It is not put into the layout.
+   */
+  restoreEnded(saved: SavedPane, ended: { reason: string; at: string }): PaneInfo {
     if (this.panes.has(saved.id)) throw new Error(`pane "${saved.id}" already exists: a saved pane comes back once`);
-    const cwd = usableCwd(saved.cwd) ?? usableCwd(this.defaultCwd) ?? os.homedir();
     const command = saved.command.length > 0 ? saved.command : loginShell(this.env);
-    return this.spawn({ id: saved.id, tag: saved.tag, kind: saved.kind, command, cwd, cols: DEFAULT_COLS, rows: DEFAULT_ROWS, title: saved.title }, { detached: true });
+    const env = saved.env ?? paneEnv(this.env, { session: this.session, paneId: saved.id, tag: saved.tag, socket: this.paths.socket });
+    return this.spawn(
+      {
+        id: saved.id, tag: saved.tag, kind: saved.kind, command, cwd: saved.cwd, env,
+        cols: validSize(saved.cols, DEFAULT_COLS, 2000), rows: validSize(saved.rows, DEFAULT_ROWS, 1000), title: saved.title,
+        agentCli: saved.agentCli, ended: { ...ended, resumeArgv: resumeArgv(command, saved.agentCli) },
+      },
+      { detached: true },
+    );
+  }
+
+  /** Start an ended pane again as it was: the same id, folder, environment (the app's variables renewed), cwd and size. */
+  resume(paneId: string): PaneInfo {
+    const pane = this.need(paneId);
+    if (pane.running) throw new Error(`pane "${paneId}" is running: only a pane that ended with the service can be resumed`);
+    const argv = pane.info.ended?.resumeArgv ?? pane.command;
+    const cwd = usableCwd(pane.info.cwd) ?? usableCwd(pane.cwd) ?? usableCwd(this.defaultCwd) ?? os.homedir();
+    const env = paneEnv(pane.env, { session: this.session, paneId: pane.id, tag: pane.tag, socket: this.paths.socket });
+    if (!argv[0] || !findProgram(argv[0], env, cwd)) {
+      throw new Error(`"${argv[0] ?? ''}" was not found on PATH or is not executable, so pane "${paneId}" cannot resume: install it, or close the pane`);
+    }
+    pane.relaunch(argv, env, cwd);
+    this.core.emit('pane.updated', pane.info);
+    this.changedNow();
+    return pane.info;
   }
 
   private spawn(
-    s: { id: string; tag: string; kind: PaneInfo['kind']; command: string[]; cwd: string; cols: number; rows: number; title?: string; instanceId?: string; env?: Record<string, string> },
+    s: {
+      id: string; tag: string; kind: PaneInfo['kind']; command: string[]; cwd: string; cols: number; rows: number; title?: string; instanceId?: string;
+      /** Extra variables (create), or the whole environment of a saved pane (restoreEnded). */
+      extraEnv?: Record<string, string>; env?: Record<string, string>;
+      agentCli?: PaneInfo['agentCli']; ended?: NonNullable<PaneInfo['ended']>;
+    },
     place: Pick<CreatePaneOptions, 'detached' | 'splitOf' | 'direction'>,
   ): PaneInfo {
-    const env = paneEnv(this.env, { session: this.session, paneId: s.id, tag: s.tag, socket: this.paths.socket, extra: s.env });
-    if (!s.command[0] || !findProgram(s.command[0], env, s.cwd)) {
+    const env = s.env ?? paneEnv(this.env, { session: this.session, paneId: s.id, tag: s.tag, socket: this.paths.socket, extra: s.extraEnv });
+    if (!s.ended && (!s.command[0] || !findProgram(s.command[0], env, s.cwd))) {
       throw new Error(`"${s.command[0] ?? ''}" was not found on PATH or is not executable: check the command, or give its full path`);
     }
+    const name = agentOf(s.command);
+    const agentCli = s.agentCli ?? (name ? { name, ...(name === 'claude' && flagValue(s.command, '--session-id') ? { sessionId: flagValue(s.command, '--session-id') } : {}) } : undefined);
     const pane = new Pane(
       {
-        id: s.id, tag: s.tag, kind: s.kind, command: s.command, cwd: s.cwd, env, cols: s.cols, rows: s.rows, title: s.title, instanceId: s.instanceId, scrollback: this.scrollback(),
+        id: s.id, tag: s.tag, kind: s.kind, command: s.command, cwd: s.cwd, env, cols: s.cols, rows: s.rows, title: s.title, instanceId: s.instanceId, scrollback: this.scrollback(), ended: s.ended, agentCli,
         launch: (command, base) => (this.shellIntegration() ? integrate(command, base, { bin: appBin, zdotdir: () => zshDotdir(this.paths.state) }) : undefined),
       },
       {
@@ -245,6 +292,8 @@ export class PaneService implements PaneServiceApi {
     this.bus.emit('created', pane.info);
     this.core.emit('pane.updated', pane.info);
     if (!place.detached) this.attach(s.id, place.splitOf, place.direction);
+    // A new process's record is on disk before anything else happens to it (resume needs it).
+    if (!s.ended) this.changedNow();
     else this.changed();
     return pane.info;
   }
@@ -252,6 +301,7 @@ export class PaneService implements PaneServiceApi {
   restart(paneId: string): PaneInfo {
     const pane = this.need(paneId);
     if (pane.running) throw new Error(`pane "${paneId}" is still running: close it or wait for it to exit before restarting`);
+    if (pane.info.ended) return this.resume(paneId);
     pane.start();
     this.core.emit('pane.updated', pane.info);
     this.changed();
@@ -298,12 +348,57 @@ export class PaneService implements PaneServiceApi {
     this.need(paneId).write(data);
   }
 
-  patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId'>>): void {
+  patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId' | 'agentCli'>>): void {
     const pane = this.need(paneId);
     const { title, ...rest } = patch;
+    const sessionBefore = pane.info.agentCli?.sessionId;
     pane.info = { ...pane.info, ...rest };
     if ('title' in patch) pane.setTitle(title);
     this.core.emit('pane.updated', pane.info);
+    // An agent's session id is what its resume needs: on disk at once.
+    if ('agentCli' in patch && pane.info.agentCli?.sessionId !== sessionBefore) this.changedNow();
+  }
+
+  /** What the saved session keeps of every pane (main/state/session.ts). */
+  records(): SavedPane[] {
+    return [...this.panes.values()].map((p) => {
+      const info = p.info;
+      const rec: SavedPane = {
+        id: p.id, tag: p.tag, kind: p.kind, command: p.command, cwd: this.liveCwd(p.id) ?? info.cwd, env: p.env,
+        cols: info.cols, rows: info.rows, running: info.status === 'running' || info.ended !== undefined,
+      };
+      if (info.agentCli) rec.agentCli = info.agentCli;
+      if (info.exitCode !== undefined && !info.ended) rec.exitCode = info.exitCode;
+      return rec;
+    });
+  }
+
+  /**
+   * End every pane cleanly: SIGHUP to each (as a terminal closing does), SIGTERM to the
+   * process groups still there after `termAfterMs`, SIGKILL after `killAfterMs`. Resolves
+   * once every process has exited (or was killed).
+   */
+  async endAll(termAfterMs = 2_000, killAfterMs = 5_000): Promise<void> {
+    const running = [...this.panes.values()].filter((p) => p.running);
+    const exited = running.map((p) => new Promise<void>((resolve) => {
+      const off = this.onExit((info) => {
+        if (info.id !== p.id) return;
+        off();
+        resolve();
+      });
+      if (!p.running) {
+        off();
+        resolve();
+      }
+    }));
+    for (const p of running) p.signal('SIGHUP');
+    const all = Promise.all(exited);
+    const within = (ms: number) => Promise.race([all.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+    if (await within(termAfterMs)) return;
+    for (const p of running) if (p.running) p.signal('SIGTERM', true);
+    if (await within(killAfterMs - termAfterMs)) return;
+    for (const p of running) if (p.running) p.signal('SIGKILL', true);
+    await within(2_000);
   }
 
   snapshot(paneId: string, clientId?: string, scrollback?: number | 'all'): Promise<Res<'pane.snapshot'>> {
@@ -392,7 +487,8 @@ export class PaneService implements PaneServiceApi {
     if (typeof chars !== 'number' || !Number.isFinite(chars) || chars < 0) {
       throw new Error(`ack of ${String(chars)} characters is not usable: send a non-negative number`);
     }
-    pane.ack(clientId, chars);
+    // Caught up after being left out: it redraws from a snapshot.
+    if (pane.ack(clientId, chars)) this.core.emitTo(clientId, 'pane.stale', { paneId });
   }
 
   // ───────────── listeners ─────────────
@@ -413,8 +509,8 @@ export class PaneService implements PaneServiceApi {
     return this.listen('output', listener);
   }
 
-  /** Panes, layout or focus changed (the saved session listens). */
-  onChange(listener: () => void): () => void {
+  /** Panes, layout or focus changed (the saved session listens); `urgent`: save now, not debounced. */
+  onChange(listener: (urgent: boolean) => void): () => void {
     return this.listen('change', listener);
   }
 
@@ -425,7 +521,12 @@ export class PaneService implements PaneServiceApi {
   }
 
   private changed(): void {
-    this.bus.emit('change');
+    this.bus.emit('change', false);
+  }
+
+  /** A change the saved session must hold before anything else happens (a process started, an agent's session id). */
+  private changedNow(): void {
+    this.bus.emit('change', true);
   }
 
   private need(paneId: string): Pane {
@@ -448,6 +549,11 @@ function usableCwd(dir: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+function flagValue(argv: readonly string[], flag: string): string | undefined {
+  const i = argv.indexOf(flag);
+  return i > 0 ? argv[i + 1] : undefined;
 }
 
 function validSize(n: number | undefined, fallback: number, max: number): number {

@@ -1,8 +1,11 @@
 /**
  * `node --experimental-strip-types main/serve/main.ts [--port N] [--host H] [--fresh]
- * [--cwd DIR] [--no-open]` (also `terminal-delight serve`). Prints exactly one line to
- * stdout when ready, `serving http://127.0.0.1:<port>/?token=<token>`; everything else
- * goes to stderr. SIGINT/SIGTERM shut down gracefully (panes hung up, session saved).
+ * [--cwd DIR] [--no-open] [--service-socket PATH --service-token FILE]` (also
+ * `terminal-delight serve`). The browser's door to the per-user service (started on demand):
+ * prints exactly one line to stdout when ready, `serving http://127.0.0.1:<port>/?token=<token>`;
+ * everything else goes to stderr. SIGINT/SIGTERM stop serve only: the service and every
+ * pane keep running (docs/design/service.md). `--service-socket` and `--service-token`
+ * reach a service elsewhere, such as one on another machine through an SSH-forwarded socket.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startServe } from './server.ts';
 
-export const USAGE = 'usage: serve [--port N] [--host 127.0.0.1|::1|localhost] [--fresh] [--cwd DIR] [--no-open]';
+export const USAGE = 'usage: serve [--port N] [--host 127.0.0.1|::1|localhost] [--fresh] [--cwd DIR] [--no-open] [--service-socket PATH --service-token FILE]';
 
 export interface ServeArgs {
   port: number;
@@ -19,6 +22,8 @@ export interface ServeArgs {
   fresh: boolean;
   cwd?: string;
   open: boolean;
+  serviceSocket?: string;
+  serviceToken?: string;
 }
 
 /** Parse serve's arguments; throws one sentence on anything wrong. */
@@ -34,6 +39,8 @@ export function parseServeArgs(argv: string[]): ServeArgs {
         cwd: { type: 'string' },
         'no-open': { type: 'boolean' },
         open: { type: 'boolean' },
+        'service-socket': { type: 'string' },
+        'service-token': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -53,7 +60,11 @@ export function parseServeArgs(argv: string[]): ServeArgs {
     }
     if (!ok) throw new Error(`--cwd ${cwd} is not a folder: give an existing folder for the first pane`);
   }
+  const serviceSocket = values['service-socket'] as string | undefined;
+  const serviceToken = values['service-token'] as string | undefined;
+  if ((serviceSocket === undefined) !== (serviceToken === undefined)) throw new Error('--service-socket and --service-token go together: give both (the forwarded socket and a copy of that service\'s run/service.token)');
   return {
+    ...(serviceSocket ? { serviceSocket: path.resolve(serviceSocket), serviceToken: path.resolve(serviceToken!) } : {}),
     port: Number(portText),
     host: (values.host as string | undefined) ?? '127.0.0.1',
     fresh: values.fresh === true,
@@ -84,7 +95,10 @@ export async function run(argv: string[]): Promise<number> {
   }
   let served;
   try {
-    served = await startServe({ port: args.port, host: args.host, fresh: args.fresh, cwd: args.cwd });
+    served = await startServe({
+      port: args.port, host: args.host, fresh: args.fresh, cwd: args.cwd ?? process.cwd(),
+      service: args.serviceSocket ? { socketPath: args.serviceSocket, tokenFile: args.serviceToken } : true,
+    });
   } catch (err) {
     process.stderr.write(`serve: ${(err as Error).message}\n`);
     return 1;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { ServerFrame } from '../../preload/contract.ts';
 import { BASH, tempState, waitFor } from '../panes/testing.ts';
+import { connectService, stopService } from '../service/client.ts';
 import { startServe, type Served } from './server.ts';
 
 interface Reply {
@@ -226,7 +227,7 @@ describe('serve over WebSocket', () => {
 });
 
 describe('serve as a program', () => {
-  it('prints one line, serves, and on SIGTERM saves the session and exits', async () => {
+  it('prints one line, relays to the service it started, and on SIGTERM exits leaving the service and its panes running', async () => {
     const st = tempState();
     try {
       const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', path.join(import.meta.dirname, 'main.ts'), '--port', '0', '--fresh', '--no-open', '--cwd', st.dir], {
@@ -237,18 +238,30 @@ describe('serve as a program', () => {
       let err = '';
       child.stdout.on('data', (d) => (out += d));
       child.stderr.on('data', (d) => (err += d));
-      const line = await waitFor(() => (out.includes('\n') ? out : ''), 'the serving line', 20_000);
+      const line = await waitFor(() => (out.includes('\n') ? out : ''), 'the serving line', 30_000);
       expect(line).toMatch(/^serving http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{64}\n$/);
       const port = Number(/:(\d+)\//.exec(line)![1]);
       expect((await get(port, '/')).status).toBe(403);
+      // serve started the service: a command reaches the same core and its first pane.
+      const conn = await connectService({ env: st.env, client: 'cli', start: false, cwd: st.dir });
+      const hello = await conn.request('app.hello', {});
+      expect(hello.panes).toHaveLength(1);
+      expect(hello.panes[0].cwd).toBe(st.dir);
       const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       child.kill('SIGTERM');
       expect(await exit).toBe(0);
       expect(out).toBe(line);
       expect(err).toContain('shutting down');
+      // The pane outlives serve.
+      expect((await conn.request('service.info', {})).running.map((r) => r.paneId)).toEqual([hello.panes[0].id]);
+      conn.close();
+      expect(await stopService({ env: st.env })).toBe(true);
       const session = JSON.parse(fs.readFileSync(path.join(st.env.XDG_STATE_HOME!, 'terminal-delight', 'session.json'), 'utf8'));
-      expect(session.version).toBe(1);
+      expect(session.version).toBe(2);
+      expect(session.ended.reason).toBe('the service was stopped');
+      expect(session.panes.map((p: { id: string }) => p.id)).toEqual([hello.panes[0].id]);
     } finally {
+      await stopService({ env: st.env }).catch(() => undefined);
       st.cleanup();
     }
   });

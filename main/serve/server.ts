@@ -2,6 +2,10 @@
  * The serve shell: the renderer over HTTP and the contract over one WebSocket per
  * window, on loopback only, behind a random token (in the URL once, then an HttpOnly
  * SameSite=Strict cookie), with the Host header and the socket's Origin checked.
+ *
+ * Each window's WebSocket reaches the core one of two ways: relayed, as text, over its own
+ * connection to the per-user service (`service`, what `terminal-delight serve` does), or
+ * straight into a core in this process (tests, and the benchmark's baseline).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -9,10 +13,9 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { ClientFrame, RequestName, ServerFrame } from '../../preload/contract.ts';
 import { createApp, type App } from '../app.ts';
-import type { Client } from '../core.ts';
 import { appRoot } from '../panes/env.ts';
+import { coreBackend, serviceBackend, type Backend } from './backend.ts';
 import { mimeType, resolveStatic } from './files.ts';
 import { cookieToken, hostAllowed, loopbackBindAddress, newToken, originAllowed, rendererCsp, setCookie, tokensEqual } from './security.ts';
 
@@ -29,6 +32,12 @@ export interface ServeOptions {
   rendererDir?: string;
   /** Serve this app instead of creating one (it is then not disposed by close()). */
   app?: App;
+  /**
+   * Relay every window to the per-user service (started on demand) instead of running the
+   * core in this process: what `terminal-delight serve` and `npm start` do. Without it, the
+   * core runs here (tests, and the benchmark's baseline for the extra hop).
+   */
+  service?: boolean | { socketPath?: string; tokenFile?: string };
   /** Fixed token (tests); random otherwise. */
   token?: string;
 }
@@ -37,14 +46,13 @@ export interface Served {
   url: string;
   port: number;
   token: string;
+  /** The core, when it runs in this process (undefined with `service`). */
   app: App;
   close(): Promise<void>;
 }
 
 /** Largest frame a window may send (pastes included). */
 const MAX_FRAME = 16 * 1024 * 1024;
-/** Output queued to one socket beyond this means the window is gone or stuck. */
-const MAX_BUFFERED = 64 * 1024 * 1024;
 
 export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   const bind = loopbackBindAddress(opts.host ?? '127.0.0.1');
@@ -53,9 +61,12 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`port ${String(opts.port)} is not usable: give a whole number from 0 to 65535 (0 picks a free one)`);
   const token = opts.token ?? newToken();
   const rendererDir = path.resolve(opts.rendererDir ?? path.join(appRoot, 'out', 'renderer'));
-  const ownApp = !opts.app;
-  const app = opts.app ?? (await createApp({ shell: 'serve', env: opts.env, cwd: opts.cwd, fresh: opts.fresh }));
-  const { core } = app;
+  const relayTo = opts.service ? (opts.service === true ? {} : opts.service) : undefined;
+  const ownApp = !opts.app && !relayTo;
+  const app = opts.app ?? (relayTo ? undefined : await createApp({ shell: 'serve', env: opts.env, cwd: opts.cwd, fresh: opts.fresh }));
+  const backend: Backend = relayTo
+    ? await serviceBackend({ env: opts.env, cwd: opts.cwd, fresh: opts.fresh, ...relayTo })
+    : coreBackend(app!);
   let actualPort = 0;
 
   const authorised = (req: http.IncomingMessage, url: URL): boolean =>
@@ -96,12 +107,29 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
       } catch {
         rest = undefined;
       }
-      const file = rest !== undefined && !rest.includes('\0') ? core.resolveFile(m[1], rest) : undefined;
-      if (file) return sendFile(res, req, file.path, { ...headers, 'Content-Type': file.type ?? mimeType(file.path), 'Content-Security-Policy': file.csp ?? rendererCsp(actualPort), 'Cache-Control': 'no-store' });
+      if (rest !== undefined && !rest.includes('\0')) {
+        backend.resolveFile(m[1], rest).then(
+          (file) => {
+            if (file) sendFile(res, req, file.path, { ...headers, 'Content-Type': file.type ?? mimeType(file.path), 'Content-Security-Policy': file.csp ?? rendererCsp(actualPort), 'Cache-Control': 'no-store' });
+            else sendStatic(url.pathname);
+          },
+          () => deny(503, 'Terminal Delight\'s service cannot be reached right now: reload in a moment.'),
+        );
+        return;
+      }
     }
-    const file = resolveStatic(rendererDir, url.pathname);
+    sendStatic(url.pathname);
+
+    function sendStatic(pathname: string): void {
+      sendRenderer(res, req, pathname, headers, deny);
+    }
+  });
+
+  /** The renderer's own files (out/renderer). */
+  const sendRenderer = (res: http.ServerResponse, req: http.IncomingMessage, pathname: string, headers: Record<string, string>, deny: (code: number, text: string) => void): void => {
+    const file = resolveStatic(rendererDir, pathname);
     if (!file) {
-      if (url.pathname === '/') return deny(503, 'The renderer is not built yet: run `npm run build`, then reload.');
+      if (pathname === '/') return deny(503, 'The renderer is not built yet: run `npm run build`, then reload.');
       return deny(404, 'Not found.');
     }
     const isHtml = file.endsWith('.html');
@@ -111,12 +139,11 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
       'Content-Security-Policy': rendererCsp(actualPort),
       'Cache-Control': isHtml ? 'no-store' : 'no-cache',
     });
-  });
+  };
 
   // ───────────── the WebSocket ─────────────
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME });
-  const sockets = new Map<WebSocket, Client>();
-  let nextClient = 1;
+  const sockets = new Set<WebSocket>();
 
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const refuse = (why: string): void => {
@@ -137,51 +164,10 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   });
 
   wss.on('connection', (ws: WebSocket) => {
-    const client: Client = { id: `ws-${nextClient++}` };
-    sockets.set(ws, client);
-    ws.on('message', (raw, isBinary) => {
-      if (isBinary) return send(ws, { t: 'res', id: -1, ok: false, error: 'frames must be JSON text, not binary' });
-      void handleFrame(ws, client, raw.toString());
-    });
-    ws.on('close', () => {
-      sockets.delete(ws);
-      core.clientGone(client);
-    });
+    sockets.add(ws);
+    ws.on('close', () => sockets.delete(ws));
     ws.on('error', () => ws.terminate());
-  });
-
-  const handleFrame = async (ws: WebSocket, client: Client, text: string): Promise<void> => {
-    let frame: ClientFrame;
-    try {
-      frame = JSON.parse(text) as ClientFrame;
-    } catch {
-      return send(ws, { t: 'res', id: -1, ok: false, error: 'the frame is not JSON: send {"t":"req","id":N,"name":"...","req":{...}}' });
-    }
-    const id = frame && typeof frame === 'object' && typeof frame.id === 'number' ? frame.id : -1;
-    if (!frame || frame.t !== 'req' || id < 0 || typeof frame.name !== 'string') {
-      return send(ws, { t: 'res', id, ok: false, error: 'the frame is not a request: send {"t":"req","id":N,"name":"...","req":{...}}' });
-    }
-    try {
-      const res = await core.request(frame.name as RequestName, frame.req as never, client);
-      send(ws, { t: 'res', id, ok: true, res: res ?? null });
-    } catch (err) {
-      send(ws, { t: 'res', id, ok: false, error: err instanceof Error ? err.message : String(err) });
-    }
-  };
-
-  const offEvents = core.onEvent((name, payload) => {
-    if (sockets.size === 0) return;
-    const text = JSON.stringify({ t: 'evt', name, payload } satisfies ServerFrame);
-    for (const ws of sockets.keys()) {
-      if (ws.readyState !== ws.OPEN) continue;
-      // A window that stopped reading its socket altogether is let go, not buffered for without end.
-      if (ws.bufferedAmount > MAX_BUFFERED) {
-        ws.close(1008, 'this window stopped reading: reload it');
-        ws.terminate();
-        continue;
-      }
-      ws.send(text);
-    }
+    backend.window(ws);
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -191,7 +177,8 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
       resolve();
     });
   }).catch(async (err: NodeJS.ErrnoException) => {
-    if (ownApp) await app.dispose();
+    backend.close();
+    if (ownApp) await app!.dispose();
     throw new Error(err.code === 'EADDRINUSE' ? `port ${port} is in use: pick another with --port, or 0 for a free one` : `serve could not listen on ${bind}:${port}: ${err.message}`);
   });
   actualPort = (server.address() as AddressInfo).port;
@@ -201,25 +188,18 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
-      offEvents();
-      for (const [ws, client] of sockets) {
-        ws.close(1001, 'serve is shutting down');
-        core.clientGone(client);
-      }
+      for (const ws of sockets) ws.close(1001, 'serve is shutting down');
       sockets.clear();
+      backend.close();
       wss.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      if (ownApp) await app.dispose();
+      if (ownApp) await app!.dispose();
     })();
     return closing;
   };
 
-  return { url, port: actualPort, token, app, close };
-}
-
-function send(ws: WebSocket, frame: ServerFrame): void {
-  if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
+  return { url, port: actualPort, token, app: app as App, close };
 }
 
 function sendFile(res: http.ServerResponse, req: http.IncomingMessage, file: string, headers: Record<string, string>): void {

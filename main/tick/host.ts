@@ -397,9 +397,14 @@ export class TickHost {
     core.onDispose(() => this.dispose());
   }
 
+  /** Close every hosted Tick (its session ended, its pane's process ended). */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.hosted.keys()].map((id) => this.close(id)));
+  }
+
   async dispose(): Promise<void> {
     this.approvals.dispose();
-    await Promise.all([...this.hosted.keys()].map((id) => this.close(id)));
+    await this.closeAll();
   }
 }
 

@@ -18,9 +18,10 @@ const AGENT_LABEL: Record<AgentStatus, string> = {
   idle: 'idle',
 };
 
-/** Exit status in words: "exited 3", "exited", or "killed by signal 9". */
-export function exitText(pane: Pick<PaneInfo, 'status' | 'exitCode' | 'signal'>): string {
+/** Exit status in words: "exited 3", "exited", "killed by signal 9", or "ended" (with the service). */
+export function exitText(pane: Pick<PaneInfo, 'status' | 'exitCode' | 'signal' | 'ended'>): string {
   if (pane.status !== 'exited') return '';
+  if (pane.ended) return 'ended';
   if (pane.signal) return `killed by signal ${pane.signal}`;
   return pane.exitCode === undefined ? 'exited' : `exited ${pane.exitCode}`;
 }
@@ -79,12 +80,12 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
       ) : null}
       {exited && pane ? (
         <>
-          <span className={`badge exit ${pane.exitCode === 0 && !pane.signal ? 'ok' : 'bad'}`} role="status" data-testid="exit-status">
+          <span className={`badge exit ${pane.ended ? 'ended' : pane.exitCode === 0 && !pane.signal ? 'ok' : 'bad'}`} role="status" data-testid="exit-status" title={pane.ended ? pane.ended.reason : undefined}>
             {exitText(pane)}
           </span>
-          <button type="button" className="text-button" onClick={() => void restartPane(ctx, paneId)} aria-label="Restart" disabled={pane.kind === 'tick'} title={pane.kind === 'tick' ? 'A Tick cannot be restarted in its pane; open it again with Open Tick…' : 'Start the same command again in this pane'}>
+          <button type="button" className="text-button" onClick={() => void restartPane(ctx, paneId)} aria-label={pane.ended ? 'Resume' : 'Restart'} disabled={pane.kind === 'tick'} title={pane.kind === 'tick' ? 'A Tick cannot be restarted in its pane; open it again with Open Tick…' : pane.ended ? 'Start it again as it was (an agent picks up its session)' : 'Start the same command again in this pane'}>
             <RestartIcon />
-            <span>Restart</span>
+            <span>{pane.ended ? 'Resume' : 'Restart'}</span>
           </button>
         </>
       ) : null}

@@ -8,6 +8,7 @@ import { useWindow, useWindowState } from '../context.ts';
 import { resolvedTheme } from '../store/store.ts';
 import { TerminalSession } from '../terminal/session.ts';
 import { Bench } from '../workbench/Bench.tsx';
+import { EndedOverlay } from '../service/EndedOverlay.tsx';
 import { FindBar } from './FindBar.tsx';
 import { PaneHeader } from './PaneHeader.tsx';
 
@@ -32,6 +33,7 @@ export function PaneView({ paneId }: { paneId: string }): ReactElement {
         <div className="pane-terminal">
           <TerminalView paneId={paneId} />
           {findOpen ? <FindBar paneId={paneId} /> : null}
+          {pane?.ended ? <EndedOverlay pane={pane} /> : null}
         </div>
         {pane?.benchOpen ? (
           <aside className="pane-bench" aria-label="Bench">
@@ -63,6 +65,8 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
       openLink: ctx.openLink,
       onFocus: () => focusPane(ctx, paneId, false),
       onError: (m) => ctx.store.getState().notice(m),
+      snapshots: ctx.terminals.snapshots,
+      priority: () => (ctx.store.getState().focused === paneId ? 0 : 1),
     }));
     session.attach(el);
     return () => session.detach(el);

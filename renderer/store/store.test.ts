@@ -8,7 +8,7 @@ function pane(id: string, extra: Partial<PaneInfo> = {}): PaneInfo {
 const leaf = (paneId: string): Layout => ({ type: 'pane', paneId });
 const row = (...ids: string[]): Layout => ({ type: 'split', direction: 'row', sizes: ids.map(() => 1 / ids.length), children: ids.map(leaf) });
 function hello(extra: Partial<Hello> = {}): Hello {
-  return { session: 's1', panes: [pane('a'), pane('b')], layout: row('a', 'b'), focused: 'b', settings: DEFAULT_SETTINGS, platform: 'linux', shell: 'serve', version: '0.1.0', ...extra };
+  return { session: 's1', panes: [pane('a'), pane('b')], layout: row('a', 'b'), focused: 'b', settings: DEFAULT_SETTINGS, platform: 'linux', shell: 'serve', version: '0.1.0', service: { pid: 1, startedAt: '', protocol: 1 }, notices: [], ...extra };
 }
 
 describe('window store', () => {

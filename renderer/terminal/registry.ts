@@ -6,11 +6,14 @@
 import type { TdApi } from '../../preload/contract.ts';
 import { Acker } from './flow.ts';
 import type { TerminalSession } from './session.ts';
+import { SnapshotQueue } from './snapshots.ts';
 
 export class TerminalRegistry {
   private readonly sessions = new Map<string, TerminalSession>();
   private readonly strayAckers = new Map<string, Acker>();
   private readonly api: TdApi;
+  /** Snapshots of this window's panes, a few at a time, the focused pane first. */
+  readonly snapshots = new SnapshotQueue(2);
 
   constructor(api: TdApi) {
     this.api = api;

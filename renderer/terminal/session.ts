@@ -18,6 +18,7 @@ import type { Res, Settings, TdApi } from '../../preload/contract.ts';
 import type { ThemeName } from '../store/store.ts';
 import { Acker } from './flow.ts';
 import { PromptMarks } from './prompts.ts';
+import type { SnapshotQueue } from './snapshots.ts';
 import { TERMINAL_THEMES, terminalFont } from './themes.ts';
 
 export interface SessionOptions {
@@ -37,6 +38,9 @@ export interface SessionOptions {
   onFocus(): void;
   /** Something went wrong that a person should know. */
   onError(message: string): void;
+  /** Where snapshots wait their turn, and this pane's place in it (lower first: the focused pane). */
+  snapshots?: SnapshotQueue;
+  priority?: () => number;
 }
 
 /** How long a pane's size must stay put before the PTY is resized (SIGWINCH once, not per frame). */
@@ -100,7 +104,7 @@ export class TerminalSession {
   readonly prompts: PromptMarks;
   renderer: RendererKind = 'dom';
   /** Counters for tests and diagnosis: output dropped (already in a snapshot), written, last snapshot's size. */
-  readonly stats = { dropped: 0, written: 0, snapshotChars: -1, syncs: 0 };
+  readonly stats = { dropped: 0, written: 0, snapshotChars: -1, syncs: 0, partial: false };
   private readonly fit = new FitAddon();
   private readonly opts: SessionOptions;
   private readonly acker: Acker;
@@ -116,6 +120,8 @@ export class TerminalSession {
   private disposed = false;
   private settings: Settings;
   private theme: ThemeName;
+  /** The last snapshot left older history out; it is fetched when the person scrolls to the top. */
+  private partial = false;
 
   constructor(opts: SessionOptions) {
     this.opts = opts;
@@ -168,6 +174,10 @@ export class TerminalSession {
       void this.writeClipboard(this.term.getSelection());
     });
     this.host.addEventListener('focusin', () => opts.onFocus());
+    // Scrolled to the top of a partial history: fetch the rest (the whole scrollback).
+    this.term.onScroll((top) => {
+      if (top === 0 && this.partial && this.phase === 'live') void this.sync('all');
+    });
   }
 
   /** Put the terminal into a pane view's container (opening it the first time). */
@@ -193,10 +203,22 @@ export class TerminalSession {
     if (this.host.parentElement === container) container.removeChild(this.host);
   }
 
-  /** Redraw from the core's snapshot: on first attach and after a reconnect. */
-  async sync(): Promise<void> {
+  /**
+   * Redraw from the core's snapshot: on first attach, after a reconnect, when this window
+   * caught up after falling behind ('pane.stale'), and with `history: 'all'` when the person
+   * scrolls to the top of a partial history (the view stays on the same line).
+   */
+  sync(history?: 'all'): Promise<void> {
+    const queue = this.opts.snapshots;
+    if (!queue || history) return this.syncNow(history);
+    return queue.run(this.opts.priority ?? (() => 1), () => this.syncNow());
+  }
+
+  private async syncNow(history?: 'all'): Promise<void> {
     if (this.disposed || !this.opened) return;
     const gen = ++this.generation;
+    // Lines below the top of the view, kept when more history arrives above them.
+    const fromBottom = history ? this.term.buffer.active.baseY - this.term.buffer.active.viewportY : 0;
     this.phase = 'syncing';
     this.fitNow(true);
     try {
@@ -204,7 +226,7 @@ export class TerminalSession {
       for (let attempt = 1; ; attempt++) {
         const droppedBefore = this.stats.dropped;
         this.stats.syncs++;
-        snap = await this.opts.api.invoke('pane.snapshot', { paneId: this.paneId, scrollback: 'all' });
+        snap = await this.opts.api.invoke('pane.snapshot', history ? { paneId: this.paneId, scrollback: 'all' } : { paneId: this.paneId });
         if (gen !== this.generation || this.disposed) return;
         // Output dropped while the snapshot was on its way should be in it, but the core
         // may emit output it held back during the snapshot just before its answer leaves
@@ -218,11 +240,14 @@ export class TerminalSession {
         this.term.resize(snap.cols, snap.rows);
       }
       this.phase = 'live';
+      this.partial = snap.complete === false;
+      this.stats.partial = this.partial;
       const prompts = snap.prompts ?? [];
       this.term.write(snap.data, () => {
         // The snapshot's text holds no marks: put its prompts back before any reflow.
         if (gen === this.generation) this.prompts.restore(prompts);
         this.fitNow(false);
+        if (history) this.term.scrollToLine(Math.max(0, this.term.buffer.active.baseY - fromBottom));
       });
     } catch (err) {
       if (gen !== this.generation || this.disposed) return;

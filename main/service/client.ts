@@ -1,0 +1,375 @@
+/**
+ * A client of the service (docs/design/service.md): connect to its socket, starting the
+ * service first when none runs, say hello with the token, then speak the contract.
+ * Relays (serve, the Electron main) pass lines through as text; commands use `request`.
+ *
+ * `spawnService` is the one way the core is started, whatever the entry point, with the
+ * same V8 flags everywhere.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { EventName, Events, Req, RequestName, Res, ServerFrame } from '../../preload/contract.ts';
+import { appRoot } from '../panes/env.ts';
+import { statePaths, type Paths } from '../paths.ts';
+import { appVersion } from '../version.ts';
+import { LineSplitter, PROTOCOL, type ClientHello, type ClientKind, type FileAnswer, type ServiceHello } from './wire.ts';
+
+export interface ConnectOptions {
+  env?: NodeJS.ProcessEnv;
+  client: ClientKind;
+  /** Where this client's first pane starts when the layout is empty. */
+  cwd?: string;
+  /** Start the service when none answers (default true). */
+  start?: boolean;
+  /** For a service this call starts: come up with an empty session. */
+  fresh?: boolean;
+  /** How long to wait for a service to answer, started or not (default 20 s). */
+  timeoutMs?: number;
+  /** Another socket and token file than the state folder's (an SSH-forwarded service). */
+  socketPath?: string;
+  tokenFile?: string;
+}
+
+type Hello = Extract<ServiceHello, { ok: true }>;
+
+/** V8 flags the core always runs with: a small young generation, so a flood's garbage is collected early instead of growing resident memory (bench/window.bench.ts). */
+export const CORE_V8_FLAGS = ['--max-semi-space-size=8'];
+
+/** What to run to start the service here: the same runtime as this process (Electron's as Node, in the app). */
+export function serviceCommand(env: NodeJS.ProcessEnv = process.env): { file: string; args: string[]; env: NodeJS.ProcessEnv } {
+  const bundle = path.join(appRoot, 'out', 'service', 'service.mjs');
+  const source = path.join(appRoot, 'main', 'service', 'main.ts');
+  const useBundle = fs.existsSync(bundle) && bundleIsCurrent(bundle);
+  const args = [...CORE_V8_FLAGS, ...(useBundle ? [bundle] : ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', source])];
+  const childEnv: NodeJS.ProcessEnv = { ...env };
+  // In Electron (the packaged app, or the Electron main), its binary runs as plain Node.
+  if (process.versions.electron) childEnv.ELECTRON_RUN_AS_NODE = '1';
+  return { file: process.execPath, args, env: childEnv };
+}
+
+/**
+ * The bundle is used where the sources are not there to be newer (the packaged app), or
+ * when it is at least as new as every source file of the core (a build since the last edit).
+ */
+function bundleIsCurrent(bundle: string): boolean {
+  const mainDir = path.join(appRoot, 'main');
+  if (!fs.existsSync(mainDir) || appRoot.includes('app.asar')) return true;
+  const built = fs.statSync(bundle).mtimeMs;
+  const newer = (dir: string): boolean => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        if (e.name !== 'node_modules' && newer(p)) return true;
+      } else if (/\.(ts|mjs|js)$/.test(e.name) && fs.statSync(p).mtimeMs > built) return true;
+    }
+    return false;
+  };
+  return !newer(mainDir) && !newer(path.join(appRoot, 'preload'));
+}
+
+/** Start the service detached (its own session; stdio on run/service.log), not waiting for it. */
+export function spawnService(opts: { env?: NodeJS.ProcessEnv; fresh?: boolean } = {}): ChildProcess {
+  const env = opts.env ?? process.env;
+  const paths = statePaths(env);
+  fs.mkdirSync(paths.run, { recursive: true, mode: 0o700 });
+  // The log keeps the last run's tail; a long one is started afresh.
+  try {
+    if (fs.statSync(paths.serviceLog).size > 1024 * 1024) fs.rmSync(paths.serviceLog);
+  } catch {
+    // none yet
+  }
+  const log = fs.openSync(paths.serviceLog, 'a', 0o600);
+  const cmd = serviceCommand(env);
+  try {
+    // In the home folder: a long-lived process never pins another folder (a mount, a worktree
+    // to delete); panes start where each window asks (its hello's cwd), else in the home folder.
+    const home = env.HOME && path.isAbsolute(env.HOME) && fs.existsSync(env.HOME) ? env.HOME : os.homedir();
+    const child = spawn(cmd.file, [...cmd.args, ...(opts.fresh ? ['--fresh'] : [])], {
+      cwd: home,
+      env: cmd.env,
+      detached: true,
+      stdio: ['ignore', log, log],
+    });
+    child.on('error', () => {});
+    child.unref();
+    return child;
+  } finally {
+    fs.closeSync(log);
+  }
+}
+
+function tail(file: string, chars = 600): string {
+  try {
+    const text = fs.readFileSync(file, 'utf8').trim();
+    return text.slice(-chars);
+  } catch {
+    return '';
+  }
+}
+
+export class ServiceError extends Error {}
+
+/** A connection to the service after a good hello. */
+export class ServiceConnection extends EventEmitter {
+  readonly hello: Hello;
+  private readonly socket: net.Socket;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; name: string }>();
+  private readonly files = new Map<number, (file: FileAnswer['file']) => void>();
+  private nextId = 1;
+  private closed = false;
+  private relay: ((line: string) => void) | undefined;
+
+  constructor(socket: net.Socket, hello: Hello, rest: string) {
+    super();
+    this.setMaxListeners(0);
+    this.socket = socket;
+    this.hello = hello;
+    const split = new LineSplitter((line) => this.line(line), () => this.close());
+    socket.on('data', (chunk: string) => split.push(chunk));
+    socket.on('close', () => this.gone());
+    socket.on('error', () => this.gone());
+    if (rest) split.push(rest);
+  }
+
+  /** Pass every line after the hello to `fn` as it is (relays), instead of handling it here. */
+  relayTo(fn: (line: string) => void): void {
+    this.relay = fn;
+  }
+
+  /** Send one frame's text (a relay passing a window's frame through). */
+  sendLine(text: string): void {
+    if (!this.closed) this.socket.write(text + '\n');
+  }
+
+  /** Characters queued to the service and not yet written. */
+  get backlog(): number {
+    return this.socket.writableLength;
+  }
+
+  /** Stop reading from the service (a relay whose window is behind) and start again. */
+  pause(): void {
+    this.socket.pause();
+  }
+
+  resume(): void {
+    this.socket.resume();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  request<K extends RequestName>(name: K, req: Req<K>): Promise<Res<K>> {
+    if (this.closed) return Promise.reject(new ServiceError(`the service connection is closed, so "${name}" was not sent`));
+    const id = this.nextId++;
+    return new Promise<Res<K>>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, name });
+      this.socket.write(JSON.stringify({ t: 'req', id, name, req }) + '\n');
+    });
+  }
+
+  /** Resolve a file route (core.serveFiles) through the service: serve's HTTP and Electron's app:// ask here. */
+  resolveFile(prefix: string, rest: string): Promise<FileAnswer['file']> {
+    if (this.closed) return Promise.reject(new ServiceError('the service connection is closed'));
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.files.set(id, resolve);
+      this.socket.write(JSON.stringify({ t: 'file', id, prefix, rest }) + '\n');
+    });
+  }
+
+  /** Events the service pushes (for clients that do not relay). */
+  onEvent<K extends EventName>(name: K, fn: (payload: Events[K]) => void): () => void {
+    const h = (n: EventName, p: unknown): void => {
+      if (n === name) fn(p as Events[K]);
+    };
+    this.on('event', h);
+    return () => this.off('event', h);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.socket.destroy();
+    this.gone();
+  }
+
+  private line(line: string): void {
+    if (this.relay) return this.relay(line);
+    let frame: ServerFrame | { t: 'ping' } | FileAnswer;
+    try {
+      frame = JSON.parse(line) as ServerFrame | { t: 'ping' } | FileAnswer;
+    } catch {
+      return;
+    }
+    if (frame.t === 'file') {
+      const done = this.files.get(frame.id);
+      this.files.delete(frame.id);
+      done?.(frame.file);
+    } else if (frame.t === 'ping') {
+      this.socket.write('{"t":"pong"}\n');
+    } else if (frame.t === 'res') {
+      const p = this.pending.get(frame.id);
+      if (!p) return;
+      this.pending.delete(frame.id);
+      if (frame.ok) p.resolve(frame.res);
+      else p.reject(new ServiceError(frame.error));
+    } else if (frame.t === 'evt') {
+      this.emit('event', frame.name, frame.payload);
+    }
+  }
+
+  private gone(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const [id, p] of this.pending) {
+      this.pending.delete(id);
+      p.reject(new ServiceError(`the service went away before "${p.name}" was answered`));
+    }
+    for (const [id, done] of this.files) {
+      this.files.delete(id);
+      done(null);
+    }
+    this.emit('close');
+  }
+}
+
+function clientHello(opts: ConnectOptions, token: string): ClientHello {
+  const h: ClientHello = { t: 'hello', protocol: PROTOCOL, version: appVersion(), token, client: opts.client, pid: process.pid };
+  if (opts.cwd) h.cwd = opts.cwd;
+  return h;
+}
+
+/** One attempt: connect and say hello. Rejects with the socket error's code when nothing listens. */
+function attempt(paths: Paths, opts: ConnectOptions, socketPath: string, tokenFile: string): Promise<ServiceConnection> {
+  return new Promise((resolve, reject) => {
+    const socket = net.createConnection(socketPath);
+    socket.setEncoding('utf8');
+    let buf = '';
+    let done = false;
+    const fail = (err: Error): void => {
+      if (done) return;
+      done = true;
+      socket.destroy();
+      reject(err);
+    };
+    const timer = setTimeout(() => fail(Object.assign(new ServiceError('the service accepted the connection but did not answer its hello within 10 s'), { code: 'ETIMEDOUT' })), 10_000);
+    socket.once('error', (err) => {
+      clearTimeout(timer);
+      fail(err);
+    });
+    socket.once('connect', () => {
+      let token: string;
+      try {
+        token = fs.readFileSync(tokenFile, 'utf8').trim();
+      } catch {
+        clearTimeout(timer);
+        return fail(Object.assign(new ServiceError(`the service's token ${tokenFile} cannot be read`), { code: 'ENOTOKEN' }));
+      }
+      socket.write(JSON.stringify(clientHello(opts, token)) + '\n');
+    });
+    const onData = (chunk: string): void => {
+      buf += chunk;
+      const nl = buf.indexOf('\n');
+      if (nl < 0) {
+        if (buf.length > 65536) fail(new ServiceError('the service answered the hello with something that is not a hello'));
+        return;
+      }
+      clearTimeout(timer);
+      socket.off('data', onData);
+      let hello: ServiceHello;
+      try {
+        hello = JSON.parse(buf.slice(0, nl)) as ServiceHello;
+      } catch {
+        return fail(new ServiceError('the service answered the hello with something that is not JSON'));
+      }
+      if (!hello || hello.t !== 'hello') return fail(new ServiceError('the service answered the hello with something that is not a hello'));
+      if (!hello.ok) return fail(Object.assign(new ServiceError(hello.error), { code: 'EREFUSED', service: hello }));
+      done = true;
+      socket.removeAllListeners('error');
+      resolve(new ServiceConnection(socket, hello, buf.slice(nl + 1)));
+    };
+    socket.on('data', onData);
+    void paths;
+  });
+}
+
+const NOBODY = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTOKEN', 'ECONNRESET', 'EPIPE']);
+
+/** Connect to the service, starting it when none answers (and `start` is not false). */
+export async function connectService(opts: ConnectOptions): Promise<ServiceConnection> {
+  const env = opts.env ?? process.env;
+  const paths = statePaths(env);
+  const socketPath = opts.socketPath ?? paths.serviceSocket;
+  const tokenFile = opts.tokenFile ?? paths.serviceToken;
+  const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
+  let child: ChildProcess | undefined;
+  let childExit: number | null | undefined;
+  for (let tries = 0; ; tries++) {
+    try {
+      return await attempt(paths, opts, socketPath, tokenFile);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      if (!NOBODY.has(code)) throw err;
+    }
+    if (opts.start === false) throw new ServiceError(`no Terminal Delight service runs for ${paths.state}: start the app (npm start) or \`terminal-delight service start\``);
+    if (!child && !opts.socketPath) {
+      child = spawnService({ env, fresh: opts.fresh });
+      child.once('exit', (code) => {
+        childExit = code;
+      });
+    }
+    if (childExit !== undefined && childExit !== 0) {
+      const why = tail(paths.serviceLog).split('\n').filter(Boolean).pop() ?? '';
+      throw new ServiceError(`the Terminal Delight service could not start (exit ${childExit})${why ? `: ${why}` : ''}; its log is ${paths.serviceLog}`);
+    }
+    if (Date.now() > deadline) {
+      throw new ServiceError(`the Terminal Delight service did not answer on ${socketPath} within ${Math.round((opts.timeoutMs ?? 20_000) / 1000)} s; its log is ${paths.serviceLog}`);
+    }
+    await new Promise((r) => setTimeout(r, tries < 40 ? 50 : 200));
+  }
+}
+
+/**
+ * Stop the service that runs for this state folder, if one does: a `shutdown` line (every
+ * protocol version takes it), then wait for the lock to go. `endPanes` asks through the
+ * contract first, so every pane is ended cleanly. Resolves false when none ran.
+ */
+export async function stopService(opts: { env?: NodeJS.ProcessEnv; endPanes?: boolean; reason?: string; timeoutMs?: number } = {}): Promise<boolean> {
+  const env = opts.env ?? process.env;
+  const paths = statePaths(env);
+  let conn: ServiceConnection | undefined;
+  try {
+    conn = await connectService({ env, client: 'cli', start: false, timeoutMs: 3_000 });
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'EREFUSED') return false;
+  }
+  if (conn && opts.endPanes) {
+    await conn.request('service.quit', { endPanes: true }).catch(() => undefined);
+  } else {
+    // A service of another protocol version refuses the hello but still takes this line.
+    const token = (() => {
+      try {
+        return fs.readFileSync(paths.serviceToken, 'utf8').trim();
+      } catch {
+        return '';
+      }
+    })();
+    conn?.close();
+    await new Promise<void>((resolve) => {
+      const s = net.createConnection(paths.serviceSocket);
+      s.on('error', () => resolve());
+      s.on('connect', () => {
+        s.end(JSON.stringify({ t: 'shutdown', token, reason: opts.reason ?? 'asked' }) + '\n');
+      });
+      s.on('close', () => resolve());
+    });
+  }
+  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+  while (fs.existsSync(paths.serviceLock) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  conn?.close();
+  return true;
+}

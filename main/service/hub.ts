@@ -1,0 +1,255 @@
+/**
+ * Every client of the core, whatever carries it (the service's Unix socket, or serve's
+ * WebSocket when the core runs in the same process): one Connection per client that
+ * reads its frames, runs them through `core.request`, and sends it the core's events,
+ * each event encoded once for all (docs/design/service.md, "The processes").
+ *
+ * Also liveness: a window (a client that said app.hello) is pinged every `pingMs` and
+ * let go when it has been silent for `silentMs`, or when its transport holds more than
+ * `maxBacklog` unsent characters: a frozen tab never holds anything up for long.
+ */
+import type { ClientFrame, EventName, Events, RequestName, ServerFrame } from '../../preload/contract.ts';
+import type { Client, Core } from '../core.ts';
+import type { ControlFrame, FileAnswer } from './wire.ts';
+
+/** A transport to one client. `send` takes one frame's JSON text; the transport frames it. */
+export interface Link {
+  send(text: string): void;
+  /** Characters queued on the transport and not yet written out. */
+  backlog(): number;
+  /** Close the transport, saying why in one sentence. */
+  close(reason: string): void;
+}
+
+export interface HubOptions {
+  pingMs?: number;
+  silentMs?: number;
+  maxBacklog?: number;
+}
+
+export interface ConnectOptions {
+  /** Relay-only frames (file routes, shutdown) are taken from this client (the service socket, which checked a token). */
+  control?: boolean;
+  /** Called for a `shutdown` control frame. */
+  onShutdown?: (reason: string) => void;
+}
+
+const PING_MS = 2_000;
+const SILENT_MS = 8_000;
+const MAX_BACKLOG = 64 * 1024 * 1024;
+
+export class Connection {
+  readonly client: Client;
+  /** Said app.hello: a window, pinged and held to liveness. */
+  window = false;
+  lastHeard = Date.now();
+  private readonly hub: ClientHub;
+  private readonly link: Link;
+  private readonly opts: ConnectOptions;
+  private closed = false;
+
+  constructor(hub: ClientHub, link: Link, client: Client, opts: ConnectOptions) {
+    this.hub = hub;
+    this.link = link;
+    this.client = client;
+    this.opts = opts;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** One frame's text from the client. */
+  receive(text: string): void {
+    if (this.closed) return;
+    this.lastHeard = Date.now();
+    let frame: ClientFrame | ControlFrame;
+    try {
+      frame = JSON.parse(text) as ClientFrame | ControlFrame;
+    } catch {
+      return this.reply(-1, 'the frame is not JSON: send {"t":"req","id":N,"name":"...","req":{...}}');
+    }
+    if (!frame || typeof frame !== 'object') return this.reply(-1, 'the frame is not a request: send {"t":"req","id":N,"name":"...","req":{...}}');
+    switch (frame.t) {
+      case 'req':
+        return void this.request(frame);
+      case 'pong':
+      case 'ping':
+        return;
+      case 'file':
+        if (this.opts.control) return this.file(frame);
+        break;
+      case 'shutdown':
+        if (this.opts.control) return this.opts.onShutdown?.(typeof frame.reason === 'string' ? frame.reason.slice(0, 200) : 'asked');
+        break;
+    }
+    const id = typeof (frame as { id?: unknown }).id === 'number' && Number.isSafeInteger((frame as { id: number }).id) ? (frame as { id: number }).id : -1;
+    this.reply(id, 'the frame is not a request: send {"t":"req","id":N,"name":"...","req":{...}}');
+  }
+
+  private async request(frame: ClientFrame): Promise<void> {
+    const id = typeof frame.id === 'number' && Number.isSafeInteger(frame.id) && frame.id >= 0 ? frame.id : -1;
+    if (id < 0 || typeof frame.name !== 'string') {
+      return this.reply(id, 'the frame is not a request: send {"t":"req","id":N,"name":"...","req":{...}} with a whole-number id of 0 or more');
+    }
+    if (frame.name === 'app.hello' && !this.window) {
+      this.window = true;
+      this.hub.windowsChanged();
+    }
+    try {
+      const res = await this.hub.core.request(frame.name as RequestName, frame.req as never, this.client);
+      this.sendFrame({ t: 'res', id, ok: true, res: res ?? null });
+    } catch (err) {
+      this.reply(id, err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  private file(frame: Extract<ControlFrame, { t: 'file' }>): void {
+    const id = Number.isSafeInteger(frame.id) ? frame.id : -1;
+    let file: FileAnswer['file'] = null;
+    if (typeof frame.prefix === 'string' && typeof frame.rest === 'string' && !frame.rest.includes('\0')) {
+      try {
+        file = this.hub.core.resolveFile(frame.prefix, frame.rest) ?? null;
+      } catch {
+        file = null;
+      }
+    }
+    this.send(JSON.stringify({ t: 'file', id, file } satisfies FileAnswer));
+  }
+
+  private reply(id: number, error: string): void {
+    this.sendFrame({ t: 'res', id, ok: false, error });
+  }
+
+  sendFrame(frame: ServerFrame | ControlFrame): void {
+    this.send(JSON.stringify(frame));
+  }
+
+  /** A frame's text to the client, unless it stopped reading (then it is let go). */
+  send(text: string): void {
+    if (this.closed) return;
+    if (this.link.backlog() > this.hub.maxBacklog) {
+      this.close('this window stopped reading: reload it');
+      return;
+    }
+    this.link.send(text);
+  }
+
+  /** Close from this side (the transport's own close calls `gone`). */
+  close(reason: string): void {
+    if (this.closed) return;
+    this.link.close(reason);
+    this.gone();
+  }
+
+  /** The transport closed. */
+  gone(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.hub.remove(this);
+  }
+}
+
+export class ClientHub {
+  readonly core: Core;
+  readonly maxBacklog: number;
+  private readonly connections = new Set<Connection>();
+  private readonly byId = new Map<string, Connection>();
+  private readonly listeners = new Set<(windows: number) => void>();
+  private readonly pingMs: number;
+  private readonly silentMs: number;
+  private readonly offEvents: () => void;
+  private readonly offEventsTo: () => void;
+  private pingTimer: NodeJS.Timeout | undefined;
+  private nextId = 1;
+
+  constructor(core: Core, opts: HubOptions = {}) {
+    this.core = core;
+    this.pingMs = opts.pingMs ?? PING_MS;
+    this.silentMs = opts.silentMs ?? SILENT_MS;
+    this.maxBacklog = opts.maxBacklog ?? MAX_BACKLOG;
+    this.offEvents = core.onEvent((name, payload) => this.broadcast(name, payload));
+    this.offEventsTo = core.onEventTo((clientId, name, payload) => {
+      const c = this.byId.get(clientId);
+      if (c) c.sendFrame({ t: 'evt', name, payload });
+    });
+  }
+
+  /** A new client on a transport. `idPrefix` names its kind in Client.id (ws-3, sock-7). */
+  connect(link: Link, client: Omit<Client, 'id'> & { idPrefix: string }, opts: ConnectOptions = {}): Connection {
+    const { idPrefix, ...rest } = client;
+    const c = new Connection(this, link, { ...rest, id: `${idPrefix}-${this.nextId++}` }, opts);
+    this.connections.add(c);
+    this.byId.set(c.client.id, c);
+    this.schedulePings();
+    return c;
+  }
+
+  /** Connected clients, and how many of them are windows. */
+  get size(): number {
+    return this.connections.size;
+  }
+
+  get windows(): number {
+    let n = 0;
+    for (const c of this.connections) if (c.window) n++;
+    return n;
+  }
+
+  /** Called with the number of windows whenever a window comes or goes. */
+  onWindows(listener: (windows: number) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  windowsChanged(): void {
+    const n = this.windows;
+    for (const l of [...this.listeners]) l(n);
+  }
+
+  remove(c: Connection): void {
+    if (!this.connections.delete(c)) return;
+    this.byId.delete(c.client.id);
+    this.core.clientGone(c.client);
+    if (c.window) this.windowsChanged();
+    if (this.connections.size === 0 && this.pingTimer) {
+      clearInterval(this.pingTimer);
+      this.pingTimer = undefined;
+    }
+  }
+
+  /** Close every connection (the core is going away). */
+  closeAll(reason: string): void {
+    for (const c of [...this.connections]) c.close(reason);
+  }
+
+  dispose(): void {
+    this.offEvents();
+    this.offEventsTo();
+    if (this.pingTimer) clearInterval(this.pingTimer);
+    this.pingTimer = undefined;
+  }
+
+  private broadcast<K extends EventName>(name: K, payload: Events[K]): void {
+    if (this.connections.size === 0) return;
+    let text: string | undefined;
+    for (const c of this.connections) {
+      if (!this.core.accepts(name, payload, c.client)) continue;
+      text ??= JSON.stringify({ t: 'evt', name, payload } satisfies ServerFrame);
+      c.send(text);
+    }
+  }
+
+  private schedulePings(): void {
+    if (this.pingTimer || this.pingMs <= 0) return;
+    this.pingTimer = setInterval(() => {
+      const now = Date.now();
+      for (const c of [...this.connections]) {
+        if (!c.window) continue;
+        if (now - c.lastHeard > this.silentMs) c.close(`this window has not answered for ${Math.round(this.silentMs / 1000)} s: it was let go, and reconnects when it wakes`);
+        else c.sendFrame({ t: 'ping' });
+      }
+    }, this.pingMs);
+    this.pingTimer.unref?.();
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * The service's lock: one service per user and state folder (docs/design/service.md,
+ * "The lock"). A file made with O_EXCL holding the holder's pid and, on Linux, its
+ * process start time, so a pid the system reused is never taken for the holder. A lock
+ * whose holder is gone (a crash, kill -9, a reboot) is stale and taken over.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+
+export interface LockRecord {
+  pid: number;
+  /** The process's start time in clock ticks since boot (/proc/<pid>/stat field 22), Linux only. */
+  startTicks?: number;
+  version: string;
+  startedAt: string;
+}
+
+export type Acquired = { held: true; record: LockRecord; release(): void } | { held: false; holder: LockRecord };
+
+/** An empty lock file this young is a service between create and write: held. */
+const EMPTY_GRACE_MS = 5_000;
+
+/** The start time of a process, from /proc (Linux); undefined elsewhere or when it is gone. */
+export function processStartTicks(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces or parentheses itself.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[19]);
+    return Number.isFinite(ticks) ? ticks : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the process a record names is still the one that wrote it. */
+export function holderAlive(rec: LockRecord): boolean {
+  try {
+    process.kill(rec.pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  if (rec.startTicks === undefined) return true;
+  const now = processStartTicks(rec.pid);
+  // No /proc here (not Linux): the pid check is all there is.
+  return now === undefined ? !fs.existsSync('/proc/self/stat') : now === rec.startTicks;
+}
+
+function parseRecord(text: string): LockRecord | undefined {
+  try {
+    const v = JSON.parse(text) as LockRecord;
+    if (v && Number.isSafeInteger(v.pid) && v.pid > 0) return v;
+  } catch {
+    // half written or not ours
+  }
+  return undefined;
+}
+
+/** The record in a lock file; 'empty' for a file with nothing readable in it yet; undefined when there is no file. */
+export function readLock(file: string): LockRecord | 'empty' | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  return parseRecord(text) ?? 'empty';
+}
+
+/**
+ * Take the lock, or say who holds it. A stale lock is renamed to a name of this
+ * process's own (atomic), then checked: if what moved is the stale record judged, it is
+ * deleted and the lock is tried again; if it is a live holder's fresh record (another
+ * taker won meanwhile), it is linked back and that holder wins.
+ */
+export function acquireLock(file: string, version: string): Acquired {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    let fd: number;
+    try {
+      fd = fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY, 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const seen = readLock(file);
+      if (seen === undefined) continue; // released between the two calls
+      if (seen === 'empty') {
+        let age = Infinity;
+        try {
+          age = Date.now() - fs.statSync(file).mtimeMs;
+        } catch {
+          continue;
+        }
+        if (age < EMPTY_GRACE_MS) return { held: false, holder: { pid: 0, version: '?', startedAt: '' } };
+      } else if (holderAlive(seen)) {
+        return { held: false, holder: seen };
+      }
+      const aside = `${file}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+      try {
+        fs.renameSync(file, aside);
+      } catch {
+        continue; // someone else moved it first
+      }
+      const moved = readLock(aside);
+      const same = seen === 'empty' ? moved === 'empty' : moved !== undefined && moved !== 'empty' && moved.pid === seen.pid && moved.startTicks === seen.startTicks && moved.startedAt === seen.startedAt;
+      if (!same && moved !== undefined && moved !== 'empty' && holderAlive(moved)) {
+        try {
+          fs.linkSync(aside, file);
+        } catch {
+          // a third taker made a lock meanwhile: it holds it
+        }
+        fs.rmSync(aside, { force: true });
+        return { held: false, holder: moved };
+      }
+      fs.rmSync(aside, { force: true });
+      continue;
+    }
+    const record: LockRecord = { pid: process.pid, version, startedAt: new Date().toISOString() };
+    const ticks = processStartTicks(process.pid);
+    if (ticks !== undefined) record.startTicks = ticks;
+    try {
+      fs.writeFileSync(fd, JSON.stringify(record) + '\n');
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    let released = false;
+    return {
+      held: true,
+      record,
+      release() {
+        if (released) return;
+        released = true;
+        // Only our own record: never a lock a later service took after ours went stale.
+        const now = readLock(file);
+        if (now !== undefined && now !== 'empty' && now.pid === record.pid && now.startedAt === record.startedAt) fs.rmSync(file, { force: true });
+      },
+    };
+  }
+  throw new Error(`the service lock ${file} could not be taken after 20 tries: remove it if no Terminal Delight service runs, then start again`);
+}

@@ -1,0 +1,66 @@
+/**
+ * The service's entry (docs/design/service.md): `node main/service/main.ts [--fresh]`,
+ * started detached by whichever client comes first (main/service/client.ts). Prints one
+ * line when it listens, `service: ready (pid N) on <socket>`, or `service: already running
+ * (pid N)` and exits 0 when another holds the lock. SIGTERM, SIGINT and SIGHUP stop it,
+ * saving the session first (its panes come back ended, ready to resume).
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startService } from './service.ts';
+import { SERVICE_STARTED_AT } from './started.ts';
+
+export const USAGE = 'usage: service [--fresh]';
+
+export async function run(argv: string[]): Promise<number> {
+  let fresh = false;
+  try {
+    const { values } = parseArgs({ args: argv, options: { fresh: { type: 'boolean' } }, strict: true, allowPositionals: false });
+    fresh = values.fresh === true;
+  } catch (err) {
+    process.stderr.write(`service: ${(err as Error).message.split('\n')[0]}; ${USAGE}\n`);
+    return 2;
+  }
+  const idle = Number(process.env.TD_SERVICE_IDLE_MS);
+  let result;
+  try {
+    result = await startService({
+      fresh,
+      idleMs: Number.isFinite(idle) && idle >= 0 && process.env.TD_SERVICE_IDLE_MS !== '' ? idle : undefined,
+      onStopped: (code) => {
+        process.stdout.write(`service: stopped at ${new Date().toISOString()}\n`);
+        process.exitCode = code;
+        // Whatever still holds the loop (a pane's last output being drained) is not waited for.
+        setTimeout(() => process.exit(code), 200).unref();
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`service: ${(err as Error).message}\n`);
+    return 1;
+  }
+  if (!result.started) {
+    process.stdout.write(`service: already running (pid ${result.holder.pid})\n`);
+    return 0;
+  }
+  const { service } = result;
+  process.stdout.write(`service: ready (pid ${process.pid}) on ${service.paths.serviceSocket} at ${SERVICE_STARTED_AT}\n`);
+  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.on(sig, () => void service.stop(`the service was stopped (${sig})`));
+  }
+  // Detached, nobody reads a broken pipe's error: never die of one.
+  process.on('SIGPIPE', () => {});
+  process.on('uncaughtException', (err) => {
+    // Logged, then the process ends without a clean-shutdown mark: the next start says it stopped unexpectedly.
+    process.stderr.write(`service: ${new Date().toISOString()} uncaught: ${err.stack ?? err.message}\n`);
+    process.exit(70);
+  });
+  return new Promise<number>(() => {});
+}
+
+const invoked = process.argv[1] ? pathToFileURL(path.resolve(process.argv[1])).href : '';
+if (invoked === import.meta.url) {
+  run(process.argv.slice(2)).then((code) => {
+    if (code !== 0 || process.exitCode === undefined) process.exit(code);
+  });
+}

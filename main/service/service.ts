@@ -1,0 +1,192 @@
+/**
+ * The service: the core (createApp) behind its Unix socket, holding the lock
+ * (docs/design/service.md). `startService` does everything but exit the process, so
+ * tests can run one in-process; main.ts is the entry that runs it detached.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import { createApp, type App } from '../app.ts';
+import { statePaths, type Paths } from '../paths.ts';
+import { appVersion } from '../version.ts';
+import type { Connection } from './hub.ts';
+import { acquireLock, type LockRecord } from './lock.ts';
+import { SERVICE_STARTED_AT } from './started.ts';
+import { LineSplitter, parseClientHello, PROTOCOL, type ServiceHello } from './wire.ts';
+
+export interface ServiceOptions {
+  env?: NodeJS.ProcessEnv;
+  fresh?: boolean;
+  /** No pane running and no client for this long: the service stops (default 10 minutes; 0: never). */
+  idleMs?: number;
+  /** The last window gone and settings.windowClose 'end': wait this long (a reload) before ending every pane. */
+  lastWindowGraceMs?: number;
+  /** Called once the service has stopped (main.ts exits the process). */
+  onStopped?: (code: number) => void;
+  bootedAt?: number;
+}
+
+export interface RunningService {
+  app: App;
+  paths: Paths;
+  record: LockRecord;
+  /** Stop: save the session saying why, end the panes (cleanly with endPanes), release the lock. */
+  stop(reason: string, endPanes?: boolean): Promise<void>;
+}
+
+export type StartResult = { started: true; service: RunningService } | { started: false; holder: LockRecord };
+
+/** The socket's folder must be this user's alone; anything else is refused in one sentence. */
+export function checkPrivateDir(dir: string): string | undefined {
+  const st = fs.statSync(dir);
+  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return `${dir} belongs to another user (uid ${st.uid}): the service keeps its socket only in a folder of your own`;
+  if ((st.mode & 0o077) !== 0) return `${dir} can be read or written by other users (mode ${(st.mode & 0o777).toString(8)}): run chmod 700 on it, then start again`;
+  return undefined;
+}
+
+const HELLO_TIMEOUT_MS = 10_000;
+
+export async function startService(opts: ServiceOptions = {}): Promise<StartResult> {
+  const env = opts.env ?? process.env;
+  const paths = statePaths(env);
+  fs.mkdirSync(paths.state, { recursive: true, mode: 0o700 });
+  fs.chmodSync(paths.state, 0o700);
+  fs.mkdirSync(paths.run, { recursive: true, mode: 0o700 });
+  fs.chmodSync(paths.run, 0o700);
+  const unsafe = checkPrivateDir(paths.state) ?? checkPrivateDir(paths.run);
+  if (unsafe) throw new Error(unsafe);
+
+  const lock = acquireLock(paths.serviceLock, appVersion());
+  if (!lock.held) return { started: false, holder: lock.holder };
+
+  let app: App;
+  let server: net.Server | undefined;
+  try {
+    const token = randomBytes(32).toString('hex');
+    const tmp = `${paths.serviceToken}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, token + '\n', { mode: 0o600 });
+    fs.renameSync(tmp, paths.serviceToken);
+    const tokenBytes = Buffer.from(token);
+    const tokenOk = (t: string): boolean => {
+      const b = Buffer.from(t);
+      return b.length === tokenBytes.length && timingSafeEqual(b, tokenBytes);
+    };
+
+    let stopping: Promise<void> | undefined;
+    let idleTimer: NodeJS.Timeout | undefined;
+    const stop = (reason: string, endPanes = false): Promise<void> => {
+      stopping ??= (async () => {
+        clearInterval(idleTimer);
+        if (endPanes) await app.endAll(reason).catch(() => undefined);
+        app.hub.closeAll('the Terminal Delight service stopped');
+        server?.close();
+        await app.dispose(reason).catch(() => undefined);
+        for (const f of [paths.serviceSocket, paths.serviceToken]) fs.rmSync(f, { force: true });
+        lock.release();
+        opts.onStopped?.(0);
+      })();
+      return stopping;
+    };
+
+    app = await createApp({ env, fresh: opts.fresh, bootedAt: opts.bootedAt, quit: (endPanes) => void stop(endPanes ? 'you quit and ended all panes' : 'the service was stopped', endPanes) });
+
+    const onSocket = (socket: net.Socket): void => {
+      socket.setEncoding('utf8');
+      let conn: Connection | undefined;
+      const helloTimer = setTimeout(() => socket.destroy(), HELLO_TIMEOUT_MS);
+      const answer = (h: ServiceHello): void => {
+        socket.write(JSON.stringify(h) + '\n');
+      };
+      const split = new LineSplitter(
+        (line) => {
+          if (conn) return conn.receive(line);
+          clearTimeout(helloTimer);
+          // A shutdown as the first line: honoured whatever protocol the client speaks (an upgrade needs it).
+          if (line.includes('"shutdown"')) {
+            let f: { t?: unknown; token?: unknown; reason?: unknown } = {};
+            try {
+              f = JSON.parse(line);
+            } catch {
+              // not a shutdown after all
+            }
+            if (f.t === 'shutdown' && typeof f.token === 'string' && tokenOk(f.token)) {
+              socket.end();
+              void stop(f.reason === 'upgrade' ? 'the service was restarted for an upgrade' : 'the service was stopped');
+              return;
+            }
+          }
+          const hello = parseClientHello(line);
+          const refuse = (error: string): void => {
+            answer({ t: 'hello', ok: false, error, protocol: PROTOCOL, version: appVersion() });
+            socket.end();
+          };
+          if (typeof hello === 'string') return refuse(hello);
+          if (!tokenOk(hello.token)) return refuse('the token is wrong: read it from run/service.token in the state folder (the service makes a new one each time it starts)');
+          if (hello.protocol !== PROTOCOL) {
+            return refuse(`this service (version ${appVersion()}) speaks protocol ${PROTOCOL} and the client (version ${hello.version}) speaks ${hello.protocol}: restart the service to update (your panes come back through resume)`);
+          }
+          answer({ t: 'hello', ok: true, protocol: PROTOCOL, version: appVersion(), pid: process.pid, startedAt: SERVICE_STARTED_AT });
+          conn = app.hub.connect(
+            {
+              send: (text) => {
+                socket.write(text + '\n');
+              },
+              backlog: () => socket.writableLength,
+              close: () => socket.destroy(),
+            },
+            { idPrefix: `sock-${hello.client}`, shell: hello.client, cwd: hello.cwd },
+            { control: true, onShutdown: (reason) => void stop(reason === 'upgrade' ? 'the service was restarted for an upgrade' : 'the service was stopped') },
+          );
+        },
+        () => {
+          socket.destroy();
+        },
+      );
+      socket.on('data', (chunk: string) => split.push(chunk));
+      socket.on('close', () => {
+        clearTimeout(helloTimer);
+        conn?.gone();
+      });
+      socket.on('error', () => socket.destroy());
+    };
+
+    server = net.createServer(onSocket);
+    // A dead socket file left by a crash: only the lock's holder removes it, just before it listens.
+    fs.rmSync(paths.serviceSocket, { force: true });
+    await new Promise<void>((resolve, reject) => {
+      server!.once('error', reject);
+      server!.listen(paths.serviceSocket, () => {
+        server!.off('error', reject);
+        resolve();
+      });
+    });
+    fs.chmodSync(paths.serviceSocket, 0o600);
+
+    // Idle: nothing running and nobody attached for idleMs stops the service.
+    const idleMs = opts.idleMs ?? 10 * 60_000;
+    let idleSince = Date.now();
+    idleTimer = setInterval(() => {
+      const busy = app.hub.size > 0 || app.panes.list().some((p) => p.status === 'running');
+      if (busy) idleSince = Date.now();
+      else if (idleMs > 0 && Date.now() - idleSince >= idleMs) void stop('the service stopped: nothing ran and no window was open');
+    }, Math.min(30_000, Math.max(250, idleMs / 4)));
+    idleTimer.unref();
+
+    // settings.windowClose 'end': the last window closing ends every pane (after a grace for a reload).
+    let lastWindowTimer: NodeJS.Timeout | undefined;
+    app.hub.onWindows((n) => {
+      clearTimeout(lastWindowTimer);
+      if (n > 0 || app.settings.get().windowClose !== 'end') return;
+      lastWindowTimer = setTimeout(() => {
+        if (app.hub.windows === 0 && app.settings.get().windowClose === 'end') void stop('the last window was closed', true);
+      }, opts.lastWindowGraceMs ?? 3_000);
+      lastWindowTimer.unref();
+    });
+
+    return { started: true, service: { app, paths, record: lock.record, stop } };
+  } catch (err) {
+    server?.close();
+    lock.release();
+    throw err;
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * The service socket's wire: newline-delimited JSON lines, the same ClientFrame and
+ * ServerFrame objects serve's WebSocket carries, after one hello line each way
+ * (docs/design/service.md, "The socket"). Pure, apart from the line splitter's buffer.
+ */
+
+/** Bumped on any change a client of another version could not speak. */
+export const PROTOCOL = 1;
+
+/** Largest line either side may send (a paste, a snapshot); longer closes the connection. */
+export const MAX_LINE = 16 * 1024 * 1024;
+
+/** Who is connecting: a window's relay, or a command. */
+export type ClientKind = 'serve' | 'electron' | 'cli';
+
+export interface ClientHello {
+  t: 'hello';
+  protocol: number;
+  version: string;
+  token: string;
+  client: ClientKind;
+  pid?: number;
+  /** Where this client's first pane starts when the layout is empty. */
+  cwd?: string;
+}
+
+export type ServiceHello =
+  | { t: 'hello'; ok: true; protocol: number; version: string; pid: number; startedAt: string }
+  | { t: 'hello'; ok: false; error: string; protocol: number; version: string };
+
+/** Frames only relays and the service exchange, never forwarded from a window. */
+export type ControlFrame =
+  | { t: 'ping' }
+  | { t: 'pong' }
+  /** Resolve a file route (core.serveFiles) for serve's HTTP or Electron's app:// protocol. */
+  | { t: 'file'; id: number; prefix: string; rest: string }
+  /** Stop the service (every protocol version keeps this frame: an upgrade needs it). */
+  | { t: 'shutdown'; reason?: string };
+
+export type FileAnswer = { t: 'file'; id: number; file: { path: string; type?: string; csp?: string } | null };
+
+const KINDS: readonly ClientKind[] = ['serve', 'electron', 'cli'];
+
+/** Read a client's hello line: the hello, or the sentence saying what is wrong with it. */
+export function parseClientHello(line: string): ClientHello | string {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return 'the first line was not JSON: a client starts with {"t":"hello","protocol":1,...}';
+  }
+  const h = v as Partial<ClientHello> | null;
+  if (!h || typeof h !== 'object' || h.t !== 'hello') return 'the first line was not a hello: a client starts with {"t":"hello","protocol":1,...}';
+  if (typeof h.protocol !== 'number' || !Number.isSafeInteger(h.protocol)) return 'the hello has no protocol number: send "protocol":1';
+  if (typeof h.version !== 'string' || h.version.length > 64) return 'the hello has no version: send the app version as a string';
+  if (typeof h.token !== 'string' || !/^[0-9a-f]{1,256}$/.test(h.token)) return 'the hello has no token: read it from run/service.token in the state folder';
+  if (!KINDS.includes(h.client as ClientKind)) return `the hello's client ${JSON.stringify(h.client)} is not known: use "serve", "electron" or "cli"`;
+  const out: ClientHello = { t: 'hello', protocol: h.protocol, version: h.version, token: h.token, client: h.client as ClientKind };
+  if (typeof h.pid === 'number' && Number.isSafeInteger(h.pid) && h.pid > 0) out.pid = h.pid;
+  if (typeof h.cwd === 'string' && h.cwd.startsWith('/') && h.cwd.length <= 4096 && !/[\0\n\r]/.test(h.cwd)) out.cwd = h.cwd;
+  return out;
+}
+
+/**
+ * Splits a byte stream into lines. Feed it chunks; it calls `line` for each complete
+ * line and `overflow` once if a line grows past `max` characters (the caller closes).
+ */
+export class LineSplitter {
+  private buf = '';
+  private dead = false;
+  private readonly onLine: (line: string) => void;
+  private readonly onOverflow: () => void;
+  private readonly max: number;
+
+  constructor(onLine: (line: string) => void, onOverflow: () => void, max = MAX_LINE) {
+    this.onLine = onLine;
+    this.onOverflow = onOverflow;
+    this.max = max;
+  }
+
+  push(chunk: string): void {
+    if (this.dead) return;
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf('\n', start);
+      if (nl < 0) break;
+      const piece = chunk.slice(start, nl);
+      const line = this.buf ? this.buf + piece : piece;
+      this.buf = '';
+      start = nl + 1;
+      if (line.length > this.max) return this.overflow();
+      if (line) this.onLine(line);
+      if (this.dead) return;
+    }
+    if (start < chunk.length) {
+      this.buf += chunk.slice(start);
+      if (this.buf.length > this.max) this.overflow();
+    }
+  }
+
+  private overflow(): void {
+    this.dead = true;
+    this.buf = '';
+    this.onOverflow();
+  }
+}

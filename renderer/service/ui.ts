@@ -1,0 +1,20 @@
+/** Window-level UI state of the service's pieces: the "Quit and end all panes" dialog, and whether the app has quit. */
+import { createStore } from 'zustand/vanilla';
+
+export interface ServiceUi {
+  quitOpen: boolean;
+  /** Rises each time the dialog is asked for (a shortcut while it shows refocuses it). */
+  quitN: number;
+  /** The person quit and ended every pane: the window stops reconnecting and says so. */
+  quit: boolean;
+}
+
+export const serviceUi = createStore<ServiceUi>()(() => ({ quitOpen: false, quitN: 0, quit: false }));
+
+export function showQuit(): void {
+  serviceUi.setState((s) => ({ quitOpen: true, quitN: s.quitN + 1 }));
+}
+
+export function hideQuit(): void {
+  serviceUi.setState({ quitOpen: false });
+}
