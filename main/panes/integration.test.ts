@@ -44,10 +44,11 @@ describe('integratedShell and integrate (pure)', () => {
     expect(integrate(['/usr/bin/zsh', '-l'], { ...env, ZDOTDIR: '/home/ada/.config/zsh' }, opts)).toEqual({
       file: '/usr/bin/zsh', args: ['-l'], env: { ...env, ZDOTDIR: '/state/shell-integration/zsh', TD_SI_BIN: '/app/bin', TD_SI_ZDOTDIR: '/home/ada/.config/zsh' },
     });
-    const fish = integrate(['/usr/bin/fish', '-l'], env, opts)!;
-    expect(fish.args.slice(0, 2)).toEqual(['-l', '--init-command']);
-    expect(fish.args[2]).toBe(`set -g __td_si_bin '/app/bin'; set -g __td_si_kept 'TD_PANE_ID=p1' 'TD_TAG=it\\'s\\\\x'; source '${path.join(SCRIPTS, 'fish.fish')}'`);
-    expect(fish.env).toBe(env);
+    // fish: the values travel in the environment (any user can read a process's argv).
+    expect(integrate(['/usr/bin/fish', '-l'], env, opts)).toEqual({
+      file: '/usr/bin/fish', args: ['-l', '--init-command', `source '${path.join(SCRIPTS, 'fish.fish')}'`],
+      env: { ...env, TD_SI_BIN: '/app/bin', TD_SI_KEPT: "TD_PANE_ID=p1\nTD_TAG=it's\\x" },
+    });
   });
 
   it('starts anything else as it is', () => {
@@ -140,6 +141,11 @@ describe('login shells with the integration, real profiles', () => {
     expect(fields.slice(0, 5)).toEqual([path.join(appBin, 'terminal-delight'), info.id, info.tag, panes.session, paths.socket]);
   }
 
+  /** The integration's own variables are gone once the prompt shows. */
+  async function expectNoLeftovers(paneId: string): Promise<void> {
+    expect(await probe(paneId, 'echo "OUT:$TD_SI_BIN$TD_SI_LOGIN$TD_SI_ZDOTDIR$TD_SI_KEPT:END"')).toEqual(['']);
+  }
+
   /** The marks: a prompt, a failing command's status and time, the folder (OSC 7), the prompt safety. */
   async function expectMarks(paneId: string): Promise<void> {
     await waitFor(() => panes.prompt(paneId).integrated, 'a prompt mark');
@@ -177,6 +183,7 @@ describe('login shells with the integration, real profiles', () => {
     // what their files declare is global, as in any bash (they run at the script's top level).
     await run(pane.id, '(exit 7)');
     expect(await probe(pane.id, 'echo "OUT:$SEEN|${MAP[k]}:END"')).toEqual(['7', 'kept']);
+    await expectNoLeftovers(pane.id);
     await expectMarks(pane.id);
   });
 
@@ -224,6 +231,7 @@ describe('login shells with the integration, real profiles', () => {
     expect(fields[6]).toBe(`${appBin}:/usr/bin:/bin:${path.join(home, 'mybin')}`);
     // ZDOTDIR as the person had it (none); what their .zshrc typesets is global, as in any zsh.
     expect(fields.slice(7)).toEqual(['unset', 'kept', 'mine']);
+    await expectNoLeftovers(pane.id);
     await expectMarks(pane.id);
   });
 
@@ -251,6 +259,7 @@ describe('login shells with the integration, real profiles', () => {
     expectAppEnv(fields, pane.id);
     expect(fields[5]).toBe('confd,config,');
     expect(fields[6]).toBe(`${appBin}:/usr/bin:/bin:${path.join(home, 'mybin')}`);
+    await expectNoLeftovers(pane.id);
     await expectMarks(pane.id);
   });
 

@@ -10,8 +10,9 @@
  *   (--init-file is not read by a login shell). TD_SI_LOGIN=1 says which.
  * - zsh: ZDOTDIR points at a folder of the app's .zshenv/.zprofile/.zshrc/.zlogin, each
  *   running the person's own file from their ZDOTDIR (TD_SI_ZDOTDIR, else $HOME).
- * - fish: `--init-command` (run after config.fish and conf.d) sets what to put back and
- *   sources shell-integration/fish.fish.
+ * - fish: `--init-command` (run after config.fish and conf.d) sources
+ *   shell-integration/fish.fish, which puts back TD_SI_BIN and the TD_* values kept in
+ *   TD_SI_KEPT (the environment, not argv: any user can read a process's argv).
  *
  * Any other shell, any other arguments (`-c`, `--norc`, a script), or the setting off:
  * the pane starts its command exactly as given.
@@ -93,9 +94,10 @@ export function integrate(command: readonly string[], env: Record<string, string
     case 'fish': {
       const script = path.join(scripts, 'fish.fish');
       if (!readable(script)) return undefined;
-      const kept = Object.keys(env).filter((k) => k.startsWith('TD_') && !k.startsWith('TD_SI_')).sort().map((k) => fishQuote(`${k}=${env[k]}`));
-      const init = [`set -g __td_si_bin ${fishQuote(opts.bin)}`, `set -g __td_si_kept ${kept.join(' ')}`, `source ${fishQuote(script)}`].join('; ');
-      return { file, args: [...command.slice(1), '--init-command', init], env };
+      // fish reads the person's configuration before anything of ours: the values to put
+      // back travel beside the ones they may change, one NAME=value a line.
+      const kept = Object.keys(env).filter((k) => k.startsWith('TD_') && !k.startsWith('TD_SI_') && !env[k]!.includes('\n')).sort().map((k) => `${k}=${env[k]}`);
+      return { file, args: [...command.slice(1), '--init-command', `source ${fishQuote(script)}`], env: { ...env, TD_SI_BIN: opts.bin, TD_SI_KEPT: kept.join('\n') } };
     }
   }
 }

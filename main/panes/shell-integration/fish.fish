@@ -1,10 +1,10 @@
 # Terminal Delight shell integration for fish.
 #
-# The app starts fish with `--init-command "set -g __td_si_bin …; set -g __td_si_kept …;
-# source <this file>"` (main/panes/integration.ts), never editing the person's files; fish
-# runs an init command after its configuration (config.fish, conf.d), so here the person's
-# files have all run. This file puts back the app's bin/ first on PATH and the TD_*
-# variables as the app set them, then marks the prompt with OSC 133 (A prompt start,
+# The app starts fish with `--init-command "source <this file>"` (main/panes/integration.ts),
+# never editing the person's files; fish runs an init command after its configuration
+# (conf.d, config.fish), so here the person's files have all run. This file puts back the
+# app's bin/ (TD_SI_BIN) first on PATH and the TD_* variables as the app set them
+# (TD_SI_KEPT: NAME=value lines), then marks the prompt with OSC 133 (A prompt start,
 # B input start, C command start, D;<status> command end) and reports the folder with
 # OSC 7 (file://host/path).
 
@@ -13,16 +13,16 @@ set -q __td_si_loaded; and return
 set -g __td_si_loaded 1
 
 # The TD_* variables as the app set them, and its bin/ first on PATH (once).
-for __td_si_kv in $__td_si_kept
+for __td_si_kv in (string split \n -- "$TD_SI_KEPT")
     set -l __td_si_pair (string split -m 1 = -- $__td_si_kv)
-    set -gx $__td_si_pair[1] $__td_si_pair[2]
+    test (count $__td_si_pair) -eq 2; and set -gx $__td_si_pair[1] $__td_si_pair[2]
 end
 set -e __td_si_kv
-set -e __td_si_kept
-if set -q __td_si_bin[1]; and test -n "$__td_si_bin"
-    set -gx PATH $__td_si_bin (string match -v -- $__td_si_bin $PATH)
+if test -n "$TD_SI_BIN"
+    set -gx PATH $TD_SI_BIN (string match -v -- $TD_SI_BIN $PATH)
 end
-set -e __td_si_bin
+set -e TD_SI_KEPT
+set -e TD_SI_BIN
 
 function __td_si_status --description 'Terminal Delight: give back a status'
     return $argv[1]
