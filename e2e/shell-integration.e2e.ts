@@ -51,6 +51,9 @@ describe('shell integration', () => {
     const marks = dark.page.locator(`[data-pane-id="${paneId}"] .xterm-decoration.prompt-mark`);
     await dark.typeLine(paneId, 'ls /nonexistent-folder');
     await dark.waitFor(async () => /^✗ 2 · \d+\.\d s$/.test((await dark.header(paneId).getByTestId('last-command').textContent()) ?? ''), 'the failure in the header');
+    await light.waitFor(async () => /^✗ 2 · /.test((await light.header(paneId).getByTestId('last-command').textContent()) ?? ''), 'the failure in the light window\'s header');
+    await dark.screenshot('shell-integration-failed-dark');
+    await light.screenshot('shell-integration-failed-light');
     await dark.typeLine(paneId, 'sleep 1.2; echo slept');
     await dark.waitFor(async () => /^✓ \d+\.\d s$/.test((await dark.header(paneId).getByTestId('last-command').textContent()) ?? ''), 'the success and its time in the header');
     await dark.typeLine(paneId, 'true');
