@@ -34,13 +34,20 @@ export interface Serve {
   child: ChildProcess;
   /** Everything the child wrote to stderr (for failure messages). */
   stderr(): string;
+  /** The service that serve relays to: its pid, from the lock in the state folder. */
+  servicePid(): number | undefined;
+  /** kill -9 serve (a window's process dying); the service and the folders stay. */
+  kill(): Promise<void>;
+  /** Stop serve and the service, and remove the folders. */
   close(): Promise<void>;
 }
 
 export interface StartServeOptions {
-  /** Extra environment for the serve process (and so every pane). */
+  /** Extra environment for the serve process (and so the service it starts, and every pane). */
   env?: Record<string, string>;
   timeoutMs?: number;
+  /** The folders of an earlier serve (its service's state: reattach, or restart after it died); no --fresh. */
+  reuse?: Pick<Serve, 'stateDir' | 'home' | 'cwd'>;
 }
 
 /** A fresh temp dir, removed by the returned cleanup. */
@@ -60,10 +67,10 @@ export async function ensureRendererBuilt(): Promise<void> {
 /** Start `main/serve/main.ts --port 0 --fresh --no-open --cwd <tmp>` and wait for its `serving` line. */
 export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
   await ensureRendererBuilt();
-  const stateDir = tempDir('state');
-  const home = tempDir('home');
-  const cwd = tempDir('cwd');
-  quietDotfiles(home, 'td$ ');
+  const stateDir = opts.reuse?.stateDir ?? tempDir('state');
+  const home = opts.reuse?.home ?? tempDir('home');
+  const cwd = opts.reuse?.cwd ?? tempDir('cwd');
+  if (!opts.reuse) quietDotfiles(home, 'td$ ');
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     XDG_STATE_HOME: stateDir,
@@ -76,7 +83,7 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
   const child = spawn(process.execPath, [
     '--experimental-strip-types', '--no-warnings=ExperimentalWarning', '--max-semi-space-size=8', // as npm start runs it
     path.join(ROOT, 'main', 'serve', 'main.ts'),
-    '--port', '0', '--fresh', '--no-open', '--cwd', cwd,
+    '--port', '0', ...(opts.reuse ? [] : ['--fresh']), '--no-open', '--cwd', cwd,
   ], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr!.setEncoding('utf8');
@@ -120,6 +127,19 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
         log = '';
       }
       return `${err}${log ? `\n[service.log]\n${log.slice(-10_000)}` : ''}`;
+    },
+    servicePid() {
+      try {
+        return (JSON.parse(fs.readFileSync(path.join(stateDir, 'terminal-delight', 'run', 'service.lock'), 'utf8')) as { pid: number }).pid;
+      } catch {
+        return undefined;
+      }
+    },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      child.kill('SIGKILL');
+      await exited;
     },
     async close() {
       if (child.exitCode === null && child.signalCode === null) {

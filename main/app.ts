@@ -16,6 +16,7 @@ import { McpHost } from './mcp/server.ts';
 import { installAgentChannel, type AgentChannel } from './agent-channel/service.ts';
 import { TickHost } from './tick/host.ts';
 import { tickTools } from './tick/mcp-tools.ts';
+import { installWorktrees, type WorktreeService } from './worktrees/service.ts';
 import { ClientHub } from './service/hub.ts';
 import { installServiceHandlers } from './service/handlers.ts';
 import { SERVICE_STARTED_AT } from './service/started.ts';
@@ -49,6 +50,8 @@ export interface App {
   agents: AgentChannel;
   /** The Tick host (main/tick): hosted Ticks, shell: instances, approvals, subscriptions. */
   ticks: TickHost;
+  /** Agents in git worktrees (main/worktrees): the worktree.* requests, the Changes cards. */
+  worktrees: WorktreeService;
   /** Every client of this core (windows through their relays, commands), whatever transport carries it. */
   hub: ClientHub;
   /** Save the session with why the core stops, then hang up every pane and stop every service. */
@@ -102,6 +105,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   core.onDispose(() => mcp.close());
   // The agent channel (main/agent-channel): inbound.jsonl, answers/, agent status, agent.new.
   const agents = installAgentChannel({ core, panes, surfaces, settings, env });
+  // Agents in worktrees (main/worktrees): worktree.* requests, worktrees.json, Changes cards.
+  const worktrees = installWorktrees({ core, panes, surfaces, settings, env, paths, newAgentPane: (req) => agents.newAgentPane(req) });
   // Other services install here (each in its own folder): surfaces, agent-channel, tick, mcp.
 
   // The clients (main/service/hub.ts) and the service's own requests.
@@ -119,7 +124,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // Records of the panes as they are now (ended, resumed), before anything else happens.
   keeper.saveNow();
   return {
-    core, paths, panes, settings, surfaces, agents, mcp, ticks, hub, endAll,
+    core, paths, panes, settings, surfaces, agents, mcp, ticks, worktrees, hub, endAll,
     dispose: (reason?: string) => {
       if (reason) stopReason = reason;
       return core.dispose();

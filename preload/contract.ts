@@ -49,6 +49,8 @@ export interface PaneInfo {
   ended?: { reason: string; at: string; resumeArgv: string[] };
   /** The last command the pane's shell ran, from its shell integration marks (OSC 133): exit status, how long it ran, when it ended. */
   lastCommand?: { exitCode: number; durationMs: number; at: string };
+  /** Set when the pane's agent works in a git worktree the app made (issue 12). */
+  worktree?: PaneWorktree;
 }
 
 /**
@@ -61,6 +63,31 @@ export interface SnapshotPrompt {
   exitCode?: number;
   durationMs?: number;
 }
+
+/** A pane's worktree: its folder, branch, the base it was made from and how far apart they are. */
+export interface PaneWorktree {
+  /** The worktree's folder (the pane's cwd when it started). */
+  path: string;
+  /** The main repository's folder. */
+  repo: string;
+  branch: string;
+  base: string;
+  /** Commits on the branch not on the base, and on the base not on the branch. */
+  ahead: number;
+  behind: number;
+}
+
+/** A worktree the app made, as its registry (worktrees.json in the state folder) and git know it. */
+export interface WorktreeInfo extends PaneWorktree {
+  /** The pane whose agent works there; absent when no pane has it (left behind). */
+  paneId?: string;
+  createdAt: string;
+  /** The folder is gone (removed outside the app): listed so it can be forgotten. */
+  missing?: boolean;
+}
+
+/** The answer of worktree requests: ok with what was done, or one sentence saying what was wrong. */
+export type WorktreeResult<T extends object = Record<never, never>> = ({ ok: true } & T) | { ok: false; error: string };
 
 /** The window's tiling: leaves are panes, splits share space by fractions summing to 1. */
 export type Layout =
@@ -101,7 +128,8 @@ export type SurfaceKind =
 
 export type Shelf = 'Decide' | 'Review' | 'Replies' | 'Files' | 'Data' | 'Notes' | 'Unsorted';
 
-export type SurfaceRoute = 'file' | 'mcp' | 'cli' | 'transcript' | 'agent' | 'person';
+/** `worktree`: the app's own Changes card of a pane's worktree (never counted as the agent's). */
+export type SurfaceRoute = 'file' | 'mcp' | 'cli' | 'transcript' | 'agent' | 'person' | 'worktree';
 
 /** A surface as held in a pane's store and shown on its bench. */
 export interface Surface {
@@ -244,6 +272,8 @@ export interface Requests {
   'approval.answer': { req: { approvalId: string; approve: boolean }; res: { ok: boolean; error?: string } };
 
   'agent.new': { req: { command?: string[]; cwd?: string; splitOf?: string; direction?: 'right' | 'down' }; res: PaneInfo };
+  /** The agent CLIs found on PATH, for "+ Agent" (settings.agentCommand's agent first). */
+  'agent.available': { req: Record<string, never>; res: AvailableAgent[] };
 
   /** Start an ended pane again as it was (same id, folder, env, cwd, size; the agent's resume argv). */
   'pane.resume': { req: { paneId: string }; res: PaneInfo };
@@ -253,6 +283,37 @@ export interface Requests {
   'service.info': { req: Record<string, never>; res: ServiceInfo };
   /** Stop the service. endPanes: hang up every pane (SIGHUP, then SIGTERM/SIGKILL) and close every Tick first. */
   'service.quit': { req: { endPanes: boolean }; res: { ok: boolean; error?: string } };
+
+  /** What "New agent in a worktree" offers for a folder (default: the focused pane's): the repository, its branches, the current one. */
+  'worktree.probe': { req: { dir?: string }; res: WorktreeResult<{ repo: string; current: string | null; branches: string[]; folder: string; setup: string }> };
+  /** A new branch from `base` in a new worktree (`.worktreeinclude` files copied, the setup command run), and an agent pane in it. */
+  'worktree.new': { req: { repo?: string; base?: string; name?: string; prompt?: string; command?: string[]; splitOf?: string; direction?: 'right' | 'down' }; res: WorktreeResult<{ pane: PaneInfo; worktree: WorktreeInfo }> };
+  /** Every worktree the app made, with or without a pane. */
+  'worktree.list': { req: Record<string, never>; res: WorktreeInfo[] };
+  /** What the Finish actions need: uncommitted files, a commit message drawn from the agent's last reply, the remote, whether gh can open a pull request. */
+  'worktree.status': { req: { path: string }; res: WorktreeResult<{ worktree: WorktreeInfo; uncommitted: number; message: string; remote: string | null; gh: 'ready' | 'missing' | 'signed-out'; agentRunning: boolean }> };
+  'worktree.commit': { req: { path: string; message: string }; res: WorktreeResult<{ commit: string }> };
+  /** Merge the branch into its base: fast-forward only, or a merge commit. A conflict merges nothing. */
+  'worktree.merge': { req: { path: string; how: 'ff' | 'merge' }; res: WorktreeResult<{ commit: string }> };
+  /** Push the branch (and open a pull request with gh when asked). */
+  'worktree.push': { req: { path: string; pr: boolean }; res: WorktreeResult<{ remote: string; url?: string }> };
+  /** Remove the worktree and its branch; `confirm` in a refusal means a person may force it. */
+  'worktree.remove': { req: { path: string; force?: boolean }; res: { ok: true } | { ok: false; error: string; confirm?: boolean } };
+  /** Put one hunk of the Changes card back as the base has it (`key` is the hunk as the person saw it). */
+  'worktree.revert': { req: { path: string; file: string; hunk: number; key: string }; res: WorktreeResult };
+  /** Start an agent pane in a worktree that has none. */
+  'worktree.open': { req: { path: string; command?: string[] }; res: WorktreeResult<{ pane: PaneInfo }> };
+}
+
+/** An agent CLI found on PATH. */
+export interface AvailableAgent {
+  name: AgentName;
+  /** As people call it: "Claude Code". */
+  label: string;
+  /** The command that starts it. */
+  command: string[];
+  /** Where it was found. */
+  path: string;
 }
 
 export interface ServiceInfo {
@@ -288,6 +349,8 @@ export interface Events {
   'surface.changed': { paneId: string; surface?: Surface; removedId?: string };
 
   'tick.changed': InstanceInfo;
+  /** The worktrees the app made changed (made, removed, a pane came or went). */
+  'worktree.changed': { worktrees: WorktreeInfo[] };
   'approval.changed': ApprovalRequest;
 
   /** Something a person should notice (agent blocked or done, a Tick failed). */
@@ -302,7 +365,11 @@ export type AppCommand =
   /** Show the Open Tick dialog; focus-pane focuses the event's paneId (a desktop notification was clicked). */
   | 'open-tick' | 'focus-pane'
   /** Settings screen; "Quit and end all panes" (asks first). */
-  | 'open-settings' | 'quit-all';
+  | 'open-settings' | 'quit-all'
+  /** "New agent in a worktree…" (asks for the repository, base and name). */
+  | 'new-agent-worktree'
+  /** The window's link to the core was made anew (the service restarted): say hello again and redraw. */
+  | 'resync';
 
 export type RequestName = keyof Requests;
 export type EventName = keyof Events;
@@ -323,13 +390,16 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'surface.list', 'surface.act', 'surface.seen', 'surface.comment', 'surface.catalogue',
   'artifact.open', 'artifact.reveal', 'bench.set',
   'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',
-  'agent.new',
+  'agent.new', 'agent.available',
   'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit',
+  'worktree.probe', 'worktree.new', 'worktree.list', 'worktree.status', 'worktree.commit',
+  'worktree.merge', 'worktree.push', 'worktree.remove', 'worktree.revert', 'worktree.open',
 ] as const;
 
 export const EVENT_NAMES: readonly EventName[] = [
   'pane.output', 'pane.updated', 'pane.removed', 'pane.stale', 'layout.changed', 'settings.changed',
   'surface.changed', 'tick.changed', 'approval.changed', 'notify', 'command',
+  'worktree.changed',
 ] as const;
 
 /** Wire frames of the serve shell's WebSocket (Electron IPC carries the same payloads). */

@@ -9,6 +9,7 @@ import { MoonIcon, SunIcon, SystemThemeIcon, TerminalIcon } from './panes/icons.
 import { resolvedTheme, totalUnseen } from './store/store.ts';
 import { AgentsBar } from './agents/AgentsBar.tsx';
 import { OpenTickDialog } from './agents/OpenTickDialog.tsx';
+import { WorktreeDialog } from './agents/WorktreeDialog.tsx';
 import { QuitDialog } from './service/QuitDialog.tsx';
 import { ServiceBar } from './service/ServiceBar.tsx';
 import './service/service.css';
@@ -67,6 +68,7 @@ export function App(): ReactElement {
       </main>
       <Notices />
       <OpenTickDialog />
+      <WorktreeDialog />
       <QuitDialog />
     </div>
   );

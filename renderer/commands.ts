@@ -8,6 +8,7 @@ import type { WindowCommand } from './keys.ts';
 import { cyclePane, neighbour, type Direction } from './panes/layout.ts';
 import { zoomed, type WindowStore } from './store/store.ts';
 import { showOpenTick } from './agents/ui.ts';
+import { showWorktreeDialog } from './agents/worktrees.ts';
 import { showQuit } from './service/ui.ts';
 
 /** The little the commands need of a pane's terminal. */
@@ -162,6 +163,7 @@ export function runCommand(ctx: CommandContext, cmd: WindowCommand, paneId?: str
     case 'new-pane': void splitPane(ctx, 'right', id); break;
     case 'new-agent': void newAgent(ctx, id); break;
     case 'open-tick': showOpenTick(); break;
+    case 'new-agent-worktree': showWorktreeDialog(); break;
     case 'quit-all': showQuit(); break;
     case 'focus-pane': if (paneId) focusPane(ctx, paneId, true); break;
     case 'toggle-bench': void toggleBench(ctx, id); break;

@@ -16,6 +16,7 @@ describe('commandForKey', () => {
     expect(commandForKey(k('V', 'KeyV', { ctrlKey: true, shiftKey: true }))).toBe('paste');
     expect(commandForKey(k('A', 'KeyA', { ctrlKey: true, shiftKey: true }))).toBe('new-agent');
     expect(commandForKey(k('O', 'KeyO', { ctrlKey: true, shiftKey: true }))).toBe('open-tick');
+    expect(commandForKey(k('G', 'KeyG', { ctrlKey: true, shiftKey: true }))).toBe('new-agent-worktree');
   });
   it('leaves plain Ctrl letters to the terminal (Ctrl-C, Ctrl-D)', () => {
     expect(commandForKey(k('c', 'KeyC', { ctrlKey: true }))).toBeUndefined();

@@ -60,7 +60,8 @@ describe('install into the user settings', () => {
     ]);
     expect(s.hooks.Stop).toEqual([before.hooks.Stop[0], { hooks: [{ type: 'command', command: hookCommand, timeout: 10 }] }]);
     expect(s.hooks.PermissionRequest).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: hookCommand, timeout: 600 }] }]);
-    expect(Object.keys(s.hooks).sort()).toEqual(['PermissionRequest', 'PostToolUse', 'PreToolUse', 'SessionStart', 'Stop', 'UserPromptSubmit']);
+    expect(Object.keys(s.hooks).sort()).toEqual(['PermissionRequest', 'PostToolUse', 'PostToolUseFailure', 'PreToolUse', 'SessionStart', 'Stop', 'UserPromptSubmit']);
+    expect(s.hooks.PostToolUse).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: hookCommand, timeout: 10 }] }]);
     const backups = listDir(path.join(home, '.claude')).filter((n) => n.startsWith('settings.json.td-backup-'));
     expect(backups).toHaveLength(1);
     expect(fs.readFileSync(path.join(home, '.claude', backups[0]))).toEqual(original);

@@ -52,7 +52,7 @@ describe('npm start', () => {
   it('with no display, keeps serving and says how to reach it over SSH instead of flashing the URL by', async () => {
     const st = tempState();
     try {
-      const env = { ...st.env, CHROMIUM_PATH: '/usr/bin/chromium' };
+      const env: NodeJS.ProcessEnv = { ...st.env, CHROMIUM_PATH: '/usr/bin/chromium' };
       delete env.DISPLAY;
       delete env.WAYLAND_DISPLAY;
       const run = launch(['--serve', '--fresh', '--cwd', st.dir], env);
@@ -75,7 +75,7 @@ describe('npm start', () => {
   it('keeps serving when Chromium cannot open a window (a display it cannot reach)', async () => {
     const st = tempState();
     try {
-      const env = { ...st.env, CHROMIUM_PATH: '/usr/bin/chromium', DISPLAY: ':97' };
+      const env: NodeJS.ProcessEnv = { ...st.env, CHROMIUM_PATH: '/usr/bin/chromium', DISPLAY: ':97' };
       delete env.WAYLAND_DISPLAY;
       const run = launch(['--serve', '--fresh', '--cwd', st.dir], env);
       await waitFor(() => run.out().startsWith('serving '), 'the serving line', 30_000);

@@ -1,8 +1,11 @@
 /**
- * TDAC 0.2, the agent channel: the events Claude Code's hooks append to a pane's
- * inbound.jsonl (scripts/hooks/tdac-hook.mjs writes them), read back as typed values,
- * and the cards the window makes of them. Pure functions, no I/O.
+ * TDAC 0.2, the agent channel: the events the agents' hooks append to a pane's
+ * inbound.jsonl (main/agent-channel/hook.ts writes them, each agent's module maps its
+ * payloads), read back as typed values, and the cards the window makes of them. The
+ * cards name the agent only by the label its event carries. Pure functions, no I/O.
  */
+
+import type { AgentStatus } from '../../preload/contract.ts';
 
 export const TDAC_VERSION = '0.2';
 
@@ -11,6 +14,8 @@ interface Base {
   /** RFC 3339, when the hook wrote it. */
   at: string;
   session_id?: string;
+  /** The agent whose hook wrote it (claude, codex, gemini, opencode); claude when absent. */
+  agent?: string;
 }
 
 export interface QuestionItem {
@@ -24,9 +29,13 @@ export type TdacEvent =
   | (Base & { type: 'session'; transcript_path?: string; source?: string; cwd?: string })
   | (Base & { type: 'prompt'; text: string })
   | (Base & { type: 'question'; questions: QuestionItem[] })
-  | (Base & { type: 'permission'; tool_name: string; tool_input: unknown })
-  | (Base & { type: 'answer'; of: string; answers?: Record<string, string>; behavior?: 'allow' | 'deny'; message?: string })
+  /** answerable: false when the agent's hook cannot take an answer (answer in the terminal). */
+  | (Base & { type: 'permission'; tool_name: string; tool_input: unknown; answerable: boolean })
+  /** via: 'terminal' when the person answered in the agent's own prompt. */
+  | (Base & { type: 'answer'; of: string; answers?: Record<string, string>; behavior?: 'allow' | 'deny'; message?: string; via?: 'terminal' })
   | (Base & { type: 'unanswered'; of: string; reason: string })
+  /** A tool ran (or failed): the evidence that a prompt for it was answered. */
+  | (Base & { type: 'tool'; tool_name: string; tool_input: unknown; tool_use_id?: string; answers?: Record<string, string>; failed?: boolean })
   | (Base & { type: 'reply'; text: string });
 
 export type TdacType = TdacEvent['type'];
@@ -63,7 +72,14 @@ export function parseEvent(line: string): TdacEvent | undefined {
   if (!isObj(v) || typeof v.tdac !== 'string' || v.tdac.split('.')[0] !== TDAC_VERSION.split('.')[0]) return undefined;
   if (typeof v.id !== 'string' || !ID.test(v.id)) return undefined;
   const at = typeof v.at === 'string' && !Number.isNaN(Date.parse(v.at)) ? v.at : new Date().toISOString();
-  const base = { id: v.id, at, ...(typeof v.session_id === 'string' ? { session_id: v.session_id } : {}) };
+  const base = {
+    id: v.id, at,
+    ...(typeof v.session_id === 'string' ? { session_id: v.session_id } : {}),
+    ...(typeof v.agent === 'string' && /^[a-z0-9-]{1,32}$/.test(v.agent) ? { agent: v.agent } : {}),
+  };
+  const answersOf = (x: unknown) => (isObj(x)
+    ? Object.fromEntries(Object.entries(x).filter((e): e is [string, string] => typeof e[1] === 'string'))
+    : undefined);
   switch (v.type) {
     case 'session':
       return { ...base, type: 'session', transcript_path: str(v.transcript_path), source: str(v.source), cwd: str(v.cwd) };
@@ -81,15 +97,25 @@ export function parseEvent(line: string): TdacEvent | undefined {
     }
     case 'permission':
       return typeof v.tool_name === 'string' && v.tool_name
-        ? { ...base, type: 'permission', tool_name: v.tool_name, tool_input: v.tool_input ?? {} }
+        ? { ...base, type: 'permission', tool_name: v.tool_name, tool_input: v.tool_input ?? {}, answerable: v.answerable !== false }
         : undefined;
     case 'answer': {
       if (typeof v.of !== 'string') return undefined;
-      const answers = isObj(v.answers)
-        ? Object.fromEntries(Object.entries(v.answers).filter((e): e is [string, string] => typeof e[1] === 'string'))
-        : undefined;
+      const answers = answersOf(v.answers);
       const behavior = v.behavior === 'allow' || v.behavior === 'deny' ? v.behavior : undefined;
-      return { ...base, type: 'answer', of: v.of, ...(answers ? { answers } : {}), ...(behavior ? { behavior } : {}), ...(typeof v.message === 'string' ? { message: v.message } : {}) };
+      return {
+        ...base, type: 'answer', of: v.of, ...(answers ? { answers } : {}), ...(behavior ? { behavior } : {}),
+        ...(typeof v.message === 'string' ? { message: v.message } : {}), ...(v.via === 'terminal' ? { via: 'terminal' as const } : {}),
+      };
+    }
+    case 'tool': {
+      if (typeof v.tool_name !== 'string' || !v.tool_name) return undefined;
+      const answers = answersOf(v.answers);
+      return {
+        ...base, type: 'tool', tool_name: v.tool_name, tool_input: v.tool_input ?? {},
+        ...(typeof v.tool_use_id === 'string' ? { tool_use_id: v.tool_use_id } : {}),
+        ...(answers ? { answers } : {}), ...(v.failed === true ? { failed: true } : {}),
+      };
     }
     case 'unanswered':
       return typeof v.of === 'string' ? { ...base, type: 'unanswered', of: v.of, reason: str(v.reason) ?? 'unknown' } : undefined;
@@ -131,10 +157,44 @@ export function questionCardId(eventId: string, index: number, count: number): s
 export const permissionCardId = (eventId: string): string => `permission-${eventId.slice(0, 100)}`;
 export const replyCardId = (eventId: string): string => `reply-${eventId.slice(0, 100)}`;
 
-/** What became of a card's question, shown on the card (model.state). */
-export type CardState = 'waiting' | 'answered' | 'asked_in_terminal';
+/**
+ * What became of a question or permission card, shown on it (model.state): still
+ * waiting; answered here (on the bench); answered in the agent's terminal; cancelled
+ * (Esc, or "No" in the agent's own prompt); timed out (the hook stopped waiting and the
+ * agent asks in its terminal); invalidated (no longer asked: the bench closed, no
+ * window read it, a new session or prompt came first).
+ */
+export type CardState = 'waiting' | 'answered_here' | 'answered_in_terminal' | 'cancelled' | 'timed_out' | 'invalidated';
 
-export function questionCard(event: Extract<TdacEvent, { type: 'question' }>, index: number, state: CardState = 'waiting', answer?: string): Record<string, unknown> {
+/** Who asks, as the card says it. */
+export interface Asker {
+  /** "Claude Code", "Codex", …; "The agent" when unknown. */
+  label: string;
+  /** Set when the bench cannot answer (the card then offers no buttons and says this). */
+  cannotAnswer?: string;
+}
+
+/** The card's own words for its state, and a note when the state needs one. */
+export function stateNote(state: CardState, asker: Asker, reason?: string): string | undefined {
+  switch (state) {
+    case 'waiting': return asker.cannotAnswer;
+    case 'answered_here': return undefined;
+    case 'answered_in_terminal': return `Answered in ${asker.label}'s terminal.`;
+    case 'cancelled': return 'Cancelled in the terminal (Esc or No): nothing was run.';
+    case 'timed_out': return `Nobody answered here in time: ${asker.label} asks in its terminal now.`;
+    case 'invalidated':
+      return reason === 'bench_closed' ? `The bench was closed, so ${asker.label} asked in its terminal.`
+        : reason === 'no_window' ? `No window was reading this pane, so ${asker.label} asked in its terminal.`
+          : `${asker.label} moved on before this was answered.`;
+  }
+}
+
+function stateFields(state: CardState, asker: Asker, reason?: string): Record<string, unknown> {
+  const note = stateNote(state, asker, reason);
+  return { state, ...(note ? { state_note: note } : {}), ...(asker.cannotAnswer ? { answerable: false } : {}) };
+}
+
+export function questionCard(event: Extract<TdacEvent, { type: 'question' }>, index: number, state: CardState = 'waiting', answer?: string, asker: Asker = { label: 'The agent' }, reason?: string): Record<string, unknown> {
   const q = event.questions[index];
   const count = event.questions.length;
   return {
@@ -142,13 +202,13 @@ export function questionCard(event: Extract<TdacEvent, { type: 'question' }>, in
     op: 'present',
     kind: 'question',
     id: questionCardId(event.id, index, count),
-    title: q.header ? `Claude asks: ${q.header}` : 'Claude asks',
+    title: q.header ? `${asker.label} asks: ${q.header}` : `${asker.label} asks`,
     model: {
       question: q.question,
       options: q.options.map((o) => (o.description ? { name: o.label, detail: o.description } : { name: o.label })),
       multiple: q.multiple,
       free_text: true,
-      state,
+      ...stateFields(state, asker, reason),
       ...(answer !== undefined ? { answer } : {}),
       ...(count > 1 ? { part: `${index + 1} of ${count}` } : {}),
     },
@@ -167,7 +227,7 @@ export function describeTool(tool: string, input: unknown): string {
   return short ? `Allow ${tool}: ${short}?` : `Allow ${tool}?`;
 }
 
-export function permissionCard(event: Extract<TdacEvent, { type: 'permission' }>, state: CardState = 'waiting', answer?: string): Record<string, unknown> {
+export function permissionCard(event: Extract<TdacEvent, { type: 'permission' }>, state: CardState = 'waiting', answer?: string, asker: Asker = { label: 'The agent' }, reason?: string): Record<string, unknown> {
   let json = JSON.stringify(event.tool_input, null, 2) ?? '{}';
   if (json.length > MAX_CONTEXT) json = `${json.slice(0, MAX_CONTEXT)}\n… (cut)`;
   const fence = json.includes('```') ? '~~~~' : '```';
@@ -183,8 +243,8 @@ export function permissionCard(event: Extract<TdacEvent, { type: 'permission' }>
         { name: 'allow', recommended: true, case: `Let ${event.tool_name} run this once.` },
         { name: 'deny', case: 'Refuse; a comment tells the agent why.' },
       ],
-      context: `Claude Code asks to use **${event.tool_name}** with:\n\n${fence}json\n${json}\n${fence}`,
-      state,
+      context: `${asker.label} asks to use **${event.tool_name}** with:\n\n${fence}json\n${json}\n${fence}`,
+      ...stateFields(state, asker, reason),
       ...(answer !== undefined ? { answer } : {}),
     },
   };
@@ -200,4 +260,22 @@ export function replyCard(event: Extract<TdacEvent, { type: 'reply' }>): Record<
     title: 'Reply',
     model: { layman, ...(body ? { body } : {}), register: 'done' },
   };
+}
+
+/** The agent status an event leaves the pane in, and the detail shown with it; undefined: unchanged. */
+export function statusAfter(event: TdacEvent): { status: AgentStatus; detail?: string } | undefined {
+  const short = (s: string) => {
+    const one = s.replace(/\s+/g, ' ').trim();
+    return one.length > 120 ? `${one.slice(0, 117)}…` : one;
+  };
+  switch (event.type) {
+    case 'session': return { status: 'idle', detail: event.source ? `session ${event.source}` : undefined };
+    case 'prompt': return { status: 'working', detail: event.text ? short(event.text) : undefined };
+    case 'question': return { status: 'blocked', detail: short(event.questions[0].question) };
+    case 'permission': return { status: 'blocked', detail: `permission for ${event.tool_name}` };
+    case 'answer': return { status: 'working' };
+    case 'tool': return { status: 'working' };
+    case 'reply': return { status: 'done', detail: event.text ? short(event.text) : undefined };
+    case 'unanswered': return undefined;
+  }
 }

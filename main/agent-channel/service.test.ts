@@ -47,7 +47,8 @@ class Surfaces {
   lastSentAt = 0;
   private readonly interceptors: Interceptor[] = [];
   ingest(_paneId: string, doc: unknown, route: SurfaceRoute) {
-    const d = doc as Record<string, unknown>;
+    // the transcript route hands over a block's text
+    const d = (typeof doc === 'string' ? JSON.parse(doc) : doc) as Record<string, unknown>;
     this.docs.set(d.id as string, d);
     if (route !== 'person') this.lastSentAt = Date.now();
     return {};
@@ -102,7 +103,7 @@ beforeEach(() => {
   folder = panes.folder('pane1');
   fs.mkdirSync(folder, { recursive: true });
   fs.writeFileSync(path.join(folder, 'bench.json'), JSON.stringify({ open: true, at: new Date().toISOString() }));
-  hookEnv = { PATH: process.env.PATH, HOME: root, XDG_STATE_HOME: root, TD_SESSION: 'sess1', TD_PANE_ID: 'pane1', TD_QUESTION_WAIT_S: '60', TD_QUESTION_POLL_MS: '50' };
+  hookEnv = { PATH: process.env.PATH, TD_NODE: process.execPath, HOME: root, XDG_STATE_HOME: root, TD_SESSION: 'sess1', TD_PANE_ID: 'pane1', TD_QUESTION_WAIT_S: '60', TD_QUESTION_POLL_MS: '50' };
   start();
 });
 afterEach(async () => {
@@ -119,7 +120,7 @@ describe('questions answered from the bench', () => {
     const run = startHook(sampleInput('pre-tool-use-ask-user-question.json'), hookEnv);
     const card = await until(() => surfaces.docs.get('question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB'), 20_000, 'question card');
     expect(card).toMatchObject({
-      kind: 'question', title: 'Claude asks: Scheme',
+      kind: 'question', title: 'Claude Code asks: Scheme',
       model: { question: 'Which colour scheme should the dark theme start from?', options: [{ name: 'Solarized', detail: 'Warm, low contrast' }, { name: 'Nord', detail: 'Cool blues' }, { name: 'Plain black' }], multiple: false, state: 'waiting' },
     });
     expect(status()).toBe('blocked');
@@ -134,7 +135,7 @@ describe('questions answered from the bench', () => {
       updatedInput: { answers: { 'Which colour scheme should the dark theme start from?': 'Nord' } },
     });
     expect(surfaces.typed).toEqual([]);
-    expect(surfaces.model('question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB')).toMatchObject({ state: 'answered', answer: 'Nord' });
+    expect(surfaces.model('question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB')).toMatchObject({ state: 'answered_here', answer: 'Nord' });
     await until(() => status() === 'working', 20_000, 'working after the answer');
     // a second answer is refused, never applied twice
     expect(surfaces.act('pane1', 'question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB', 'choose', 'Solarized')).toMatchObject({ ok: false, error: expect.stringMatching(/answered already/) });
@@ -150,20 +151,20 @@ describe('questions answered from the bench', () => {
     expect(out.hookSpecificOutput.updatedInput.answers).toEqual({ 'Where should the toggle live?': 'In the footer', 'Which pages need the theme first?': 'Editor, Login' });
   });
 
-  it('an answer after the hook stopped waiting is refused and the card says it was asked in the terminal', async () => {
+  it('an answer after the hook timed out is refused and the card says the agent asks in its terminal', async () => {
     const r = await startHook(sampleInput('pre-tool-use-ask-user-question.json'), { ...hookEnv, TD_QUESTION_WAIT_S: '0.3' }).done;
     expect(r.stdout).toBe('');
-    await until(() => surfaces.model('question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB')?.state === 'asked_in_terminal', 20_000, 'asked in terminal');
+    await until(() => surfaces.model('question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB')?.state === 'timed_out', 20_000, 'timed out');
     const res = surfaces.act('pane1', 'question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB', 'choose', 'Nord');
-    expect(res).toMatchObject({ ok: false, error: expect.stringMatching(/asked this in its terminal/) });
-    expect(fs.existsSync(path.join(folder, 'answers', 'toolu_01HqZ8xKc4vNw2ePq7RmT3yB.json'))).toBe(false);
+    expect(res).toMatchObject({ ok: false, error: expect.stringMatching(/asks in its terminal now/) });
+    expect(JSON.parse(fs.readFileSync(path.join(folder, 'answers', 'toolu_01HqZ8xKc4vNw2ePq7RmT3yB.json'), 'utf8'))).toMatchObject({ closed: 'timeout' });
     expect(surfaces.typed).toEqual([]);
     expect(status()).toBe('blocked');
   });
 
   it('a question answered in the terminal after the wait: working again', async () => {
     await startHook(sampleInput('pre-tool-use-ask-user-question.json'), { ...hookEnv, TD_QUESTION_WAIT_S: '0.2' }).done;
-    await until(() => surfaces.model('question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB')?.state === 'asked_in_terminal', 20_000, 'asked in terminal');
+    await until(() => surfaces.model('question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB')?.state === 'timed_out', 20_000, 'timed out');
     expect(status()).toBe('blocked');
     await startHook(sampleInput('post-tool-use-ask-user-question.json'), hookEnv).done;
     await until(() => status() === 'working', 20_000, 'working after the terminal answer');
@@ -178,7 +179,7 @@ describe('questions answered from the bench', () => {
     fs.writeFileSync(path.join(folder, STATE_FILE), JSON.stringify({ v: 1, offset: 0, pending: {}, finished: {} }));
     start();
     channel.pollAll();
-    expect(surfaces.model('question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB')).toMatchObject({ state: 'asked_in_terminal' });
+    expect(surfaces.model('question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB')).toMatchObject({ state: 'timed_out' });
     expect(surfaces.act('pane1', 'question-toolu_01HqZ8xKc4vNw2ePq7RmT3yB', 'choose', 'Nord')).toMatchObject({ ok: false });
   });
 });
@@ -205,6 +206,78 @@ describe('permission prompts', () => {
     await until(() => surfaces.docs.get('permission-perm-x'), 20_000, 'card');
     surfaces.act('pane1', 'permission-perm-x', 'comment', undefined, 'hm');
     expect(surfaces.typed).toEqual(['comment on surface permission-perm-x']);
+  });
+});
+
+describe('answers given anywhere', () => {
+  const postToolUse = () => ({ ...sampleInput('permission-request-bash.json'), hook_event_name: 'PostToolUse', tool_use_id: 'toolu_ran1', tool_response: { stdout: '' } });
+
+  it('a permission answered in the terminal (the tool ran): the card says so, the waiting hook exits at once, the status leaves blocked', async () => {
+    const run = startHook(sampleInput('permission-request-bash.json'), { ...hookEnv, TD_QUESTION_WAIT_S: '540' });
+    const id = await until(() => [...surfaces.docs.keys()].find((k) => k.startsWith('permission-')), 20_000, 'decision card');
+    await until(() => status() === 'blocked', 20_000, 'blocked');
+    // Claude Code never ends the hook when the person answers its own prompt; the tool runs.
+    await startHook(postToolUse(), hookEnv).done;
+    const r = await run.done;
+    expect(r).toMatchObject({ code: 0, stdout: '' });
+    expect(surfaces.model(id)).toMatchObject({ state: 'answered_in_terminal', answer: 'allow', state_note: "Answered in Claude Code's terminal." });
+    expect(status()).toBe('working');
+    expect(surfaces.act('pane1', id, 'reject')).toMatchObject({ ok: false, error: expect.stringMatching(/answered in the agent's terminal/) });
+    expect(JSON.parse(fs.readFileSync(path.join(folder, 'answers', `${id.slice('permission-'.length)}.json`), 'utf8'))).toMatchObject({ retired: 'answered_in_terminal' });
+    expect(readEvents(folder).filter((e) => e.type === 'unanswered' || e.type === 'answer')).toEqual([]);
+  });
+
+  it('Esc (the agent ends the hook): cancelled, and the status goes back to idle', async () => {
+    const run = startHook(sampleInput('permission-request-bash.json'), hookEnv);
+    const id = await until(() => [...surfaces.docs.keys()].find((k) => k.startsWith('permission-')), 20_000, 'decision card');
+    await until(() => status() === 'blocked', 20_000, 'blocked');
+    run.child.kill('SIGTERM');
+    await run.done;
+    await until(() => surfaces.model(id)?.state === 'cancelled', 20_000, 'cancelled');
+    await until(() => status() === 'idle', 20_000, 'idle');
+    expect(surfaces.act('pane1', id, 'approve')).toMatchObject({ ok: false, error: expect.stringMatching(/cancelled in the terminal/) });
+  });
+
+  it('two answers never both land: once the terminal settled it, a click is refused and nothing is written over', async () => {
+    append({ type: 'permission', id: 'perm-race', tool_name: 'Bash', tool_input: { command: 'ls' } });
+    await until(() => surfaces.docs.get('permission-perm-race'), 20_000, 'card');
+    append({ type: 'tool', id: 't-race', tool_name: 'Bash', tool_input: { command: 'ls' } });
+    await until(() => surfaces.model('permission-perm-race')?.state === 'answered_in_terminal', 20_000, 'answered in the terminal');
+    expect(surfaces.act('pane1', 'permission-perm-race', 'approve')).toMatchObject({ ok: false });
+    expect(JSON.parse(fs.readFileSync(path.join(folder, 'answers', 'perm-race.json'), 'utf8'))).toMatchObject({ retired: 'answered_in_terminal' });
+  });
+
+  it('the bench said deny, but the tool ran: the terminal answered first, and the card says so', async () => {
+    append({ type: 'permission', id: 'perm-late', tool_name: 'Bash', tool_input: { command: 'ls' } });
+    await until(() => surfaces.docs.get('permission-perm-late'), 20_000, 'card');
+    expect(surfaces.act('pane1', 'permission-perm-late', 'reject')).toMatchObject({ ok: true });
+    expect(surfaces.model('permission-perm-late')).toMatchObject({ state: 'answered_here', answer: 'deny' });
+    append({ type: 'tool', id: 't-late', tool_name: 'Bash', tool_input: { command: 'ls' } });
+    await until(() => surfaces.model('permission-perm-late')?.state === 'answered_in_terminal', 20_000, 'corrected');
+    expect(surfaces.model('permission-perm-late')).toMatchObject({ answer: 'allow' });
+  });
+
+  it('the bench answered, but the agent ended the wait before the hook handed it over: cancelled', async () => {
+    append({ type: 'permission', id: 'perm-esc', tool_name: 'Bash', tool_input: { command: 'ls' } });
+    await until(() => surfaces.docs.get('permission-perm-esc'), 20_000, 'card');
+    expect(surfaces.act('pane1', 'permission-perm-esc', 'approve')).toMatchObject({ ok: true });
+    append({ type: 'unanswered', id: 'u-esc', of: 'perm-esc', reason: 'cancelled' });
+    await until(() => surfaces.model('permission-perm-esc')?.state === 'cancelled', 20_000, 'cancelled');
+    await until(() => status() === 'idle', 20_000, 'idle');
+  });
+
+  it('a permission the agent\'s hook cannot answer (Gemini CLI): no answer from the bench, retired when the tool runs', async () => {
+    append({ type: 'prompt', id: 'p-g', agent: 'gemini', text: 'go' });
+    append({ type: 'permission', id: 'perm-g', agent: 'gemini', session_id: 'g1', tool_name: 'Shell', tool_input: { command: 'ls' }, answerable: false });
+    await until(() => surfaces.docs.get('permission-perm-g'), 20_000, 'card');
+    expect(surfaces.model('permission-perm-g')).toMatchObject({ state: 'waiting', answerable: false, state_note: expect.stringContaining('answer in its terminal') });
+    expect(status()).toBe('blocked');
+    expect(surfaces.act('pane1', 'permission-perm-g', 'approve')).toMatchObject({ ok: false, error: expect.stringContaining('answer in its terminal') });
+    expect(fs.existsSync(path.join(folder, 'answers', 'perm-g.json'))).toBe(false);
+    append({ type: 'tool', id: 't-g', agent: 'gemini', session_id: 'g1', tool_name: 'run_shell_command', tool_input: { command: 'ls' } });
+    await until(() => surfaces.model('permission-perm-g')?.state === 'answered_in_terminal', 20_000, 'retired');
+    expect(surfaces.docs.get('permission-perm-g')).toMatchObject({ title: 'Permission: Shell' });
+    expect(status()).toBe('working');
   });
 });
 
@@ -259,6 +332,22 @@ describe('replies, sessions and status', () => {
     expect(panes.get('pane1')!.agent!.detail).toBe('later');
   });
 
+  it('a session names the pane\'s agent and its session id (for resume)', async () => {
+    append({ type: 'session', id: 's-c', agent: 'codex', session_id: '019a-codex', source: 'startup' });
+    await until(() => panes.get('pane1')!.agentCli, 20_000, 'agentCli');
+    expect(panes.get('pane1')!.agentCli).toEqual({ name: 'codex', sessionId: '019a-codex' });
+  });
+
+  it('an agent with no JSONL transcript: the ```td blocks of its reply become surfaces, and no reply card doubles them', async () => {
+    append({ type: 'prompt', id: 'p-o', agent: 'opencode', text: 'go' });
+    await until(() => status() === 'working', 20_000, 'working');
+    await new Promise((r) => setTimeout(r, 5));
+    append({ type: 'reply', id: 'r-o', agent: 'opencode', text: 'Done.\n\n```td\n{"td":"0.4","kind":"response","id":"from-reply","model":{"layman":"Tests pass."}}\n```\n' });
+    await until(() => surfaces.docs.get('from-reply'), 20_000, 'the block as a surface');
+    await until(() => status() === 'done', 20_000, 'done');
+    expect(surfaces.docs.has('reply-r-o')).toBe(false);
+  });
+
   it('a window that has never seen a pane folder starts at the end of its inbound.jsonl', () => {
     const other = panes.folder('pane2');
     fs.mkdirSync(other, { recursive: true });
@@ -279,10 +368,39 @@ describe('new agent pane', () => {
     expect(surfaces.transcripts).toEqual([[pane.id, path.join(root, '.claude', 'projects', key, '11111111-2222-3333-4444-555555555555.jsonl')]]);
   });
 
-  it('any other command runs as given, with no transcript guess', async () => {
-    await core.request('agent.new', { command: ['codex', '--full-auto'] }, { id: 'w1' });
+  it('Codex runs as given (its session id comes from its SessionStart), named as the pane\'s agent', async () => {
+    const pane = await core.request('agent.new', { command: ['codex', '--full-auto'] }, { id: 'w1' });
     expect(panes.created.at(-1)).toMatchObject({ kind: 'agent', command: ['codex', '--full-auto'] });
+    expect(pane.agentCli).toEqual({ name: 'codex' });
     expect(surfaces.transcripts).toEqual([]);
+  });
+
+  it('Gemini CLI gets a session id of the app\'s choosing; anything else runs as given', async () => {
+    const pane = await core.request('agent.new', { command: ['gemini', '-m', 'x'] }, { id: 'w1' });
+    expect(panes.created.at(-1)).toMatchObject({ command: ['gemini', '--session-id', '11111111-2222-3333-4444-555555555555', '-m', 'x'] });
+    expect(pane.agentCli).toEqual({ name: 'gemini', sessionId: '11111111-2222-3333-4444-555555555555' });
+    const other = await core.request('agent.new', { command: ['aider'] }, { id: 'w1' });
+    expect(other.agentCli).toBeUndefined();
+    expect(panes.created.at(-1)).toMatchObject({ command: ['aider'] });
+  });
+
+  it('lists the agents found on PATH, the configured one first', async () => {
+    const bin = path.join(root, 'bin');
+    fs.mkdirSync(bin);
+    for (const name of ['codex', 'opencode']) fs.writeFileSync(path.join(bin, name), '#!/bin/sh\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(bin, 'gemini'), 'not executable', { mode: 0o644 });
+    channel.dispose();
+    await core.dispose();
+    core = new Core();
+    channel = installAgentChannel({
+      core, panes: panes as unknown as PaneServiceApi, surfaces: surfaces as unknown as SurfaceServiceApi,
+      settings: { get: () => ({ agentCommand: ['opencode'] }) } as never,
+      env: { HOME: root, PATH: bin },
+    });
+    expect(await core.request('agent.available', {}, { id: 'w1' })).toEqual([
+      { name: 'opencode', label: 'OpenCode', command: ['opencode'], path: path.join(bin, 'opencode') },
+      { name: 'codex', label: 'Codex', command: ['codex'], path: path.join(bin, 'codex') },
+    ]);
   });
 
   it('a bad command is refused with a reason', async () => {

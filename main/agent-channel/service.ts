@@ -1,9 +1,19 @@
 /**
  * The window side of TDAC 0.2: tails every pane's inbound.jsonl, turns questions and
  * permission prompts into cards whose answers go back to the waiting hook through
- * answers/<id>.json, replies into response cards when the agent sent none, sessions into
- * a known transcript, and every event into the pane's agent status. Also the contract's
- * 'agent.new' request: a new pane running the agent command.
+ * answers/<id>.json, replies into response cards when the agent sent none (and, for an
+ * agent that keeps no JSONL transcript, the ```td blocks of its reply into surfaces),
+ * sessions into a known transcript and the pane's agent session, and every event into
+ * the pane's agent status. Also the contract's 'agent.new' and 'agent.available'.
+ *
+ * A card's state is always true: waiting; answered here; answered in the terminal (the
+ * tool ran, or the agent said so); cancelled (the agent ended the wait: Esc, or "No" in
+ * its own prompt); timed out; invalidated. When the prompt is settled anywhere but the
+ * bench, the channel settles the answer file first (answers.ts), so the waiting hook
+ * exits at once and a click on the bench can never land as a second answer.
+ *
+ * Which agent wrote an event only picks the words on the card (its label, what it cannot
+ * do) from the agents table; the bench never knows.
  *
  * Per pane, what was read and what waits is kept in `.agent-channel.json` in the pane
  * folder (written atomically), so a restarted window neither reads an old event as new
@@ -12,14 +22,16 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AgentStatus, PaneInfo, Surface } from '../../preload/contract.ts';
+import type { AgentStatus, AvailableAgent, PaneInfo, Surface } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
+import { findProgram } from '../panes/env.ts';
 import type { AgentStatusApi, PaneServiceApi, SettingsApi, SurfaceServiceApi } from '../services.ts';
-import { hasAnswer, isClosed, writeAnswer, type AnswerFile } from './answers.ts';
-import { statusAfter, transcriptPath, withSessionId } from './claude.ts';
+import { fencedBlocks } from '../surfaces/transcript.ts';
+import { isAnswer, readSettlement, settle, type AnswerFile, type Settlement } from './answers.ts';
+import { AGENTS, agentOf, isAgentName } from './agents/index.ts';
 import {
-  parseEvent, permissionCard, permissionCardId, questionCard, questionCardId, replyCard,
-  type CardState, type TdacEvent,
+  parseEvent, permissionCard, permissionCardId, questionCard, questionCardId, replyCard, statusAfter,
+  type Asker, type CardState, type TdacEvent,
 } from './events.ts';
 import { readNewLines } from './tail.ts';
 
@@ -28,13 +40,18 @@ export const INBOUND_FILE = 'inbound.jsonl';
 const STATE_VERSION = 1;
 /** Finished cards remembered per pane, to refuse late answers with a reason. */
 const FINISHED_KEPT = 200;
+/** Finished waits kept whole, to correct a card when later evidence contradicts it. */
+const RECENT_KEPT = 50;
 
 type QuestionEvent = Extract<TdacEvent, { type: 'question' }>;
 type PermissionEvent = Extract<TdacEvent, { type: 'permission' }>;
+type Ended = Exclude<CardState, 'waiting'>;
 
 type Pending =
   | { kind: 'question'; event: QuestionEvent; answers: Record<string, string> }
   | { kind: 'permission'; event: PermissionEvent };
+
+interface Recent { p: Pending; state: Ended; behavior?: 'allow' | 'deny' }
 
 interface Saved {
   v: number;
@@ -42,7 +59,9 @@ interface Saved {
   lastPromptAt?: string;
   pending: Record<string, Pending>;
   /** card id → what became of it */
-  finished: Record<string, Exclude<CardState, 'waiting'>>;
+  finished: Record<string, Ended>;
+  /** event id → a wait that ended lately, with how */
+  recent: Record<string, Recent>;
 }
 
 interface PaneChannel {
@@ -62,7 +81,7 @@ export interface AgentChannelOptions {
   panes: PaneServiceApi;
   surfaces: SurfaceServiceApi;
   settings?: SettingsApi;
-  /** For Claude Code's config folder ($HOME, $CLAUDE_CONFIG_DIR). */
+  /** For the agents' config folders ($HOME, $CLAUDE_CONFIG_DIR) and PATH. */
   env?: NodeJS.ProcessEnv;
   /** Fallback poll of inbound.jsonl, besides file-system events. */
   pollMs?: number;
@@ -72,6 +91,31 @@ export interface AgentChannelOptions {
 }
 
 const ANSWERING = new Set(['choose', 'answer', 'approve', 'reject']);
+
+/** Old state files said `answered` and `asked_in_terminal`. */
+const LEGACY: Record<string, Ended> = { answered: 'answered_here', asked_in_terminal: 'invalidated' };
+
+/** What a hook's reason for giving up makes of its card. */
+function endedBy(reason: string): Ended {
+  return reason === 'cancelled' ? 'cancelled' : reason === 'timeout' ? 'timed_out' : 'invalidated';
+}
+
+/** Why an answer from the bench is refused, by what became of the card. */
+const REFUSAL: Record<Ended, string> = {
+  answered_here: 'this was answered already — the agent has the answer',
+  answered_in_terminal: 'this was answered in the agent\'s terminal already — nothing was sent',
+  cancelled: 'this was cancelled in the terminal — nothing was sent',
+  timed_out: 'the agent stopped waiting and asks in its terminal now — answer it there',
+  invalidated: 'the agent no longer waits for this here — answer in its terminal if it still asks',
+};
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a as object);
+  const kb = Object.keys(b as object);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b as object, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
 
 export class AgentChannel implements AgentStatusApi {
   private readonly opts: AgentChannelOptions;
@@ -137,7 +181,8 @@ export class AgentChannel implements AgentStatusApi {
     try {
       const s = JSON.parse(fs.readFileSync(path.join(folder, STATE_FILE), 'utf8')) as Saved;
       if (s && s.v === STATE_VERSION && Number.isInteger(s.offset) && s.offset >= 0) {
-        return { v: STATE_VERSION, offset: s.offset, lastPromptAt: s.lastPromptAt, pending: s.pending ?? {}, finished: s.finished ?? {} };
+        const finished = Object.fromEntries(Object.entries(s.finished ?? {}).map(([k, v]) => [k, LEGACY[v] ?? v]));
+        return { v: STATE_VERSION, offset: s.offset, lastPromptAt: s.lastPromptAt, pending: s.pending ?? {}, finished, recent: s.recent ?? {} };
       }
     } catch {
       // none yet, or unreadable: start at the end of what is there, never re-reading old events
@@ -148,12 +193,14 @@ export class AgentChannel implements AgentStatusApi {
     } catch {
       offset = 0;
     }
-    return { v: STATE_VERSION, offset, pending: {}, finished: {} };
+    return { v: STATE_VERSION, offset, pending: {}, finished: {}, recent: {} };
   }
 
   private save(ch: PaneChannel): void {
     const keys = Object.keys(ch.saved.finished);
     if (keys.length > FINISHED_KEPT) for (const k of keys.slice(0, keys.length - FINISHED_KEPT)) delete ch.saved.finished[k];
+    const recent = Object.keys(ch.saved.recent);
+    if (recent.length > RECENT_KEPT) for (const k of recent.slice(0, recent.length - RECENT_KEPT)) delete ch.saved.recent[k];
     const file = path.join(ch.folder, STATE_FILE);
     const tmp = `${file}.${crypto.randomBytes(4).toString('hex')}.tmp`;
     try {
@@ -184,15 +231,24 @@ export class AgentChannel implements AgentStatusApi {
   }
 
   private apply(ch: PaneChannel, e: TdacEvent): void {
-    const { surfaces } = this.opts;
+    const { surfaces, panes } = this.opts;
+    let next = statusAfter(e);
     switch (e.type) {
-      case 'session':
+      case 'session': {
         // A new session: no hook of an earlier one still waits.
-        for (const id of Object.keys(ch.saved.pending)) this.finish(ch, id, 'asked_in_terminal');
+        for (const id of Object.keys(ch.saved.pending)) this.finish(ch, id, 'invalidated', { reason: 'new_session' });
         if (e.transcript_path && path.isAbsolute(e.transcript_path)) surfaces.watchTranscript(ch.paneId, e.transcript_path);
+        const name = e.agent ?? 'claude';
+        if (isAgentName(name) && e.session_id) {
+          const known = panes.get(ch.paneId)?.agentCli;
+          if (known?.name !== name || known.sessionId !== e.session_id) panes.patch(ch.paneId, { agentCli: { name, sessionId: e.session_id } });
+        }
         break;
+      }
       case 'prompt':
         ch.saved.lastPromptAt = e.at;
+        // A new prompt: whatever waited was settled in the terminal (or dropped) first.
+        for (const id of Object.keys(ch.saved.pending)) this.finish(ch, id, 'invalidated', { reason: 'new_prompt' });
         break;
       case 'question':
       case 'permission': {
@@ -202,28 +258,61 @@ export class AgentChannel implements AgentStatusApi {
         this.indexCards(ch, e.id, p);
         this.showCards(ch, p, 'waiting');
         // The hook may have given up before the window saw the question.
-        if (isClosed(ch.folder, e.id) && !hasAnswer(ch.folder, e.id)) this.finish(ch, e.id, 'asked_in_terminal');
+        const s = readSettlement(ch.folder, e.id);
+        if (s && 'closed' in s) this.finish(ch, e.id, endedBy(s.closed), { reason: s.closed });
         break;
       }
       case 'answer': {
         const p = ch.saved.pending[e.of];
         if (p) {
           if (p.kind === 'question' && e.answers) p.answers = { ...p.answers, ...e.answers };
-          this.finish(ch, e.of, 'answered', e.behavior);
+          this.finish(ch, e.of, e.via === 'terminal' ? 'answered_in_terminal' : 'answered_here', { behavior: e.behavior });
         }
         break;
       }
-      case 'unanswered':
-        if (ch.saved.pending[e.of]) this.finish(ch, e.of, 'asked_in_terminal');
+      case 'unanswered': {
+        if (ch.saved.pending[e.of]) this.finish(ch, e.of, endedBy(e.reason), { reason: e.reason });
+        // The bench's answer was written, but the agent ended the wait before the hook could hand it over.
+        else if (e.reason === 'cancelled' && ch.saved.recent[e.of]?.state === 'answered_here') this.correct(ch, e.of, 'cancelled');
+        if (e.reason === 'cancelled') next = { status: 'idle', detail: 'cancelled in the terminal' };
+        else next = { status: 'blocked', detail: 'asked in the terminal' };
+        break;
+      }
+      case 'tool':
+        this.toolRan(ch, e);
         break;
       case 'reply': {
+        // The agent finished its turn: what still waited was answered in its terminal.
+        for (const id of Object.keys(ch.saved.pending)) this.finish(ch, id, 'answered_in_terminal');
+        const agent = AGENTS[isAgentName(e.agent) ? e.agent : 'claude'];
+        // No transcript to read blocks from: the reply's own ```td blocks are the agent's surfaces.
+        if (!agent.can.transcript) for (const block of fencedBlocks(e.text)) surfaces.ingest(ch.paneId, block, 'transcript');
         const since = Math.max(Date.parse(ch.saved.lastPromptAt ?? '') || 0, (ch.ownAt ?? 0) + 1);
         if (!surfaces.sentSince(ch.paneId, new Date(since).toISOString())) this.ingest(ch, replyCard(e));
         break;
       }
     }
-    const next = statusAfter(e);
     if (next) this.setStatus(ch, next.status, next.detail);
+  }
+
+  /** A tool ran: the question it was, or the permission prompt for it, was answered in the terminal. */
+  private toolRan(ch: PaneChannel, e: Extract<TdacEvent, { type: 'tool' }>): void {
+    const same = (p: PermissionEvent) => (e.session_id === undefined || p.session_id === undefined || p.session_id === e.session_id);
+    const matches = (p: PermissionEvent) => same(p) && (!p.answerable || (p.tool_name === e.tool_name && deepEqual(p.tool_input, e.tool_input)));
+    if (e.tool_use_id && ch.saved.pending[e.tool_use_id]?.kind === 'question') {
+      const p = ch.saved.pending[e.tool_use_id] as Extract<Pending, { kind: 'question' }>;
+      if (e.answers) p.answers = { ...p.answers, ...e.answers };
+      this.finish(ch, e.tool_use_id, 'answered_in_terminal');
+      return;
+    }
+    const waiting = Object.entries(ch.saved.pending).find(([, p]) => p.kind === 'permission' && matches(p.event));
+    if (waiting) {
+      this.finish(ch, waiting[0], 'answered_in_terminal', { behavior: 'allow' });
+      return;
+    }
+    // The bench said deny, yet the tool ran: the terminal's answer landed first.
+    const denied = Object.entries(ch.saved.recent).find(([, r]) => r.state === 'answered_here' && r.behavior === 'deny' && r.p.kind === 'permission' && matches(r.p.event));
+    if (denied) this.correct(ch, denied[0], 'answered_in_terminal', 'allow');
   }
 
   private finishedEvent(ch: PaneChannel, e: QuestionEvent | PermissionEvent): boolean {
@@ -239,14 +328,22 @@ export class AgentChannel implements AgentStatusApi {
     }
   }
 
-  private showCards(ch: PaneChannel, p: Pending, state: CardState, behavior?: string): void {
+  /** Who asks, in the card's words: the agent's label, and what its hook cannot do. */
+  private asker(p: Pending): Asker {
+    const agent = AGENTS[isAgentName(p.event.agent) ? p.event.agent : 'claude'];
+    const cannot = p.kind === 'permission' && !p.event.answerable;
+    return { label: agent.label, ...(cannot ? { cannotAnswer: agent.cannotAnswer ?? `${agent.label}'s hook cannot take an answer from the bench: answer in its terminal.` } : {}) };
+  }
+
+  private showCards(ch: PaneChannel, p: Pending, state: CardState, behavior?: string, reason?: string): void {
+    const asker = this.asker(p);
     if (p.kind === 'question') {
       p.event.questions.forEach((q, i) => {
         const answer = p.answers[q.question];
-        this.ingest(ch, questionCard(p.event, i, answer !== undefined && state === 'waiting' ? 'answered' : state, answer));
+        this.ingest(ch, questionCard(p.event, i, answer !== undefined && state === 'waiting' ? 'answered_here' : state, answer, asker, reason));
       });
     } else {
-      this.ingest(ch, permissionCard(p.event, state, behavior));
+      this.ingest(ch, permissionCard(p.event, state, behavior, asker, reason));
     }
   }
 
@@ -258,17 +355,45 @@ export class AgentChannel implements AgentStatusApi {
     }
   }
 
-  /** The wait for this event is over: its cards say how, and late answers are refused. */
-  private finish(ch: PaneChannel, eventId: string, state: Exclude<CardState, 'waiting'>, behavior?: string): void {
+  /**
+   * The wait for this event is over: its cards say how, and late answers are refused.
+   * Settled anywhere but the bench, the answer file is settled as retired first, so the
+   * waiting hook exits at once and no click can land as a second answer.
+   */
+  private finish(ch: PaneChannel, eventId: string, state: Ended, how: { behavior?: 'allow' | 'deny'; reason?: string } = {}): void {
     const p = ch.saved.pending[eventId];
     if (!p) return;
+    if (state === 'answered_in_terminal' || state === 'cancelled' || state === 'invalidated') {
+      try {
+        const got = settle(ch.folder, eventId, { retired: state, at: new Date().toISOString() });
+        // The bench's answer was there first (written a moment before the evidence arrived).
+        if (!got.won && isAnswer(got.existing) && !('pass' in got.existing)) {
+          state = 'answered_here';
+          if ('behavior' in got.existing) how = { ...how, behavior: got.existing.behavior };
+        }
+      } catch {
+        // the pane folder is gone: nothing waits there any more
+      }
+    }
     delete ch.saved.pending[eventId];
     for (const [cardId, ref] of [...ch.cards]) {
       if (ref.eventId !== eventId) continue;
       ch.cards.delete(cardId);
       ch.saved.finished[cardId] = state;
     }
-    this.showCards(ch, p, state, behavior);
+    ch.saved.recent[eventId] = { p, state, ...(how.behavior ? { behavior: how.behavior } : {}) };
+    this.showCards(ch, p, state, how.behavior, how.reason);
+  }
+
+  /** Later evidence contradicts how a finished wait was shown: say what really happened. */
+  private correct(ch: PaneChannel, eventId: string, state: Ended, behavior?: 'allow' | 'deny'): void {
+    const r = ch.saved.recent[eventId];
+    if (!r) return;
+    r.state = state;
+    if (behavior) r.behavior = behavior;
+    const ids = r.p.kind === 'question' ? r.p.event.questions.map((_q, i, all) => questionCardId(eventId, i, all.length)) : [permissionCardId(eventId)];
+    for (const id of ids) ch.saved.finished[id] = state;
+    this.showCards(ch, r.p, state, r.behavior);
   }
 
   // ───────────── answers from the bench ─────────────
@@ -287,9 +412,7 @@ export class AgentChannel implements AgentStatusApi {
     const ref = ch.cards.get(surface.id);
     if (!ref) {
       const was = ch.saved.finished[surface.id];
-      if (was === 'asked_in_terminal') return { verdict: { handled: true, error: 'the agent stopped waiting and asked this in its terminal — answer it there' } };
-      if (was === 'answered') return { verdict: { handled: true, error: 'this was answered already — the agent has the answer' } };
-      return notOurs;
+      return was ? { verdict: { handled: true, error: REFUSAL[was] } } : notOurs;
     }
     const p = ch.saved.pending[ref.eventId];
     return p ? { ch, ref, p } : notOurs;
@@ -300,15 +423,24 @@ export class AgentChannel implements AgentStatusApi {
     const found = this.pendingFor(paneId, surface, action);
     if ('verdict' in found) return found.verdict;
     const { ch, ref, p } = found;
-    if (isClosed(ch.folder, ref.eventId)) return { handled: true, error: 'the agent stopped waiting and asked this in its terminal — answer it there' };
+    const settled = readSettlement(ch.folder, ref.eventId);
+    if (settled) return { handled: true, error: this.refusalFor(settled) };
     if (p.kind === 'question') {
       if (action === 'choose' && !target?.trim()) return { handled: true, error: 'choose needs an option as its target — pick one and send again' };
       if (action === 'answer' && !comment?.trim()) return { handled: true, error: 'answer needs your text as its comment — write it and send again' };
-    } else if (action === 'choose' && target !== 'allow' && target !== 'deny') {
-      return { handled: true, error: 'choose "allow" or "deny" for a permission prompt' };
+    } else {
+      const cannot = this.asker(p).cannotAnswer;
+      if (cannot) return { handled: true, error: cannot };
+      if (action === 'choose' && target !== 'allow' && target !== 'deny') return { handled: true, error: 'choose "allow" or "deny" for a permission prompt' };
     }
     // ours: the answer goes to the waiting hook, not into the terminal
     return { handled: true };
+  }
+
+  private refusalFor(s: Settlement): string {
+    if ('closed' in s) return REFUSAL[endedBy(s.closed)];
+    if ('retired' in s) return REFUSAL[s.retired] ?? REFUSAL.invalidated;
+    return REFUSAL.answered_here;
   }
 
   private intercept(paneId: string, surface: Surface, action: string, target?: string, comment?: string): { handled: boolean; error?: string } {
@@ -332,13 +464,15 @@ export class AgentChannel implements AgentStatusApi {
     p.answers[q.question] = value;
     const missing = p.event.questions.filter((x) => p.answers[x.question] === undefined);
     if (missing.length > 0) {
-      this.ingest(ch, questionCard(p.event, index, 'answered', value));
+      this.ingest(ch, questionCard(p.event, index, 'answered_here', value, this.asker(p)));
       return { handled: true };
     }
     return this.send(ch, eventId, { answers: p.answers });
   }
 
   private answerPermission(ch: PaneChannel, eventId: string, p: Extract<Pending, { kind: 'permission' }>, action: string, target?: string, comment?: string): { handled: boolean; error?: string } {
+    const cannot = this.asker(p).cannotAnswer;
+    if (cannot) return { handled: true, error: cannot };
     let behavior: 'allow' | 'deny';
     if (action === 'approve') behavior = target === 'deny' ? 'deny' : 'allow';
     else if (action === 'reject') behavior = 'deny';
@@ -348,18 +482,21 @@ export class AgentChannel implements AgentStatusApi {
     return this.send(ch, eventId, message ? { behavior, message } : { behavior });
   }
 
+  /** Settles the wait with the bench's answer, unless something settled it first. */
   private send(ch: PaneChannel, eventId: string, answer: AnswerFile): { handled: boolean; error?: string } {
-    let written: boolean;
+    let got: ReturnType<typeof settle>;
     try {
-      written = writeAnswer(ch.folder, eventId, answer);
+      got = settle(ch.folder, eventId, answer);
     } catch (e) {
       return { handled: true, error: `could not write the answer for the agent (${(e as Error).message}) — answer in the terminal` };
     }
-    if (!written) {
-      this.finish(ch, eventId, 'asked_in_terminal');
-      return { handled: true, error: 'the agent stopped waiting and asked this in its terminal — answer it there' };
+    if (!got.won) {
+      const s = got.existing;
+      if (s && 'closed' in s) this.finish(ch, eventId, endedBy(s.closed), { reason: s.closed });
+      else if (s && 'retired' in s) this.finish(ch, eventId, s.retired);
+      return { handled: true, error: s ? this.refusalFor(s) : REFUSAL.answered_here };
     }
-    this.finish(ch, eventId, 'answered', 'behavior' in answer ? answer.behavior : undefined);
+    this.finish(ch, eventId, 'answered_here', { behavior: 'behavior' in answer ? answer.behavior : undefined });
     return { handled: true };
   }
 
@@ -408,7 +545,12 @@ export class AgentChannel implements AgentStatusApi {
 
   // ───────────── new agent pane ─────────────
 
-  /** Starts the agent command (or settings.agentCommand, or `claude`) in a new pane. */
+  /**
+   * Starts the agent command (or settings.agentCommand, or `claude`) in a new pane. A
+   * known agent starts with its own session flag where it takes one (Claude Code, Gemini
+   * CLI: `--session-id <uuid>`), so its session (and Claude Code's transcript) is known
+   * from the first second.
+   */
   newAgentPane(req: { command?: string[]; cwd?: string; splitOf?: string; direction?: 'right' | 'down' }): PaneInfo {
     const { panes, surfaces, settings } = this.opts;
     let command = req.command;
@@ -419,18 +561,45 @@ export class AgentChannel implements AgentStatusApi {
       const configured = settings?.get().agentCommand;
       command = Array.isArray(configured) && configured.length > 0 && configured[0] ? configured : ['claude'];
     }
-    const { argv, sessionId } = withSessionId(command, this.opts.uuid?.() ?? crypto.randomUUID());
-    const pane = panes.create({ kind: 'agent', command: argv, cwd: req.cwd, splitOf: req.splitOf, direction: req.direction });
-    if (sessionId) {
+    const agent = agentOf(command);
+    const { argv, sessionId } = agent ? agent.startArgv(command, this.opts.uuid?.() ?? crypto.randomUUID()) : { argv: [...command], sessionId: undefined };
+    // Beside a pane, in that pane's folder (the service's own folder is no project).
+    const cwd = req.cwd ?? (req.splitOf ? panes.get(req.splitOf)?.cwd : undefined);
+    const pane = panes.create({ kind: 'agent', command: argv, cwd, splitOf: req.splitOf, direction: req.direction });
+    if (!agent) return pane;
+    panes.patch(pane.id, { agentCli: { name: agent.name, ...(sessionId ? { sessionId } : {}) } });
+    if (sessionId && agent.transcriptPath) {
       let cwd = pane.cwd;
       try {
         cwd = fs.realpathSync(cwd);
       } catch {
         // the folder is gone: keep the path as given
       }
-      surfaces.watchTranscript(pane.id, transcriptPath(cwd, sessionId, this.opts.env ?? process.env));
+      surfaces.watchTranscript(pane.id, agent.transcriptPath(cwd, sessionId, this.opts.env ?? process.env));
     }
-    return pane;
+    return panes.get(pane.id) ?? pane;
+  }
+
+  /**
+   * The agents found on PATH, for "+ Agent": settings.agentCommand's first when it is
+   * one of them, then the others in the table's order.
+   */
+  available(): AvailableAgent[] {
+    const env = this.opts.env ?? process.env;
+    const vars = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    const cwd = env.HOME && fs.existsSync(env.HOME) ? env.HOME : process.cwd();
+    const found: AvailableAgent[] = [];
+    for (const agent of Object.values(AGENTS)) {
+      for (const program of agent.programs) {
+        const where = findProgram(program, vars, cwd);
+        if (where) {
+          found.push({ name: agent.name, label: agent.label, command: [program], path: where });
+          break;
+        }
+      }
+    }
+    const preferred = agentOf(this.opts.settings?.get().agentCommand ?? [])?.name;
+    return found.sort((a, b) => Number(b.name === preferred) - Number(a.name === preferred));
   }
 
   dispose(): void {
@@ -441,10 +610,11 @@ export class AgentChannel implements AgentStatusApi {
   }
 }
 
-/** Installs the agent channel: its service, and the 'agent.new' request. */
+/** Installs the agent channel: its service, and the 'agent.new' and 'agent.available' requests. */
 export function installAgentChannel(opts: AgentChannelOptions): AgentChannel {
   const channel = new AgentChannel(opts);
   opts.core.handle('agent.new', (req) => channel.newAgentPane(req));
+  opts.core.handle('agent.available', () => channel.available());
   opts.core.onDispose(() => channel.dispose());
   return channel;
 }

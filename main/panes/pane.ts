@@ -180,9 +180,15 @@ export class Pane {
     return this.info.status === 'running' ? this.proc?.pid : undefined;
   }
 
-  /** The program in the pane's foreground as last seen, else the one it started. */
+  /** The program in the pane's foreground now (from the terminal's foreground process group), else the one it started. */
   get program(): string {
-    return this.foreground ?? path.basename(this.command[0] ?? '');
+    let now: string | undefined;
+    try {
+      now = this.running ? this.proc?.process : undefined;
+    } catch {
+      now = undefined;
+    }
+    return path.basename(now || this.foreground || this.command[0] || '');
   }
 
   get running(): boolean {

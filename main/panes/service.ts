@@ -19,7 +19,7 @@ import { atPrompt, type PromptState } from './marks.ts';
 import * as L from './layout.ts';
 import { DEFAULT_COLS, DEFAULT_ROWS, Pane, SCROLLBACK } from './pane.ts';
 import { findAncestor, foregroundGroup } from './proc.ts';
-import { agentOf, resumeArgv, SHELLS } from './resume.ts';
+import { agentOf, flagValue, resumeArgv, SHELLS } from './resume.ts';
 
 
 export interface PaneServiceOptions {
@@ -97,8 +97,9 @@ export class PaneService implements PaneServiceApi {
     this.shellIntegration = opts.shellIntegration ?? (() => true);
     this.bus.setMaxListeners(0);
     this.core.onClientGone((client) => this.dropReader(client.id));
-    // A window left out of a pane's flow (it fell behind while another kept up) gets none of its output.
-    this.core.filterEvents('pane.output', (p, client) => this.panes.get(p.paneId)?.accepts(client.id) ?? true);
+    // Output goes to windows (clients that said app.hello), not to relays' own connections or
+    // commands; a window left out of a pane's flow (it fell behind while another kept up) gets none.
+    this.core.filterEvents('pane.output', (p, client) => this.readers.has(client.id) && (this.panes.get(p.paneId)?.accepts(client.id) ?? true));
   }
 
   // ───────────── queries ─────────────
@@ -119,7 +120,7 @@ export class PaneService implements PaneServiceApi {
     return this.focusedId;
   }
 
-  /** The program in the pane's foreground (as last seen), else the one it started. */
+  /** The program in the pane's foreground now, else the one it started. */
   program(paneId: string): string {
     return this.need(paneId).program;
   }
@@ -258,7 +259,8 @@ export class PaneService implements PaneServiceApi {
       throw new Error(`"${s.command[0] ?? ''}" was not found on PATH or is not executable: check the command, or give its full path`);
     }
     const name = agentOf(s.command);
-    const agentCli = s.agentCli ?? (name ? { name, ...(name === 'claude' && flagValue(s.command, '--session-id') ? { sessionId: flagValue(s.command, '--session-id') } : {}) } : undefined);
+    const sessionId = flagValue(s.command, '--session-id');
+    const agentCli = s.agentCli ?? (name ? { name, ...(sessionId ? { sessionId } : {}) } : undefined);
     const pane = new Pane(
       {
         id: s.id, tag: s.tag, kind: s.kind, command: s.command, cwd: s.cwd, env, cols: s.cols, rows: s.rows, title: s.title, instanceId: s.instanceId, scrollback: this.scrollback(), ended: s.ended, agentCli,
@@ -348,7 +350,7 @@ export class PaneService implements PaneServiceApi {
     this.need(paneId).write(data);
   }
 
-  patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId' | 'agentCli'>>): void {
+  patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId' | 'agentCli' | 'worktree'>>): void {
     const pane = this.need(paneId);
     const { title, ...rest } = patch;
     const sessionBefore = pane.info.agentCli?.sessionId;
@@ -549,11 +551,6 @@ function usableCwd(dir: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function flagValue(argv: readonly string[], flag: string): string | undefined {
-  const i = argv.indexOf(flag);
-  return i > 0 ? argv[i + 1] : undefined;
 }
 
 function validSize(n: number | undefined, fallback: number, max: number): number {

@@ -15,9 +15,12 @@ export interface Backend {
   close(): void;
 }
 
-/** A relay stops reading the service for a window whose socket holds this much unsent, and reads again under the low mark. */
-const RELAY_HIGH = 8 * 1024 * 1024;
-const RELAY_LOW = 1024 * 1024;
+/**
+ * A window whose socket holds this much unsent is not reading: it is cut off (it reconnects
+ * when it wakes). The service's flow control leaves such a window out of every pane's output
+ * long before (docs/design/service.md), so only a window that stopped altogether gets here.
+ */
+const RELAY_MAX = 64 * 1024 * 1024;
 
 /** Frames a window may send: requests and pongs. Nothing else is passed on (file routes, shutdown are the relay's own). */
 function windowFrameOk(text: string): boolean {
@@ -84,7 +87,6 @@ export async function serviceBackend(opts: ServiceBackendOptions): Promise<Backe
     window(ws) {
       const early: string[] = [];
       let conn: ServiceConnection | undefined;
-      let drainTimer: NodeJS.Timeout | undefined;
       ws.on('message', (raw, isBinary) => {
         const text = isBinary ? '' : raw.toString();
         if (!windowFrameOk(text)) {
@@ -94,10 +96,7 @@ export async function serviceBackend(opts: ServiceBackendOptions): Promise<Backe
         if (conn) conn.sendLine(text);
         else early.push(text);
       });
-      ws.on('close', () => {
-        clearInterval(drainTimer);
-        conn?.close();
-      });
+      ws.on('close', () => conn?.close());
       connect().then(
         (c) => {
           if (ws.readyState !== ws.OPEN || closed) return c.close();
@@ -105,23 +104,20 @@ export async function serviceBackend(opts: ServiceBackendOptions): Promise<Backe
           windows.add(c);
           c.relayTo((line) => {
             if (ws.readyState !== ws.OPEN) return;
-            ws.send(line);
-            // The window is not reading: stop reading the service for it until it drains
-            // (the service's flow control then sees this window fall behind, not others).
-            if (!drainTimer && ws.bufferedAmount > RELAY_HIGH) {
-              c.pause();
-              drainTimer = setInterval(() => {
-                if (ws.bufferedAmount > RELAY_LOW) return;
-                clearInterval(drainTimer);
-                drainTimer = undefined;
-                c.resume();
-              }, 20);
+            if (ws.bufferedAmount > RELAY_MAX) {
+              ws.terminate();
+              c.close();
+              return;
             }
+            ws.send(line);
           });
           c.on('close', () => {
             windows.delete(c);
-            // The service went away (a restart, a crash): the window reconnects and finds the next one.
-            if (ws.readyState === ws.OPEN) ws.close(1012, 'the Terminal Delight service restarted');
+            // The service let this window go (it stopped answering) or went away (a restart, a
+            // crash): the window reconnects and finds the next one. A window that is not reading
+            // would never take the close frame: it is cut off after a moment.
+            if (ws.readyState === ws.OPEN) ws.close(1012, 'the Terminal Delight service closed this connection');
+            setTimeout(() => ws.terminate(), 1_000).unref();
           });
           for (const t of early.splice(0)) c.sendLine(t);
         },

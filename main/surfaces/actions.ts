@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ActionRecord, PaneInfo, Surface } from '../../preload/contract.ts';
 import { LIMITS, TDSP_VERSION, kindSpec } from './registry.ts';
+import { currentRecords } from './revisions.ts';
 import type { SurfaceStore } from './store.ts';
 import { utf8Bytes } from './validate.ts';
 
@@ -111,7 +112,8 @@ export class ActionWriter {
 
     const repeatKey = (r: { action: string; target?: string; comment?: string }) =>
       `${r.action}\n${r.target ?? ''}\n${spec.commented.includes(r.action) ? r.comment ?? '' : ''}`;
-    const previous = surface.acted.find((r) => repeatKey(r) === repeatKey({ action, target, comment }));
+    // An action on what a live diff no longer shows is not a repeat (revisions.ts).
+    const previous = currentRecords(surface).find((r) => repeatKey(r) === repeatKey({ action, target, comment }));
     if (previous) {
       return { ok: false, error: `"${action}"${target ? ` on ${target}` : ''} was already sent for this surface at ${previous.at} — it is not sent twice` };
     }

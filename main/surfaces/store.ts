@@ -161,7 +161,8 @@ export class SurfaceStore {
       }
       p.files.set(file.name, { hash: file.hash, id: newId });
     }
-    if (route !== 'person') p.lastSentAt = this.now();
+    // What the agent sent (a person's note and the app's own worktree card are not).
+    if (route !== 'person' && route !== 'worktree') p.lastSentAt = this.now();
     if (checked.type === 'retire') {
       result.retiredId = checked.id;
       p.dismissed.delete(checked.id);

@@ -14,6 +14,8 @@ import { shortPath } from '../panes/PaneHeader.tsx';
 import { enableDesktopNotifications } from './notify.ts';
 import { agentCounts, agentRows, countsText, durationText, STATUS_ORDER, STATUS_WORD } from './rollup.ts';
 import { agentsUi, showOpenTick } from './ui.ts';
+import { WorktreeRows } from './WorktreeRows.tsx';
+import { followWorktrees, showWorktreeDialog, withoutPane, worktreesUi } from './worktrees.ts';
 import './agents.css';
 
 /** The current time, refreshed every `ms` while mounted. */
@@ -33,14 +35,26 @@ export function AgentsBar(): ReactElement {
   return (
     <div className="agents-bar">
       <AgentsRollup />
-      <button
-        type="button"
-        className="text-button small titlebar-button"
-        title={tip('Start an agent in a new pane', shortcutLabel('new-agent', platform))}
-        onClick={() => void newAgent(ctx)}
-      >
-        + Agent
-      </button>
+      <span className="split-button">
+        <button
+          type="button"
+          className="text-button small titlebar-button"
+          title={tip('Start an agent in a new pane', shortcutLabel('new-agent', platform))}
+          onClick={() => void newAgent(ctx)}
+        >
+          + Agent
+        </button>
+        <button
+          type="button"
+          className="text-button small titlebar-button split-more"
+          aria-label="New agent in a worktree…"
+          title={tip('New agent in a git worktree of its own: its own branch and folder', shortcutLabel('new-agent-worktree', platform))}
+          data-testid="new-agent-worktree"
+          onClick={() => showWorktreeDialog()}
+        >
+          <span aria-hidden="true">⎇</span>
+        </button>
+      </span>
       <button
         type="button"
         className="text-button small titlebar-button"
@@ -65,6 +79,10 @@ function AgentsRollup(): ReactElement | null {
   const [open, setOpen] = useState(false);
   const box = useRef<HTMLDivElement>(null);
   const now = useNow(open ? 1000 : 15_000);
+  const epoch = useWindowState((s) => s.epoch);
+  useEffect(() => followWorktrees(ctx.api), [ctx.api, epoch]);
+  const worktrees = useStore(worktreesUi, (s) => s.list);
+  const left = useMemo(() => withoutPane(worktrees, panes), [worktrees, panes]);
 
   useEffect(() => {
     if (!open) return;
@@ -75,10 +93,13 @@ function AgentsRollup(): ReactElement | null {
     return () => window.removeEventListener('pointerdown', onDown, true);
   }, [open]);
   useEffect(() => {
-    if (rows.length === 0) setOpen(false);
-  }, [rows.length]);
+    if (rows.length === 0 && worktrees.length === 0) setOpen(false);
+  }, [rows.length, worktrees.length]);
 
-  if (rows.length === 0) return null;
+  if (rows.length === 0 && worktrees.length === 0) return null;
+  const trees = (n: number) => `${n} ${n === 1 ? 'worktree' : 'worktrees'}`;
+  // Worktrees left without a pane are always counted; the others only when no agent is.
+  const leftText = left.length ? `${trees(left.length)} without a pane` : rows.length === 0 ? trees(worktrees.length) : '';
   return (
     <div className="agents-rollup" ref={box} onKeyDown={(e) => { if (e.key === 'Escape') { e.stopPropagation(); setOpen(false); } }}>
       <button
@@ -86,7 +107,7 @@ function AgentsRollup(): ReactElement | null {
         className={`agents-counts${counts.blocked ? ' has-blocked' : ''}`}
         aria-expanded={open}
         aria-haspopup="true"
-        aria-label={`Agents: ${countsText(counts)}`}
+        aria-label={`Agents: ${[countsText(counts), leftText].filter(Boolean).join(', ')}`}
         title="Agents in this window (click for the list)"
         data-testid="agents-counts"
         onClick={() => setOpen(!open)}
@@ -98,6 +119,12 @@ function AgentsRollup(): ReactElement | null {
             {counts[s]} {STATUS_WORD[s]}
           </span>
         ))}
+        {leftText ? (
+          <span className={`agents-count${left.length ? ' agents-left' : ''}`} title={leftText}>
+            {rows.length ? <span className="agents-sep" aria-hidden="true">·</span> : null}
+            <span aria-hidden="true">⎇</span> {left.length ? `${left.length} left` : trees(worktrees.length)}
+          </span>
+        ) : null}
       </button>
       {open ? (
         <div className="agents-list" role="list" aria-label="Agent panes" data-testid="agents-list">
@@ -115,12 +142,16 @@ function AgentsRollup(): ReactElement | null {
               }}
             >
               <span className={`agent-dot agent-${r.status}`} aria-hidden="true" />
-              <span className="agents-row-title">{r.title.startsWith('/') ? shortPath(r.title) : r.title}</span>
+              <span className="agents-row-title">
+                {r.title.startsWith('/') ? shortPath(r.title) : r.title}
+                {panes[r.paneId]?.worktree ? <span className="agents-row-branch" title={panes[r.paneId]!.worktree!.path}> ⎇ {panes[r.paneId]!.worktree!.branch}</span> : null}
+              </span>
               <span className="agents-row-status">{STATUS_WORD[r.status]}</span>
               <span className="agents-row-time">{durationText(r.since, now)}</span>
               {r.unseen > 0 ? <span className="badge unseen" aria-label={`${r.unseen} unseen`}>{r.unseen}</span> : <span className="agents-row-unseen" />}
             </button>
           ))}
+          <WorktreeRows worktrees={worktrees} onDone={() => setOpen(false)} />
           {shell === 'serve' && permission !== 'unsupported' ? (
             <div className="agents-foot">
               {permission === 'default' ? (

@@ -1,8 +1,9 @@
 /** Pieces of a pane's header for agents and Ticks (mounted by renderer/panes/PaneHeader.tsx). */
 import { useState, type ReactElement } from 'react';
-import type { PaneInfo } from '../../preload/contract.ts';
+import type { PaneInfo, PaneWorktree } from '../../preload/contract.ts';
 import { useWindow } from '../context.ts';
 import { durationText } from './rollup.ts';
+import { aheadBehindText, worktreeTip } from './worktrees.ts';
 
 /** The agent badge's tooltip: what it does, for how long, and its detail. */
 export function agentTip(agent: NonNullable<PaneInfo['agent']>, label: string): string {
@@ -47,5 +48,17 @@ export function TickHeaderParts({ pane }: { pane: PaneInfo }): ReactElement {
         </button>
       ) : null}
     </>
+  );
+}
+
+/** The branch a worktree pane's agent works on, and how far it is from its base. */
+export function WorktreeBadge({ wt }: { wt: PaneWorktree }): ReactElement {
+  const apart = aheadBehindText(wt);
+  return (
+    <span className="badge worktree" title={worktreeTip(wt)} aria-label={worktreeTip(wt)} role="note" data-testid="worktree-badge">
+      <span aria-hidden="true">⎇</span>
+      <span className="worktree-branch">{wt.branch}</span>
+      {apart ? <span className="worktree-apart">{apart}</span> : null}
+    </span>
   );
 }

@@ -8,6 +8,7 @@ import { useStore } from 'zustand';
 import { focusPane } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { parseCommandLine } from './argv.ts';
+import { ModalForm } from './ModalForm.tsx';
 import { agentsUi, hideOpenTick } from './ui.ts';
 
 export function OpenTickDialog(): ReactElement | null {
@@ -68,21 +69,7 @@ function Dialog({ n }: { n: number }): ReactElement {
   };
 
   return (
-    <div className="td-modal-backdrop" onPointerDown={(e) => { if (e.target === e.currentTarget && !busy) close(); }}>
-      <form
-        className="td-modal open-tick"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="open-tick-title"
-        onSubmit={(e) => void submit(e)}
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') {
-            e.preventDefault();
-            e.stopPropagation();
-            if (!busy) close();
-          }
-        }}
-      >
+    <ModalForm className="open-tick" labelledBy="open-tick-title" busy={busy} onClose={close} onSubmit={(e) => void submit(e)}>
         <h2 id="open-tick-title">Open a Tick</h2>
         <label>
           <span>Command</span>
@@ -107,8 +94,7 @@ function Dialog({ n }: { n: number }): ReactElement {
           <button type="button" className="text-button" onClick={close} disabled={busy}>Cancel</button>
           <button type="submit" className="text-button primary" disabled={busy || !command.trim()}>{busy ? 'Opening…' : 'Open'}</button>
         </div>
-      </form>
-    </div>
+    </ModalForm>
   );
 }
 

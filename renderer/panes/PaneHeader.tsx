@@ -8,7 +8,7 @@ import { closePane, focusPane, restartPane, splitPane, toggleBench } from '../co
 import { useWindow, useWindowState } from '../context.ts';
 import { shortcutLabel, type WindowCommand } from '../keys.ts';
 import { BenchIcon, CloseIcon, RestartIcon, SplitDownIcon, SplitRightIcon } from './icons.tsx';
-import { TickHeaderParts, agentTip, tickCloseTip } from '../agents/HeaderParts.tsx';
+import { TickHeaderParts, WorktreeBadge, agentTip, tickCloseTip } from '../agents/HeaderParts.tsx';
 import { commandText, durationText } from '../terminal/prompts.ts';
 
 const AGENT_LABEL: Record<AgentStatus, string> = {
@@ -66,6 +66,7 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
       {showCwd ? <span className="pane-cwd" title={cwd}>{shortPath(cwd)}</span> : null}
       {pane?.lastCommand && !exited ? <LastCommand lc={pane.lastCommand} /> : null}
       <span className="pane-header-spacer" />
+      {pane?.worktree ? <WorktreeBadge wt={pane.worktree} /> : null}
       {pane?.agent ? (
         <span className={`badge agent agent-${pane.agent.status}`} title={agentTip(pane.agent, AGENT_LABEL[pane.agent.status])} data-testid="agent-status">
           <span className={`agent-dot agent-${pane.agent.status}`} aria-hidden="true" />

@@ -7,6 +7,8 @@ import type { Surface } from '../../preload/contract.ts';
 import { COMMENT_LIMIT, clock, isBlocked, recentRecords, recordText, utf8Length } from './acting.ts';
 import { benchApi, benchStore, errorText } from './runtime.ts';
 import { KindBody } from './cards/KindBody.tsx';
+import { stateLine } from './cards/answerState.ts';
+import { currentRecords } from '../../main/surfaces/revisions.ts';
 
 export interface CardCtx {
   paneId: string;
@@ -55,7 +57,8 @@ export function Card(props: {
   const composer = useRef<HTMLTextAreaElement>(null);
   const cardEl = useRef<HTMLElement>(null);
   const accepts = useCallback((a: string) => actions.includes(a), [actions]);
-  const actionable = actions.some((a) => a !== 'dismiss');
+  // A question or permission settled anywhere (or one the bench cannot answer) takes no answer here.
+  const actionable = actions.some((a) => a !== 'dismiss') && (stateLine(s.model)?.open ?? true);
   const tooLong = utf8Length(comment) > COMMENT_LIMIT;
 
   const act = useCallback((action: string, target?: string) => {
@@ -115,8 +118,8 @@ export function Card(props: {
   }, [paneId, s]);
 
   const blocked = useCallback(
-    (action: string, target?: string) => busy || (!unlocked && isBlocked(s.acted, action, target)),
-    [busy, unlocked, s.acted],
+    (action: string, target?: string) => busy || (!unlocked && isBlocked(currentRecords(s), action, target)),
+    [busy, unlocked, s],
   );
 
   const ctx: CardCtx = useMemo(() => ({ paneId, surface: s, accepts, act, blocked, busy, open }), [paneId, s, accepts, act, blocked, busy, open]);
@@ -165,7 +168,7 @@ export function Card(props: {
   }, [comment]);
 
   const records = recentRecords(s);
-  const settled = s.acted.some((r) => r.action !== 'comment' && r.action !== 'open' && r.action !== 'note');
+  const settled = currentRecords(s).some((r) => r.action !== 'comment' && r.action !== 'open' && r.action !== 'note');
   const when = s.updatedAt !== s.arrivedAt ? `updated ${clock(s.updatedAt)}` : clock(s.arrivedAt);
 
   return (
@@ -265,7 +268,7 @@ export function ActButton(props: {
 }): ReactNode {
   const { ctx, action, target } = props;
   if (!ctx.accepts(action)) return null;
-  const taken = ctx.surface.acted.some((r) => r.action === action && (r.target ?? '') === (target ?? ''));
+  const taken = currentRecords(ctx.surface).some((r) => r.action === action && (r.target ?? '') === (target ?? ''));
   return (
     <button
       type="button"

@@ -112,4 +112,18 @@ describe('taken actions and hunk state', () => {
     s.acted.push({ action: 'reject', at: 't4' });
     expect(hunkState(s, 'a.ts#hunk-3')).toBe('rejected');
   });
+
+  it('on a live diff, a hunk that changed after it was rejected is undecided again', () => {
+    const s = surface('worktree-changes', 1, 'Review', true, 'change');
+    s.model = {
+      since: '2026-01-01T00:10:00Z',
+      files: [{ path: 'a.ts', diff: '', hunks: [{ key: 'k1', since: '2026-01-01T00:00:00Z' }, { key: 'k2', since: '2026-01-01T00:10:00Z' }] }],
+    };
+    s.acted = [
+      { action: 'reject_part', target: 'a.ts#hunk-1', at: '2026-01-01T00:05:00Z' },
+      { action: 'reject_part', target: 'a.ts#hunk-2', at: '2026-01-01T00:05:00Z' },
+    ];
+    expect(hunkState(s, 'a.ts#hunk-1')).toBe('rejected');
+    expect(hunkState(s, 'a.ts#hunk-2')).toBeUndefined();
+  });
 });

@@ -3,6 +3,7 @@
  * tests feed these plain values.
  */
 import type { ApprovalRequest, Shelf, Surface } from '../../preload/contract.ts';
+import { currentRecords } from '../../main/surfaces/revisions.ts';
 
 /** The registry's shelves, in the order the bench shows them. */
 export const SHELVES: readonly Shelf[] = ['Decide', 'Review', 'Replies', 'Files', 'Data', 'Notes', 'Unsorted'];
@@ -99,8 +100,10 @@ export function alreadyTaken(s: Surface, action: string, target?: string): boole
 
 /** The last action taken on a hunk target (approve_part / reject_part), if any. */
 export function hunkState(s: Surface, target: string): 'approved' | 'rejected' | undefined {
-  for (let i = s.acted.length - 1; i >= 0; i--) {
-    const r = s.acted[i]!;
+  // Only what was taken on the hunk as it is now (a live diff's older actions were about something else).
+  const acted = currentRecords(s);
+  for (let i = acted.length - 1; i >= 0; i--) {
+    const r = acted[i]!;
     if (r.target === target && r.action === 'approve_part') return 'approved';
     if (r.target === target && r.action === 'reject_part') return 'rejected';
     // A whole-change approve/reject after the part decides every hunk it covers.

@@ -1,5 +1,5 @@
 /**
- * Runs the TDAC hook as Claude Code does (`sh tdac-hook.sh`, the hook JSON on stdin) and
+ * Runs the TDAC hook as the agents do (`sh tdac-hook.sh [--agent NAME]`, the hook JSON on stdin) and
  * reads what it wrote. For tests of the hook and of the agent channel that answers it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -19,9 +19,9 @@ export interface HookRun {
   done: Promise<{ code: number | null; stdout: string; stderr: string; ms: number }>;
 }
 
-export function startHook(input: unknown, env: Record<string, string | undefined>): HookRun {
+export function startHook(input: unknown, env: Record<string, string | undefined>, args: string[] = []): HookRun {
   const started = performance.now();
-  const child = spawn('sh', [HOOK_SH], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('sh', [HOOK_SH, ...args], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
@@ -35,8 +35,8 @@ export function startHook(input: unknown, env: Record<string, string | undefined
   return { child, done };
 }
 
-export function runHook(input: unknown, env: Record<string, string | undefined>) {
-  return startHook(input, env).done;
+export function runHook(input: unknown, env: Record<string, string | undefined>, args: string[] = []) {
+  return startHook(input, env, args).done;
 }
 
 /** Every line of inbound.jsonl, parsed. */

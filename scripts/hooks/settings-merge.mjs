@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// The JSON half of scripts/install-agent-hooks.sh: merges Terminal Delight's hooks into a
-// Claude Code settings file and its MCP server into a Claude Code MCP file, or takes
-// exactly those out again. Plain Node (>= 18), no dependencies.
+// The JSON half of `terminal-delight hooks` (and scripts/install-agent-hooks.sh): merges
+// Terminal Delight's hooks into an agent's hook settings (Claude Code's settings.json,
+// Codex's hooks.json, Gemini CLI's settings.json: the same shape) and its MCP server into a
+// Claude Code MCP file, or takes exactly those out again. Plain Node (>= 18), no dependencies.
 //
-//   node settings-merge.mjs install|uninstall --settings FILE --mcp FILE|none --hook PATH --bin PATH
+//   node settings-merge.mjs install|uninstall --settings FILE --mcp FILE|none --hook PATH --bin PATH [--agent claude|codex|gemini]
 //
 // Rules: what is there is never lost (other hooks, other settings, other servers); a file
 // that is not plain JSON (comments, trailing commas) is refused with the reason and left
@@ -59,13 +60,13 @@ function readJsonFile(file) {
     } catch (e) {
       const at = commentAt(text);
       if (at >= 0) {
-        throw new Refusal(`${file} has a comment on line ${lineOf(text, at)}: Claude Code reads this file as plain JSON, so take the comments out (or pass --settings with another file) and run again; nothing was changed`);
+        throw new Refusal(`${file} has a comment on line ${lineOf(text, at)}: the installer edits plain JSON only, so take the comments out (or pass --settings with another file) and run again; nothing was changed`);
       }
       throw new Refusal(`${file} is not valid JSON (${e.message}): fix it, or pass --settings with another file, and run again; nothing was changed`);
     }
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new Refusal(`${file} holds ${Array.isArray(value) ? 'an array' : String(value === null ? 'null' : typeof value)}, not a JSON object: Claude Code expects an object there; fix it and run again; nothing was changed`);
+    throw new Refusal(`${file} holds ${Array.isArray(value) ? 'an array' : String(value === null ? 'null' : typeof value)}, not a JSON object: the agent expects an object there; fix it and run again; nothing was changed`);
   }
   const indentMatch = /\n([ \t]+)\S/.exec(text);
   const indent = indentMatch ? (indentMatch[1][0] === '\t' ? '\t' : indentMatch[1].length) : 2;
@@ -128,20 +129,44 @@ function shellQuote(s) {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The hooks, event by event: [event, matcher or undefined, timeout in seconds]. */
-const HOOKS = [
-  ['SessionStart', undefined, 10],
-  ['UserPromptSubmit', undefined, 10],
-  ['PreToolUse', 'AskUserQuestion', 600],
-  ['PostToolUse', 'AskUserQuestion', 10],
-  ['PermissionRequest', '*', 600],
-  ['Stop', undefined, 10],
-];
+/**
+ * Each agent's hooks, event by event: [event, matcher or undefined, timeout]. Claude Code
+ * and Codex count timeouts in seconds, Gemini CLI in milliseconds. A prompt's hook may
+ * wait for the bench (540 s), so its timeout is 600 s.
+ */
+export const AGENT_HOOKS = {
+  claude: [
+    ['SessionStart', undefined, 10],
+    ['UserPromptSubmit', undefined, 10],
+    ['PreToolUse', 'AskUserQuestion', 600],
+    ['PostToolUse', '*', 10],
+    ['PostToolUseFailure', '*', 10],
+    ['PermissionRequest', '*', 600],
+    ['Stop', undefined, 10],
+  ],
+  codex: [
+    ['SessionStart', undefined, 10],
+    ['UserPromptSubmit', undefined, 10],
+    ['PermissionRequest', undefined, 600],
+    ['PostToolUse', undefined, 10],
+    ['Stop', undefined, 10],
+  ],
+  gemini: [
+    ['SessionStart', undefined, 10_000],
+    ['BeforeAgent', undefined, 10_000],
+    ['AfterAgent', undefined, 10_000],
+    ['BeforeTool', undefined, 10_000],
+    ['AfterTool', undefined, 10_000],
+    ['Notification', undefined, 10_000],
+  ],
+};
 
 const isOurHook = (h) => isObj(h) && typeof h.command === 'string' && h.command.includes(HOOK_FILE);
 
-export function hooksPart(hookPath) {
-  const command = `sh ${shellQuote(hookPath)}`;
+export function hooksPart(hookPath, agent = 'claude') {
+  const HOOKS = AGENT_HOOKS[agent];
+  if (!HOOKS) throw new Refusal(`settings-merge: no hooks for agent ${agent}`);
+  const command = `sh ${shellQuote(hookPath)}${agent === 'claude' ? '' : ` --agent ${agent}`}`;
   return {
     what: 'hooks',
     strip(settings, file) {
@@ -301,7 +326,7 @@ function parseArgs(argv) {
   for (let i = 0; i < rest.length; i += 2) {
     const key = rest[i];
     const value = rest[i + 1];
-    if (!['--settings', '--mcp', '--hook', '--bin'].includes(key) || value === undefined) throw new Refusal(`settings-merge: unexpected argument ${key}`);
+    if (!['--settings', '--mcp', '--hook', '--bin', '--agent'].includes(key) || value === undefined) throw new Refusal(`settings-merge: unexpected argument ${key}`);
     opts[key.slice(2)] = value;
   }
   if (mode !== 'install' && mode !== 'uninstall') throw new Refusal('settings-merge: the first argument is install or uninstall');
@@ -311,7 +336,7 @@ function parseArgs(argv) {
 
 function main() {
   const opts = parseArgs(process.argv.slice(2));
-  const jobs = [[path.resolve(opts.settings), hooksPart(path.resolve(opts.hook))]];
+  const jobs = [[path.resolve(opts.settings), hooksPart(path.resolve(opts.hook), opts.agent ?? 'claude')]];
   if (opts.mcp && opts.mcp !== 'none') jobs.push([path.resolve(opts.mcp), mcpPart(path.resolve(opts.bin))]);
   // Read and check every file before changing any, so a refusal changes nothing.
   for (const [file, part] of jobs) part.strip(readJsonFile(file).value, file);

@@ -12,11 +12,12 @@ beforeEach(() => {
   state = fs.mkdtempSync(path.join(os.tmpdir(), 'td-hook-'));
   folder = path.join(state, 'terminal-delight', 'surfaces', 'sess1', 'pane1');
   fs.mkdirSync(folder, { recursive: true });
-  env = { PATH: process.env.PATH, HOME: state, XDG_STATE_HOME: state, TD_SESSION: 'sess1', TD_PANE_ID: 'pane1', TD_QUESTION_WAIT_S: '30', TD_QUESTION_POLL_MS: '50', TD_WINDOW_GRACE_S: '60' };
+  env = { PATH: process.env.PATH, TD_NODE: process.execPath, HOME: state, XDG_STATE_HOME: state, TD_SESSION: 'sess1', TD_PANE_ID: 'pane1', TD_QUESTION_WAIT_S: '30', TD_QUESTION_POLL_MS: '50', TD_WINDOW_GRACE_S: '60' };
 });
 afterEach(() => fs.rmSync(state, { recursive: true, force: true }));
 
 const openBench = (open: boolean) => fs.writeFileSync(path.join(folder, 'bench.json'), JSON.stringify({ open, at: new Date().toISOString() }));
+const settlement = (id: string) => JSON.parse(fs.readFileSync(path.join(folder, 'answers', `${id}.json`), 'utf8')) as Record<string, unknown>;
 const writeAnswer = (id: string, value: unknown) => {
   fs.mkdirSync(path.join(folder, 'answers'), { recursive: true });
   const tmp = path.join(folder, 'answers', `.${id}.tmp`);
@@ -70,18 +71,23 @@ describe('events written to inbound.jsonl', () => {
     expect(readEvents(folder)).toEqual([]);
   });
 
-  it('PostToolUse of AskUserQuestion answered in the terminal becomes an answer event', async () => {
+  it('PostToolUse of AskUserQuestion becomes a tool event with the answers given', async () => {
     await runHook(sampleInput('post-tool-use-ask-user-question.json'), env);
     expect(readEvents(folder)).toEqual([expect.objectContaining({
-      type: 'answer', of: 'toolu_01HqZ8xKc4vNw2ePq7RmT3yB', via: 'terminal',
+      type: 'tool', tool_name: 'AskUserQuestion', tool_use_id: 'toolu_01HqZ8xKc4vNw2ePq7RmT3yB', agent: 'claude',
       answers: { 'Which colour scheme should the dark theme start from?': 'Solarized' },
     })]);
   });
 
-  it('PostToolUse of a question answered from the bench says nothing more', async () => {
-    writeAnswer('toolu_01HqZ8xKc4vNw2ePq7RmT3yB', { answers: {} });
-    await runHook(sampleInput('post-tool-use-ask-user-question.json'), env);
-    expect(readEvents(folder)).toEqual([]);
+  it('PostToolUse of any tool becomes a tool event (the evidence a prompt was answered in the terminal)', async () => {
+    await runHook({ ...sampleInput('pre-tool-use-bash.json'), hook_event_name: 'PostToolUse', tool_response: { stdout: '' } }, env);
+    expect(readEvents(folder)).toEqual([expect.objectContaining({ type: 'tool', tool_name: 'Bash', tool_input: expect.objectContaining({ command: expect.any(String) }) })]);
+  });
+
+  it('--agent codex maps Codex\'s payloads (the same hook, another module)', async () => {
+    const r = await runHook({ session_id: 'c-1', hook_event_name: 'UserPromptSubmit', prompt: 'Fix the build', turn_id: 't1', cwd: state, transcript_path: null, model: 'gpt-5' }, env, ['--agent', 'codex']);
+    expect(r).toMatchObject({ code: 0, stdout: '' });
+    expect(readEvents(folder)).toEqual([expect.objectContaining({ type: 'prompt', text: 'Fix the build', session_id: 'c-1', agent: 'codex' })]);
   });
 
   it('garbage on stdin: exit 0, nothing written', async () => {
@@ -132,11 +138,10 @@ describe('questions', () => {
     const events = readEvents(folder);
     expect(events[0]).toMatchObject({
       type: 'question', id: 'toolu_01HqZ8xKc4vNw2ePq7RmT3yB',
-      question: 'Which colour scheme should the dark theme start from?', header: 'Scheme',
-      options: ['Solarized', 'Nord', 'Plain black'], multiple: false,
+      questions: [expect.objectContaining({ question: 'Which colour scheme should the dark theme start from?', header: 'Scheme', multiple: false })],
     });
     expect(events[1]).toMatchObject({ type: 'unanswered', of: 'toolu_01HqZ8xKc4vNw2ePq7RmT3yB', reason: 'bench_closed' });
-    expect(fs.existsSync(path.join(folder, 'answers', 'toolu_01HqZ8xKc4vNw2ePq7RmT3yB.closed'))).toBe(true);
+    expect(settlement('toolu_01HqZ8xKc4vNw2ePq7RmT3yB')).toMatchObject({ closed: 'bench_closed' });
   });
 
   it('with no bench.json at all, the bench counts as closed', async () => {
@@ -188,7 +193,7 @@ describe('questions', () => {
     const r = await runHook(sampleInput('pre-tool-use-ask-user-question.json'), { ...env, TD_QUESTION_WAIT_S: '0.5' });
     expect(r).toMatchObject({ code: 0, stdout: '' });
     expect(readEvents(folder).at(-1)).toMatchObject({ type: 'unanswered', reason: 'timeout' });
-    expect(fs.existsSync(path.join(folder, 'answers', 'toolu_01HqZ8xKc4vNw2ePq7RmT3yB.closed'))).toBe(true);
+    expect(settlement('toolu_01HqZ8xKc4vNw2ePq7RmT3yB')).toMatchObject({ closed: 'timeout' });
   });
 
   it('stops waiting when no window reads the pane (the question is asked in the terminal)', async () => {
@@ -238,6 +243,17 @@ describe('questions', () => {
     const r = await run.done;
     expect(r.stdout).toBe('');
     expect(readEvents(folder).at(-1)).toMatchObject({ type: 'unanswered', reason: 'cancelled' });
+    expect(settlement('toolu_01HqZ8xKc4vNw2ePq7RmT3yB')).toMatchObject({ closed: 'cancelled' });
+  });
+
+  it('retired by the window (answered in the terminal): exits at once, prints nothing, says nothing more', async () => {
+    openBench(true);
+    const run = startHook(sampleInput('pre-tool-use-ask-user-question.json'), env);
+    await until(() => readEvents(folder).some((e) => e.type === 'question'), 20_000, 'question event');
+    writeAnswer('toolu_01HqZ8xKc4vNw2ePq7RmT3yB', { retired: 'answered_in_terminal' });
+    const r = await run.done;
+    expect(r).toMatchObject({ code: 0, stdout: '' });
+    expect(readEvents(folder).map((e) => e.type)).toEqual(['question']);
   });
 });
 

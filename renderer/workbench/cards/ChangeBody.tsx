@@ -5,13 +5,17 @@ import { hunkTarget, languageForPath, parseFileDiff, type Hunk } from '../diff.t
 import { hunkState } from '../shelves.ts';
 import { Markdown } from './Markdown.tsx';
 import { arr, obj, str } from './model.ts';
+import { PutBackButton, WorktreeFinish, cardWorktree, type CardWorktree } from './WorktreeFinish.tsx';
 
 export function ChangeBody({ ctx }: { ctx: CardCtx }): ReactNode {
   const m = ctx.surface.model;
   const files = useMemo(
-    () => arr(m.files).map(obj).map((f) => ({ path: str(f.path), diff: parseFileDiff(str(f.diff)) })),
+    () => arr(m.files).map(obj).map((f) => ({ path: str(f.path), diff: parseFileDiff(str(f.diff)), keys: arr(f.hunks).map((h) => str(obj(h).key)) })),
     [m.files],
   );
+  // A worktree's live Changes card (main/worktrees) also offers the person's own actions.
+  const wt = useMemo(() => cardWorktree(m), [m]);
+  const [wtError, setWtError] = useState<string | null>(null);
   const added = files.reduce((n, f) => n + f.diff.added, 0);
   const removed = files.reduce((n, f) => n + f.diff.removed, 0);
   return (
@@ -21,8 +25,9 @@ export function ChangeBody({ ctx }: { ctx: CardCtx }): ReactNode {
         {files.length} {files.length === 1 ? 'file' : 'files'} · <span className="tdb-add-n">+{added}</span> <span className="tdb-del-n">−{removed}</span>
       </p>
       {files.map((f, i) => (
-        <FileDiff key={`${f.path}-${i}`} ctx={ctx} path={f.path} hunks={f.diff.hunks} preamble={f.diff.preamble} added={f.diff.added} removed={f.diff.removed} />
+        <FileDiff key={`${f.path}-${i}`} ctx={ctx} path={f.path} hunks={f.diff.hunks} preamble={f.diff.preamble} added={f.diff.added} removed={f.diff.removed} wt={wt} keys={f.keys} onError={setWtError} />
       ))}
+      {wt && <WorktreeFinish paneId={ctx.paneId} wt={wt} version={ctx.surface.updatedAt} error={wtError} onError={setWtError} />}
       <div className="tdb-actions">
         <ActButton ctx={ctx} action="approve" label="Approve change" ariaLabel={`Approve the whole change ${ctx.surface.title}`} tone="primary" title="Approve every hunk (a)" />
         <ActButton ctx={ctx} action="reject" label="Reject change" ariaLabel={`Reject the whole change ${ctx.surface.title}`} tone="danger" title="Reject every hunk (r)" />
@@ -31,7 +36,7 @@ export function ChangeBody({ ctx }: { ctx: CardCtx }): ReactNode {
   );
 }
 
-function FileDiff(props: { ctx: CardCtx; path: string; hunks: Hunk[]; preamble: string[]; added: number; removed: number }): ReactNode {
+function FileDiff(props: { ctx: CardCtx; path: string; hunks: Hunk[]; preamble: string[]; added: number; removed: number; wt?: CardWorktree; keys: string[]; onError(text: string | null): void }): ReactNode {
   const [open, setOpen] = useState(true);
   const lang = languageForPath(props.path);
   return (
@@ -43,12 +48,15 @@ function FileDiff(props: { ctx: CardCtx; path: string; hunks: Hunk[]; preamble: 
         <span className="tdb-del-n">−{props.removed}</span>
       </button>
       {open && props.hunks.length === 0 && <pre className="tdb-diff-note">{props.preamble.join('\n') || 'No hunks in this diff.'}</pre>}
-      {open && props.hunks.map((h) => <HunkView key={h.index} ctx={props.ctx} path={props.path} hunk={h} lang={lang} />)}
+      {open && props.hunks.map((h) => (
+        <HunkView key={h.index} ctx={props.ctx} path={props.path} hunk={h} lang={lang}
+          putBack={props.wt ? <PutBackButton wt={props.wt} path={props.path} hunk={h.index} hunkKey={props.keys[h.index - 1] || undefined} onError={props.onError} /> : null} />
+      ))}
     </section>
   );
 }
 
-function HunkView(props: { ctx: CardCtx; path: string; hunk: Hunk; lang: string | undefined }): ReactNode {
+function HunkView(props: { ctx: CardCtx; path: string; hunk: Hunk; lang: string | undefined; putBack?: ReactNode }): ReactNode {
   const { ctx, hunk } = props;
   const target = hunkTarget(props.path, hunk.index);
   const state = hunkState(ctx.surface, target);
@@ -63,6 +71,7 @@ function HunkView(props: { ctx: CardCtx; path: string; hunk: Hunk; lang: string 
         {state && <span className={`tdb-badge ${state === 'approved' ? 'tdb-ok' : 'tdb-bad'}`}>{state}</span>}
         <ActButton ctx={ctx} action="approve_part" target={target} label="Approve" ariaLabel={`Approve hunk ${hunk.index} of ${props.path}`} tone="quiet" />
         <ActButton ctx={ctx} action="reject_part" target={target} label="Reject" ariaLabel={`Reject hunk ${hunk.index} of ${props.path}`} tone="quiet" />
+        {props.putBack}
       </div>
       <div className="tdb-diff" role="table" aria-label={`Hunk ${hunk.index} of ${props.path}`}>
         {hunk.lines.map((l, i) => (

@@ -2,6 +2,8 @@ import type { ReactNode } from 'react';
 import { ActButton, type CardCtx } from '../Card.tsx';
 import { Markdown } from './Markdown.tsx';
 import { arr, obj, str } from './model.ts';
+import { stateLine } from './answerState.ts';
+import { StateLine } from './StateLine.tsx';
 
 export function DecisionBody({ ctx }: { ctx: CardCtx }): ReactNode {
   const m = ctx.surface.model;
@@ -9,8 +11,11 @@ export function DecisionBody({ ctx }: { ctx: CardCtx }): ReactNode {
   const recommended = options.find((o) => o.recommended === true);
   const chosen = new Set(ctx.surface.acted.filter((r) => r.action === 'choose').map((r) => r.target));
   const approved = ctx.surface.acted.some((r) => r.action === 'approve');
+  const line = stateLine(m);
+  const open = line?.open ?? true;
   return (
     <>
+      {line && <StateLine line={line} />}
       <p className="tdb-question">{str(m.question)}</p>
       {str(m.context) && <Markdown text={str(m.context)} className="tdb-body" />}
       <ul className="tdb-options" aria-label="Options">
@@ -25,7 +30,7 @@ export function DecisionBody({ ctx }: { ctx: CardCtx }): ReactNode {
                 {isRec && <span className="tdb-badge tdb-rec">recommended</span>}
                 {picked && <span className="tdb-badge tdb-ok">chosen</span>}
                 <span className="tdb-spacer" />
-                <ActButton ctx={ctx} action="choose" target={name} label="Choose" ariaLabel={`Choose ${name}`} tone={isRec ? undefined : 'quiet'} />
+                {open && <ActButton ctx={ctx} action="choose" target={name} label="Choose" ariaLabel={`Choose ${name}`} tone={isRec ? undefined : 'quiet'} />}
               </div>
               {str(o.case) && <p className="tdb-case"><span className="tdb-label">Case</span>{str(o.case)}</p>}
               {str(o.cost) && <p className="tdb-cost"><span className="tdb-label">Cost</span>{str(o.cost)}</p>}
@@ -33,12 +38,12 @@ export function DecisionBody({ ctx }: { ctx: CardCtx }): ReactNode {
           );
         })}
       </ul>
-      <div className="tdb-actions">
+      {open && <div className="tdb-actions">
         {recommended && (
           <ActButton ctx={ctx} action="approve" label={<>Approve <span className="tdb-dim">{str(recommended.name)}</span></>} ariaLabel={`Approve the recommended option ${str(recommended.name)}`} tone="primary" title="Approve the recommended option (a)" />
         )}
         <ActButton ctx={ctx} action="reject" label="Reject" ariaLabel={`Reject ${ctx.surface.title}`} tone="danger" title="Reject every option (r)" />
-      </div>
+      </div>}
     </>
   );
 }

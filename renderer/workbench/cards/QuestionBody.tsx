@@ -1,6 +1,8 @@
 import { useState, type ReactNode } from 'react';
 import { ActButton, type CardCtx } from '../Card.tsx';
 import { arr, obj, str } from './model.ts';
+import { stateLine } from './answerState.ts';
+import { StateLine } from './StateLine.tsx';
 
 export function QuestionBody({ ctx }: { ctx: CardCtx }): ReactNode {
   const m = ctx.surface.model;
@@ -11,10 +13,18 @@ export function QuestionBody({ ctx }: { ctx: CardCtx }): ReactNode {
   const ordered = options.map((o) => str(o.name)).filter((n) => picked.includes(n));
   const target = ordered.join(', ');
   const chosen = new Set(ctx.surface.acted.filter((r) => r.action === 'choose').flatMap((r) => (r.target ?? '').split(', ')));
+  const line = stateLine(m);
+  const open = line?.open ?? true;
   return (
     <>
+      {line && <StateLine line={line} />}
       <p className="tdb-question">{str(m.question)}</p>
-      {options.length > 0 && !multiple && (
+      {options.length > 0 && !open && (
+        <ul className="tdb-options-plain" aria-label="Options">
+          {options.map((o, i) => <li key={`${str(o.name)}-${i}`}>{str(o.name)}{str(o.detail) && <span className="tdb-detail"> — {str(o.detail)}</span>}</li>)}
+        </ul>
+      )}
+      {open && options.length > 0 && !multiple && (
         <div className="tdb-choices" role="group" aria-label="Options">
           {options.map((o, i) => {
             const name = str(o.name);
@@ -27,7 +37,7 @@ export function QuestionBody({ ctx }: { ctx: CardCtx }): ReactNode {
           })}
         </div>
       )}
-      {options.length > 0 && multiple && (
+      {open && options.length > 0 && multiple && (
         <fieldset className="tdb-multi">
           <legend className="tdb-meta">Choose any</legend>
           {options.map((o, i) => {
@@ -59,7 +69,7 @@ export function QuestionBody({ ctx }: { ctx: CardCtx }): ReactNode {
           </div>
         </fieldset>
       )}
-      {m.free_text === true && <p className="tdb-meta">Or write an answer below and press Enter.</p>}
+      {open && m.free_text === true && <p className="tdb-meta">Or write an answer below and press Enter.</p>}
     </>
   );
 }

@@ -1,0 +1,75 @@
+/**
+ * Reading agents' hook payloads defensively, and the parts of the mapping that several
+ * agents share (Claude Code's hook protocol, which Codex follows too). Pure.
+ */
+import type { AnswerFile } from '../answers.ts';
+import type { EventDraft, HookContext, HookWait } from './types.ts';
+
+/** Longest text an event carries (a reply, a prompt); the rest is cut with a mark. */
+export const MAX_TEXT = 64 * 1024;
+/** Longest tool input a permission or tool event carries, as JSON. */
+export const MAX_TOOL_INPUT = 16 * 1024;
+
+export const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+export const obj = (v: unknown): Record<string, unknown> => (isObj(v) ? v : {});
+
+/** A name safe as one path segment and as a TDSP id: A-Za-z0-9._:- only, 1 to 128 long. */
+export function safeId(value: unknown): value is string {
+  return typeof value === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(value) && value !== '.' && value !== '..';
+}
+
+export function cut(text: unknown, max = MAX_TEXT): string | undefined {
+  if (typeof text !== 'string') return undefined;
+  return text.length > max ? `${text.slice(0, max)}\n… (cut at ${max} characters)` : text;
+}
+
+/** A tool input as an event carries it: itself, or its JSON cut to 16 KiB as `{text}` with `truncated`. */
+export function toolInput(value: unknown): { tool_input: unknown; truncated?: true } {
+  const input = value ?? {};
+  const json = JSON.stringify(input);
+  return json && json.length > MAX_TOOL_INPUT ? { tool_input: { text: cut(json, MAX_TOOL_INPUT) }, truncated: true } : { tool_input: input };
+}
+
+/** The fields every event copies from a payload when present. */
+export function sessionOf(input: Record<string, unknown>): { session_id?: string } {
+  return typeof input.session_id === 'string' ? { session_id: input.session_id } : {};
+}
+
+export const isPermissionAnswer = (a: AnswerFile): boolean => 'behavior' in a && (a.behavior === 'allow' || a.behavior === 'deny');
+
+/** The decision a permission answer carries: allow, or deny with its message. */
+export function decisionOf(answer: AnswerFile): { behavior: 'allow' | 'deny'; message?: string } {
+  if (!('behavior' in answer)) return { behavior: 'deny' };
+  return answer.behavior === 'deny' && answer.message ? { behavior: 'deny', message: answer.message } : { behavior: answer.behavior };
+}
+
+/**
+ * A PermissionRequest in Claude Code's hook protocol (Codex speaks it too): a
+ * `permission` event (the payload has no tool_use_id, so the id is made up) and a wait
+ * whose answer goes back as `hookSpecificOutput.decision`.
+ */
+export function permissionRequest(input: Record<string, unknown>, ctx: HookContext): HookWait | undefined {
+  if (typeof input.tool_name !== 'string' || !input.tool_name) return undefined;
+  const event: EventDraft = { type: 'permission', id: ctx.id('perm'), ...sessionOf(input), tool_name: input.tool_name, ...toolInput(input.tool_input) };
+  return {
+    event,
+    accepts: isPermissionAnswer,
+    output: (answer) => ({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: decisionOf(answer) } }),
+  };
+}
+
+/** A tool that ran (or failed): the evidence that a permission for it was answered. */
+export function toolEvent(input: Record<string, unknown>, ctx: HookContext, extra: Record<string, unknown> = {}): EventDraft | undefined {
+  if (typeof input.tool_name !== 'string' || !input.tool_name) return undefined;
+  return {
+    type: 'tool',
+    id: ctx.id('t'),
+    ...sessionOf(input),
+    tool_name: input.tool_name,
+    ...toolInput(input.tool_input),
+    ...(safeId(input.tool_use_id) ? { tool_use_id: input.tool_use_id } : {}),
+    ...extra,
+  };
+}
+

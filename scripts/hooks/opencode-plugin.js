@@ -1,0 +1,84 @@
+// Terminal Delight's OpenCode plugin (TDAC 0.2), written into OpenCode's plugin folder by
+// `terminal-delight hooks --agent opencode`. Outside a Terminal Delight pane it does
+// nothing. Inside one it forwards the events that matter to the agent hook
+// (tdac-hook.sh --agent opencode, the payload on stdin; main/agent-channel/agents/
+// opencode.ts maps them) and hands a permission answer from the bench back to OpenCode
+// through its own client, as the TUI's reply (once or reject).
+import { spawn } from 'node:child_process';
+
+const HOOK = '@@HOOK@@';
+
+/** Runs the hook with one payload; resolves with what it printed (empty when nothing). */
+function hook(payload) {
+  return new Promise((resolve) => {
+    let out = '';
+    let child;
+    try {
+      child = spawn('sh', [HOOK, '--agent', 'opencode'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    } catch {
+      resolve('');
+      return;
+    }
+    child.stdout.on('data', (d) => { out += d; });
+    child.on('error', () => resolve(''));
+    child.on('close', () => resolve(out.trim()));
+    child.stdin.on('error', () => {});
+    child.stdin.end(JSON.stringify(payload));
+  });
+}
+
+async function reply(client, sessionID, permissionID, answer) {
+  const response = answer.reply === 'once' ? 'once' : 'reject';
+  // OpenCode's SDK names this call differently across versions; the TUI sends the same.
+  if (client && client.permission && typeof client.permission.reply === 'function') {
+    await client.permission.reply({ requestID: permissionID, reply: response, message: answer.message });
+  } else if (client && typeof client.postSessionIdPermissionsPermissionId === 'function') {
+    await client.postSessionIdPermissionsPermissionId({ path: { id: sessionID, permissionID }, body: { response } });
+  }
+}
+
+export const TerminalDelight = async ({ client }) => {
+  if (!process.env.TD_SESSION || !process.env.TD_PANE_ID) return {};
+  const roles = new Map();
+  const texts = new Map();
+  return {
+    event: async ({ event }) => {
+      const p = event.properties || {};
+      switch (event.type) {
+        case 'session.created':
+          await hook({ hook_event_name: 'session.created', session_id: p.info ? p.info.id : p.sessionID });
+          break;
+        case 'message.updated':
+          if (p.info) roles.set(p.info.id, p.info.role);
+          break;
+        case 'message.part.updated':
+          if (p.part && p.part.type === 'text' && roles.get(p.part.messageID) === 'assistant') texts.set(p.part.sessionID, p.part.text);
+          break;
+        case 'session.idle':
+          await hook({ hook_event_name: 'session.idle', session_id: p.sessionID, text: texts.get(p.sessionID) || '' });
+          texts.delete(p.sessionID);
+          break;
+        case 'permission.asked':
+        case 'permission.updated': {
+          // not awaited: OpenCode goes on delivering events while the bench decides
+          hook({ hook_event_name: 'permission.asked', session_id: p.sessionID, permission_id: p.id, permission: p.permission || p.type, patterns: p.patterns || (p.pattern ? [].concat(p.pattern) : []), title: p.title, metadata: p.metadata })
+            .then((out) => (out ? reply(client, p.sessionID, p.id, JSON.parse(out)) : undefined))
+            .catch(() => {});
+          break;
+        }
+        case 'permission.replied':
+          await hook({ hook_event_name: 'permission.replied', session_id: p.sessionID, permission_id: p.requestID || p.permissionID, reply: p.reply || p.response });
+          break;
+        default:
+          break;
+      }
+    },
+    'chat.message': async (input, output) => {
+      const parts = (output && output.parts) || [];
+      await hook({ hook_event_name: 'chat.message', session_id: input.sessionID, text: parts.filter((x) => x.type === 'text').map((x) => x.text).join('\n') });
+    },
+    'tool.execute.after': async (input) => {
+      await hook({ hook_event_name: 'tool.execute.after', session_id: input.sessionID, tool: input.tool, call_id: input.callID, args: input.args });
+    },
+  };
+};
