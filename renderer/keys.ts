@@ -66,6 +66,7 @@ export function commandForKey(e: KeyLike, platform = ''): WindowCommand | undefi
   if (e.key === '=' || e.key === '+') return 'zoom-in';
   if (e.key === '-') return 'zoom-out';
   if (e.key === '0') return 'zoom-reset';
+  if (e.key === ',') return 'open-settings';
   return undefined;
 }
 
@@ -88,6 +89,7 @@ export function shortcutLabel(cmd: WindowCommand, platform = ''): string {
     'zoom-reset': `${p}0`,
     'prompt-prev': `${p}Up`,
     'prompt-next': `${p}Down`,
+    'open-settings': `${p},`,
   };
   return labels[cmd] ?? '';
 }

@@ -10,6 +10,7 @@ import { shortcutLabel, type WindowCommand } from '../keys.ts';
 import { BenchIcon, CloseIcon, RestartIcon, SplitDownIcon, SplitRightIcon } from './icons.tsx';
 import { TickHeaderParts, WorktreeBadge, agentTip, tickCloseTip } from '../agents/HeaderParts.tsx';
 import { commandText, durationText } from '../terminal/prompts.ts';
+import { visibleText } from '../visible.ts';
 
 const AGENT_LABEL: Record<AgentStatus, string> = {
   working: 'working',
@@ -55,7 +56,7 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
     return keys ? `${label} (${keys})` : label;
   };
   const exited = pane?.status === 'exited';
-  const title = pane?.title || pane?.command.join(' ') || 'Terminal';
+  const title = visibleText(pane?.title || pane?.command.join(' ') || 'Terminal');
   const cwd = pane?.cwd ?? '';
   const showCwd = cwd && cwd !== title && !title.endsWith(cwd);
 
@@ -75,8 +76,9 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
       ) : null}
       {pane?.kind === 'tick' ? <TickHeaderParts pane={pane} /> : null}
       {pane && pane.unseen > 0 ? (
-        <span className="badge unseen" title={`${pane.unseen} unseen on the bench`} aria-label={`${pane.unseen} unseen`}>
+        <span className="badge unseen" title={`${pane.unseen} unseen on the bench`}>
           {pane.unseen}
+          <span className="sr-only"> unseen</span>
         </span>
       ) : null}
       {exited && pane ? (
