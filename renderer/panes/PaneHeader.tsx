@@ -112,8 +112,9 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
 function LastCommand({ lc }: { lc: NonNullable<PaneInfo['lastCommand']> }): ReactElement {
   const { text, label } = lastCommandParts(lc);
   return (
-    <span className={`pane-last-command ${lc.exitCode === 0 ? 'ok' : 'bad'}`} title={`${label} (ended ${new Date(lc.at).toLocaleTimeString()})`} aria-label={label} data-testid="last-command">
-      {text}
+    <span className={`pane-last-command ${lc.exitCode === 0 ? 'ok' : 'bad'}`} title={`${label} (ended ${new Date(lc.at).toLocaleTimeString()})`} data-testid="last-command">
+      <span aria-hidden="true">{text}</span>
+      <span className="sr-only">{label}</span>
     </span>
   );
 }
