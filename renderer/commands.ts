@@ -11,11 +11,16 @@ import { showOpenTick } from './agents/ui.ts';
 import { showAgentPicker } from './agents/picker.ts';
 import { showWorktreeDialog } from './agents/worktrees.ts';
 import { showQuit } from './service/ui.ts';
+import { showSettings } from './settings/ui.ts';
 
 /** The little the commands need of a pane's terminal. */
 export interface TerminalHandle {
   copySelection(): Promise<void>;
   pasteFromClipboard(): Promise<void>;
+  /** Scroll to the previous (-1) or next (+1) prompt (shell integration). */
+  jumpToPrompt?(dir: -1 | 1): boolean;
+  /** Whether the terminal knows prompts to jump to and shows the normal screen. */
+  canJumpToPrompt?(): boolean;
 }
 
 export interface CommandContext {
@@ -146,6 +151,17 @@ export function toggleFind(ctx: CommandContext, paneId?: string): void {
   else s.openFind(id);
 }
 
+/**
+ * Whether a shortcut's command applies now, or its keys belong to the terminal: the prompt
+ * jumps (Ctrl+Up / Ctrl+Down) apply only where the shell marks its prompts and no
+ * full-screen program runs, so vim, less and shells without the integration keep those keys.
+ */
+export function commandWanted(ctx: CommandContext, cmd: WindowCommand, paneId?: string): boolean {
+  if (cmd !== 'prompt-prev' && cmd !== 'prompt-next') return true;
+  const id = paneId ?? ctx.store.getState().focused;
+  return !!id && !!ctx.terminal(id)?.canJumpToPrompt?.();
+}
+
 /** Run a command by name (shortcut, menu or button), for the given pane or the focused one. */
 export function runCommand(ctx: CommandContext, cmd: WindowCommand, paneId?: string): void {
   const id = paneId ?? ctx.store.getState().focused ?? undefined;
@@ -158,6 +174,7 @@ export function runCommand(ctx: CommandContext, cmd: WindowCommand, paneId?: str
     case 'open-tick': showOpenTick(); break;
     case 'new-agent-worktree': showWorktreeDialog(); break;
     case 'quit-all': showQuit(); break;
+    case 'open-settings': showSettings(); break;
     case 'focus-pane': if (paneId) focusPane(ctx, paneId, true); break;
     case 'toggle-bench': void toggleBench(ctx, id); break;
     case 'zoom-in': void zoom(ctx, 1); break;
@@ -172,5 +189,7 @@ export function runCommand(ctx: CommandContext, cmd: WindowCommand, paneId?: str
     case 'focus-down': moveFocus(ctx, 'down'); break;
     case 'copy': if (id) void ctx.terminal(id)?.copySelection(); break;
     case 'paste': if (id) void ctx.terminal(id)?.pasteFromClipboard(); break;
+    case 'prompt-prev': if (id) ctx.terminal(id)?.jumpToPrompt?.(-1); break;
+    case 'prompt-next': if (id) ctx.terminal(id)?.jumpToPrompt?.(1); break;
   }
 }

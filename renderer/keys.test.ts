@@ -29,6 +29,14 @@ describe('commandForKey', () => {
     expect(commandForKey(k('ArrowUp', 'ArrowUp', { altKey: true, shiftKey: true }))).toBeUndefined();
     expect(commandForKey(k('ArrowUp', 'ArrowUp'))).toBeUndefined();
   });
+  it('opens the settings with Ctrl+, (Cmd+, on macOS)', () => {
+    expect(commandForKey(k(',', 'Comma', { ctrlKey: true }))).toBe('open-settings');
+    expect(commandForKey(k(',', 'Comma', { metaKey: true }), 'darwin')).toBe('open-settings');
+    expect(commandForKey(k(',', 'Comma', { ctrlKey: true }), 'darwin')).toBeUndefined();
+    expect(commandForKey(k(',', 'Comma'))).toBeUndefined();
+    expect(shortcutLabel('open-settings')).toBe('Ctrl+,');
+    expect(shortcutLabel('open-settings', 'darwin')).toBe('⌘,');
+  });
   it('zooms with Ctrl+= / Ctrl+- / Ctrl+0', () => {
     expect(commandForKey(k('=', 'Equal', { ctrlKey: true }))).toBe('zoom-in');
     expect(commandForKey(k('+', 'Equal', { ctrlKey: true, shiftKey: true }))).toBe('zoom-in');
@@ -39,6 +47,15 @@ describe('commandForKey', () => {
     expect(commandForKey(k('D', 'KeyD', { metaKey: true, shiftKey: true }), 'darwin')).toBe('split-right');
     expect(commandForKey(k('D', 'KeyD', { ctrlKey: true, shiftKey: true }), 'darwin')).toBeUndefined();
     expect(commandForKey(k('D', 'KeyD', { metaKey: true, shiftKey: true }), 'linux')).toBeUndefined();
+  });
+  it('jumps between prompts with Ctrl+Up / Ctrl+Down (Cmd on macOS), leaving Shift and Alt arrows alone', () => {
+    expect(commandForKey(k('ArrowUp', 'ArrowUp', { ctrlKey: true }))).toBe('prompt-prev');
+    expect(commandForKey(k('ArrowDown', 'ArrowDown', { ctrlKey: true }))).toBe('prompt-next');
+    expect(commandForKey(k('ArrowUp', 'ArrowUp', { metaKey: true }), 'darwin')).toBe('prompt-prev');
+    expect(commandForKey(k('ArrowUp', 'ArrowUp', { ctrlKey: true }), 'darwin')).toBeUndefined();
+    expect(commandForKey(k('ArrowUp', 'ArrowUp', { ctrlKey: true, shiftKey: true }))).toBe('focus-up');
+    expect(commandForKey(k('ArrowUp', 'ArrowUp', { ctrlKey: true, altKey: true }))).toBeUndefined();
+    expect(shortcutLabel('prompt-prev')).toBe('Ctrl+Up');
   });
   it('ignores Ctrl+Alt combinations', () => {
     expect(commandForKey(k('D', 'KeyD', { ctrlKey: true, shiftKey: true, altKey: true }))).toBeUndefined();

@@ -15,7 +15,7 @@ import { app, BrowserWindow, dialog, ipcMain, Menu, nativeImage, Notification, p
 import type { AppCommand, EventName, Events, PaneInfo, RequestName, Surface } from '../../preload/contract.ts';
 import { REQUEST_NAMES } from '../../preload/contract.ts';
 import { appRoot } from '../panes/env.ts';
-import { revealTarget, shouldNotifyNatively } from './desktop.ts';
+import { offersDevTools, revealTarget, shouldNotifyNatively } from './desktop.ts';
 import { ElectronRelay } from './relay.ts';
 import { ORIGIN, routeAppUrl, SCHEME, trustedSenderUrl } from './routes.ts';
 
@@ -214,6 +214,8 @@ function buildMenu(): void {
         cmd('New Agent Pane', 'new-agent', 'CmdOrCtrl+Shift+A'),
         cmd('Open Tick…', 'open-tick', 'CmdOrCtrl+Shift+O'),
         { type: 'separator' },
+        cmd('Settings…', 'open-settings', 'CmdOrCtrl+,'),
+        { type: 'separator' },
         cmd('Split Right', 'split-right', 'CmdOrCtrl+Shift+D'),
         cmd('Split Down', 'split-down', 'CmdOrCtrl+Shift+E'),
         cmd('Close Pane', 'close-pane', 'CmdOrCtrl+Shift+W'),
@@ -237,7 +239,7 @@ function buildMenu(): void {
         cmd('Zoom Out', 'zoom-out', 'CmdOrCtrl+-'),
         cmd('Actual Size', 'zoom-reset', 'CmdOrCtrl+0'),
         { type: 'separator' },
-        { role: 'toggleDevTools' },
+        ...(offersDevTools(app) ? [{ role: 'toggleDevTools' as const }] : []),
         { role: 'togglefullscreen' },
       ],
     },
@@ -261,6 +263,7 @@ function openWindow(): BrowserWindow {
       webSecurity: true,
       webviewTag: false,
       spellcheck: false,
+      devTools: offersDevTools(app),
     },
   });
   windows.add(win);

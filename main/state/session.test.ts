@@ -137,7 +137,9 @@ describe('app requests', () => {
     const s = await app.core.request('settings.set', { fontSize: 16 }, client);
     expect(s.fontSize).toBe(16);
     expect(events).toEqual([s]);
-    await expect(app.core.request('settings.set', { fontSize: 'big' as never }, client)).rejects.toThrow(/out of range/);
+    // The contract's schema refuses the type; the settings' own rules, the range.
+    await expect(app.core.request('settings.set', { fontSize: 'big' as never }, client)).rejects.toThrow('request "settings.set": "fontSize" must be a number, not "big"; nothing was changed.');
+    await expect(app.core.request('settings.set', { fontSize: 500 }, client)).rejects.toThrow(/out of range/);
   });
 
   it('app.hello starts a login shell when only detached panes exist', async () => {
@@ -168,6 +170,6 @@ describe('app requests', () => {
     await app.core.request('app.hello', {}, client);
     await expect(app.core.request('layout.set', { layout: { type: 'pane', paneId: 'ghost' } }, client)).rejects.toThrow(/does not exist/);
     await expect(app.core.request('pane.create', { kind: 'tick' }, client)).rejects.toThrow(/cannot be created here/);
-    await expect(app.core.request('pane.create', { direction: 'up' as never }, client)).rejects.toThrow(/use "right" or "down"/);
+    await expect(app.core.request('pane.create', { direction: 'up' as never }, client)).rejects.toThrow('request "pane.create": "direction" must be "right" or "down", not "up"; nothing was changed.');
   });
 });
