@@ -10,7 +10,9 @@
  * tool ran, or the agent said so); cancelled (the agent ended the wait: Esc, or "No" in
  * its own prompt); timed out; invalidated. When the prompt is settled anywhere but the
  * bench, the channel settles the answer file first (answers.ts), so the waiting hook
- * exits at once and a click on the bench can never land as a second answer.
+ * exits at once and a click on the bench can never land as a second answer. A waiting
+ * hook the agent killed without a word (SIGKILL: Codex on Esc) is seen gone by its
+ * process id, and its card says cancelled.
  *
  * Which agent wrote an event only picks the words on the card (its label, what it cannot
  * do) from the agents table; the bench never knows.
