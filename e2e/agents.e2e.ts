@@ -11,11 +11,10 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaneInfo } from '../preload/contract.ts';
-import { ARTIFACTS, launchBrowser, openWindow, ROOT, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
+import { axeViolations, ARTIFACTS, launchBrowser, openWindow, ROOT, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
 
 let serve: Serve;
 let browser: Browser;
@@ -32,12 +31,6 @@ function inbound(paneId: string, event: Record<string, unknown>): void {
 
 async function panes(w: TdPage): Promise<PaneInfo[]> {
   return w.page.evaluate(() => Object.values((window as unknown as { __td: { store: { getState(): { panes: Record<string, PaneInfo> } } } }).__td.store.getState().panes));
-}
-
-/** Serious and critical axe violations inside `selector`, one line each. */
-async function axe(w: TdPage, selector: string): Promise<string[]> {
-  const result = await new AxeBuilder({ page: w.page }).include(selector).analyze();
-  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
 }
 
 async function shot(w: TdPage, name: string, locator?: ReturnType<TdPage['page']['locator']>): Promise<void> {
@@ -171,7 +164,7 @@ describe('New agent pane', () => {
     expect(await win.page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('listbox');
     expect(await options().nth(0).getAttribute('aria-selected')).toBe('true');
     await shot(win, 'agent-picker-dark', chooser());
-    expect(await axe(win, '.agent-picker')).toEqual([]);
+    expect(await axeViolations(win, 'the agent chooser, dark')).toEqual([]);
     const light = await openWindow(browser, serve, { theme: 'light' });
     try {
       await light.page.getByRole('button', { name: '+ Agent' }).click();
@@ -179,7 +172,7 @@ describe('New agent pane', () => {
       await light.waitFor(async () => (await lc.getByRole('option').count()) === 4, 'the light chooser');
       await light.page.keyboard.press('ArrowDown');
       await shot(light, 'agent-picker-light', lc);
-      expect(await axe(light, '.agent-picker')).toEqual([]);
+      expect(await axeViolations(light, 'the agent chooser, light')).toEqual([]);
       await light.page.keyboard.press('Escape');
       await light.waitFor(async () => (await lc.count()) === 0, 'Escape to close the light chooser');
     } finally {
