@@ -73,9 +73,9 @@ async function showShelf(name: string, w: TdPage = win): Promise<void> {
 }
 
 async function unseenOn(shelf: string, w: TdPage = win): Promise<number> {
-  const badge = bench(w).locator(`[data-shelf="${shelf}"] .tdb-count`);
-  if ((await badge.count()) === 0) return 0;
-  return Number(await badge.getAttribute('data-unseen'));
+  // Read in one go: the count may go (seen) between asking whether it is there and reading it.
+  const counts = await bench(w).locator(`[data-shelf="${shelf}"] .tdb-count`).evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-unseen'))));
+  return counts[0] ?? 0;
 }
 
 async function activeIsTerminal(w: TdPage = win): Promise<boolean> {
