@@ -88,6 +88,9 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
   };
   // Installed Tick packages and agents' Skills go under the temp home too.
   for (const k of ['XDG_DATA_HOME', 'CLAUDE_CONFIG_DIR']) if (!opts.env?.[k]) delete env[k];
+  // Panes get a person's environment, not a CI job's: agent CLIs change under CI (Gemini CLI
+  // with CI=true ignores its terminal and runs headless, waiting for a prompt on stdin).
+  for (const k of Object.keys(env)) if (/^(CI|CI_.*|CONTINUOUS_INTEGRATION|GITHUB_ACTIONS|BUILD_NUMBER|RUN_ID)$/.test(k) && !opts.env?.[k]) delete env[k];
   const child = spawn(process.execPath, [
     '--experimental-strip-types', '--no-warnings=ExperimentalWarning', '--max-semi-space-size=8', // as npm start runs it
     path.join(ROOT, 'main', 'serve', 'main.ts'),
