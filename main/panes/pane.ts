@@ -4,14 +4,13 @@
  */
 import path from 'node:path';
 import os from 'node:os';
-import headless from '@xterm/headless';
-import serialize from '@xterm/addon-serialize';
 import nodePty from 'node-pty';
 import type { IPty } from 'node-pty';
 import type { PaneInfo, PaneKind } from '../../preload/contract.ts';
 import { FLOW } from '../../preload/contract.ts';
 import { FlowMeter } from './flow.ts';
 import { processCwd } from './proc.ts';
+import { Screen } from './screen.ts';
 
 export const DEFAULT_COLS = 120;
 export const DEFAULT_ROWS = 30;
@@ -80,8 +79,7 @@ export class Pane {
   env: Record<string, string>;
   info: PaneInfo;
   private proc: IPty | undefined;
-  private readonly screen: InstanceType<typeof headless.Terminal>;
-  private readonly serializer: InstanceType<typeof serialize.SerializeAddon>;
+  private readonly screen: Screen;
   private readonly meter = new FlowMeter();
   private readonly screenMeter = new FlowMeter(HEADLESS_HIGH, HEADLESS_LOW);
   private readonly hooks: PaneHooks;
@@ -112,12 +110,19 @@ export class Pane {
     this.env = spawn.env;
     this.hooks = hooks;
     this.fixedTitle = spawn.title;
-    this.screen = new headless.Terminal({ cols: spawn.cols, rows: spawn.rows, scrollback: spawn.scrollback, allowProposedApi: true });
-    this.serializer = new serialize.SerializeAddon();
-    this.screen.loadAddon(this.serializer);
-    this.screen.onTitleChange((t) => {
-      this.oscTitle = t || undefined;
-      this.refreshTitle();
+    this.screen = new Screen({
+      cols: spawn.cols,
+      rows: spawn.rows,
+      scrollback: spawn.scrollback,
+      handed: (n) => this.screenMeter.sent(n),
+      parsed: (n) => {
+        this.screenMeter.ack(HEADLESS, n);
+        if (!this.disposed) this.applyFlow();
+      },
+      title: (t) => {
+        this.oscTitle = t || undefined;
+        this.refreshTitle();
+      },
     });
     this.screenMeter.attach(HEADLESS);
     this.info = {
@@ -153,7 +158,8 @@ export class Pane {
 
   /** Draw a saved screen into the headless screen (an ended pane shows what it last showed). */
   writeScreen(data: string): Promise<void> {
-    return new Promise<void>((resolve) => this.screen.write(data, resolve));
+    this.screen.write(data);
+    return this.screen.settled();
   }
 
   get pid(): number | undefined {
@@ -251,11 +257,7 @@ export class Pane {
       this.held.push(data);
       return;
     }
-    this.screenMeter.sent(data.length);
-    this.screen.write(data, () => {
-      this.screenMeter.ack(HEADLESS, data.length);
-      this.applyFlow();
-    });
+    this.screen.write(data);
     this.batch += data;
     // Output after a quiet spell (an echo, a prompt) goes out at once, so a keystroke's
     // echo never waits out the batch; what follows within FLOW.batchMs is batched.
@@ -388,10 +390,7 @@ export class Pane {
     const mine = !this.held;
     if (mine) this.held = [];
     try {
-      await new Promise<void>((resolve) => this.screen.write('', resolve));
-      const history = this.screen.buffer.normal.baseY;
-      const lines = Math.max(0, Math.min(scrollback, history));
-      return { data: this.serializer.serialize({ scrollback: lines }), cols: this.screen.cols, rows: this.screen.rows, complete: lines >= history };
+      return await this.screen.serialize(scrollback);
     } finally {
       if (mine) {
         // Output that arrived while the snapshot was taken is not in it: release it only
@@ -409,28 +408,17 @@ export class Pane {
 
   /** Resolves once the headless screen has parsed everything received so far. */
   settled(): Promise<void> {
-    return new Promise<void>((resolve) => this.screen.write('', resolve));
+    return this.screen.settled();
   }
 
   /** The visible screen as plain text, one line per row, trailing spaces trimmed. */
   screenText(): string {
-    const buf = this.screen.buffer.active;
-    const lines: string[] = [];
-    for (let y = 0; y < this.screen.rows; y++) lines.push(buf.getLine(buf.baseY + y)?.translateToString(true) ?? '');
-    return lines.join('\n');
+    return this.screen.screenText();
   }
 
   /** Every line of scrollback and screen as plain text (for tests and screen reads). */
   allText(): string {
-    const buf = this.screen.buffer.active;
-    const lines: string[] = [];
-    for (let y = 0; y < buf.length; y++) {
-      const line = buf.getLine(y);
-      if (!line) continue;
-      if (line.isWrapped && lines.length) lines[lines.length - 1] += line.translateToString(true);
-      else lines.push(line.translateToString(true));
-    }
-    return lines.join('\n');
+    return this.screen.allText();
   }
 
   setTitle(title: string | undefined): void {
