@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attributesAtEnd, compactPlain, countLineFeeds, cutPoint, plainTailStart } from './compact.ts';
+import { afterLastCrLf, attributesAtEnd, countLineFeeds, foldAttributes, plainTailStart } from './compact.ts';
 
 describe('plain output', () => {
   it('finds where the plain tail starts: after the last thing that is not text, tab, CR, LF or a complete SGR', () => {
@@ -30,17 +30,16 @@ describe('plain output', () => {
     expect(attributesAtEnd('\x1b[1m'.repeat(5000))).toBeUndefined();
   });
 
-  it('cuts after the CR LF that leaves the lines to keep, never after a bare LF', () => {
-    const t = 'a\r\nb\r\nc\r\nd\r\n';
-    expect(cutPoint(t, 2)).toBe(6); // after "b\r\n": c and d, two line feeds, follow
-    expect(cutPoint(t, 4)).toBe(-1);
-    expect(cutPoint('a\r\nb\nc\nd\n', 2)).toBe(3); // b's LF has no CR: back to a's
-    expect(cutPoint('a\nb\nc\nd\n', 2)).toBe(-1);
+  it('finds where the last line starts after a CR LF', () => {
+    expect(afterLastCrLf('a\r\nb\r\ncd')).toBe(6);
+    expect(afterLastCrLf('a\r\nb\nc')).toBe(3);
+    expect(afterLastCrLf('a\nb')).toBe(-1);
   });
 
-  it('replaces what is cut by the attributes in force and a CR', () => {
-    const t = '\x1b[31mone\r\n\x1b[1mtwo\r\nthree\r\nfour\r\n';
-    expect(compactPlain(t, 2)).toBe('\x1b[31m\x1b[1m\rthree\r\nfour\r\n');
-    expect(compactPlain(t, 10)).toBe(t);
+  it('folds attributes: a reset forgets what came before', () => {
+    expect(foldAttributes('\x1b[31m', '\x1b[1m')).toBe('\x1b[31m\x1b[1m');
+    expect(foldAttributes('\x1b[31m', '\x1b[0m\x1b[1m')).toBe('\x1b[0m\x1b[1m');
+    expect(foldAttributes('', '')).toBe('');
+    expect(foldAttributes('\x1b[1m'.repeat(5000), '\x1b[2m')).toBeUndefined();
   });
 });

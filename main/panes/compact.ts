@@ -4,10 +4,10 @@
  *
  * "Plain" output is printable text, tab, CR, LF and SGR sequences (`ESC [ 0-9;: m`, colours
  * and styles): from the parser's ground state it changes nothing but the screen's cells,
- * the cursor and the current attributes. A plain run whose last K line feeds (K at least
- * the scrollback plus twice the rows) follow a CR LF rebuilds every line of the buffer
- * from scratch, so what came before that CR LF only matters through the attributes it
- * left set: it can be replaced by its SGR sequences since the last reset, and a CR.
+ * the cursor and the current attributes. A plain run with K line feeds after a CR LF (K at
+ * least the scrollback plus twice the rows) rebuilds every line of the buffer from
+ * scratch, so what came before that CR LF only matters through the attributes it left
+ * set: it can be replaced by its SGR sequences since the last reset, and a CR.
  * Whether the screen is in a state where that holds (parser in ground, scroll region the
  * whole screen) is the caller's to check before it cuts.
  */
@@ -54,60 +54,20 @@ export function attributesAtEnd(text: string): string | undefined {
   return kept.reverse().join('');
 }
 
-/**
- * Where plain `text` can be cut: the end of the CR LF that has at least `keep` line feeds
- * after it (searching back over at most `slack` more for a LF with CR before it).
- * -1 when there is no such point.
- */
-export function cutPoint(text: string, keep: number, slack = 64): number {
-  let lf = text.length;
-  for (let n = 0; n < keep; n++) {
-    lf = lf > 0 ? text.lastIndexOf('\n', lf - 1) : -1;
-    if (lf < 0) return -1;
-  }
-  for (let tries = 0; tries <= slack; tries++) {
-    lf = lf > 0 ? text.lastIndexOf('\n', lf - 1) : -1;
-    if (lf < 0) return -1;
-    if (lf > 0 && text.charCodeAt(lf - 1) === 13) return lf + 1;
-  }
-  return -1;
+/** Just after the last CR LF in `text` (-1 when it has none): where a line starts with the cursor at column 0. */
+export function afterLastCrLf(text: string): number {
+  const i = text.lastIndexOf('\r\n');
+  return i < 0 ? -1 : i + 2;
 }
 
-/**
- * A plain queue kept as chunks (each with its line feeds counted), shortened: when it has
- * a cut point, every chunk before it is dropped and the chunk it falls in starts with the
- * attributes in force there and a CR. Only the chunks after the cut are joined, so the
- * work is about the kept lines, not the queue. Undefined when it cannot be shortened.
- */
-export function compactChunks(chunks: readonly string[], lines: readonly number[], keep: number): { chunks: string[]; lines: number[] } | undefined {
-  // The first chunk from the end whose line feeds, with those after it, pass `keep` (and some slack for a CR LF).
-  let after = 0;
-  let c = chunks.length - 1;
-  for (; c >= 0; c--) {
-    after += lines[c]!;
-    if (after > keep + 64) break;
-  }
-  if (c <= 0) {
-    // Nothing to drop before the chunk the cut is in: cut within everything, joined.
-    c = 0;
-  }
-  const tail = chunks.slice(c).join('');
-  const cut = cutPoint(tail, keep);
-  if (cut <= 0) return undefined;
-  // The attributes in force at the cut: the SGRs from the last reset before it, looking back over the chunks dropped.
-  let attrs = attributesAtEnd(tail.slice(0, cut));
-  if (attrs === undefined) return undefined;
-  for (let k = c - 1; k >= 0 && !RESET_SGR.test(attrs); k--) {
-    const more = attributesAtEnd(chunks[k]!);
-    if (more === undefined) return undefined;
-    attrs = more + attrs;
-    if (attrs.length > MAX_REPLAY * 16) return undefined;
-  }
-  const kept = attrs + '\r' + tail.slice(cut);
-  return { chunks: [kept], lines: [countLineFeeds(kept)] };
-}
+/** Longest replay of attributes kept; a cut that would need more is not made. */
+const MAX_HEAD = 16 * 1024;
 
-/** compactChunks for one string (tests, and a queue of one chunk). */
-export function compactPlain(text: string, keep: number): string {
-  return compactChunks([text], [countLineFeeds(text)], keep)?.chunks[0] ?? text;
+/**
+ * The attributes in force after `head` then `more` (both SGR sequences of plain output):
+ * `more` alone when it starts with a reset. Undefined when that would be too long to keep.
+ */
+export function foldAttributes(head: string, more: string): string | undefined {
+  const out = RESET_SGR.test(more) ? more : head + more;
+  return out.length > MAX_HEAD ? undefined : out;
 }

@@ -6,24 +6,30 @@
  * Output that is not plain (main/panes/compact.ts: cursor moves, modes, titles...) goes to
  * the parser at once. A plain tail (text, CR, LF, colours) waits in a queue: it is parsed
  * when output goes quiet, when someone reads the screen, before a resize, or when it grows
- * past what compaction can shorten. While it grows, and the screen is in a state where
- * that holds (parser in ground, the scroll region the whole screen), everything but the
- * last scrollback-plus-two-screens of lines is dropped for the attributes it left set:
- * those lines would have scrolled out of the buffer anyway. A `cat` of 32 MB is then
- * parsed as its last ~10,000 lines (bench/peer.bench.ts says what that saved).
+ * too long. While it grows, and the screen is in a state where that holds (parser idle and
+ * in ground, the scroll region the whole screen), the oldest lines are dropped as new ones
+ * come, so that the queue keeps the last scrollback-plus-two-screens of lines and, in
+ * `head`, the attributes the dropped lines left set: those lines would have scrolled out of
+ * the buffer anyway. A `cat` of 32 MB is parsed as its last ~10,000 lines.
  */
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
-import { compactChunks, countLineFeeds, plainTailStart } from './compact.ts';
+import { afterLastCrLf, attributesAtEnd, countLineFeeds, foldAttributes, plainTailStart } from './compact.ts';
 
 /** What an SGR looks like before its final `m` has come. */
 const PARTIAL_SGR = /^\x1b(?:\[[0-9;:]*)?$/;
-/** Output quiet for this long: the queue is parsed. */
-const IDLE_MS = 30;
-/** A queue shorter than this is never compacted (and never needs to be). */
+/**
+ * Output quiet for this long: the queue is parsed. Reads parse it first anyway, so this only
+ * keeps a quiet pane's screen current; under a flood it must not come between two reads of
+ * a busy PTY, or the parser is busy with the queue when the next compaction wants it idle.
+ */
+const IDLE_MS = 200;
+/** A queue this long is parsed when the screen is where dropping lines does not hold. */
 const COMPACT_MIN = 256 * 1024;
-/** A queue that cannot be compacted is parsed once it is this long. */
+/** A queue is parsed once it is this long, whatever (a line too long to drop, a busy parser). */
 const QUEUE_MAX = 4 * 1024 * 1024;
+/** Line feeds kept beyond what the buffer needs, so a CR LF to cut after is always among them. */
+const SLACK = 64;
 
 export interface ScreenOptions {
   cols: number;
@@ -54,12 +60,12 @@ export class Screen {
   private chunkLines: number[] = [];
   /** Characters in the queue. */
   private queued = 0;
+  /** The attributes the dropped lines left set (SGR sequences), replayed before the queue with a CR. */
+  private head = '';
   /** The start of an SGR cut off at the end of the last write (a PTY read ends anywhere): it waits for the rest. */
   private partial = '';
   /** Line feeds in the queue. */
   private queueLines = 0;
-  /** Compact the queue once it is this long. */
-  private compactAt: number;
   private readonly idleMs: number;
   private readonly compactMin: number;
   private readonly queueMax: number;
@@ -76,7 +82,6 @@ export class Screen {
     this.idleMs = opts.idleMs ?? IDLE_MS;
     this.compactMin = opts.compactMin ?? COMPACT_MIN;
     this.queueMax = opts.queueMax ?? QUEUE_MAX;
-    this.compactAt = this.compactMin;
     this.term = new headless.Terminal({ cols: opts.cols, rows: opts.rows, scrollback: opts.scrollback, allowProposedApi: true, logLevel: 'off' });
     this.serializer = new serialize.SerializeAddon();
     this.term.loadAddon(this.serializer);
@@ -118,37 +123,50 @@ export class Screen {
       this.queued += data.length;
       this.queueLines += lf;
     }
-    if (this.queued >= this.compactAt) this.shorten();
+    this.shorten();
     if (this.queued || this.partial) this.armIdle();
   }
 
   /**
-   * The queue is long. Compact it when the screen allows and it holds more lines than the
-   * buffer; wait for more lines while it is short of them (or the parser is busy); parse
-   * it when the screen is in a state where compaction does not hold, or it grew too long.
+   * Keep the queue short: drop its oldest lines when the screen allows; parse it when the
+   * screen is where that does not hold, or when it is too long.
    */
   private shorten(): void {
-    const keep = this.keepLines();
-    const ready = this.compactable();
-    if (ready && this.queueLines > keep) {
-      const shorter = compactChunks(this.chunks, this.chunkLines, keep);
-      if (shorter) {
-        const before = this.queued;
-        this.chunks = shorter.chunks;
-        this.chunkLines = shorter.lines;
-        this.queued = shorter.chunks[0]!.length;
-        this.queueLines = shorter.lines[0]!;
-        this.skipped += before - this.queued;
-        // What is left is about the buffer's worth of lines: compact again when it has doubled.
-        this.compactAt = Math.max(this.compactMin, 2 * this.queued);
-        return;
+    const keep = this.keepLines() + SLACK;
+    if (this.queueLines > keep && this.compactable()) this.dropOldest(keep);
+    if (this.queued >= this.queueMax || (this.queued >= this.compactMin && this.inFlight === 0 && !this.compactable())) this.flushQueue();
+  }
+
+  /** Drop whole lines from the front of the queue (up to a CR LF) while `keep` line feeds stay after them. */
+  private dropOldest(keep: number): void {
+    while (this.chunks.length > 1 && this.queueLines - this.chunkLines[0]! >= keep) {
+      const first = this.chunks[0]!;
+      const cut = afterLastCrLf(first);
+      if (cut < 0) {
+        // No line ends here with a CR: the chunk joins the next one, unless it is a long line of its own.
+        if (first.length > 65_536) return;
+        this.chunks.shift();
+        this.chunks[0] = first + this.chunks[0];
+        const lines = this.chunkLines.shift()!;
+        this.chunkLines[0]! += lines;
+        continue;
       }
-    } else if ((ready || this.inFlight > 0) && this.queued < this.queueMax) {
-      this.compactAt = Math.min(this.queueMax, 2 * this.queued);
-      return;
+      const attrs = attributesAtEnd(first.slice(0, cut));
+      const head = attrs === undefined ? undefined : foldAttributes(this.head, attrs);
+      if (head === undefined) return;
+      this.head = head;
+      const rest = first.slice(cut);
+      const restLines = countLineFeeds(rest);
+      this.queueLines -= this.chunkLines[0]! - restLines;
+      this.queued -= cut;
+      this.skipped += cut;
+      this.chunks.shift();
+      this.chunkLines.shift();
+      if (rest) {
+        this.chunks[0] = rest + this.chunks[0];
+        this.chunkLines[0]! += restLines;
+      }
     }
-    this.compactAt = this.compactMin;
-    this.flushQueue();
   }
 
   /** Line feeds a cut must leave after it: every line of the buffer (scrollback and screen) made anew, with a screen to spare. */
@@ -179,12 +197,15 @@ export class Screen {
       this.inFlight -= n;
       this.opts.parsed?.(n);
       done?.();
+      // The parser caught up: a queue that grew meanwhile can be shortened now.
+      if (this.inFlight === 0 && this.queued > 0 && !this.disposed) this.shorten();
     });
   }
 
   /** Everything queued (and a partial SGR), as one string; the queue is empty after. */
   private takeQueue(): string {
-    const q = this.chunks.join('');
+    const q = (this.head ? this.head + '\r' : '') + this.chunks.join('');
+    this.head = '';
     this.chunks = [];
     this.chunkLines = [];
     this.queued = 0;
@@ -211,8 +232,7 @@ export class Screen {
       }
       // Quiet: shorten what can be, then parse the rest.
       if (this.queueLines > this.keepLines() && this.compactable()) this.shorten();
-      this.compactAt = this.compactMin;
-      this.flushQueue();
+        this.flushQueue();
     };
     this.idleTimer = setTimeout(check, this.idleMs);
     this.idleTimer.unref?.();
