@@ -83,7 +83,9 @@ export class Pane {
   private readonly meter = new FlowMeter();
   private readonly screenMeter = new FlowMeter(HEADLESS_HIGH, HEADLESS_LOW);
   private readonly hooks: PaneHooks;
-  private batch = '';
+  /** Output waiting to be sent, as it came (joined once at flush: a string built by += is slow to flatten). */
+  private batch: string[] = [];
+  private batchChars = 0;
   private batchTimer: NodeJS.Timeout | undefined;
   /** When output last came from the PTY (performance.now()). */
   private receivedAt = -Infinity;
@@ -258,7 +260,8 @@ export class Pane {
       return;
     }
     this.screen.write(data);
-    this.batch += data;
+    this.batch.push(data);
+    this.batchChars += data.length;
     // Output after a quiet spell (an echo, a prompt) goes out at once, so a keystroke's
     // echo never waits out the batch; what follows within FLOW.batchMs is batched.
     const now = performance.now();
@@ -268,7 +271,7 @@ export class Pane {
     else if (!this.batchTimer) this.batchTimer = setTimeout(() => this.flush(), FLOW.batchMs);
     this.applyFlow();
     // Paused, nothing more comes until the windows catch up: send what is held now.
-    if (this.paused || this.batch.length >= BATCH_MAX_CHARS) this.flush();
+    if (this.paused || this.batchChars >= BATCH_MAX_CHARS) this.flush();
   }
 
   /** Emit the batched output now. */
@@ -277,9 +280,10 @@ export class Pane {
       clearTimeout(this.batchTimer);
       this.batchTimer = undefined;
     }
-    if (!this.batch) return;
-    const data = this.batch;
-    this.batch = '';
+    if (this.batchChars === 0) return;
+    const data = this.batch.length === 1 ? this.batch[0]! : this.batch.join('');
+    this.batch = [];
+    this.batchChars = 0;
     // Charged to the windows as it leaves; one that would fall too far behind while another
     // keeps up is left out of this pane's output from here (FlowMeter.sent).
     this.meter.sent(data.length);

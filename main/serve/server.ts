@@ -163,11 +163,13 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
-  wss.on('connection', (ws: WebSocket) => {
+  wss.on('connection', (ws: WebSocket, req: http.IncomingMessage) => {
     sockets.add(ws);
     ws.on('close', () => sockets.delete(ws));
     ws.on('error', () => ws.terminate());
-    backend.window(ws);
+    // `?output=binary`: pane output as binary frames (the renderer asks for them), else as JSON events.
+    const binary = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('output') === 'binary';
+    backend.window(ws, { binary });
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -9,6 +9,7 @@ import net from 'node:net';
 import { createApp, type App } from '../app.ts';
 import { statePaths, type Paths } from '../paths.ts';
 import { appVersion } from '../version.ts';
+import { binaryHeader } from './frames.ts';
 import type { Connection } from './hub.ts';
 import { acquireLock, type LockRecord } from './lock.ts';
 import { SERVICE_STARTED_AT } from './started.ts';
@@ -131,6 +132,16 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
               send: (text) => {
                 socket.write(text + '\n');
               },
+              ...(hello.binary
+                ? {
+                    sendBinary: (frame: Buffer) => {
+                      socket.cork();
+                      socket.write(binaryHeader(frame.length));
+                      socket.write(frame);
+                      socket.uncork();
+                    },
+                  }
+                : {}),
               backlog: () => socket.writableLength,
               close: () => socket.destroy(),
             },
