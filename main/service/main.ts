@@ -58,9 +58,12 @@ export async function run(argv: string[]): Promise<number> {
   return new Promise<number>(() => {});
 }
 
-const invoked = process.argv[1] ? pathToFileURL(path.resolve(process.argv[1])).href : '';
-if (invoked === import.meta.url) {
+/** Run as the process's entry: this file under Node, or the bundle (scripts/service-entry.mjs). */
+export function main(): void {
   run(process.argv.slice(2)).then((code) => {
     if (code !== 0 || process.exitCode === undefined) process.exit(code);
   });
 }
+
+const invoked = process.argv[1] ? pathToFileURL(path.resolve(process.argv[1])).href : '';
+if (invoked === import.meta.url) main();
