@@ -125,6 +125,8 @@ export class Pane {
         this.oscTitle = t || undefined;
         this.refreshTitle();
       },
+      // Paused by flow control: more output is coming (reads still parse the queue at once).
+      held: () => this.paused,
     });
     this.screenMeter.attach(HEADLESS);
     this.info = {

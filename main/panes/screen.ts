@@ -39,6 +39,12 @@ export interface ScreenOptions {
   handed?(chars: number): void;
   parsed?(chars: number): void;
   title?(title: string): void;
+  /**
+   * True while more output is sure to come though none comes now (the pane's PTY paused by
+   * flow control for a window that is behind): the queue is not parsed for being quiet then,
+   * or a flood read by a slow window would be parsed a pause at a time.
+   */
+  held?(): boolean;
   /** Thresholds (tests make them small): see IDLE_MS, COMPACT_MIN, QUEUE_MAX. */
   idleMs?: number;
   compactMin?: number;
@@ -225,8 +231,8 @@ export class Screen {
       this.idleTimer = undefined;
       if (this.disposed || (!this.queued && !this.partial)) return;
       const quiet = performance.now() - this.lastWrite;
-      if (quiet < this.idleMs) {
-        this.idleTimer = setTimeout(check, this.idleMs - quiet);
+      if (quiet < this.idleMs || this.opts.held?.()) {
+        this.idleTimer = setTimeout(check, Math.max(10, this.idleMs - quiet));
         this.idleTimer.unref?.();
         return;
       }
