@@ -14,7 +14,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { quietDotfiles } from '../main/panes/testing.ts';
-import { stopService } from '../main/service/client.ts';
+import { CORE_V8_FLAGS, stopService } from '../main/service/client.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 const WETTY_VERSION = '3.2.0';
@@ -29,6 +29,8 @@ export interface App {
   spawnedAt: number;
   /** Every process of the app on the output path (not the shell). */
   pids(): number[];
+  /** Ours: the service's process. */
+  servicePid?: number;
   stop(): Promise<void>;
 }
 
@@ -88,12 +90,18 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-export async function startOurs(): Promise<App> {
+/**
+ * Ours as `terminal-delight serve` runs it (a relay, and the service it starts), or with
+ * `inProcess` the core inside serve's own process (bench/serve-inproc.ts, with the core's V8
+ * flags): the baseline for the extra hop.
+ */
+export async function startOurs(opts: { inProcess?: boolean } = {}): Promise<App> {
   const f = folders();
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', path.join(ROOT, 'main', 'serve', 'main.ts'), '--port', '0', '--fresh', '--no-open', '--cwd', f.dir], {
-    cwd: f.dir, env: f.env, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const entry = opts.inProcess
+    ? [...CORE_V8_FLAGS, '--experimental-strip-types', '--no-warnings=ExperimentalWarning', path.join(ROOT, 'bench', 'serve-inproc.ts'), '--cwd', f.dir]
+    : ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', path.join(ROOT, 'main', 'serve', 'main.ts'), '--port', '0', '--fresh', '--no-open', '--cwd', f.dir];
+  const child = spawn(process.execPath, entry, { cwd: f.dir, env: f.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-4000)));
   const url = await new Promise<string>((resolve, reject) => {
@@ -106,12 +114,13 @@ export async function startOurs(): Promise<App> {
     child.once('exit', (code) => reject(new Error(`serve exited (${code}) before it was ready: ${err}`)));
   });
   const lock = path.join(f.env.XDG_STATE_HOME!, 'terminal-delight', 'run', 'service.lock');
-  const servicePid = (JSON.parse(fs.readFileSync(lock, 'utf8')) as { pid: number }).pid;
+  const servicePid = opts.inProcess ? undefined : (JSON.parse(fs.readFileSync(lock, 'utf8')) as { pid: number }).pid;
   return {
     name: 'ours',
     url,
     spawnedAt,
-    pids: () => [child.pid!, servicePid],
+    pids: () => (servicePid ? [child.pid!, servicePid] : [child.pid!]),
+    servicePid,
     async stop() {
       await stopChild(child);
       await stopService({ env: f.env }).catch(() => undefined);

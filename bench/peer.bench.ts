@@ -161,7 +161,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     const file = colouredFile(dir, 'coloured.txt', CAT_MB * MB);
     // The window shows the cat's lines without their colours: what its scrollback must hold, exactly.
     const plain = fs.readFileSync(file, 'utf8').replace(/\x1b\[[0-9;:]*m/g, '').split('\n');
-    const tail = plain.slice(-10_001, -1).map((l) => l.trimEnd());
+    const tail = plain.slice(-10_001, -1);
     const bare = await rawEcho(200);
     const figures: Record<App['name'], Figures[]> = { ours: [], WeTTY: [] };
     for (let r = 0; r < ROUNDS; r++) {

@@ -40,8 +40,12 @@ export interface ConnectOptions {
 
 type Hello = Extract<ServiceHello, { ok: true }>;
 
-/** V8 flags the core always runs with: a small young generation, so a flood's garbage is collected early instead of growing resident memory (bench/window.bench.ts). */
-export const CORE_V8_FLAGS = ['--max-semi-space-size=8'];
+/**
+ * V8 flags the core always runs with: a small young generation, so a flood's garbage is
+ * collected early instead of growing resident memory (bench/window.bench.ts), and `gc()`
+ * for giving memory back once a flood is over (main/service/memory.ts).
+ */
+export const CORE_V8_FLAGS = ['--max-semi-space-size=8', '--expose-gc'];
 
 /** What to run to start the service here: the same runtime as this process (Electron's as Node, in the app). */
 export function serviceCommand(env: NodeJS.ProcessEnv = process.env): { file: string; args: string[]; env: NodeJS.ProcessEnv } {
