@@ -2,7 +2,7 @@
  * `pane.output` as a binary frame: what a window gets when it asks for it (serve's
  * WebSocket at `/ws?output=binary`, a relay's service hello with `binary: true`) instead
  * of the event's JSON, so terminal output is never JSON-escaped (an ESC is six characters
- * in JSON) nor decoded and encoded again on its way (docs/spec/service.md, "Output frames").
+ * in JSON) nor decoded and encoded again on its way (docs/spec/performance.md, "The output path").
  *
  *   byte 0        OUTPUT_FRAME (1)
  *   byte 1        n, the pane id's length (1-64)
