@@ -16,6 +16,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['e2e/**/*.e2e.ts'],
+          // No browser: fail once, here, with one sentence (scripts/find-browser.mjs).
+          globalSetup: ['e2e/global-setup.ts'],
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 120_000,

@@ -4,9 +4,11 @@
  * the hooks write them; the pane header and the title bar's rollup show working, then
  * blocked (blocked first), a row focuses its pane, and a blocked agent in a pane that
  * is not focused raises a desktop notification once a person enabled them. The Open
- * Tick dialog opens assets/ticks/counter.mjs into a Tick pane (badge, End Tick), and a
- * bad command leaves its error, and the Tick's screen, in the dialog.
+ * Tick dialog opens assets/ticks/counter/counter.mjs into a Tick pane (badge, End Tick), a
+ * bad command leaves its error, and the Tick's screen, in the dialog, and installed Tick
+ * packages are listed first with their prerequisites and open by keyboard.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -168,22 +170,28 @@ describe('New agent pane', () => {
 describe('Open Tick…', () => {
   const dialog = (): ReturnType<TdPage['page']['locator']> => win.page.getByRole('dialog', { name: 'Open a Tick' });
 
-  it('opens the counter into a Tick pane with its badge, and End Tick ends it', async () => {
-    await win.page.getByRole('button', { name: 'Open Tick…' }).click();
-    await dialog().waitFor();
-    const counter = path.join(ROOT, 'assets', 'ticks', 'counter.mjs');
-    await dialog().getByLabel('Command').fill(`'${process.execPath}' '${counter}'`);
-    await dialog().getByLabel('Title').fill('Counter from the dialog');
-    await shot(win, 'open-tick-dialog-dark', dialog());
+  /** Do what opens the dialog's choice; the dialog closes and a new Tick pane is in the layout. */
+  async function openedTick(open: () => Promise<void>): Promise<PaneInfo> {
     const before = new Set(await win.paneIds());
-    await dialog().getByRole('button', { name: 'Open' }).click();
+    await open();
     await win.waitFor(async () => (await dialog().count()) === 0, 'the dialog to close', 30_000);
     let tick: PaneInfo | undefined;
     await win.waitFor(async () => {
       tick = (await panes(win)).find((p) => p.kind === 'tick' && !before.has(p.id) && p.instanceId !== undefined);
       return !!tick && (await win.paneIds()).includes(tick.id);
     }, 'a Tick pane in the layout');
-    const header = win.header(tick!.id);
+    return tick!;
+  }
+
+  it('opens the counter into a Tick pane with its badge, and End Tick ends it', async () => {
+    await win.page.getByRole('button', { name: 'Open Tick…' }).click();
+    await dialog().waitFor();
+    const counter = path.join(ROOT, 'assets', 'ticks', 'counter', 'counter.mjs');
+    await dialog().getByLabel('Command').fill(`'${process.execPath}' '${counter}'`);
+    await dialog().getByLabel('Title').fill('Counter from the dialog');
+    await shot(win, 'open-tick-dialog-dark', dialog());
+    const tick = await openedTick(() => dialog().getByRole('button', { name: 'Open' }).click());
+    const header = win.header(tick.id);
     await header.getByTestId('tick-badge').waitFor();
     expect(await header.locator('.pane-title').innerText()).toBe('Counter from the dialog');
     expect(await header.getByRole('button', { name: 'Close pane' }).getAttribute('title')).toMatch(/Hide this view.*keeps running/);
@@ -191,7 +199,7 @@ describe('Open Tick…', () => {
 
     await header.getByRole('button', { name: 'End Tick' }).click();
     // the instance ends: its process is stopped and its pane leaves the window
-    await win.waitFor(async () => !(await win.paneIds()).includes(tick!.id), 'the Tick pane to go');
+    await win.waitFor(async () => !(await win.paneIds()).includes(tick.id), 'the Tick pane to go');
   }, 60_000);
 
   it('keeps a bad command in the dialog: a quoting error at once, a Tick that fails with its screen', async () => {
@@ -230,4 +238,63 @@ describe('Open Tick…', () => {
     await dialog().getByRole('button', { name: 'Cancel' }).click();
     expect(await dialog().count()).toBe(0);
   }, 60_000);
+
+  it('lists installed packages first, with their prerequisites, and opens one by keyboard', async () => {
+    // Two samples for the user (the real installer, in the serve's home) and one project
+    // package in the focused pane's folder that needs a token nobody set.
+    const cli = (args: string[]) => execFileSync(path.join(ROOT, 'bin', 'terminal-delight'), args, { cwd: serve.cwd, env: { ...process.env, HOME: serve.home, TD_NODE: process.execPath }, encoding: 'utf8' });
+    cli(['tick', 'install', 'counter']);
+    cli(['tick', 'install', 'note']);
+    // The dialog looks for project packages from the focused pane's folder.
+    const focusedId = await win.focused();
+    const focused = (await panes(win)).find((p) => p.id === focusedId)!;
+    const project = path.join(focused.cwd, '.terminal-delight', 'ticks', 'counter-login');
+    fs.mkdirSync(project, { recursive: true });
+    fs.copyFileSync(path.join(ROOT, 'assets', 'ticks', 'counter', 'counter.mjs'), path.join(project, 'counter.mjs'));
+    fs.writeFileSync(path.join(project, 'SKILL.md'), '---\nname: counter-login\ndescription: A counter behind a sign-in, for this project only.\nmetadata:\n  tick-command: node {package}/counter.mjs\n  tick-title: Counter with a login\n  tick-requires: env TD_E2E_COUNTER_TOKEN; Sign in with the team account first.\n---\n');
+
+    await win.page.keyboard.press('Control+Shift+O');
+    await dialog().waitFor();
+    const rows = dialog().getByTestId('tick-package');
+    await win.waitFor(async () => (await rows.count()) === 3, 'three installed packages');
+    expect((await rows.allInnerTexts()).map((t) => t.split('\n')[0])).toEqual(['Counter with a login', 'Counter', 'Note']);
+    // As a screen reader reads them: each prerequisite with its state in words.
+    const text = async (i: number) => (await rows.nth(i).textContent())!.replace(/\s+/g, ' ');
+    expect(await text(0)).toBe('Counter with a logincounter-login · this project · needs setupA counter behind a sign-in, for this project only.✗ env TD_E2E_COUNTER_TOKEN: not met (TD_E2E_COUNTER_TOKEN is not set)• Sign in with the team account first.: for you to check');
+    expect(await text(1)).toMatch(/^Countercounter · yoursThe Counter Tick, .*✓ command node: met$/);
+    expect(await text(2)).toMatch(/^Notenote · yoursThe Note Tick, .*✓ command python3: met$/);
+    // The first ready package is chosen and focused; the command line comes after.
+    const counter = dialog().getByRole('radio', { name: /^Counter counter · yours/ });
+    await win.waitFor(async () => (await counter.isChecked()) && (await counter.evaluate((el) => el === document.activeElement)), 'Counter chosen and focused');
+    expect(await dialog().getByRole('radio', { name: 'A command line' }).isChecked()).toBe(false);
+    await shot(win, 'open-tick-packages-dark', dialog());
+
+    const light = await openWindow(browser, serve, { theme: 'light' });
+    try {
+      await light.page.keyboard.press('Control+Shift+O');
+      const d = light.page.getByRole('dialog', { name: 'Open a Tick' });
+      await light.waitFor(async () => (await d.getByTestId('tick-package').count()) === 3, 'the packages in the light window');
+      await shot(light, 'open-tick-packages-light', d);
+    } finally {
+      await light.close();
+    }
+
+    // Up to the project's package: refused, with the reason in the dialog.
+    await win.page.keyboard.press('ArrowUp');
+    expect(await dialog().getByRole('radio', { name: /^Counter with a login/ }).isChecked()).toBe(true);
+    await win.page.keyboard.press('Enter');
+    const alert = dialog().getByRole('alert');
+    await alert.waitFor({ timeout: 20_000 });
+    expect(await alert.innerText()).toBe('The Tick package "counter-login" is not ready: TD_E2E_COUNTER_TOKEN is not set (Sign in with the team account first); a person sets that up, then open it again.');
+
+    // Back down to Counter, and Enter opens it in a Tick pane titled as its Skill says.
+    await dialog().getByRole('radio', { name: /^Counter with a login/ }).focus();
+    await win.page.keyboard.press('ArrowDown');
+    expect(await counter.isChecked()).toBe(true);
+    const tick = await openedTick(() => win.page.keyboard.press('Enter'));
+    const header = win.header(tick.id);
+    await win.waitFor(async () => (await header.locator('.pane-title').innerText()) === 'Counter', 'the title from the Skill');
+    await header.getByRole('button', { name: 'End Tick' }).click();
+    await win.waitFor(async () => !(await win.paneIds()).includes(tick.id), 'the Tick pane to go');
+  }, 90_000);
 });

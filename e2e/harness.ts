@@ -1,6 +1,7 @@
 /**
  * End-to-end harness: the real `serve` shell as a child process (fresh temp
- * XDG_STATE_HOME, HOME and cwd), Debian's Chromium through playwright-core, and
+ * XDG_STATE_HOME, HOME and cwd), a Chromium found as `npm start` finds one
+ * (scripts/find-browser.mjs) driven by playwright-core, and
  * helpers to type into a pane and read its text.
  *
  * Reading text goes through the renderer's test hook (`window.__td`, present only
@@ -16,6 +17,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import type { Layout, PaneInfo } from '../preload/contract.ts';
 import { quietDotfiles } from '../main/panes/testing.ts';
 import { stopService } from '../main/service/client.ts';
+import { findBrowser } from '../scripts/find-browser.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const ARTIFACTS = path.join(ROOT, 'e2e', 'artifacts');
@@ -48,6 +50,8 @@ export interface StartServeOptions {
   timeoutMs?: number;
   /** The folders of an earlier serve (its service's state: reattach, or restart after it died); no --fresh. */
   reuse?: Pick<Serve, 'stateDir' | 'home' | 'cwd'>;
+  /** Runs before serve starts, with its fresh folders (for example to write a settings.json). */
+  before?: (dirs: { stateDir: string; home: string; cwd: string }) => void;
 }
 
 /** A fresh temp dir, removed by the returned cleanup. */
@@ -71,6 +75,7 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
   const home = opts.reuse?.home ?? tempDir('home');
   const cwd = opts.reuse?.cwd ?? tempDir('cwd');
   if (!opts.reuse) quietDotfiles(home, 'td$ ');
+  opts.before?.({ stateDir, home, cwd });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     XDG_STATE_HOME: stateDir,
@@ -80,6 +85,8 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
     TD_TEST: '1',
     ...opts.env,
   };
+  // Installed Tick packages and agents' Skills go under the temp home too.
+  for (const k of ['XDG_DATA_HOME', 'CLAUDE_CONFIG_DIR']) if (!opts.env?.[k]) delete env[k];
   const child = spawn(process.execPath, [
     // serve is only the relay, run as npm start runs it; the service it starts gets the core's V8 flags (spawnService).
     '--experimental-strip-types', '--no-warnings=ExperimentalWarning',
@@ -152,7 +159,8 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
       }
       // serve is only the browser's door: the service it started keeps the panes until stopped.
       await stopService({ env }).catch(() => undefined);
-      for (const d of [stateDir, home, cwd]) fs.rmSync(d, { recursive: true, force: true });
+      // A pane's last program may still be writing into home as it ends: retry (ENOTEMPTY).
+      for (const d of [stateDir, home, cwd]) fs.rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
   return serve;
@@ -223,10 +231,17 @@ export async function openPaneFixture(opts: WindowOptions = { theme: 'dark', vie
   };
 }
 
+/** The browser the tests drive, found as `npm start` finds one (scripts/find-browser.mjs); one sentence when there is none. */
+export function browserPath(): string {
+  const found = findBrowser();
+  if ('error' in found) throw new Error(found.error);
+  return found.path;
+}
+
 export async function launchBrowser(opts: LaunchOptions = {}): Promise<Browser> {
   const extra = opts.disableFeatures?.length ? [`--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...opts.disableFeatures].join(',')}`] : [];
   return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    executablePath: browserPath(),
     args: [...CHROMIUM_ARGS, ...extra],
     headless: true,
   });

@@ -282,3 +282,31 @@ describe('when the service itself dies', () => {
     await win.close();
   });
 });
+
+describe('a window meeting a service of another version', () => {
+  it('names both versions and restarts the service on a click; the panes come back through resume', async () => {
+    const dir = tempDir('version');
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const versionFile = path.join(dir, 'version');
+    fs.writeFileSync(versionFile, '0.0.9');
+    const serve = await startServe({ env: { TD_TEST_VERSION_FILE: versionFile } });
+    cleanups.push(() => serve.close());
+    const win = await openWindow(browser, serve, { theme: 'light', viewport: { width: 1200, height: 700 } });
+    const [paneId] = (await win.paneIds()) as [string];
+    await win.waitForPrompt(paneId);
+    const line = win.page.getByTestId('service-version');
+    await line.waitFor();
+    const mine = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version as string;
+    expect(await line.innerText()).toContain(`Terminal Delight's service is version 0.0.9, this window is ${mine}: restart the service to update (your panes come back through resume).`);
+    await win.screenshot('service-version-light');
+    const before = serve.servicePid();
+    // The next service is this build's own version.
+    fs.rmSync(versionFile);
+    await line.getByRole('button', { name: 'Restart service' }).click();
+    await win.waitFor(() => !!serve.servicePid() && serve.servicePid() !== before, 'a new service');
+    await line.waitFor({ state: 'detached', timeout: 30_000 });
+    expect(await win.paneIds()).toEqual([paneId]);
+    await win.waitForPrompt(paneId, 30_000);
+    await win.close();
+  });
+});

@@ -254,7 +254,7 @@ describe('terminal', () => {
     const folder = '"$XDG_STATE_HOME/terminal-delight/surfaces/$TD_SESSION/$TD_PANE_ID"';
     await win.typeLine(id!, `mkdir -p ${folder} && printf '%s' '{"td":"0.4","kind":"response","id":"e2e-hello","title":"Hello","model":{"layman":"A reply."}}' > ${folder}/hello.json`);
     await win.waitFor(async () => ((await win.pane(id!))?.unseen ?? 0) >= 1, 'the pane to count an unseen surface', 20_000);
-    await expect(win.header(id!).locator('.badge.unseen').textContent()).resolves.toBe('1');
+    await expect(win.header(id!).locator('.badge.unseen').textContent()).resolves.toBe('1 unseen'); // "1", and " unseen" for screen readers
     await expect(win.page.getByTestId('unseen-total').textContent()).resolves.toBe('1 unseen');
     await expect(win.page.title()).resolves.toBe('(1) Terminal Delight');
   });

@@ -325,7 +325,7 @@ describe('document viewers', () => {
     await bench().locator('[data-shelf="Data"]').click();
     const c = bench().locator('[data-surface-id="flow"]');
     await c.waitFor({ timeout: 20_000 });
-    await c.getByRole('button', { name: 'Open Request flow large' }).click();
+    await c.getByRole('button', { name: 'Open large: Request flow' }).click();
     const v = viewer();
     await v.waitFor();
     expect(await v.getAttribute('data-view')).toBe('diagram');
@@ -350,7 +350,7 @@ describe('document viewers', () => {
         await closeViewer(light);
       }
       await bench(light).locator('[data-shelf="Data"]').click();
-      await bench(light).locator('[data-surface-id="flow"]').getByRole('button', { name: 'Open Request flow large' }).click();
+      await bench(light).locator('[data-surface-id="flow"]').getByRole('button', { name: 'Open large: Request flow' }).click();
       await viewer(light).locator('iframe').waitFor({ timeout: 30_000 });
       await shotViewer(light, 'viewer-diagram-light');
       await closeViewer(light);

@@ -152,12 +152,9 @@ describe('the window', () => {
 
   it('takes a 200 MB flood to the end and stays responsive', async () => {
     const id = await freshPane(win);
-    const started = Date.now();
-    // $((…)) keeps the marker out of the echoed command line.
+    // $((…)) keeps the marker out of the echoed command line. Throughput: npm run bench -- window.
     await win.typeLine(id, "yes 'Terminal Delight flood 0123456789 abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ' | head -c 200000000; echo; echo flood-done-$((6*7))");
     await win.waitForText(id, /^flood-done-42$/m, 240_000, 5);
-    const seconds = (Date.now() - started) / 1000;
-    console.log(`200 MB flood drawn in ${seconds.toFixed(1)} s`);
     await win.typeLine(id, 'echo still-here-$((1+1))');
     await win.waitForText(id, /^still-here-2$/m, 15_000);
   }, 300_000);
@@ -167,11 +164,8 @@ describe('the window', () => {
     await win.typeLine(id, 'clear; yes ctrl-c-flood');
     await win.waitForText(id, /ctrl-c-flood\nctrl-c-flood/);
     await win.page.keyboard.press('Control+C');
-    const t0 = Date.now();
-    await win.waitForPrompt(id, 10_000);
-    const ms = Date.now() - t0;
-    console.log(`prompt back ${ms} ms after Ctrl-C`);
-    expect(ms).toBeLessThan(5_000);
+    // The prompt comes back (a generous deadline guards a hang; timing belongs in npm run bench).
+    await win.waitForPrompt(id, 30_000);
     await win.typeLine(id, 'echo after-ctrl-c-$((2+3))');
     await win.waitForText(id, /^after-ctrl-c-5$/m, 10_000);
   }, 60_000);

@@ -185,7 +185,7 @@ describe('the workbench', () => {
     expect(await dec.locator('.tdb-option').nth(0).locator('.tdb-case').innerText()).toContain('3× fewer misses');
     expect(await dec.locator('.tdb-option').nth(1).locator('.tdb-cost').innerText()).toContain('Misses spike');
     expect(await dec.locator('strong').innerText()).toBe('rendered reports');
-    await expect.poll(() => dec.getByRole('button', { name: 'Approve the recommended option LRU' }).count()).toBe(1);
+    await expect.poll(() => dec.getByRole('button', { name: 'Approve LRU, the recommended option' }).count()).toBe(1);
     const q = card('q1');
     expect(await q.getByRole('button', { name: 'Choose Coffee' }).count()).toBe(1);
     expect(await q.getByRole('button', { name: 'Choose Tea' }).count()).toBe(1);
@@ -221,9 +221,9 @@ describe('the workbench', () => {
     await tbl.waitFor();
     const firstColumn = () => tbl.locator('tbody tr td:first-child').allInnerTexts();
     expect(await firstColumn()).toEqual(['/a', '/b', '/c']);
-    await tbl.getByRole('button', { name: /^Sort by p50 ms/ }).click();
+    await tbl.getByRole('button', { name: 'p50 ms, sortable' }).click();
     expect(await firstColumn()).toEqual(['/b', '/a', '/c']);
-    await tbl.getByRole('button', { name: /^Sort by p50 ms/ }).click();
+    await tbl.getByRole('button', { name: 'p50 ms, sortable' }).click();
     expect(await firstColumn()).toEqual(['/c', '/a', '/b']);
     expect(await tbl.locator('caption').innerText()).toBe('Replay corpus, 10k requests');
     expect(await tbl.locator('th').first().evaluate((e) => getComputedStyle(e).position)).toBe('sticky');
@@ -302,13 +302,13 @@ describe('the workbench', () => {
     };
 
     await expectLine(
-      () => card('d-approve').getByRole('button', { name: 'Approve the recommended option LRU' }).click(),
-      `[workbench:${tag}] approve on surface d-approve · LRU`,
-      { surface: 'd-approve', action: 'approve', type: 'action', td: '0.4' },
+      () => card('d-approve').getByRole('button', { name: 'Approve LRU, the recommended option' }).click(),
+      `[workbench:${tag}] approve on surface d-approve`,
+      { surface: 'd-approve', action: 'approve', target: 'LRU', type: 'action', td: '0.4' },
     );
     // The card shows what was sent, and its deciding buttons cannot be pressed again.
-    await expect.poll(() => card('d-approve').locator('.tdb-sent-line').first().innerText()).toBe(`[workbench:${tag}] approve on surface d-approve · LRU`);
-    expect(await card('d-approve').getByRole('button', { name: 'Approve the recommended option LRU' }).isDisabled()).toBe(true);
+    await expect.poll(() => card('d-approve').locator('.tdb-sent-line').first().innerText()).toBe(`[workbench:${tag}] approve on surface d-approve`);
+    expect(await card('d-approve').getByRole('button', { name: 'Approve LRU, the recommended option' }).isDisabled()).toBe(true);
     expect(await card('d-approve').getByRole('button', { name: 'Choose TTL' }).isDisabled()).toBe(true);
 
     // Acting again takes a confirmation; then a different answer goes through.
@@ -352,7 +352,7 @@ describe('the workbench', () => {
     await expectLine(
       async () => {
         await card('change-all').getByRole('textbox', { name: 'Comment on Reject all of me' }).fill('Not this sprint.');
-        await card('change-all').getByRole('button', { name: 'Reject the whole change Reject all of me' }).click();
+        await card('change-all').getByRole('button', { name: 'Reject change Reject all of me (every hunk)' }).click();
       },
       `[workbench:${tag}] reject on surface change-all — Not this sprint.`,
       { surface: 'change-all', action: 'reject', comment: 'Not this sprint.' },
@@ -389,7 +389,7 @@ describe('the workbench', () => {
     const file = await lineReader();
     await win.page.keyboard.press('Control+Shift+J');
     await win.page.keyboard.press('a');
-    expect(await lineIn(file)).toBe(`[workbench:${tag}] approve on surface d-keys · LRU — Keyboard only.\n`);
+    expect(await lineIn(file)).toBe(`[workbench:${tag}] approve on surface d-keys — Keyboard only.\n`);
     await win.page.keyboard.press('Escape');
     await win.waitFor(() => activeIsTerminal(), 'focus back in the terminal');
   });
@@ -509,7 +509,7 @@ describe('the workbench', () => {
       return { isError: r.isError === true, json: JSON.parse(r.content[0]?.text ?? '{}') as Record<string, unknown> };
     };
     try {
-      const opened = await call('TickManage', { action: 'open', command: [process.execPath, path.join(ROOT, 'assets', 'ticks', 'counter.mjs')], cwd: scratch, title: 'Counter' });
+      const opened = await call('TickManage', { action: 'open', command: [process.execPath, path.join(ROOT, 'assets', 'ticks', 'counter', 'counter.mjs')], cwd: scratch, title: 'Counter' });
       expect(opened.isError).toBe(false);
       const instance = opened.json.instance as string;
       await showShelf('Replies');

@@ -76,6 +76,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const keeper = new SessionKeeper(panes, paths.sessionFile, 300, { pid: process.pid, startedAt: SERVICE_STARTED_AT });
   let stopReason = 'the service was stopped';
   core.onDispose(() => keeper.stop(stopReason));
+  // Before the session is saved and the panes hung up (disposers run last-installed first).
+  core.onDispose(() => panes.saveScreens());
   const notices = new NoticeBook(path.join(paths.state, 'notices.json'));
   installPaneHandlers(core, panes, settings, opts.shell, () => {
     const out: string[] = [];
@@ -110,6 +112,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const hub = new ClientHub(core);
   core.onDispose(() => hub.dispose());
   const endAll = async (reason: string): Promise<void> => {
+    await panes.saveScreens();
     keeper.stop(reason);
     stopReason = reason;
     await Promise.all([panes.endAll(), ticks.closeAll()]);

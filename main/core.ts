@@ -7,6 +7,7 @@
 import { EventEmitter } from 'node:events';
 import type { EventName, Events, Req, RequestName, Res } from '../preload/contract.ts';
 import { REQUEST_NAMES } from '../preload/contract.ts';
+import { payloadProblem } from './contract-check.ts';
 
 /** Who is asking: one window (an Electron webContents or a browser tab, through its relay) or a command. */
 export interface Client {
@@ -56,6 +57,10 @@ export class Core {
     }
     const handler = this.handlers.get(name);
     if (!handler) throw new ContractError(`request "${name}" is not available in this build`);
+    // Every transport (IPC, serve's WebSocket, the service socket) ends here: the payload
+    // must fit the contract's types before any handler sees it.
+    const problem = payloadProblem(name, req);
+    if (problem) throw new ContractError(problem);
     return (await handler(req, client)) as Res<K>;
   }
 

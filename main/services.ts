@@ -106,6 +106,8 @@ export interface AgentStatusApi {
 
 export interface SettingsApi {
   get(): Settings;
+  /** What was wrong with settings.json at start, in one sentence (until a setting is saved). */
+  problem?(): string | undefined;
   set(patch: Partial<Settings>): Settings;
   onChange(listener: (s: Settings) => void): () => void;
 }

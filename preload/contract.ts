@@ -183,6 +183,31 @@ export interface InstanceInfo {
   reason?: string;
 }
 
+/** One prerequisite of a Tick package and whether it looks met here (null: free text, a person judges). */
+export interface PrerequisiteStatus {
+  kind: 'env' | 'command' | 'file' | 'text';
+  text: string;
+  met: boolean | null;
+  /** What is missing, when it is not met. */
+  detail?: string;
+}
+
+/** An installed Tick package: a folder with the Tick and its Skill (docs/spec/tick-packages.md). */
+export interface TickPackageInfo {
+  name: string;
+  description: string;
+  /** Installed for one project (`.terminal-delight/ticks/`) or for the user. */
+  scope: 'project' | 'user';
+  folder: string;
+  /** The exact open arguments it resolves to (absolute argv and cwd); absent when its Skill does not read. */
+  launch?: { command: string[]; cwd: string; title?: string };
+  prerequisites: PrerequisiteStatus[];
+  /** The Skill reads and every prerequisite that can be checked is met. */
+  ready: boolean;
+  /** Why it cannot be opened, in one sentence. */
+  problem?: string;
+}
+
 export interface ApprovalRequest {
   id: string;
   instanceId: string;
@@ -217,6 +242,8 @@ export interface Requests {
       service: { pid: number; startedAt: string; protocol: number };
       /** One-time notes for the person (each said once, then remembered as said). */
       notices: string[];
+      /** settings.json could not be used as it was: one sentence (it was kept aside), until a setting is saved. */
+      settingsProblem?: string;
     };
   };
   'settings.set': { req: Partial<Settings>; res: Settings };
@@ -250,8 +277,11 @@ export interface Requests {
   'artifact.reveal': { req: { paneId: string; surfaceId: string }; res: { ok: boolean; error?: string } };
   'bench.set': { req: { paneId: string; open: boolean }; res: void };
 
-  'tick.open': { req: { command: string[]; cwd?: string; title?: string }; res: { ok: true; instance: InstanceInfo; paneId: string } | { ok: false; error: string; screen?: string } };
+  /** Open a Tick by its command line, or by an installed package (its name, or its folder) instead of command. */
+  'tick.open': { req: { command?: string[]; package?: string; cwd?: string; title?: string }; res: { ok: true; instance: InstanceInfo; paneId: string } | { ok: false; error: string; screen?: string } };
   'tick.list': { req: Record<string, never>; res: InstanceInfo[] };
+  /** Installed Tick packages: the project's holding cwd (when given), then the user's. */
+  'tick.packages': { req: { cwd?: string }; res: TickPackageInfo[] };
   'tick.close': { req: { instanceId: string }; res: void };
   /** Show (open: true, attach the Tick's pane to the layout) or hide (detach) a view; the session runs on either way. */
   'tick.view': { req: { instanceId: string; open: boolean }; res: { ok: boolean; error?: string } };
@@ -354,7 +384,9 @@ export type AppCommand =
   /** Settings screen; "Quit and end all panes" (asks first). */
   | 'open-settings' | 'quit-all'
   /** "New agent in a worktree…" (asks for the repository, base and name). */
-  | 'new-agent-worktree';
+  | 'new-agent-worktree'
+  /** The window's link to the core was made anew (the service restarted): say hello again and redraw. */
+  | 'resync';
 
 export type RequestName = keyof Requests;
 export type EventName = keyof Events;
@@ -375,6 +407,7 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'surface.list', 'surface.act', 'surface.seen', 'surface.comment', 'surface.catalogue',
   'artifact.open', 'artifact.reveal', 'bench.set',
   'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',
+  'tick.packages',
   'agent.new', 'agent.available',
   'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit',
   'worktree.probe', 'worktree.new', 'worktree.list', 'worktree.status', 'worktree.commit',

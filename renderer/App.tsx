@@ -2,10 +2,10 @@
 import { useEffect, type ReactElement } from 'react';
 import { cycleTheme, runCommand, splitPane } from './commands.ts';
 import { useWindow, useWindowState } from './context.ts';
-import { commandForKey } from './keys.ts';
+import { commandForKey, shortcutLabel } from './keys.ts';
 import { LayoutNode } from './panes/LayoutView.tsx';
 import { leafIds } from './panes/layout.ts';
-import { MoonIcon, SunIcon, SystemThemeIcon, TerminalIcon } from './panes/icons.tsx';
+import { GearIcon, MoonIcon, SunIcon, SystemThemeIcon, TerminalIcon } from './panes/icons.tsx';
 import { resolvedTheme, totalUnseen } from './store/store.ts';
 import { AgentsBar } from './agents/AgentsBar.tsx';
 import { OpenTickDialog } from './agents/OpenTickDialog.tsx';
@@ -13,6 +13,8 @@ import { WorktreeDialog } from './agents/WorktreeDialog.tsx';
 import { QuitDialog } from './service/QuitDialog.tsx';
 import { ServiceBar } from './service/ServiceBar.tsx';
 import './service/service.css';
+import { SettingsDialog } from './settings/SettingsDialog.tsx';
+import { showSettings } from './settings/ui.ts';
 
 export function App(): ReactElement {
   const ctx = useWindow();
@@ -69,6 +71,7 @@ export function App(): ReactElement {
       <OpenTickDialog />
       <WorktreeDialog />
       <QuitDialog />
+      <SettingsDialog />
     </div>
   );
 }
@@ -92,10 +95,28 @@ function TitleBar(): ReactElement {
         <span className="badge warn" role="status">{connection === 'connecting' ? 'Connecting…' : 'Disconnected, retrying…'}</span>
       ) : null}
       <ThemeButton />
+      <SettingsButton />
       <span className={`badge unseen-total${unseen > 0 ? '' : ' zero'}`} title="Unseen surfaces across all panes" data-testid="unseen-total">
         {unseen > 0 ? `${unseen} unseen` : 'all seen'}
       </span>
     </div>
+  );
+}
+
+function SettingsButton(): ReactElement {
+  const platform = useWindowState((s) => s.platform);
+  const problem = useWindowState((s) => s.settingsProblem);
+  return (
+    <button
+      type="button"
+      className={`icon-button titlebar-button${problem ? ' has-problem' : ''}`}
+      aria-label={problem ? 'Settings (settings.json had a problem)' : 'Settings'}
+      title={`Settings (${shortcutLabel('open-settings', platform)})`}
+      data-testid="open-settings"
+      onClick={() => showSettings()}
+    >
+      <GearIcon />
+    </button>
   );
 }
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Events, Layout, PaneInfo, Req, RequestName, Res, TdApi } from '../preload/contract.ts';
 import { runCommand, splitPane, toggleBench, zoom, type CommandContext } from './commands.ts';
 import { createWindowStore, DEFAULT_SETTINGS } from './store/store.ts';
+import { hideSettings, settingsUi } from './settings/ui.ts';
 
 function pane(id: string, extra: Partial<PaneInfo> = {}): PaneInfo {
   return { id, tag: 'abcd1234', kind: 'shell', title: id, cwd: '/tmp', command: ['bash'], status: 'running', cols: 80, rows: 24, benchOpen: false, unseen: 0, ...extra };
@@ -35,6 +36,14 @@ function setup(fail: Partial<Record<RequestName, string>> = {}) {
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
 describe('commands', () => {
+  it('open-settings shows the settings screen (a key, the menu, the gear)', () => {
+    hideSettings();
+    const before = settingsUi.getState().n;
+    runCommand({ api: {} as TdApi, store: createWindowStore(), terminal: () => undefined }, 'open-settings');
+    expect(settingsUi.getState()).toEqual({ open: true, n: before + 1 });
+    hideSettings();
+  });
+
   it('split asks the core for a pane beside the focused one and focuses it', async () => {
     const { ctx, calls, store } = setup();
     await splitPane(ctx, 'down');

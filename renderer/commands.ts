@@ -10,6 +10,7 @@ import { zoomed, type WindowStore } from './store/store.ts';
 import { showOpenTick } from './agents/ui.ts';
 import { showWorktreeDialog } from './agents/worktrees.ts';
 import { showQuit } from './service/ui.ts';
+import { showSettings } from './settings/ui.ts';
 
 /** The little the commands need of a pane's terminal. */
 export interface TerminalHandle {
@@ -150,6 +151,7 @@ export function runCommand(ctx: CommandContext, cmd: WindowCommand, paneId?: str
     case 'open-tick': showOpenTick(); break;
     case 'new-agent-worktree': showWorktreeDialog(); break;
     case 'quit-all': showQuit(); break;
+    case 'open-settings': showSettings(); break;
     case 'focus-pane': if (paneId) focusPane(ctx, paneId, true); break;
     case 'toggle-bench': void toggleBench(ctx, id); break;
     case 'zoom-in': void zoom(ctx, 1); break;

@@ -29,6 +29,14 @@ describe('commandForKey', () => {
     expect(commandForKey(k('ArrowUp', 'ArrowUp', { altKey: true, shiftKey: true }))).toBeUndefined();
     expect(commandForKey(k('ArrowUp', 'ArrowUp'))).toBeUndefined();
   });
+  it('opens the settings with Ctrl+, (Cmd+, on macOS)', () => {
+    expect(commandForKey(k(',', 'Comma', { ctrlKey: true }))).toBe('open-settings');
+    expect(commandForKey(k(',', 'Comma', { metaKey: true }), 'darwin')).toBe('open-settings');
+    expect(commandForKey(k(',', 'Comma', { ctrlKey: true }), 'darwin')).toBeUndefined();
+    expect(commandForKey(k(',', 'Comma'))).toBeUndefined();
+    expect(shortcutLabel('open-settings')).toBe('Ctrl+,');
+    expect(shortcutLabel('open-settings', 'darwin')).toBe('⌘,');
+  });
   it('zooms with Ctrl+= / Ctrl+- / Ctrl+0', () => {
     expect(commandForKey(k('=', 'Equal', { ctrlKey: true }))).toBe('zoom-in');
     expect(commandForKey(k('+', 'Equal', { ctrlKey: true, shiftKey: true }))).toBe('zoom-in');

@@ -62,6 +62,7 @@ export function commandForKey(e: KeyLike, platform = ''): WindowCommand | undefi
   if (e.key === '=' || e.key === '+') return 'zoom-in';
   if (e.key === '-') return 'zoom-out';
   if (e.key === '0') return 'zoom-reset';
+  if (e.key === ',') return 'open-settings';
   return undefined;
 }
 
@@ -82,6 +83,7 @@ export function shortcutLabel(cmd: WindowCommand, platform = ''): string {
     'zoom-in': `${p}=`,
     'zoom-out': `${p}-`,
     'zoom-reset': `${p}0`,
+    'open-settings': `${p},`,
   };
   return labels[cmd] ?? '';
 }

@@ -76,6 +76,8 @@ api.on('notify', (n) => {
   desktopNotify(ctx, n);
 });
 api.on('command', (c) => {
+  // Electron: the main made this window's link to the service anew (the service restarted).
+  if (c.name === 'resync') return hello();
   if (ctx.dedupe.accept(c.name, 'menu')) runCommand(ctx, c.name, c.paneId);
 });
 

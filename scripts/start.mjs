@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findBrowser } from './find-browser.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -32,33 +33,6 @@ function electronBinary() {
   } catch {
     return undefined;
   }
-}
-
-function onPath(name) {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    const p = path.join(dir, name);
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return p;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-function findChromium() {
-  if (process.env.CHROMIUM_PATH && fs.existsSync(process.env.CHROMIUM_PATH)) return process.env.CHROMIUM_PATH;
-  for (const name of ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable']) {
-    const p = onPath(name);
-    if (p) return p;
-  }
-  if (process.platform === 'darwin') {
-    for (const app of ['/Applications/Chromium.app/Contents/MacOS/Chromium', '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome']) {
-      if (fs.existsSync(app)) return app;
-    }
-  }
-  return undefined;
 }
 
 /** Newest modification time of any file under dir (0 when none). */
@@ -172,12 +146,13 @@ function runServe() {
       console.error(reachLine(url));
       return;
     }
-    const chromium = findChromium();
-    if (!chromium) {
-      console.error(`start: no Chromium found (set CHROMIUM_PATH); serving until Ctrl-C.`);
+    const found = findBrowser();
+    if ('error' in found) {
+      console.error(`start: ${found.error} Serving until Ctrl-C.`);
       console.error(reachLine(url));
       return;
     }
+    const chromium = found.path;
     const state = process.env.XDG_STATE_HOME && path.isAbsolute(process.env.XDG_STATE_HOME) ? process.env.XDG_STATE_HOME : path.join(os.homedir(), '.local', 'state');
     const profile = path.join(state, 'terminal-delight', 'chromium-profile');
     fs.mkdirSync(profile, { recursive: true });

@@ -79,7 +79,8 @@ describe('npm start', () => {
       delete env.WAYLAND_DISPLAY;
       const run = launch(['--serve', '--fresh', '--cwd', st.dir], env);
       await waitFor(() => run.out().startsWith('serving '), 'the serving line', 30_000);
-      await waitFor(() => /Chromium exited at once .*serving until Ctrl-C\./.test(run.err()), 'the line saying Chromium could not open', 60_000);
+      // At once, or (on a busy machine) after the grace: either way it never showed a window.
+      await waitFor(() => /Chromium (exited at once|ended) .*serving until Ctrl-C\./.test(run.err()), 'the line saying Chromium could not open', 60_000);
       expect(run.err()).toContain('ssh -N -L');
       expect(run.child.exitCode).toBeNull();
       run.child.kill('SIGINT');

@@ -17,7 +17,7 @@ export const COMMANDS: Record<string, Subcommand> = {
   // ── other services add their rows here (one each, loaded lazily) ──
   surface: { summary: 'Put a surface on this pane\'s workbench (TDSP 0.4); --catalogue, --derive <transcript>', load: () => import('../surfaces/cli.ts') },
   mcp: { summary: 'Speak MCP on stdio to the running app (for an agent\'s MCP configuration)', load: () => import('../mcp/stdio.ts') },
-  tick: { summary: 'Tools for Tick authors (Tick protocol 3): tick check [--safe] -- <command…>', load: () => import('../tick/cli.ts') },
+  tick: { summary: 'Ticks (Tick protocol 3): tick check -- <command…> or PACKAGE, tick install [--uninstall] PATH|NAME, tick list', load: () => import('../tick/cli.ts') },
   hooks: { summary: 'Install the agent channel\'s hooks: --agent claude|codex|gemini|opencode|all (default: those on PATH), --uninstall', load: () => import('../agent-channel/cli.ts') },
   agent: { summary: 'Start an agent pane in the running app; agent new --worktree [--repo DIR] [--base BRANCH] [--name NAME] [--prompt TEXT] [-- argv…] gives it a git worktree of its own', load: () => import('../worktrees/cli.ts') },
   serve: { summary: 'Serve the window over HTTP and WebSocket on 127.0.0.1 (--port N, --fresh, --cwd DIR)', load: () => import('../serve/main.ts') },

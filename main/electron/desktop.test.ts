@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Surface } from '../../preload/contract.ts';
-import { revealTarget, shouldNotifyNatively } from './desktop.ts';
+import { offersDevTools, revealTarget, shouldNotifyNatively } from './desktop.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-desktop-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -64,5 +64,12 @@ describe('artifact.reveal in serve', () => {
       await app.dispose();
       state.cleanup();
     }
+  });
+});
+
+describe('offersDevTools', () => {
+  it('offers Developer Tools in development only, never in a packaged app', () => {
+    expect(offersDevTools({ isPackaged: false })).toBe(true);
+    expect(offersDevTools({ isPackaged: true })).toBe(false);
   });
 });

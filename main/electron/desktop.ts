@@ -1,7 +1,8 @@
 /**
  * The Electron shell's desktop hand-offs, as pure decisions (no Electron here, so
  * they are tested under plain Node): when a 'notify' event becomes a native
- * notification, and which local file an artifact surface hands to shell.openPath.
+ * notification, which local file an artifact surface hands to shell.openPath, and
+ * whether Developer Tools are offered.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,6 +17,14 @@ import { localPath } from '../surfaces/artifacts.ts';
 export function shouldNotifyNatively(n: { paneId?: string }, appFocused: boolean, focusedPane: string | null): boolean {
   if (!appFocused) return true;
   return !!n.paneId && n.paneId !== focusedPane;
+}
+
+/**
+ * Whether the View menu offers Toggle Developer Tools (and the window allows them):
+ * in development (`npm start`, an unpackaged app) only. A packaged app has neither.
+ */
+export function offersDevTools(app: { isPackaged: boolean }): boolean {
+  return !app.isPackaged;
 }
 
 /** The file an artifact surface names, or a one-sentence reason it cannot be opened. */

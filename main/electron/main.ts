@@ -1,27 +1,27 @@
 /**
- * The Electron shell: one BrowserWindow (contextIsolation, sandbox, no nodeIntegration,
- * webSecurity) loading the renderer from the privileged `app://` scheme, the contract
- * carried over IPC with every sender checked, navigation and new windows refused,
- * permissions denied, and a native menu whose items arrive as 'command' events.
+ * The Electron shell, a thin relay to the per-user service (docs/design/service.md):
+ * BrowserWindows (contextIsolation, sandbox, no nodeIntegration, webSecurity) loading the
+ * renderer from the privileged `app://` scheme, each window's contract carried over IPC,
+ * every sender checked, to its own service connection (main/electron/relay.ts);
+ * navigation and new windows refused, permissions denied, a native menu whose items
+ * arrive as 'command' events, and a tray icon while panes run with no window open.
+ * Closing windows, or quitting this process, leaves every pane running in the service.
  * The only file that imports Electron (with preload/index.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { app, BrowserWindow, ipcMain, Menu, Notification, protocol, session, shell, type IpcMainInvokeEvent, type MenuItemConstructorOptions, type WebContents } from 'electron';
-import type { AppCommand, EventName, Events, PaneInfo, RequestName } from '../../preload/contract.ts';
+import { app, BrowserWindow, dialog, ipcMain, Menu, nativeImage, Notification, protocol, session, shell, Tray, type IpcMainInvokeEvent, type MenuItemConstructorOptions, type WebContents } from 'electron';
+import type { AppCommand, EventName, Events, PaneInfo, RequestName, Surface } from '../../preload/contract.ts';
 import { REQUEST_NAMES } from '../../preload/contract.ts';
-import { createApp, type App } from '../app.ts';
 import { appRoot } from '../panes/env.ts';
-import { revealTarget, shouldNotifyNatively } from './desktop.ts';
+import { offersDevTools, revealTarget, shouldNotifyNatively } from './desktop.ts';
+import { ElectronRelay } from './relay.ts';
 import { ORIGIN, routeAppUrl, SCHEME, trustedSenderUrl } from './routes.ts';
 
 const rendererDir = path.join(appRoot, 'out', 'renderer');
 const preloadFile = path.join(appRoot, 'out', 'electron', 'preload.cjs');
 
-// The core's young generation kept small, as `npm start` runs serve: a flood's garbage is
-// collected early instead of growing resident memory (bench/window.bench.ts).
-app.commandLine.appendSwitch('js-flags', '--max-semi-space-size=8');
 // Chromium holds network and IPC tasks after a keydown until the next frame is out
 // (DeferRendererTasksAfterInput), so a keystroke's echo waited up to a frame more:
 // measured in Chromium, keystroke-to-paint p99 30.6 ms with it, 20.2 ms without
@@ -29,12 +29,15 @@ app.commandLine.appendSwitch('js-flags', '--max-semi-space-size=8');
 app.commandLine.appendSwitch('disable-features', 'DeferRendererTasksAfterInput');
 protocol.registerSchemesAsPrivileged([{ scheme: SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, stream: true } }]);
 
-let core: App | undefined;
 const windows = new Set<BrowserWindow>();
+let relay: ElectronRelay;
+let tray: Tray | undefined;
+/** Panes running in the service, as the main's own connection last heard. */
+const running = new Map<string, PaneInfo>();
 
-/** Files for app://td/...: core.serveFiles routes first, then the built renderer. */
+/** Files for app://td/...: the core's file routes (through the service) first, then the built renderer. */
 async function serveAppFile(request: Request): Promise<Response> {
-  const route = routeAppUrl(request.url, core?.core, rendererDir);
+  const route = await routeAppUrl(request.url, (prefix, rest) => relay.resolveFile(prefix, rest).catch(() => undefined), rendererDir);
   const headers: Record<string, string> = { 'X-Content-Type-Options': 'nosniff' };
   if ('status' in route) return new Response(route.text, { status: route.status, headers });
   try {
@@ -51,44 +54,47 @@ function trustedSender(event: IpcMainInvokeEvent): boolean {
   return !!frame && frame.parent === null && trustedSenderUrl(frame.url);
 }
 
-function clientOf(wc: WebContents): { id: string } {
-  return { id: `wc-${wc.id}` };
+function windowId(wc: WebContents): string {
+  return `wc-${wc.id}`;
 }
 
-function installIpc(a: App): void {
+function webContentsOf(id: string): WebContents | undefined {
+  for (const w of windows) if (!w.isDestroyed() && windowId(w.webContents) === id) return w.webContents;
+  return undefined;
+}
+
+function installIpc(): void {
   for (const name of REQUEST_NAMES) {
     ipcMain.handle(`td:${name}`, async (event, req: unknown) => {
       if (!trustedSender(event)) return { ok: false, error: 'refused: this page is not the Terminal Delight window' };
       try {
-        const res = await a.core.request(name as RequestName, req as never, clientOf(event.sender));
+        // The desktop's own: an artifact's local file handed to the desktop's program.
+        if (name === 'artifact.reveal') return { ok: true, res: await reveal(windowId(event.sender), req as { paneId: string; surfaceId: string }) };
+        const res = await relay.request(windowId(event.sender), name as RequestName, req as never);
         return { ok: true, res };
       } catch (err) {
         return { ok: false, error: err instanceof Error ? err.message : String(err) };
       }
     });
   }
-  a.core.onEvent((name: EventName, payload: unknown) => {
-    for (const w of windows) if (!w.isDestroyed()) w.webContents.send(`td:evt:${name}`, payload);
+  relay.onWindowEvent((id, name, payload) => {
+    const wc = webContentsOf(id);
+    if (wc && !wc.isDestroyed()) wc.send(`td:evt:${name}`, payload);
   });
-  // Unseen surfaces across panes: the dock badge and the window title.
-  const unseen = new Map<string, number>();
-  const showBadge = (): void => {
-    const total = [...unseen.values()].reduce((x, y) => x + y, 0);
-    app.setBadgeCount(total);
-    for (const w of windows) if (!w.isDestroyed()) w.setTitle(total ? `Terminal Delight (${total})` : 'Terminal Delight');
-  };
-  a.core.onEvent((name: EventName, payload: unknown) => {
-    if (name === 'pane.updated') {
-      const p = payload as PaneInfo;
-      if ((unseen.get(p.id) ?? 0) !== p.unseen) {
-        unseen.set(p.id, p.unseen);
-        showBadge();
-      }
-    } else if (name === 'pane.removed') {
-      unseen.delete((payload as { paneId: string }).paneId);
-      showBadge();
-    }
+  // The service restarted under a window: its link is made anew; the window says hello again.
+  relay.onWindowLost((id) => {
+    const wc = webContentsOf(id);
+    if (wc && !wc.isDestroyed()) wc.send('td:evt:command', { name: 'resync' });
   });
+}
+
+async function reveal(id: string, req: { paneId: string; surfaceId: string }): Promise<{ ok: boolean; error?: string }> {
+  if (typeof req?.paneId !== 'string' || typeof req?.surfaceId !== 'string') return { ok: false, error: 'paneId and surfaceId must be strings' };
+  const list = (await relay.request(id, 'surface.list', { paneId: req.paneId })) as Surface[];
+  const target = revealTarget(list.find((s) => s.id === req.surfaceId), req.surfaceId);
+  if ('error' in target) return { ok: false, error: target.error };
+  const failure = await shell.openPath(target.file);
+  return failure ? { ok: false, error: `The desktop could not open ${target.file}: ${failure}` } : { ok: true };
 }
 
 function sendCommand(name: AppCommand, paneId?: string): void {
@@ -96,34 +102,105 @@ function sendCommand(name: AppCommand, paneId?: string): void {
   if (w && !w.isDestroyed()) w.webContents.send('td:evt:command', paneId ? { name, paneId } : { name });
 }
 
+function showWindow(paneId?: string): void {
+  const w = [...windows][0] ?? openWindow();
+  if (w.isMinimized()) w.restore();
+  w.show();
+  w.focus();
+  if (paneId) sendCommand('focus-pane', paneId);
+}
+
 /**
- * The desktop: 'notify' as a native notification when the app is not in front or the
- * pane is not the focused one (a click brings the window and the pane forward), and
- * 'artifact.reveal' handing an artifact's local file to the desktop's own program.
+ * What outlives windows, from the main's own service connection: native notifications
+ * (a click brings a window and the pane forward), the dock badge and title with the
+ * unseen count, and the tray while panes run and no window is open.
  */
-function installDesktop(a: App): void {
-  a.core.onEvent((name: EventName, payload: unknown) => {
-    if (name !== 'notify' || !Notification.isSupported()) return;
-    const n = payload as Events['notify'];
-    if (!shouldNotifyNatively(n, BrowserWindow.getFocusedWindow() !== null, a.panes.focused)) return;
-    const note = new Notification({ title: n.title, body: n.body, silent: false });
-    note.on('click', () => {
-      const w = [...windows][0];
-      if (!w || w.isDestroyed()) return;
-      if (w.isMinimized()) w.restore();
-      w.show();
-      w.focus();
-      if (n.paneId) sendCommand('focus-pane', n.paneId);
-    });
-    note.show();
+function installDesktop(): void {
+  const unseen = new Map<string, number>();
+  const showBadge = (): void => {
+    const total = [...unseen.values()].reduce((x, y) => x + y, 0);
+    app.setBadgeCount(total);
+    for (const w of windows) if (!w.isDestroyed()) w.setTitle(total ? `Terminal Delight (${total})` : 'Terminal Delight');
+  };
+  let focusedPane: string | null = null;
+  relay.onEvent((name: EventName, payload: unknown) => {
+    if (name === 'layout.changed') {
+      focusedPane = (payload as Events['layout.changed']).focused;
+    } else if (name === 'notify') {
+      if (!Notification.isSupported()) return;
+      const n = payload as Events['notify'];
+      if (!shouldNotifyNatively(n, BrowserWindow.getFocusedWindow() !== null, focusedPane)) return;
+      const note = new Notification({ title: n.title, body: n.body, silent: false });
+      note.on('click', () => showWindow(n.paneId));
+      note.show();
+    } else if (name === 'pane.updated') {
+      const p = payload as PaneInfo;
+      if (p.status === 'running') running.set(p.id, p);
+      else running.delete(p.id);
+      if ((unseen.get(p.id) ?? 0) !== p.unseen) {
+        unseen.set(p.id, p.unseen);
+        showBadge();
+      }
+      updateTray();
+    } else if (name === 'pane.removed') {
+      const id = (payload as { paneId: string }).paneId;
+      unseen.delete(id);
+      running.delete(id);
+      showBadge();
+      updateTray();
+    }
   });
-  a.core.handle('artifact.reveal', async ({ paneId, surfaceId }, client) => {
-    const list = await a.core.request('surface.list', { paneId }, client);
-    const target = revealTarget(list.find((s) => s.id === surfaceId), surfaceId);
-    if ('error' in target) return { ok: false, error: target.error };
-    const failure = await shell.openPath(target.file);
-    return failure ? { ok: false, error: `The desktop could not open ${target.file}: ${failure}` } : { ok: true };
+}
+
+/** The tray: present while panes run and no window is open (and always on macOS's menu bar while panes run). */
+function updateTray(): void {
+  const want = running.size > 0 && (windows.size === 0 || process.platform === 'darwin');
+  if (!want) {
+    tray?.destroy();
+    tray = undefined;
+    if (windows.size === 0 && running.size === 0 && process.platform !== 'darwin') app.quit();
+    return;
+  }
+  if (!tray) {
+    const icon = nativeImage.createFromPath(path.join(appRoot, 'assets', 'icons', 'icon-256.png')).resize({ width: 18, height: 18 });
+    tray = new Tray(icon);
+    tray.on('click', () => showWindow());
+  }
+  const list = [...running.values()].slice(0, 12);
+  tray.setToolTip(`Terminal Delight: ${running.size} pane${running.size === 1 ? '' : 's'} running`);
+  tray.setContextMenu(Menu.buildFromTemplate([
+    { label: 'Open Terminal Delight', click: () => showWindow() },
+    { type: 'separator' },
+    ...list.map((p): MenuItemConstructorOptions => ({
+      label: `${p.agent ? `${p.agent.status === 'blocked' ? '● ' : ''}` : ''}${p.title}`.slice(0, 60),
+      click: () => showWindow(p.id),
+    })),
+    { type: 'separator' },
+    { label: 'Quit and End All Panes…', click: () => void quitAll() },
+  ]));
+}
+
+/** From the tray or with no window: ask natively, listing what runs, then end it all. */
+async function quitAll(): Promise<void> {
+  const w = BrowserWindow.getFocusedWindow() ?? [...windows][0];
+  if (w && !w.isDestroyed()) {
+    sendCommand('quit-all');
+    return;
+  }
+  const info = await relay.ask('service.info', {}).catch(() => undefined);
+  const names = info ? [...info.running.map((p) => `${p.program} — ${p.title}`), ...info.ticks.map((t) => `Tick — ${t.title}`)] : [];
+  const { response } = await dialog.showMessageBox({
+    type: 'warning',
+    buttons: ['End All Panes and Quit', 'Keep Running'],
+    defaultId: 1,
+    cancelId: 1,
+    message: 'Quit and end all panes?',
+    detail: names.length ? `Still running:\n${names.join('\n')}` : 'Nothing is running.',
   });
+  if (response !== 0) return;
+  await relay.ask('service.quit', { endPanes: true }).catch(() => undefined);
+  relay.close();
+  app.exit(0);
 }
 
 function buildMenu(): void {
@@ -137,6 +214,8 @@ function buildMenu(): void {
         cmd('New Agent Pane', 'new-agent', 'CmdOrCtrl+Shift+A'),
         cmd('Open Tick…', 'open-tick', 'CmdOrCtrl+Shift+O'),
         { type: 'separator' },
+        cmd('Settings…', 'open-settings', 'CmdOrCtrl+,'),
+        { type: 'separator' },
         cmd('Split Right', 'split-right', 'CmdOrCtrl+Shift+D'),
         cmd('Split Down', 'split-down', 'CmdOrCtrl+Shift+E'),
         cmd('Close Pane', 'close-pane', 'CmdOrCtrl+Shift+W'),
@@ -144,7 +223,9 @@ function buildMenu(): void {
         cmd('Focus Next Pane', 'focus-next', 'CmdOrCtrl+Shift+]'),
         cmd('Focus Previous Pane', 'focus-prev', 'CmdOrCtrl+Shift+['),
         { type: 'separator' },
-        ...(process.platform === 'darwin' ? [] : [{ role: 'quit' as const }]),
+        // Closing windows keeps every pane running; this ends them (after asking).
+        { label: 'Quit and End All Panes…', accelerator: 'CmdOrCtrl+Shift+Q', click: () => void quitAll() },
+        ...(process.platform === 'darwin' ? [] : [{ role: 'close' as const, label: 'Close Window' }]),
       ],
     },
     { role: 'editMenu' },
@@ -158,7 +239,7 @@ function buildMenu(): void {
         cmd('Zoom Out', 'zoom-out', 'CmdOrCtrl+-'),
         cmd('Actual Size', 'zoom-reset', 'CmdOrCtrl+0'),
         { type: 'separator' },
-        { role: 'toggleDevTools' },
+        ...(offersDevTools(app) ? [{ role: 'toggleDevTools' as const }] : []),
         { role: 'togglefullscreen' },
       ],
     },
@@ -167,7 +248,7 @@ function buildMenu(): void {
   Menu.setApplicationMenu(Menu.buildFromTemplate(template));
 }
 
-function openWindow(a: App): BrowserWindow {
+function openWindow(): BrowserWindow {
   const win = new BrowserWindow({
     width: 1280,
     height: 820,
@@ -182,11 +263,13 @@ function openWindow(a: App): BrowserWindow {
       webSecurity: true,
       webviewTag: false,
       spellcheck: false,
+      devTools: offersDevTools(app),
     },
   });
   windows.add(win);
+  updateTray();
   const wc = win.webContents;
-  const client = clientOf(wc);
+  const id = windowId(wc);
   wc.on('will-navigate', (event, url) => {
     if (url !== wc.getURL()) event.preventDefault();
   });
@@ -197,8 +280,12 @@ function openWindow(a: App): BrowserWindow {
     if (/^https?:\/\//i.test(url)) void shell.openExternal(url);
     return { action: 'deny' };
   });
-  wc.on('destroyed', () => a.core.clientGone(client));
-  win.on('closed', () => windows.delete(win));
+  // The window's link to the service goes with it; its panes keep running.
+  wc.on('destroyed', () => relay.closeWindow(id));
+  win.on('closed', () => {
+    windows.delete(win);
+    updateTray();
+  });
   void win.loadURL(`${ORIGIN}/index.html`);
   return win;
 }
@@ -206,6 +293,31 @@ function openWindow(a: App): BrowserWindow {
 function startDir(): string {
   const cwd = process.cwd();
   return cwd === '/' || !fs.existsSync(cwd) ? os.homedir() : cwd;
+}
+
+/** A service of another contract protocol (an older app left it running): offer to restart it. */
+async function startRelay(): Promise<void> {
+  for (;;) {
+    try {
+      await relay.start();
+      return;
+    } catch (err) {
+      const refused = (err as { code?: string }).code === 'EREFUSED';
+      const { response } = await dialog.showMessageBox({
+        type: 'warning',
+        buttons: refused ? ['Restart the Service', 'Quit'] : ['Try Again', 'Quit'],
+        defaultId: 0,
+        cancelId: 1,
+        message: refused ? 'Terminal Delight\'s running service is of another version.' : 'Terminal Delight\'s service could not be started.',
+        detail: refused ? `${(err as Error).message}\n\nRestarting it ends its panes; they come back, ready to resume.` : (err as Error).message,
+      });
+      if (response !== 0) {
+        app.exit(1);
+        return;
+      }
+      if (refused) await relay.restartService().catch(() => undefined);
+    }
+  }
 }
 
 async function main(): Promise<void> {
@@ -217,33 +329,23 @@ async function main(): Promise<void> {
   const s = session.defaultSession;
   s.setPermissionRequestHandler((_wc, permission, callback) => callback(permission === 'clipboard-sanitized-write'));
   s.setPermissionCheckHandler((_wc, permission) => permission === 'clipboard-sanitized-write');
+  relay = new ElectronRelay({ cwd: startDir(), fresh: process.argv.includes('--fresh') });
   protocol.handle(SCHEME, serveAppFile);
-  core = await createApp({ shell: 'electron', cwd: startDir(), fresh: process.argv.includes('--fresh') });
-  installDesktop(core);
-  installIpc(core);
+  await startRelay();
+  installDesktop();
+  installIpc();
   buildMenu();
-  openWindow(core);
-  app.on('second-instance', () => {
-    const w = [...windows][0];
-    if (w) {
-      if (w.isMinimized()) w.restore();
-      w.focus();
-    }
-  });
+  openWindow();
+  // The service restarted under us (an upgrade, a crash): the main's own link comes back.
+  relay.onServiceGone(() => void startRelay());
+  app.on('second-instance', () => showWindow());
   app.on('activate', () => {
-    if (windows.size === 0 && core) openWindow(core);
+    if (windows.size === 0) openWindow();
   });
-  app.on('window-all-closed', () => {
-    if (process.platform !== 'darwin') app.quit();
-  });
-  let disposed = false;
-  app.on('will-quit', (event) => {
-    if (disposed || !core) return;
-    event.preventDefault();
-    disposed = true;
-    // Save the session and hang up every pane, then really quit.
-    void core.dispose().finally(() => app.exit(0));
-  });
+  // Closing the last window leaves the panes running (the service keeps them; the tray
+  // stays while they run). The app process quits when nothing runs (updateTray).
+  app.on('window-all-closed', () => updateTray());
+  app.on('will-quit', () => relay.close());
 }
 
 void main();

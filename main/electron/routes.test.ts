@@ -8,6 +8,7 @@ import { APP_CSP, routeAppUrl, trustedSenderUrl } from './routes.ts';
 let state: ReturnType<typeof tempState>;
 let renderer: string;
 const core = new Core();
+const files = (prefix: string, rest: string) => core.resolveFile(prefix, rest);
 
 beforeAll(() => {
   state = tempState();
@@ -23,22 +24,22 @@ beforeAll(() => {
 afterAll(() => state.cleanup());
 
 describe('app:// routes of the Electron shell', () => {
-  it('serves the renderer with the strict CSP', () => {
-    expect(routeAppUrl('app://td/index.html', core, renderer)).toEqual({ file: path.join(renderer, 'index.html'), type: 'text/html; charset=utf-8', csp: APP_CSP });
-    expect(routeAppUrl('app://td/', core, renderer)).toMatchObject({ file: path.join(renderer, 'index.html') });
-    expect(routeAppUrl('app://td/assets/a.js', core, renderer)).toMatchObject({ type: 'text/javascript; charset=utf-8' });
+  it('serves the renderer with the strict CSP', async () => {
+    expect(await routeAppUrl('app://td/index.html', files, renderer)).toEqual({ file: path.join(renderer, 'index.html'), type: 'text/html; charset=utf-8', csp: APP_CSP });
+    expect(await routeAppUrl('app://td/', files, renderer)).toMatchObject({ file: path.join(renderer, 'index.html') });
+    expect(await routeAppUrl('app://td/assets/a.js', files, renderer)).toMatchObject({ type: 'text/javascript; charset=utf-8' });
     expect(APP_CSP).toContain("script-src 'self'");
     expect(APP_CSP).toContain("object-src 'none'");
   });
 
-  it('serves core file routes first, with their own CSP', () => {
-    expect(routeAppUrl('app://td/artifact/p1/doc.html', core, renderer)).toEqual({ file: path.join(state.dir, 'doc.html'), type: 'text/html; charset=utf-8', csp: 'sandbox' });
-    expect(routeAppUrl('app://td/artifact/p1/other.html', core, renderer)).toEqual({ status: 404, text: 'Not found.' });
+  it('serves core file routes first, with their own CSP', async () => {
+    expect(await routeAppUrl('app://td/artifact/p1/doc.html', files, renderer)).toEqual({ file: path.join(state.dir, 'doc.html'), type: 'text/html; charset=utf-8', csp: 'sandbox' });
+    expect(await routeAppUrl('app://td/artifact/p1/other.html', files, renderer)).toEqual({ status: 404, text: 'Not found.' });
   });
 
-  it('never leaves the renderer folder or answers another host', () => {
+  it('never leaves the renderer folder or answers another host', async () => {
     for (const u of ['app://td/../outside.txt', 'app://td/%2e%2e/outside.txt', 'app://td/assets/..%2f..%2foutside.txt', 'app://evil/index.html', 'file:///etc/passwd']) {
-      expect('status' in routeAppUrl(u, core, renderer), u).toBe(true);
+      expect('status' in await routeAppUrl(u, files, renderer), u).toBe(true);
     }
   });
 

@@ -3,7 +3,7 @@
  * core's file routes first (core.serveFiles), then the built renderer; and whether an
  * IPC sender is one of our own pages. Plain Node, so it is tested directly.
  */
-import type { Core } from '../core.ts';
+import type { ResolvedFile } from '../core.ts';
 import { mimeType, resolveStatic } from '../serve/files.ts';
 
 export const SCHEME = 'app';
@@ -26,7 +26,10 @@ export const APP_CSP = [
 
 export type AppRoute = { file: string; type: string; csp: string } | { status: number; text: string };
 
-export function routeAppUrl(rawUrl: string, core: Core | undefined, rendererDir: string): AppRoute {
+/** The core's file routes (core.serveFiles), reached through the service. */
+export type FileRoutes = (prefix: string, rest: string) => ResolvedFile | undefined | Promise<ResolvedFile | undefined>;
+
+export async function routeAppUrl(rawUrl: string, files: FileRoutes | undefined, rendererDir: string): Promise<AppRoute> {
   let url: URL;
   try {
     url = new URL(rawUrl);
@@ -35,14 +38,14 @@ export function routeAppUrl(rawUrl: string, core: Core | undefined, rendererDir:
   }
   if (url.protocol !== `${SCHEME}:` || url.host !== 'td') return { status: 404, text: 'Not found.' };
   const m = /^\/([a-z][a-z0-9-]*)\/(.+)$/.exec(url.pathname);
-  if (m && core) {
+  if (m && files) {
     let rest: string | undefined;
     try {
       rest = decodeURIComponent(m[2]);
     } catch {
       rest = undefined;
     }
-    const resolved = rest !== undefined && !rest.includes('\0') ? core.resolveFile(m[1], rest) : undefined;
+    const resolved = rest !== undefined && !rest.includes('\0') ? await files(m[1], rest) : undefined;
     if (resolved) return { file: resolved.path, type: resolved.type ?? mimeType(resolved.path), csp: resolved.csp ?? APP_CSP };
   }
   const file = resolveStatic(rendererDir, url.pathname);

@@ -23,6 +23,7 @@ export function installPaneHandlers(core: Core, panes: PaneService, settings: Se
       layout: panes.layout,
       focused: panes.focused,
       settings: settings.get(),
+      ...(settings.problem?.() ? { settingsProblem: settings.problem!() } : {}),
       platform: process.platform,
       shell: client.shell === 'electron' ? 'electron' : client.shell === 'serve' ? 'serve' : shell,
       version: appVersion(),

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import headless from '@xterm/headless';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Core } from '../core.ts';
 import { FLOW } from '../../preload/contract.ts';
@@ -210,9 +211,16 @@ describe('PaneService with real PTYs', () => {
       });
       await new Promise((r) => setTimeout(r, 30));
       off();
-      // A window writes the snapshot, then the output after it: a line cut by the snapshot
-      // ("…\r\nl" + "ine-3054\r\n…") is whole only in their concatenation.
-      const seen = new Set([...`${snap.data}${after}`.matchAll(/line-(\d+)/g)].map((m) => Number(m[1])));
+      // As a window does: a terminal of the snapshot's size is given the snapshot, then the
+      // output after it; a line the snapshot cut ("…\r\nli" + "ne-3054\r\n…") is whole only
+      // there (the snapshot ends by putting the cursor back where the line was cut).
+      const term = new headless.Terminal({ cols: snap.cols, rows: snap.rows, scrollback: 100_000, allowProposedApi: true });
+      await new Promise<void>((r) => term.write(snap.data + after, r));
+      const buf = term.buffer.active;
+      let text = '';
+      for (let y = 0; y < buf.length; y++) text += `${buf.getLine(y)?.translateToString(true) ?? ''}\n`;
+      term.dispose();
+      const seen = new Set([...text.matchAll(/line-(\d+)/g)].map((m) => Number(m[1])));
       const max = Math.max(0, ...seen);
       // Scrollback may drop the oldest lines; none may be missing between the oldest kept and the newest seen.
       const min = Math.min(...[...seen].filter((n) => n > 0));

@@ -52,6 +52,10 @@ export interface SavedPane {
 
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
+/** A pane's screen kept at a clean shutdown (in its folder), and how much history it keeps. */
+const SCREEN_FILE = '.last-screen.ans';
+const SCREEN_KEPT_LINES = 500;
+
 export function newPaneId(): string {
   const bytes = randomBytes(8);
   let s = 'p';
@@ -91,8 +95,9 @@ export class PaneService implements PaneServiceApi {
     this.scrollback = opts.scrollback ?? (() => SCROLLBACK);
     this.bus.setMaxListeners(0);
     this.core.onClientGone((client) => this.dropReader(client.id));
-    // A window left out of a pane's flow (it fell behind while another kept up) gets none of its output.
-    this.core.filterEvents('pane.output', (p, client) => this.panes.get(p.paneId)?.accepts(client.id) ?? true);
+    // Output goes to windows (clients that said app.hello), not to relays' own connections or
+    // commands; a window left out of a pane's flow (it fell behind while another kept up) gets none.
+    this.core.filterEvents('pane.output', (p, client) => this.readers.has(client.id) && (this.panes.get(p.paneId)?.accepts(client.id) ?? true));
   }
 
   // ───────────── queries ─────────────
@@ -202,7 +207,16 @@ export class PaneService implements PaneServiceApi {
     if (this.panes.has(saved.id)) throw new Error(`pane "${saved.id}" already exists: a saved pane comes back once`);
     const command = saved.command.length > 0 ? saved.command : loginShell(this.env);
     const env = saved.env ?? paneEnv(this.env, { session: this.session, paneId: saved.id, tag: saved.tag, socket: this.paths.socket });
-    return this.spawn(
+    // What it showed when the last service stopped cleanly: drawn again under the ended note.
+    const screenFile = path.join(paneFolder(this.paths, this.session, saved.id), SCREEN_FILE);
+    let screen: string | undefined;
+    try {
+      screen = fs.readFileSync(screenFile, 'utf8');
+      fs.rmSync(screenFile, { force: true });
+    } catch {
+      screen = undefined;
+    }
+    const info = this.spawn(
       {
         id: saved.id, tag: saved.tag, kind: saved.kind, command, cwd: saved.cwd, env,
         cols: validSize(saved.cols, DEFAULT_COLS, 2000), rows: validSize(saved.rows, DEFAULT_ROWS, 1000), title: saved.title,
@@ -210,6 +224,24 @@ export class PaneService implements PaneServiceApi {
       },
       { detached: true },
     );
+    if (screen) void this.panes.get(saved.id)?.writeScreen(screen + '\r\n');
+    return info;
+  }
+
+  /**
+   * Keep every pane's screen (and its last lines of history) in its folder, so a pane that
+   * comes back ended shows what it showed (a clean shutdown does this; a crash cannot).
+   */
+  async saveScreens(): Promise<void> {
+    await Promise.all([...this.panes.values()].map(async (p) => {
+      if (p.kind === 'tick') return;
+      try {
+        const snap = await p.snapshot(SCREEN_KEPT_LINES);
+        fs.writeFileSync(path.join(this.folder(p.id), SCREEN_FILE), snap.data, { mode: 0o600 });
+      } catch {
+        // its folder is gone: it comes back blank
+      }
+    }));
   }
 
   /** Start an ended pane again as it was: the same id, folder, environment (the app's variables renewed), cwd and size. */

@@ -45,6 +45,9 @@ export function tempState(prefix = 'td-test-'): { dir: string; env: NodeJS.Proce
   delete env.TD_PANE_ID;
   delete env.TD_SESSION;
   delete env.TD_TAG;
+  // Installed Tick packages and agents' Skills go under the temp home too.
+  delete env.XDG_DATA_HOME;
+  delete env.CLAUDE_CONFIG_DIR;
   return { dir, env, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -99,10 +99,11 @@ describe('requests with wrong types', () => {
         expect(f.error).toMatch(new RegExp(`request "${name.replace('.', '\\.')}" needs an object payload`));
       }
     }
-    // A layout nested 100 000 splits deep (about 6 MB of JSON) is refused in one sentence, not recursed into.
-    const depth = 100_000;
-    const deep = '{"type":"split","direction":"row","children":['.repeat(depth) + JSON.stringify({ type: 'pane', paneId }) + ']}'.repeat(depth);
-    expect(await c.text(1_000_000, `{"t":"req","id":1000000,"name":"layout.set","req":{"layout":${deep}}}`)).toMatchObject({ ok: false, error: 'layout is nested more than 64 splits deep: send a flatter layout' });
+    // A layout nested 100 000 splits deep (about 6 MB of JSON) is refused in one sentence, not recursed into;
+    // one 65 splits deep fits the contract's schema and is refused by the layout's own rule.
+    const nest = (depth: number) => '{"type":"split","direction":"row","sizes":[1],"children":['.repeat(depth) + JSON.stringify({ type: 'pane', paneId }) + ']}'.repeat(depth);
+    expect(await c.text(1_000_000, `{"t":"req","id":1000000,"name":"layout.set","req":{"layout":${nest(100_000)}}}`)).toMatchObject({ ok: false, error: 'request "layout.set" nests more than 1000 levels deep: send a flatter payload; nothing was changed.' });
+    expect(await c.text(1_000_001, `{"t":"req","id":1000001,"name":"layout.set","req":{"layout":${nest(65)}}}`)).toMatchObject({ ok: false, error: 'layout is nested more than 64 splits deep: send a flatter layout' });
     const unknown = await c.req('pane.explode', {});
     expect(unknown).toMatchObject({ ok: false, error: 'unknown request "pane.explode"' });
     const nameless = await c.req(42, {});
@@ -112,7 +113,28 @@ describe('requests with wrong types', () => {
   }, 120_000);
 });
 
+describe('payloads checked against the contract', () => {
+  it('refuses bench.set {open: "x"} in one sentence before the handler runs, and changes nothing', async () => {
+    const c = await connect();
+    const hello = await c.req('app.hello', {});
+    const paneId = (hello.res as { panes: Array<{ id: string; benchOpen: boolean }> }).panes[0]!.id;
+    expect(await c.req('bench.set', { paneId, open: 'x' })).toMatchObject({ ok: false, error: 'request "bench.set": "open" must be true or false, not "x"; nothing was changed.' });
+    expect(await c.req('pane.resize', { paneId, cols: 'x', rows: 30 })).toMatchObject({ ok: false, error: 'request "pane.resize": "cols" must be a number, not "x"; nothing was changed.' });
+    const again = await c.req('app.hello', {});
+    expect((again.res as { panes: Array<{ id: string; benchOpen: boolean }> }).panes.find((p) => p.id === paneId)!.benchOpen).toBe(false);
+    c.ws.close();
+  });
+});
+
 describe('malformed frames', () => {
+  it('answers a frame whose id is not a safe integer with id -1, never null', async () => {
+    const c = await connect();
+    for (const id of ['1e400', '1.5', '9007199254740993', '"7"']) {
+      expect(await c.raw(`{"t":"req","id":${id},"name":"app.hello","req":{}}`), id).toMatchObject({ t: 'res', id: -1, ok: false, error: expect.stringMatching(/^the frame is not a request/) });
+    }
+    c.ws.close();
+  });
+
   it('answers a frame that is not JSON, or is binary, with a one-sentence error on the same socket', async () => {
     const c = await connect();
     expect(await c.raw('{not json')).toMatchObject({ ok: false, error: expect.stringMatching(/^the frame is not JSON: send /) });

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../app.ts';
 import type { Client } from '../core.ts';
 import { tempState, waitFor } from '../panes/testing.ts';
-import { loadSession } from './session.ts';
+import { endedReason, loadSession, type SavedSession } from './session.ts';
 
 let state: ReturnType<typeof tempState>;
 const apps: App[] = [];
@@ -55,6 +55,31 @@ describe('the saved session', () => {
     await waitFor(() => two.panes.screenText(second.id).includes(`back=${moved} id=${second.id}`), 'the restored shell in its cwd');
   });
 
+  it('brings panes back ended with why, showing their last screen; resume starts them as they were', async () => {
+    const one = await start();
+    const hello = await one.core.request('app.hello', {}, client);
+    const id = hello.panes[0].id;
+    one.settings.set({ resumeAtStart: 'none' });
+    one.panes.write(id, 'echo "last-$((40+2))"\r');
+    await waitFor(() => one.panes.screenText(id).includes('last-42'), 'the echo');
+    await one.dispose('the service was stopped for a test');
+    apps.length = 0;
+
+    const two = await start();
+    const back = two.panes.get(id)!;
+    expect(back.status).toBe('exited');
+    expect(back.ended).toMatchObject({ reason: 'the service was stopped for a test', resumeArgv: ['/bin/bash', '-l'] });
+    await two.panes.settled(id);
+    expect(two.panes.screenText(id)).toContain('last-42');
+    expect(fs.existsSync(path.join(two.panes.folder(id), '.last-screen.ans'))).toBe(false);
+    const resumed = await two.core.request('pane.resume', { paneId: id }, client);
+    expect(resumed.status).toBe('running');
+    expect(resumed.ended).toBeUndefined();
+    two.panes.write(id, 'echo "again=$TD_PANE_ID"\r');
+    await waitFor(() => two.panes.screenText(id).includes(`again=${id}`), 'the resumed shell');
+    await expect(two.core.request('pane.resume', { paneId: id }, client)).rejects.toThrow(/is running: only a pane that ended with the service can be resumed/);
+  });
+
   it('is ignored with fresh, and a damaged file starts an empty window', async () => {
     const one = await start();
     const hello = await one.core.request('app.hello', {}, client);
@@ -70,6 +95,17 @@ describe('the saved session', () => {
     const broken = await start();
     expect(broken.panes.list()).toEqual([]);
     expect((await broken.core.request('app.hello', {}, client)).panes).toHaveLength(1);
+  });
+
+  it('says why the panes ended: a clean stop, a reboot, a crash, or the version before the service', () => {
+    const base: SavedSession = { version: 2, session: 's', savedAt: '2026-11-30T10:00:00.000Z', layout: null, focused: null, panes: [], service: { pid: 1, startedAt: '2026-11-30T09:00:00.000Z' } };
+    expect(endedReason({ ...base, ended: { reason: 'you quit and ended all panes', at: 'x' } })).toEqual({ reason: 'you quit and ended all panes', at: 'x' });
+    expect(endedReason(base, Date.parse('2026-11-30T11:00:00.000Z')).reason).toBe('the machine restarted');
+    expect(endedReason(base, Date.parse('2026-11-29T08:00:00.000Z'))).toEqual({ reason: 'the service stopped unexpectedly (killed or crashed)', at: base.savedAt });
+    const file = path.join(state.dir, 'v1.json');
+    fs.writeFileSync(file, JSON.stringify({ version: 1, session: 'abc-1', savedAt: 't', panes: [{ id: 'p1', tag: 'abcd1234', kind: 'shell', command: ['bash'], cwd: '/tmp' }] }));
+    expect(loadSession(file)!.ended!.reason).toMatch(/^the app was closed/);
+    expect(loadSession(file)!.panes[0].running).toBe(true);
   });
 
   it('drops malformed panes and layout leaves of a saved file', () => {
@@ -101,7 +137,9 @@ describe('app requests', () => {
     const s = await app.core.request('settings.set', { fontSize: 16 }, client);
     expect(s.fontSize).toBe(16);
     expect(events).toEqual([s]);
-    await expect(app.core.request('settings.set', { fontSize: 'big' as never }, client)).rejects.toThrow(/out of range/);
+    // The contract's schema refuses the type; the settings' own rules, the range.
+    await expect(app.core.request('settings.set', { fontSize: 'big' as never }, client)).rejects.toThrow('request "settings.set": "fontSize" must be a number, not "big"; nothing was changed.');
+    await expect(app.core.request('settings.set', { fontSize: 500 }, client)).rejects.toThrow(/out of range/);
   });
 
   it('app.hello starts a login shell when only detached panes exist', async () => {
@@ -132,6 +170,6 @@ describe('app requests', () => {
     await app.core.request('app.hello', {}, client);
     await expect(app.core.request('layout.set', { layout: { type: 'pane', paneId: 'ghost' } }, client)).rejects.toThrow(/does not exist/);
     await expect(app.core.request('pane.create', { kind: 'tick' }, client)).rejects.toThrow(/cannot be created here/);
-    await expect(app.core.request('pane.create', { direction: 'up' as never }, client)).rejects.toThrow(/use "right" or "down"/);
+    await expect(app.core.request('pane.create', { direction: 'up' as never }, client)).rejects.toThrow('request "pane.create": "direction" must be "right" or "down", not "up"; nothing was changed.');
   });
 });

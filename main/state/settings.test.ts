@@ -53,7 +53,55 @@ describe('settings', () => {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, JSON.stringify({ fontSize: 'huge', theme: 'light', unknown: 1 }));
     expect(loadSettings(file)).toEqual({ ...DEFAULT_SETTINGS, theme: 'light' });
-    fs.writeFileSync(file, '{not json');
-    expect(new SettingsService(file).get()).toEqual(DEFAULT_SETTINGS);
+  });
+
+  it('never overwrites a file that is not JSON silently: moved aside, said in one sentence, defaults in use', () => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, '{"fontSize": 15,, "theme": "dark"}');
+    const s = new SettingsService(file, () => new Date('2026-11-30T06:48:00.123Z'));
+    expect(s.get()).toEqual(DEFAULT_SETTINGS);
+    const aside = `${file}.broken-20261130T064800Z`;
+    expect(fs.readFileSync(aside, 'utf8')).toBe('{"fontSize": 15,, "theme": "dark"}');
+    expect(fs.existsSync(file)).toBe(false);
+    expect(s.problem()).toMatch(/^settings\.json could not be read \(it is not JSON \(.+\)\): it was moved to settings\.json\.broken-20261130T064800Z and the defaults are in use\.$/);
+    // Saving a setting writes a fresh file; the broken one stays as it was, and the problem is over.
+    s.set({ fontSize: 14 });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toMatchObject({ fontSize: 14 });
+    expect(fs.readFileSync(aside, 'utf8')).toBe('{"fontSize": 15,, "theme": "dark"}');
+    expect(s.problem()).toBeUndefined();
+  });
+
+  it('keeps a copy of a file with unusable settings, uses the rest, and keeps keys it does not know', () => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const text = JSON.stringify({ fontSize: 500, theme: 'light', scrollback: -1, fromNewerBuild: { x: 1 } });
+    fs.writeFileSync(file, text);
+    const s = new SettingsService(file, () => new Date('2026-11-30T07:00:00Z'));
+    expect(s.get()).toEqual({ ...DEFAULT_SETTINGS, theme: 'light' });
+    expect(s.problem()).toBe('settings.json had 2 settings that could not be used (fontSize 500 is out of range: use a number from 6 to 72; and 1 more): they are at the default, and the file as it was is kept as settings.json.broken-20261130T070000Z.');
+    expect(fs.readFileSync(`${file}.broken-20261130T070000Z`, 'utf8')).toBe(text);
+    s.set({ fontSize: 16 });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toMatchObject({ fontSize: 16, theme: 'light', scrollback: 10000, fromNewerBuild: { x: 1 } });
+    // A good file: no problem, nothing kept aside.
+    const again = new SettingsService(file);
+    expect(again.problem()).toBeUndefined();
+    expect(fs.readdirSync(path.dirname(file)).filter((f) => f.includes('.broken-'))).toEqual(['settings.json.broken-20261130T070000Z']);
+  });
+
+  it('never replaces an earlier copy, and refuses to save over a broken file it could not keep aside', () => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const clock = () => new Date('2026-11-30T08:00:00Z');
+    const base = `${file}.broken-20261130T080000Z`;
+    fs.writeFileSync(base, 'an earlier copy');
+    fs.writeFileSync(file, 'not json');
+    expect(new SettingsService(file, clock).problem()).toMatch(/moved to settings\.json\.broken-20261130T080000Z-2 and/);
+    expect(fs.readFileSync(base, 'utf8')).toBe('an earlier copy');
+    expect(fs.readFileSync(`${base}-2`, 'utf8')).toBe('not json');
+    // Every name taken: the file stays where it is, and nothing is saved over it.
+    for (let n = 3; n <= 9; n++) fs.mkdirSync(`${base}-${n}`);
+    fs.writeFileSync(file, 'still not json');
+    const s = new SettingsService(file, clock);
+    expect(s.problem()).toMatch(/^settings\.json could not be used and could not be kept aside \(.+\): fix or remove it; until then the defaults are used and nothing is saved over it\.$/);
+    expect(() => s.set({ fontSize: 14 })).toThrow(/nothing is saved over it/);
+    expect(fs.readFileSync(file, 'utf8')).toBe('still not json');
   });
 });

@@ -1,9 +1,10 @@
 /** The window's settings (contract Settings), kept in paths.settingsFile. */
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
+import path from 'node:path';
 import { DEFAULT_SETTINGS, type Settings } from '../../preload/contract.ts';
 import type { SettingsApi } from '../services.ts';
-import { readJson, writeJsonAtomic } from './files.ts';
+import { writeJsonAtomic } from './files.ts';
 
 export { DEFAULT_SETTINGS };
 
@@ -55,38 +56,131 @@ export function applySettings(current: Settings, patch: unknown): Settings {
   return next as unknown as Settings;
 }
 
-/** Read settings leniently: unknown or bad fields fall back to defaults. */
-export function loadSettings(file: string): Settings {
-  const raw = readJson(file);
-  const out: Record<string, unknown> = { ...DEFAULT_SETTINGS };
-  if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
-    for (const [k, v] of Object.entries(raw)) {
-      if (!(k in DEFAULT_SETTINGS)) continue;
-      const c = checkField(k, v);
-      if (c.ok) out[k] = c.value;
-    }
-  }
-  return out as unknown as Settings;
+/** What reading settings.json found: the settings to use, unknown keys to keep, and what was wrong. */
+export interface LoadedSettings {
+  settings: Settings;
+  /** Keys this build does not know (a newer build's): kept as they are when the file is written. */
+  extra: Record<string, unknown>;
+  /** Why the file could not be read at all (not JSON, not an object). */
+  unreadable?: string;
+  /** One sentence per setting that could not be used (it is at its default). */
+  bad: string[];
 }
 
+/** Read settings leniently: unknown keys are kept aside, bad fields fall back to defaults and are reported. */
+export function readSettings(text: string): LoadedSettings {
+  const out: Record<string, unknown> = { ...DEFAULT_SETTINGS };
+  const extra: Record<string, unknown> = {};
+  const bad: string[] = [];
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    return { settings: out as unknown as Settings, extra, bad, unreadable: `it is not JSON (${(e as Error).message})` };
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { settings: out as unknown as Settings, extra, bad, unreadable: 'it is not a JSON object of setting names to values' };
+  for (const [k, v] of Object.entries(raw)) {
+    if (!(k in DEFAULT_SETTINGS)) {
+      extra[k] = v;
+      continue;
+    }
+    const c = checkField(k, v);
+    if (c.ok) out[k] = c.value;
+    else bad.push(c.error);
+  }
+  return { settings: out as unknown as Settings, extra, bad };
+}
+
+/** Read settings leniently: unknown or bad fields fall back to defaults. */
+export function loadSettings(file: string): Settings {
+  try {
+    return readSettings(fs.readFileSync(file, 'utf8')).settings;
+  } catch {
+    return { ...DEFAULT_SETTINGS };
+  }
+}
+
+/** `20261130T064800Z`: a file-name-safe time. */
+function stamp(d: Date): string {
+  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+}
+
+/**
+ * Keep the file under a name of its own that no earlier copy has (`-2`, `-3`… after
+ * the first), moved (link, then unlink) or copied; never replacing anything.
+ */
+function keepAside(file: string, base: string, move: boolean): string {
+  for (let n = 1; ; n++) {
+    const aside = n === 1 ? base : `${base}-${n}`;
+    try {
+      if (move) {
+        fs.linkSync(file, aside);
+        fs.unlinkSync(file);
+      } else fs.copyFileSync(file, aside, fs.constants.COPYFILE_EXCL);
+      return aside;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 9) throw e;
+    }
+  }
+}
+
+/**
+ * The settings file, with one rule for a broken one: it is never overwritten silently.
+ * At start, a file that cannot be read, or holds settings that cannot be used, is kept
+ * aside as settings.json.broken-<time> (moved when unreadable, copied otherwise) and
+ * `problem()` says so in one sentence, which every window shows until a setting is saved.
+ */
 export class SettingsService implements SettingsApi {
   private current: Settings;
   private readonly file: string;
   private readonly bus = new EventEmitter();
+  private extra: Record<string, unknown> = {};
+  private trouble: string | undefined;
+  /** Set when a broken file could not be kept aside: nothing may be written over it. */
+  private blocked: string | undefined;
 
-  constructor(file: string) {
+  constructor(file: string, now: () => Date = () => new Date()) {
     this.file = file;
-    this.current = fs.existsSync(file) ? loadSettings(file) : { ...DEFAULT_SETTINGS };
+    this.current = { ...DEFAULT_SETTINGS };
+    let text: string | undefined;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch {
+      return; // no file yet: the defaults
+    }
+    const loaded = readSettings(text);
+    this.current = loaded.settings;
+    this.extra = loaded.extra;
+    if (!loaded.unreadable && loaded.bad.length === 0) return;
+    let name: string;
+    try {
+      name = path.basename(keepAside(file, `${file}.broken-${stamp(now())}`, !!loaded.unreadable));
+    } catch (e) {
+      this.trouble = `settings.json could not be used and could not be kept aside (${(e as Error).message}): fix or remove it; until then the defaults are used and nothing is saved over it.`;
+      this.blocked = this.trouble;
+      return;
+    }
+    this.trouble = loaded.unreadable
+      ? `settings.json could not be read (${loaded.unreadable}): it was moved to ${name} and the defaults are in use.`
+      : `settings.json had ${loaded.bad.length === 1 ? 'a setting' : `${loaded.bad.length} settings`} that could not be used (${loaded.bad[0]}${loaded.bad.length > 1 ? `; and ${loaded.bad.length - 1} more` : ''}): ${loaded.bad.length === 1 ? 'it is' : 'they are'} at the default, and the file as it was is kept as ${name}.`;
   }
 
   get(): Settings {
     return { ...this.current, agentCommand: [...this.current.agentCommand] };
   }
 
+  /** What was wrong with settings.json at start, in one sentence (until a setting is saved). */
+  problem(): string | undefined {
+    return this.trouble;
+  }
+
   set(patch: Partial<Settings>): Settings {
+    if (this.blocked) throw new Error(this.blocked);
     const next = applySettings(this.current, patch);
     this.current = next;
-    writeJsonAtomic(this.file, next);
+    // Keys of a newer build stay in the file.
+    writeJsonAtomic(this.file, { ...this.extra, ...next });
+    this.trouble = undefined;
     this.bus.emit('change', this.get());
     return this.get();
   }

@@ -3,7 +3,9 @@
  * `actions.jsonl` (the comment as written, fsync'd), THEN types
  * `[workbench:<tag>] <action> on surface <id>[ · <target>][ — <comment>]` and a return
  * into the pane's PTY, with every line break and control character turned into a
- * space. Never the other way round. `dismiss` tells no one; view-only actions (`open`)
+ * space. The line names a target only for the actions that take one (`choose`, the
+ * `_part` actions): TDSP 0.4's own example types `approve on surface cache-eviction`,
+ * while actions.jsonl records the recommended option an approve stands for. Never the other way round. `dismiss` tells no one; view-only actions (`open`)
  * are routed to a viewer and never typed.
  */
 import fs from 'node:fs';
@@ -173,7 +175,8 @@ export class ActionWriter {
       }
     }
     if (!handled) {
-      const line = actionLine(pane.tag, action, surfaceId, target, comment);
+      // As the text shows it: a target only where the action names a part (an option, a hunk).
+      const line = actionLine(pane.tag, action, surfaceId, spec.targeted.includes(action) ? target : undefined, comment);
       try {
         this.deps.write(paneId, `${line}\r`);
       } catch (e) {

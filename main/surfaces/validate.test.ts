@@ -136,9 +136,7 @@ describe('checkSurface strict (MCP, CLI)', () => {
   });
   for (const row of ROWS) {
     it(row.name, () => {
-      const started = Date.now();
       const got = summary(checkSurface(row.doc, { strict: true }));
-      expect(Date.now() - started).toBeLessThan(5000);
       expect(got.type).toBe(row.expect.type);
       if (row.expect.type === 'refused') {
         if (typeof row.expect.reason === 'string') expect(got.reason).toBe(row.expect.reason);

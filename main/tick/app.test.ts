@@ -5,7 +5,7 @@ import type { InstanceInfo } from '../../preload/contract.ts';
 import { type App, createApp } from '../app.ts';
 import { tempState } from '../panes/testing.ts';
 
-const COUNTER = path.resolve(import.meta.dirname, '..', '..', 'assets', 'ticks', 'counter.mjs');
+const COUNTER = path.resolve(import.meta.dirname, '..', '..', 'assets', 'ticks', 'counter', 'counter.mjs');
 let app: App | undefined;
 let state: ReturnType<typeof tempState> | undefined;
 

@@ -5,6 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { TickTool } from './describe.ts';
 import { type DirectTick, spawnDirect } from './process.ts';
+import { sampleCall } from './sample.ts';
 import { initialize, type RequestResult } from './session.ts';
 
 export interface RuleResult {
@@ -25,6 +26,12 @@ export interface CheckOptions {
   promptMs?: number;
   /** Wait this long for an exit after stdin EOF or SIGTERM (ms). */
   exitMs?: number;
+  /**
+   * Valid calls to make (`--call TOOL JSON`), mutating tools included, so that updates
+   * which only follow a call are checked too. Without any, one call of a non-mutating
+   * tool with arguments built from its schema, when there is such a tool.
+   */
+  calls?: Array<{ tool: string; args: unknown }>;
 }
 
 interface Capture {
@@ -141,11 +148,37 @@ export async function checkTick(command: string[], opts: CheckOptions = {}): Pro
       add('-32602 on arguments that break input_schema', r.error?.code === -32602, describeAnswer(r, `tool "${tool.name}" with ${JSON.stringify(args)}`));
     }
 
+    // ── valid calls: the ones asked for, else one of a non-mutating tool (its updates are checked below) ──
+    const asked = opts.calls ?? [];
+    const own = asked.length === 0 && !s.ended ? sampleCall(init.catalog.tools) : undefined;
+    const calls = asked.length ? asked : own ? [own] : [];
+    const made: string[] = [];
+    for (const c of calls) {
+      const what = `call "${c.tool}" ${JSON.stringify(c.args)}${asked.length ? '' : ' (a non-mutating tool, arguments built from its schema)'}`;
+      if (s.ended) {
+        add(`a valid call is answered: ${what}`, 'n/a', `not sent: the session had ended (${s.end!.reason})`);
+        continue;
+      }
+      const r = await s.call(c.tool, c.args, descriptor.revision);
+      if (!r.sent) {
+        add(`a valid call is answered: ${what}`, 'n/a', `not sent: ${r.reason ?? r.error?.message ?? 'refused by the host'}`);
+        continue;
+      }
+      made.push(c.tool);
+      const answered = r.ok || (r.error !== undefined && !r.reason);
+      add(`a valid call is answered: ${what}`, answered, r.ok ? 'answered with a result' : r.error && !r.reason ? `answered with error ${r.error.code} (${r.error.message})` : r.reason ?? 'no answer');
+    }
+
     // ── updates, watched for a while ──
     const watchMs = opts.watchMs ?? 1000;
     await new Promise((r) => setTimeout(r, watchMs));
+    const why = made.length
+      ? `no update came in the run, ${made.length} valid call(s) included (${made.join(', ')}; watched ${watchMs} ms more)`
+      : asked.length
+        ? `no update came, and none of the --call calls could be sent`
+        : `no update came, and no valid call was made: ${descriptor.tools.some((x) => !x.mutates) ? 'no non-mutating tool accepts arguments built from its schema' : descriptor.tools.length ? 'every tool mutates' : 'the Tick has no tools'}; give one with --call TOOL JSON`;
     add('updates carry non-null data and strictly rising seq (8.2)', s.ended ? false : s.counters.updates === 0 ? 'n/a' : true,
-      s.ended ? s.end!.reason : s.counters.updates === 0 ? `no update in the run (watched ${watchMs} ms more)` : `${s.counters.updates} update(s), all valid`);
+      s.ended ? s.end!.reason : s.counters.updates === 0 ? `unchecked: ${why}` : `${s.counters.updates} update(s), all valid`);
     const floorBreak = reads.flatMap((r) => [r.r1.r, r.r2.r]).find((r) => r.reason?.includes('read floor'));
     const badRead = reads.flatMap((r) => [r.r1.r, r.r2.r]).find((r) => !r.ok);
     add('read results keep the seq rules (6.3)', !floorBreak && !badRead, floorBreak?.reason ?? badRead?.reason ?? `${reads.length * 2} reads at or above their floor`);
@@ -225,7 +258,16 @@ function describeAnswer(r: RequestResult, what: string): string {
   return `${what}: ${r.reason ?? 'no answer'}`;
 }
 
+/**
+ * Text from a Tick or a package made safe to print on a terminal: control characters
+ * (an escape sequence in an error message or a description) are shown as \xNN.
+ */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 /** One printed line per rule. */
 export function formatResults(results: RuleResult[]): string {
-  return results.map((r) => `${r.status === 'pass' ? 'PASS' : r.status === 'fail' ? 'FAIL' : 'N/A '}  ${r.rule}${r.detail ? ` — ${r.detail}` : ''}`).join('\n');
+  return results.map((r) => `${r.status === 'pass' ? 'PASS' : r.status === 'fail' ? 'FAIL' : 'N/A '}  ${r.rule}${r.detail ? ` — ${printable(r.detail)}` : ''}`).join('\n');
 }

@@ -8,7 +8,7 @@ import { statePaths } from '../paths.ts';
 import { TickHost, type TickHostOptions } from './host.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const COUNTER = path.join(ROOT, 'assets', 'ticks', 'counter.mjs');
+const COUNTER = path.join(ROOT, 'assets', 'ticks', 'counter', 'counter.mjs');
 const SCRIPTED = path.join(import.meta.dirname, 'testdata', 'scripted.mjs');
 
 let state: ReturnType<typeof tempState>;
@@ -159,9 +159,7 @@ describe('Ticks in panes', () => {
     const opened = await host.open({ command: [process.execPath, SCRIPTED, 'stubborn'], cwd: state.dir });
     if (!opened.ok) throw new Error(opened.error);
     const pid = panes.pid(opened.paneId!)!;
-    const t0 = Date.now();
     await host.close(opened.instance.id);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
     await waitFor(() => groupGone(pid), 'the process group gone');
   });
 

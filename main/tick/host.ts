@@ -10,6 +10,7 @@ import os from 'node:os';
 import type { ApprovalRequest, InstanceInfo, Outcome, PaneInfo } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
 import type { PaneServiceApi } from '../services.ts';
+import { listPackages, packageOpen } from '../tick-packages/find.ts';
 import { Approvals } from './approvals.ts';
 import { checkArgs, type TickDescriptor } from './describe.ts';
 import { keysToBytes } from './keys.ts';
@@ -32,7 +33,12 @@ export interface TickHostOptions {
 }
 
 export interface OpenRequest {
-  command: string[];
+  /** The Tick's argv; or, instead, `package`. */
+  command?: string[];
+  /** An installed Tick package's name (or a package folder): its launch gives command, cwd and title. */
+  package?: string;
+  /** Where a package name's project packages are found (default cwd). */
+  project?: string;
   cwd?: string;
   title?: string;
   /** Put the Tick's pane in the layout at once (default true). */
@@ -91,7 +97,8 @@ export class TickHost {
   private readonly core?: Core;
   private readonly panes?: PaneServiceApi;
   private readonly mcpWrites: () => boolean;
-  private readonly env: NodeJS.ProcessEnv;
+  /** The environment Ticks start with (and their prerequisites are checked against). */
+  readonly env: NodeJS.ProcessEnv;
   private readonly wire?: TickHostOptions['wire'];
 
   constructor(opts: TickHostOptions = {}) {
@@ -127,9 +134,12 @@ export class TickHost {
     return this.hosted.get(instanceId)?.runner?.session;
   }
 
-  async open(req: OpenRequest): Promise<OpenResult> {
+  async open(asked: OpenRequest): Promise<OpenResult> {
+    const resolved = packageOpen(asked, this.env);
+    if (!resolved.ok) return resolved;
+    const req = resolved.request;
     if (!Array.isArray(req.command) || req.command.length === 0 || !req.command.every((a) => typeof a === 'string')) {
-      return { ok: false, error: 'command must be a nonempty list of strings (argv), for example ["python3", "note.py"]' };
+      return { ok: false, error: 'command must be a nonempty list of strings (argv), for example ["python3", "note.py"]; or give an installed Tick package\'s name as package' };
     }
     const cwd = req.cwd ?? this.env.HOME ?? os.homedir();
     if (!isDir(cwd)) return { ok: false, error: `the folder "${cwd}" does not exist; give the Tick an existing working directory` };
@@ -375,11 +385,12 @@ export class TickHost {
 
   install(core: Core): void {
     core.handle('tick.open', async (req) => {
-      const r = await this.open({ command: req.command, cwd: req.cwd, title: req.title });
+      const r = await this.open({ command: req.command, package: req.package, cwd: req.cwd, title: req.title });
       if (!r.ok) return r;
       return { ok: true, instance: r.instance, paneId: r.paneId ?? '' };
     });
     core.handle('tick.list', () => this.list());
+    core.handle('tick.packages', (req) => listPackages({ env: this.env, ...(typeof req.cwd === 'string' ? { cwd: req.cwd } : {}) }));
     const needId = (req: { instanceId?: unknown }, what: string): void => {
       if (typeof req.instanceId !== 'string' || !req.instanceId) throw new Error(`${what} needs instanceId as a string (hosted:<id> or shell:<pane-id>); list instances with tick.list`);
     };

@@ -2,6 +2,7 @@
  * The Tick MCP tools through the SDK's real Client, over a real `terminal-delight mcp`
  * child (StdioClientTransport) connected to a real McpHost, with real panes and Ticks.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -11,12 +12,14 @@ import { McpHost } from '../mcp/server.ts';
 import { PaneService } from '../panes/service.ts';
 import { BASH, tempState, waitFor } from '../panes/testing.ts';
 import { statePaths } from '../paths.ts';
+import { install, uninstall } from '../tick-packages/install.ts';
+import { treeEntries } from '../tick-packages/tree.ts';
 import { TickHost } from './host.ts';
 import { tickTools } from './mcp-tools.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const BIN = path.join(ROOT, 'bin', 'terminal-delight');
-const COUNTER = path.join(ROOT, 'assets', 'ticks', 'counter.mjs');
+const COUNTER = path.join(ROOT, 'assets', 'ticks', 'counter', 'counter.mjs');
 
 let state: ReturnType<typeof tempState>;
 let core: Core;
@@ -138,6 +141,54 @@ describe('Tick MCP tools over the real MCP server', () => {
     expect(await tool('TickManage', { action: 'close', instance: id })).toMatchObject({ json: { closed: true } });
     expect((await tool('TickManage', { action: 'list' })).json.instances).not.toContainEqual(expect.objectContaining({ instance: id }));
     expect(await tool('TickUpdate', { subscription, timeout_ms: 10 })).toMatchObject({ isError: true });
+  });
+
+  it('lists an installed package and opens it by name: its Skill where Claude Code reads Skills, the session ready; uninstalled byte for byte', async () => {
+    const home = state.env.HOME!;
+    const before = treeEntries(home);
+    const agent = panes.create({ command: BASH, cwd: state.dir });
+    await connect(agent.id);
+    expect(await tool('TickManage', { action: 'packages' })).toMatchObject({ isError: false, json: { packages: [], note: expect.stringMatching(/No Tick packages are installed/) } });
+    const installed = install('counter', { env: state.env, cwd: state.dir });
+    expect(installed.ok).toBe(true);
+    expect(fs.readFileSync(path.join(home, '.claude', 'skills', 'counter', 'SKILL.md'), 'utf8')).toMatch(/^---\nname: counter\n/);
+    const folder = path.join(home, '.local', 'share', 'terminal-delight', 'ticks', 'counter');
+
+    const listed = await tool('TickManage', { action: 'packages' });
+    expect(listed.json).toEqual({
+      packages: [{
+        name: 'counter', description: expect.stringMatching(/^The Counter Tick/), scope: 'user', folder,
+        open: { action: 'open', package: 'counter' },
+        launch: { command: ['node', path.join(folder, 'counter.mjs')], cwd: folder, title: 'Counter' },
+        prerequisites: [{ kind: 'command', text: 'command node', met: true }], ready: true,
+      }],
+      note: expect.stringMatching(/descriptor \(TickDescribe\) is the authoritative catalog/),
+    });
+
+    const opened = await tool('TickManage', { action: 'open', package: 'counter' });
+    expect(opened).toMatchObject({ isError: false, json: { kind: 'example.counter', title: 'Counter', status: 'ready' } });
+    const id = opened.json.instance as string;
+    expect(await tool('TickRead', { instance: id })).toMatchObject({ json: { seq: 0, data: { value: 0, recent: [] } } });
+    const pane = panes.get(host.get(id)!.paneId!)!;
+    expect(pane).toMatchObject({ kind: 'tick', cwd: folder, title: 'Counter' });
+
+    // One sentence for a name that is not installed, and for both command and package.
+    expect(await tool('TickManage', { action: 'open', package: 'no-such-package' })).toMatchObject({ isError: true, json: { error: 'there is no installed Tick package named "no-such-package" (installed: counter); install it with terminal-delight tick install, or give a command line instead' } });
+    expect(await tool('TickManage', { action: 'open', package: 'counter', command: ['node'] })).toMatchObject({ isError: true, json: { error: 'give either command or package, not both' } });
+    // A project's package shadows the user's, found from the asking agent's folder.
+    const project = path.join(state.dir, 'project');
+    fs.mkdirSync(path.join(project, '.terminal-delight', 'ticks', 'counter'), { recursive: true });
+    fs.writeFileSync(path.join(project, '.terminal-delight', 'ticks', 'counter', 'SKILL.md'), '---\nname: counter\ndescription: A project counter that needs a login.\nmetadata:\n  tick-command: node {package}/counter.mjs\n  tick-requires: env TD_TEST_PROJECT_TOKEN; Ask the person to sign in first.\n---\n');
+    const fromProject = await tool('TickManage', { action: 'packages', cwd: project });
+    expect(fromProject.json.packages).toEqual([expect.objectContaining({ name: 'counter', scope: 'project', ready: false, prerequisites: [
+      { kind: 'env', text: 'env TD_TEST_PROJECT_TOKEN', met: false, detail: 'TD_TEST_PROJECT_TOKEN is not set' },
+      { kind: 'text', text: 'Ask the person to sign in first.', met: null },
+    ] })]);
+    expect(await tool('TickManage', { action: 'open', package: 'counter', cwd: project })).toMatchObject({ isError: true, json: { error: 'the Tick package "counter" is not ready: TD_TEST_PROJECT_TOKEN is not set (Ask the person to sign in first); a person sets that up, then open it again' } });
+
+    expect(await tool('TickManage', { action: 'close', instance: id })).toMatchObject({ json: { closed: true } });
+    expect(uninstall('counter', { env: state.env, cwd: state.dir }).ok).toBe(true);
+    expect(treeEntries(home)).toEqual(before);
   });
 
   it('refuses opening and mutating calls while "MCP writes" is off, and reports a failed open with the screen', async () => {

@@ -308,8 +308,10 @@ describe('bad input: one sentence each, nothing made', () => {
   });
 
   it('a path that is not one of the app\'s worktrees', async () => {
-    for (const name of ['worktree.commit', 'worktree.merge', 'worktree.push', 'worktree.status', 'worktree.remove'] as const) {
-      expect(await req(name, { path: repo, message: 'm', how: 'ff', pr: false } as never)).toEqual({ ok: false, error: `"${repo}" is not a worktree Terminal Delight made: pick one from the agents list` });
+    // Each with its own fields only: the contract's schema refuses any other.
+    const payloads = { 'worktree.commit': { path: repo, message: 'm' }, 'worktree.merge': { path: repo, how: 'ff' }, 'worktree.push': { path: repo, pr: false }, 'worktree.status': { path: repo }, 'worktree.remove': { path: repo } } as const;
+    for (const [name, payload] of Object.entries(payloads)) {
+      expect(await req(name as keyof typeof payloads, payload as never)).toEqual({ ok: false, error: `"${repo}" is not a worktree Terminal Delight made: pick one from the agents list` });
     }
   });
 });

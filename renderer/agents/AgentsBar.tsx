@@ -148,7 +148,7 @@ function AgentsRollup(): ReactElement | null {
               </span>
               <span className="agents-row-status">{STATUS_WORD[r.status]}</span>
               <span className="agents-row-time">{durationText(r.since, now)}</span>
-              {r.unseen > 0 ? <span className="badge unseen" aria-label={`${r.unseen} unseen`}>{r.unseen}</span> : <span className="agents-row-unseen" />}
+              {r.unseen > 0 ? <span className="badge unseen">{r.unseen}<span className="sr-only"> unseen</span></span> : <span className="agents-row-unseen" />}
             </button>
           ))}
           <WorktreeRows worktrees={worktrees} onDone={() => setOpen(false)} />

@@ -1,15 +1,22 @@
 /**
- * "Open Tick…": a command line (split like a shell would, never run by one), a
- * working folder and a title; calls 'tick.open'. A failure stays in the dialog: one
+ * "Open Tick…": the installed Tick packages first (for the focused pane's folder, each
+ * with its prerequisites and whether they look met), then a free command line (split
+ * like a shell would, never run by one) with a working folder; a title for either.
+ * Calls 'tick.open' by package or by command. A failure stays in the dialog: one
  * sentence, and the first 256 characters of the Tick's screen in a <pre>.
  */
 import { useEffect, useRef, useState, type FormEvent, type ReactElement } from 'react';
 import { useStore } from 'zustand';
+import type { TickPackageInfo } from '../../preload/contract.ts';
+import { parseCommandLine } from '../../main/tick/argv.ts';
 import { focusPane } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
-import { parseCommandLine } from './argv.ts';
 import { ModalForm } from './ModalForm.tsx';
+import { PackageChoices } from './TickPackages.tsx';
 import { agentsUi, hideOpenTick } from './ui.ts';
+
+/** The choice: a package (by its folder) or the command line. */
+const COMMAND = 'command';
 
 export function OpenTickDialog(): ReactElement | null {
   const open = useStore(agentsUi, (s) => s.openTick);
@@ -21,16 +28,44 @@ export function OpenTickDialog(): ReactElement | null {
 function Dialog({ n }: { n: number }): ReactElement {
   const ctx = useWindow();
   const focusedCwd = useWindowState((s) => (s.focused ? s.panes[s.focused]?.cwd ?? '' : ''));
+  const [packages, setPackages] = useState<TickPackageInfo[] | null>(null);
+  const [choice, setChoice] = useState<string>(COMMAND);
   const [command, setCommand] = useState('');
   const [cwd, setCwd] = useState(focusedCwd);
   const [title, setTitle] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<{ text: string; screen?: string } | null>(null);
-  const first = useRef<HTMLInputElement>(null);
+  const commandInput = useRef<HTMLInputElement>(null);
+  /** The person went for the command line before the list arrived: leave their choice and focus alone. */
+  const touched = useRef(false);
 
   useEffect(() => {
-    first.current?.focus();
-  }, [n]);
+    let live = true;
+    ctx.api.invoke('tick.packages', focusedCwd ? { cwd: focusedCwd } : {}).then(
+      (list) => {
+        if (!live) return;
+        setPackages(list);
+        const first = list.find((p) => p.ready) ?? list.find((p) => !p.problem);
+        if (first && !touched.current) setChoice(first.folder);
+      },
+      () => live && setPackages([]),
+    );
+    return () => {
+      live = false;
+    };
+  }, [ctx, focusedCwd]);
+
+  // Focus the choice: at once (the command line while the list loads), again on Ctrl+Shift+O,
+  // and the chosen package when the list arrives, unless the person began typing a command.
+  const focusChoice = (): void => {
+    const radio = commandInput.current?.form?.querySelector<HTMLInputElement>('input[name="tick-choice"]:checked');
+    if (radio && radio.value !== COMMAND) radio.focus();
+    else commandInput.current?.focus();
+  };
+  useEffect(focusChoice, [n]);
+  useEffect(() => {
+    if (packages !== null && !touched.current) focusChoice();
+  }, [packages]);
 
   const close = (): void => {
     hideOpenTick();
@@ -38,22 +73,27 @@ function Dialog({ n }: { n: number }): ReactElement {
     if (s.focused) s.focusPane(s.focused, true);
   };
 
+  const chosen = choice === COMMAND ? undefined : packages?.find((p) => p.folder === choice);
+
   const submit = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
     if (busy) return;
-    const parsed = parseCommandLine(command);
-    if (!parsed.ok) {
-      setError({ text: parsed.error });
-      return;
+    let req: { command?: string[]; package?: string; cwd?: string; title?: string };
+    if (chosen) {
+      req = { package: chosen.folder };
+    } else {
+      const parsed = parseCommandLine(command);
+      if (!parsed.ok) {
+        setError({ text: parsed.error });
+        return;
+      }
+      req = { command: parsed.argv, ...(cwd.trim() ? { cwd: cwd.trim() } : {}) };
     }
+    if (title.trim()) req.title = title.trim();
     setBusy(true);
     setError(null);
     try {
-      const res = await ctx.api.invoke('tick.open', {
-        command: parsed.argv,
-        ...(cwd.trim() ? { cwd: cwd.trim() } : {}),
-        ...(title.trim() ? { title: title.trim() } : {}),
-      });
+      const res = await ctx.api.invoke('tick.open', req);
       if (res.ok) {
         hideOpenTick();
         focusPane(ctx, res.paneId, true);
@@ -68,21 +108,38 @@ function Dialog({ n }: { n: number }): ReactElement {
     }
   };
 
+  const hasPackages = (packages?.length ?? 0) > 0;
   return (
     <ModalForm className="open-tick" labelledBy="open-tick-title" busy={busy} onClose={close} onSubmit={(e) => void submit(e)}>
         <h2 id="open-tick-title">Open a Tick</h2>
-        <label>
-          <span>Command</span>
-          <input ref={first} name="command" value={command} spellCheck={false} autoComplete="off" placeholder="node ./ticks/counter.mjs --start 3" onChange={(e) => setCommand(e.target.value)} />
-        </label>
-        <p className="hint">Split into words like a shell would ('quotes' and "quotes" keep spaces); nothing is expanded.</p>
-        <label>
-          <span>Working folder</span>
-          <input name="cwd" value={cwd} spellCheck={false} autoComplete="off" placeholder="the app's folder" onChange={(e) => setCwd(e.target.value)} />
-        </label>
+        {packages === null ? <p className="hint" role="status">Looking for installed Ticks…</p> : null}
+        {hasPackages ? (
+          <PackageChoices packages={packages!} choice={choice} onChoose={setChoice} />
+        ) : packages !== null ? (
+          <p className="hint open-tick-none">No Tick packages are installed; <code>terminal-delight tick install counter</code> installs a sample.</p>
+        ) : null}
+        <fieldset className={`open-tick-command${hasPackages ? ' with-choice' : ''}`}>
+          {hasPackages ? (
+            <label className="open-tick-choice">
+              <input type="radio" name="tick-choice" value={COMMAND} checked={choice === COMMAND} onChange={() => setChoice(COMMAND)} />
+              <span className="open-tick-name">A command line</span>
+            </label>
+          ) : null}
+          <label>
+            <span>Command</span>
+            <input ref={commandInput} name="command" value={command} spellCheck={false} autoComplete="off" placeholder="node ./ticks/counter.mjs --start 3"
+              onFocus={() => setChoice(COMMAND)} onChange={(e) => { touched.current = true; setChoice(COMMAND); setCommand(e.target.value); }} />
+          </label>
+          <p className="hint">Split into words like a shell would ('quotes' and "quotes" keep spaces); nothing is expanded.</p>
+          <label>
+            <span>Working folder</span>
+            <input name="cwd" value={cwd} spellCheck={false} autoComplete="off" placeholder="the app's folder"
+              onFocus={() => setChoice(COMMAND)} onChange={(e) => setCwd(e.target.value)} />
+          </label>
+        </fieldset>
         <label>
           <span>Title</span>
-          <input name="title" value={title} autoComplete="off" placeholder="the Tick's own title" onChange={(e) => setTitle(e.target.value)} />
+          <input name="title" value={title} autoComplete="off" placeholder={chosen?.launch?.title ?? "the Tick's own title"} onChange={(e) => setTitle(e.target.value)} />
         </label>
         {error ? (
           <div className="open-tick-error" role="alert">
@@ -92,7 +149,7 @@ function Dialog({ n }: { n: number }): ReactElement {
         ) : null}
         <div className="td-modal-buttons">
           <button type="button" className="text-button" onClick={close} disabled={busy}>Cancel</button>
-          <button type="submit" className="text-button primary" disabled={busy || !command.trim()}>{busy ? 'Opening…' : 'Open'}</button>
+          <button type="submit" className="text-button primary" disabled={busy || (chosen ? !!chosen.problem : !command.trim())}>{busy ? 'Opening…' : 'Open'}</button>
         </div>
     </ModalForm>
   );

@@ -6,9 +6,9 @@
  */
 import type { Events } from '../../preload/contract.ts';
 import { focusPane, type CommandContext } from '../commands.ts';
-import { agentsUi } from './ui.ts';
+import { agentsUi, type Permission } from './ui.ts';
 
-export type Permission = 'granted' | 'denied' | 'default' | 'unsupported';
+export type { Permission };
 
 export function notificationPermission(): Permission {
   return typeof Notification === 'undefined' ? 'unsupported' : Notification.permission;

@@ -1,6 +1,8 @@
 /** Window-level UI state of the agents' pieces: whether the Open Tick dialog shows. */
 import { createStore } from 'zustand/vanilla';
-import type { Permission } from './notify.ts';
+
+/** Desktop notification permission (the Notification API's, or 'unsupported'). */
+export type Permission = 'granted' | 'denied' | 'default' | 'unsupported';
 
 export interface AgentsUi {
   openTick: boolean;

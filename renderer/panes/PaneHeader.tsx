@@ -9,6 +9,7 @@ import { useWindow, useWindowState } from '../context.ts';
 import { shortcutLabel, type WindowCommand } from '../keys.ts';
 import { BenchIcon, CloseIcon, RestartIcon, SplitDownIcon, SplitRightIcon } from './icons.tsx';
 import { TickHeaderParts, WorktreeBadge, agentTip, tickCloseTip } from '../agents/HeaderParts.tsx';
+import { visibleText } from '../visible.ts';
 
 const AGENT_LABEL: Record<AgentStatus, string> = {
   working: 'working',
@@ -47,7 +48,7 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
     return keys ? `${label} (${keys})` : label;
   };
   const exited = pane?.status === 'exited';
-  const title = pane?.title || pane?.command.join(' ') || 'Terminal';
+  const title = visibleText(pane?.title || pane?.command.join(' ') || 'Terminal');
   const cwd = pane?.cwd ?? '';
   const showCwd = cwd && cwd !== title && !title.endsWith(cwd);
 
@@ -66,8 +67,9 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
       ) : null}
       {pane?.kind === 'tick' ? <TickHeaderParts pane={pane} /> : null}
       {pane && pane.unseen > 0 ? (
-        <span className="badge unseen" title={`${pane.unseen} unseen on the bench`} aria-label={`${pane.unseen} unseen`}>
+        <span className="badge unseen" title={`${pane.unseen} unseen on the bench`}>
           {pane.unseen}
+          <span className="sr-only"> unseen</span>
         </span>
       ) : null}
       {exited && pane ? (

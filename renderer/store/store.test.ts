@@ -24,6 +24,18 @@ describe('window store', () => {
     expect(s.epoch).toBe(0);
   });
 
+  it('says once, at the first hello, that settings.json could not be used, until a setting is saved', () => {
+    const st = createWindowStore();
+    const problem = 'settings.json could not be read (it is not JSON (x)): it was moved to settings.json.broken-1 and the defaults are in use.';
+    st.getState().hello(hello({ settingsProblem: problem }));
+    expect(st.getState().settingsProblem).toBe(problem);
+    expect(st.getState().notices.map((n) => n.text)).toEqual([problem]);
+    st.getState().hello(hello({ settingsProblem: problem }));
+    expect(st.getState().notices).toHaveLength(1);
+    st.getState().settingsSaved();
+    expect(st.getState().settingsProblem).toBeNull();
+  });
+
   it('bumps the epoch on a second hello (a reconnect) and keeps the focus', () => {
     const st = createWindowStore();
     st.getState().hello(hello());

@@ -41,6 +41,8 @@ export interface WindowState {
   dragging: boolean;
   /** Short messages for a person (errors of their own actions, core notifications). */
   notices: Notice[];
+  /** settings.json could not be used at start (one sentence from the core), until a setting is saved. */
+  settingsProblem: string | null;
 }
 
 export interface Notice {
@@ -56,6 +58,8 @@ export interface WindowActions {
   paneRemoved(paneId: string): void;
   layoutChanged(layout: Layout | null, focused: string | null): void;
   settingsChanged(settings: Settings): void;
+  /** A setting was saved: settings.json is good again. */
+  settingsSaved(): void;
   connectionChanged(c: Connection): void;
   /** Local, while dragging a divider; persisted with `layout.set` on release. */
   resizeSplit(path: LayoutPath, sizes: number[]): void;
@@ -102,6 +106,7 @@ export function createWindowStore(initial: Partial<WindowState> = {}): WindowSto
     focusRequest: null,
     dragging: false,
     notices: [],
+    settingsProblem: null,
     ...initial,
 
     hello(res) {
@@ -121,8 +126,10 @@ export function createWindowStore(initial: Partial<WindowState> = {}): WindowSto
         layout: res.layout,
         focused,
         settings: { ...DEFAULT_SETTINGS, ...res.settings },
+        settingsProblem: res.settingsProblem ?? null,
         focusRequest: first && focused ? { paneId: focused, n: ++focusCounter } : get().focusRequest,
       });
+      if (first && res.settingsProblem) get().notice(res.settingsProblem);
     },
     failed(message) {
       set({ error: message });
@@ -151,6 +158,9 @@ export function createWindowStore(initial: Partial<WindowState> = {}): WindowSto
     },
     settingsChanged(settings) {
       set({ settings: { ...DEFAULT_SETTINGS, ...settings } });
+    },
+    settingsSaved() {
+      set({ settingsProblem: null });
     },
     connectionChanged(connection) {
       set({ connection });

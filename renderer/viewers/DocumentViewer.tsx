@@ -6,6 +6,7 @@
  * post notes (a decision brief); anything else is a download link or, on the desktop,
  * already handed to the system.
  */
+import { visibleText } from '../visible.ts';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
 import type { OpenViewer } from '../workbench/store.ts';
@@ -90,7 +91,7 @@ export function DocumentViewer(props: { viewer: OpenViewer; anchor: HTMLElement 
     >
       <div className="tdv-title" onPointerDown={onTitleDown} onPointerMove={onTitleMove} onPointerUp={onTitleUp} onPointerCancel={onTitleUp}>
         <span className="tdv-kind">{kindLabel}</span>
-        <span className="tdv-name" title={v.name}>{viewer.diagram ? viewer.title : v.name || viewer.title}</span>
+        <span className="tdv-name" title={visibleText(v.name)}>{viewer.diagram ? viewer.title : visibleText(v.name) || viewer.title}</span>
         <span className="tdv-spacer" />
         <button type="button" className="tdv-icon" aria-label="Close the document" title="Close (Escape)" onClick={props.onClose}>×</button>
       </div>
@@ -163,7 +164,7 @@ function ImageView({ url, name }: { url: string; name: string }): ReactNode {
         <span className="tdv-zoom" aria-live="polite" data-zoom={Math.round(scale * 100)}>{Math.round(scale * 100)}%</span>
         <button type="button" className="tdv-icon" aria-label="Zoom in" title="Zoom in (Ctrl+wheel)" onClick={() => step(1)}>+</button>
         <button type="button" className={`tdv-text${zoom === 'fit' ? ' is-on' : ''}`} aria-label="Fit to window" aria-pressed={zoom === 'fit'} onClick={() => setZoom('fit')}>Fit</button>
-        <button type="button" className={`tdv-text${zoom === 1 ? ' is-on' : ''}`} aria-label="Actual size" aria-pressed={zoom === 1} onClick={() => setZoom(1)}>1:1</button>
+        <button type="button" className={`tdv-text${zoom === 1 ? ' is-on' : ''}`} aria-label="1:1 (actual size)" aria-pressed={zoom === 1} onClick={() => setZoom(1)}>1:1</button>
         {natural && <span className="tdv-dim">{natural.w} × {natural.h}</span>}
       </div>
       <div ref={box} className={`tdv-canvas${zoom === 'fit' ? ' is-fit' : ''}`}>

@@ -7,7 +7,9 @@
  * and the viewer, having checked that the message came from that very frame
  * (event.source), reads it here. Pure: no DOM.
  */
-export const NOTE_LIMIT_BYTES = 4096;
+import { LIMITS } from '../../preload/tdsp.ts';
+
+export const NOTE_LIMIT_BYTES = LIMITS.commentBytes;
 /** At most this many notes a minute from one open brief; the rest are refused. */
 export const NOTES_PER_MINUTE = 30;
 

@@ -8,6 +8,7 @@
  */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { Shelf, Surface } from '../../preload/contract.ts';
+import { SHELVES, actionsOf as kindActions } from '../../preload/tdsp.ts';
 import { toggleBench } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { DocumentViewer } from '../viewers/DocumentViewer.tsx';
@@ -16,25 +17,12 @@ import { CardBoundary } from './CardBoundary.tsx';
 import { ApprovalCard, type ApprovalHandle } from './cards/ApprovalCard.tsx';
 import { benchCommand } from './keyboard.ts';
 import { benchApi, benchStore, errorText, setBenchApi } from './runtime.ts';
-import { SHELVES, approvalIsForPane, onShelf, shelfCounts, stepSelection, stepShelf } from './shelves.ts';
+import { approvalIsForPane, onShelf, shelfCounts, stepSelection, stepShelf } from './shelves.ts';
 import { loadPane } from './store.ts';
 import { useBench } from './useStore.ts';
 import { useBenchWidth } from './useBenchWidth.ts';
 import { useScrollAnchor } from './useScrollAnchor.ts';
 import './bench.css';
-
-/** Each kind's actions when the catalogue has not come yet (DECISIONS.md's table). */
-const FALLBACK_ACTIONS: Record<string, string[]> = {
-  response: ['ack', 'comment', 'dismiss'],
-  decision: ['approve', 'choose', 'reject', 'comment', 'dismiss'],
-  question: ['choose', 'answer', 'comment', 'dismiss'],
-  change: ['approve', 'reject', 'approve_part', 'reject_part', 'comment', 'dismiss'],
-  artifact: ['open', 'approve', 'reject', 'comment', 'note', 'dismiss'],
-  table: ['comment', 'dismiss'],
-  diagram: ['open', 'comment', 'dismiss'],
-  comment: ['dismiss'],
-  unclassified: ['dismiss'],
-};
 
 const SHELF_HINT: Record<Shelf, string> = {
   Decide: 'Decisions, questions and approvals waiting for you',
@@ -67,8 +55,6 @@ function inText(el: EventTarget | null): boolean {
   if (!(el instanceof HTMLElement)) return false;
   return el.isContentEditable || el.tagName === 'TEXTAREA' || (el.tagName === 'INPUT' && !['checkbox', 'radio', 'button'].includes((el as HTMLInputElement).type));
 }
-
-const NO_ACTIONS: string[] = [];
 
 export function Bench({ paneId }: { paneId: string }): ReactNode {
   const win = useWindow();
@@ -114,7 +100,8 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
   const actionsOf = useCallback(
     (s: Surface) => {
       const k = catalogue?.find((c) => c.kind === s.kind);
-      const list = k ? [...k.actions] : FALLBACK_ACTIONS[s.kind] ?? NO_ACTIONS;
+      // The core's catalogue when it has come (it may be another build's), else this build's registry.
+      const list = k ? [...k.actions] : [...kindActions(s.kind)];
       return list.includes('dismiss') ? list : [...list, 'dismiss'];
     },
     [catalogue],
@@ -155,7 +142,6 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
   const showShelf = useCallback((next: Shelf) => {
     store.getState().showShelf(paneId, next);
     if (list.current) list.current.scrollTop = 0;
-    root.current?.querySelector(`[data-shelf="${next}"]`)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     scroll.reset();
   }, [paneId, store, scroll.reset]);
 
@@ -249,7 +235,7 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
       <div className="tdb-edge" role="separator" aria-orientation="vertical" aria-label="Drag to resize the workbench" onPointerDown={onEdgeDown} />
       <div className="tdb-bar">
         <span className="tdb-bar-title">Workbench</span>
-        {totalUnseen > 0 && <span className="tdb-count" aria-label={`${totalUnseen} unseen`}>{totalUnseen}</span>}
+        {totalUnseen > 0 && <span className="tdb-count">{totalUnseen}<span className="sr-only"> unseen</span></span>}
         <span className="tdb-spacer" />
         <button type="button" className="tdb-icon" aria-label="Close the workbench" title="Close the workbench (Ctrl+Shift+B)" onClick={() => {
           focusTerminalNear(root.current);
@@ -271,81 +257,84 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
               tabIndex={s === shelf ? 0 : -1}
               className={`tdb-shelf${s === shelf ? ' is-current' : ''}${c.total === 0 ? ' is-empty' : ''}`}
               title={`${SHELF_HINT[s]} ([ and ] move between shelves)`}
-              aria-label={`${s}${c.unseen ? `, ${c.unseen} unseen` : ''}${c.total ? `, ${c.total} in all` : ', empty'}`}
               onClick={() => showShelf(s)}
             >
-              {s}
+              {/* Named by what it shows, said in full: "Decide 3 unseen, 5 in all", "Notes, empty". */}
+              {s}{' '}
               {c.unseen > 0 ? <span className="tdb-count" data-unseen={c.unseen}>{c.unseen}</span> : c.total > 0 ? <span className="tdb-total">{c.total}</span> : null}
+              <span className="sr-only">{c.unseen > 0 ? ` unseen, ${c.total} in all` : c.total > 0 ? ' in all' : ', empty'}</span>
             </button>
           );
         })}
       </div>
-      {scroll.newAbove > 0 && (
-        <button type="button" className="tdb-new-above" aria-label={`${scroll.newAbove} new above: scroll to the top`} onClick={() => list.current?.scrollTo({ top: 0, behavior: 'smooth' })}>
-          ↑ {scroll.newAbove} new
-        </button>
-      )}
-      <div ref={list} className="tdb-list" role="tabpanel" aria-label={`${shelf} shelf`} onScroll={scroll.onScroll}>
-        {pane?.error && <p className="tdb-error" role="alert">{pane.error}</p>}
-        {shelf === 'Notes' && (
-          <div className="tdb-note-new">
-            <textarea
-              rows={2}
-              value={note}
-              aria-label="New note"
-              placeholder="A note for yourself — never sent to the agent. Enter keeps it."
-              onChange={(e) => setNote(e.target.value)}
-              onKeyDown={(e) => {
-                if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
-                  e.preventDefault();
-                  e.stopPropagation();
-                  addNote();
-                } else if (e.key === 'Escape') {
-                  e.preventDefault();
-                  e.stopPropagation();
-                  focusTerminalNear(root.current);
-                }
-              }}
-            />
-            <button type="button" className="tdb-btn" aria-label="Keep note" onClick={addNote}>Keep note</button>
-            {noteError && <p className="tdb-error" role="alert">{noteError}</p>}
-          </div>
+      <div className="tdb-list-area">
+        {scroll.newAbove > 0 && (
+          <button type="button" className="tdb-new-above" aria-label={`${scroll.newAbove} new above: scroll to the top`} onClick={() => list.current?.scrollTo({ top: 0, behavior: 'smooth' })}>
+            ↑ {scroll.newAbove} new
+          </button>
         )}
-        {shownApprovals.map((a) => (
-          <div key={`approval:${a.id}`} data-anchor={`approval:${a.id}`} className="tdb-slot">
-            <ApprovalCard
-              approval={a}
-              selected={selected === `approval:${a.id}`}
-              onSelect={() => store.getState().select(paneId, `approval:${a.id}`, ids.indexOf(`approval:${a.id}`))}
-              onHide={() => store.getState().hideApproval(a.id)}
-              handleRef={(h) => {
-                if (h) approvalHandles.current.set(a.id, h);
-                else approvalHandles.current.delete(a.id);
-              }}
-            />
-          </div>
-        ))}
-        {cards.map((s) => (
-          <div key={s.id} data-anchor={s.id} data-order={s.order} className="tdb-slot">
-            <CardBoundary version={s.updatedAt} title={s.title}>
-              <Card
-                paneId={paneId}
-                surface={s}
-                actions={actionsOf(s)}
-                selected={selected === s.id}
-                onSelect={() => { if (selected !== s.id) store.getState().select(paneId, s.id, ids.indexOf(s.id)); }}
-                handleRef={(h: CardHandle | null) => {
-                  if (h) cardHandles.current.set(s.id, h);
-                  else cardHandles.current.delete(s.id);
+        <div ref={list} className="tdb-list" role="tabpanel" aria-label={`${shelf} shelf`} onScroll={scroll.onScroll}>
+          {pane?.error && <p className="tdb-error" role="alert">{pane.error}</p>}
+          {shelf === 'Notes' && (
+            <div className="tdb-note-new">
+              <textarea
+                rows={2}
+                value={note}
+                aria-label="New note"
+                placeholder="A note for yourself — never sent to the agent. Enter keeps it."
+                onChange={(e) => setNote(e.target.value)}
+                onKeyDown={(e) => {
+                  if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+                    e.preventDefault();
+                    e.stopPropagation();
+                    addNote();
+                  } else if (e.key === 'Escape') {
+                    e.preventDefault();
+                    e.stopPropagation();
+                    focusTerminalNear(root.current);
+                  }
                 }}
               />
-            </CardBoundary>
-          </div>
-        ))}
-        {pane?.loaded && ids.length === 0 && (
-          <p className="tdb-empty">{shelf === 'Notes' ? 'No notes yet.' : `Nothing on ${shelf}.`}<br /><span>{SHELF_HINT[shelf]}</span></p>
-        )}
-        {!pane?.loaded && <p className="tdb-empty">Loading…</p>}
+              <button type="button" className="tdb-btn" aria-label="Keep note" onClick={addNote}>Keep note</button>
+              {noteError && <p className="tdb-error" role="alert">{noteError}</p>}
+            </div>
+          )}
+          {shownApprovals.map((a) => (
+            <div key={`approval:${a.id}`} data-anchor={`approval:${a.id}`} className="tdb-slot">
+              <ApprovalCard
+                approval={a}
+                selected={selected === `approval:${a.id}`}
+                onSelect={() => store.getState().select(paneId, `approval:${a.id}`, ids.indexOf(`approval:${a.id}`))}
+                onHide={() => store.getState().hideApproval(a.id)}
+                handleRef={(h) => {
+                  if (h) approvalHandles.current.set(a.id, h);
+                  else approvalHandles.current.delete(a.id);
+                }}
+              />
+            </div>
+          ))}
+          {cards.map((s) => (
+            <div key={s.id} data-anchor={s.id} data-order={s.order} className="tdb-slot">
+              <CardBoundary version={s.updatedAt} title={s.title}>
+                <Card
+                  paneId={paneId}
+                  surface={s}
+                  actions={actionsOf(s)}
+                  selected={selected === s.id}
+                  onSelect={() => { if (selected !== s.id) store.getState().select(paneId, s.id, ids.indexOf(s.id)); }}
+                  handleRef={(h: CardHandle | null) => {
+                    if (h) cardHandles.current.set(s.id, h);
+                    else cardHandles.current.delete(s.id);
+                  }}
+                />
+              </CardBoundary>
+            </div>
+          ))}
+          {pane?.loaded && ids.length === 0 && (
+            <p className="tdb-empty">{shelf === 'Notes' ? 'No notes yet.' : `Nothing on ${shelf}.`}<br /><span>{SHELF_HINT[shelf]}</span></p>
+          )}
+          {!pane?.loaded && <p className="tdb-empty">Loading…</p>}
+        </div>
       </div>
       {viewer && <DocumentViewer viewer={viewer} anchor={paneElement(root.current)} onClose={() => {
         store.getState().closeViewer(paneId);

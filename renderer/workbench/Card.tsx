@@ -6,22 +6,12 @@ import { useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState,
 import type { Surface } from '../../preload/contract.ts';
 import { COMMENT_LIMIT, clock, isBlocked, recentRecords, recordText, utf8Length } from './acting.ts';
 import { benchApi, benchStore, errorText } from './runtime.ts';
+import { visibleText } from '../visible.ts';
+import type { CardCtx } from './cards/ActButton.tsx';
 import { KindBody } from './cards/KindBody.tsx';
 import { stateLine } from './cards/answerState.ts';
 import { currentRecords } from '../../main/surfaces/revisions.ts';
 
-export interface CardCtx {
-  paneId: string;
-  surface: Surface;
-  accepts(action: string): boolean;
-  /** Take an action; the composer's comment travels with it. */
-  act(action: string, target?: string): void;
-  /** Whether this action's button is disabled (taken already, or busy). */
-  blocked(action: string, target?: string): boolean;
-  busy: boolean;
-  /** Show the artifact (or the diagram) in a floating document. */
-  open(): void;
-}
 
 /** What the bench's keyboard can ask a card to do. */
 export interface CardHandle {
@@ -50,6 +40,8 @@ export function Card(props: {
   handleRef: Ref<CardHandle>;
 }): ReactNode {
   const { paneId, surface: s, actions, selected } = props;
+  // Control characters in an agent's title are shown as Control Pictures (and named so).
+  const title = visibleText(s.title);
   const [comment, setComment] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -105,8 +97,8 @@ export function Card(props: {
   const open = useCallback(() => {
     if (s.kind === 'diagram') {
       benchStore().getState().openViewer({
-        paneId, surfaceId: s.id, title: s.title,
-        view: { kind: 'markdown', name: s.title, text: '' },
+        paneId, surfaceId: s.id, title,
+        view: { kind: 'markdown', name: title, text: '' },
         diagram: { format: String(s.model.format ?? ''), source: String(s.model.source ?? '') },
       });
       return;
@@ -114,8 +106,8 @@ export function Card(props: {
     setError(null);
     benchApi()
       .invoke('artifact.open', { paneId, surfaceId: s.id })
-      .then((view) => benchStore().getState().openViewer({ paneId, surfaceId: s.id, title: s.title, view }), (err) => setError(errorText(err)));
-  }, [paneId, s]);
+      .then((view) => benchStore().getState().openViewer({ paneId, surfaceId: s.id, title, view }), (err) => setError(errorText(err)));
+  }, [paneId, s, title]);
 
   const blocked = useCallback(
     (action: string, target?: string) => busy || (!unlocked && isBlocked(currentRecords(s), action, target)),
@@ -178,7 +170,7 @@ export function Card(props: {
       data-surface-id={s.id}
       data-kind={s.kind}
       tabIndex={selected ? 0 : -1}
-      aria-label={`${KIND_LABEL[s.kind] ?? s.kind}: ${s.title}`}
+      aria-label={`${KIND_LABEL[s.kind] ?? s.kind}: ${title}${s.seen ? '' : ', unseen'}`}
       aria-current={selected ? 'true' : undefined}
       onMouseDown={props.onSelect}
       onFocus={(e) => {
@@ -187,10 +179,10 @@ export function Card(props: {
     >
       <header className="tdb-card-head">
         <span className="tdb-kind">{KIND_LABEL[s.kind] ?? s.kind}</span>
-        {!s.seen && <span className="tdb-dot" aria-label="unseen" />}
-        <h3 className="tdb-title" title={s.title}>{s.title}</h3>
+        {!s.seen && <span className="tdb-dot" aria-hidden="true" />}
+        <h3 className="tdb-title" title={title}>{title}</h3>
         <time className="tdb-time" dateTime={s.updatedAt} title={new Date(s.updatedAt).toString()}>{when}</time>
-        <button type="button" className="tdb-icon" aria-label={`Dismiss ${s.title}`} title="Dismiss (x)" disabled={busy} onClick={() => act('dismiss')}>
+        <button type="button" className="tdb-icon" aria-label={`Dismiss ${title}`} title="Dismiss (x)" disabled={busy} onClick={() => act('dismiss')}>
           ×
         </button>
       </header>
@@ -198,7 +190,7 @@ export function Card(props: {
         <KindBody ctx={ctx} />
       </div>
       {records.length > 0 && (
-        <div className="tdb-sent" aria-label="Sent">
+        <div className="tdb-sent" role="group" aria-label="Sent">
           {records.map((r, i) => (
             <div className="tdb-sent-row" key={`${r.at}-${i}`}>
               <span className="tdb-sent-mark" aria-hidden="true">↳</span>
@@ -207,8 +199,8 @@ export function Card(props: {
             </div>
           ))}
           {settled && !unlocked && (
-            <button type="button" className="tdb-link" aria-label={`Act again on ${s.title}`} onClick={() => {
-              if (window.confirm(`"${s.title}" was answered already. Act on it again?`)) setUnlocked(true);
+            <button type="button" className="tdb-link" aria-label={`Act again on ${title}`} onClick={() => {
+              if (window.confirm(`"${title}" was answered already. Act on it again?`)) setUnlocked(true);
             }}>
               Act again…
             </button>
@@ -222,7 +214,7 @@ export function Card(props: {
             ref={composer}
             rows={1}
             value={comment}
-            aria-label={`Comment on ${s.title}`}
+            aria-label={`Comment on ${title}`}
             placeholder={s.kind === 'question' && s.model.free_text === true ? 'Answer, or a comment for your choice…' : 'Comment — travels with your action'}
             onChange={(e) => setComment(e.target.value)}
             onKeyDown={onComposerKey}
@@ -230,16 +222,16 @@ export function Card(props: {
           />
           {comment.trim() !== '' && (
             <div className="tdb-composer-actions">
-              {tooLong && <span className="tdb-limit">{utf8Length(comment)} / 4096 bytes</span>}
-              <button type="button" className="tdb-btn tdb-quiet" aria-label={`Keep as a private note on ${s.title}`} title="A note for yourself; the agent never sees it" disabled={busy} onClick={keepNote}>
+              {tooLong && <span className="tdb-limit">{utf8Length(comment)} / {COMMENT_LIMIT} bytes</span>}
+              <button type="button" className="tdb-btn tdb-quiet" aria-label={`Keep as a private note on ${title}`} title="A note for yourself; the agent never sees it" disabled={busy} onClick={keepNote}>
                 Keep as note
               </button>
               {s.kind === 'question' && s.model.free_text === true && accepts('answer') ? (
-                <button type="button" className="tdb-btn" aria-label={`Send answer to ${s.title}`} disabled={blocked('answer')} onClick={() => act('answer')}>
+                <button type="button" className="tdb-btn" aria-label={`Send answer to ${title}`} disabled={blocked('answer')} onClick={() => act('answer')}>
                   Answer ↵
                 </button>
               ) : accepts('comment') ? (
-                <button type="button" className="tdb-btn" aria-label={`Send comment on ${s.title}`} disabled={busy} onClick={() => act('comment')}>
+                <button type="button" className="tdb-btn" aria-label={`Send comment on ${title}`} disabled={busy} onClick={() => act('comment')}>
                   Send ↵
                 </button>
               ) : null}
@@ -254,36 +246,4 @@ export function Card(props: {
 function hasRecommended(s: Surface): boolean {
   const options = Array.isArray(s.model.options) ? s.model.options : [];
   return options.some((o) => typeof o === 'object' && o !== null && (o as { recommended?: unknown }).recommended === true);
-}
-
-/** A button that takes one action, disabled once that action is settled. */
-export function ActButton(props: {
-  ctx: CardCtx;
-  action: string;
-  target?: string;
-  label: ReactNode;
-  ariaLabel: string;
-  tone?: 'primary' | 'danger' | 'quiet';
-  title?: string;
-}): ReactNode {
-  const { ctx, action, target } = props;
-  if (!ctx.accepts(action)) return null;
-  const taken = currentRecords(ctx.surface).some((r) => r.action === action && (r.target ?? '') === (target ?? ''));
-  return (
-    <button
-      type="button"
-      className={`tdb-btn${props.tone ? ` tdb-${props.tone}` : ''}${taken ? ' is-taken' : ''}`}
-      aria-label={props.ariaLabel}
-      aria-pressed={taken ? 'true' : undefined}
-      title={props.title}
-      disabled={ctx.blocked(action, target)}
-      onClick={(e) => {
-        e.stopPropagation();
-        ctx.act(action, target);
-      }}
-    >
-      {taken && <span aria-hidden="true">✓ </span>}
-      {props.label}
-    </button>
-  );
 }

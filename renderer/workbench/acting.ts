@@ -4,6 +4,7 @@
  * deciding buttons are disabled until the person asks to act again. Pure.
  */
 import type { ActionRecord, Surface } from '../../preload/contract.ts';
+import { LIMITS } from '../../preload/tdsp.ts';
 
 /** Actions that settle a card (one of them is the answer). */
 export const DECIDING = new Set(['approve', 'reject', 'choose', 'answer', 'ack']);
@@ -43,7 +44,7 @@ export function clock(at: string): string {
 }
 
 /** UTF-8 length of a comment, against the protocol's 4 KiB limit. */
-export const COMMENT_LIMIT = 4096;
+export const COMMENT_LIMIT = LIMITS.commentBytes;
 export function utf8Length(s: string): number {
   return new TextEncoder().encode(s).length;
 }

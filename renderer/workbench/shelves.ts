@@ -4,9 +4,9 @@
  */
 import type { ApprovalRequest, Shelf, Surface } from '../../preload/contract.ts';
 import { currentRecords } from '../../main/surfaces/revisions.ts';
+import { SHELVES } from '../../preload/tdsp.ts';
 
-/** The registry's shelves, in the order the bench shows them. */
-export const SHELVES: readonly Shelf[] = ['Decide', 'Review', 'Replies', 'Files', 'Data', 'Notes', 'Unsorted'];
+export { SHELVES };
 
 /** Newest first, by arrival order (an update keeps its place, so nothing jumps). */
 export function newestFirst(surfaces: readonly Surface[]): Surface[] {

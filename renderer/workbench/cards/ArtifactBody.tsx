@@ -1,5 +1,6 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import { ActButton, type CardCtx } from '../Card.tsx';
+import { visibleText } from '../../visible.ts';
+import { ActButton, type CardCtx } from './ActButton.tsx';
 import { benchApi } from '../runtime.ts';
 import { Markdown } from './Markdown.tsx';
 import { str } from './model.ts';
@@ -54,8 +55,8 @@ export function ArtifactBody({ ctx }: { ctx: CardCtx }): ReactNode {
           </button>
         )}
         <span className="tdb-spacer" />
-        <ActButton ctx={ctx} action="approve" label="Approve" ariaLabel={`Approve ${ctx.surface.title}`} tone="primary" title="Approve (a)" />
-        <ActButton ctx={ctx} action="reject" label="Reject" ariaLabel={`Reject ${ctx.surface.title}`} tone="danger" title="Reject (r)" />
+        <ActButton ctx={ctx} action="approve" label="Approve" ariaLabel={`Approve ${visibleText(ctx.surface.title)}`} tone="primary" title="Approve (a)" />
+        <ActButton ctx={ctx} action="reject" label="Reject" ariaLabel={`Reject ${visibleText(ctx.surface.title)}`} tone="danger" title="Reject (r)" />
       </div>
     </>
   );

@@ -1,6 +1,7 @@
 import { useMemo, useState, type ReactNode } from 'react';
 import { highlightLines } from '../../viewers/highlight.ts';
-import { ActButton, type CardCtx } from '../Card.tsx';
+import { visibleText } from '../../visible.ts';
+import { ActButton, type CardCtx } from './ActButton.tsx';
 import { hunkTarget, languageForPath, parseFileDiff, type Hunk } from '../diff.ts';
 import { hunkState } from '../shelves.ts';
 import { Markdown } from './Markdown.tsx';
@@ -29,8 +30,8 @@ export function ChangeBody({ ctx }: { ctx: CardCtx }): ReactNode {
       ))}
       {wt && <WorktreeFinish paneId={ctx.paneId} wt={wt} version={ctx.surface.updatedAt} error={wtError} onError={setWtError} />}
       <div className="tdb-actions">
-        <ActButton ctx={ctx} action="approve" label="Approve change" ariaLabel={`Approve the whole change ${ctx.surface.title}`} tone="primary" title="Approve every hunk (a)" />
-        <ActButton ctx={ctx} action="reject" label="Reject change" ariaLabel={`Reject the whole change ${ctx.surface.title}`} tone="danger" title="Reject every hunk (r)" />
+        <ActButton ctx={ctx} action="approve" label="Approve change" ariaLabel={`Approve change ${visibleText(ctx.surface.title)} (every hunk)`} tone="primary" title="Approve every hunk (a)" />
+        <ActButton ctx={ctx} action="reject" label="Reject change" ariaLabel={`Reject change ${visibleText(ctx.surface.title)} (every hunk)`} tone="danger" title="Reject every hunk (r)" />
       </div>
     </>
   );
@@ -41,7 +42,7 @@ function FileDiff(props: { ctx: CardCtx; path: string; hunks: Hunk[]; preamble: 
   const lang = languageForPath(props.path);
   return (
     <section className="tdb-file-diff" aria-label={`Diff of ${props.path}`}>
-      <button type="button" className="tdb-file-diff-head" aria-expanded={open} aria-label={`${open ? 'Fold' : 'Unfold'} ${props.path}`} onClick={() => setOpen(!open)}>
+      <button type="button" className="tdb-file-diff-head" aria-expanded={open} onClick={() => setOpen(!open)}>
         <span className="tdb-caret" aria-hidden="true">{open ? '▾' : '▸'}</span>
         <span className="tdb-path">{props.path}</span>
         <span className="tdb-add-n">+{props.added}</span>
@@ -73,7 +74,7 @@ function HunkView(props: { ctx: CardCtx; path: string; hunk: Hunk; lang: string 
         <ActButton ctx={ctx} action="reject_part" target={target} label="Reject" ariaLabel={`Reject hunk ${hunk.index} of ${props.path}`} tone="quiet" />
         {props.putBack}
       </div>
-      <div className="tdb-diff" role="table" aria-label={`Hunk ${hunk.index} of ${props.path}`}>
+      <div className="tdb-diff" role="table" tabIndex={0} aria-label={`Hunk ${hunk.index} of ${props.path}`}>
         {hunk.lines.map((l, i) => (
           <div key={i} className={`tdb-dl tdb-dl-${l.type}`} role="row">
             <span className="tdb-ln" role="cell">{l.oldNo ?? ''}</span>

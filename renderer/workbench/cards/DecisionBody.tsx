@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
-import { ActButton, type CardCtx } from '../Card.tsx';
+import { visibleText } from '../../visible.ts';
+import { ActButton, type CardCtx } from './ActButton.tsx';
 import { Markdown } from './Markdown.tsx';
 import { arr, obj, str } from './model.ts';
 import { stateLine } from './answerState.ts';
@@ -26,11 +27,11 @@ export function DecisionBody({ ctx }: { ctx: CardCtx }): ReactNode {
           return (
             <li key={`${name}-${i}`} className={`tdb-option${isRec ? ' is-recommended' : ''}${picked ? ' is-picked' : ''}`}>
               <div className="tdb-option-head">
-                <span className="tdb-option-name">{name}</span>
+                <span className="tdb-option-name">{visibleText(name)}</span>
                 {isRec && <span className="tdb-badge tdb-rec">recommended</span>}
                 {picked && <span className="tdb-badge tdb-ok">chosen</span>}
                 <span className="tdb-spacer" />
-                {open && <ActButton ctx={ctx} action="choose" target={name} label="Choose" ariaLabel={`Choose ${name}`} tone={isRec ? undefined : 'quiet'} />}
+                {open && <ActButton ctx={ctx} action="choose" target={name} label="Choose" ariaLabel={`Choose ${visibleText(name)}`} tone={isRec ? undefined : 'quiet'} />}
               </div>
               {str(o.case) && <p className="tdb-case"><span className="tdb-label">Case</span>{str(o.case)}</p>}
               {str(o.cost) && <p className="tdb-cost"><span className="tdb-label">Cost</span>{str(o.cost)}</p>}
@@ -40,9 +41,9 @@ export function DecisionBody({ ctx }: { ctx: CardCtx }): ReactNode {
       </ul>
       {open && <div className="tdb-actions">
         {recommended && (
-          <ActButton ctx={ctx} action="approve" label={<>Approve <span className="tdb-dim">{str(recommended.name)}</span></>} ariaLabel={`Approve the recommended option ${str(recommended.name)}`} tone="primary" title="Approve the recommended option (a)" />
+          <ActButton ctx={ctx} action="approve" label={<>Approve <span className="tdb-dim">{visibleText(str(recommended.name))}</span></>} ariaLabel={`Approve ${visibleText(str(recommended.name))}, the recommended option`} tone="primary" title="Approve the recommended option (a)" />
         )}
-        <ActButton ctx={ctx} action="reject" label="Reject" ariaLabel={`Reject ${ctx.surface.title}`} tone="danger" title="Reject every option (r)" />
+        <ActButton ctx={ctx} action="reject" label="Reject" ariaLabel={`Reject ${visibleText(ctx.surface.title)}`} tone="danger" title="Reject every option (r)" />
       </div>}
     </>
   );

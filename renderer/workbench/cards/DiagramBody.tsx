@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { DiagramFrame } from '../../viewers/DiagramFrame.tsx';
-import type { CardCtx } from '../Card.tsx';
+import { visibleText } from '../../visible.ts';
+import type { CardCtx } from './ActButton.tsx';
 import { str } from './model.ts';
 
 export function DiagramBody({ ctx }: { ctx: CardCtx }): ReactNode {
@@ -11,7 +12,7 @@ export function DiagramBody({ ctx }: { ctx: CardCtx }): ReactNode {
       {str(m.caption) && <p className="tdb-caption">{str(m.caption)}</p>}
       <div className="tdb-actions">
         {ctx.accepts('open') && (
-          <button type="button" className="tdb-btn" aria-label={`Open ${ctx.surface.title} large`} title="Open (o)" onClick={() => ctx.open()}>
+          <button type="button" className="tdb-btn" aria-label={`Open large: ${visibleText(ctx.surface.title)}`} title="Open (o)" onClick={() => ctx.open()}>
             Open large
           </button>
         )}

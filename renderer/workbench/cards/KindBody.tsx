@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { CardCtx } from '../Card.tsx';
+import type { CardCtx } from './ActButton.tsx';
 import { ArtifactBody } from './ArtifactBody.tsx';
 import { ChangeBody } from './ChangeBody.tsx';
 import { DecisionBody } from './DecisionBody.tsx';

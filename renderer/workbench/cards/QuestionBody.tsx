@@ -1,5 +1,6 @@
 import { useState, type ReactNode } from 'react';
-import { ActButton, type CardCtx } from '../Card.tsx';
+import { visibleText } from '../../visible.ts';
+import { ActButton, type CardCtx } from './ActButton.tsx';
 import { arr, obj, str } from './model.ts';
 import { stateLine } from './answerState.ts';
 import { StateLine } from './StateLine.tsx';
@@ -30,7 +31,7 @@ export function QuestionBody({ ctx }: { ctx: CardCtx }): ReactNode {
             const name = str(o.name);
             return (
               <div className="tdb-choice" key={`${name}-${i}`}>
-                <ActButton ctx={ctx} action="choose" target={name} label={name} ariaLabel={`Choose ${name}`} />
+                <ActButton ctx={ctx} action="choose" target={name} label={visibleText(name)} ariaLabel={`Choose ${visibleText(name)}`} />
                 {str(o.detail) && <span className="tdb-detail">{str(o.detail)}</span>}
               </div>
             );
@@ -51,7 +52,7 @@ export function QuestionBody({ ctx }: { ctx: CardCtx }): ReactNode {
                   disabled={ctx.blocked('choose', target)}
                   onChange={(e) => setPicked(e.target.checked ? [...picked, name] : picked.filter((p) => p !== name))}
                 />
-                <span>{name}</span>
+                <span>{visibleText(name)}</span>
                 {str(o.detail) && <span className="tdb-detail">{str(o.detail)}</span>}
               </label>
             );

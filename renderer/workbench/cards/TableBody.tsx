@@ -1,5 +1,6 @@
 import { useMemo, useState, type ReactNode } from 'react';
-import type { CardCtx } from '../Card.tsx';
+import { visibleText } from '../../visible.ts';
+import type { CardCtx } from './ActButton.tsx';
 import { cellNumber, cellText, nextSort, normaliseRows, sortRows, type SortState } from '../table.ts';
 import { arr, obj, str } from './model.ts';
 
@@ -15,7 +16,7 @@ export function TableBody({ ctx }: { ctx: CardCtx }): ReactNode {
   );
   return (
     <>
-      <div className="tdb-table-wrap" tabIndex={0} aria-label={`Table ${ctx.surface.title}`}>
+      <div className="tdb-table-wrap" role="region" tabIndex={0} aria-label={`Table ${visibleText(ctx.surface.title)}`}>
         <table className="tdb-table">
           {str(m.caption) && <caption>{str(m.caption)}</caption>}
           <thead>
@@ -24,7 +25,8 @@ export function TableBody({ ctx }: { ctx: CardCtx }): ReactNode {
                 const dir = sort?.column === i ? sort.dir : undefined;
                 return (
                   <th key={i} scope="col" aria-sort={dir === 'asc' ? 'ascending' : dir === 'desc' ? 'descending' : 'none'} className={numeric[i] ? 'is-num' : undefined}>
-                    <button type="button" aria-label={`Sort by ${c}${dir === 'asc' ? ', now ascending' : dir === 'desc' ? ', now descending' : ''}`} onClick={() => setSort(nextSort(sort, i))}>
+                    {/* Named "path, sortable" (its visible text first); the header's aria-sort says which way it is sorted. */}
+                    <button type="button" aria-label={`${c}, sortable`} title={`Sort by ${c}`} onClick={() => setSort(nextSort(sort, i))}>
                       {c}
                       <span className="tdb-sort" aria-hidden="true">{dir === 'asc' ? '▲' : dir === 'desc' ? '▼' : ''}</span>
                     </button>

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
-import { ActButton, type CardCtx } from '../Card.tsx';
+import { visibleText } from '../../visible.ts';
+import { ActButton, type CardCtx } from './ActButton.tsx';
 import { Markdown } from './Markdown.tsx';
 import { str } from './model.ts';
 
@@ -17,7 +18,7 @@ export function ResponseBody({ ctx }: { ctx: CardCtx }): ReactNode {
       </div>
       {body && <Markdown text={body} className="tdb-body" />}
       <div className="tdb-actions">
-        <ActButton ctx={ctx} action="ack" label="Got it" ariaLabel={`Acknowledge ${ctx.surface.title}`} title="Acknowledge (a)" />
+        <ActButton ctx={ctx} action="ack" label="Got it" ariaLabel={`Got it: acknowledge ${visibleText(ctx.surface.title)}`} title="Acknowledge (a)" />
       </div>
     </>
   );

@@ -2,7 +2,7 @@
 // The Appendix A counter of Tick protocol 3 (Node standard library only). One value,
 // changed by the `increment` tool or by a person typing + or - in the Tick's view; the
 // last changes are in state (`recent`, a declared series) and in `history`.
-// Run it under the host: terminal-delight tick check -- node assets/ticks/counter.mjs
+// Run it under the host: terminal-delight tick check -- node assets/ticks/counter/counter.mjs
 import fs from 'node:fs';
 import readline from 'node:readline';
 import tty from 'node:tty';

@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { EventName } from '../../preload/contract.ts';
+import { tempState, waitFor } from '../panes/testing.ts';
+import { stopService } from '../service/client.ts';
+import { readLock } from '../service/lock.ts';
+import { ElectronRelay } from './relay.ts';
+
+let state: ReturnType<typeof tempState>;
+let relay: ElectronRelay;
+
+beforeEach(() => {
+  state = tempState();
+  relay = new ElectronRelay({ env: state.env, cwd: state.dir, fresh: true });
+});
+afterEach(async () => {
+  relay.close();
+  await stopService({ env: state.env });
+  state.cleanup();
+});
+
+const lockPid = (): number => {
+  const l = readLock(path.join(state.env.XDG_STATE_HOME!, 'terminal-delight', 'run', 'service.lock'));
+  return l && l !== 'empty' ? l.pid : 0;
+};
+
+describe('the Electron main as a relay (a real service, no Electron)', () => {
+  it('gives each window a connection of its own, and its own events', async () => {
+    await relay.start();
+    const events: Array<[string, EventName]> = [];
+    let out = '';
+    relay.onWindowEvent((id, name, payload) => {
+      events.push([id, name]);
+      if (id === 'w1' && name === 'pane.output') out += (payload as { data: string }).data;
+    });
+    const hello = await relay.request('w1', 'app.hello', {});
+    expect(hello.panes).toHaveLength(1);
+    expect(hello.panes[0].cwd).toBe(state.dir);
+    await relay.request('w2', 'app.hello', {});
+    expect((await relay.ask('service.info', {})).clients).toBe(2);
+    const paneId = hello.panes[0].id;
+    await relay.request('w1', 'pane.input', { paneId, data: 'echo "relayed-$((6*7))"\r' });
+    await waitFor(() => out.includes('relayed-42'), 'the echo through the relay');
+    // Both windows see the output; a window that goes away stops counting.
+    expect(events.some(([id, n]) => id === 'w2' && n === 'pane.output')).toBe(true);
+    relay.closeWindow('w2');
+    await waitFor(async () => (await relay.ask('service.info', {})).clients === 1, 'the closed window to be gone');
+    // Files the core serves are resolved through the service; unknown ones are not there.
+    expect(await relay.resolveFile('artifact', 'nope/none.html')).toBeUndefined();
+  });
+
+  it('after the service dies, says so, and the next request starts a new one', async () => {
+    await relay.start();
+    const hello = await relay.request('w1', 'app.hello', {});
+    const first = lockPid();
+    let gone = 0;
+    const lost: string[] = [];
+    relay.onServiceGone(() => gone++);
+    relay.onWindowLost((id) => lost.push(id));
+    process.kill(first, 'SIGKILL');
+    await waitFor(() => gone === 1 && lost.includes('w1'), 'the relay to notice');
+    const again = await relay.request('w1', 'app.hello', {});
+    expect(lockPid()).not.toBe(first);
+    // The same pane, its shell started again (resumeAtStart: shells).
+    expect(again.panes.map((p) => [p.id, p.status])).toEqual([[hello.panes[0].id, 'running']]);
+  });
+
+  it('restarts the service for an upgrade: the panes come back ended by it, shells resumed', async () => {
+    await relay.start();
+    const hello = await relay.request('w1', 'app.hello', {});
+    const before = lockPid();
+    await relay.restartService();
+    const again = await relay.request('w1', 'app.hello', {});
+    expect(lockPid()).not.toBe(before);
+    const pane = again.panes.find((p) => p.id === hello.panes[0].id)!;
+    // A plain shell resumes by itself (resumeAtStart: shells).
+    expect(pane.status).toBe('running');
+    const session = JSON.parse(fs.readFileSync(path.join(state.env.XDG_STATE_HOME!, 'terminal-delight', 'session.json'), 'utf8'));
+    expect(session.panes.map((p: { id: string }) => p.id)).toContain(pane.id);
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * The Electron main as a thin relay to the per-user service (docs/design/service.md): one
+ * service connection per window (its requests, its events, its flow control), and one of
+ * the main's own for what outlives windows: file routes for app://, notifications, the
+ * dock badge and the tray. No Electron import here, so it is tested under plain Node
+ * against a real service; main.ts wires it to BrowserWindows and ipcMain.
+ */
+import type { EventName, Events, Req, RequestName, Res } from '../../preload/contract.ts';
+import type { ResolvedFile } from '../core.ts';
+import { connectService, stopService, type ServiceConnection, ServiceError } from '../service/client.ts';
+
+export interface RelayOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Where a window's first pane starts when the layout is empty. */
+  cwd?: string;
+  /** A service this relay starts comes up with an empty session. */
+  fresh?: boolean;
+}
+
+type Listener = (windowId: string, name: EventName, payload: unknown) => void;
+
+export class ElectronRelay {
+  private readonly opts: RelayOptions;
+  private control: ServiceConnection | undefined;
+  private controlPending: Promise<ServiceConnection> | undefined;
+  private readonly windows = new Map<string, Promise<ServiceConnection>>();
+  private readonly windowListeners = new Set<Listener>();
+  private readonly appListeners = new Set<(name: EventName, payload: unknown) => void>();
+  private readonly goneListeners = new Set<() => void>();
+  private readonly lostListeners = new Set<(windowId: string) => void>();
+  private closed = false;
+
+  constructor(opts: RelayOptions = {}) {
+    this.opts = opts;
+  }
+
+  /** The main's own connection (made now: the service is up before the first window loads). */
+  async start(): Promise<ServiceConnection> {
+    if (this.control && !this.control.isClosed) return this.control;
+    this.controlPending ??= connectService({ env: this.opts.env, client: 'electron', cwd: this.opts.cwd, fresh: this.opts.fresh }).then((c) => {
+      this.control = c;
+      this.controlPending = undefined;
+      c.on('event', (name: EventName, payload: unknown) => {
+        for (const l of [...this.appListeners]) l(name, payload);
+      });
+      c.on('close', () => {
+        this.control = undefined;
+        if (!this.closed) for (const l of [...this.goneListeners]) l();
+      });
+      return c;
+    }, (err: unknown) => {
+      this.controlPending = undefined;
+      throw err;
+    });
+    return this.controlPending;
+  }
+
+  /** A request from a window (its own connection: the service knows each window apart). */
+  async request<K extends RequestName>(windowId: string, name: K, req: Req<K>): Promise<Res<K>> {
+    const conn = await this.window(windowId);
+    return conn.request(name, req);
+  }
+
+  /** A request of the main's own (the tray, a native dialog). */
+  async ask<K extends RequestName>(name: K, req: Req<K>): Promise<Res<K>> {
+    return (await this.start()).request(name, req);
+  }
+
+  /** Resolve an app:// file route through the service. */
+  async resolveFile(prefix: string, rest: string): Promise<ResolvedFile | undefined> {
+    return (await (await this.start()).resolveFile(prefix, rest)) ?? undefined;
+  }
+
+  /** Events for one window, from its own connection. */
+  onWindowEvent(l: Listener): () => void {
+    this.windowListeners.add(l);
+    return () => this.windowListeners.delete(l);
+  }
+
+  /** Every event, from the main's own connection (notifications, badge, tray), windows or not. */
+  onEvent(l: (name: EventName, payload: unknown) => void): () => void {
+    this.appListeners.add(l);
+    return () => this.appListeners.delete(l);
+  }
+
+  /** The service went away (a restart, a crash): windows reconnect on their next request. */
+  onServiceGone(l: () => void): () => void {
+    this.goneListeners.add(l);
+    return () => this.goneListeners.delete(l);
+  }
+
+  /**
+   * A window's connection closed under it (the service restarted or let it go): its next
+   * request connects again; the window should say hello again to be a window once more.
+   */
+  onWindowLost(l: (windowId: string) => void): () => void {
+    this.lostListeners.add(l);
+    return () => this.lostListeners.delete(l);
+  }
+
+  /** The window went away: its connection closes, its flow-control debts are forgiven. */
+  closeWindow(windowId: string): void {
+    const p = this.windows.get(windowId);
+    this.windows.delete(windowId);
+    void p?.then((c) => c.close(), () => undefined);
+  }
+
+  /** Restart the service for an upgrade: the old one stops (its panes come back through resume), the next request starts the new one. */
+  async restartService(): Promise<void> {
+    await stopService({ env: this.opts.env, reason: 'upgrade' });
+    for (const id of [...this.windows.keys()]) this.closeWindow(id);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const id of [...this.windows.keys()]) this.closeWindow(id);
+    this.control?.close();
+  }
+
+  private window(windowId: string): Promise<ServiceConnection> {
+    const known = this.windows.get(windowId);
+    if (known) {
+      return known.then((c) => {
+        if (!c.isClosed) return c;
+        this.windows.delete(windowId);
+        return this.window(windowId);
+      });
+    }
+    if (this.closed) return Promise.reject(new ServiceError('the app is quitting'));
+    const p = connectService({ env: this.opts.env, client: 'electron', cwd: this.opts.cwd }).then((c) => {
+      c.on('event', (name: EventName, payload: Events[EventName]) => {
+        for (const l of [...this.windowListeners]) l(windowId, name, payload);
+      });
+      c.on('close', () => {
+        if (this.windows.get(windowId) !== p || this.closed) return;
+        this.windows.delete(windowId);
+        for (const l of [...this.lostListeners]) l(windowId);
+      });
+      return c;
+    });
+    this.windows.set(windowId, p);
+    p.catch(() => this.windows.delete(windowId));
+    return p;
+  }
+}

@@ -1,0 +1,77 @@
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempState } from '../panes/testing.ts';
+import { acquireLock, holderAlive, processStartTicks, readLock } from './lock.ts';
+
+let state: ReturnType<typeof tempState>;
+let file: string;
+beforeEach(() => {
+  state = tempState();
+  file = path.join(state.dir, 'service.lock');
+});
+afterEach(() => state.cleanup());
+
+/** A pid that was a process a moment ago and is gone now. */
+function deadPid(): number {
+  return Number(spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).stdout.trim());
+}
+
+describe('the service lock', () => {
+  it('is taken once; a second taker is told who holds it; release removes only its own record', () => {
+    const a = acquireLock(file, '1.0.0');
+    expect(a.held).toBe(true);
+    const b = acquireLock(file, '1.0.0');
+    expect(b).toMatchObject({ held: false, holder: { pid: process.pid, version: '1.0.0' } });
+    expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('600');
+    if (a.held) a.release();
+    expect(fs.existsSync(file)).toBe(false);
+    // A later service's lock is never removed by an earlier one's release.
+    const c = acquireLock(file, '1.0.0');
+    if (a.held) a.release();
+    expect(fs.existsSync(file)).toBe(c.held);
+  });
+
+  it('takes over a lock whose holder is gone (a crash, kill -9, a reboot)', () => {
+    fs.writeFileSync(file, JSON.stringify({ pid: deadPid(), version: '0.9.0', startedAt: '2026-01-01T00:00:00.000Z' }));
+    const a = acquireLock(file, '1.0.0');
+    expect(a.held).toBe(true);
+    expect(readLock(file)).toMatchObject({ pid: process.pid, version: '1.0.0' });
+    expect(fs.readdirSync(state.dir).filter((f) => f.includes('stale'))).toEqual([]);
+  });
+
+  it('does not take a reused pid for the holder (Linux: the start time differs)', () => {
+    const mine = processStartTicks(process.pid);
+    expect(mine).toBeGreaterThan(0);
+    const rec = { pid: process.pid, startTicks: mine! - 1, version: '0.9.0', startedAt: '' };
+    expect(holderAlive(rec)).toBe(false);
+    expect(holderAlive({ ...rec, startTicks: mine })).toBe(true);
+    fs.writeFileSync(file, JSON.stringify(rec));
+    expect(acquireLock(file, '1.0.0').held).toBe(true);
+  });
+
+  it('treats a young empty lock as a service starting, an old one as stale', () => {
+    fs.writeFileSync(file, '');
+    expect(acquireLock(file, '1.0.0').held).toBe(false);
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(file, old, old);
+    expect(acquireLock(file, '1.0.0').held).toBe(true);
+  });
+
+  it('lets exactly one of many processes racing for a stale lock hold it', async () => {
+    fs.writeFileSync(file, JSON.stringify({ pid: deadPid(), version: '0.9.0', startedAt: '' }));
+    const script = `import { acquireLock } from ${JSON.stringify(path.join(import.meta.dirname, 'lock.ts'))};
+const r = acquireLock(${JSON.stringify(file)}, 'x');
+process.stdout.write(r.held ? 'held' : 'not');
+setTimeout(() => { if (r.held) r.release(); }, 1500);`;
+    const runs = await Promise.all(Array.from({ length: 6 }, () => new Promise<string>((resolve) => {
+      const p = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      p.stdout.on('data', (d) => (out += d));
+      p.on('exit', () => resolve(out));
+    })));
+    expect(runs.filter((r) => r === 'held')).toHaveLength(1);
+    expect(runs.filter((r) => r === 'not')).toHaveLength(5);
+  });
+});

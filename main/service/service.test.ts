@@ -1,0 +1,181 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempState, waitFor } from '../panes/testing.ts';
+import { connectService } from './client.ts';
+import { checkPrivateDir, startService, type RunningService } from './service.ts';
+import { PROTOCOL } from './wire.ts';
+
+let state: ReturnType<typeof tempState>;
+let running: RunningService | undefined;
+let stopped = 0;
+
+beforeEach(() => {
+  state = tempState();
+  stopped = 0;
+});
+afterEach(async () => {
+  await running?.stop('test over');
+  running = undefined;
+  state.cleanup();
+});
+
+async function start(opts: { idleMs?: number; lastWindowGraceMs?: number } = {}): Promise<RunningService> {
+  const r = await startService({ env: state.env, fresh: true, idleMs: opts.idleMs ?? 0, lastWindowGraceMs: opts.lastWindowGraceMs, onStopped: () => stopped++ });
+  if (!r.started) throw new Error('not started');
+  running = r.service;
+  return r.service;
+}
+
+/** A raw connection: send lines, read lines. */
+function raw(socketPath: string): Promise<{ send(obj: unknown): void; sendText(t: string): void; next(): Promise<Record<string, unknown>>; closed: Promise<void>; socket: net.Socket }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.createConnection(socketPath);
+    socket.setEncoding('utf8');
+    let buf = '';
+    const queue: Array<Record<string, unknown>> = [];
+    const waiters: Array<(v: Record<string, unknown>) => void> = [];
+    socket.on('data', (d: string) => {
+      buf += d;
+      for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+        const v = JSON.parse(buf.slice(0, nl)) as Record<string, unknown>;
+        buf = buf.slice(nl + 1);
+        const w = waiters.shift();
+        if (w) w(v);
+        else queue.push(v);
+      }
+    });
+    const closed = new Promise<void>((r) => socket.on('close', () => r()));
+    socket.on('error', () => undefined);
+    socket.once('connect', () => resolve({
+      socket,
+      closed,
+      send: (obj) => socket.write(JSON.stringify(obj) + '\n'),
+      sendText: (t) => socket.write(t + '\n'),
+      next: () => new Promise((r) => {
+        const v = queue.shift();
+        if (v) r(v);
+        else waiters.push(r);
+      }),
+    }));
+    socket.once('error', reject);
+  });
+}
+
+const token = (s: RunningService) => fs.readFileSync(s.paths.serviceToken, 'utf8').trim();
+const hello = (s: RunningService, extra: Record<string, unknown> = {}) => ({ t: 'hello', protocol: PROTOCOL, version: '0.1.0', token: token(s), client: 'cli', ...extra });
+
+describe('the service socket', () => {
+  it('is the user\'s alone: 0600 in a 0700 folder, with a token file of 0600', async () => {
+    const s = await start();
+    expect((fs.statSync(s.paths.serviceSocket).mode & 0o777).toString(8)).toBe('600');
+    expect((fs.statSync(s.paths.run).mode & 0o777).toString(8)).toBe('700');
+    expect((fs.statSync(s.paths.serviceToken).mode & 0o777).toString(8)).toBe('600');
+    expect(token(s)).toMatch(/^[0-9a-f]{64}$/);
+    // A folder others can write is refused in one sentence.
+    const open = path.join(state.dir, 'open');
+    fs.mkdirSync(open, { mode: 0o777 });
+    fs.chmodSync(open, 0o777);
+    expect(checkPrivateDir(open)).toMatch(/can be read or written by other users \(mode 777\): run chmod 700 on it, then start again$/);
+  });
+
+  it('refuses a wrong token, another protocol, or no hello, in one sentence, and closes', async () => {
+    const s = await start();
+    for (const [first, why] of [
+      [JSON.stringify(hello(s, { token: 'ab'.repeat(32) })), /^the token is wrong: read it from run\/service\.token/],
+      [JSON.stringify(hello(s, { protocol: PROTOCOL + 1 })), new RegExp(`speaks protocol ${PROTOCOL} and the client \\(version 0\\.1\\.0\\) speaks ${PROTOCOL + 1}: restart the service to update`)],
+      ['{"t":"req","id":1,"name":"app.hello","req":{}}', /^the first line was not a hello/],
+      ['not json', /^the first line was not JSON/],
+    ] as const) {
+      const c = await raw(s.paths.serviceSocket);
+      c.sendText(first);
+      const answer = await c.next();
+      expect(answer).toMatchObject({ t: 'hello', ok: false, protocol: PROTOCOL });
+      expect(String(answer.error)).toMatch(why);
+      await c.closed;
+    }
+  });
+
+  it('answers requests after a good hello; bad frames get one sentence and change nothing', async () => {
+    const s = await start();
+    const c = await raw(s.paths.serviceSocket);
+    c.send(hello(s));
+    expect(await c.next()).toMatchObject({ t: 'hello', ok: true, protocol: PROTOCOL, pid: process.pid });
+    c.sendText('{"t":"req","id":1e400,"name":"service.info","req":{}}');
+    expect(await c.next()).toMatchObject({ t: 'res', id: -1, ok: false });
+    c.sendText('garbage');
+    expect(await c.next()).toMatchObject({ t: 'res', id: -1, ok: false, error: expect.stringMatching(/^the frame is not JSON/) });
+    c.send({ t: 'req', id: 2, name: 'service.quit', req: { endPanes: 'yes' } });
+    expect(await c.next()).toMatchObject({ t: 'res', id: 2, ok: false, error: expect.stringMatching(/endPanes is missing/) });
+    c.send({ t: 'req', id: 3, name: 'service.info', req: {} });
+    expect(await c.next()).toMatchObject({ t: 'res', id: 3, ok: true, res: { pid: process.pid, protocol: PROTOCOL, running: [] } });
+    // A file route the core does not serve resolves to nothing (relays then answer 404).
+    c.send({ t: 'file', id: 4, prefix: 'artifact', rest: '../../etc/passwd' });
+    expect(await c.next()).toEqual({ t: 'file', id: 4, file: null });
+    expect(stopped).toBe(0);
+  });
+
+  it('lets a window go when it stops answering pings, within seconds', async () => {
+    const s = await start();
+    const c = await raw(s.paths.serviceSocket);
+    c.send(hello(s));
+    await c.next();
+    c.send({ t: 'req', id: 1, name: 'app.hello', req: {} });
+    // Read frames (pings among them) but never answer: the service closes after its silence limit.
+    const seen: string[] = [];
+    void (async () => {
+      for (;;) seen.push(String((await c.next()).t));
+    })();
+    await c.closed;
+    expect(seen).toContain('ping');
+    expect(s.app.hub.windows).toBe(0);
+  }, 30_000);
+
+  it('stops on a shutdown line with the token, whatever protocol the client speaks; not without it', async () => {
+    const s = await start();
+    const wrong = await raw(s.paths.serviceSocket);
+    wrong.send({ t: 'shutdown', token: 'cd'.repeat(32), reason: 'upgrade' });
+    expect(await wrong.next()).toMatchObject({ t: 'hello', ok: false });
+    expect(stopped).toBe(0);
+    const right = await raw(s.paths.serviceSocket);
+    right.send({ t: 'shutdown', token: token(s), reason: 'upgrade' });
+    await waitFor(() => stopped === 1, 'the service to stop');
+    running = undefined;
+    const session = JSON.parse(fs.readFileSync(s.paths.sessionFile, 'utf8'));
+    expect(session.ended.reason).toBe('the service was restarted for an upgrade');
+    for (const f of [s.paths.serviceSocket, s.paths.serviceToken, s.paths.serviceLock]) expect(fs.existsSync(f)).toBe(false);
+  });
+
+  it('with windowClose "end", ends every pane when the last window closes (after a grace for a reload)', async () => {
+    const s = await start({ lastWindowGraceMs: 300 });
+    s.app.settings.set({ windowClose: 'end' });
+    const w = await connectService({ env: state.env, client: 'cli', start: false, cwd: state.dir });
+    const hello = await w.request('app.hello', {});
+    const pid = s.app.panes.pid(hello.panes[0].id)!;
+    // A reload: gone and back within the grace keeps everything.
+    w.close();
+    const back = await connectService({ env: state.env, client: 'cli', start: false, cwd: state.dir });
+    await back.request('app.hello', {});
+    await new Promise((r) => setTimeout(r, 600));
+    expect(stopped).toBe(0);
+    back.close();
+    await waitFor(() => stopped === 1, 'the service to end its panes and stop');
+    running = undefined;
+    expect(() => process.kill(pid, 0)).toThrow();
+    expect(JSON.parse(fs.readFileSync(s.paths.sessionFile, 'utf8')).ended.reason).toBe('the last window was closed');
+  });
+
+  it('runs once per state folder: a second start names the first', async () => {
+    await start();
+    const again = await startService({ env: state.env, idleMs: 0 });
+    expect(again).toEqual({ started: false, holder: expect.objectContaining({ pid: process.pid }) });
+  });
+
+  it('stops by itself when nothing runs and no window is attached for its idle time', async () => {
+    await start({ idleMs: 600 });
+    await waitFor(() => stopped === 1, 'the idle service to stop', 10_000);
+    running = undefined;
+    await expect(connectService({ env: state.env, client: 'cli', start: false, timeoutMs: 500 })).rejects.toThrow(/no Terminal Delight service runs/);
+  });
+});

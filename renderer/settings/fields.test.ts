@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS, type Settings } from '../../preload/contract.ts';
+import { parseCommandLine } from '../../main/tick/argv.ts';
+import { FIELDS, GROUPS, commandLine, parseInput, shown } from './fields.ts';
+
+const field = (key: keyof Settings) => FIELDS.find((f) => f.key === key)!;
+
+describe('settings fields', () => {
+  it('cover every setting once, in the six groups, each with a label and one line of help', () => {
+    expect(FIELDS.map((f) => f.key).sort()).toEqual(Object.keys(DEFAULT_SETTINGS).sort());
+    expect(new Set(FIELDS.map((f) => f.group))).toEqual(new Set(GROUPS));
+    for (const f of FIELDS) {
+      expect(f.label.length, f.key).toBeGreaterThan(2);
+      expect(f.help, f.key).toMatch(/^[A-Z].*\.$/);
+      expect(f.help.split(/\.\s/), f.key).toHaveLength(1);
+    }
+  });
+
+  it('show a command as a line that reads back as the same argv', () => {
+    for (const argv of [['claude'], ['claude', '--model', 'opus'], ['my agent', "it's", 'a"b', '$HOME']]) {
+      const line = commandLine(argv);
+      expect(parseCommandLine(line)).toEqual({ ok: true, argv });
+    }
+    expect(shown(field('agentCommand'), { ...DEFAULT_SETTINGS, agentCommand: ['claude', '--x y'] })).toBe("claude '--x y'");
+    expect(shown(field('mcpWrites'), DEFAULT_SETTINGS)).toBe(true);
+    expect(shown(field('fontSize'), DEFAULT_SETTINGS)).toBe('13');
+  });
+
+  it('turn input into values, or say in one sentence what to change', () => {
+    expect(parseInput(field('fontSize'), '15')).toEqual({ ok: true, value: 15 });
+    expect(parseInput(field('fontSize'), '500')).toEqual({ ok: false, error: 'Font size is a whole number from 6 to 72.' });
+    expect(parseInput(field('scrollback'), 'lots')).toEqual({ ok: false, error: 'Scrollback is a whole number from 0 to 1,000,000.' });
+    expect(parseInput(field('agentCommand'), "codex --full-auto 'a b'")).toEqual({ ok: true, value: ['codex', '--full-auto', 'a b'] });
+    expect(parseInput(field('agentCommand'), '  ')).toEqual({ ok: false, error: 'Give the command that starts your agent, for example claude.' });
+    expect(parseInput(field('agentCommand'), "claude 'oops")).toMatchObject({ ok: false, error: expect.stringMatching(/never closed/) });
+    expect(parseInput(field('theme'), 'dark')).toEqual({ ok: true, value: 'dark' });
+    expect(parseInput(field('windowClose'), 'later')).toEqual({ ok: false, error: 'Choose one of Keeps panes running, Ends every pane.' });
+    expect(parseInput(field('mcpServer'), false)).toEqual({ ok: true, value: false });
+    expect(parseInput(field('worktreeFolder'), ' /srv/trees ')).toEqual({ ok: true, value: '/srv/trees' });
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * The settings screen's fields: every setting of the contract's Settings, grouped, with
+ * a label and one line of help, and how a person's input becomes a value (checked here
+ * first, then by the core). Pure: the dialog and its tests feed plain values.
+ */
+import type { Settings } from '../../preload/contract.ts';
+import { parseCommandLine } from '../../main/tick/argv.ts';
+
+export const GROUPS = ['Appearance', 'Terminal', 'Agents', 'MCP', 'Windows and panes', 'Worktrees'] as const;
+export type Group = (typeof GROUPS)[number];
+
+export type Field =
+  | { key: keyof Settings; group: Group; label: string; help: string; kind: 'toggle' }
+  | { key: keyof Settings; group: Group; label: string; help: string; kind: 'choice'; choices: Array<{ value: string; label: string }> }
+  | { key: keyof Settings; group: Group; label: string; help: string; kind: 'number'; min: number; max: number; step: number }
+  | { key: keyof Settings; group: Group; label: string; help: string; kind: 'text' | 'command'; placeholder: string };
+
+export const FIELDS: readonly Field[] = [
+  { key: 'theme', group: 'Appearance', label: 'Theme', kind: 'choice', help: 'Follow the system\'s light or dark setting, or choose one.', choices: [{ value: 'system', label: 'System' }, { value: 'light', label: 'Light' }, { value: 'dark', label: 'Dark' }] },
+  { key: 'fontFamily', group: 'Appearance', label: 'Terminal font', kind: 'text', placeholder: 'the built-in monospace fonts', help: 'A CSS font family for the terminals, such as "JetBrains Mono"; empty: the built-in list.' },
+  { key: 'fontSize', group: 'Appearance', label: 'Font size', kind: 'number', min: 6, max: 72, step: 1, help: 'Terminal text size in pixels; Ctrl+= and Ctrl+- change it too.' },
+  { key: 'scrollback', group: 'Terminal', label: 'Scrollback', kind: 'number', min: 0, max: 1_000_000, step: 1000, help: 'Lines each terminal keeps above its screen.' },
+  { key: 'copyOnSelect', group: 'Terminal', label: 'Copy on select', kind: 'toggle', help: 'Selecting text in a terminal copies it.' },
+  { key: 'shellIntegration', group: 'Terminal', label: 'Shell integration', kind: 'toggle', help: 'Prompt marks, folder and exit status from bash, zsh and fish; new panes only.' },
+  { key: 'agentCommand', group: 'Agents', label: 'Agent command', kind: 'command', placeholder: 'claude', help: 'What New agent pane (Ctrl+Shift+A) runs, split like a shell would; nothing is expanded.' },
+  { key: 'notifications', group: 'Agents', label: 'Desktop notifications', kind: 'toggle', help: 'Say so on the desktop when an agent is blocked or done, or a Tick fails.' },
+  { key: 'mcpServer', group: 'MCP', label: 'MCP server', kind: 'toggle', help: 'Agents reach this app with `terminal-delight mcp`; off: it answers none of them.' },
+  { key: 'mcpWrites', group: 'MCP', label: 'MCP writes', kind: 'toggle', help: 'Agents may put surfaces on benches and call Ticks; off: they may only read.' },
+  { key: 'windowClose', group: 'Windows and panes', label: 'Closing the last window', kind: 'choice', help: 'Keep every pane running without a window, or end them all.', choices: [{ value: 'keep', label: 'Keeps panes running' }, { value: 'end', label: 'Ends every pane' }] },
+  { key: 'resumeAtStart', group: 'Windows and panes', label: 'Resume at start', kind: 'choice', help: 'Panes that were running when the app last stopped: which start again.', choices: [{ value: 'none', label: 'None' }, { value: 'shells', label: 'Plain shells' }, { value: 'all', label: 'All panes' }] },
+  { key: 'worktreeFolder', group: 'Worktrees', label: 'Worktree folder', kind: 'text', placeholder: 'beside the repository', help: 'Where new agent worktrees go, an absolute folder; empty: <repository>.worktrees/ beside it.' },
+  { key: 'worktreeSetup', group: 'Worktrees', label: 'Worktree setup', kind: 'text', placeholder: 'none', help: 'A shell command run in a new worktree before its agent starts, such as npm ci; empty: none.' },
+];
+
+/** argv as one command line that parseCommandLine reads back the same. */
+export function commandLine(argv: readonly string[]): string {
+  return argv.map((w) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+/** What the field shows for a setting's value. */
+export function shown(field: Field, settings: Settings): string | boolean {
+  const v = settings[field.key];
+  if (field.kind === 'command') return commandLine(v as string[]);
+  if (field.kind === 'toggle') return v === true;
+  return String(v);
+}
+
+/** A person's input as the setting's value, or one sentence on what to change. */
+export function parseInput(field: Field, input: string | boolean): { ok: true; value: Settings[keyof Settings] } | { ok: false; error: string } {
+  switch (field.kind) {
+    case 'toggle':
+      return { ok: true, value: input === true };
+    case 'choice':
+      return field.choices.some((c) => c.value === input) ? { ok: true, value: input as never } : { ok: false, error: `Choose one of ${field.choices.map((c) => c.label).join(', ')}.` };
+    case 'number': {
+      const text = String(input).trim();
+      const n = Number(text);
+      if (text === '' || !Number.isInteger(n) || n < field.min || n > field.max) return { ok: false, error: `${field.label} is a whole number from ${field.min} to ${field.max.toLocaleString('en')}.` };
+      return { ok: true, value: n };
+    }
+    case 'command': {
+      if (!String(input).trim()) return { ok: false, error: 'Give the command that starts your agent, for example claude.' };
+      const parsed = parseCommandLine(String(input));
+      if (!parsed.ok) return { ok: false, error: parsed.error };
+      if (parsed.argv.length === 0) return { ok: false, error: 'Give the command that starts your agent, for example claude.' };
+      return { ok: true, value: parsed.argv };
+    }
+    case 'text':
+      return { ok: true, value: String(input).trim() };
+  }
+}
