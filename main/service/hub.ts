@@ -20,7 +20,7 @@ export interface Link {
    * One binary frame (preload/output-frame.ts): set on transports whose client asked for
    * `pane.output` that way; the others get the event's JSON.
    */
-  sendBinary?(frame: Buffer): void;
+  sendBinary?(frame: Buffer, paneId: string): void;
   /** Characters queued on the transport and not yet written out. */
   backlog(): number;
   /** Close the transport, saying why in one sentence. */
@@ -142,8 +142,8 @@ export class Connection {
   }
 
   /** A binary frame to a client that asked for them, unless it stopped reading. */
-  sendBinary(frame: Buffer): void {
-    if (this.reading()) this.link.sendBinary!(frame);
+  sendBinary(frame: Buffer, paneId: string): void {
+    if (this.reading()) this.link.sendBinary!(frame, paneId);
   }
 
   private reading(): boolean {
@@ -263,7 +263,7 @@ export class ClientHub {
       if (!this.core.accepts(name, payload, c.client)) continue;
       if (output && c.binary) {
         frame ??= encodeOutputFrame(output.paneId, output.data);
-        c.sendBinary(frame);
+        c.sendBinary(frame, output.paneId);
         continue;
       }
       text ??= JSON.stringify({ t: 'evt', name, payload } satisfies ServerFrame);
