@@ -5,19 +5,9 @@
  * pressed with the real keyboard on xterm's textarea. Times are the page's own clock.
  */
 import type { CDPSession, Page } from 'playwright-core';
+import { deadline } from './window-page.ts';
 
 type PeerWindow = Window & { __peer?: Promise<number>; __peerGaps?: () => number };
-
-/** Reject after `ms` with what was awaited. */
-function deadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<T>((_r, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-    }),
-  ]);
-}
 
 /** The text of every row shown, trailing spaces trimmed. */
 export function rows(page: Page): Promise<string[]> {
