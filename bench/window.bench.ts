@@ -176,6 +176,11 @@ async function throughputAndKeys(dir: string, log: (l: string) => void): Promise
   }
 }
 
+/** Whether raw output ends at the test prompt (`td$ `), shell integration marks (OSC 133, OSC 7) aside. */
+function endsAtPrompt(raw: string): boolean {
+  return /td\$ *$/.test(raw.replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, ''));
+}
+
 /** The same cat through serve and the core only, read by a Node WebSocket client that acks at once. */
 async function coreCat(port: number, token: string, file: string): Promise<number> {
   let tail = '';
@@ -185,14 +190,14 @@ async function coreCat(port: number, token: string, file: string): Promise<numbe
   try {
     const hello = (await win.request('app.hello', {})) as { panes: Array<{ id: string }> };
     const id = hello.panes[0]!.id;
-    const until = async (re: RegExp, timeoutMs: number): Promise<void> => {
+    const until = async (re: RegExp | ((s: string) => boolean), timeoutMs: number): Promise<void> => {
       const end = Date.now() + timeoutMs;
-      while (!re.test(tail)) {
-        if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${re} from the core; last output: ${JSON.stringify(tail.slice(-80))}`);
+      while (!(typeof re === 'function' ? re(tail) : re.test(tail))) {
+        if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${String(re)} from the core; last output: ${JSON.stringify(tail.slice(-80))}`);
         await new Promise((r) => setTimeout(r, 5));
       }
     };
-    await until(/td\$ *$/, 20_000);
+    await until(endsAtPrompt, 20_000);
     const t0 = performance.now();
     await win.request('pane.input', { paneId: id, data: `cat ${file}; echo; echo core-done-$((6*7))\r` });
     await until(/core-done-42/, CAT_BUDGET_S * 3000);
@@ -309,7 +314,7 @@ async function flood(dir: string, nodeOptions: string): Promise<FloodFigures> {
         await new Promise((r) => setTimeout(r, 25));
       }
     };
-    await until(() => /td\$ *$/.test(tail), 'the prompt', 20_000);
+    await until(() => endsAtPrompt(tail), 'the prompt', 20_000);
     // Idle: the process with its one pane open.
     const idleSamples: number[] = [];
     for (let i = 0; i < 40; i++) {

@@ -8,11 +8,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BENCH_WIDTH } from '../renderer/workbench/width.ts';
-import { ARTIFACTS, ROOT, dropSurface, openPaneFixture, openWindow, tempDir, type PaneFixture, type TdPage } from './harness.ts';
+import { ARTIFACTS, ROOT, axeViolations, dropSurface, openPaneFixture, openWindow, tempDir, type PaneFixture, type TdPage } from './harness.ts';
 
 let fixture: PaneFixture;
 let light: TdPage;
@@ -36,14 +35,7 @@ function sample(name: string): { id: string } & Record<string, unknown> {
   return JSON.parse(fs.readFileSync(path.join(ROOT, 'assets', 'surfaces', `${name}.json`), 'utf8')) as { id: string } & Record<string, unknown>;
 }
 
-/** Serious and critical axe violations on the page as it is, one line each. */
-async function violations(w: TdPage, what: string): Promise<string[]> {
-  // The sandboxed HTML of an artifact is the agent's page, not ours: left out.
-  const result = await new AxeBuilder({ page: w.page }).exclude('iframe').analyze();
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${what}: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.slice(0, 4).map((n) => `${n.target.join(' ')} [${(n.failureSummary ?? '').replace(/\s+/g, ' ').slice(0, 160)}]`).join(' | ')}`);
-}
+const violations = axeViolations;
 
 /** Close any notices (a Tick ended, …): they come and go on their own timers. */
 async function dismissNotices(w: TdPage): Promise<void> {

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Layout, PaneInfo } from '../preload/contract.ts';
 import { quietDotfiles } from '../main/panes/testing.ts';
@@ -430,4 +431,12 @@ export class TdPage {
   async close(): Promise<void> {
     await this.context.close();
   }
+}
+
+/** Serious and critical axe violations on the page as it is, one line each (the agent's sandboxed HTML left out). */
+export async function axeViolations(w: TdPage, what: string): Promise<string[]> {
+  const result = await new AxeBuilder({ page: w.page }).exclude('iframe').analyze();
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${what}: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.slice(0, 4).map((n) => `${n.target.join(' ')} [${(n.failureSummary ?? '').replace(/\s+/g, ' ').slice(0, 160)}]`).join(' | ')}`);
 }

@@ -15,7 +15,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Surface } from '../preload/contract.ts';
 import { connectService, type ServiceConnection } from '../main/service/client.ts';
-import { ARTIFACTS, ROOT, launchBrowser, openWindow, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
+import { ARTIFACTS, ROOT, axeViolations, launchBrowser, openWindow, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
 
 let browser: Browser;
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -133,9 +133,15 @@ describe('agents outlive the window', () => {
     await win.waitFor(async () => (await dialog.locator('.quit-list li').count()) === 2, 'both running panes listed');
     expect(await dialog.locator('.quit-program').allInnerTexts()).toEqual(expect.arrayContaining(['bash', 'sleep']));
     await win.page.screenshot({ path: path.join(ARTIFACTS, 'service-quit-dark.png') });
-    await win.page.emulateMedia({ colorScheme: 'light' });
-    await win.page.evaluate(() => { document.documentElement.dataset.theme = 'light'; });
-    await win.page.screenshot({ path: path.join(ARTIFACTS, 'service-quit-light.png') });
+    expect(await axeViolations(win, 'the quit dialog, dark')).toEqual([]);
+    const light = await openWindow(browser, serve, { theme: 'light', viewport: { width: 1200, height: 760 } });
+    await light.focusTerminal(paneId);
+    await light.page.keyboard.press('Control+Shift+Q');
+    const lightDialog = light.page.getByRole('alertdialog', { name: 'Quit and end all panes?' });
+    await light.waitFor(async () => (await lightDialog.locator('.quit-list li').count()) === 2, 'both running panes listed (light)');
+    await light.page.screenshot({ path: path.join(ARTIFACTS, 'service-quit-light.png') });
+    expect(await axeViolations(light, 'the quit dialog, light')).toEqual([]);
+    await light.close();
     // Escape keeps everything running.
     await win.page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
@@ -219,6 +225,7 @@ describe('when the service itself dies', () => {
     await win.page.locator(`[data-pane-id="${agent.id}"] [data-testid="ended-overlay"]`).waitFor();
     await win.page.getByTestId('ended-summary').waitFor();
     await win.screenshot('service-ended-dark');
+    expect(await axeViolations(win, 'an ended pane and the service bar, dark')).toEqual([]);
 
     // Nothing recorded is lost or doubled: every surface file once on the bench, the answer once.
     const list = await c2.request('surface.list', { paneId: agent.id });
@@ -299,6 +306,7 @@ describe('a window meeting a service of another version', () => {
     const mine = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version as string;
     expect(await line.innerText()).toContain(`Terminal Delight's service is version 0.0.9, this window is ${mine}: restart the service to update (your panes come back through resume).`);
     await win.screenshot('service-version-light');
+    expect(await axeViolations(win, 'the version line, light')).toEqual([]);
     const before = serve.servicePid();
     // The next service is this build's own version.
     fs.rmSync(versionFile);

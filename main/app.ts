@@ -71,7 +71,10 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const settings = new SettingsService(paths.settingsFile);
   settings.onChange((s) => core.emit('settings.changed', s));
   const saved = opts.fresh ? undefined : loadSession(paths.sessionFile);
-  const panes = new PaneService({ core, paths, env, cwd: opts.cwd ?? process.cwd(), session: saved?.session, scrollback: () => settings.get().scrollback });
+  const panes = new PaneService({
+    core, paths, env, cwd: opts.cwd ?? process.cwd(), session: saved?.session, scrollback: () => settings.get().scrollback,
+    shellIntegration: () => settings.get().shellIntegration,
+  });
   core.onDispose(() => panes.dispose());
   const keeper = new SessionKeeper(panes, paths.sessionFile, 300, { pid: process.pid, startedAt: SERVICE_STARTED_AT });
   let stopReason = 'the service was stopped';

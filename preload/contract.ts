@@ -47,8 +47,21 @@ export interface PaneInfo {
    * upgrade, a crash, a reboot): why, when, and the argv `pane.resume` would start.
    */
   ended?: { reason: string; at: string; resumeArgv: string[] };
+  /** The last command the pane's shell ran, from its shell integration marks (OSC 133): exit status, how long it ran, when it ended. */
+  lastCommand?: { exitCode: number; durationMs: number; at: string };
   /** Set when the pane's agent works in a git worktree the app made (issue 12). */
   worktree?: PaneWorktree;
+}
+
+/**
+ * A shell prompt in a snapshot (shell integration, OSC 133): its line as an offset from the
+ * cursor's line once the snapshot is drawn (0 or less), and its command's status and time
+ * once it ended. The snapshot's text carries no marks; these put them back.
+ */
+export interface SnapshotPrompt {
+  offset: number;
+  exitCode?: number;
+  durationMs?: number;
 }
 
 /** A pane's worktree: its folder, branch, the base it was made from and how far apart they are. */
@@ -261,7 +274,7 @@ export interface Requests {
    * whole scrollback) as escape sequences, to draw a pane on attach. `complete` is false
    * when older lines were left out.
    */
-  'pane.snapshot': { req: { paneId: string; scrollback?: number | 'all' }; res: { data: string; cols: number; rows: number; complete: boolean } };
+  'pane.snapshot': { req: { paneId: string; scrollback?: number | 'all' }; res: { data: string; cols: number; rows: number; complete: boolean; prompts?: SnapshotPrompt[] } };
   'pane.focus': { req: { paneId: string }; res: void };
   'layout.set': { req: { layout: Layout }; res: void };
 

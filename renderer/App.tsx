@@ -1,6 +1,6 @@
 /** The window: a thin title bar, the panes, and short notices. */
 import { useEffect, type ReactElement } from 'react';
-import { cycleTheme, runCommand, splitPane } from './commands.ts';
+import { commandWanted, cycleTheme, runCommand, splitPane } from './commands.ts';
 import { useWindow, useWindowState } from './context.ts';
 import { commandForKey, shortcutLabel } from './keys.ts';
 import { LayoutNode } from './panes/LayoutView.tsx';
@@ -35,7 +35,8 @@ export function App(): ReactElement {
       if (!cmd) return;
       const t = e.target as HTMLElement | null;
       const inField = !!t && (t.tagName === 'INPUT' || (t.tagName === 'TEXTAREA' && !t.classList.contains('xterm-helper-textarea')));
-      if (inField && (cmd === 'copy' || cmd === 'paste')) return;
+      if (inField && (cmd === 'copy' || cmd === 'paste' || cmd === 'prompt-prev' || cmd === 'prompt-next')) return;
+      if (!commandWanted(ctx, cmd)) return;
       e.preventDefault();
       e.stopPropagation();
       if (ctx.dedupe.accept(cmd, 'key')) runCommand(ctx, cmd);

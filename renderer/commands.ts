@@ -16,6 +16,10 @@ import { showSettings } from './settings/ui.ts';
 export interface TerminalHandle {
   copySelection(): Promise<void>;
   pasteFromClipboard(): Promise<void>;
+  /** Scroll to the previous (-1) or next (+1) prompt (shell integration). */
+  jumpToPrompt?(dir: -1 | 1): boolean;
+  /** Whether the terminal knows prompts to jump to and shows the normal screen. */
+  canJumpToPrompt?(): boolean;
 }
 
 export interface CommandContext {
@@ -139,6 +143,17 @@ export function toggleFind(ctx: CommandContext, paneId?: string): void {
   else s.openFind(id);
 }
 
+/**
+ * Whether a shortcut's command applies now, or its keys belong to the terminal: the prompt
+ * jumps (Ctrl+Up / Ctrl+Down) apply only where the shell marks its prompts and no
+ * full-screen program runs, so vim, less and shells without the integration keep those keys.
+ */
+export function commandWanted(ctx: CommandContext, cmd: WindowCommand, paneId?: string): boolean {
+  if (cmd !== 'prompt-prev' && cmd !== 'prompt-next') return true;
+  const id = paneId ?? ctx.store.getState().focused;
+  return !!id && !!ctx.terminal(id)?.canJumpToPrompt?.();
+}
+
 /** Run a command by name (shortcut, menu or button), for the given pane or the focused one. */
 export function runCommand(ctx: CommandContext, cmd: WindowCommand, paneId?: string): void {
   const id = paneId ?? ctx.store.getState().focused ?? undefined;
@@ -166,5 +181,7 @@ export function runCommand(ctx: CommandContext, cmd: WindowCommand, paneId?: str
     case 'focus-down': moveFocus(ctx, 'down'); break;
     case 'copy': if (id) void ctx.terminal(id)?.copySelection(); break;
     case 'paste': if (id) void ctx.terminal(id)?.pasteFromClipboard(); break;
+    case 'prompt-prev': if (id) ctx.terminal(id)?.jumpToPrompt?.(-1); break;
+    case 'prompt-next': if (id) ctx.terminal(id)?.jumpToPrompt?.(1); break;
   }
 }

@@ -48,6 +48,15 @@ describe('commandForKey', () => {
     expect(commandForKey(k('D', 'KeyD', { ctrlKey: true, shiftKey: true }), 'darwin')).toBeUndefined();
     expect(commandForKey(k('D', 'KeyD', { metaKey: true, shiftKey: true }), 'linux')).toBeUndefined();
   });
+  it('jumps between prompts with Ctrl+Up / Ctrl+Down (Cmd on macOS), leaving Shift and Alt arrows alone', () => {
+    expect(commandForKey(k('ArrowUp', 'ArrowUp', { ctrlKey: true }))).toBe('prompt-prev');
+    expect(commandForKey(k('ArrowDown', 'ArrowDown', { ctrlKey: true }))).toBe('prompt-next');
+    expect(commandForKey(k('ArrowUp', 'ArrowUp', { metaKey: true }), 'darwin')).toBe('prompt-prev');
+    expect(commandForKey(k('ArrowUp', 'ArrowUp', { ctrlKey: true }), 'darwin')).toBeUndefined();
+    expect(commandForKey(k('ArrowUp', 'ArrowUp', { ctrlKey: true, shiftKey: true }))).toBe('focus-up');
+    expect(commandForKey(k('ArrowUp', 'ArrowUp', { ctrlKey: true, altKey: true }))).toBeUndefined();
+    expect(shortcutLabel('prompt-prev')).toBe('Ctrl+Up');
+  });
   it('ignores Ctrl+Alt combinations', () => {
     expect(commandForKey(k('D', 'KeyD', { ctrlKey: true, shiftKey: true, altKey: true }))).toBeUndefined();
   });

@@ -7,7 +7,9 @@ import type { AppCommand } from '../preload/contract.ts';
 export type WindowCommand =
   | AppCommand
   | 'focus-left' | 'focus-right' | 'focus-up' | 'focus-down'
-  | 'copy' | 'paste';
+  | 'copy' | 'paste'
+  /** Scroll to the previous / next prompt in the pane's scrollback (shell integration). */
+  | 'prompt-prev' | 'prompt-next';
 
 export interface KeyLike {
   key: string;
@@ -59,6 +61,8 @@ export function commandForKey(e: KeyLike, platform = ''): WindowCommand | undefi
     if (e.key === '_') return 'zoom-out';
     return undefined;
   }
+  if (e.key === 'ArrowUp') return 'prompt-prev';
+  if (e.key === 'ArrowDown') return 'prompt-next';
   if (e.key === '=' || e.key === '+') return 'zoom-in';
   if (e.key === '-') return 'zoom-out';
   if (e.key === '0') return 'zoom-reset';
@@ -83,6 +87,8 @@ export function shortcutLabel(cmd: WindowCommand, platform = ''): string {
     'zoom-in': `${p}=`,
     'zoom-out': `${p}-`,
     'zoom-reset': `${p}0`,
+    'prompt-prev': `${p}Up`,
+    'prompt-next': `${p}Down`,
     'open-settings': `${p},`,
   };
   return labels[cmd] ?? '';

@@ -118,6 +118,8 @@ if (params.get('test') === '1') {
       const t = terminals.get(paneId)?.term;
       return t ? { cols: t.cols, rows: t.rows } : null;
     },
+    /** The buffer lines of the pane's prompts (shell integration marks). */
+    prompts: (paneId: string) => terminals.get(paneId)?.prompts.lines() ?? null,
     /** The pane's xterm Terminal, read-only (the benchmarks time onWriteParsed / onRender). */
     term: (paneId: string) => terminals.get(paneId)?.term ?? null,
   };

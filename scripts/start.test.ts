@@ -17,98 +17,81 @@ function launch(args: string[], env: NodeJS.ProcessEnv) {
   return { child, out: () => out, err: () => err, exited };
 }
 
+const SERVING = /^serving (http:\/\/127\.0\.0\.1:(\d+)\/\?token=[0-9a-f]{64})\n/;
+
+/** A temp state folder for one test; the service `npm start` left behind is stopped after it. */
+async function withState(fn: (st: ReturnType<typeof tempState>) => Promise<void>): Promise<void> {
+  const st = tempState();
+  try {
+    await fn(st);
+  } finally {
+    await stopService({ env: st.env });
+    st.cleanup();
+  }
+}
+
+/** `npm start` with these arguments, once it prints its serving line. */
+async function serving(args: string[], env: NodeJS.ProcessEnv) {
+  const run = launch(args, env);
+  const line = await waitFor(() => SERVING.exec(run.out()), 'the serving line', 30_000);
+  return { ...run, url: line[1], port: line[2] };
+}
+
 describe('npm start', () => {
-  it('says in one line that Electron is missing, starts serve, and stops on Ctrl-C', async () => {
-    const st = tempState();
-    try {
-      const run = launch(['--no-open', '--fresh', '--cwd', st.dir], st.env);
-      const line = await waitFor(() => /^serving (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{64})\n/.exec(run.out()), 'the serving line', 30_000);
-      expect(run.err().split('\n').filter((l) => l.includes('Electron binary is missing'))).toHaveLength(1);
-      const url = new URL(line[1]);
-      const r = await fetch(`http://127.0.0.1:${url.port}/`, { redirect: 'manual' });
-      expect(r.status).toBe(403);
-      run.child.kill('SIGINT');
-      expect(await run.exited).toBe(0);
-    } finally {
-      await stopService({ env: st.env });
-      st.cleanup();
-    }
-  });
+  it('says in one line that Electron is missing, starts serve, and stops on Ctrl-C', () => withState(async (st) => {
+    const run = await serving(['--no-open', '--fresh', '--cwd', st.dir], st.env);
+    expect(run.err().split('\n').filter((l) => l.includes('Electron binary is missing'))).toHaveLength(1);
+    const r = await fetch(`http://127.0.0.1:${run.port}/`, { redirect: 'manual' });
+    expect(r.status).toBe(403);
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+  }));
 
-  it('with --serve, starts serve without the Electron line', async () => {
-    const st = tempState();
-    try {
-      const run = launch(['--serve', '--no-open', '--fresh'], st.env);
-      await waitFor(() => run.out().startsWith('serving '), 'the serving line', 30_000);
-      expect(run.err()).not.toContain('Electron');
-      run.child.kill('SIGTERM');
-      expect(await run.exited).toBe(0);
-    } finally {
-      await stopService({ env: st.env });
-      st.cleanup();
-    }
-  });
+  it('with --serve, starts serve without the Electron line', () => withState(async (st) => {
+    const run = await serving(['--serve', '--no-open', '--fresh'], st.env);
+    expect(run.err()).not.toContain('Electron');
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+  }));
 
-  it('with no display, keeps serving and says how to reach it over SSH instead of flashing the URL by', async () => {
-    const st = tempState();
-    try {
-      const env: NodeJS.ProcessEnv = { ...st.env, CHROMIUM_PATH: '/usr/bin/chromium' };
-      delete env.DISPLAY;
-      delete env.WAYLAND_DISPLAY;
-      const run = launch(['--serve', '--fresh', '--cwd', st.dir], env);
-      const line = await waitFor(() => /^serving (http:\/\/127\.0\.0\.1:(\d+)\/\?token=[0-9a-f]{64})\n/.exec(run.out()), 'the serving line', 30_000);
-      await waitFor(() => run.err().includes('ssh -N -L'), 'the SSH line');
-      expect(run.err()).toContain('there is no display here');
-      expect(run.err()).toContain(`ssh -N -L ${line[2]}:127.0.0.1:${line[2]} `);
-      // Still serving: a window can attach and gets its first pane.
-      const r = await fetch(line[1], { redirect: 'manual' });
-      expect(r.status).toBe(302);
-      expect(run.child.exitCode).toBeNull();
-      run.child.kill('SIGINT');
-      expect(await run.exited).toBe(0);
-    } finally {
-      await stopService({ env: st.env });
-      st.cleanup();
-    }
-  });
+  it('with no display, keeps serving and says how to reach it over SSH instead of flashing the URL by', () => withState(async (st) => {
+    const env: NodeJS.ProcessEnv = { ...st.env, CHROMIUM_PATH: '/usr/bin/chromium' };
+    delete env.DISPLAY;
+    delete env.WAYLAND_DISPLAY;
+    const run = await serving(['--serve', '--fresh', '--cwd', st.dir], env);
+    await waitFor(() => run.err().includes('ssh -N -L'), 'the SSH line');
+    expect(run.err()).toContain('there is no display here');
+    expect(run.err()).toContain(`ssh -N -L ${run.port}:127.0.0.1:${run.port} `);
+    // Still serving: a window can attach and gets its first pane.
+    const r = await fetch(run.url, { redirect: 'manual' });
+    expect(r.status).toBe(302);
+    expect(run.child.exitCode).toBeNull();
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+  }));
 
-  it('keeps serving when Chromium cannot open a window (a display it cannot reach)', async () => {
-    const st = tempState();
-    try {
-      const env: NodeJS.ProcessEnv = { ...st.env, CHROMIUM_PATH: '/usr/bin/chromium', DISPLAY: ':97' };
-      delete env.WAYLAND_DISPLAY;
-      const run = launch(['--serve', '--fresh', '--cwd', st.dir], env);
-      await waitFor(() => run.out().startsWith('serving '), 'the serving line', 30_000);
-      // At once, or (on a busy machine) after the grace: either way it never showed a window.
-      await waitFor(() => /Chromium (exited at once|ended) .*serving until Ctrl-C\./.test(run.err()), 'the line saying Chromium could not open', 60_000);
-      expect(run.err()).toContain('ssh -N -L');
-      expect(run.child.exitCode).toBeNull();
-      run.child.kill('SIGINT');
-      expect(await run.exited).toBe(0);
-    } finally {
-      await stopService({ env: st.env });
-      st.cleanup();
-    }
-  });
+  it('keeps serving when Chromium cannot open a window (a display it cannot reach)', () => withState(async (st) => {
+    const env: NodeJS.ProcessEnv = { ...st.env, CHROMIUM_PATH: '/usr/bin/chromium', DISPLAY: ':97' };
+    delete env.WAYLAND_DISPLAY;
+    const run = await serving(['--serve', '--fresh', '--cwd', st.dir], env);
+    // At once, or (on a busy machine) after the grace: either way it never showed a window.
+    await waitFor(() => /Chromium (exited at once|ended) .*serving until Ctrl-C\./.test(run.err()) && run.err().includes('ssh -N -L'), 'the lines saying Chromium could not open and how to reach serve', 60_000);
+    expect(run.child.exitCode).toBeNull();
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+  }));
 
-  it('stops serving when the person closes the window, and the panes keep running in the service', async () => {
-    const st = tempState();
-    try {
-      // Stands in for a window a person closes: a browser that stays open past the grace, then exits 0.
-      const browser = path.join(st.dir, 'browser.sh');
-      fs.writeFileSync(browser, '#!/bin/sh\nsleep 1.5\nexit 0\n', { mode: 0o755 });
-      const env = { ...st.env, CHROMIUM_PATH: browser, DISPLAY: ':0', TD_BROWSER_GRACE_MS: '1000' };
-      const run = launch(['--serve', '--fresh', '--cwd', st.dir], env);
-      await waitFor(() => run.out().startsWith('serving '), 'the serving line', 30_000);
-      const conn = await connectService({ env: st.env, client: 'cli', start: false, cwd: st.dir });
-      const hello = await conn.request('app.hello', {});
-      expect(await run.exited).toBe(0);
-      expect(run.err()).toContain('the window was closed; your panes keep running');
-      expect((await conn.request('service.info', {})).running.map((p) => p.paneId)).toEqual([hello.panes[0].id]);
-      conn.close();
-    } finally {
-      await stopService({ env: st.env });
-      st.cleanup();
-    }
-  });
+  it('stops serving when the person closes the window, and the panes keep running in the service', () => withState(async (st) => {
+    // Stands in for a window a person closes: a browser that stays open past the grace, then exits 0.
+    const browser = path.join(st.dir, 'browser.sh');
+    fs.writeFileSync(browser, '#!/bin/sh\nsleep 1.5\nexit 0\n', { mode: 0o755 });
+    const env = { ...st.env, CHROMIUM_PATH: browser, DISPLAY: ':0', TD_BROWSER_GRACE_MS: '1000' };
+    const run = await serving(['--serve', '--fresh', '--cwd', st.dir], env);
+    const conn = await connectService({ env: st.env, client: 'cli', start: false, cwd: st.dir });
+    const hello = await conn.request('app.hello', {});
+    expect(await run.exited).toBe(0);
+    expect(run.err()).toContain('the window was closed; your panes keep running');
+    expect((await conn.request('service.info', {})).running.map((p) => p.paneId)).toEqual([hello.panes[0].id]);
+    conn.close();
+  }));
 });

@@ -18,6 +18,14 @@ function findRoot(from: string): string {
   }
 }
 
+/** A path inside the app as a separate process reads it: in a packaged app, outside the asar archive (electron-builder.yml unpacks bin/ and main/). */
+export function unpacked(p: string): string {
+  return p.replace(/app\.asar(?=[\\/])/, 'app.asar.unpacked');
+}
+
+/** The folder holding the `terminal-delight` command, first on every pane's PATH. */
+export const appBin = unpacked(path.join(appRoot, 'bin'));
+
 const TAG_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
 /** 8 random characters of a-z0-9. */
@@ -42,8 +50,7 @@ export function paneEnv(base: NodeJS.ProcessEnv, input: PaneEnvInput): Record<st
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(base)) if (typeof v === 'string') env[k] = v;
   for (const k of DROPPED) delete env[k];
-  // In a packaged app, bin/ is unpacked beside the asar archive (electron-builder.yml).
-  const bin = path.join(appRoot, 'bin').replace(/app\.asar(?=[\\/])/, 'app.asar.unpacked');
+  const bin = appBin;
   const pathParts = (env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(path.delimiter).filter((p) => p && p !== bin);
   Object.assign(env, input.extra ?? {}, {
     TD_SESSION: input.session,

@@ -6,11 +6,14 @@ import path from 'node:path';
 import os from 'node:os';
 import nodePty from 'node-pty';
 import type { IPty } from 'node-pty';
-import type { PaneInfo, PaneKind } from '../../preload/contract.ts';
+import type { PaneInfo, PaneKind, SnapshotPrompt } from '../../preload/contract.ts';
 import { FLOW } from '../../preload/contract.ts';
 import { FlowMeter } from './flow.ts';
+import type { Launch } from './integration.ts';
+import { ShellMarks, type PromptState } from './marks.ts';
 import { processCwd } from './proc.ts';
 import { Screen } from './screen.ts';
+import { ScreenPrompts } from './screen-prompts.ts';
 
 export const DEFAULT_COLS = 120;
 export const DEFAULT_ROWS = 30;
@@ -49,6 +52,8 @@ export interface PaneSpawn {
   /** Come back ended (a saved pane whose process went with the last service): nothing starts until relaunch. */
   ended?: NonNullable<PaneInfo['ended']>;
   agentCli?: PaneInfo['agentCli'];
+  /** How to start the command (shell integration, main/panes/integration.ts), asked at every start; absent or undefined: as it is. */
+  launch?: (command: string[], env: Record<string, string>) => Launch | undefined;
 }
 
 export interface PaneHooks {
@@ -69,6 +74,12 @@ interface PtySocket {
   once(event: string, fn: () => void): unknown;
 }
 
+/** Whether an OSC 7 host names this machine (a shell over ssh reports the remote one's folders). */
+export function isLocalHost(host: string): boolean {
+  const h = host.toLowerCase();
+  return h === '' || h === 'localhost' || h === os.hostname().toLowerCase();
+}
+
 export class Pane {
   readonly id: string;
   readonly tag: string;
@@ -80,6 +91,8 @@ export class Pane {
   info: PaneInfo;
   private proc: IPty | undefined;
   private readonly screen: Screen;
+  /** The prompts on the headless screen, for snapshots. */
+  private readonly screenPrompts: ScreenPrompts;
   private readonly meter = new FlowMeter();
   private readonly screenMeter = new FlowMeter(HEADLESS_HIGH, HEADLESS_LOW);
   private readonly hooks: PaneHooks;
@@ -97,11 +110,16 @@ export class Pane {
   /** Set once the process has exited and its last output is being drained. */
   private draining = false;
   private lastDataAt = 0;
+  /** Output came since the process started: it has left node-pty's fork and chdir (its /proc cwd is its own). */
+  private heard = false;
   /** The foreground program's name, as last seen (watchProgram). */
   private foreground: string | undefined;
   private programTimer: NodeJS.Timeout | undefined;
   private programCheckedAt = 0;
   private disposed = false;
+  private readonly launch: PaneSpawn['launch'];
+  /** Shell integration marks in the output (OSC 133, OSC 7), and what they say. */
+  private marks = new ShellMarks(isLocalHost);
 
   constructor(spawn: PaneSpawn, hooks: PaneHooks) {
     this.id = spawn.id;
@@ -111,6 +129,7 @@ export class Pane {
     this.cwd = spawn.cwd;
     this.env = spawn.env;
     this.hooks = hooks;
+    this.launch = spawn.launch;
     this.fixedTitle = spawn.title;
     this.screen = new Screen({
       cols: spawn.cols,
@@ -128,6 +147,7 @@ export class Pane {
       // Paused by flow control: more output is coming (reads still parse the queue at once).
       held: () => this.paused,
     });
+    this.screenPrompts = new ScreenPrompts(this.screen.term);
     this.screenMeter.attach(HEADLESS);
     this.info = {
       id: spawn.id,
@@ -192,17 +212,21 @@ export class Pane {
     this.screenMeter.reset();
     this.paused = false;
     this.draining = false;
-    const proc = nodePty.spawn(file, args, {
+    this.marks = new ShellMarks(isLocalHost);
+    this.heard = false;
+    const launch = this.launch?.(this.command, this.env) ?? { file, args, env: this.env };
+    const proc = nodePty.spawn(launch.file, launch.args, {
       name: 'xterm-256color',
       cols: this.info.cols,
       rows: this.info.rows,
       cwd: this.cwd,
-      env: this.env,
+      env: launch.env,
     });
     this.proc = proc;
     this.info = { ...this.info, status: 'running', exitCode: undefined, signal: undefined };
     delete this.info.exitCode;
     delete this.info.signal;
+    delete this.info.lastCommand;
     this.armTail(proc);
     proc.onData((data) => {
       if (this.proc !== proc) return;
@@ -257,10 +281,12 @@ export class Pane {
 
   private receive(data: string): void {
     this.lastDataAt = Date.now();
+    this.heard = true;
     if (this.held) {
       this.held.push(data);
       return;
     }
+    this.readMarks(data);
     this.screen.write(data);
     this.batch.push(data);
     this.batchChars += data.length;
@@ -274,6 +300,42 @@ export class Pane {
     this.applyFlow();
     // Paused, nothing more comes until the windows catch up: send what is held now.
     if (this.paused || this.batchChars >= BATCH_MAX_CHARS) this.flush();
+  }
+
+  /** Shell integration marks in this output: the folder, the last command, the title at a prompt. */
+  private readMarks(data: string): void {
+    const c = this.marks.read(data, Date.now());
+    if (!c) return;
+    let changed = false;
+    if (c.cwd !== undefined && c.cwd !== this.info.cwd) {
+      this.info = { ...this.info, cwd: c.cwd };
+      changed = true;
+    }
+    if (c.lastCommand) {
+      const { exitCode, durationMs, endedAt } = c.lastCommand;
+      this.info = { ...this.info, lastCommand: { exitCode, durationMs, at: new Date(endedAt).toISOString() } };
+      changed = true;
+    }
+    // At its prompt, the shell is the foreground program again: the title says where it is now, not a second later.
+    const retitle = c.prompt && this.foreground !== undefined;
+    if (retitle) this.foreground = undefined;
+    if ((changed || retitle) && !this.refreshTitle() && changed) this.hooks.updated(this);
+  }
+
+  /** What the shell integration's marks say the shell is doing (NO_PROMPT without them). */
+  get prompt(): PromptState {
+    return this.marks.state;
+  }
+
+  /**
+   * Where the process is now: what its shell reported (OSC 7), else what the OS says once
+   * it has printed something (before that, a fresh process may still be in node-pty's
+   * fork, in the app's own folder), else the folder it was last seen in.
+   */
+  liveCwd(): string {
+    if (this.marks.cwd) return this.marks.cwd;
+    const pid = this.heard ? this.pid : undefined;
+    return (pid !== undefined ? processCwd(pid) : undefined) ?? this.info.cwd;
   }
 
   /** Emit the batched output now. */
@@ -306,7 +368,8 @@ export class Pane {
       this.programCheckedAt = Date.now();
       if (!this.running || this.disposed) return;
       const pid = this.proc?.pid;
-      const cwd = pid !== undefined ? processCwd(pid) : undefined;
+      // A shell that reports its folder (OSC 7) is believed: its $PWD keeps the symlinks it was reached through.
+      const cwd = this.marks.cwd ?? (pid !== undefined ? processCwd(pid) : undefined);
       let program: string | undefined;
       try {
         program = this.proc?.process;
@@ -391,12 +454,17 @@ export class Pane {
    * The screen and scrollback as escape sequences, consistent with the output events:
    * it holds exactly the output of every 'pane.output' event emitted before it returns.
    */
-  async snapshot(scrollback: number = SNAPSHOT_SCROLLBACK): Promise<{ data: string; cols: number; rows: number; complete: boolean }> {
+  async snapshot(scrollback: number = SNAPSHOT_SCROLLBACK): Promise<{ data: string; cols: number; rows: number; complete: boolean; prompts?: SnapshotPrompt[] }> {
     this.flush();
     const mine = !this.held;
     if (mine) this.held = [];
     try {
-      return await this.screen.serialize(scrollback);
+      const snap = await this.screen.serialize(scrollback);
+      // Prompts within what the snapshot holds (its history lines and the screen).
+      const lines = Math.max(0, Math.min(scrollback, this.screen.term.buffer.normal.baseY));
+      const cursorRow = this.screen.term.buffer.active.cursorY + lines;
+      const prompts = this.screenPrompts.forSnapshot().filter((p) => p.offset >= -cursorRow);
+      return prompts.length > 0 ? { ...snap, prompts } : snap;
     } finally {
       if (mine) {
         // Output that arrived while the snapshot was taken is not in it: release it only

@@ -8,15 +8,17 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Layout, PaneInfo } from '../../preload/contract.ts';
+import type { Layout, PaneInfo, Res } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
 import type { Paths } from '../paths.ts';
 import { paneFolder } from '../paths.ts';
 import type { CreatePaneOptions, PaneServiceApi } from '../services.ts';
-import { findProgram, newTag, paneEnv, loginShell } from './env.ts';
+import { appBin, findProgram, newTag, paneEnv, loginShell } from './env.ts';
+import { integrate, zshDotdir } from './integration.ts';
+import { atPrompt, type PromptState } from './marks.ts';
 import * as L from './layout.ts';
 import { DEFAULT_COLS, DEFAULT_ROWS, Pane, SCROLLBACK } from './pane.ts';
-import { findAncestor, foregroundGroup, processCwd } from './proc.ts';
+import { findAncestor, foregroundGroup } from './proc.ts';
 import { agentOf, flagValue, resumeArgv, SHELLS } from './resume.ts';
 
 
@@ -30,6 +32,8 @@ export interface PaneServiceOptions {
   /** $TD_SESSION; a new one when absent. */
   session?: string;
   scrollback?: () => number;
+  /** Whether bash, zsh and fish panes start with the shell integration (settings.shellIntegration; default on). */
+  shellIntegration?: () => boolean;
 }
 
 /** A saved pane, to start again under its old id (main/state): everything a resume needs. */
@@ -76,6 +80,7 @@ export class PaneService implements PaneServiceApi {
   private readonly env: NodeJS.ProcessEnv;
   private readonly defaultCwd: string;
   private readonly scrollback: () => number;
+  private readonly shellIntegration: () => boolean;
   private readonly panes = new Map<string, Pane>();
   private readonly bus = new EventEmitter();
   /** Windows reading pane output (for flow control). */
@@ -93,6 +98,7 @@ export class PaneService implements PaneServiceApi {
     this.defaultCwd = opts.cwd;
     this.session = opts.session ?? newSessionId();
     this.scrollback = opts.scrollback ?? (() => SCROLLBACK);
+    this.shellIntegration = opts.shellIntegration ?? (() => true);
     this.bus.setMaxListeners(0);
     this.core.onClientGone((client) => this.dropReader(client.id));
     // Output goes to windows (clients that said app.hello), not to relays' own connections or
@@ -132,16 +138,23 @@ export class PaneService implements PaneServiceApi {
     const pid = pane?.pid;
     if (!pane || pid === undefined || pane.info.status !== 'running') return false;
     if (!SHELLS.has(path.basename(pane.command[0] ?? '').replace(/^-/, ''))) return false;
+    // With shell integration, its marks say when the prompt shows (even where the OS keeps
+    // the foreground group to itself). While they say a command runs, the foreground group
+    // still has its say: marks come with output, a moment behind a program that just
+    // exited, and any program can print them.
+    if (atPrompt(pane.prompt)) return true;
     // The shell leads its own process group; it is in the foreground when nothing it started is.
     return foregroundGroup(pid) === pid;
   }
 
-  /** The pane's live working folder (from the OS), else the one it started in. */
+  /** What the pane's shell integration marks say its shell is doing (NO_PROMPT without them). */
+  prompt(paneId: string): PromptState {
+    return this.need(paneId).prompt;
+  }
+
+  /** The pane's live working folder: what its shell reported (OSC 7), else what the OS says, else where it was last seen (Pane.liveCwd). */
   liveCwd(paneId: string): string | undefined {
-    const pane = this.panes.get(paneId);
-    if (!pane) return undefined;
-    const pid = pane.pid;
-    return (pid !== undefined ? processCwd(pid) : undefined) ?? pane.cwd;
+    return this.panes.get(paneId)?.liveCwd();
   }
 
   screenText(paneId: string): string {
@@ -189,10 +202,13 @@ export class PaneService implements PaneServiceApi {
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(id)) throw new Error(`pane id "${id}" is not usable: use 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit`);
     if (this.panes.has(id)) throw new Error(`pane "${id}" already exists: choose another id`);
     if (opts.cwd !== undefined && !usableCwd(opts.cwd)) throw new Error(`folder "${opts.cwd}" does not exist: give the pane an existing folder as cwd`);
+    // A new pane beside another opens where that one is now (the focused pane's, when none is named).
+    const beside = opts.detached || opts.cwd !== undefined ? undefined : (opts.splitOf && this.panes.has(opts.splitOf) ? opts.splitOf : this.focusedId);
+    const inherited = beside ? usableCwd(this.liveCwd(beside)) : undefined;
     if (opts.command !== undefined && (!Array.isArray(opts.command) || !opts.command.every((a) => typeof a === 'string'))) {
       throw new Error('command must be a list of strings (argv): for example ["bash", "-l"]');
     }
-    const cwd = usableCwd(opts.cwd) ?? usableCwd(this.defaultCwd) ?? os.homedir();
+    const cwd = usableCwd(opts.cwd) ?? inherited ?? usableCwd(this.defaultCwd) ?? os.homedir();
     const command = opts.command && opts.command.length > 0 ? opts.command : loginShell(this.env);
     const cols = validSize(opts.cols, DEFAULT_COLS, 2000);
     const rows = validSize(opts.rows, DEFAULT_ROWS, 1000);
@@ -277,7 +293,10 @@ export class PaneService implements PaneServiceApi {
     const sessionId = flagValue(s.command, '--session-id');
     const agentCli = s.agentCli ?? (name ? { name, ...(sessionId ? { sessionId } : {}) } : undefined);
     const pane = new Pane(
-      { id: s.id, tag: s.tag, kind: s.kind, command: s.command, cwd: s.cwd, env, cols: s.cols, rows: s.rows, title: s.title, instanceId: s.instanceId, scrollback: this.scrollback(), ended: s.ended, agentCli },
+      {
+        id: s.id, tag: s.tag, kind: s.kind, command: s.command, cwd: s.cwd, env, cols: s.cols, rows: s.rows, title: s.title, instanceId: s.instanceId, scrollback: this.scrollback(), ended: s.ended, agentCli,
+        launch: (command, base) => (this.shellIntegration() ? integrate(command, base, { bin: appBin, zdotdir: () => zshDotdir(this.paths.state) }) : undefined),
+      },
       {
         output: (p, data) => {
           if (this.panes.get(p.id) !== p) return;
@@ -415,7 +434,7 @@ export class PaneService implements PaneServiceApi {
     await within(2_000);
   }
 
-  snapshot(paneId: string, clientId?: string, scrollback?: number | 'all'): Promise<{ data: string; cols: number; rows: number; complete: boolean }> {
+  snapshot(paneId: string, clientId?: string, scrollback?: number | 'all'): Promise<Res<'pane.snapshot'>> {
     const pane = this.need(paneId);
     if (clientId) this.addReader(clientId);
     if (scrollback !== undefined && scrollback !== 'all' && !(Number.isInteger(scrollback) && scrollback >= 0)) {

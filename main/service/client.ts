@@ -333,6 +333,8 @@ export async function connectService(opts: ConnectOptions): Promise<ServiceConne
       if (!NOBODY.has(code)) throw err;
     }
     if (opts.start === false) throw new ServiceError(`no Terminal Delight service runs for ${paths.state}: start the app (npm start) or \`terminal-delight service start\``);
+    // A service elsewhere (a forwarded socket) is never started from here.
+    if (opts.socketPath) throw new ServiceError(`nothing answers on ${opts.socketPath}: check that the SSH forward runs and that Terminal Delight's service runs on the other side`);
     if (!child && !opts.socketPath) {
       child = spawnService({ env, fresh: opts.fresh });
       child.once('exit', (code) => {

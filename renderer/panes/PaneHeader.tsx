@@ -9,6 +9,7 @@ import { useWindow, useWindowState } from '../context.ts';
 import { shortcutLabel, type WindowCommand } from '../keys.ts';
 import { BenchIcon, CloseIcon, RestartIcon, SplitDownIcon, SplitRightIcon } from './icons.tsx';
 import { TickHeaderParts, WorktreeBadge, agentTip, tickCloseTip } from '../agents/HeaderParts.tsx';
+import { commandText, durationText } from '../terminal/prompts.ts';
 import { visibleText } from '../visible.ts';
 
 const AGENT_LABEL: Record<AgentStatus, string> = {
@@ -31,6 +32,13 @@ export function shortPath(p: string): string {
   const parts = p.split('/').filter(Boolean);
   if (parts.length <= 2) return p || '/';
   return `…/${parts.slice(-2).join('/')}`;
+}
+
+/** The last command's mark in the header: "✓ 1.2 s" or "✗ 2 · 1.2 s", and the words a tooltip and a screen reader get. */
+export function lastCommandParts(lc: NonNullable<PaneInfo['lastCommand']>): { text: string; label: string } {
+  const d = durationText(lc.durationMs);
+  const text = lc.exitCode === 0 ? `✓ ${d}` : `✗ ${lc.exitCode}${d ? ` · ${d}` : ''}`;
+  return { text: text.trim(), label: `Last command: ${commandText(lc.exitCode, lc.durationMs)}` };
 }
 
 interface Props {
@@ -57,6 +65,7 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
       <span className={`pane-dot ${exited ? (pane?.exitCode === 0 ? 'ok' : 'bad') : 'live'}`} aria-hidden="true" />
       <span className="pane-title" title={title}>{title}</span>
       {showCwd ? <span className="pane-cwd" title={cwd}>{shortPath(cwd)}</span> : null}
+      {pane?.lastCommand && !exited ? <LastCommand lc={pane.lastCommand} /> : null}
       <span className="pane-header-spacer" />
       {pane?.worktree ? <WorktreeBadge wt={pane.worktree} /> : null}
       {pane?.agent ? (
@@ -97,6 +106,16 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
         <IconButton label="Close pane" tip={pane?.kind === 'tick' ? tickCloseTip(tip('Close pane', 'close-pane')) : tip(single ? 'Close pane (the last one)' : 'Close pane', 'close-pane')} onClick={() => void closePane(ctx, paneId)}><CloseIcon /></IconButton>
       </div>
     </header>
+  );
+}
+
+function LastCommand({ lc }: { lc: NonNullable<PaneInfo['lastCommand']> }): ReactElement {
+  const { text, label } = lastCommandParts(lc);
+  return (
+    <span className={`pane-last-command ${lc.exitCode === 0 ? 'ok' : 'bad'}`} title={`${label} (ended ${new Date(lc.at).toLocaleTimeString()})`} data-testid="last-command">
+      <span aria-hidden="true">{text}</span>
+      <span className="sr-only">{label}</span>
+    </span>
   );
 }
 

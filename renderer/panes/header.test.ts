@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exitText, shortPath } from './PaneHeader.tsx';
+import { exitText, lastCommandParts, shortPath } from './PaneHeader.tsx';
 
 describe('exitText', () => {
   it('says nothing while the process runs', () => {
@@ -20,5 +20,12 @@ describe('shortPath', () => {
     expect(shortPath('/tmp')).toBe('/tmp');
     expect(shortPath('/home/ada')).toBe('/home/ada');
     expect(shortPath('/home/ada/src/terminal-delight')).toBe('…/src/terminal-delight');
+  });
+});
+
+describe('lastCommandParts', () => {
+  it('shows a tick and the time for success, the status and the time for a failure', () => {
+    expect(lastCommandParts({ exitCode: 0, durationMs: 1234, at: '2026-01-01T00:00:00Z' })).toEqual({ text: '✓ 1.2 s', label: 'Last command: exit 0 · 1.2 s' });
+    expect(lastCommandParts({ exitCode: 130, durationMs: 65_000, at: '2026-01-01T00:00:00Z' })).toEqual({ text: '✗ 130 · 1 min 5 s', label: 'Last command: exit 130 · 1 min 5 s' });
   });
 });

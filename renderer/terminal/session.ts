@@ -14,9 +14,10 @@ import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal } from '@xterm/xterm';
-import type { Settings, TdApi } from '../../preload/contract.ts';
+import type { Res, Settings, TdApi } from '../../preload/contract.ts';
 import type { ThemeName } from '../store/store.ts';
 import { Acker } from './flow.ts';
+import { PromptMarks } from './prompts.ts';
 import type { SnapshotQueue } from './snapshots.ts';
 import { TERMINAL_THEMES, terminalFont } from './themes.ts';
 
@@ -99,6 +100,8 @@ export class TerminalSession {
   /** The element xterm draws into; it moves between pane views. */
   readonly host: HTMLDivElement;
   readonly search: SearchAddon;
+  /** The shell's prompts (OSC 133): gutter marks and jumps between them. */
+  readonly prompts: PromptMarks;
   renderer: RendererKind = 'dom';
   /** Counters for tests and diagnosis: output dropped (already in a snapshot), written, last snapshot's size. */
   readonly stats = { dropped: 0, written: 0, snapshotChars: -1, syncs: 0, partial: false };
@@ -155,6 +158,7 @@ export class TerminalSession {
     this.search = new SearchAddon({ highlightLimit: 1000 });
     this.term.loadAddon(this.fit);
     this.term.loadAddon(this.search);
+    this.prompts = new PromptMarks(this.term);
     this.term.loadAddon(new Unicode11Addon());
     this.term.unicode.activeVersion = '11';
     this.term.loadAddon(new WebLinksAddon((event, uri) => {
@@ -218,7 +222,7 @@ export class TerminalSession {
     this.phase = 'syncing';
     this.fitNow(true);
     try {
-      let snap: { data: string; cols: number; rows: number; complete: boolean };
+      let snap: Res<'pane.snapshot'>;
       for (let attempt = 1; ; attempt++) {
         const droppedBefore = this.stats.dropped;
         this.stats.syncs++;
@@ -238,7 +242,10 @@ export class TerminalSession {
       this.phase = 'live';
       this.partial = snap.complete === false;
       this.stats.partial = this.partial;
+      const prompts = snap.prompts ?? [];
       this.term.write(snap.data, () => {
+        // The snapshot's text holds no marks: put its prompts back before any reflow.
+        if (gen === this.generation) this.prompts.restore(prompts);
         this.fitNow(false);
         if (history) this.term.scrollToLine(Math.max(0, this.term.buffer.active.baseY - fromBottom));
       });
@@ -289,6 +296,16 @@ export class TerminalSession {
     this.search.clearDecorations();
   }
 
+  /** Scroll to the previous (-1) or next (+1) prompt; false when there is none that way. */
+  jumpToPrompt(dir: -1 | 1): boolean {
+    return this.prompts.jump(dir);
+  }
+
+  /** Whether prompt jumps apply now (the shell marks its prompts and no full-screen program runs). */
+  canJumpToPrompt(): boolean {
+    return this.prompts.available;
+  }
+
   async copySelection(): Promise<void> {
     if (this.term.hasSelection()) await this.writeClipboard(this.term.getSelection());
   }
@@ -332,6 +349,7 @@ export class TerminalSession {
     cancelAnimationFrame(this.fitFrame);
     clearTimeout(this.resizeTimer);
     this.resizeObserver?.disconnect();
+    this.prompts.dispose();
     this.host.remove();
     this.term.dispose();
   }
