@@ -175,9 +175,8 @@ async function manyPanes(log: (l: string) => void): Promise<void> {
     const floodS = (performance.now() - t0) / 1000;
     const cpu = (cpuSeconds(servicePid) - cpu0) / floodS;
     const bytes = floods.reduce((a, id) => a + (win.received.get(id) ?? 0), 0);
-    // The flood ends: every `yes` stopped.
+    // The flood ends: every `yes` stopped (the peak is sampled on: the screens parse what they kept once output is quiet).
     for (const id of floods) win.send('pane.input', { paneId: id, data: '\x03' });
-    clearInterval(sampler);
     const backAfter = async (): Promise<number> => {
       const t = performance.now();
       while (performance.now() - t < 30_000) {
@@ -188,6 +187,7 @@ async function manyPanes(log: (l: string) => void): Promise<void> {
     };
     const afterFlood = await backAfter();
     const rssAfterFlood = rss(servicePid) ?? 0;
+    clearInterval(sampler);
     for (const id of floods) await win.request('pane.close', { paneId: id });
     const afterClose = await backAfter();
     const rssAfterClose = rss(servicePid) ?? 0;

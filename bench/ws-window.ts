@@ -18,7 +18,7 @@ export interface WsWindow {
   tail(paneId: string): string;
   /** Called with every output (pane, data). */
   onOutput(fn: (paneId: string, data: string) => void): void;
-  /** Wait until the pane's output tail matches. */
+  /** Wait until the pane's output tail, escape sequences left out, matches. */
   until(paneId: string, re: RegExp, timeoutMs: number): Promise<void>;
   close(): void;
 }
@@ -77,7 +77,9 @@ export async function wsWindow(url: string, opts: { ack?: boolean } = {}): Promi
     onOutput: (fn) => listeners.push(fn),
     async until(paneId, re, timeoutMs) {
       const end = Date.now() + timeoutMs;
-      while (!re.test(tails.get(paneId) ?? '')) {
+      // Matched against the text, without escape sequences (shell integration marks the prompt with OSC 133).
+      const text = () => (tails.get(paneId) ?? '').replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, '').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+      while (!re.test(text())) {
         if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${re} in pane ${paneId}; its last output: ${JSON.stringify((tails.get(paneId) ?? '').slice(-80))}`);
         await new Promise((r) => setTimeout(r, 5));
       }
