@@ -11,8 +11,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { agentRig, card, headerStatus, newAgentPane, openWindow, prompt, shot, type AgentRig } from './agent-cli.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentRig, card, headerStatus, newAgentPane, prompt, reportFailures, shot, shotLight, tdReplyCard, type AgentRig } from './agent-cli.ts';
 
 const KEY = 'sk-ant-td-fake-key-0123456789abcdef';
 let rig: AgentRig;
@@ -26,29 +26,27 @@ const lastUserContent = (body: Record<string, unknown>) => {
 };
 
 beforeAll(async () => {
-  rig = await agentRig('claude', (url) => ({
-    ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: KEY,
-    DISABLE_AUTOUPDATER: '1', DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_ERROR_REPORTING: '1',
-  }), (home, cwd) => {
-    fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify({
-      hasCompletedOnboarding: true,
-      hasSeenAutoDefaultNudge: true,
-      customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
-      projects: { [fs.realpathSync(cwd)]: { hasTrustDialogAccepted: true }, [cwd]: { hasTrustDialogAccepted: true } },
-    }));
-    fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
-    fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'default' } }, null, 2));
+  rig = await agentRig('claude', {
+    env: (url) => ({
+      ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: KEY,
+      DISABLE_AUTOUPDATER: '1', DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_ERROR_REPORTING: '1',
+    }),
+    setup: (home, cwd) => {
+      fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify({
+        hasCompletedOnboarding: true,
+        hasSeenAutoDefaultNudge: true,
+        customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
+        projects: { [fs.realpathSync(cwd)]: { hasTrustDialogAccepted: true }, [cwd]: { hasTrustDialogAccepted: true } },
+      }));
+      fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
+      fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'default' } }, null, 2));
+    },
   });
-  ({ paneId, folder } = await newAgentPane(rig));
+  ({ paneId, folder } = await newAgentPane(rig, 'claude'));
   await rig.win.waitForText(paneId, /for shortcuts|❯/, 90_000);
 }, 180_000);
 
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state !== 'fail') return;
-  // what the agent showed and what its hooks wrote, for the failure
-  const events = fs.existsSync(path.join(folder, 'inbound.jsonl')) ? fs.readFileSync(path.join(folder, 'inbound.jsonl'), 'utf8').split('\n').slice(-12).join('\n') : '(no events)';
-  console.error(`pane:\n${(await rig.win.text(paneId)).split('\n').slice(-30).join('\n')}\nevents:\n${events}\nrequests: ${rig.model.requests.map((r) => `${r.main ? 'main' : 'side'}:${r.turn ? ('tool' in r.turn ? r.turn.tool : 'text') : ''}`).join(' ')}`);
-});
+reportFailures(() => ({ rig, paneId, folder }));
 
 afterAll(async () => {
   await rig?.close();
@@ -56,13 +54,8 @@ afterAll(async () => {
 
 describe('Claude Code, for real', () => {
   it('a reply with a td block becomes a card; the status goes working, then done', async () => {
-    const { win, model } = rig;
-    model.script({ text: 'The tests pass.\n\n```td\n{"td":"0.4","kind":"response","id":"claude-e2e-reply","model":{"layman":"All 12 tests pass."}}\n```' });
-    await prompt(win, paneId, 'run the tests');
-    await model.mainRequest(0);
-    const reply = await card(win, paneId, { id: 'claude-e2e-reply', shelf: 'Replies' }, 'the td block as a card');
-    expect(await reply.locator.innerText()).toContain('All 12 tests pass.');
-    await win.waitFor(async () => (await headerStatus(win, paneId)) === 'done', 'the header to say done', 60_000);
+    const { win } = rig;
+    await tdReplyCard(rig, paneId, 'claude-e2e-reply', () => prompt(win, paneId, 'run the tests'));
     expect((await win.pane(paneId))!.agentCli).toMatchObject({ name: 'claude', sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
   });
 
@@ -114,13 +107,7 @@ describe('Claude Code, for real', () => {
     const permId = perm.id.slice('permission-'.length);
     expect(JSON.parse(fs.readFileSync(path.join(folder, 'answers', `${permId}.json`), 'utf8'))).toMatchObject({ retired: 'answered_in_terminal' });
     await shot(perm.locator, 'claude-permission-answered-in-terminal-dark');
-    const light = await openWindow(rig.browser, serve, { theme: 'light', viewport: { width: 1500, height: 950 } });
-    try {
-      const l = await card(light, paneId, { id: perm.id }, 'the card in a light window');
-      await shot(l.locator, 'claude-permission-answered-in-terminal-light');
-    } finally {
-      await light.close();
-    }
+    await shotLight(rig, paneId, perm.id, 'claude-permission-answered-in-terminal-light');
   });
 
   it('a question answered on the bench reaches Claude Code as the tool\'s answer', async () => {

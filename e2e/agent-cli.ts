@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Locator } from 'playwright-core';
 import { ModelServer } from './model-server.ts';
-import { ARTIFACTS, launchBrowser, openWindow, paneFolder, ROOT, startServe, type Serve, type TdPage } from './harness.ts';
+import { afterEach, expect } from 'vitest';
+import { ARTIFACTS, launchBrowser, openWindow, paneFolder, ROOT, startServe, waitForBenchFile, type Serve, type TdPage } from './harness.ts';
 
 export const BIN = path.join(ROOT, 'node_modules', '.bin');
 
@@ -22,15 +23,24 @@ export interface AgentRig {
   close(): Promise<void>;
 }
 
+export interface RigOptions {
+  /** What every pane's environment gets besides (the model server's URL, a fake key). */
+  env(modelUrl: string): Record<string, string>;
+  /** The agent's own config files in the test's HOME, before the installer runs. */
+  setup(home: string, cwd: string, modelUrl: string): void;
+  /** The agent's own clean-up before the HOME goes (Codex's app-server daemon outlives the TUI). */
+  teardown?(home: string): void;
+}
+
 /**
- * Starts the model server, then serve with `env(modelUrl)` added to every pane's
- * environment, runs `setup(home, cwd)` (the agent's own config files) and the installer
- * for `agent`, and opens a window.
+ * Starts the model server, then serve with `opts.env(modelUrl)` added to every pane's
+ * environment, runs `opts.setup` and the installer for `agent`, and opens a window.
+ * Closing it ends whatever the agent left running from the test's HOME.
  */
-export async function agentRig(agent: string, env: (modelUrl: string) => Record<string, string>, setup: (home: string, cwd: string) => void): Promise<AgentRig> {
+export async function agentRig(agent: string, opts: RigOptions): Promise<AgentRig> {
   const model = await new ModelServer().start();
-  const serve = await startServe({ env: { PATH: `${BIN}:${process.env.PATH}`, ...env(model.url) } });
-  setup(serve.home, serve.cwd);
+  const serve = await startServe({ env: { PATH: `${BIN}:${process.env.PATH}`, ...opts.env(model.url) } });
+  opts.setup(serve.home, serve.cwd, model.url);
   const r = spawnSync(path.join(ROOT, 'bin', 'terminal-delight'), ['hooks', '--agent', agent, ...(agent === 'claude' ? ['--no-mcp'] : [])], {
     env: { ...process.env, HOME: serve.home, TD_NODE: process.execPath }, encoding: 'utf8',
   });
@@ -42,17 +52,72 @@ export async function agentRig(agent: string, env: (modelUrl: string) => Record<
     async close() {
       await win.close().catch(() => undefined);
       await browser.close();
-      await serve.close();
-      await model.close();
+      try {
+        opts.teardown?.(serve.home);
+      } finally {
+        endLeftovers(serve.home);
+        await serve.close();
+        await model.close();
+      }
     },
   };
 }
 
-/** Starts the agent with "+ Agent" (settings.agentCommand, `claude` by default) in a new pane with its bench open; returns the pane id and folder. */
-export async function newAgentPane(rig: AgentRig): Promise<{ paneId: string; folder: string }> {
+/** Ends the processes an agent left running from `home` (its own daemons, started by the test): found by their command line. */
+export function endLeftovers(home: string): number[] {
+  const mine = (pid: string) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(home);
+    } catch {
+      return false;
+    }
+  };
+  const pids = fs.existsSync('/proc') ? fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid && mine(d)).map(Number) : [];
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  return pids;
+}
+
+/**
+ * Records every agent status the pane's header shows, in order, from the window's store
+ * (a subscription, so a status that lasts a moment is not missed); read with the returned function.
+ */
+export async function statusLog(win: TdPage, paneId: string): Promise<() => Promise<string[]>> {
+  await win.page.evaluate((id) => {
+    const w = window as unknown as { __statusLog?: Record<string, string[]>; __td: { store: { getState(): { panes: Record<string, { agent?: { status: string } }> }; subscribe(f: (s: { panes: Record<string, { agent?: { status: string } }> }) => void): () => void } } };
+    const log: string[] = [];
+    (w.__statusLog ??= {})[id] = log;
+    const note = (s: { panes: Record<string, { agent?: { status: string } }> }) => {
+      const st = s.panes[id]?.agent?.status;
+      if (st && log.at(-1) !== st) log.push(st);
+    };
+    note(w.__td.store.getState());
+    w.__td.store.subscribe(note);
+  }, paneId);
+  return () => win.page.evaluate((id) => [...((window as unknown as { __statusLog: Record<string, string[]> }).__statusLog[id] ?? [])], paneId);
+}
+
+/** Whether `seq` appears in `log` in this order (other statuses may come between). */
+export function inOrder(log: readonly string[], seq: readonly string[]): boolean {
+  let i = 0;
+  for (const s of log) if (s === seq[i]) i++;
+  return i === seq.length;
+}
+
+/** Starts `agent` as a person does, with "+ Agent" and its row in the chooser, in a new pane with its bench open; returns the pane id and folder. */
+export async function newAgentPane(rig: AgentRig, agent: string): Promise<{ paneId: string; folder: string }> {
   const { win } = rig;
   const before = new Set(await win.paneIds());
   await win.page.getByRole('button', { name: '+ Agent' }).click();
+  const row = win.page.getByRole('dialog', { name: 'Start an agent' }).locator(`[role="option"][data-agent="${agent}"]`);
+  await row.waitFor();
+  expect(await row.getAttribute('aria-disabled'), `${agent} to be installed (node_modules/.bin on PATH)`).toBeNull();
+  await row.click();
   let paneId = '';
   await win.waitFor(async () => {
     paneId = (await win.paneIds()).find((id) => !before.has(id)) ?? '';
@@ -61,13 +126,7 @@ export async function newAgentPane(rig: AgentRig): Promise<{ paneId: string; fol
   const header = win.header(paneId);
   if ((await win.page.locator(`[data-pane-id="${paneId}"] .td-bench`).count()) === 0) await header.getByRole('button', { name: 'Open bench' }).click();
   const folder = await paneFolder(win, rig.serve, paneId);
-  await win.waitFor(() => {
-    try {
-      return JSON.parse(fs.readFileSync(path.join(folder, 'bench.json'), 'utf8')).open === true;
-    } catch {
-      return false;
-    }
-  }, 'bench.json to say open');
+  await waitForBenchFile(win, folder);
   return { paneId, folder };
 }
 
@@ -102,11 +161,51 @@ export async function headerStatus(win: TdPage, paneId: string): Promise<string>
 }
 
 /** Types a prompt into the agent's terminal as a person does, then Enter. */
-export async function prompt(win: TdPage, paneId: string, text: string): Promise<void> {
+export async function prompt(win: TdPage, paneId: string, text: string, opts: { delayMs?: number; echoed?: RegExp } = {}): Promise<void> {
   await win.focusTerminal(paneId);
-  await win.page.keyboard.type(text);
+  await win.page.keyboard.type(text, { delay: opts.delayMs ?? 0 });
+  // Enter only once the agent shows the whole line in its input (a key it dropped would otherwise go unseen)
+  if (opts.echoed) await win.waitForText(paneId, opts.echoed, 20_000, 40);
   await new Promise((r) => setTimeout(r, 300));
   await win.page.keyboard.press('Enter');
+}
+
+/** The same card in a light window of its own, photographed (the tests take the dark one themselves). */
+export async function shotLight(rig: AgentRig, paneId: string, cardId: string, name: string): Promise<void> {
+  const light = await openWindow(rig.browser, rig.serve, { theme: 'light', viewport: { width: 1500, height: 950 } });
+  try {
+    const l = await card(light, paneId, { id: cardId }, 'the card in a light window');
+    await shot(l.locator, name);
+  } finally {
+    await light.close();
+  }
+}
+
+/**
+ * A reply whose text carries a td block (a response surface with `id`) becomes that card
+ * on the bench once `send` has sent the prompt; the header then says done.
+ */
+export async function tdReplyCard(rig: AgentRig, paneId: string, id: string, send: () => Promise<void>, timeoutMs = 90_000): Promise<void> {
+  const { win, model } = rig;
+  const n = model.main().length;
+  model.script({ text: `The tests pass.\n\n\`\`\`td\n{"td":"0.4","kind":"response","id":"${id}","model":{"layman":"All 12 tests pass."}}\n\`\`\`` });
+  await send();
+  await model.mainRequest(n, timeoutMs);
+  const reply = await card(win, paneId, { id, shelf: 'Replies' }, 'the td block as a card', timeoutMs);
+  expect(await reply.locator.innerText()).toContain('All 12 tests pass.');
+  await win.waitFor(async () => (await headerStatus(win, paneId)) === 'done', 'the header to say done', 60_000);
+}
+
+/** On a failed test, prints what the agent showed, what its hooks wrote, the statuses seen and the requests the model got. */
+export function reportFailures(get: () => { rig?: AgentRig; paneId?: string; folder?: string; statuses?: () => Promise<string[]> }): void {
+  afterEach(async (ctx) => {
+    const { rig, paneId, folder, statuses } = get();
+    if (ctx.task.result?.state !== 'fail' || !rig || !paneId || !folder) return;
+    const file = path.join(folder, 'inbound.jsonl');
+    const events = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').slice(-12).join('\n') : '(no events)';
+    const requests = rig.model.requests.map((r) => `${r.main ? 'main' : 'side'}:${r.turn ? ('tool' in r.turn ? r.turn.tool : 'text') : ''}`).join(' ');
+    console.error(`pane:\n${(await rig.win.text(paneId)).split('\n').slice(-30).join('\n')}\nevents:\n${events}\nstatuses: ${statuses ? (await statuses()).join(' → ') : '(not recorded)'}\nrequests: ${requests}`);
+  });
 }
 
 export { openWindow };

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEvents, sampleInput, startHook } from '../scripts/hooks/hook-runner.ts';
-import { ARTIFACTS, openPaneFixture, type PaneFixture, type Serve, type TdPage } from './harness.ts';
+import { ARTIFACTS, openPaneFixture, waitForBenchFile, type PaneFixture, type Serve, type TdPage } from './harness.ts';
 
 let fixture: PaneFixture;
 let serve: Serve;
@@ -33,13 +33,7 @@ beforeAll(async () => {
   session = path.basename(path.dirname(folder));
   if ((await bench().count()) === 0) await win.header(paneId).getByRole('button', { name: 'Open bench' }).click();
   await bench().waitFor({ state: 'visible', timeout: 20_000 });
-  await win.waitFor(() => {
-    try {
-      return JSON.parse(fs.readFileSync(path.join(folder, 'bench.json'), 'utf8')).open === true;
-    } catch {
-      return false;
-    }
-  }, 'bench.json to say open');
+  await waitForBenchFile(win, folder);
 });
 
 afterAll(async () => {

@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaneInfo } from '../preload/contract.ts';
-import { ARTIFACTS, launchBrowser, openWindow, ROOT, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
+import { axeViolations, ARTIFACTS, launchBrowser, openWindow, ROOT, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
 
 let serve: Serve;
 let browser: Browser;
@@ -41,10 +41,13 @@ async function shot(w: TdPage, name: string, locator?: ReturnType<TdPage['page']
 }
 
 beforeAll(async () => {
-  // A stand-in for Claude Code on the panes' PATH, for "New agent pane".
+  // Stand-ins for Claude Code and Codex on the panes' PATH, for "New agent pane" (and no
+  // node_modules/.bin, where the real CLIs are: Gemini CLI and OpenCode are not installed here).
   bin = tempDir('bin');
   fs.writeFileSync(path.join(bin, 'claude'), '#!/bin/sh\necho "stand-in claude $*"\nexec sleep 600\n', { mode: 0o755 });
-  serve = await startServe({ env: { PATH: `${bin}:${process.env.PATH}` } });
+  fs.writeFileSync(path.join(bin, 'codex'), '#!/bin/sh\necho "stand-in codex $*"\nexec sleep 600\n', { mode: 0o755 });
+  const outside = (process.env.PATH ?? '').split(':').filter((d) => d && !d.includes('node_modules')).join(':');
+  serve = await startServe({ env: { PATH: `${bin}:${outside}` } });
   browser = await launchBrowser();
   win = await openWindow(browser, serve, {
     theme: 'dark',
@@ -145,26 +148,72 @@ describe('agent status at a glance', () => {
 });
 
 describe('New agent pane', () => {
-  it('starts the agent command in a new agent pane from the title bar button and from Ctrl+Shift+A', async () => {
+  const chooser = () => win.page.getByRole('dialog', { name: 'Start an agent' });
+  const options = () => chooser().getByRole('option');
+
+  it('"+ Agent" lists every agent (the configured one first, installed or how to install it); Enter starts the chosen one beside the focused pane', async () => {
     const before = new Set(await win.paneIds());
     await win.page.getByRole('button', { name: '+ Agent' }).click();
+    await chooser().waitFor();
+    await win.waitFor(async () => (await options().count()) === 4, 'four agents listed');
+    expect(await options().evaluateAll((els) => els.map((e) => `${e.getAttribute('data-agent')}:${e.getAttribute('aria-disabled') ?? 'installed'}`)))
+      .toEqual(['claude:installed', 'codex:installed', 'gemini:true', 'opencode:true']);
+    expect(await options().nth(0).innerText()).toMatch(/Claude Code\s*default/);
+    expect(await options().nth(2).innerText()).toContain('Install with: npm install -g @google/gemini-cli');
+    // the listbox has the keyboard, the configured agent chosen
+    expect(await win.page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('listbox');
+    expect(await options().nth(0).getAttribute('aria-selected')).toBe('true');
+    await shot(win, 'agent-picker-dark', chooser());
+    expect(await axeViolations(win, 'the agent chooser, dark')).toEqual([]);
+    const light = await openWindow(browser, serve, { theme: 'light' });
+    try {
+      await light.page.getByRole('button', { name: '+ Agent' }).click();
+      const lc = light.page.getByRole('dialog', { name: 'Start an agent' });
+      await light.waitFor(async () => (await lc.getByRole('option').count()) === 4, 'the light chooser');
+      await light.page.keyboard.press('ArrowDown');
+      await shot(light, 'agent-picker-light', lc);
+      expect(await axeViolations(light, 'the agent chooser, light')).toEqual([]);
+      await light.page.keyboard.press('Escape');
+      await light.waitFor(async () => (await lc.count()) === 0, 'Escape to close the light chooser');
+    } finally {
+      await light.close();
+    }
+
+    // a not-installed agent cannot start: it says how to install it
+    await win.page.keyboard.press('End');
+    expect(await options().nth(3).getAttribute('aria-selected')).toBe('true');
+    expect(await chooser().getByRole('button', { name: 'Start OpenCode' }).isDisabled()).toBe(true);
+    await win.page.keyboard.press('Enter');
+    await chooser().getByRole('alert').waitFor();
+    expect(await chooser().getByRole('alert').innerText()).toBe('OpenCode is not installed: run npm install -g opencode-ai, then choose it again.');
+
+    // ↓ from the top: Codex, started as given
+    await win.page.keyboard.press('Home');
+    await win.page.keyboard.press('ArrowDown');
+    await win.page.keyboard.press('Enter');
+    await win.waitFor(async () => (await chooser().count()) === 0, 'the chooser to close');
     let agent: PaneInfo | undefined;
     await win.waitFor(async () => {
       agent = (await panes(win)).find((p) => p.kind === 'agent' && !before.has(p.id));
       return !!agent && (await win.paneIds()).includes(agent.id);
     }, 'an agent pane in the layout');
-    // (a narrow pane wraps the line: read it joined)
-    await win.waitFor(async () => /stand-in claude --session-id [0-9a-f-]{36}/.test((await win.text(agent!.id)).replace(/\n/g, '')), 'the agent command to run with a session id');
+    await win.waitForText(agent!.id, 'stand-in codex');
+    expect(agent!.agentCli).toEqual({ name: 'codex' });
     expect(await win.focused()).toBe(agent!.id);
 
+    // Ctrl+Shift+A, Enter: the configured agent (Claude Code, with a session id of the app's choosing)
     const count = (await win.paneIds()).length;
     await win.page.keyboard.press('Control+Shift+A');
+    await chooser().waitFor();
+    await win.waitFor(async () => (await options().count()) === 4, 'the chooser from the shortcut');
+    await win.page.keyboard.press('Enter');
     await win.waitFor(async () => (await win.paneIds()).length === count + 1, 'a second agent pane from the shortcut');
-    const last = (await panes(win)).filter((p) => p.kind === 'agent' && (p.id !== agent!.id));
-    expect(last.length).toBe(1);
-    for (const id of [agent!.id, last[0]!.id]) await win.header(id).getByRole('button', { name: 'Close pane' }).click();
+    const second = (await panes(win)).find((p) => p.kind === 'agent' && p.id !== agent!.id && !before.has(p.id))!;
+    // (a narrow pane wraps the line: read it joined)
+    await win.waitFor(async () => /stand-in claude --session-id [0-9a-f-]{36}/.test((await win.text(second.id)).replace(/\n/g, '')), 'the configured agent to run with a session id');
+    for (const id of [agent!.id, second.id]) await win.header(id).getByRole('button', { name: 'Close pane' }).click();
     await win.waitFor(async () => (await win.paneIds()).length === count - 1, 'the agent panes closed');
-  }, 60_000);
+  }, 90_000);
 });
 
 describe('Open Tick…', () => {

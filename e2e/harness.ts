@@ -173,6 +173,17 @@ export async function paneFolder(w: TdPage, serve: Serve, paneId: string): Promi
   return path.join(serve.stateDir, 'terminal-delight', 'surfaces', session, paneId);
 }
 
+/** Wait until the pane folder's bench.json says the bench is open (what a waiting hook reads). */
+export async function waitForBenchFile(w: TdPage, folder: string): Promise<void> {
+  await w.waitFor(() => {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(folder, 'bench.json'), 'utf8')).open === true;
+    } catch {
+      return false;
+    }
+  }, 'bench.json to say open');
+}
+
 /** Write a surface into a pane folder the way agents should: beside, then renamed into place. */
 export function dropSurface(folder: string, doc: { id: string } & Record<string, unknown>): void {
   fs.mkdirSync(folder, { recursive: true });

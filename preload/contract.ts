@@ -302,7 +302,7 @@ export interface Requests {
   'approval.answer': { req: { approvalId: string; approve: boolean }; res: { ok: boolean; error?: string } };
 
   'agent.new': { req: { command?: string[]; cwd?: string; splitOf?: string; direction?: 'right' | 'down' }; res: PaneInfo };
-  /** The agent CLIs found on PATH, for "+ Agent" (settings.agentCommand's agent first). */
+  /** Every agent CLI the app knows, for "+ Agent": settings.agentCommand's first, then those on PATH, then the rest (with how to install them). */
   'agent.available': { req: Record<string, never>; res: AvailableAgent[] };
 
   /** Start an ended pane again as it was (same id, folder, env, cwd, size; the agent's resume argv). */
@@ -340,10 +340,16 @@ export interface AvailableAgent {
   name: AgentName;
   /** As people call it: "Claude Code". */
   label: string;
-  /** The command that starts it. */
+  /** The command that starts it (settings.agentCommand, with its options, for the configured one). */
   command: string[];
-  /** Where it was found. */
-  path: string;
+  /** Whether its program is on PATH. */
+  installed: boolean;
+  /** Where it was found, when installed. */
+  path?: string;
+  /** settings.agentCommand starts this agent. */
+  configured?: true;
+  /** How to install it, when it is not: one command line. */
+  install?: string;
 }
 
 export interface ServiceInfo {

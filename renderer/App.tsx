@@ -9,6 +9,7 @@ import { GearIcon, MoonIcon, SunIcon, SystemThemeIcon, TerminalIcon } from './pa
 import { resolvedTheme, totalUnseen } from './store/store.ts';
 import { AgentsBar } from './agents/AgentsBar.tsx';
 import { OpenTickDialog } from './agents/OpenTickDialog.tsx';
+import { AgentPicker } from './agents/AgentPicker.tsx';
 import { WorktreeDialog } from './agents/WorktreeDialog.tsx';
 import { QuitDialog } from './service/QuitDialog.tsx';
 import { ServiceBar } from './service/ServiceBar.tsx';
@@ -70,6 +71,7 @@ export function App(): ReactElement {
       </main>
       <Notices />
       <OpenTickDialog />
+      <AgentPicker />
       <WorktreeDialog />
       <QuitDialog />
       <SettingsDialog />

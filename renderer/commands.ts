@@ -3,11 +3,12 @@
  * contract's 'command' event (Electron's menu) alike. Each command calls the core
  * and updates the store through its named actions; failures become one notice.
  */
-import type { Settings, TdApi } from '../preload/contract.ts';
+import type { PaneInfo, Settings, TdApi } from '../preload/contract.ts';
 import type { WindowCommand } from './keys.ts';
 import { cyclePane, neighbour, type Direction } from './panes/layout.ts';
 import { zoomed, type WindowStore } from './store/store.ts';
 import { showOpenTick } from './agents/ui.ts';
+import { showAgentPicker } from './agents/picker.ts';
 import { showWorktreeDialog } from './agents/worktrees.ts';
 import { showQuit } from './service/ui.ts';
 import { showSettings } from './settings/ui.ts';
@@ -53,14 +54,21 @@ export async function splitPane(ctx: CommandContext, direction: 'right' | 'down'
   }
 }
 
-export async function newAgent(ctx: CommandContext, paneId?: string): Promise<void> {
+/**
+ * Starts an agent pane beside `paneId` (the focused one): `command`, or
+ * settings.agentCommand. Returns the pane; a failure goes to `onError` (else a notice).
+ */
+export async function newAgent(ctx: CommandContext, paneId?: string, command?: string[], onError?: (message: string) => void): Promise<PaneInfo | undefined> {
   const splitOf = paneId ?? ctx.store.getState().focused ?? undefined;
   try {
-    const info = await ctx.api.invoke('agent.new', splitOf ? { splitOf, direction: 'right' } : {});
+    const info = await ctx.api.invoke('agent.new', { ...(command ? { command } : {}), ...(splitOf ? { splitOf, direction: 'right' as const } : {}) });
     ctx.store.getState().paneUpdated(info);
     focusPane(ctx, info.id, true);
+    return info;
   } catch (err) {
-    report(ctx, 'Starting an agent pane', err);
+    if (onError) onError(err instanceof Error ? err.message : String(err));
+    else report(ctx, 'Starting an agent pane', err);
+    return undefined;
   }
 }
 
@@ -162,7 +170,7 @@ export function runCommand(ctx: CommandContext, cmd: WindowCommand, paneId?: str
     case 'split-down': void splitPane(ctx, 'down', id); break;
     case 'close-pane': void closePane(ctx, id); break;
     case 'new-pane': void splitPane(ctx, 'right', id); break;
-    case 'new-agent': void newAgent(ctx, id); break;
+    case 'new-agent': showAgentPicker(id ?? undefined); break;
     case 'open-tick': showOpenTick(); break;
     case 'new-agent-worktree': showWorktreeDialog(); break;
     case 'quit-all': showQuit(); break;

@@ -54,6 +54,7 @@ it('Codex and Gemini CLI: merged into their files with --agent in the command, i
   fs.writeFileSync(gemini, original);
   const on = cli('--agent', 'codex,gemini');
   expect(on.status, on.stderr).toBe(0);
+  expect(on.stdout).toContain('Codex asks you to trust these hooks the next time it starts');
   const c = JSON.parse(fs.readFileSync(codex, 'utf8'));
   expect(Object.keys(c.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'PermissionRequest', 'PostToolUse', 'Stop']);
   expect(c.hooks.PermissionRequest[0].hooks[0]).toEqual({ type: 'command', command: `sh '${path.join(root, 'scripts', 'hooks', 'tdac-hook.sh')}' --agent codex`, timeout: 600 });
@@ -61,6 +62,7 @@ it('Codex and Gemini CLI: merged into their files with --agent in the command, i
   expect(g.theme).toBe('Dracula');
   expect(g.hooks.SessionStart).toHaveLength(2);
   expect(g.hooks.Notification[0].hooks[0]).toMatchObject({ command: expect.stringMatching(/--agent gemini$/), timeout: 10_000 });
+  expect(Object.keys(g.hooks)).toEqual(['SessionStart', 'BeforeAgent', 'AfterAgent', 'AfterTool', 'Notification']);
   expect(fs.readFileSync(gemini, 'utf8')).toContain('\n\t"theme"');
   const again = cli('--agent', 'codex,gemini');
   expect(again.stdout).toMatch(/already installed; nothing changed[\s\S]*already installed; nothing changed/);

@@ -27,6 +27,12 @@ const HOOK = path.join(ROOT, 'scripts', 'hooks', 'tdac-hook.sh');
 const PLUGIN_TEMPLATE = path.join(ROOT, 'scripts', 'hooks', 'opencode-plugin.js');
 const BIN = path.join(ROOT, 'bin', 'terminal-delight');
 
+/**
+ * Codex (0.171.0) runs a new or changed hook only once the person has trusted it in its
+ * own review screen, and says nothing of untrusted hooks otherwise: the installer says so.
+ */
+export const CODEX_TRUST = 'Codex asks you to trust these hooks the next time it starts ("Hooks need review": choose "Trust all and continue"); until you do, they do not run.';
+
 const home = (env: NodeJS.ProcessEnv) => (env.HOME && path.isAbsolute(env.HOME) ? env.HOME : os.homedir());
 
 /** Where each agent's hook settings are, from the environment (as each agent finds them). */
@@ -136,6 +142,8 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
       code = 1;
     } else if (r.status !== 0) {
       code = code || (r.status ?? 1);
+    } else if (agent === 'codex' && !uninstall) {
+      process.stdout.write(`${CODEX_TRUST}\n`);
     }
   }
   return code;

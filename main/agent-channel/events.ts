@@ -28,9 +28,13 @@ export interface QuestionItem {
 export type TdacEvent =
   | (Base & { type: 'session'; transcript_path?: string; source?: string; cwd?: string })
   | (Base & { type: 'prompt'; text: string })
-  | (Base & { type: 'question'; questions: QuestionItem[] })
-  /** answerable: false when the agent's hook cannot take an answer (answer in the terminal). */
-  | (Base & { type: 'permission'; tool_name: string; tool_input: unknown; answerable: boolean })
+  /** hook_pid: the waiting hook's process, so a hook the agent killed (SIGKILL) is seen to be gone. */
+  | (Base & { type: 'question'; questions: QuestionItem[]; hook_pid?: number })
+  /**
+   * answerable: false when the agent's hook cannot take an answer (answer in the terminal).
+   * tool_use_id: the tool call it is for, where the agent says (then a tool event with it settles it).
+   */
+  | (Base & { type: 'permission'; tool_name: string; tool_input: unknown; answerable: boolean; tool_use_id?: string; hook_pid?: number })
   /** via: 'terminal' when the person answered in the agent's own prompt. */
   | (Base & { type: 'answer'; of: string; answers?: Record<string, string>; behavior?: 'allow' | 'deny'; message?: string; via?: 'terminal' })
   | (Base & { type: 'unanswered'; of: string; reason: string })
@@ -43,6 +47,8 @@ export type TdacType = TdacEvent['type'];
 const ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+const hookPid = (v: unknown): { hook_pid?: number } => (Number.isSafeInteger(v) && (v as number) > 1 ? { hook_pid: v as number } : {});
 
 function questionItem(v: unknown): QuestionItem | undefined {
   if (!isObj(v) || typeof v.question !== 'string' || !v.question) return undefined;
@@ -93,11 +99,14 @@ export function parseEvent(line: string): TdacEvent | undefined {
         const one = questionItem({ question: v.question, header: v.header, options: v.options, multiple: v.multiple });
         if (one) list.push(one);
       }
-      return list.length ? { ...base, type: 'question', questions: list } : undefined;
+      return list.length ? { ...base, type: 'question', questions: list, ...hookPid(v.hook_pid) } : undefined;
     }
     case 'permission':
       return typeof v.tool_name === 'string' && v.tool_name
-        ? { ...base, type: 'permission', tool_name: v.tool_name, tool_input: v.tool_input ?? {}, answerable: v.answerable !== false }
+        ? {
+          ...base, type: 'permission', tool_name: v.tool_name, tool_input: v.tool_input ?? {}, answerable: v.answerable !== false,
+          ...(typeof v.tool_use_id === 'string' && ID.test(v.tool_use_id) ? { tool_use_id: v.tool_use_id } : {}), ...hookPid(v.hook_pid),
+        }
         : undefined;
     case 'answer': {
       if (typeof v.of !== 'string') return undefined;

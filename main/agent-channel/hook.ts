@@ -134,9 +134,12 @@ async function waitForAnswer(folder: string, agent: string, wait: HookWait, end:
   const graceEnd = Date.now() + WINDOW_GRACE_S * 1000;
   let seen = false;
   let reason = 'bench_closed';
+  // The agent ended us without a signal we can catch, but our parent went first: it no longer waits.
+  const parent = process.ppid;
   if (benchOpen(folder)) {
     for (;;) {
       if (stopReason) { reason = stopReason; break; }
+      if (process.ppid !== parent) { reason = 'cancelled'; break; }
       const s = readSettlement(folder, id);
       if (s !== undefined) {
         if (isAnswer(s) && ('pass' in s || wait.accepts(s))) return s;
@@ -198,7 +201,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   for (const e of plan.events) append(folder, agent.name, e);
   if (!plan.wait) return undefined;
   armSignals();
-  const end = append(folder, agent.name, plan.wait.event);
+  // The window watches this process: an agent that kills it (SIGKILL: Codex on Esc) leaves no line behind.
+  const end = append(folder, agent.name, { ...plan.wait.event, hook_pid: process.pid });
   const answer = await waitForAnswer(folder, agent.name, plan.wait, end);
   if (!answer || 'pass' in answer) return undefined;
   const output = plan.wait.output(answer);

@@ -281,6 +281,99 @@ describe('answers given anywhere', () => {
   });
 });
 
+describe('hooks that go away, and prompts asked in the terminal', () => {
+  // Codex's PermissionRequest, as Codex 0.171.0 sends it for an escalated exec_command
+  const codexPermission = { hook_event_name: 'PermissionRequest', session_id: 'cx1', turn_id: 't1', cwd: '/w', tool_name: 'Bash', tool_input: { command: 'touch marker.txt', description: 'Write a marker file' } };
+  const codexRan = { hook_event_name: 'PostToolUse', session_id: 'cx1', turn_id: 't1', cwd: '/w', tool_name: 'Bash', tool_input: { command: 'touch marker.txt' }, tool_use_id: 'call_1', tool_response: '' };
+
+  it('the agent kills its waiting hook (SIGKILL: Codex on Esc): the card says cancelled and the status goes back to idle', async () => {
+    const run = startHook(codexPermission, hookEnv, ['--agent', 'codex']);
+    const id = await until(() => [...surfaces.docs.keys()].find((k) => k.startsWith('permission-')), 20_000, 'decision card');
+    await until(() => status() === 'blocked', 20_000, 'blocked');
+    expect(readEvents(folder).find((e) => e.type === 'permission')).toMatchObject({ hook_pid: run.child.pid });
+    run.child.kill('SIGKILL');
+    await run.done;
+    await until(() => surfaces.model(id)?.state === 'cancelled', 20_000, 'cancelled');
+    await until(() => status() === 'idle', 20_000, 'idle');
+    expect(surfaces.act('pane1', id, 'approve')).toMatchObject({ ok: false, error: expect.stringMatching(/cancelled in the terminal/) });
+  });
+
+  it('a bench answer the hook never handed over (killed before it read it) is corrected to cancelled', async () => {
+    const run = startHook(codexPermission, { ...hookEnv, TD_QUESTION_POLL_MS: '600000' }, ['--agent', 'codex']);
+    const id = await until(() => [...surfaces.docs.keys()].find((k) => k.startsWith('permission-')), 20_000, 'decision card');
+    expect(surfaces.act('pane1', id, 'approve')).toMatchObject({ ok: true });
+    expect(surfaces.model(id)).toMatchObject({ state: 'answered_here' });
+    run.child.kill('SIGKILL');
+    await run.done;
+    await until(() => surfaces.model(id)?.state === 'cancelled', 20_000, 'corrected to cancelled');
+  });
+
+  it('a hook that handed the answer over and exited stays answered here', async () => {
+    const run = startHook(codexPermission, hookEnv, ['--agent', 'codex']);
+    const id = await until(() => [...surfaces.docs.keys()].find((k) => k.startsWith('permission-')), 20_000, 'decision card');
+    expect(surfaces.act('pane1', id, 'reject', undefined, 'Not now.')).toMatchObject({ ok: true });
+    expect(JSON.parse((await run.done).stdout).hookSpecificOutput.decision).toEqual({ behavior: 'deny', message: 'Not now.' });
+    await until(() => readEvents(folder).some((e) => e.type === 'answer'), 20_000, 'the hook\'s answer line');
+    await new Promise((r) => setTimeout(r, 300));
+    channel.pollAll();
+    expect(surfaces.model(id)).toMatchObject({ state: 'answered_here', answer: 'deny' });
+  });
+
+  it('Codex: the tool ran with the input asked for (its prompt adds a description): answered in the terminal', async () => {
+    const run = startHook(codexPermission, { ...hookEnv, TD_QUESTION_WAIT_S: '540' }, ['--agent', 'codex']);
+    const id = await until(() => [...surfaces.docs.keys()].find((k) => k.startsWith('permission-')), 20_000, 'decision card');
+    await startHook(codexRan, hookEnv, ['--agent', 'codex']).done;
+    expect(await run.done).toMatchObject({ code: 0, stdout: '' });
+    expect(surfaces.model(id)).toMatchObject({ state: 'answered_in_terminal', state_note: "Answered in Codex's terminal." });
+  });
+
+  it('the bench was closed, so the agent asked in its terminal; the tool ran: the card says it was answered there', async () => {
+    fs.writeFileSync(path.join(folder, 'bench.json'), JSON.stringify({ open: false }));
+    const r = await startHook(codexPermission, hookEnv, ['--agent', 'codex']).done;
+    expect(r.stdout).toBe('');
+    const id = await until(() => [...surfaces.docs.keys()].find((k) => k.startsWith('permission-') && surfaces.model(k)?.state === 'invalidated'), 20_000, 'asked in the terminal');
+    expect(surfaces.model(id)).toMatchObject({ state_note: 'The bench was closed, so Codex asked in its terminal.' });
+    expect(status()).toBe('blocked');
+    await startHook(codexRan, hookEnv, ['--agent', 'codex']).done;
+    await until(() => surfaces.model(id)?.state === 'answered_in_terminal', 20_000, 'answered in the terminal');
+    expect(status()).toBe('working');
+  });
+
+  it('OpenCode: a permission for a tool call is settled by that call (its id), and its own reply in the TUI after the bench closed corrects the card', async () => {
+    append({ type: 'permission', id: 'per_a', agent: 'opencode', session_id: 'o1', tool_name: 'bash', tool_input: { command: 'ls' }, tool_use_id: 'call_a' });
+    await until(() => surfaces.docs.get('permission-per_a'), 20_000, 'card');
+    append({ type: 'tool', id: 't-other', agent: 'opencode', session_id: 'o1', tool_name: 'bash', tool_input: { command: 'ls' }, tool_use_id: 'call_b' });
+    await new Promise((r) => setTimeout(r, 300));
+    channel.pollAll();
+    expect(surfaces.model('permission-per_a')).toMatchObject({ state: 'waiting' });
+    append({ type: 'tool', id: 't-a', agent: 'opencode', session_id: 'o1', tool_name: 'bash', tool_input: { command: 'ls', description: 'List' }, tool_use_id: 'call_a' });
+    await until(() => surfaces.model('permission-per_a')?.state === 'answered_in_terminal', 20_000, 'settled by its call');
+
+    append({ type: 'permission', id: 'per_b', agent: 'opencode', session_id: 'o1', tool_name: 'bash', tool_input: { command: 'rm x' } });
+    append({ type: 'unanswered', id: 'u-b', agent: 'opencode', of: 'per_b', reason: 'bench_closed' });
+    await until(() => surfaces.model('permission-per_b')?.state === 'invalidated', 20_000, 'asked in the terminal');
+    append({ type: 'answer', id: 'a-b', agent: 'opencode', session_id: 'o1', of: 'per_b', behavior: 'deny', via: 'terminal' });
+    await until(() => surfaces.model('permission-per_b')?.state === 'answered_in_terminal', 20_000, 'corrected');
+    expect(surfaces.model('permission-per_b')).toMatchObject({ answer: 'deny', state_note: "Answered in OpenCode's terminal." });
+  });
+});
+
+describe('each agent\'s session id reaches the pane (for resume), from its own hook payload', () => {
+  const cases: Array<[string, Record<string, unknown>, string]> = [
+    ['claude', { hook_event_name: 'SessionStart', session_id: '9c0e7d2a-0000-4000-8000-000000000001', transcript_path: '/nonexistent/9c0e.jsonl', cwd: '/w', source: 'startup' }, '9c0e7d2a-0000-4000-8000-000000000001'],
+    ['codex', { hook_event_name: 'SessionStart', session_id: '01a22b4e-48ef-79e0-bd2e-0c7ad3c13d5b', transcript_path: '/nonexistent/rollout.jsonl', cwd: '/w', source: 'startup', model: 'gpt-5' }, '01a22b4e-48ef-79e0-bd2e-0c7ad3c13d5b'],
+    ['gemini', { hook_event_name: 'SessionStart', session_id: '7be265f8-59b4-4404-a336-fdffa298165e', transcript_path: '/nonexistent/session.json', cwd: '/w', source: 'startup', timestamp: '2026-01-01T00:00:00Z' }, '7be265f8-59b4-4404-a336-fdffa298165e'],
+    ['opencode', { hook_event_name: 'session.created', session_id: 'ses_dd4a76ba5ffeH6A4YMwKX8zqkt' }, 'ses_dd4a76ba5ffeH6A4YMwKX8zqkt'],
+  ];
+  for (const [agent, payload, sessionId] of cases) {
+    it(agent, async () => {
+      await startHook(payload, hookEnv, agent === 'claude' ? [] : ['--agent', agent]).done;
+      await until(() => panes.get('pane1')!.agentCli, 20_000, 'agentCli');
+      expect(panes.get('pane1')!.agentCli).toEqual({ name: agent, sessionId });
+    });
+  }
+});
+
 describe('replies, sessions and status', () => {
   it('prompt → working, reply → done (and a response card), then idle after a while', async () => {
     channel.dispose();
@@ -384,7 +477,7 @@ describe('new agent pane', () => {
     expect(panes.created.at(-1)).toMatchObject({ command: ['aider'] });
   });
 
-  it('lists the agents found on PATH, the configured one first', async () => {
+  it('lists every agent: the configured one first (with its options), those on PATH, then the rest with how to install them', async () => {
     const bin = path.join(root, 'bin');
     fs.mkdirSync(bin);
     for (const name of ['codex', 'opencode']) fs.writeFileSync(path.join(bin, name), '#!/bin/sh\n', { mode: 0o755 });
@@ -394,12 +487,14 @@ describe('new agent pane', () => {
     core = new Core();
     channel = installAgentChannel({
       core, panes: panes as unknown as PaneServiceApi, surfaces: surfaces as unknown as SurfaceServiceApi,
-      settings: { get: () => ({ agentCommand: ['opencode'] }) } as never,
+      settings: { get: () => ({ agentCommand: ['opencode', '--model', 'td/scripted'] }) } as never,
       env: { HOME: root, PATH: bin },
     });
     expect(await core.request('agent.available', {}, { id: 'w1' })).toEqual([
-      { name: 'opencode', label: 'OpenCode', command: ['opencode'], path: path.join(bin, 'opencode') },
-      { name: 'codex', label: 'Codex', command: ['codex'], path: path.join(bin, 'codex') },
+      { name: 'opencode', label: 'OpenCode', command: ['opencode', '--model', 'td/scripted'], installed: true, path: path.join(bin, 'opencode'), configured: true },
+      { name: 'codex', label: 'Codex', command: ['codex'], installed: true, path: path.join(bin, 'codex') },
+      { name: 'claude', label: 'Claude Code', command: ['claude'], installed: false, install: 'npm install -g @anthropic-ai/claude-code' },
+      { name: 'gemini', label: 'Gemini CLI', command: ['gemini'], installed: false, install: 'npm install -g @google/gemini-cli' },
     ]);
   });
 

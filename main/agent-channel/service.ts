@@ -10,7 +10,9 @@
  * tool ran, or the agent said so); cancelled (the agent ended the wait: Esc, or "No" in
  * its own prompt); timed out; invalidated. When the prompt is settled anywhere but the
  * bench, the channel settles the answer file first (answers.ts), so the waiting hook
- * exits at once and a click on the bench can never land as a second answer.
+ * exits at once and a click on the bench can never land as a second answer. A waiting
+ * hook the agent killed without a word (SIGKILL: Codex on Esc) is seen gone by its
+ * process id, and its card says cancelled.
  *
  * Which agent wrote an event only picks the words on the card (its label, what it cannot
  * do) from the agents table; the bench never knows.
@@ -51,7 +53,8 @@ type Pending =
   | { kind: 'question'; event: QuestionEvent; answers: Record<string, string> }
   | { kind: 'permission'; event: PermissionEvent };
 
-interface Recent { p: Pending; state: Ended; behavior?: 'allow' | 'deny' }
+/** `hookDone`: the waiting hook told the agent (an answer or unanswered line), or is gone. */
+interface Recent { p: Pending; state: Ended; behavior?: 'allow' | 'deny'; reason?: string; hookDone?: true }
 
 interface Saved {
   v: number;
@@ -109,6 +112,38 @@ const REFUSAL: Record<Ended, string> = {
   invalidated: 'the agent no longer waits for this here — answer in its terminal if it still asks',
 };
 
+/**
+ * Whether a tool run is the one a permission prompt asked for: the same input, or the
+ * prompt's input with more beside (Codex's prompt adds the model's `description`).
+ */
+function sameInput(asked: unknown, ran: unknown): boolean {
+  if (deepEqual(asked, ran)) return true;
+  if (!ran || typeof ran !== 'object' || Array.isArray(ran) || !asked || typeof asked !== 'object' || Array.isArray(asked)) return false;
+  const keys = Object.keys(ran);
+  return keys.length > 0 && keys.every((k) => Object.hasOwn(asked, k) && deepEqual((asked as Record<string, unknown>)[k], (ran as Record<string, unknown>)[k]));
+}
+
+/** A finished wait whose card says the agent asks in its terminal (the bench was closed, no window, timed out). */
+function askedInTerminal(r: Recent | undefined): boolean {
+  return !!r && (r.state === 'timed_out' || (r.state === 'invalidated' && (r.reason === 'bench_closed' || r.reason === 'no_window')));
+}
+
+/** Whether a process is still there (a zombie, killed but not yet reaped, is not). */
+export function processAlive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    // no /proc (macOS), or the process is gone
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
@@ -138,9 +173,12 @@ export class AgentChannel implements AgentStatusApi {
     this.timer.unref?.();
   }
 
-  /** Reads every pane's new events now (the poll and file-system events call this too). */
+  /** Reads every pane's new events now (the poll and file-system events call this too), and sees to hooks that went away. */
   pollAll(): void {
-    for (const ch of this.channels.values()) this.drain(ch);
+    for (const ch of this.channels.values()) {
+      this.drain(ch);
+      this.checkHooks(ch);
+    }
   }
 
   // ───────────── panes ─────────────
@@ -267,10 +305,14 @@ export class AgentChannel implements AgentStatusApi {
         if (p) {
           if (p.kind === 'question' && e.answers) p.answers = { ...p.answers, ...e.answers };
           this.finish(ch, e.of, e.via === 'terminal' ? 'answered_in_terminal' : 'answered_here', { behavior: e.behavior });
+        } else if (e.via === 'terminal' && askedInTerminal(ch.saved.recent[e.of])) {
+          this.correct(ch, e.of, 'answered_in_terminal', e.behavior);
         }
+        if (e.via !== 'terminal' && ch.saved.recent[e.of]) ch.saved.recent[e.of].hookDone = true;
         break;
       }
       case 'unanswered': {
+        if (ch.saved.recent[e.of]) ch.saved.recent[e.of].hookDone = true;
         if (ch.saved.pending[e.of]) this.finish(ch, e.of, endedBy(e.reason), { reason: e.reason });
         // The bench's answer was written, but the agent ended the wait before the hook could hand it over.
         else if (e.reason === 'cancelled' && ch.saved.recent[e.of]?.state === 'answered_here') this.correct(ch, e.of, 'cancelled');
@@ -298,7 +340,9 @@ export class AgentChannel implements AgentStatusApi {
   /** A tool ran: the question it was, or the permission prompt for it, was answered in the terminal. */
   private toolRan(ch: PaneChannel, e: Extract<TdacEvent, { type: 'tool' }>): void {
     const same = (p: PermissionEvent) => (e.session_id === undefined || p.session_id === undefined || p.session_id === e.session_id);
-    const matches = (p: PermissionEvent) => same(p) && (!p.answerable || (p.tool_name === e.tool_name && deepEqual(p.tool_input, e.tool_input)));
+    const matches = (p: PermissionEvent) => same(p) && (p.tool_use_id && e.tool_use_id
+      ? p.tool_use_id === e.tool_use_id
+      : !p.answerable || (p.tool_name === e.tool_name && sameInput(p.tool_input, e.tool_input)));
     if (e.tool_use_id && ch.saved.pending[e.tool_use_id]?.kind === 'question') {
       const p = ch.saved.pending[e.tool_use_id] as Extract<Pending, { kind: 'question' }>;
       if (e.answers) p.answers = { ...p.answers, ...e.answers };
@@ -310,9 +354,41 @@ export class AgentChannel implements AgentStatusApi {
       this.finish(ch, waiting[0], 'answered_in_terminal', { behavior: 'allow' });
       return;
     }
-    // The bench said deny, yet the tool ran: the terminal's answer landed first.
-    const denied = Object.entries(ch.saved.recent).find(([, r]) => r.state === 'answered_here' && r.behavior === 'deny' && r.p.kind === 'permission' && matches(r.p.event));
-    if (denied) this.correct(ch, denied[0], 'answered_in_terminal', 'allow');
+    // The bench said deny, yet the tool ran: the terminal's answer landed first. Or the
+    // card said the agent asks in its terminal (bench closed, timed out): it was answered there.
+    const answered = Object.entries(ch.saved.recent).find(([, r]) => r.p.kind === 'permission' && matches(r.p.event)
+      && ((r.state === 'answered_here' && r.behavior === 'deny') || askedInTerminal(r)));
+    if (answered) this.correct(ch, answered[0], 'answered_in_terminal', 'allow');
+  }
+
+  /**
+   * Waits whose hook process is gone without a word (an agent that kills its hook with
+   * SIGKILL, as Codex does on Esc): the agent no longer waits, so the card says cancelled
+   * and the status goes back to idle. A bench answer the dead hook never handed over is
+   * corrected the same way.
+   */
+  private checkHooks(ch: PaneChannel): void {
+    const gone = (p: Pending) => p.event.hook_pid !== undefined && !processAlive(p.event.hook_pid);
+    const pending = Object.entries(ch.saved.pending).filter(([, p]) => gone(p)).map(([id]) => id);
+    const recent = Object.entries(ch.saved.recent).filter(([, r]) => !r.hookDone && r.state === 'answered_here' && gone(r.p)).map(([id]) => id);
+    if (pending.length === 0 && recent.length === 0) return;
+    this.drain(ch); // its last lines, written before it went, count first
+    let ended = false;
+    for (const id of pending) {
+      if (!ch.saved.pending[id]) continue;
+      this.finish(ch, id, 'cancelled', { reason: 'hook_gone' });
+      ch.saved.recent[id].hookDone = true;
+      ended = true;
+    }
+    for (const id of recent) {
+      const r = ch.saved.recent[id];
+      if (!r || r.hookDone) continue;
+      r.hookDone = true;
+      this.correct(ch, id, 'cancelled');
+      ended = true;
+    }
+    this.save(ch);
+    if (ended) this.setStatus(ch, 'idle', 'cancelled in the terminal');
   }
 
   private finishedEvent(ch: PaneChannel, e: QuestionEvent | PermissionEvent): boolean {
@@ -381,7 +457,7 @@ export class AgentChannel implements AgentStatusApi {
       ch.cards.delete(cardId);
       ch.saved.finished[cardId] = state;
     }
-    ch.saved.recent[eventId] = { p, state, ...(how.behavior ? { behavior: how.behavior } : {}) };
+    ch.saved.recent[eventId] = { p, state, ...(how.behavior ? { behavior: how.behavior } : {}), ...(how.reason ? { reason: how.reason } : {}) };
     this.showCards(ch, p, state, how.behavior, how.reason);
   }
 
@@ -390,6 +466,7 @@ export class AgentChannel implements AgentStatusApi {
     const r = ch.saved.recent[eventId];
     if (!r) return;
     r.state = state;
+    delete r.reason;
     if (behavior) r.behavior = behavior;
     const ids = r.p.kind === 'question' ? r.p.event.questions.map((_q, i, all) => questionCardId(eventId, i, all.length)) : [permissionCardId(eventId)];
     for (const id of ids) ch.saved.finished[id] = state;
@@ -581,25 +658,28 @@ export class AgentChannel implements AgentStatusApi {
   }
 
   /**
-   * The agents found on PATH, for "+ Agent": settings.agentCommand's first when it is
-   * one of them, then the others in the table's order.
+   * Every agent the app knows, for "+ Agent": the one settings.agentCommand starts first
+   * (with that command and its options), then those found on PATH, then the others with
+   * how to install them; the table's order within each.
    */
   available(): AvailableAgent[] {
     const env = this.opts.env ?? process.env;
     const vars = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'));
     const cwd = env.HOME && fs.existsSync(env.HOME) ? env.HOME : process.cwd();
-    const found: AvailableAgent[] = [];
-    for (const agent of Object.values(AGENTS)) {
-      for (const program of agent.programs) {
+    const configured = this.opts.settings?.get().agentCommand ?? [];
+    const preferred = agentOf(configured)?.name;
+    const all: AvailableAgent[] = Object.values(AGENTS).map((agent) => {
+      const mine = agent.name === preferred;
+      const programs = mine ? [configured[0], ...agent.programs] : agent.programs;
+      const mark = mine ? { configured: true as const } : {};
+      for (const program of programs) {
         const where = findProgram(program, vars, cwd);
-        if (where) {
-          found.push({ name: agent.name, label: agent.label, command: [program], path: where });
-          break;
-        }
+        if (where) return { name: agent.name, label: agent.label, command: mine ? [...configured] : [program], installed: true, path: where, ...mark };
       }
-    }
-    const preferred = agentOf(this.opts.settings?.get().agentCommand ?? [])?.name;
-    return found.sort((a, b) => Number(b.name === preferred) - Number(a.name === preferred));
+      return { name: agent.name, label: agent.label, command: mine ? [...configured] : [agent.programs[0]], installed: false, install: agent.install, ...mark };
+    });
+    const rank = (a: AvailableAgent) => (a.configured ? 0 : a.installed ? 1 : 2);
+    return all.sort((a, b) => rank(a) - rank(b));
   }
 
   dispose(): void {

@@ -6,7 +6,7 @@
  */
 import { useEffect, useMemo, useRef, useState, type ReactElement } from 'react';
 import { useStore } from 'zustand';
-import { focusPane, newAgent } from '../commands.ts';
+import { focusPane } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { shortcutLabel } from '../keys.ts';
 import { leafIds } from '../panes/layout.ts';
@@ -14,6 +14,7 @@ import { shortPath } from '../panes/PaneHeader.tsx';
 import { enableDesktopNotifications } from './notify.ts';
 import { agentCounts, agentRows, countsText, durationText, STATUS_ORDER, STATUS_WORD } from './rollup.ts';
 import { agentsUi, showOpenTick } from './ui.ts';
+import { showAgentPicker } from './picker.ts';
 import { WorktreeRows } from './WorktreeRows.tsx';
 import { followWorktrees, showWorktreeDialog, withoutPane, worktreesUi } from './worktrees.ts';
 import './agents.css';
@@ -39,8 +40,9 @@ export function AgentsBar(): ReactElement {
         <button
           type="button"
           className="text-button small titlebar-button"
-          title={tip('Start an agent in a new pane', shortcutLabel('new-agent', platform))}
-          onClick={() => void newAgent(ctx)}
+          title={tip('Start an agent in a new pane: choose which', shortcutLabel('new-agent', platform))}
+          aria-haspopup="dialog"
+          onClick={() => showAgentPicker(ctx.store.getState().focused ?? undefined)}
         >
           + Agent
         </button>

@@ -27,11 +27,25 @@ function hook(payload) {
   });
 }
 
+/**
+ * Answers a permission as the TUI does. Seen with OpenCode 1.18.33: the plugin's client is
+ * the v1 SDK, whose own HTTP client reaches the running server in-process; the route the
+ * TUI posts to (/permission/{requestID}/reply) takes a reject's message, which reaches the
+ * model; the v1 route (/session/{id}/permissions/{permissionID}) takes no message.
+ */
 async function reply(client, sessionID, permissionID, answer) {
   const response = answer.reply === 'once' ? 'once' : 'reject';
-  // OpenCode's SDK names this call differently across versions; the TUI sends the same.
+  const message = response === 'reject' && answer.message ? answer.message : undefined;
   if (client && client.permission && typeof client.permission.reply === 'function') {
-    await client.permission.reply({ requestID: permissionID, reply: response, message: answer.message });
+    await client.permission.reply({ requestID: permissionID, reply: response, ...(message ? { message } : {}) });
+  } else if (client && client._client && typeof client._client.post === 'function') {
+    const r = await client._client.post({
+      url: '/permission/{requestID}/reply', path: { requestID: permissionID },
+      body: { reply: response, ...(message ? { message } : {}) }, headers: { 'Content-Type': 'application/json' },
+    });
+    if (r && r.error && typeof client.postSessionIdPermissionsPermissionId === 'function') {
+      await client.postSessionIdPermissionsPermissionId({ path: { id: sessionID, permissionID }, body: { response } });
+    }
   } else if (client && typeof client.postSessionIdPermissionsPermissionId === 'function') {
     await client.postSessionIdPermissionsPermissionId({ path: { id: sessionID, permissionID }, body: { response } });
   }
@@ -61,7 +75,7 @@ export const TerminalDelight = async ({ client }) => {
         case 'permission.asked':
         case 'permission.updated': {
           // not awaited: OpenCode goes on delivering events while the bench decides
-          hook({ hook_event_name: 'permission.asked', session_id: p.sessionID, permission_id: p.id, permission: p.permission || p.type, patterns: p.patterns || (p.pattern ? [].concat(p.pattern) : []), title: p.title, metadata: p.metadata })
+          hook({ hook_event_name: 'permission.asked', session_id: p.sessionID, permission_id: p.id, permission: p.permission || p.type, patterns: p.patterns || (p.pattern ? [].concat(p.pattern) : []), title: p.title, metadata: p.metadata, call_id: p.tool ? p.tool.callID : p.callID })
             .then((out) => (out ? reply(client, p.sessionID, p.id, JSON.parse(out)) : undefined))
             .catch(() => {});
           break;

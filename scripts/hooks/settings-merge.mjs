@@ -155,7 +155,6 @@ export const AGENT_HOOKS = {
     ['SessionStart', undefined, 10_000],
     ['BeforeAgent', undefined, 10_000],
     ['AfterAgent', undefined, 10_000],
-    ['BeforeTool', undefined, 10_000],
     ['AfterTool', undefined, 10_000],
     ['Notification', undefined, 10_000],
   ],

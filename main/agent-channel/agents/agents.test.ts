@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AGENTS, agentOf, isAgentName } from './index.ts';
 import { resumeFlags } from './argv.ts';
+import { permissionOf } from './gemini.ts';
 
 let n = 0;
 const ctx = { id: (p: string) => `${p}-${++n}` };
@@ -60,25 +61,35 @@ describe('Codex hook payloads (Claude Code\'s protocol)', () => {
 });
 
 describe('Gemini CLI hook payloads', () => {
-  it('a permission notification is a card the bench cannot answer; BeforeTool is the tool running', () => {
+  it('a permission notification is a card the bench cannot answer; AfterTool is the tool having run', () => {
     const h = AGENTS.gemini.hook;
     expect(h({ hook_event_name: 'BeforeAgent', session_id: 'g', prompt: 'go' }, ctx).events[0]).toMatchObject({ type: 'prompt', text: 'go' });
-    const p = h({ hook_event_name: 'Notification', session_id: 'g', notification_type: 'ToolPermission', message: 'Tool Shell requires execution', details: { type: 'exec', title: 'Shell', command: 'ls', rootCommand: 'ls' } }, ctx);
+    // as Gemini CLI 0.61.0 sends it (hookSystem.ts toSerializableDetails)
+    const p = h({ hook_event_name: 'Notification', session_id: 'g', notification_type: 'ToolPermission', message: 'Tool Confirm Shell Command requires execution', details: { type: 'exec', title: 'Confirm Shell Command', command: 'touch x', rootCommand: 'touch' } }, ctx);
     expect(p.wait).toBeUndefined();
-    expect(p.events[0]).toMatchObject({ type: 'permission', tool_name: 'Shell', answerable: false, tool_input: { command: 'ls' } });
+    expect(p.events[0]).toMatchObject({ type: 'permission', tool_name: 'Shell', answerable: false, tool_input: { command: 'touch x', root_command: 'touch' } });
     expect(h({ hook_event_name: 'Notification', notification_type: 'Other' }, ctx)).toEqual({ events: [] });
-    expect(h({ hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: 'ls' } }, ctx).events[0]).toMatchObject({ type: 'tool', phase: 'before' });
+    expect(h({ hook_event_name: 'AfterTool', tool_name: 'run_shell_command', tool_input: { command: 'ls' } }, ctx).events[0]).toMatchObject({ type: 'tool', tool_name: 'run_shell_command' });
+    // BeforeTool runs before the policy check and the prompt: it is not evidence of an answer
+    expect(h({ hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: 'ls' } }, ctx)).toEqual({ events: [] });
     expect(h({ hook_event_name: 'AfterAgent', prompt: 'go', prompt_response: 'All done.' }, ctx).events[0]).toMatchObject({ type: 'reply', text: 'All done.' });
     // its transcript is one JSON document: not handed to the JSONL transcript route
     expect(h({ hook_event_name: 'SessionStart', session_id: 'g', transcript_path: '/x.json', source: 'startup' }, ctx).events[0]).not.toHaveProperty('transcript_path');
+  });
+
+  it('names each kind of confirmation as a person knows it', () => {
+    expect(permissionOf({ type: 'edit', title: 'Confirm Edit: a.ts', fileName: 'a.ts', filePath: '/w/a.ts', fileDiff: '@@' })).toEqual({ tool_name: 'Edit', tool_input: { file_path: '/w/a.ts' } });
+    expect(permissionOf({ type: 'mcp', serverName: 'gh', toolName: 'create_issue', toolDisplayName: 'Create issue' })).toEqual({ tool_name: 'Create issue', tool_input: { server: 'gh', tool: 'create_issue' } });
+    expect(permissionOf({ type: 'info', prompt: 'fetch it', urls: ['https://x'] })).toEqual({ tool_name: 'Web fetch', tool_input: { prompt: 'fetch it', urls: ['https://x'] } });
+    expect(permissionOf({ type: 'new-kind', title: 'Confirm Thing' })).toEqual({ tool_name: 'Confirm Thing', tool_input: {} });
   });
 });
 
 describe('OpenCode plugin payloads', () => {
   it('a permission waits and is answered with once or reject; a reply in the TUI is an answer from the terminal', () => {
     const h = AGENTS.opencode.hook;
-    const p = h({ hook_event_name: 'permission.asked', session_id: 'o', permission_id: 'per_1', permission: 'bash', patterns: ['touch x'], metadata: {} }, ctx);
-    expect(p.wait?.event).toMatchObject({ type: 'permission', id: 'per_1', tool_name: 'bash', tool_input: { command: 'touch x' } });
+    const p = h({ hook_event_name: 'permission.asked', session_id: 'o', permission_id: 'per_1', permission: 'bash', patterns: ['touch x'], metadata: {}, call_id: 'call_7' }, ctx);
+    expect(p.wait?.event).toMatchObject({ type: 'permission', id: 'per_1', tool_name: 'bash', tool_input: { command: 'touch x' }, tool_use_id: 'call_7' });
     expect(p.wait?.output({ behavior: 'allow' })).toEqual({ reply: 'once' });
     expect(p.wait?.output({ behavior: 'deny', message: 'no' })).toEqual({ reply: 'reject', message: 'no' });
     expect(h({ hook_event_name: 'permission.replied', session_id: 'o', permission_id: 'per_1', reply: 'reject' }, ctx).events[0]).toMatchObject({ type: 'answer', of: 'per_1', behavior: 'deny', via: 'terminal' });

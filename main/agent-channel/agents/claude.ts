@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AnswerFile } from '../answers.ts';
-import { cut, isObj, MAX_TEXT, obj, permissionRequest, safeId, sessionOf, str, toolEvent } from './payload.ts';
+import { cut, isObj, MAX_TEXT, obj, permissionRequest, promptEvent, safeId, sessionOf, sessionStart, str, toolEvent } from './payload.ts';
 import { resumeFlags, type FlagSpec } from './argv.ts';
 import type { AgentModule, EventDraft, HookContext, HookPlan } from './types.ts';
 
@@ -169,9 +169,9 @@ function hook(input: Record<string, unknown>, ctx: HookContext): HookPlan {
   const name = typeof input.hook_event_name === 'string' ? input.hook_event_name : ctx.eventArg;
   switch (name) {
     case 'SessionStart':
-      return { events: [{ type: 'session', id: ctx.id('s'), ...sessionOf(input), transcript_path: str(input.transcript_path), source: str(input.source), cwd: str(input.cwd) }] };
+      return { events: [sessionStart(input, ctx)] };
     case 'UserPromptSubmit':
-      return { events: [{ type: 'prompt', id: ctx.id('p'), ...sessionOf(input), text: cut(input.prompt) ?? '' }] };
+      return { events: [promptEvent(input, ctx)] };
     case 'PreToolUse':
       return input.tool_name === 'AskUserQuestion' ? onQuestion(input, ctx) : { events: [] };
     case 'PostToolUse':
@@ -203,6 +203,7 @@ export const claude: AgentModule = {
   name: 'claude',
   label: 'Claude Code',
   programs: PROGRAMS,
+  install: 'npm install -g @anthropic-ai/claude-code',
   can: { permissionsFromBench: true, questionsFromBench: true, transcript: true, resume: true },
   hook,
   startArgv: withSessionId,

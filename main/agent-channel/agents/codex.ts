@@ -10,7 +10,7 @@
  * while the bench waits the terminal shows no prompt until the bench answers, the wait
  * ends (bench closed, 540 s) or the person presses Esc.
  */
-import { cut, permissionRequest, sessionOf, str, toolEvent } from './payload.ts';
+import { cut, permissionRequest, promptEvent, sessionOf, sessionStart, toolEvent } from './payload.ts';
 import { resumeFlags, type FlagSpec } from './argv.ts';
 import type { AgentModule, HookContext, HookPlan } from './types.ts';
 
@@ -32,9 +32,9 @@ function hook(input: Record<string, unknown>, ctx: HookContext): HookPlan {
   const name = typeof input.hook_event_name === 'string' ? input.hook_event_name : ctx.eventArg;
   switch (name) {
     case 'SessionStart':
-      return { events: [{ type: 'session', id: ctx.id('s'), ...sessionOf(input), transcript_path: str(input.transcript_path), source: str(input.source), cwd: str(input.cwd) }] };
+      return { events: [sessionStart(input, ctx)] };
     case 'UserPromptSubmit':
-      return { events: [{ type: 'prompt', id: ctx.id('p'), ...sessionOf(input), text: cut(input.prompt) ?? '' }] };
+      return { events: [promptEvent(input, ctx)] };
     case 'PermissionRequest': {
       const wait = permissionRequest(input, ctx);
       return wait ? { events: [], wait } : { events: [] };
@@ -54,6 +54,7 @@ export const codex: AgentModule = {
   name: 'codex',
   label: 'Codex',
   programs: ['codex'],
+  install: 'npm install -g @openai/codex',
   can: { permissionsFromBench: true, questionsFromBench: false, transcript: true, resume: true },
   hook,
   startArgv: (argv) => ({ argv: [...argv] }),

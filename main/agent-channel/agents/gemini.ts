@@ -1,15 +1,19 @@
 /**
  * Gemini CLI: recognised by `gemini` as argv[0]; hooks in ~/.gemini/settings.json
- * (SessionStart, BeforeAgent, AfterAgent, BeforeTool, AfterTool, Notification); started
- * with a `--session-id` the app chooses; resumed with `--resume <id>`.
+ * (SessionStart, BeforeAgent, AfterAgent, AfterTool, Notification); started with a
+ * `--session-id` the app chooses; resumed with `--resume <id>`.
  *
- * What it cannot do: its permission prompt reaches hooks only as a Notification, which
- * cannot answer it, so a permission card says to answer in the terminal and carries no
- * buttons (it is retired as soon as the tool runs: BeforeTool); it has no question tool a
- * hook sees; its transcript is one JSON document, not JSONL, so ```td blocks are read
- * from the reply AfterAgent hands over.
+ * What it cannot do (read in its source, 0.61.0: scheduler.ts, hook-utils.ts,
+ * hookSystem.ts): a hook can block a tool (BeforeTool, which runs before the policy check
+ * and the prompt, for every tool) or force the prompt, but nothing a hook returns allows a
+ * tool the policy asks about; the permission prompt reaches hooks only as a Notification,
+ * whose output is ignored. So a permission card says to answer in the terminal and carries
+ * no buttons; it is retired when the tool has run (AfterTool). "No" or Esc in its prompt
+ * runs no hook at all: the card stays until the next prompt, which retires it. It has no
+ * question tool a hook can answer; its transcript is one JSON document, not JSONL, so
+ * ```td blocks are read from the reply AfterAgent hands over.
  */
-import { cut, obj, sessionOf, str, toolEvent, toolInput } from './payload.ts';
+import { cut, obj, promptEvent, sessionOf, str, toolEvent, toolInput } from './payload.ts';
 import { resumeFlags, type FlagSpec } from './argv.ts';
 import type { AgentModule, HookContext, HookPlan } from './types.ts';
 
@@ -32,6 +36,26 @@ export function resumeArgv(argv: readonly string[], sessionId: string): string[]
   return [argv[0] ?? 'gemini', '--resume', sessionId, ...resumeFlags(argv.slice(1), FLAGS)];
 }
 
+/**
+ * What a ToolPermission notification's details say, as a card shows it: the kind of tool
+ * (its confirmation `type`: exec, edit, mcp, info) and the part a person decides on.
+ */
+export function permissionOf(details: Record<string, unknown>): { tool_name: string; tool_input: Record<string, unknown> } {
+  const some = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  switch (details.type) {
+    case 'exec':
+      return { tool_name: 'Shell', tool_input: some({ command: str(details.command), root_command: str(details.rootCommand) }) };
+    case 'edit':
+      return { tool_name: 'Edit', tool_input: some({ file_path: str(details.filePath) ?? str(details.fileName) }) };
+    case 'mcp':
+      return { tool_name: str(details.toolDisplayName) ?? str(details.toolName) ?? 'an MCP tool', tool_input: some({ server: str(details.serverName), tool: str(details.toolName) }) };
+    case 'info':
+      return { tool_name: 'Web fetch', tool_input: some({ prompt: str(details.prompt), urls: Array.isArray(details.urls) ? details.urls : undefined }) };
+    default:
+      return { tool_name: str(details.title) ?? 'a tool', tool_input: {} };
+  }
+}
+
 function hook(input: Record<string, unknown>, ctx: HookContext): HookPlan {
   const name = typeof input.hook_event_name === 'string' ? input.hook_event_name : ctx.eventArg;
   switch (name) {
@@ -39,21 +63,19 @@ function hook(input: Record<string, unknown>, ctx: HookContext): HookPlan {
       // transcript_path is a JSON document, not JSONL: the transcript route is not told.
       return { events: [{ type: 'session', id: ctx.id('s'), ...sessionOf(input), source: str(input.source), cwd: str(input.cwd) }] };
     case 'BeforeAgent':
-      return { events: [{ type: 'prompt', id: ctx.id('p'), ...sessionOf(input), text: cut(input.prompt) ?? '' }] };
+      return { events: [promptEvent(input, ctx)] };
     case 'Notification': {
       if (input.notification_type !== 'ToolPermission') return { events: [] };
-      const details = obj(input.details);
-      const tool = str(details.toolName) ?? str(details.title) ?? str(details.rootCommand) ?? 'a tool';
+      const { tool_name, tool_input } = permissionOf(obj(input.details));
       return {
         events: [{
-          type: 'permission', id: ctx.id('perm'), ...sessionOf(input), tool_name: tool, ...toolInput(details), answerable: false,
+          type: 'permission', id: ctx.id('perm'), ...sessionOf(input), tool_name, ...toolInput(tool_input), answerable: false,
           ...(str(input.message) ? { message: str(input.message) } : {}),
         }],
       };
     }
-    case 'BeforeTool':
     case 'AfterTool': {
-      const e = toolEvent(input, ctx, name === 'BeforeTool' ? { phase: 'before' } : {});
+      const e = toolEvent(input, ctx);
       return { events: e ? [e] : [] };
     }
     case 'AfterAgent':
@@ -67,6 +89,7 @@ export const gemini: AgentModule = {
   name: 'gemini',
   label: 'Gemini CLI',
   programs: ['gemini'],
+  install: 'npm install -g @google/gemini-cli',
   can: { permissionsFromBench: false, questionsFromBench: false, transcript: false, resume: true },
   cannotAnswer: 'Gemini CLI\'s hooks cannot answer its permission prompts: answer in its terminal.',
   hook,

@@ -7,7 +7,7 @@
  *
  * Payloads (the plugin's, `hook_event_name` first): `session.created` {session_id};
  * `chat.message` {session_id, text}; `permission.asked` {session_id, permission_id,
- * permission, patterns, title, metadata}; `permission.replied` {session_id,
+ * permission, patterns, title, metadata, call_id}; `permission.replied` {session_id,
  * permission_id, reply}; `tool.execute.after` {session_id, tool, args, call_id};
  * `session.idle` {session_id, text: the last assistant text}.
  *
@@ -41,7 +41,10 @@ function hook(input: Record<string, unknown>, ctx: HookContext): HookPlan {
       const metadata = obj(input.metadata);
       const patterns = Array.isArray(input.patterns) ? input.patterns.filter((p) => typeof p === 'string') : [];
       const detail = { ...(patterns.length ? { command: patterns.join(' ') } : {}), ...metadata, ...(str(input.title) ? { description: str(input.title) } : {}) };
-      const event: EventDraft = { type: 'permission', id, ...sessionOf(input), tool_name: str(input.permission) ?? 'a tool', ...toolInput(detail) };
+      const event: EventDraft = {
+        type: 'permission', id, ...sessionOf(input), tool_name: str(input.permission) ?? 'a tool', ...toolInput(detail),
+        ...(safeId(input.call_id) ? { tool_use_id: input.call_id } : {}),
+      };
       return {
         events: [],
         wait: {
@@ -71,6 +74,7 @@ export const opencode: AgentModule = {
   name: 'opencode',
   label: 'OpenCode',
   programs: ['opencode'],
+  install: 'npm install -g opencode-ai',
   can: { permissionsFromBench: true, questionsFromBench: false, transcript: false, resume: true },
   hook,
   startArgv: (argv) => ({ argv: [...argv] }),

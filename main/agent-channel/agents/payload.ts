@@ -44,6 +44,16 @@ export function decisionOf(answer: AnswerFile): { behavior: 'allow' | 'deny'; me
   return answer.behavior === 'deny' && answer.message ? { behavior: 'deny', message: answer.message } : { behavior: answer.behavior };
 }
 
+/** SessionStart in Claude Code's hook protocol (Codex speaks it too): a `session` event with its JSONL transcript. */
+export function sessionStart(input: Record<string, unknown>, ctx: HookContext): EventDraft {
+  return { type: 'session', id: ctx.id('s'), ...sessionOf(input), transcript_path: str(input.transcript_path), source: str(input.source), cwd: str(input.cwd) };
+}
+
+/** A prompt the person sent (`prompt`: UserPromptSubmit in Claude Code's protocol and Codex's, BeforeAgent in Gemini CLI's). */
+export function promptEvent(input: Record<string, unknown>, ctx: HookContext): EventDraft {
+  return { type: 'prompt', id: ctx.id('p'), ...sessionOf(input), text: cut(input.prompt) ?? '' };
+}
+
 /**
  * A PermissionRequest in Claude Code's hook protocol (Codex speaks it too): a
  * `permission` event (the payload has no tool_use_id, so the id is made up) and a wait

@@ -51,6 +51,8 @@ export interface AgentModule {
   label: string;
   /** argv[0] basenames that start it. */
   programs: readonly string[];
+  /** How a person installs it: one command line. */
+  install: string;
   can: AgentCapabilities;
   /**
    * One sentence for a permission card the bench cannot answer (shown on the card);

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import type { AvailableAgent } from '../../preload/contract.ts';
+import { firstActive, moveActive, pickerRows } from './picker.ts';
+
+const claude: AvailableAgent = { name: 'claude', label: 'Claude Code', command: ['claude', '--model', 'opus'], installed: true, path: '/usr/bin/claude', configured: true };
+const codex: AvailableAgent = { name: 'codex', label: 'Codex', command: ['codex'], installed: true, path: '/opt/bin/codex' };
+const gemini: AvailableAgent = { name: 'gemini', label: 'Gemini CLI', command: ['gemini'], installed: false, install: 'npm install -g @google/gemini-cli' };
+
+describe('the agent chooser', () => {
+  it('shows each agent as the core lists it: where it is, or how to install it', () => {
+    expect(pickerRows([claude, codex, gemini], ['claude', '--model', 'opus'])).toEqual([
+      { key: 'claude', name: 'claude', label: 'Claude Code', command: ['claude', '--model', 'opus'], installed: true, configured: true, detail: 'claude --model opus · /usr/bin/claude' },
+      { key: 'codex', name: 'codex', label: 'Codex', command: ['codex'], installed: true, configured: false, detail: 'codex · /opt/bin/codex' },
+      { key: 'gemini', name: 'gemini', label: 'Gemini CLI', command: ['gemini'], installed: false, configured: false, detail: 'Install with: npm install -g @google/gemini-cli', install: 'npm install -g @google/gemini-cli' },
+    ]);
+  });
+
+  it('a configured command that is no agent the app knows comes first, as it is', () => {
+    const rows = pickerRows([{ ...codex }, gemini], ['/home/ada/bin/aider', '--yes']);
+    expect(rows[0]).toEqual({ key: 'settings', label: 'aider', command: ['/home/ada/bin/aider', '--yes'], installed: true, configured: true, detail: '/home/ada/bin/aider --yes · settings.agentCommand' });
+    expect(rows.map((r) => r.key)).toEqual(['settings', 'codex', 'gemini']);
+  });
+
+  it('starts on the first installed row, and the keys move through every row, wrapping', () => {
+    const rows = pickerRows([{ ...gemini, configured: true, command: ['gemini', '-m', 'flash'] }, codex], ['gemini', '-m', 'flash']);
+    expect(firstActive(rows)).toBe(1);
+    expect(firstActive(pickerRows([gemini], []))).toBe(0);
+    expect(moveActive(0, 3, 'ArrowDown')).toBe(1);
+    expect(moveActive(2, 3, 'ArrowDown')).toBe(0);
+    expect(moveActive(0, 3, 'ArrowUp')).toBe(2);
+    expect(moveActive(1, 3, 'End')).toBe(2);
+    expect(moveActive(2, 3, 'Home')).toBe(0);
+    expect(moveActive(1, 3, 'a')).toBe(1);
+    expect(moveActive(0, 0, 'ArrowDown')).toBe(0);
+  });
+});
