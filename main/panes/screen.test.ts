@@ -2,12 +2,14 @@
  * The lazy headless screen against a real @xterm/headless fed every byte: for random
  * streams of plain floods, colours, cursor moves, scroll regions, the alternate screen,
  * titles, hyperlinks, wide and combining characters, split escape sequences and resizes,
- * both must serialize to the same buffer, cursor and attributes.
+ * both must serialize to the same buffer, cursor and attributes; reads that cannot wait
+ * (screenText, allText), at random points and while the parser is halfway through what it
+ * was handed, must see exactly what the reference shows at that point.
  */
 import { describe, expect, it } from 'vitest';
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
-import { Screen } from './screen.ts';
+import { allTextOf, Screen, screenTextOf } from './screen.ts';
 
 /** A small seeded PRNG (mulberry32): each failing stream can be replayed by its seed. */
 function rng(seed: number): () => number {
@@ -69,16 +71,49 @@ function stream(seed: number): Array<string | { cols: number; rows: number }> {
 }
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
+const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-async function run(seed: number): Promise<{ skipped: number }> {
+type Term = InstanceType<typeof headless.Terminal>;
+
+/** A reference terminal that parses each write before it returns (xterm's own synchronous write). */
+function reference(cols: number, rows: number, scrollback: number): { term: Term; ser: InstanceType<typeof serialize.SerializeAddon>; write(data: string): void } {
+  const term = new headless.Terminal({ cols, rows, scrollback, allowProposedApi: true, logLevel: 'off' });
+  const ser = new serialize.SerializeAddon();
+  term.loadAddon(ser);
+  const core = (term as unknown as { _core: { writeSync(data: string): void } })._core;
+  return { term, ser, write: (data) => data && core.writeSync(data) };
+}
+
+/** The flow-control meters a Screen reports, checked as they move: never more parsed than handed. */
+function meters(): { handed(n: number): void; parsed(n: number): void; inFlight(): number } {
+  let handed = 0;
+  let parsed = 0;
+  return {
+    handed: (n) => {
+      expect(n).toBeGreaterThan(0);
+      handed += n;
+    },
+    parsed: (n) => {
+      expect(n).toBeGreaterThan(0);
+      parsed += n;
+      expect(parsed).toBeLessThanOrEqual(handed);
+    },
+    inFlight: () => handed - parsed,
+  };
+}
+
+async function run(seed: number): Promise<{ skipped: number; reads: number; midway: number }> {
   const r = rng(seed * 7919);
   const cols = 20 + Math.floor(r() * 20);
   const rows = 5 + Math.floor(r() * 6);
   const scrollback = 20 + Math.floor(r() * 40);
-  const ref = new headless.Terminal({ cols, rows, scrollback, allowProposedApi: true, logLevel: 'off' });
-  const refSer = new serialize.SerializeAddon();
-  ref.loadAddon(refSer);
-  const screen = new Screen({ cols, rows, scrollback, idleMs: 5, compactMin: 2_000, queueMax: 60_000 });
+  const { term: ref, ser: refSer, write: refWrite } = reference(cols, rows, scrollback);
+  const meter = meters();
+  // A small slice, so that reads often come while the parser is halfway through a piece.
+  const slice = 50 + Math.floor(r() * 3000);
+  const screen = new Screen({ cols, rows, scrollback, idleMs: 5, compactMin: 2_000, queueMax: 60_000, slice, handed: meter.handed, parsed: meter.parsed });
+  let reads = 0;
+  let midway = 0;
   try {
     // Cut the stream at random places (escape sequences and surrogate pairs split too).
     let pending = '';
@@ -87,9 +122,19 @@ async function run(seed: number): Promise<{ skipped: number }> {
         const n = 1 + Math.floor(r() * 3000);
         const chunk = pending.slice(0, n);
         pending = pending.slice(n);
-        ref.write(chunk);
+        refWrite(chunk);
         screen.write(chunk);
-        if (r() < 0.3) await tick();
+        // A read that cannot wait parses everything so far at once, in order: exactly what
+        // the reference shows now, never a line twice.
+        const k = r();
+        if (k < 0.05) {
+          if (meter.inFlight() > 0) midway++;
+          reads++;
+          if (k < 0.025) expect({ seed, screen: screen.screenText() }).toEqual({ seed, screen: screenTextOf(ref) });
+          else expect({ seed, all: screen.allText() }).toEqual({ seed, all: allTextOf(ref) });
+          expect(meter.inFlight()).toBe(0);
+        }
+        if (r() < 0.3) await (r() < 0.5 ? tick() : turn());
       }
     };
     for (const piece of stream(seed)) {
@@ -98,15 +143,14 @@ async function run(seed: number): Promise<{ skipped: number }> {
         continue;
       }
       await send();
-      ref.write('', () => ref.resize(piece.cols, piece.rows));
+      ref.resize(piece.cols, piece.rows);
       screen.resize(piece.cols, piece.rows);
     }
     await send();
     // The attributes in force and the cursor: a probe printed after the stream shows both.
     for (const probe of ['', 'P\x1b[1mQ\r\nR']) {
-      ref.write(probe);
+      refWrite(probe);
       screen.write(probe);
-      await new Promise<void>((resolve) => ref.write('', resolve));
       const got = await screen.serialize(Number.MAX_SAFE_INTEGER);
       const want = refSer.serialize({ scrollback: Number.MAX_SAFE_INTEGER });
       expect({ seed, data: got.data, cols: got.cols, rows: got.rows }).toEqual({ seed, data: want, cols: ref.cols, rows: ref.rows });
@@ -114,7 +158,8 @@ async function run(seed: number): Promise<{ skipped: number }> {
       const b = screen.term.buffer.active;
       expect({ seed, x: b.cursorX, y: b.cursorY, base: b.baseY, length: b.length, type: b.type }).toEqual({ seed, x: a.cursorX, y: a.cursorY, base: a.baseY, length: a.length, type: a.type });
     }
-    return { skipped: screen.skipped };
+    expect(meter.inFlight()).toBe(0);
+    return { skipped: screen.skipped, reads, midway };
   } finally {
     ref.dispose();
     screen.dispose();
@@ -125,14 +170,21 @@ describe('the lazy headless screen', () => {
   it('ends exactly where a screen fed every byte ends, over 100 random streams, and skips parsing floods', async () => {
     let skipped = 0;
     let compacted = 0;
+    let reads = 0;
+    let midway = 0;
     for (let seed = 1; seed <= 100; seed++) {
       const res = await run(seed);
       skipped += res.skipped;
+      reads += res.reads;
+      midway += res.midway;
       if (res.skipped > 0) compacted++;
     }
-    // Not vacuous: most streams had a flood that was compacted.
+    // Not vacuous: most streams had a flood that was compacted, and many reads came while
+    // the parser was halfway through what it had been handed.
     expect(compacted).toBeGreaterThan(25);
     expect(skipped).toBeGreaterThan(500_000);
+    expect(reads).toBeGreaterThan(200);
+    expect(midway).toBeGreaterThan(50);
   }, 300_000);
 
   it('compacts a plain flood to about the buffer\'s worth of lines, and the scrollback holds the last lines exactly', async () => {
@@ -156,6 +208,85 @@ describe('the lazy headless screen', () => {
       expect(text[1022]).toBe(`line 49999 ${'x'.repeat(49_999 % 50)}`);
     } finally {
       screen.dispose();
+    }
+  });
+
+  it('reads text written a moment ago, without waiting (a Tick that failed, an agent reading a pane)', () => {
+    const screen = new Screen({ cols: 40, rows: 5, scrollback: 100 });
+    try {
+      screen.write('\x1b[31mfirst\x1b[0m line\r\n');
+      screen.write('failed: no such file\r\n');
+      expect(screen.screenText().split('\n').slice(0, 2)).toEqual(['first line', 'failed: no such file']);
+      screen.write('more');
+      expect(screen.allText()).toContain('more');
+    } finally {
+      screen.dispose();
+    }
+  });
+
+  it('reads exactly what was written while a large write is being parsed, never a line twice', async () => {
+    const cols = 80;
+    const rows = 24;
+    const scrollback = 100_000;
+    const ref = reference(cols, rows, scrollback);
+    const meter = meters();
+    const screen = new Screen({ cols, rows, scrollback, handed: meter.handed, parsed: meter.parsed });
+    try {
+      // Numbered lines with a cursor move in each (not plain: all of it goes to the parser
+      // at once, nothing is dropped), about 2 MB.
+      let n = 0;
+      const lines = (count: number): string => {
+        let s = '';
+        for (let i = 0; i < count; i++, n++) s += `\x1b[1G\x1b[3${n % 8}mline ${n}\x1b[0m ${'x'.repeat(n % 40)}\r\n`;
+        return s;
+      };
+      const big = lines(45_000);
+      expect(big.length).toBeGreaterThan(2_000_000);
+      ref.write(big);
+      screen.write(big);
+      // Some of it parsed, much of it not yet: a read now.
+      await turn();
+      await turn();
+      expect(meter.inFlight()).toBeGreaterThan(0);
+      expect(meter.inFlight()).toBeLessThan(big.length);
+      const first = screen.allText();
+      expect(meter.inFlight()).toBe(0);
+      expect(first).toBe(allTextOf(ref.term));
+      const numbers = first.split('\n').filter((l) => l.startsWith('line ')).map((l) => Number(l.split(' ')[1]));
+      expect(numbers).toEqual(Array.from({ length: 45_000 }, (_, i) => i));
+      // Another write, a resize between, and a read of the screen halfway through.
+      const more = lines(20_000);
+      const after = lines(5);
+      ref.write(more);
+      ref.term.resize(60, 10);
+      ref.write(after);
+      screen.write(more);
+      screen.resize(60, 10);
+      screen.write(after);
+      await turn();
+      expect(meter.inFlight()).toBeGreaterThan(0);
+      expect(screen.screenText()).toBe(screenTextOf(ref.term));
+      expect(screen.rows).toBe(10);
+      expect(screen.allText()).toBe(allTextOf(ref.term));
+      // Nothing is parsed twice later either: the slices still scheduled find nothing left.
+      await turn();
+      await turn();
+      expect(meter.inFlight()).toBe(0);
+      expect(screen.allText().split('\n').filter((l) => l.startsWith('line ')).length).toBe(65_005);
+      const got = await screen.serialize(Number.MAX_SAFE_INTEGER);
+      expect(got.data).toBe(ref.ser.serialize({ scrollback: Number.MAX_SAFE_INTEGER }));
+    } finally {
+      ref.term.dispose();
+      screen.dispose();
+    }
+  }, 120_000);
+
+  it('parses with @xterm/headless\'s synchronous write, which the pinned version has', () => {
+    const term = new headless.Terminal({ cols: 10, rows: 2, allowProposedApi: true, logLevel: 'off' });
+    try {
+      expect(typeof (term as unknown as { _core: { writeSync?: unknown } })._core.writeSync).toBe('function');
+    } finally {
+      term.dispose();
     }
   });
 });

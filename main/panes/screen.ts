@@ -30,6 +30,11 @@ const COMPACT_MIN = 256 * 1024;
 const QUEUE_MAX = 4 * 1024 * 1024;
 /** Line feeds kept beyond what the buffer needs, so a CR LF to cut after is always among them. */
 const SLACK = 64;
+/**
+ * Characters parsed per turn of the event loop while the parser works through what it was
+ * handed (about a millisecond of parsing), so the service stays responsive during a flood.
+ */
+const SLICE = 64 * 1024;
 
 export interface ScreenOptions {
   cols: number;
@@ -49,12 +54,26 @@ export interface ScreenOptions {
   idleMs?: number;
   compactMin?: number;
   queueMax?: number;
+  /** Characters parsed per turn of the event loop (tests make it small): see SLICE. */
+  slice?: number;
 }
 
-/** The parts of @xterm/headless 6.0.0's core the compaction checks (not public API: checked by screen.test.ts). */
+/** The parts of @xterm/headless 6.0.0's core the screen uses (not public API: checked by screen.test.ts). */
 interface CoreView {
   _inputHandler?: { _parser?: { currentState?: number }; _curAttrData?: { extended?: { urlId?: number } } };
   _bufferService?: { rows: number; buffer?: { scrollTop: number; scrollBottom: number } };
+  /**
+   * Parses `data` before it returns. The screen never uses xterm's own (async) write, so
+   * xterm's write buffer is always empty here and this parses exactly `data`.
+   */
+  writeSync?(data: string): void;
+}
+
+/** Output handed to the parser, what of it is parsed, and what waits for all of it (a resize, a settled()). */
+interface Piece {
+  data: string;
+  done: number;
+  after: Array<() => void>;
 }
 
 export class Screen {
@@ -75,8 +94,16 @@ export class Screen {
   private readonly idleMs: number;
   private readonly compactMin: number;
   private readonly queueMax: number;
+  private readonly slice: number;
   /** Characters handed to the parser and not parsed yet. */
   private inFlight = 0;
+  /** What was handed to the parser and is not parsed yet, oldest first. */
+  private pieces: Piece[] = [];
+  /** The core's synchronous parse (bound); see CoreView. */
+  private readonly parse: (data: string) => void;
+  /** True inside `parse` (a title or prompt handler that reads the screen must not start another). */
+  private parsing = false;
+  private drainTimer: NodeJS.Immediate | undefined;
   private lastWrite = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   private disposed = false;
@@ -88,10 +115,18 @@ export class Screen {
     this.idleMs = opts.idleMs ?? IDLE_MS;
     this.compactMin = opts.compactMin ?? COMPACT_MIN;
     this.queueMax = opts.queueMax ?? QUEUE_MAX;
+    this.slice = opts.slice ?? SLICE;
     this.term = new headless.Terminal({ cols: opts.cols, rows: opts.rows, scrollback: opts.scrollback, allowProposedApi: true, logLevel: 'off' });
     this.serializer = new serialize.SerializeAddon();
     this.term.loadAddon(this.serializer);
     if (opts.title) this.term.onTitleChange(opts.title);
+    const core = (this.term as unknown as { _core?: CoreView })._core;
+    const writeSync = core?.writeSync;
+    if (typeof writeSync !== 'function') {
+      this.term.dispose();
+      throw new Error('@xterm/headless has no _core.writeSync, which the headless screen parses with: install the version package.json pins (6.0.0) or adapt main/panes/screen.ts.');
+    }
+    this.parse = writeSync.bind(core);
   }
 
   get cols(): number {
@@ -191,21 +226,62 @@ export class Screen {
     return state === 0 && !!buffer && rows === this.term.rows && buffer.scrollTop === 0 && buffer.scrollBottom === rows - 1 && link === 0;
   }
 
-  private hand(data: string, done?: () => void): void {
-    if (!data) {
-      if (done) this.term.write('', done);
-      return;
-    }
-    const n = data.length;
-    this.inFlight += n;
-    this.opts.handed?.(n);
-    this.term.write(data, () => {
-      this.inFlight -= n;
-      this.opts.parsed?.(n);
-      done?.();
+  /**
+   * Output to the parser: it is parsed a slice per turn of the event loop (drain), or at
+   * once by a read that cannot wait (parseNow). Each piece keeps what must happen once it is
+   * parsed (a resize, a settled()), so those happen between the same bytes they came between.
+   */
+  private hand(data: string): void {
+    if (!data) return;
+    this.pieces.push({ data, done: 0, after: [] });
+    this.inFlight += data.length;
+    this.opts.handed?.(data.length);
+    if (!this.drainTimer) this.drainTimer = setImmediate(() => this.drainSlice());
+  }
+
+  private drainSlice(): void {
+    this.drainTimer = undefined;
+    this.drain(this.slice);
+    if (this.pieces.length > 0 && !this.disposed && !this.drainTimer) this.drainTimer = setImmediate(() => this.drainSlice());
+  }
+
+  /**
+   * Parse up to `limit` characters of what was handed, oldest first, running what waits for
+   * each piece once it is parsed. Not from inside a parse (a handler that reads the screen
+   * sees it as parsed so far; the outer drain goes on in order).
+   */
+  private drain(limit: number): void {
+    if (this.parsing || this.disposed) return;
+    let budget = limit;
+    while (budget > 0 && this.pieces.length > 0 && !this.disposed) {
+      const piece = this.pieces[0]!;
+      const n = Math.min(budget, piece.data.length - piece.done);
+      if (n > 0) {
+        const slice = piece.done === 0 && n === piece.data.length ? piece.data : piece.data.slice(piece.done, piece.done + n);
+        this.parsing = true;
+        try {
+          this.parse(slice);
+        } finally {
+          this.parsing = false;
+        }
+        piece.done += n;
+        budget -= n;
+        this.inFlight -= n;
+        this.opts.parsed?.(n);
+      }
+      if (piece.done < piece.data.length) continue;
+      this.pieces.shift();
+      for (const f of piece.after) f();
       // The parser caught up: a queue that grew meanwhile can be shortened now.
       if (this.inFlight === 0 && this.queued > 0 && !this.disposed) this.shorten();
-    });
+    }
+  }
+
+  /** Run `fn` once everything handed to the parser so far is parsed (now, when nothing is in flight). */
+  private afterParsed(fn: () => void): void {
+    const last = this.pieces[this.pieces.length - 1];
+    if (last) last.after.push(fn);
+    else fn();
   }
 
   /** Everything queued (and a partial SGR), as one string; the queue is empty after. */
@@ -236,9 +312,7 @@ export class Screen {
         this.idleTimer.unref?.();
         return;
       }
-      // Quiet: shorten what can be, then parse the rest.
-      if (this.queueLines > this.keepLines() && this.compactable()) this.shorten();
-        this.flushQueue();
+      this.flushQueue();
     };
     this.idleTimer = setTimeout(check, this.idleMs);
     this.idleTimer.unref?.();
@@ -247,13 +321,13 @@ export class Screen {
   /** Resolves once everything written so far is parsed. */
   settled(): Promise<void> {
     this.flushQueue();
-    return new Promise<void>((resolve) => this.term.write('', resolve));
+    return new Promise<void>((resolve) => this.afterParsed(resolve));
   }
 
   /** A new size, applied after the output written before it (it was meant for the old size). */
   resize(cols: number, rows: number): void {
     this.flushQueue();
-    this.term.write('', () => {
+    this.afterParsed(() => {
       if (!this.disposed) this.term.resize(cols, rows);
     });
   }
@@ -266,27 +340,25 @@ export class Screen {
     return { data: this.serializer.serialize({ scrollback: lines }), cols: this.term.cols, rows: this.term.rows, complete: lines >= history };
   }
 
-  /** The visible screen as plain text as parsed so far (queued output is handed to the parser for the next read). */
-  screenText(): string {
+  /**
+   * Parse everything written so far before returning (a read that cannot wait: screen text
+   * for a Tick's failure, an agent reading a pane), in order, with what waits in between.
+   */
+  private parseNow(): void {
     this.flushQueue();
-    const buf = this.term.buffer.active;
-    const lines: string[] = [];
-    for (let y = 0; y < this.term.rows; y++) lines.push(buf.getLine(buf.baseY + y)?.translateToString(true) ?? '');
-    return lines.join('\n');
+    this.drain(Infinity);
   }
 
-  /** Every line of scrollback and screen as plain text, as parsed so far. */
+  /** The visible screen as plain text, with everything written so far. */
+  screenText(): string {
+    this.parseNow();
+    return screenTextOf(this.term);
+  }
+
+  /** Every line of scrollback and screen as plain text, with everything written so far. */
   allText(): string {
-    this.flushQueue();
-    const buf = this.term.buffer.active;
-    const lines: string[] = [];
-    for (let y = 0; y < buf.length; y++) {
-      const line = buf.getLine(y);
-      if (!line) continue;
-      if (line.isWrapped && lines.length) lines[lines.length - 1] += line.translateToString(true);
-      else lines.push(line.translateToString(true));
-    }
-    return lines.join('\n');
+    this.parseNow();
+    return allTextOf(this.term);
   }
 
   dispose(): void {
@@ -294,6 +366,34 @@ export class Screen {
     this.disposed = true;
     this.chunks = [];
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    if (this.drainTimer) clearImmediate(this.drainTimer);
+    // What waited for output never parsed now (a settled()) goes on; a resize is moot.
+    const waiting = this.pieces.flatMap((p) => p.after);
+    this.pieces = [];
     this.term.dispose();
+    for (const f of waiting) f();
   }
+}
+
+type Term = InstanceType<typeof headless.Terminal>;
+
+/** A terminal's visible screen as plain text as parsed so far, one line per row, trailing spaces trimmed. */
+export function screenTextOf(term: Term): string {
+  const buf = term.buffer.active;
+  const lines: string[] = [];
+  for (let y = 0; y < term.rows; y++) lines.push(buf.getLine(buf.baseY + y)?.translateToString(true) ?? '');
+  return lines.join('\n');
+}
+
+/** A terminal's scrollback and screen as plain text as parsed so far, wrapped rows joined. */
+export function allTextOf(term: Term): string {
+  const buf = term.buffer.active;
+  const lines: string[] = [];
+  for (let y = 0; y < buf.length; y++) {
+    const line = buf.getLine(y);
+    if (!line) continue;
+    if (line.isWrapped && lines.length) lines[lines.length - 1] += line.translateToString(true);
+    else lines.push(line.translateToString(true));
+  }
+  return lines.join('\n');
 }
