@@ -23,7 +23,7 @@ const FRAME_MS = 1000 / 60;
 const textarea = (paneId: string) => `[data-pane-id="${paneId}"] .xterm-helper-textarea`;
 
 /** Reject after `ms` with what was awaited. */
-function deadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+export function deadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
     p.finally(() => clearTimeout(timer)),

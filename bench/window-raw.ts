@@ -21,19 +21,42 @@ export function textFile(dir: string, name: string, bytes: number): string {
     block.push(line);
     size += line.length;
   }
-  const chunk = Buffer.from(block.join(''));
+  return writeRepeated(file, Buffer.from(block.join('')), bytes);
+}
+
+/** `chunk` written again and again up to `bytes` (cut at a line's end, so the file ends with one). */
+function writeRepeated(file: string, chunk: Buffer, bytes: number): string {
   const fd = fs.openSync(file, 'w');
   try {
     let written = 0;
     while (written < bytes) {
       const n = Math.min(chunk.length, bytes - written);
-      fs.writeSync(fd, chunk, 0, n);
-      written += n;
+      const end = n === chunk.length ? n : chunk.lastIndexOf(10, n - 1) + 1;
+      if (end <= 0) break;
+      fs.writeSync(fd, chunk, 0, end);
+      written += end;
+      if (end < n) break;
     }
   } finally {
     fs.closeSync(fd);
   }
   return file;
+}
+
+/**
+ * A file of `bytes` of coloured source-like text (what a highlighter or a build prints):
+ * indented lines with 256-colour keywords, yellow strings and dim comments, each reset.
+ */
+export function colouredFile(dir: string, name: string, bytes: number): string {
+  const kw = ['const', 'function', 'return', 'if', 'else', 'for', 'import', 'export'];
+  const block: string[] = [];
+  let size = 0;
+  for (let i = 0; size < 1024 * 1024; i++) {
+    const line = `${' '.repeat((i % 5) * 2)}\x1b[38;5;${(i % 200) + 16}m${kw[i % kw.length]}\x1b[0m name${i} = \x1b[33m"value ${i} of something longer"\x1b[0m; \x1b[2m// comment ${'x'.repeat(i % 40)}\x1b[0m\n`;
+    block.push(line);
+    size += line.length;
+  }
+  return writeRepeated(path.join(dir, name), Buffer.from(block.join('')), bytes);
 }
 
 /** `cat file` in a bare node-pty: bytes per second, counting until the process exits. */

@@ -92,7 +92,8 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
   // with CI=true ignores its terminal and runs headless, waiting for a prompt on stdin).
   for (const k of Object.keys(env)) if (/^(CI|CI_.*|CONTINUOUS_INTEGRATION|GITHUB_ACTIONS|BUILD_NUMBER|RUN_ID)$/.test(k) && !opts.env?.[k]) delete env[k];
   const child = spawn(process.execPath, [
-    '--experimental-strip-types', '--no-warnings=ExperimentalWarning', '--max-semi-space-size=8', // as npm start runs it
+    // serve is only the relay, run as npm start runs it; the service it starts gets the core's V8 flags (spawnService).
+    '--experimental-strip-types', '--no-warnings=ExperimentalWarning',
     path.join(ROOT, 'main', 'serve', 'main.ts'),
     '--port', '0', ...(opts.reuse ? [] : ['--fresh']), '--no-open', '--cwd', cwd,
   ], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });

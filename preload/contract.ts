@@ -480,4 +480,12 @@ export const FLOW = {
   ackChunkChars: 5_000,
   /** Output is batched for this long before it is sent. */
   batchMs: 5,
+  /**
+   * A window also counts as behind once the oldest output it has not acknowledged is this
+   * old: a slow window (a page drawing a flood) holds about this much of it, not a megabyte,
+   * so the prompt after Ctrl-C, or an echo, is never further behind (main/panes/flow.ts).
+   */
+  latencyMs: 150,
+  /** ...as long as it holds more than this (two full batches). */
+  latencyMinChars: 131_072,
 } as const;

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket as ServerSocket } from 'ws';
 import type { ClientFrame, ServerFrame } from '../preload/contract.ts';
 import { createWsClient, defaultWsUrl, type WsClient } from './td-client.ts';
+import { encodeOutputFrame } from '../main/service/frames.ts';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -52,8 +53,8 @@ async function until(cond: () => boolean, ms = 5000) {
 
 describe('createWsClient', () => {
   it('derives the socket URL from the page origin', () => {
-    expect(defaultWsUrl({ protocol: 'http:', host: '127.0.0.1:4000' })).toBe('ws://127.0.0.1:4000/ws');
-    expect(defaultWsUrl({ protocol: 'https:', host: 'example.test' })).toBe('wss://example.test/ws');
+    expect(defaultWsUrl({ protocol: 'http:', host: '127.0.0.1:4000' })).toBe('ws://127.0.0.1:4000/ws?output=binary');
+    expect(defaultWsUrl({ protocol: 'https:', host: 'example.test' })).toBe('wss://example.test/ws?output=binary');
   });
 
   it('queues a request made before the socket opens and answers it', async () => {
@@ -84,6 +85,18 @@ describe('createWsClient', () => {
     reply(srv.sockets[0]!, { t: 'evt', name: 'pane.output', payload: { paneId: 'p', data: 'two' } });
     await until(() => got.length === 3);
     expect(got).toEqual(['a:one', 'b:one', 'b:two']);
+  });
+
+  it('delivers pane output sent as a binary frame as the same event, escapes and all', async () => {
+    const srv = await startServer();
+    const c = client(srv.port);
+    await c.invoke('pane.focus', { paneId: 'x' });
+    const got: Array<{ paneId: string; data: string }> = [];
+    c.on('pane.output', (p) => got.push(p));
+    const data = '\x1b[31mred\x1b[0m\r\n世界 😀\n';
+    srv.sockets[0]!.send(encodeOutputFrame('p7', data), { binary: true });
+    await until(() => got.length === 1);
+    expect(got).toEqual([{ paneId: 'p7', data }]);
   });
 
   it('fails requests in flight when the socket drops, then reconnects and says so', async () => {

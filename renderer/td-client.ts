@@ -1,6 +1,8 @@
 /**
  * `window.td` for the browser: the contract's TdApi carried over serve's WebSocket
- * (`/ws`, same origin, cookie auth), in the contract's ClientFrame/ServerFrame JSON.
+ * (`/ws`, same origin, cookie auth), in the contract's ClientFrame/ServerFrame JSON, and
+ * `pane.output` as binary frames (`?output=binary`, preload/output-frame.ts): terminal
+ * output is never JSON-escaped on its way.
  *
  * - Requests made while the socket is not open wait for it (up to `queueTimeoutMs`).
  * - Requests in flight when the socket drops fail at once with a clear message.
@@ -8,6 +10,7 @@
  *   tells the app when it is back, so it can say hello again and redraw panes.
  */
 import type { ClientFrame, EventName, Events, Req, RequestName, Res, ServerFrame, TdApi } from '../preload/contract.ts';
+import { decodeOutputFrame } from '../preload/output-frame.ts';
 
 export type ConnectionState = 'connecting' | 'open' | 'closed';
 
@@ -43,7 +46,7 @@ interface Queued extends Pending {
 }
 
 export function defaultWsUrl(loc: { protocol: string; host: string } = globalThis.location): string {
-  return `${loc.protocol === 'https:' ? 'wss' : 'ws'}://${loc.host}/ws`;
+  return `${loc.protocol === 'https:' ? 'wss' : 'ws'}://${loc.host}/ws?output=binary`;
 }
 
 /** The one-sentence error a request gets when the connection is lost under it. */
@@ -87,7 +90,25 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
     }
   };
 
+  const dispatch = (name: EventName, payload: unknown): void => {
+    const set = handlers.get(name);
+    if (!set) return;
+    for (const h of [...set]) {
+      try {
+        h(payload as never);
+      } catch (err) {
+        console.error(`td-client: a handler of "${name}" threw`, err);
+      }
+    }
+  };
+
   const onMessage = (ev: MessageEvent): void => {
+    if (ev.data instanceof ArrayBuffer) {
+      const out = decodeOutputFrame(new Uint8Array(ev.data));
+      if (out) dispatch('pane.output', out);
+      else console.warn('td-client: ignored a binary frame that is not pane output');
+      return;
+    }
     let frame: ServerFrame;
     try {
       frame = JSON.parse(String(ev.data)) as ServerFrame;
@@ -111,15 +132,7 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
       if (frame.ok) p.resolve(frame.res);
       else p.reject(new Error(frame.error));
     } else if (frame.t === 'evt') {
-      const set = handlers.get(frame.name);
-      if (!set) return;
-      for (const h of [...set]) {
-        try {
-          h(frame.payload as never);
-        } catch (err) {
-          console.error(`td-client: a handler of "${frame.name}" threw`, err);
-        }
-      }
+      dispatch(frame.name, frame.payload);
     }
   };
 
@@ -134,6 +147,7 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
       return;
     }
     socket = ws;
+    ws.binaryType = 'arraybuffer';
     ws.addEventListener('open', () => {
       if (socket !== ws) return;
       delay = minDelay;

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Builds the renderer into out/renderer (both shells serve it). With --electron, also
-// bundles main/electron/main.ts and preload/index.ts into out/electron for Electron.
+// Builds the renderer into out/renderer (both shells serve it) and bundles the service into
+// out/service/service.mjs (the core starts from it, not type-stripped at every start). With
+// --electron, also bundles main/electron/main.ts and preload/index.ts into out/electron for
+// Electron; with --service, builds only the service's bundle.
 //
 // The renderer is built into a fresh folder beside out/renderer and then swapped in
 // with two renames, so a window (or a test) loading the page while a build runs never
@@ -11,6 +13,11 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { buildService } = await import('./bundle.mjs');
+if (process.argv.includes('--service')) {
+  await buildService(root);
+  process.exit(0);
+}
 const out = path.join(root, 'out', 'renderer');
 const next = `${out}.next-${process.pid}`;
 const old = `${out}.old-${process.pid}`;
@@ -32,6 +39,7 @@ try {
   fs.rmSync(next, { recursive: true, force: true });
   fs.rmSync(old, { recursive: true, force: true });
 }
+await buildService(root);
 if (process.argv.includes('--electron')) {
   const { buildElectron } = await import('./build-electron.mjs');
   await buildElectron(root);

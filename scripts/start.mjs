@@ -66,6 +66,13 @@ function rendererStale() {
   return sources > built;
 }
 
+/** The service's bundle is missing or older than the core's sources (main/service/client.ts would then run the sources). */
+function serviceStale() {
+  const bundle = path.join(root, 'out', 'service', 'service.mjs');
+  if (!fs.existsSync(bundle)) return true;
+  return Math.max(newest(path.join(root, 'main')), newest(path.join(root, 'preload'))) > fs.statSync(bundle).mtimeMs;
+}
+
 function build(extra = []) {
   const r = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs'), ...extra], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) {
@@ -99,8 +106,12 @@ function reachLine(url) {
 const BROWSER_GRACE_MS = Number(process.env.TD_BROWSER_GRACE_MS) > 0 ? Number(process.env.TD_BROWSER_GRACE_MS) : 5000;
 
 function runServe() {
-  // TD_SKIP_BUILD=1 (tests) serves whatever out/renderer holds.
-  if (process.env.TD_SKIP_BUILD !== '1' && rendererStale()) build();
+  // TD_SKIP_BUILD=1 (tests) serves whatever out/ holds. The core starts from its bundle
+  // (scripts/build.mjs builds both), not type-stripped at every start.
+  if (process.env.TD_SKIP_BUILD !== '1') {
+    if (rendererStale()) build();
+    else if (serviceStale()) build(['--service']);
+  }
   // serve is only the browser's door: it starts the per-user service (the core, with every
   // pane) when none runs, and the service outlives it (docs/design/service.md).
   const serve = spawn(

@@ -127,7 +127,8 @@ export class ElectronRelay {
       });
     }
     if (this.closed) return Promise.reject(new ServiceError('the app is quitting'));
-    const p = connectService({ env: this.opts.env, client: 'electron', cwd: this.opts.cwd }).then((c) => {
+    // Pane output as binary frames: never JSON-escaped in the service nor parsed here (decoded to the same events).
+    const p = connectService({ env: this.opts.env, client: 'electron', cwd: this.opts.cwd, binary: true }).then((c) => {
       c.on('event', (name: EventName, payload: Events[EventName]) => {
         for (const l of [...this.windowListeners]) l(windowId, name, payload);
       });

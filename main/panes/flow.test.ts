@@ -130,4 +130,54 @@ describe('FlowMeter', () => {
     expect(m.behind('w')).toBe(0);
     expect(m.shouldPause()).toBe(false);
   });
+
+  it('with a latency bound, holds a slow reader to about what it reads in that time, and resumes under half of it', () => {
+    let t = 0;
+    const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 1000, now: () => t });
+    m.attach('page');
+    // A flood: 100k a batch every 10 ms, the page reading 20k a 10 ms (2 MB/s).
+    let paused = false;
+    let maxBehind = 0;
+    for (let step = 0; step < 200; step++) {
+      t += 10;
+      if (!paused) m.sent(100_000);
+      if (m.behind('page') > 0) m.ack('page', Math.min(20_000, m.behind('page')));
+      paused = m.shouldPause();
+      // Once the flood is under way (the first burst is bounded by the high watermark).
+      if (step >= 100) maxBehind = Math.max(maxBehind, m.behind('page'));
+    }
+    // Not the megabyte of the high watermark: about 75-150 ms of what it reads, plus a batch.
+    expect(maxBehind).toBeLessThan(450_000);
+    expect(maxBehind).toBeGreaterThan(100_000);
+  });
+
+  it('with a latency bound, never holds back a reader that keeps up, nor output under its minimum', () => {
+    let t = 0;
+    const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 100_000, now: () => t });
+    m.attach('fast');
+    for (let step = 0; step < 100; step++) {
+      t += 10;
+      m.sent(200_000);
+      m.ack('fast', 200_000);
+      expect(m.shouldPause()).toBe(false);
+    }
+    // A slow reader (1,000 characters a millisecond): under its minimum it is never held back.
+    const s = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 100_000, now: () => t });
+    s.attach('slow');
+    s.sent(60_000);
+    t += 10;
+    s.ack('slow', 10_000);
+    t += 10;
+    s.ack('slow', 10_000);
+    expect(s.shouldPause()).toBe(false);
+    s.sent(150_000);
+    // 190,000 held: more than it reads in 150 ms.
+    expect(s.shouldPause()).toBe(true);
+    t += 10;
+    s.ack('slow', 10_000);
+    expect(s.shouldPause()).toBe(true);
+    t += 100;
+    s.ack('slow', 110_000);
+    expect(s.shouldPause()).toBe(false);
+  });
 });

@@ -9,6 +9,12 @@
  * - The PTY pauses only when no reader that is still in the flow can take more (every one
  *   is over the high watermark), and resumes once one is under the low one (hysteresis).
  *   With one window that is the classic behaviour (VS Code's terminal does the same).
+ * - With `latency`, a reader also counts as full once what it holds would take it more
+ *   than `latency.ms` to read at the rate it has been acknowledging (and it holds more than
+ *   `latency.minChars`), and as ready again under half that. Once a flood is under way (its
+ *   first burst, before the rate is known, is bounded by the high watermark), a slow window
+ *   (a page drawing it) holds about `latency.ms` of output, not a megabyte: what comes
+ *   after (the prompt after Ctrl-C, a keystroke's echo) is about that much behind.
  *
  * Pure: the pane applies the verdicts to its process (docs/design/service.md, "Flow control").
  */
@@ -17,6 +23,17 @@ import { FLOW } from '../../preload/contract.ts';
 interface Reader {
   unacked: number;
   dropped: boolean;
+  /** Characters it acknowledges a millisecond while it has output to read (0: not known yet). */
+  rate: number;
+  lastAckAt: number;
+}
+
+export interface LatencyBound {
+  /** How long a reader may take to read what it holds before it counts as full. */
+  ms: number;
+  /** Below this a reader never counts as full for its latency (a keystroke's echo is never held back). */
+  minChars: number;
+  now?: () => number;
 }
 
 export class FlowMeter {
@@ -24,15 +41,19 @@ export class FlowMeter {
   private paused = false;
   private readonly high: number;
   private readonly low: number;
+  private readonly latency: LatencyBound | undefined;
+  private readonly now: () => number;
 
-  constructor(high: number = FLOW.highWatermarkChars, low: number = FLOW.lowWatermarkChars) {
+  constructor(high: number = FLOW.highWatermarkChars, low: number = FLOW.lowWatermarkChars, latency?: LatencyBound) {
     this.high = high;
     this.low = low;
+    this.latency = latency;
+    this.now = latency?.now ?? (() => performance.now());
   }
 
   /** A reader that must keep up from now on. */
   attach(reader: string): void {
-    if (!this.readers.has(reader)) this.readers.set(reader, { unacked: 0, dropped: false });
+    if (!this.readers.has(reader)) this.readers.set(reader, { unacked: 0, dropped: false, rate: 0, lastAckAt: 0 });
   }
 
   /** A reader went away: it no longer holds the pane paused. */
@@ -78,6 +99,15 @@ export class FlowMeter {
   ack(reader: string, chars: number): boolean {
     const r = this.readers.get(reader);
     if (!r || !(chars > 0)) return false;
+    if (this.latency) {
+      const t = this.now();
+      // Its reading rate, measured only while it had output waiting (not while it was idle).
+      if (r.unacked > 0 && r.lastAckAt > 0 && t > r.lastAckAt) {
+        const rate = chars / (t - r.lastAckAt);
+        r.rate = r.rate > 0 ? 0.8 * r.rate + 0.2 * rate : rate;
+      }
+      r.lastAckAt = t;
+    }
     r.unacked = Math.max(0, r.unacked - chars);
     if (r.dropped && r.unacked < this.low) {
       r.dropped = false;
@@ -93,8 +123,25 @@ export class FlowMeter {
 
   /** Forget what was outstanding (a restarted process starts clean). */
   reset(): void {
-    for (const r of this.readers.values()) r.unacked = 0;
+    for (const r of this.readers.values()) {
+      r.unacked = 0;
+      r.lastAckAt = 0;
+    }
     this.paused = false;
+  }
+
+  /** Whether this reader can take no more now: over the high watermark, or (latency) holding more than it reads in `latency.ms`. */
+  private full(r: Reader): boolean {
+    if (r.unacked > this.high) return true;
+    const l = this.latency;
+    return !!l && r.rate > 0 && r.unacked > Math.max(l.minChars, r.rate * l.ms);
+  }
+
+  /** Whether a reader that was full can take more again: under the low watermark and (latency) under half of what it reads in `latency.ms`. */
+  private ready(r: Reader): boolean {
+    if (r.unacked >= this.low) return false;
+    const l = this.latency;
+    return !l || r.rate === 0 || r.unacked < Math.max(l.minChars, (r.rate * l.ms) / 2);
   }
 
   /**
@@ -102,14 +149,13 @@ export class FlowMeter {
    * flow is over the high watermark, stay paused until one is under the low one.
    */
   shouldPause(): boolean {
-    let best = Infinity;
-    for (const r of this.readers.values()) if (!r.dropped) best = Math.min(best, r.unacked);
-    if (best === Infinity) {
+    const live = [...this.readers.values()].filter((r) => !r.dropped);
+    if (live.length === 0) {
       this.paused = false;
       return false;
     }
-    if (!this.paused && best > this.high) this.paused = true;
-    else if (this.paused && best < this.low) this.paused = false;
+    if (!this.paused && live.every((r) => this.full(r))) this.paused = true;
+    else if (this.paused && live.some((r) => this.ready(r))) this.paused = false;
     return this.paused;
   }
 }

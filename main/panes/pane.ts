@@ -4,8 +4,6 @@
  */
 import path from 'node:path';
 import os from 'node:os';
-import headless from '@xterm/headless';
-import serialize from '@xterm/addon-serialize';
 import nodePty from 'node-pty';
 import type { IPty } from 'node-pty';
 import type { PaneInfo, PaneKind, SnapshotPrompt } from '../../preload/contract.ts';
@@ -14,6 +12,7 @@ import { FlowMeter } from './flow.ts';
 import type { Launch } from './integration.ts';
 import { ShellMarks, type PromptState } from './marks.ts';
 import { processCwd } from './proc.ts';
+import { Screen } from './screen.ts';
 import { ScreenPrompts } from './screen-prompts.ts';
 
 export const DEFAULT_COLS = 120;
@@ -91,14 +90,15 @@ export class Pane {
   env: Record<string, string>;
   info: PaneInfo;
   private proc: IPty | undefined;
-  private readonly screen: InstanceType<typeof headless.Terminal>;
-  private readonly serializer: InstanceType<typeof serialize.SerializeAddon>;
+  private readonly screen: Screen;
   /** The prompts on the headless screen, for snapshots. */
   private readonly screenPrompts: ScreenPrompts;
-  private readonly meter = new FlowMeter();
+  private readonly meter = new FlowMeter(FLOW.highWatermarkChars, FLOW.lowWatermarkChars, { ms: FLOW.latencyMs, minChars: FLOW.latencyMinChars });
   private readonly screenMeter = new FlowMeter(HEADLESS_HIGH, HEADLESS_LOW);
   private readonly hooks: PaneHooks;
-  private batch = '';
+  /** Output waiting to be sent, as it came (joined once at flush: a string built by += is slow to flatten). */
+  private batch: string[] = [];
+  private batchChars = 0;
   private batchTimer: NodeJS.Timeout | undefined;
   /** When output last came from the PTY (performance.now()). */
   private receivedAt = -Infinity;
@@ -131,14 +131,23 @@ export class Pane {
     this.hooks = hooks;
     this.launch = spawn.launch;
     this.fixedTitle = spawn.title;
-    this.screen = new headless.Terminal({ cols: spawn.cols, rows: spawn.rows, scrollback: spawn.scrollback, allowProposedApi: true });
-    this.serializer = new serialize.SerializeAddon();
-    this.screen.loadAddon(this.serializer);
-    this.screenPrompts = new ScreenPrompts(this.screen);
-    this.screen.onTitleChange((t) => {
-      this.oscTitle = t || undefined;
-      this.refreshTitle();
+    this.screen = new Screen({
+      cols: spawn.cols,
+      rows: spawn.rows,
+      scrollback: spawn.scrollback,
+      handed: (n) => this.screenMeter.sent(n),
+      parsed: (n) => {
+        this.screenMeter.ack(HEADLESS, n);
+        if (!this.disposed) this.applyFlow();
+      },
+      title: (t) => {
+        this.oscTitle = t || undefined;
+        this.refreshTitle();
+      },
+      // Paused by flow control: more output is coming (reads still parse the queue at once).
+      held: () => this.paused,
     });
+    this.screenPrompts = new ScreenPrompts(this.screen.term);
     this.screenMeter.attach(HEADLESS);
     this.info = {
       id: spawn.id,
@@ -173,7 +182,8 @@ export class Pane {
 
   /** Draw a saved screen into the headless screen (an ended pane shows what it last showed). */
   writeScreen(data: string): Promise<void> {
-    return new Promise<void>((resolve) => this.screen.write(data, resolve));
+    this.screen.write(data);
+    return this.screen.settled();
   }
 
   get pid(): number | undefined {
@@ -277,12 +287,9 @@ export class Pane {
       return;
     }
     this.readMarks(data);
-    this.screenMeter.sent(data.length);
-    this.screen.write(data, () => {
-      this.screenMeter.ack(HEADLESS, data.length);
-      this.applyFlow();
-    });
-    this.batch += data;
+    this.screen.write(data);
+    this.batch.push(data);
+    this.batchChars += data.length;
     // Output after a quiet spell (an echo, a prompt) goes out at once, so a keystroke's
     // echo never waits out the batch; what follows within FLOW.batchMs is batched.
     const now = performance.now();
@@ -292,7 +299,7 @@ export class Pane {
     else if (!this.batchTimer) this.batchTimer = setTimeout(() => this.flush(), FLOW.batchMs);
     this.applyFlow();
     // Paused, nothing more comes until the windows catch up: send what is held now.
-    if (this.paused || this.batch.length >= BATCH_MAX_CHARS) this.flush();
+    if (this.paused || this.batchChars >= BATCH_MAX_CHARS) this.flush();
   }
 
   /** Shell integration marks in this output: the folder, the last command, the title at a prompt. */
@@ -337,9 +344,10 @@ export class Pane {
       clearTimeout(this.batchTimer);
       this.batchTimer = undefined;
     }
-    if (!this.batch) return;
-    const data = this.batch;
-    this.batch = '';
+    if (this.batchChars === 0) return;
+    const data = this.batch.length === 1 ? this.batch[0]! : this.batch.join('');
+    this.batch = [];
+    this.batchChars = 0;
     // Charged to the windows as it leaves; one that would fall too far behind while another
     // keeps up is left out of this pane's output from here (FlowMeter.sent).
     this.meter.sent(data.length);
@@ -451,12 +459,10 @@ export class Pane {
     const mine = !this.held;
     if (mine) this.held = [];
     try {
-      await new Promise<void>((resolve) => this.screen.write('', resolve));
-      const history = this.screen.buffer.normal.baseY;
-      const lines = Math.max(0, Math.min(scrollback, history));
-      const snap = { data: this.serializer.serialize({ scrollback: lines }), cols: this.screen.cols, rows: this.screen.rows, complete: lines >= history };
+      const snap = await this.screen.serialize(scrollback);
       // Prompts within what the snapshot holds (its history lines and the screen).
-      const cursorRow = this.screen.buffer.active.cursorY + lines;
+      const lines = Math.max(0, Math.min(scrollback, this.screen.term.buffer.normal.baseY));
+      const cursorRow = this.screen.term.buffer.active.cursorY + lines;
       const prompts = this.screenPrompts.forSnapshot().filter((p) => p.offset >= -cursorRow);
       return prompts.length > 0 ? { ...snap, prompts } : snap;
     } finally {
@@ -476,28 +482,17 @@ export class Pane {
 
   /** Resolves once the headless screen has parsed everything received so far. */
   settled(): Promise<void> {
-    return new Promise<void>((resolve) => this.screen.write('', resolve));
+    return this.screen.settled();
   }
 
   /** The visible screen as plain text, one line per row, trailing spaces trimmed. */
   screenText(): string {
-    const buf = this.screen.buffer.active;
-    const lines: string[] = [];
-    for (let y = 0; y < this.screen.rows; y++) lines.push(buf.getLine(buf.baseY + y)?.translateToString(true) ?? '');
-    return lines.join('\n');
+    return this.screen.screenText();
   }
 
   /** Every line of scrollback and screen as plain text (for tests and screen reads). */
   allText(): string {
-    const buf = this.screen.buffer.active;
-    const lines: string[] = [];
-    for (let y = 0; y < buf.length; y++) {
-      const line = buf.getLine(y);
-      if (!line) continue;
-      if (line.isWrapped && lines.length) lines[lines.length - 1] += line.translateToString(true);
-      else lines.push(line.translateToString(true));
-    }
-    return lines.join('\n');
+    return this.screen.allText();
   }
 
   setTitle(title: string | undefined): void {

@@ -8,9 +8,14 @@ import type { App } from '../app.ts';
 import type { ResolvedFile } from '../core.ts';
 import { connectService, type ServiceConnection } from '../service/client.ts';
 
+export interface WindowOptions {
+  /** The window asked for `pane.output` as binary frames (`/ws?output=binary`, preload/output-frame.ts). */
+  binary?: boolean;
+}
+
 export interface Backend {
   /** A window's WebSocket, authenticated: carry its frames to the core and the core's to it. */
-  window(ws: WebSocket): void;
+  window(ws: WebSocket, opts?: WindowOptions): void;
   resolveFile(prefix: string, rest: string): Promise<ResolvedFile | undefined>;
   close(): void;
 }
@@ -36,12 +41,19 @@ const NOT_A_REQUEST = JSON.stringify({ t: 'res', id: -1, ok: false, error: 'the 
 
 export function coreBackend(app: App): Backend {
   return {
-    window(ws) {
+    window(ws, opts = {}) {
       const conn = app.hub.connect(
         {
           send: (text) => {
             if (ws.readyState === ws.OPEN) ws.send(text);
           },
+          ...(opts.binary
+            ? {
+                sendBinary: (frame: Buffer) => {
+                  if (ws.readyState === ws.OPEN) ws.send(frame, { binary: true });
+                },
+              }
+            : {}),
           backlog: () => ws.bufferedAmount,
           close: (reason) => {
             ws.close(1008, reason.slice(0, 120));
@@ -70,8 +82,8 @@ export interface ServiceBackendOptions {
 }
 
 export async function serviceBackend(opts: ServiceBackendOptions): Promise<Backend> {
-  const connect = (fresh = false): Promise<ServiceConnection> =>
-    connectService({ env: opts.env, client: 'serve', cwd: opts.cwd, fresh, socketPath: opts.socketPath, tokenFile: opts.tokenFile });
+  const connect = (fresh = false, binary = false): Promise<ServiceConnection> =>
+    connectService({ env: opts.env, client: 'serve', cwd: opts.cwd, fresh, binary, socketPath: opts.socketPath, tokenFile: opts.tokenFile });
   // One connection of serve's own, for file routes; made now, so the service is up before the first window.
   let files: Promise<ServiceConnection> = connect(opts.fresh);
   await files;
@@ -84,7 +96,7 @@ export async function serviceBackend(opts: ServiceBackendOptions): Promise<Backe
     return files;
   };
   return {
-    window(ws) {
+    window(ws, wopts = {}) {
       const early: string[] = [];
       let conn: ServiceConnection | undefined;
       ws.on('message', (raw, isBinary) => {
@@ -97,19 +109,20 @@ export async function serviceBackend(opts: ServiceBackendOptions): Promise<Backe
         else early.push(text);
       });
       ws.on('close', () => conn?.close());
-      connect().then(
+      connect(false, wopts.binary === true).then(
         (c) => {
           if (ws.readyState !== ws.OPEN || closed) return c.close();
           conn = c;
           windows.add(c);
-          c.relayTo((line) => {
+          // Lines and binary frames go on as the bytes that came: never decoded, parsed or encoded here.
+          c.relayTo((data, binary) => {
             if (ws.readyState !== ws.OPEN) return;
             if (ws.bufferedAmount > RELAY_MAX) {
               ws.terminate();
               c.close();
               return;
             }
-            ws.send(line);
+            ws.send(data, { binary });
           });
           c.on('close', () => {
             windows.delete(c);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { ServerFrame } from '../../preload/contract.ts';
+import { decodeOutputFrame } from '../../preload/output-frame.ts';
 import { BASH, tempState, waitFor } from '../panes/testing.ts';
 import { connectService, stopService } from '../service/client.ts';
 import { startServe, type Served } from './server.ts';
@@ -247,6 +248,35 @@ describe('serve as a program', () => {
       const hello = await conn.request('app.hello', {});
       expect(hello.panes).toHaveLength(1);
       expect(hello.panes[0].cwd).toBe(st.dir);
+      // Through the relay, a window that asks for binary output gets the pane's output as binary
+      // frames and everything else as JSON; one that does not gets JSON events, as before.
+      const token = /token=([0-9a-f]+)/.exec(line)![1];
+      const shown = async (binary: boolean): Promise<string> => {
+        const ws = new WebSocket(`ws://127.0.0.1:${port}/ws?token=${token}${binary ? '&output=binary' : ''}`, { headers: { Origin: `http://127.0.0.1:${port}` } });
+        await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+        let text = '';
+        const kinds = new Set<string>();
+        ws.on('message', (raw: Buffer, isBinary: boolean) => {
+          if (isBinary) {
+            kinds.add('binary');
+            text += decodeOutputFrame(new Uint8Array(raw))?.data ?? '';
+            return;
+          }
+          const f = JSON.parse(raw.toString()) as ServerFrame;
+          kinds.add(f.t === 'evt' ? f.name : f.t);
+          if (f.t === 'evt' && f.name === 'pane.output') text += (f.payload as { data: string }).data;
+        });
+        ws.send(JSON.stringify({ t: 'req', id: 1, name: 'app.hello', req: {} }));
+        ws.send(JSON.stringify({ t: 'req', id: 2, name: 'pane.input', req: { paneId: hello.panes[0].id, data: `echo bin-$((6*${binary ? 7 : 8}))\r` } }));
+        await waitFor(() => text.includes(binary ? 'bin-42' : 'bin-48'), 'the echo through the relay');
+        ws.close();
+        expect(kinds.has('res')).toBe(true);
+        expect(kinds.has('binary')).toBe(binary);
+        expect(kinds.has('pane.output')).toBe(!binary);
+        return text;
+      };
+      await shown(true);
+      await shown(false);
       const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       child.kill('SIGTERM');
       expect(await exit).toBe(0);

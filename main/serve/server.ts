@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { createApp, type App } from '../app.ts';
+import type { App } from '../app.ts';
 import { appRoot } from '../panes/env.ts';
 import { coreBackend, serviceBackend, type Backend } from './backend.ts';
 import { mimeType, resolveStatic } from './files.ts';
@@ -63,7 +63,8 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   const rendererDir = path.resolve(opts.rendererDir ?? path.join(appRoot, 'out', 'renderer'));
   const relayTo = opts.service ? (opts.service === true ? {} : opts.service) : undefined;
   const ownApp = !opts.app && !relayTo;
-  const app = opts.app ?? (relayTo ? undefined : await createApp({ shell: 'serve', env: opts.env, cwd: opts.cwd, fresh: opts.fresh }));
+  // The core is loaded only to run it here: a relay starts without it (most of its startup).
+  const app = opts.app ?? (relayTo ? undefined : await (await import('../app.ts')).createApp({ shell: 'serve', env: opts.env, cwd: opts.cwd, fresh: opts.fresh }));
   const backend: Backend = relayTo
     ? await serviceBackend({ env: opts.env, cwd: opts.cwd, fresh: opts.fresh, ...relayTo })
     : coreBackend(app!);
@@ -163,11 +164,13 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
-  wss.on('connection', (ws: WebSocket) => {
+  wss.on('connection', (ws: WebSocket, req: http.IncomingMessage) => {
     sockets.add(ws);
     ws.on('close', () => sockets.delete(ws));
     ws.on('error', () => ws.terminate());
-    backend.window(ws);
+    // `?output=binary`: pane output as binary frames (the renderer asks for them), else as JSON events.
+    const binary = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('output') === 'binary';
+    backend.window(ws, { binary });
   });
 
   await new Promise<void>((resolve, reject) => {

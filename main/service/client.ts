@@ -16,7 +16,9 @@ import type { EventName, Events, Req, RequestName, Res, ServerFrame } from '../.
 import { appRoot } from '../panes/env.ts';
 import { statePaths, type Paths } from '../paths.ts';
 import { appVersion } from '../version.ts';
-import { LineSplitter, PROTOCOL, type ClientHello, type ClientKind, type FileAnswer, type ServiceHello } from './wire.ts';
+import { decodeOutputFrame } from '../../preload/output-frame.ts';
+import { FrameSplitter } from './frames.ts';
+import { MAX_LINE, PROTOCOL, type ClientHello, type ClientKind, type FileAnswer, type ServiceHello } from './wire.ts';
 
 export interface ConnectOptions {
   env?: NodeJS.ProcessEnv;
@@ -32,12 +34,18 @@ export interface ConnectOptions {
   /** Another socket and token file than the state folder's (an SSH-forwarded service). */
   socketPath?: string;
   tokenFile?: string;
+  /** Take `pane.output` as binary frames (a relay to a window that asked for them). */
+  binary?: boolean;
 }
 
 type Hello = Extract<ServiceHello, { ok: true }>;
 
-/** V8 flags the core always runs with: a small young generation, so a flood's garbage is collected early instead of growing resident memory (bench/window.bench.ts). */
-export const CORE_V8_FLAGS = ['--max-semi-space-size=8'];
+/**
+ * V8 flags the core always runs with: a small young generation, so a flood's garbage is
+ * collected early instead of growing resident memory (bench/window.bench.ts), and `gc()`
+ * for giving memory back once a flood is over (main/service/memory.ts).
+ */
+export const CORE_V8_FLAGS = ['--max-semi-space-size=8', '--expose-gc'];
 
 /** What to run to start the service here: the same runtime as this process (Electron's as Node, in the app). */
 export function serviceCommand(env: NodeJS.ProcessEnv = process.env): { file: string; args: string[]; env: NodeJS.ProcessEnv } {
@@ -121,22 +129,25 @@ export class ServiceConnection extends EventEmitter {
   private readonly files = new Map<number, (file: FileAnswer['file']) => void>();
   private nextId = 1;
   private closed = false;
-  private relay: ((line: string) => void) | undefined;
+  private relay: ((data: Buffer, binary: boolean) => void) | undefined;
 
-  constructor(socket: net.Socket, hello: Hello, rest: string) {
+  constructor(socket: net.Socket, hello: Hello, rest: Buffer) {
     super();
     this.setMaxListeners(0);
     this.socket = socket;
     this.hello = hello;
-    const split = new LineSplitter((line) => this.line(line), () => this.close());
-    socket.on('data', (chunk: string) => split.push(chunk));
+    const split = new FrameSplitter((line) => this.line(line), (frame) => this.frame(frame), () => this.close(), MAX_LINE);
+    socket.on('data', (chunk: Buffer) => split.push(chunk));
     socket.on('close', () => this.gone());
     socket.on('error', () => this.gone());
-    if (rest) split.push(rest);
+    if (rest.length) split.push(rest);
   }
 
-  /** Pass every line after the hello to `fn` as it is (relays), instead of handling it here. */
-  relayTo(fn: (line: string) => void): void {
+  /**
+   * Pass every line (JSON, `binary` false) and binary frame after the hello to `fn` as the
+   * bytes that came (relays), instead of handling them here.
+   */
+  relayTo(fn: (data: Buffer, binary: boolean) => void): void {
     this.relay = fn;
   }
 
@@ -197,11 +208,17 @@ export class ServiceConnection extends EventEmitter {
     this.gone();
   }
 
-  private line(line: string): void {
-    if (this.relay) return this.relay(line);
+  private frame(bytes: Buffer): void {
+    if (this.relay) return this.relay(bytes, true);
+    const out = decodeOutputFrame(bytes);
+    if (out) this.emit('event', 'pane.output', out);
+  }
+
+  private line(bytes: Buffer): void {
+    if (this.relay) return this.relay(bytes, false);
     let frame: ServerFrame | { t: 'ping' } | FileAnswer;
     try {
-      frame = JSON.parse(line) as ServerFrame | { t: 'ping' } | FileAnswer;
+      frame = JSON.parse(bytes.toString('utf8')) as ServerFrame | { t: 'ping' } | FileAnswer;
     } catch {
       return;
     }
@@ -240,6 +257,7 @@ export class ServiceConnection extends EventEmitter {
 function clientHello(opts: ConnectOptions, token: string): ClientHello {
   const h: ClientHello = { t: 'hello', protocol: PROTOCOL, version: appVersion(), token, client: opts.client, pid: process.pid };
   if (opts.cwd) h.cwd = opts.cwd;
+  if (opts.binary) h.binary = true;
   return h;
 }
 
@@ -247,8 +265,7 @@ function clientHello(opts: ConnectOptions, token: string): ClientHello {
 function attempt(paths: Paths, opts: ConnectOptions, socketPath: string, tokenFile: string): Promise<ServiceConnection> {
   return new Promise((resolve, reject) => {
     const socket = net.createConnection(socketPath);
-    socket.setEncoding('utf8');
-    let buf = '';
+    let buf: Buffer = Buffer.alloc(0);
     let done = false;
     const fail = (err: Error): void => {
       if (done) return;
@@ -271,9 +288,9 @@ function attempt(paths: Paths, opts: ConnectOptions, socketPath: string, tokenFi
       }
       socket.write(JSON.stringify(clientHello(opts, token)) + '\n');
     });
-    const onData = (chunk: string): void => {
-      buf += chunk;
-      const nl = buf.indexOf('\n');
+    const onData = (chunk: Buffer): void => {
+      buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+      const nl = buf.indexOf(10);
       if (nl < 0) {
         if (buf.length > 65536) fail(new ServiceError('the service answered the hello with something that is not a hello'));
         return;
@@ -282,7 +299,7 @@ function attempt(paths: Paths, opts: ConnectOptions, socketPath: string, tokenFi
       socket.off('data', onData);
       let hello: ServiceHello;
       try {
-        hello = JSON.parse(buf.slice(0, nl)) as ServiceHello;
+        hello = JSON.parse(buf.subarray(0, nl).toString('utf8')) as ServiceHello;
       } catch {
         return fail(new ServiceError('the service answered the hello with something that is not JSON'));
       }
@@ -290,7 +307,7 @@ function attempt(paths: Paths, opts: ConnectOptions, socketPath: string, tokenFi
       if (!hello.ok) return fail(Object.assign(new ServiceError(hello.error), { code: 'EREFUSED', service: hello }));
       done = true;
       socket.removeAllListeners('error');
-      resolve(new ServiceConnection(socket, hello, buf.slice(nl + 1)));
+      resolve(new ServiceConnection(socket, hello, buf.subarray(nl + 1)));
     };
     socket.on('data', onData);
     void paths;

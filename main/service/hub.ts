@@ -10,11 +10,17 @@
  */
 import type { ClientFrame, EventName, Events, RequestName, ServerFrame } from '../../preload/contract.ts';
 import type { Client, Core } from '../core.ts';
+import { encodeOutputFrame } from './frames.ts';
 import type { ControlFrame, FileAnswer } from './wire.ts';
 
 /** A transport to one client. `send` takes one frame's JSON text; the transport frames it. */
 export interface Link {
   send(text: string): void;
+  /**
+   * One binary frame (preload/output-frame.ts): set on transports whose client asked for
+   * `pane.output` that way; the others get the event's JSON.
+   */
+  sendBinary?(frame: Buffer, paneId: string): void;
   /** Characters queued on the transport and not yet written out. */
   backlog(): number;
   /** Close the transport, saying why in one sentence. */
@@ -125,14 +131,28 @@ export class Connection {
     this.send(JSON.stringify(frame));
   }
 
+  /** Whether this client takes `pane.output` as binary frames. */
+  get binary(): boolean {
+    return typeof this.link.sendBinary === 'function';
+  }
+
   /** A frame's text to the client, unless it stopped reading (then it is let go). */
   send(text: string): void {
-    if (this.closed) return;
+    if (this.reading()) this.link.send(text);
+  }
+
+  /** A binary frame to a client that asked for them, unless it stopped reading. */
+  sendBinary(frame: Buffer, paneId: string): void {
+    if (this.reading()) this.link.sendBinary!(frame, paneId);
+  }
+
+  private reading(): boolean {
+    if (this.closed) return false;
     if (this.link.backlog() > this.hub.maxBacklog) {
       this.close('this window stopped reading: reload it');
-      return;
+      return false;
     }
-    this.link.send(text);
+    return true;
   }
 
   /** Close from this side (the transport's own close calls `gone`). */
@@ -232,9 +252,20 @@ export class ClientHub {
 
   private broadcast<K extends EventName>(name: K, payload: Events[K]): void {
     if (this.connections.size === 0) return;
+    // Encoded once for all the clients that get it: as JSON, or as a binary output frame.
     let text: string | undefined;
+    let frame: Buffer | undefined;
+    const output = name === 'pane.output' ? (payload as Events['pane.output']) : undefined;
     for (const c of this.connections) {
+      // A pane's output goes to windows only: a command, or a relay's own connection for file
+      // routes, never reads it (it cost both processes a JSON copy of every flood).
+      if (output && !c.window) continue;
       if (!this.core.accepts(name, payload, c.client)) continue;
+      if (output && c.binary) {
+        frame ??= encodeOutputFrame(output.paneId, output.data);
+        c.sendBinary(frame, output.paneId);
+        continue;
+      }
       text ??= JSON.stringify({ t: 'evt', name, payload } satisfies ServerFrame);
       c.send(text);
     }

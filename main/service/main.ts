@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { returnMemoryWhenQuiet } from './memory.ts';
 import { startService } from './service.ts';
 import { SERVICE_STARTED_AT } from './started.ts';
 
@@ -44,6 +45,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const { service } = result;
+  returnMemoryWhenQuiet(service.app.panes, (globalThis as { gc?: () => void }).gc);
   process.stdout.write(`service: ready (pid ${process.pid}) on ${service.paths.serviceSocket} at ${SERVICE_STARTED_AT}\n`);
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     process.on(sig, () => void service.stop(`the service was stopped (${sig})`));
@@ -58,9 +60,12 @@ export async function run(argv: string[]): Promise<number> {
   return new Promise<number>(() => {});
 }
 
-const invoked = process.argv[1] ? pathToFileURL(path.resolve(process.argv[1])).href : '';
-if (invoked === import.meta.url) {
+/** Run as the process's entry: this file under Node, or the bundle (scripts/service-entry.mjs). */
+export function main(): void {
   run(process.argv.slice(2)).then((code) => {
     if (code !== 0 || process.exitCode === undefined) process.exit(code);
   });
 }
+
+const invoked = process.argv[1] ? pathToFileURL(path.resolve(process.argv[1])).href : '';
+if (invoked === import.meta.url) main();

@@ -9,6 +9,8 @@ import net from 'node:net';
 import { createApp, type App } from '../app.ts';
 import { statePaths, type Paths } from '../paths.ts';
 import { appVersion } from '../version.ts';
+import { binaryHeader } from './frames.ts';
+import { FrameSender } from './sender.ts';
 import type { Connection } from './hub.ts';
 import { acquireLock, type LockRecord } from './lock.ts';
 import { SERVICE_STARTED_AT } from './started.ts';
@@ -126,12 +128,14 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
             return refuse(`this service (version ${appVersion()}) speaks protocol ${PROTOCOL} and the client (version ${hello.version}) speaks ${hello.protocol}: restart the service to update (your panes come back through resume)`);
           }
           answer({ t: 'hello', ok: true, protocol: PROTOCOL, version: appVersion(), pid: process.pid, startedAt: SERVICE_STARTED_AT });
+          // The socket is given a little at a time, so a quiet pane's output can pass a flood (sender.ts).
+          const sender = new FrameSender(socket, binaryHeader);
+          socket.on('drain', () => sender.pump());
           conn = app.hub.connect(
             {
-              send: (text) => {
-                socket.write(text + '\n');
-              },
-              backlog: () => socket.writableLength,
+              send: (text) => sender.line(text),
+              ...(hello.binary ? { sendBinary: (frame: Buffer, paneId: string) => sender.output(paneId, frame) } : {}),
+              backlog: () => socket.writableLength + sender.queued,
               close: () => socket.destroy(),
             },
             { idPrefix: `sock-${hello.client}`, shell: hello.client, cwd: hello.cwd },

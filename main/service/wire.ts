@@ -22,6 +22,8 @@ export interface ClientHello {
   pid?: number;
   /** Where this client's first pane starts when the layout is empty. */
   cwd?: string;
+  /** Send `pane.output` as binary frames among the lines (main/service/frames.ts), not as JSON. */
+  binary?: boolean;
 }
 
 export type ServiceHello =
@@ -58,6 +60,7 @@ export function parseClientHello(line: string): ClientHello | string {
   const out: ClientHello = { t: 'hello', protocol: h.protocol, version: h.version, token: h.token, client: h.client as ClientKind };
   if (typeof h.pid === 'number' && Number.isSafeInteger(h.pid) && h.pid > 0) out.pid = h.pid;
   if (typeof h.cwd === 'string' && h.cwd.startsWith('/') && h.cwd.length <= 4096 && !/[\0\n\r]/.test(h.cwd)) out.cwd = h.cwd;
+  if (h.binary === true) out.binary = true;
   return out;
 }
 

@@ -1,0 +1,234 @@
+/**
+ * Against the nearest peer (issue 11): Terminal Delight beside WeTTY 3.2.0 (node-pty +
+ * xterm 6 + socket.io: the same stack, a terminal in the browser), one headless Chromium
+ * without WebGL (so both draw with xterm's DOM renderer), five rounds alternating which app
+ * goes first, both pages read only through what they show (bench/peer-page.ts). Ours is
+ * started as a person starts it: serve (the relay) and the per-user service it starts
+ * from its bundle; its CPU and memory are those two processes added up, WeTTY's its one.
+ * `TD_BENCH_ROUNDS` (5), `TD_BENCH_PEER_MB` (the cat, 32) and `TD_BENCH_PEER_FLOOD_MB`
+ * (the memory flood, 128) change the sizes.
+ *
+ * Where the core's time went (measured before choosing, `node --cpu-prof` on the service
+ * and the relay with a Node client acking at once, 32 MiB of coloured source-like text):
+ *  - the headless screen parsed every byte: ~1.0 CPU-s per 32 MiB (xterm's parse, print,
+ *    scroll, and the garbage they make), about as much as WeTTY's whole server;
+ *  - every client got every pane's output, serve's own connection for file routes too: the
+ *    service JSON-encoded and wrote the flood twice, the relay read it twice and JSON-parsed
+ *    one copy it then dropped;
+ *  - JSON.stringify of terminal output (an ESC is six characters in JSON: 32 MiB became
+ *    43 MB) and, in the relay, decoding each line to a string and encoding it again;
+ *  - a pane's batch built with += (a string of many pieces, slow to flatten at encoding);
+ *  - startup: type stripping (amaro) and loading the whole core in the relay.
+ * What changed (commits on i11-perf): the headless screen keeps plain output (text, CR, LF,
+ * SGR) in a queue and drops a flood's oldest lines for the attributes they left set, exact
+ * (main/panes/screen.ts, tested against an xterm fed every byte); pane output reaches
+ * windows only, as binary frames (preload/output-frame.ts) passed through the relay as the
+ * bytes that came; batches are joined once; the service starts from its bundle and the
+ * relay without the core. A Node client's cat of 32 MiB: service 1.4-1.7 -> 0.55-0.8
+ * CPU-s, relay 0.4-0.5 -> 0.3-0.4; service start 0.9 -> 0.4 CPU-s.
+ *
+ * The figures of the last run and the before/after table are in docs/spec/performance.md.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../e2e/harness.ts';
+import { cpuSeconds, ensureBuilt, ensureWetty, startOurs, startWetty, type App } from './peer-apps.ts';
+import { catFile, ctrlC, flood, frameGaps, keys, pageCpu, waitForRow } from './peer-page.ts';
+import { colouredFile, rawEcho, rss } from './window-raw.ts';
+
+const MB = 1024 * 1024;
+const ROUNDS = Number(process.env.TD_BENCH_ROUNDS) || 5;
+const CAT_MB = Number(process.env.TD_BENCH_PEER_MB) || 32;
+const FLOOD_MB = Number(process.env.TD_BENCH_PEER_FLOOD_MB) || 128;
+const KEYS = 100;
+const WARMUP = 10;
+const FRAME_MS = 1000 / 60;
+
+interface Figures {
+  /** Spawn to the first prompt shown (ms). */
+  startup: number;
+  /** Ours: a second window attached to the running service, page load to prompt shown (ms). */
+  attach?: number;
+  keys: number[];
+  /** The cat: bytes per second, server and page CPU seconds. */
+  bps: number;
+  serverCpu: number;
+  pageCpu: number;
+  /** Longest gap between the page's animation frames during the cat (ms). */
+  frameGap: number;
+  ctrlC: number;
+  rssIdle: number;
+  rssPeak: number;
+  /** Ours: the last lines of the cat compared with the window's scrollback (how many, and whether all matched). */
+  exact?: { lines: number; ok: boolean };
+}
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+const median = (xs: number[]) => pct(xs, 50);
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+async function measure(browser: Browser, app: App, file: string, round: number, expectTail: string[] | undefined): Promise<Figures> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
+  try {
+    const page = await context.newPage();
+    // Ours with its test hook on (?test=1), to read its scrollback after the cat; rows are read from the DOM for both.
+    const url = app.name === 'ours' ? `${app.url}&test=1` : app.url;
+    await page.goto(url);
+    await waitForRow(page, /td\$$/, 60_000);
+    const startup = performance.now() - app.spawnedAt;
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable');
+    let attach: number | undefined;
+    if (app.name === 'ours') {
+      // A second window on the running service: page load to its prompt shown.
+      const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const p2 = await other.newPage();
+      const t0 = performance.now();
+      await p2.goto(url);
+      await waitForRow(p2, /td\$$/, 30_000);
+      attach = performance.now() - t0;
+      await other.close();
+    }
+    const pids = app.pids();
+    const memory = () => sum(pids.map((p) => rss(p) ?? 0));
+    const cpu = () => sum(pids.map(cpuSeconds));
+    await new Promise((r) => setTimeout(r, 1000));
+    let rssIdle = 0;
+    for (let i = 0; i < 10; i++) {
+      rssIdle = Math.max(rssIdle, memory());
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const keyTimes = await keys(page, KEYS, WARMUP);
+    await page.keyboard.type('clear');
+    await page.keyboard.press('Enter');
+    await waitForRow(page, /^td\$$/);
+    const c0 = cpu();
+    const p0 = await pageCpu(cdp);
+    const gaps = await frameGaps(page);
+    const ms = await catFile(page, file, round, 600_000);
+    const frameGap = await gaps();
+    const serverCpu = cpu() - c0;
+    const pCpu = (await pageCpu(cdp)) - p0;
+    let exact: Figures['exact'];
+    if (expectTail) {
+      // What the window holds: xterm's buffer, through the renderer's test hook (rows alone show only the screen).
+      exact = await page.evaluate(async ([marker]) => {
+        const w = window as unknown as { __td?: { paneIds(): string[]; text(id: string): string | null } };
+        const id = w.__td?.paneIds()[0];
+        return id ? { text: w.__td!.text(id) ?? '', marker } : { text: '', marker };
+      }, [`peer-done-${round}`] as const).then(({ text, marker }) => {
+        const lines = text.split('\n');
+        const at = lines.lastIndexOf(marker);
+        const got = at > 0 ? lines.slice(Math.max(0, at - expectTail.length), at) : [];
+        const want = expectTail.slice(expectTail.length - got.length);
+        return { lines: got.length, ok: got.length > 0 && got.every((l, i) => l === want[i]) };
+      });
+    }
+    const c = await ctrlC(page);
+    await page.keyboard.type('clear');
+    await page.keyboard.press('Enter');
+    let rssPeak = memory();
+    const sampler = setInterval(() => {
+      rssPeak = Math.max(rssPeak, memory());
+    }, 25);
+    try {
+      await flood(page, FLOOD_MB, round, 900_000);
+    } finally {
+      clearInterval(sampler);
+    }
+    return { startup, attach, keys: keyTimes, bps: fs.statSync(file).size / (ms / 1000), serverCpu, pageCpu: pCpu, frameGap, ctrlC: c, rssIdle, rssPeak, exact };
+  } finally {
+    await context.close();
+  }
+}
+
+export async function run(): Promise<{ name: string; lines: string[] }> {
+  const lines: string[] = [];
+  const log = (l: string) => {
+    lines.push(l);
+    console.error(`[peer bench] ${l}`);
+  };
+  ensureBuilt();
+  const wetty = ensureWetty(log);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-bench-peer-files-'));
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: [...CHROMIUM_ARGS, '--disable-3d-apis'], headless: true });
+  try {
+    const file = colouredFile(dir, 'coloured.txt', CAT_MB * MB);
+    // The window shows the cat's lines without their colours: what its scrollback must hold, exactly.
+    const plain = fs.readFileSync(file, 'utf8').replace(/\x1b\[[0-9;:]*m/g, '').split('\n');
+    const tail = plain.slice(-10_001, -1);
+    const bare = await rawEcho(200);
+    const figures: Record<App['name'], Figures[]> = { ours: [], WeTTY: [] };
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const name of r % 2 === 0 ? (['ours', 'WeTTY'] as const) : (['WeTTY', 'ours'] as const)) {
+        const app = name === 'ours' ? await startOurs() : await startWetty(wetty);
+        try {
+          const f = await measure(browser, app, file, r, name === 'ours' ? tail : undefined);
+          figures[name].push(f);
+          log(`round ${r + 1} ${name}: ${(f.bps / MB).toFixed(1)} MB/s, server ${f.serverCpu.toFixed(2)} CPU-s, page ${f.pageCpu.toFixed(2)} s, keys p50 ${median(f.keys).toFixed(1)} p99 ${pct(f.keys, 99).toFixed(1)} ms, Ctrl-C ${f.ctrlC.toFixed(0)} ms, RSS ${(f.rssIdle / MB).toFixed(0)}/${(f.rssPeak / MB).toFixed(0)} MiB, start ${f.startup.toFixed(0)} ms${f.attach ? `, attach ${f.attach.toFixed(0)} ms` : ''}, frame gap ${f.frameGap.toFixed(0)} ms${f.exact ? `, scrollback ${f.exact.ok ? 'exact' : 'NOT EXACT'} (${f.exact.lines} lines)` : ''}`);
+        } finally {
+          await app.stop();
+        }
+      }
+    }
+    report(figures, bare, log);
+  } finally {
+    await browser.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return { name: 'peer: ours beside WeTTY 3.2.0 (issue 11)', lines };
+}
+
+function report(figures: Record<App['name'], Figures[]>, bare: number[], log: (l: string) => void): void {
+  const o = figures.ours;
+  const w = figures.WeTTY;
+  const per = (get: (f: Figures) => number) => o.map((f, i) => get(f) / get(w[i]!));
+  const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
+  const row = (label: string, get: (f: Figures) => number, fmt: (x: number) => string) => {
+    const a = median(o.map(get));
+    const b = median(w.map(get));
+    log(`| ${label} | ${fmt(a)} | ${fmt(b)} | ${(a / b).toFixed(2)} (${range(per(get))}) |`);
+    return a / b;
+  };
+  const mbs = (x: number) => `${(x / MB).toFixed(1)} MB/s`;
+  const s = (x: number) => `${x.toFixed(2)} s`;
+  const msf = (x: number) => `${x.toFixed(0)} ms`;
+  const mib = (x: number) => `${(x / MB).toFixed(0)} MiB`;
+  log('');
+  log(`${o.length} rounds, medians; the ratio's range is round by round. Ours = serve (relay) + service, both counted.`);
+  log('| figure | ours | WeTTY | ours/WeTTY |');
+  log('| --- | --- | --- | --- |');
+  const tput = row(`throughput, cat of ${CAT_MB} MiB of coloured text, Enter to last line shown`, (f) => f.bps, mbs);
+  const cpu = row(`server CPU seconds per ${CAT_MB} MiB (ours: relay + service)`, (f) => f.serverCpu, s);
+  row(`page CPU seconds per ${CAT_MB} MiB (main thread)`, (f) => f.pageCpu, s);
+  const ok = o.flatMap((f) => f.keys);
+  const wk = w.flatMap((f) => f.keys);
+  log(`| keystroke p50 / p99 (keydown to echo shown) | ${pct(ok, 50).toFixed(1)} / ${pct(ok, 99).toFixed(1)} ms | ${pct(wk, 50).toFixed(1)} / ${pct(wk, 99).toFixed(1)} ms | ${(pct(ok, 50) / pct(wk, 50)).toFixed(2)} / ${(pct(ok, 99) / pct(wk, 99)).toFixed(2)} |`);
+  const cc = row('Ctrl-C under `yes` to the prompt', (f) => f.ctrlC, msf);
+  row('server RSS idle', (f) => f.rssIdle, mib);
+  const peak = row(`server RSS peak in a ${FLOOD_MB} MiB flood of lines`, (f) => f.rssPeak, mib);
+  const start = row('spawn to first prompt shown', (f) => f.startup, msf);
+  row('longest frame gap during the cat', (f) => f.frameGap, msf);
+  const attach = median(o.map((f) => f.attach ?? NaN));
+  log(`| a window attaching to the running service, load to prompt shown | ${msf(attach)} | | |`);
+  log('');
+  const verdict = (b: boolean) => (b ? 'goal met' : 'GOAL NOT MET');
+  const bareP99 = pct(bare, 99);
+  const idleO = median(o.map((f) => f.rssIdle));
+  const idleW = median(w.map((f) => f.rssIdle));
+  const peakO = median(o.map((f) => f.rssPeak));
+  log(`goals: throughput >= 1.5x WeTTY's: ${tput.toFixed(2)}, ${verdict(tput >= 1.5)}`);
+  log(`       server CPU per MiB <= 1.2x WeTTY's: ${cpu.toFixed(2)}, ${verdict(cpu <= 1.2)}`);
+  log(`       keystroke p99 <= WeTTY's (${(pct(ok, 99) / pct(wk, 99)).toFixed(2)}) and < bare PTY echo p99 + a frame (${bareP99.toFixed(1)} + ${FRAME_MS.toFixed(1)} ms): ${verdict(pct(ok, 99) <= pct(wk, 99) && pct(ok, 99) < bareP99 + FRAME_MS)}; p50 ahead: ${verdict(pct(ok, 50) < pct(wk, 50))}`);
+  log(`       Ctrl-C under 200 ms: ${median(o.map((f) => f.ctrlC)).toFixed(0)} ms (${cc.toFixed(2)}x WeTTY), ${verdict(median(o.map((f) => f.ctrlC)) < 200)}`);
+  log(`       flood peak < 1.3x idle: ${(peakO / idleO).toFixed(2)}, ${verdict(peakO < 1.3 * idleO)}; < 1.5x WeTTY's peak: ${peak.toFixed(2)}, ${verdict(peak < 1.5)}; idle <= WeTTY's + 20 MiB: ${mib(idleO)} vs ${mib(idleW + 20 * MB)}, ${verdict(idleO <= idleW + 20 * MB)}`);
+  log(`       startup <= 0.8x WeTTY's: ${start.toFixed(2)}, ${verdict(start <= 0.8)}; attach < 300 ms: ${verdict(attach < 300)}`);
+  log(`       frame gaps during the cat < 100 ms: ours ${median(o.map((f) => f.frameGap)).toFixed(0)} ms, ${verdict(median(o.map((f) => f.frameGap)) < 100)}`);
+  const exact = o.map((f) => f.exact);
+  log(`       nothing lost: the last ${exact[0]?.lines ?? 0} lines of the cat exact in the window's scrollback in ${exact.filter((e) => e?.ok).length} of ${exact.length} rounds`);
+}

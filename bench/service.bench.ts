@@ -1,0 +1,214 @@
+/**
+ * The per-user service (issue 9, "Benchmarks"), and many panes at once (issue 11), each
+ * against a baseline measured in the same run:
+ *  1. the extra hop: a cat of 32 MiB of coloured text through serve's relay and the service,
+ *     against the same cat with the core inside serve's process (the in-process path),
+ *     rounds alternating, read by a window that acks at once. Goal: the hop costs <= 10%.
+ *  2. attaching: 32 panes with 10,000 lines of scrollback each; a window connects, says
+ *     hello and takes each pane's snapshot as the renderer does (1,000 lines, the focused
+ *     pane first): p50 and p99 over 20 attaches, beside one snapshot with all 10,000 lines.
+ *  3. the service's RSS with those 32 panes idle and no window, against the same service
+ *     with one pane.
+ *  4. 16 panes running `yes` and one idle pane running `cat`, a window acking at once: the
+ *     idle pane's echo p50/p99 under the flood against the same echo quiet (goal p99 under
+ *     20 ms), the service's RSS at its peak against idle (goal under 2x), and 10 s after the
+ *     flood ends and after the panes close (goal: back under 1.2x idle).
+ * `TD_BENCH_MB` changes the cat's size (32); `TD_BENCH_PARTS` (panes,hop,attach) runs some.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { cpuSeconds, ensureBuilt, startOurs, type App } from './peer-apps.ts';
+import { colouredFile, rss } from './window-raw.ts';
+import { wsWindow, type WsWindow } from './ws-window.ts';
+
+const MB = 1024 * 1024;
+const CAT_MB = Number(process.env.TD_BENCH_MB) || 32;
+const ROUNDS = 3;
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+const mib = (x: number) => `${(x / MB).toFixed(0)} MiB`;
+const verdict = (ok: boolean) => (ok ? 'goal met' : 'GOAL NOT MET');
+const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
+
+async function firstPane(win: WsWindow): Promise<string> {
+  const hello = await win.request<{ panes: Array<{ id: string }> }>('app.hello', {});
+  const id = hello.panes[0]!.id;
+  await win.until(id, /td\$ *$/, 30_000);
+  return id;
+}
+
+/** The cat through one app: bytes per second, and the CPU its processes used. */
+async function cat(app: App, file: string, n: number): Promise<{ bps: number; cpu: number }> {
+  const win = await wsWindow(app.url);
+  try {
+    const id = await firstPane(win);
+    const cpu0 = app.pids().reduce((a, p) => a + cpuSeconds(p), 0);
+    const t0 = performance.now();
+    win.send('pane.input', { paneId: id, data: `cat ${file}; echo cat-done-$((${n}+0))\r` });
+    await win.until(id, new RegExp(`cat-done-${n}`), 600_000);
+    const seconds = (performance.now() - t0) / 1000;
+    return { bps: fs.statSync(file).size / seconds, cpu: app.pids().reduce((a, p) => a + cpuSeconds(p), 0) - cpu0 };
+  } finally {
+    win.close();
+  }
+}
+
+async function hop(dir: string, log: (l: string) => void): Promise<void> {
+  const file = colouredFile(dir, 'hop.txt', CAT_MB * MB);
+  const via: number[] = [];
+  const inproc: number[] = [];
+  const cpuVia: number[] = [];
+  const cpuIn: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const inProcess of r % 2 === 0 ? [false, true] : [true, false]) {
+      const app = await startOurs({ inProcess });
+      try {
+        const res = await cat(app, file, r);
+        (inProcess ? inproc : via).push(res.bps);
+        (inProcess ? cpuIn : cpuVia).push(res.cpu);
+      } finally {
+        await app.stop();
+      }
+    }
+  }
+  const a = pct(via, 50);
+  const b = pct(inproc, 50);
+  const ratios = via.map((v, i) => v / inproc[i]!);
+  log(`hop      through the relay and the service ${(a / MB).toFixed(1)} MB/s (${pct(cpuVia, 50).toFixed(2)} CPU-s, both processes), in-process ${(b / MB).toFixed(1)} MB/s (${pct(cpuIn, 50).toFixed(2)} CPU-s), ${CAT_MB} MiB, ${ROUNDS} rounds alternating`);
+  log(`         ratio ${(a / b).toFixed(2)} (round by round ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}; goal: the hop costs <= 10%, ratio >= 0.9): ${verdict(a / b >= 0.9)}`);
+}
+
+async function attachAndIdle(log: (l: string) => void): Promise<void> {
+  const app = await startOurs();
+  try {
+    const servicePid = app.servicePid!;
+    const win = await wsWindow(app.url);
+    const first = await firstPane(win);
+    await sleep(1000);
+    const onePane = rss(servicePid) ?? 0;
+    const ids = [first];
+    for (let i = 1; i < 32; i++) ids.push((await win.request<{ id: string }>('pane.create', {})).id);
+    for (const id of ids) win.send('pane.input', { paneId: id, data: `seq -f 'scrollback line %g of a pane with some text on it' 1 10000; echo fill-done\r` });
+    for (const id of ids) await win.until(id, /fill-done\r\n.*td\$ *$/s, 120_000);
+    win.close();
+    // Attach: a window says hello and takes every pane's snapshot, the focused one first.
+    const times: number[] = [];
+    let all = 0;
+    for (let i = 0; i < 20; i++) {
+      const t0 = performance.now();
+      const w = await wsWindow(app.url);
+      const hello = await w.request<{ panes: Array<{ id: string }>; focused?: string | null }>('app.hello', {});
+      const order = hello.panes.map((p) => p.id);
+      for (const id of order) await w.request('pane.snapshot', { paneId: id });
+      times.push(performance.now() - t0);
+      if (i === 0) {
+        const t1 = performance.now();
+        await w.request('pane.snapshot', { paneId: order[0], scrollback: 'all' });
+        all = performance.now() - t1;
+      }
+      w.close();
+      await sleep(100);
+    }
+    log(`attach   32 panes with 10,000 lines of scrollback each, hello and 32 snapshots of 1,000 lines: p50 ${ms(pct(times, 50))}, p99 ${ms(pct(times, 99))} (20 attaches); one snapshot with all 10,000 lines ${ms(all)}`);
+    // No window: the service with its 32 idle panes.
+    await sleep(10_000);
+    const idle32 = rss(servicePid) ?? 0;
+    log(`memory   the service with 32 idle panes (10,000 lines each) and no window: ${mib(idle32)}, with one pane ${mib(onePane)} (${((idle32 - onePane) / 31 / MB).toFixed(1)} MiB a pane)`);
+  } finally {
+    await app.stop();
+  }
+}
+
+/** Echo times (ms) of `count` keys typed into `cat` in pane `id`, 10 ms apart. */
+async function echoes(win: WsWindow, id: string, count: number): Promise<number[]> {
+  let waiting: ((data: string) => void) | undefined;
+  win.onOutput((p, data) => {
+    if (p === id && waiting) waiting(data);
+  });
+  const times: number[] = [];
+  for (let i = 0; i < count + 10; i++) {
+    await sleep(10);
+    const ch = String.fromCharCode(97 + (i % 26));
+    const t0 = performance.now();
+    await new Promise<void>((resolve) => {
+      waiting = (data) => {
+        if (data.includes(ch)) {
+          waiting = undefined;
+          resolve();
+        }
+      };
+      win.send('pane.input', { paneId: id, data: ch });
+    });
+    if (i >= 10) times.push(performance.now() - t0);
+  }
+  return times;
+}
+
+async function manyPanes(log: (l: string) => void): Promise<void> {
+  const app = await startOurs();
+  try {
+    const servicePid = app.servicePid!;
+    const win = await wsWindow(app.url);
+    const quietId = await firstPane(win);
+    const floods: string[] = [];
+    for (let i = 0; i < 16; i++) floods.push((await win.request<{ id: string }>('pane.create', {})).id);
+    for (const id of floods) await win.until(id, /td\$ *$/, 30_000);
+    win.send('pane.input', { paneId: quietId, data: 'cat\r' });
+    await sleep(500);
+    const quiet = await echoes(win, quietId, 200);
+    await sleep(1000);
+    const idle = rss(servicePid) ?? 0;
+    let peak = idle;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, rss(servicePid) ?? 0);
+    }, 25);
+    const cpu0 = cpuSeconds(servicePid);
+    const t0 = performance.now();
+    for (const id of floods) win.send('pane.input', { paneId: id, data: 'yes\r' });
+    await sleep(2000);
+    const loaded = await echoes(win, quietId, 200);
+    const floodS = (performance.now() - t0) / 1000;
+    const cpu = (cpuSeconds(servicePid) - cpu0) / floodS;
+    const bytes = floods.reduce((a, id) => a + (win.received.get(id) ?? 0), 0);
+    // The flood ends: every `yes` stopped (the peak is sampled on: the screens parse what they kept once output is quiet).
+    for (const id of floods) win.send('pane.input', { paneId: id, data: '\x03' });
+    // Memory given back: the service's RSS 10 s after the flood ended, and 10 s after the 16 panes closed.
+    await sleep(10_000);
+    const rssAfterFlood = rss(servicePid) ?? 0;
+    for (const id of floods) await win.request('pane.close', { paneId: id });
+    await sleep(10_000);
+    const rssAfterClose = rss(servicePid) ?? 0;
+    clearInterval(sampler);
+    win.close();
+    log(`panes    16 panes running yes and one idle pane running cat, a window acking at once (${(bytes / MB / floodS).toFixed(1)} MB/s of yes reached it, the service at ${(100 * cpu).toFixed(0)}% of a core):`);
+    log(`         the idle pane's echo quiet p50 ${ms(pct(quiet, 50))} p99 ${ms(pct(quiet, 99))}, under the flood p50 ${ms(pct(loaded, 50))} p99 ${ms(pct(loaded, 99))} (goal p99 < 20 ms): ${verdict(pct(loaded, 99) < 20)}`);
+    log(`         service RSS idle ${mib(idle)}, peak ${mib(peak)} (${(peak / idle).toFixed(2)}x; goal < 2x): ${verdict(peak < 2 * idle)}`);
+    log(`         10 s after the flood ended ${mib(rssAfterFlood)} (${(rssAfterFlood / idle).toFixed(2)}x idle), 10 s after the 16 panes closed ${mib(rssAfterClose)} (${(rssAfterClose / idle).toFixed(2)}x) (goal: back under 1.2x idle within 10 s): ${verdict(rssAfterFlood < 1.2 * idle && rssAfterClose < 1.2 * idle)}`);
+  } finally {
+    await app.stop();
+  }
+}
+
+export async function run(): Promise<{ name: string; lines: string[] }> {
+  const lines: string[] = [];
+  const log = (l: string) => {
+    lines.push(l);
+    console.error(`[service bench] ${l}`);
+  };
+  ensureBuilt();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-bench-service-'));
+  try {
+    const parts = (process.env.TD_BENCH_PARTS ?? 'panes,hop,attach').split(',');
+    if (parts.includes('panes')) await manyPanes(log);
+    if (parts.includes('hop')) await hop(dir, log);
+    if (parts.includes('attach')) await attachAndIdle(log);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return { name: 'service: the extra hop, attaching, memory, many panes (issues 9 and 11)', lines };
+}

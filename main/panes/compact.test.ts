@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { afterLastCrLf, attributesAtEnd, countLineFeeds, foldAttributes, plainTailStart } from './compact.ts';
+
+describe('plain output', () => {
+  it('finds where the plain tail starts: after the last thing that is not text, tab, CR, LF or a complete SGR', () => {
+    expect(plainTailStart('abc\r\n\x1b[31mred\x1b[0m\tx')).toBe(0);
+    expect(plainTailStart('ab\x1b[2Jcd')).toBe(3); // the ESC of a clear is not plain; its "[2J" then reads as text after it
+    expect(plainTailStart('ab\x07cd')).toBe(3);
+    expect(plainTailStart('a\x1b]0;t\x07b')).toBe(7);
+    expect(plainTailStart('x\x1b[38;5')).toBe(2); // an SGR cut in two is not plain until it is whole
+    expect(plainTailStart('é 世界 😀')).toBe(0);
+    expect(plainTailStart('a\ud83db')).toBe(2); // a lone surrogate
+    expect(plainTailStart('\udc00b')).toBe(1);
+    expect(plainTailStart('a\x9bb')).toBe(2); // C1 CSI
+    expect(plainTailStart('a\x7fb')).toBe(2);
+  });
+
+  it('counts line feeds', () => {
+    expect(countLineFeeds('a\nb\r\nc')).toBe(2);
+    expect(countLineFeeds('a\nb\nc', 2)).toBe(1);
+    expect(countLineFeeds('')).toBe(0);
+  });
+
+  it('keeps the SGRs that decide the attributes at the end: from the last reset on', () => {
+    expect(attributesAtEnd('a\x1b[31mb\x1b[0mc\x1b[1;4md\x1b[38;5;3me')).toBe('\x1b[0m\x1b[1;4m\x1b[38;5;3m');
+    expect(attributesAtEnd('\x1b[32mx\x1b[0;41my')).toBe('\x1b[0;41m');
+    expect(attributesAtEnd('\x1b[32mx\x1b[my\x1b[7m')).toBe('\x1b[m\x1b[7m');
+    expect(attributesAtEnd('\x1b[32mx\x1b[1m')).toBe('\x1b[32m\x1b[1m');
+    expect(attributesAtEnd('plain')).toBe('');
+    expect(attributesAtEnd('\x1b[1m'.repeat(5000))).toBeUndefined();
+  });
+
+  it('finds where the last line starts after a CR LF', () => {
+    expect(afterLastCrLf('a\r\nb\r\ncd')).toBe(6);
+    expect(afterLastCrLf('a\r\nb\nc')).toBe(3);
+    expect(afterLastCrLf('a\nb')).toBe(-1);
+  });
+
+  it('folds attributes: a reset forgets what came before', () => {
+    expect(foldAttributes('\x1b[31m', '\x1b[1m')).toBe('\x1b[31m\x1b[1m');
+    expect(foldAttributes('\x1b[31m', '\x1b[0m\x1b[1m')).toBe('\x1b[0m\x1b[1m');
+    expect(foldAttributes('', '')).toBe('');
+    expect(foldAttributes('\x1b[1m'.repeat(5000), '\x1b[2m')).toBeUndefined();
+  });
+});

@@ -1,0 +1,292 @@
+/**
+ * The lazy headless screen against a real @xterm/headless fed every byte: for random
+ * streams of plain floods, colours, cursor moves, scroll regions, the alternate screen,
+ * titles, hyperlinks, wide and combining characters, split escape sequences and resizes,
+ * both must serialize to the same buffer, cursor and attributes; reads that cannot wait
+ * (screenText, allText), at random points and while the parser is halfway through what it
+ * was handed, must see exactly what the reference shows at that point.
+ */
+import { describe, expect, it } from 'vitest';
+import headless from '@xterm/headless';
+import serialize from '@xterm/addon-serialize';
+import { allTextOf, Screen, screenTextOf } from './screen.ts';
+
+/** A small seeded PRNG (mulberry32): each failing stream can be replayed by its seed. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SGRS = ['\x1b[31m', '\x1b[0m', '\x1b[m', '\x1b[38;5;123m', '\x1b[48;2;1;2;3m', '\x1b[1;4m', '\x1b[0;32;44m', '\x1b[4:3m', '\x1b[58;5;3m', '\x1b[7m', '\x1b[39;49m'];
+const OTHER = [
+  '\x1b[3;5H', '\x1b[2A', '\x1b[5C', '\x1b[2;4r', '\x1b[r', '\x1b[?1049h', '\x1b[?1049l', '\x1b]0;a title\x07', '\x1b]8;;http://x.test/\x07', '\x1b]8;;\x07',
+  '\x1b[4h', '\x1b[4l', '\x1b[?7l', '\x1b[?7h', '\x1b(0', '\x1b(B', '\x0e', '\x0f', '\x1b7', '\x1b8', '\x1b[2J', '\x1b[K', '\x07', '\b', '\x1b[?2004h', '\x1b[?2004l',
+  '\x1b]0;unterminated ', '\x1bP1$r', '\x1b\\', '\ud83d', '\x1b[', '\x1b[12', '\x1b#8', '\x1b[?45h', '\x1b[3g', '\x1bH',
+];
+const WORDS = ['alpha', 'beta', '世界', '😀', 'e\u0301', '\t', 'x', 'const name = 1;', '    ', 'ü'];
+
+function pick<T>(r: () => number, xs: readonly T[]): T {
+  return xs[Math.floor(r() * xs.length)]!;
+}
+
+function line(r: () => number, colours: boolean, width: number): string {
+  let s = '';
+  const n = Math.floor(r() * width);
+  while (s.length < n) {
+    if (colours && r() < 0.3) s += pick(r, SGRS);
+    s += r() < 0.2 ? pick(r, WORDS) : String.fromCharCode(32 + Math.floor(r() * 95));
+  }
+  return s;
+}
+
+/** A stream of output pieces, and resizes (as {cols, rows}) between them. */
+function stream(seed: number): Array<string | { cols: number; rows: number }> {
+  const r = rng(seed);
+  const out: Array<string | { cols: number; rows: number }> = [];
+  const parts = 20 + Math.floor(r() * 40);
+  for (let i = 0; i < parts; i++) {
+    const k = r();
+    if (k < 0.35) {
+      // A flood of plain lines: what compaction is for.
+      const n = 40 + Math.floor(r() * 400);
+      const colours = r() < 0.6;
+      const width = r() < 0.2 ? 90 : 30;
+      const eol = r() < 0.9 ? '\r\n' : '\n';
+      for (let j = 0; j < n; j++) out.push(line(r, colours, width) + eol);
+    } else if (k < 0.75) {
+      out.push(pick(r, OTHER));
+    } else if (k < 0.95) {
+      out.push(line(r, true, 40) + (r() < 0.5 ? '\r\n' : ''));
+    } else {
+      out.push({ cols: 12 + Math.floor(r() * 30), rows: 4 + Math.floor(r() * 8) });
+    }
+  }
+  return out;
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+type Term = InstanceType<typeof headless.Terminal>;
+
+/** A reference terminal that parses each write before it returns (xterm's own synchronous write). */
+function reference(cols: number, rows: number, scrollback: number): { term: Term; ser: InstanceType<typeof serialize.SerializeAddon>; write(data: string): void } {
+  const term = new headless.Terminal({ cols, rows, scrollback, allowProposedApi: true, logLevel: 'off' });
+  const ser = new serialize.SerializeAddon();
+  term.loadAddon(ser);
+  const core = (term as unknown as { _core: { writeSync(data: string): void } })._core;
+  return { term, ser, write: (data) => data && core.writeSync(data) };
+}
+
+/** The flow-control meters a Screen reports, checked as they move: never more parsed than handed. */
+function meters(): { handed(n: number): void; parsed(n: number): void; inFlight(): number } {
+  let handed = 0;
+  let parsed = 0;
+  return {
+    handed: (n) => {
+      expect(n).toBeGreaterThan(0);
+      handed += n;
+    },
+    parsed: (n) => {
+      expect(n).toBeGreaterThan(0);
+      parsed += n;
+      expect(parsed).toBeLessThanOrEqual(handed);
+    },
+    inFlight: () => handed - parsed,
+  };
+}
+
+async function run(seed: number): Promise<{ skipped: number; reads: number; midway: number }> {
+  const r = rng(seed * 7919);
+  const cols = 20 + Math.floor(r() * 20);
+  const rows = 5 + Math.floor(r() * 6);
+  const scrollback = 20 + Math.floor(r() * 40);
+  const { term: ref, ser: refSer, write: refWrite } = reference(cols, rows, scrollback);
+  const meter = meters();
+  // A small slice, so that reads often come while the parser is halfway through a piece.
+  const slice = 50 + Math.floor(r() * 3000);
+  const screen = new Screen({ cols, rows, scrollback, idleMs: 5, compactMin: 2_000, queueMax: 60_000, slice, handed: meter.handed, parsed: meter.parsed });
+  let reads = 0;
+  let midway = 0;
+  try {
+    // Cut the stream at random places (escape sequences and surrogate pairs split too).
+    let pending = '';
+    const send = async (): Promise<void> => {
+      while (pending) {
+        const n = 1 + Math.floor(r() * 3000);
+        const chunk = pending.slice(0, n);
+        pending = pending.slice(n);
+        refWrite(chunk);
+        screen.write(chunk);
+        // A read that cannot wait parses everything so far at once, in order: exactly what
+        // the reference shows now, never a line twice.
+        const k = r();
+        if (k < 0.05) {
+          if (meter.inFlight() > 0) midway++;
+          reads++;
+          if (k < 0.025) expect({ seed, screen: screen.screenText() }).toEqual({ seed, screen: screenTextOf(ref) });
+          else expect({ seed, all: screen.allText() }).toEqual({ seed, all: allTextOf(ref) });
+          expect(meter.inFlight()).toBe(0);
+        }
+        if (r() < 0.3) await (r() < 0.5 ? tick() : turn());
+      }
+    };
+    for (const piece of stream(seed)) {
+      if (typeof piece === 'string') {
+        pending += piece;
+        continue;
+      }
+      await send();
+      ref.resize(piece.cols, piece.rows);
+      screen.resize(piece.cols, piece.rows);
+    }
+    await send();
+    // The attributes in force and the cursor: a probe printed after the stream shows both.
+    for (const probe of ['', 'P\x1b[1mQ\r\nR']) {
+      refWrite(probe);
+      screen.write(probe);
+      const got = await screen.serialize(Number.MAX_SAFE_INTEGER);
+      const want = refSer.serialize({ scrollback: Number.MAX_SAFE_INTEGER });
+      expect({ seed, data: got.data, cols: got.cols, rows: got.rows }).toEqual({ seed, data: want, cols: ref.cols, rows: ref.rows });
+      const a = ref.buffer.active;
+      const b = screen.term.buffer.active;
+      expect({ seed, x: b.cursorX, y: b.cursorY, base: b.baseY, length: b.length, type: b.type }).toEqual({ seed, x: a.cursorX, y: a.cursorY, base: a.baseY, length: a.length, type: a.type });
+    }
+    expect(meter.inFlight()).toBe(0);
+    return { skipped: screen.skipped, reads, midway };
+  } finally {
+    ref.dispose();
+    screen.dispose();
+  }
+}
+
+describe('the lazy headless screen', () => {
+  it('ends exactly where a screen fed every byte ends, over 100 random streams, and skips parsing floods', async () => {
+    let skipped = 0;
+    let compacted = 0;
+    let reads = 0;
+    let midway = 0;
+    for (let seed = 1; seed <= 100; seed++) {
+      const res = await run(seed);
+      skipped += res.skipped;
+      reads += res.reads;
+      midway += res.midway;
+      if (res.skipped > 0) compacted++;
+    }
+    // Not vacuous: most streams had a flood that was compacted, and many reads came while
+    // the parser was halfway through what it had been handed.
+    expect(compacted).toBeGreaterThan(25);
+    expect(skipped).toBeGreaterThan(500_000);
+    expect(reads).toBeGreaterThan(200);
+    expect(midway).toBeGreaterThan(50);
+  }, 300_000);
+
+  it('compacts a plain flood to about the buffer\'s worth of lines, and the scrollback holds the last lines exactly', async () => {
+    const screen = new Screen({ cols: 80, rows: 24, scrollback: 1000, idleMs: 5, compactMin: 10_000 });
+    try {
+      let all = '';
+      for (let i = 0; i < 50_000; i++) {
+        const l = `\x1b[3${i % 8}mline ${i}\x1b[0m ${'x'.repeat(i % 50)}\r\n`;
+        all += l;
+        if (all.length > 4096) {
+          screen.write(all);
+          all = '';
+        }
+      }
+      screen.write(all);
+      const text = (await screen.serialize(0)) && screen.allText().split('\n');
+      expect(screen.skipped).toBeGreaterThan(2_000_000);
+      // 1000 lines of scrollback, 24 of screen, the last one empty (the cursor's).
+      expect(text.length).toBe(1024);
+      expect(text[0]).toBe(`line ${50_000 - 1023} ${'x'.repeat((50_000 - 1023) % 50)}`);
+      expect(text[1022]).toBe(`line 49999 ${'x'.repeat(49_999 % 50)}`);
+    } finally {
+      screen.dispose();
+    }
+  });
+
+  it('reads text written a moment ago, without waiting (a Tick that failed, an agent reading a pane)', () => {
+    const screen = new Screen({ cols: 40, rows: 5, scrollback: 100 });
+    try {
+      screen.write('\x1b[31mfirst\x1b[0m line\r\n');
+      screen.write('failed: no such file\r\n');
+      expect(screen.screenText().split('\n').slice(0, 2)).toEqual(['first line', 'failed: no such file']);
+      screen.write('more');
+      expect(screen.allText()).toContain('more');
+    } finally {
+      screen.dispose();
+    }
+  });
+
+  it('reads exactly what was written while a large write is being parsed, never a line twice', async () => {
+    const cols = 80;
+    const rows = 24;
+    const scrollback = 100_000;
+    const ref = reference(cols, rows, scrollback);
+    const meter = meters();
+    const screen = new Screen({ cols, rows, scrollback, handed: meter.handed, parsed: meter.parsed });
+    try {
+      // Numbered lines with a cursor move in each (not plain: all of it goes to the parser
+      // at once, nothing is dropped), about 2 MB.
+      let n = 0;
+      const lines = (count: number): string => {
+        let s = '';
+        for (let i = 0; i < count; i++, n++) s += `\x1b[1G\x1b[3${n % 8}mline ${n}\x1b[0m ${'x'.repeat(n % 40)}\r\n`;
+        return s;
+      };
+      const big = lines(45_000);
+      expect(big.length).toBeGreaterThan(2_000_000);
+      ref.write(big);
+      screen.write(big);
+      // Some of it parsed, much of it not yet: a read now.
+      await turn();
+      await turn();
+      expect(meter.inFlight()).toBeGreaterThan(0);
+      expect(meter.inFlight()).toBeLessThan(big.length);
+      const first = screen.allText();
+      expect(meter.inFlight()).toBe(0);
+      expect(first).toBe(allTextOf(ref.term));
+      const numbers = first.split('\n').filter((l) => l.startsWith('line ')).map((l) => Number(l.split(' ')[1]));
+      expect(numbers).toEqual(Array.from({ length: 45_000 }, (_, i) => i));
+      // Another write, a resize between, and a read of the screen halfway through.
+      const more = lines(20_000);
+      const after = lines(5);
+      ref.write(more);
+      ref.term.resize(60, 10);
+      ref.write(after);
+      screen.write(more);
+      screen.resize(60, 10);
+      screen.write(after);
+      await turn();
+      expect(meter.inFlight()).toBeGreaterThan(0);
+      expect(screen.screenText()).toBe(screenTextOf(ref.term));
+      expect(screen.rows).toBe(10);
+      expect(screen.allText()).toBe(allTextOf(ref.term));
+      // Nothing is parsed twice later either: the slices still scheduled find nothing left.
+      await turn();
+      await turn();
+      expect(meter.inFlight()).toBe(0);
+      expect(screen.allText().split('\n').filter((l) => l.startsWith('line ')).length).toBe(65_005);
+      const got = await screen.serialize(Number.MAX_SAFE_INTEGER);
+      expect(got.data).toBe(ref.ser.serialize({ scrollback: Number.MAX_SAFE_INTEGER }));
+    } finally {
+      ref.term.dispose();
+      screen.dispose();
+    }
+  }, 120_000);
+
+  it('parses with @xterm/headless\'s synchronous write, which the pinned version has', () => {
+    const term = new headless.Terminal({ cols: 10, rows: 2, allowProposedApi: true, logLevel: 'off' });
+    try {
+      expect(typeof (term as unknown as { _core: { writeSync?: unknown } })._core.writeSync).toBe('function');
+    } finally {
+      term.dispose();
+    }
+  });
+});

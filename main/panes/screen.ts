@@ -1,0 +1,399 @@
+/**
+ * A pane's headless screen (@xterm/headless and its serialize addon): what the core reads
+ * a pane through (snapshots for windows that attach, screenText for Ticks and agents,
+ * resume), fed the pane's output and kept exact, without parsing every byte of a flood.
+ *
+ * Output that is not plain (main/panes/compact.ts: cursor moves, modes, titles...) goes to
+ * the parser at once. A plain tail (text, CR, LF, colours) waits in a queue: it is parsed
+ * when output goes quiet, when someone reads the screen, before a resize, or when it grows
+ * too long. While it grows, and the screen is in a state where that holds (parser idle and
+ * in ground, the scroll region the whole screen), the oldest lines are dropped as new ones
+ * come, so that the queue keeps the last scrollback-plus-two-screens of lines and, in
+ * `head`, the attributes the dropped lines left set: those lines would have scrolled out of
+ * the buffer anyway. A `cat` of 32 MB is parsed as its last ~10,000 lines.
+ */
+import headless from '@xterm/headless';
+import serialize from '@xterm/addon-serialize';
+import { afterLastCrLf, attributesAtEnd, countLineFeeds, foldAttributes, plainTailStart } from './compact.ts';
+
+/** What an SGR looks like before its final `m` has come. */
+const PARTIAL_SGR = /^\x1b(?:\[[0-9;:]*)?$/;
+/**
+ * Output quiet for this long: the queue is parsed. Reads parse it first anyway, so this only
+ * keeps a quiet pane's screen current; under a flood it must not come between two reads of
+ * a busy PTY, or the parser is busy with the queue when the next compaction wants it idle.
+ */
+const IDLE_MS = 200;
+/** A queue this long is parsed when the screen is where dropping lines does not hold. */
+const COMPACT_MIN = 256 * 1024;
+/** A queue is parsed once it is this long, whatever (a line too long to drop, a busy parser). */
+const QUEUE_MAX = 4 * 1024 * 1024;
+/** Line feeds kept beyond what the buffer needs, so a CR LF to cut after is always among them. */
+const SLACK = 64;
+/**
+ * Characters parsed per turn of the event loop while the parser works through what it was
+ * handed (about a millisecond of parsing), so the service stays responsive during a flood.
+ */
+const SLICE = 64 * 1024;
+
+export interface ScreenOptions {
+  cols: number;
+  rows: number;
+  scrollback: number;
+  /** Characters handed to the parser, and later parsed (flow control: the parser's backlog bounds memory). */
+  handed?(chars: number): void;
+  parsed?(chars: number): void;
+  title?(title: string): void;
+  /**
+   * True while more output is sure to come though none comes now (the pane's PTY paused by
+   * flow control for a window that is behind): the queue is not parsed for being quiet then,
+   * or a flood read by a slow window would be parsed a pause at a time.
+   */
+  held?(): boolean;
+  /** Thresholds (tests make them small): see IDLE_MS, COMPACT_MIN, QUEUE_MAX. */
+  idleMs?: number;
+  compactMin?: number;
+  queueMax?: number;
+  /** Characters parsed per turn of the event loop (tests make it small): see SLICE. */
+  slice?: number;
+}
+
+/** The parts of @xterm/headless 6.0.0's core the screen uses (not public API: checked by screen.test.ts). */
+interface CoreView {
+  _inputHandler?: { _parser?: { currentState?: number }; _curAttrData?: { extended?: { urlId?: number } } };
+  _bufferService?: { rows: number; buffer?: { scrollTop: number; scrollBottom: number } };
+  /**
+   * Parses `data` before it returns. The screen never uses xterm's own (async) write, so
+   * xterm's write buffer is always empty here and this parses exactly `data`.
+   */
+  writeSync?(data: string): void;
+}
+
+/** Output handed to the parser, what of it is parsed, and what waits for all of it (a resize, a settled()). */
+interface Piece {
+  data: string;
+  done: number;
+  after: Array<() => void>;
+}
+
+export class Screen {
+  readonly term: InstanceType<typeof headless.Terminal>;
+  private readonly serializer: InstanceType<typeof serialize.SerializeAddon>;
+  private readonly opts: ScreenOptions;
+  /** Plain output not handed to the parser yet, in chunks as it came, and the line feeds in each. */
+  private chunks: string[] = [];
+  private chunkLines: number[] = [];
+  /** Characters in the queue. */
+  private queued = 0;
+  /** The attributes the dropped lines left set (SGR sequences), replayed before the queue with a CR. */
+  private head = '';
+  /** The start of an SGR cut off at the end of the last write (a PTY read ends anywhere): it waits for the rest. */
+  private partial = '';
+  /** Line feeds in the queue. */
+  private queueLines = 0;
+  private readonly idleMs: number;
+  private readonly compactMin: number;
+  private readonly queueMax: number;
+  private readonly slice: number;
+  /** Characters handed to the parser and not parsed yet. */
+  private inFlight = 0;
+  /** What was handed to the parser and is not parsed yet, oldest first. */
+  private pieces: Piece[] = [];
+  /** The core's synchronous parse (bound); see CoreView. */
+  private readonly parse: (data: string) => void;
+  /** True inside `parse` (a title or prompt handler that reads the screen must not start another). */
+  private parsing = false;
+  private drainTimer: NodeJS.Immediate | undefined;
+  private lastWrite = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private disposed = false;
+  /** Characters of output the screen skipped by compaction (for the benchmark). */
+  skipped = 0;
+
+  constructor(opts: ScreenOptions) {
+    this.opts = opts;
+    this.idleMs = opts.idleMs ?? IDLE_MS;
+    this.compactMin = opts.compactMin ?? COMPACT_MIN;
+    this.queueMax = opts.queueMax ?? QUEUE_MAX;
+    this.slice = opts.slice ?? SLICE;
+    this.term = new headless.Terminal({ cols: opts.cols, rows: opts.rows, scrollback: opts.scrollback, allowProposedApi: true, logLevel: 'off' });
+    this.serializer = new serialize.SerializeAddon();
+    this.term.loadAddon(this.serializer);
+    if (opts.title) this.term.onTitleChange(opts.title);
+    const core = (this.term as unknown as { _core?: CoreView })._core;
+    const writeSync = core?.writeSync;
+    if (typeof writeSync !== 'function') {
+      this.term.dispose();
+      throw new Error('@xterm/headless has no _core.writeSync, which the headless screen parses with: install the version package.json pins (6.0.0) or adapt main/panes/screen.ts.');
+    }
+    this.parse = writeSync.bind(core);
+  }
+
+  get cols(): number {
+    return this.term.cols;
+  }
+
+  get rows(): number {
+    return this.term.rows;
+  }
+
+  /** Output from the pane's process, in order. */
+  write(data: string): void {
+    if (this.disposed || !data) return;
+    this.lastWrite = performance.now();
+    if (this.partial) {
+      data = this.partial + data;
+      this.partial = '';
+    }
+    const esc = data.lastIndexOf('\x1b');
+    if (esc >= 0 && data.length - esc < 64 && PARTIAL_SGR.test(data.slice(esc))) {
+      this.partial = data.slice(esc);
+      data = data.slice(0, esc);
+    }
+    const tail = plainTailStart(data);
+    if (tail > 0) {
+      // Something that is not plain: it and everything before it go to the parser now.
+      this.chunks.push(data.slice(0, tail));
+      this.hand(this.takeQueue());
+      data = data.slice(tail);
+    }
+    if (data) {
+      const lf = countLineFeeds(data);
+      this.chunks.push(data);
+      this.chunkLines.push(lf);
+      this.queued += data.length;
+      this.queueLines += lf;
+    }
+    this.shorten();
+    if (this.queued || this.partial) this.armIdle();
+  }
+
+  /**
+   * Keep the queue short: drop its oldest lines when the screen allows; parse it when the
+   * screen is where that does not hold, or when it is too long.
+   */
+  private shorten(): void {
+    const keep = this.keepLines() + SLACK;
+    if (this.queueLines > keep && this.compactable()) this.dropOldest(keep);
+    if (this.queued >= this.queueMax || (this.queued >= this.compactMin && this.inFlight === 0 && !this.compactable())) this.flushQueue();
+  }
+
+  /** Drop whole lines from the front of the queue (up to a CR LF) while `keep` line feeds stay after them. */
+  private dropOldest(keep: number): void {
+    while (this.chunks.length > 1 && this.queueLines - this.chunkLines[0]! >= keep) {
+      const first = this.chunks[0]!;
+      const cut = afterLastCrLf(first);
+      if (cut < 0) {
+        // No line ends here with a CR: the chunk joins the next one, unless it is a long line of its own.
+        if (first.length > 65_536) return;
+        this.chunks.shift();
+        this.chunks[0] = first + this.chunks[0];
+        const lines = this.chunkLines.shift()!;
+        this.chunkLines[0]! += lines;
+        continue;
+      }
+      const attrs = attributesAtEnd(first.slice(0, cut));
+      const head = attrs === undefined ? undefined : foldAttributes(this.head, attrs);
+      if (head === undefined) return;
+      this.head = head;
+      const rest = first.slice(cut);
+      const restLines = countLineFeeds(rest);
+      this.queueLines -= this.chunkLines[0]! - restLines;
+      this.queued -= cut;
+      this.skipped += cut;
+      this.chunks.shift();
+      this.chunkLines.shift();
+      if (rest) {
+        this.chunks[0] = rest + this.chunks[0];
+        this.chunkLines[0]! += restLines;
+      }
+    }
+  }
+
+  /** Line feeds a cut must leave after it: every line of the buffer (scrollback and screen) made anew, with a screen to spare. */
+  private keepLines(): number {
+    return this.opts.scrollback + 2 * this.term.rows + 2;
+  }
+
+  /** Whether the parsed screen is where compaction holds: nothing in flight, parser in ground, whole-screen scroll region, no hyperlink open. */
+  private compactable(): boolean {
+    if (this.inFlight > 0) return false;
+    const core = (this.term as unknown as { _core?: CoreView })._core;
+    const state = core?._inputHandler?._parser?.currentState;
+    const buffer = core?._bufferService?.buffer;
+    const rows = core?._bufferService?.rows;
+    const link = core?._inputHandler?._curAttrData?.extended?.urlId ?? 0;
+    return state === 0 && !!buffer && rows === this.term.rows && buffer.scrollTop === 0 && buffer.scrollBottom === rows - 1 && link === 0;
+  }
+
+  /**
+   * Output to the parser: it is parsed a slice per turn of the event loop (drain), or at
+   * once by a read that cannot wait (parseNow). Each piece keeps what must happen once it is
+   * parsed (a resize, a settled()), so those happen between the same bytes they came between.
+   */
+  private hand(data: string): void {
+    if (!data) return;
+    this.pieces.push({ data, done: 0, after: [] });
+    this.inFlight += data.length;
+    this.opts.handed?.(data.length);
+    if (!this.drainTimer) this.drainTimer = setImmediate(() => this.drainSlice());
+  }
+
+  private drainSlice(): void {
+    this.drainTimer = undefined;
+    this.drain(this.slice);
+    if (this.pieces.length > 0 && !this.disposed && !this.drainTimer) this.drainTimer = setImmediate(() => this.drainSlice());
+  }
+
+  /**
+   * Parse up to `limit` characters of what was handed, oldest first, running what waits for
+   * each piece once it is parsed. Not from inside a parse (a handler that reads the screen
+   * sees it as parsed so far; the outer drain goes on in order).
+   */
+  private drain(limit: number): void {
+    if (this.parsing || this.disposed) return;
+    let budget = limit;
+    while (budget > 0 && this.pieces.length > 0 && !this.disposed) {
+      const piece = this.pieces[0]!;
+      const n = Math.min(budget, piece.data.length - piece.done);
+      if (n > 0) {
+        const slice = piece.done === 0 && n === piece.data.length ? piece.data : piece.data.slice(piece.done, piece.done + n);
+        this.parsing = true;
+        try {
+          this.parse(slice);
+        } finally {
+          this.parsing = false;
+        }
+        piece.done += n;
+        budget -= n;
+        this.inFlight -= n;
+        this.opts.parsed?.(n);
+      }
+      if (piece.done < piece.data.length) continue;
+      this.pieces.shift();
+      for (const f of piece.after) f();
+      // The parser caught up: a queue that grew meanwhile can be shortened now.
+      if (this.inFlight === 0 && this.queued > 0 && !this.disposed) this.shorten();
+    }
+  }
+
+  /** Run `fn` once everything handed to the parser so far is parsed (now, when nothing is in flight). */
+  private afterParsed(fn: () => void): void {
+    const last = this.pieces[this.pieces.length - 1];
+    if (last) last.after.push(fn);
+    else fn();
+  }
+
+  /** Everything queued (and a partial SGR), as one string; the queue is empty after. */
+  private takeQueue(): string {
+    const q = (this.head ? this.head + '\r' : '') + this.chunks.join('');
+    this.head = '';
+    this.chunks = [];
+    this.chunkLines = [];
+    this.queued = 0;
+    this.queueLines = 0;
+    return q;
+  }
+
+  private flushQueue(): void {
+    this.chunks.push(this.partial);
+    this.partial = '';
+    this.hand(this.takeQueue());
+  }
+
+  private armIdle(): void {
+    if (this.idleTimer) return;
+    const check = (): void => {
+      this.idleTimer = undefined;
+      if (this.disposed || (!this.queued && !this.partial)) return;
+      const quiet = performance.now() - this.lastWrite;
+      if (quiet < this.idleMs || this.opts.held?.()) {
+        this.idleTimer = setTimeout(check, Math.max(10, this.idleMs - quiet));
+        this.idleTimer.unref?.();
+        return;
+      }
+      this.flushQueue();
+    };
+    this.idleTimer = setTimeout(check, this.idleMs);
+    this.idleTimer.unref?.();
+  }
+
+  /** Resolves once everything written so far is parsed. */
+  settled(): Promise<void> {
+    this.flushQueue();
+    return new Promise<void>((resolve) => this.afterParsed(resolve));
+  }
+
+  /** A new size, applied after the output written before it (it was meant for the old size). */
+  resize(cols: number, rows: number): void {
+    this.flushQueue();
+    this.afterParsed(() => {
+      if (!this.disposed) this.term.resize(cols, rows);
+    });
+  }
+
+  /** Screen and scrollback as escape sequences, once everything written so far is parsed. */
+  async serialize(scrollback: number): Promise<{ data: string; cols: number; rows: number; complete: boolean }> {
+    await this.settled();
+    const history = this.term.buffer.normal.baseY;
+    const lines = Math.max(0, Math.min(scrollback, history));
+    return { data: this.serializer.serialize({ scrollback: lines }), cols: this.term.cols, rows: this.term.rows, complete: lines >= history };
+  }
+
+  /**
+   * Parse everything written so far before returning (a read that cannot wait: screen text
+   * for a Tick's failure, an agent reading a pane), in order, with what waits in between.
+   */
+  private parseNow(): void {
+    this.flushQueue();
+    this.drain(Infinity);
+  }
+
+  /** The visible screen as plain text, with everything written so far. */
+  screenText(): string {
+    this.parseNow();
+    return screenTextOf(this.term);
+  }
+
+  /** Every line of scrollback and screen as plain text, with everything written so far. */
+  allText(): string {
+    this.parseNow();
+    return allTextOf(this.term);
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.chunks = [];
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    if (this.drainTimer) clearImmediate(this.drainTimer);
+    // What waited for output never parsed now (a settled()) goes on; a resize is moot.
+    const waiting = this.pieces.flatMap((p) => p.after);
+    this.pieces = [];
+    this.term.dispose();
+    for (const f of waiting) f();
+  }
+}
+
+type Term = InstanceType<typeof headless.Terminal>;
+
+/** A terminal's visible screen as plain text as parsed so far, one line per row, trailing spaces trimmed. */
+export function screenTextOf(term: Term): string {
+  const buf = term.buffer.active;
+  const lines: string[] = [];
+  for (let y = 0; y < term.rows; y++) lines.push(buf.getLine(buf.baseY + y)?.translateToString(true) ?? '');
+  return lines.join('\n');
+}
+
+/** A terminal's scrollback and screen as plain text as parsed so far, wrapped rows joined. */
+export function allTextOf(term: Term): string {
+  const buf = term.buffer.active;
+  const lines: string[] = [];
+  for (let y = 0; y < buf.length; y++) {
+    const line = buf.getLine(y);
+    if (!line) continue;
+    if (line.isWrapped && lines.length) lines[lines.length - 1] += line.translateToString(true);
+    else lines.push(line.translateToString(true));
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,85 @@
+// Bundles one of the core's Node entry points into a single ES module under out/, with
+// node_modules dependencies (node-pty, electron...) left external and shipped beside it:
+// the Electron main (scripts/build-electron.mjs) and the service (scripts/build.mjs), which
+// then start without Node's type stripping.
+import { builtinModules } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
+import { build } from 'vite';
+
+/**
+ * Modules find files beside their sources (`import.meta.dirname`, `import.meta.url`),
+ * for example the Tick launcher. In one bundle those would all point at out/<name>/,
+ * so they are rewritten to the module's own source path under the app root (two
+ * folders above the bundle), the same place they point at when Node runs the sources.
+ */
+function sourcePaths(root) {
+  return {
+    name: 'td-source-paths',
+    transform(code, id) {
+      const file = id.split('?')[0];
+      if (!file.startsWith(root + path.sep) || file.includes(`${path.sep}node_modules${path.sep}`)) return null;
+      if (!/import\.meta\.(dirname|filename|url)/.test(code)) return null;
+      const rel = path.relative(root, file).split(path.sep).join('/');
+      const out = code
+        .replaceAll('import.meta.dirname', `__tdSource(${JSON.stringify(path.posix.dirname(rel))})`)
+        .replaceAll('import.meta.filename', `__tdSource(${JSON.stringify(rel)})`)
+        .replaceAll('import.meta.url', `__tdSourceUrl(${JSON.stringify(rel)})`);
+      return { code: out, map: null };
+    },
+  };
+}
+
+const SOURCE_HELPERS = [
+  "import { fileURLToPath as __tdToPath, pathToFileURL as __tdToUrl } from 'node:url';",
+  "import __tdPath from 'node:path';",
+  "const __tdRoot = __tdPath.resolve(__tdPath.dirname(__tdToPath(import.meta.url)), '..', '..');",
+  'const __tdSource = (rel) => __tdPath.join(__tdRoot, rel);',
+  'const __tdSourceUrl = (rel) => __tdToUrl(__tdSource(rel)).href;',
+].join('\n');
+
+/**
+ * `entry` (relative to root) bundled to out/<folder>/<file> as ESM. `emptyOutDir` clears the
+ * folder first. The bundle must sit two folders below the root (see sourcePaths).
+ */
+export async function bundleMain(root, { entry, folder, file, emptyOutDir = true }) {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const deps = Object.keys(pkg.dependencies ?? {});
+  const external = (id) =>
+    id === 'electron' || id.startsWith('node:') || builtinModules.includes(id) || deps.some((d) => id === d || id.startsWith(`${d}/`));
+  await build({
+    configFile: false,
+    root,
+    logLevel: 'warn',
+    publicDir: false,
+    build: {
+      outDir: path.join(root, 'out', folder),
+      emptyOutDir,
+      target: 'node22',
+      minify: false,
+      sourcemap: true,
+      ssr: path.join(root, entry),
+      rollupOptions: { external, output: { format: 'es', entryFileNames: file, banner: SOURCE_HELPERS } },
+    },
+    plugins: [sourcePaths(root)],
+  });
+}
+
+/**
+ * The service's bundle: out/service/service.mjs (main/service/client.ts starts it when it is
+ * current). Built beside it and swapped in, so a service starting meanwhile never finds half a file.
+ */
+export async function buildService(root) {
+  const next = `service.next-${process.pid}`;
+  const out = path.join(root, 'out', 'service');
+  const old = `${out}.old-${process.pid}`;
+  try {
+    await bundleMain(root, { entry: 'scripts/service-entry.mjs', folder: next, file: 'service.mjs' });
+    fs.rmSync(old, { recursive: true, force: true });
+    if (fs.existsSync(out)) fs.renameSync(out, old);
+    fs.renameSync(path.join(root, 'out', next), out);
+  } finally {
+    fs.rmSync(path.join(root, 'out', next), { recursive: true, force: true });
+    fs.rmSync(old, { recursive: true, force: true });
+  }
+}
