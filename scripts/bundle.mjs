@@ -59,22 +59,24 @@ export async function bundleMain(root, { entry, folder, file, emptyOutDir = true
       minify: false,
       sourcemap: true,
       ssr: path.join(root, entry),
-      rollupOptions: { external, output: { format: 'es', entryFileNames: file, banner: SOURCE_HELPERS } },
+      // Chunks (a dynamic import, such as serve's in-process core) sit beside the entry: the
+      // banner finds the app root two folders above whichever file it is in.
+      rollupOptions: { external, output: { format: 'es', entryFileNames: file, chunkFileNames: '[name]-[hash].mjs', banner: SOURCE_HELPERS } },
     },
     plugins: [sourcePaths(root)],
   });
 }
 
 /**
- * The service's bundle: out/service/service.mjs (main/service/client.ts starts it when it is
- * current). Built beside it and swapped in, so a service starting meanwhile never finds half a file.
+ * `entry` bundled to out/<name>/<name>.mjs, built beside it and swapped in, so a process
+ * starting meanwhile never finds half a file.
  */
-export async function buildService(root) {
-  const next = `service.next-${process.pid}`;
-  const out = path.join(root, 'out', 'service');
+async function buildSwapped(root, name, entry) {
+  const next = `${name}.next-${process.pid}`;
+  const out = path.join(root, 'out', name);
   const old = `${out}.old-${process.pid}`;
   try {
-    await bundleMain(root, { entry: 'scripts/service-entry.mjs', folder: next, file: 'service.mjs' });
+    await bundleMain(root, { entry, folder: next, file: `${name}.mjs` });
     fs.rmSync(old, { recursive: true, force: true });
     if (fs.existsSync(out)) fs.renameSync(out, old);
     fs.renameSync(path.join(root, 'out', next), out);
@@ -82,4 +84,17 @@ export async function buildService(root) {
     fs.rmSync(path.join(root, 'out', next), { recursive: true, force: true });
     fs.rmSync(old, { recursive: true, force: true });
   }
+}
+
+/** The service's bundle: out/service/service.mjs (main/service/client.ts starts it when it is current). */
+export function buildService(root) {
+  return buildSwapped(root, 'service', 'scripts/service-entry.mjs');
+}
+
+/**
+ * serve's bundle: out/serve/serve.mjs, the relay (main/serve/main.ts), which `npm start`
+ * and `terminal-delight serve` run when it is current instead of type-stripping the sources.
+ */
+export function buildServe(root) {
+  return buildSwapped(root, 'serve', 'scripts/serve-entry.mjs');
 }

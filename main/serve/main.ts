@@ -124,7 +124,10 @@ export async function run(argv: string[]): Promise<number> {
   });
 }
 
-const invoked = process.argv[1] ? pathToFileURL(path.resolve(process.argv[1])).href : '';
-if (invoked === import.meta.url) {
+/** Run as the process's entry: this file under Node, or the bundle (scripts/serve-entry.mjs). */
+export function main(): void {
   run(process.argv.slice(2)).then((code) => process.exit(code));
 }
+
+const invoked = process.argv[1] ? pathToFileURL(path.resolve(process.argv[1])).href : '';
+if (invoked === import.meta.url) main();

@@ -65,9 +65,13 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   const ownApp = !opts.app && !relayTo;
   // The core is loaded only to run it here: a relay starts without it (most of its startup).
   const app = opts.app ?? (relayTo ? undefined : await (await import('../app.ts')).createApp({ shell: 'serve', env: opts.env, cwd: opts.cwd, fresh: opts.fresh }));
-  const backend: Backend = relayTo
-    ? await serviceBackend({ env: opts.env, cwd: opts.cwd, fresh: opts.fresh, ...relayTo })
-    : coreBackend(app!);
+  // The service is reached (and started, when none runs) while this process sets up and
+  // listens: its start overlaps serve's own, and the URL is printed once both are ready.
+  const backendReady: Promise<Backend> = relayTo
+    ? serviceBackend({ env: opts.env, cwd: opts.cwd, fresh: opts.fresh, firstPane: true, ...relayTo })
+    : Promise.resolve(coreBackend(app!));
+  backendReady.catch(() => undefined);
+  let backend: Backend | undefined;
   let actualPort = 0;
 
   const authorised = (req: http.IncomingMessage, url: URL): boolean =>
@@ -109,7 +113,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
         rest = undefined;
       }
       if (rest !== undefined && !rest.includes('\0')) {
-        backend.resolveFile(m[1], rest).then(
+        backendReady.then((b) => b.resolveFile(m[1], rest)).then(
           (file) => {
             if (file) sendFile(res, req, file.path, { ...headers, 'Content-Type': file.type ?? mimeType(file.path), 'Content-Security-Policy': file.csp ?? rendererCsp(actualPort), 'Cache-Control': 'no-store' });
             else sendStatic(url.pathname);
@@ -170,20 +174,28 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
     ws.on('error', () => ws.terminate());
     // `?output=binary`: pane output as binary frames (the renderer asks for them), else as JSON events.
     const binary = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('output') === 'binary';
+    // Before the service answered (only with a token known in advance: the URL is printed after), the window comes back.
+    if (!backend) return ws.close(1013, 'the service is starting: reconnect in a moment');
     backend.window(ws, { binary });
   });
 
-  await new Promise<void>((resolve, reject) => {
+  const listening = new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, bind, () => {
       server.off('error', reject);
       resolve();
     });
-  }).catch(async (err: NodeJS.ErrnoException) => {
-    backend.close();
-    if (ownApp) await app!.dispose();
-    throw new Error(err.code === 'EADDRINUSE' ? `port ${port} is in use: pick another with --port, or 0 for a free one` : `serve could not listen on ${bind}:${port}: ${err.message}`);
   });
+  const [listened, reached] = await Promise.allSettled([listening, backendReady]);
+  if (listened.status === 'rejected' || reached.status === 'rejected') {
+    if (reached.status === 'fulfilled') reached.value.close();
+    if (listened.status === 'fulfilled') await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (ownApp) await app!.dispose();
+    if (reached.status === 'rejected') throw reached.reason;
+    const err = (listened as PromiseRejectedResult).reason as NodeJS.ErrnoException;
+    throw new Error(err.code === 'EADDRINUSE' ? `port ${port} is in use: pick another with --port, or 0 for a free one` : `serve could not listen on ${bind}:${port}: ${err.message}`);
+  }
+  backend = reached.value;
   actualPort = (server.address() as AddressInfo).port;
   const hostInUrl = bind === '::1' ? '[::1]' : '127.0.0.1';
   const url = `http://${hostInUrl}:${actualPort}/?token=${token}`;
@@ -193,7 +205,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
     closing ??= (async () => {
       for (const ws of sockets) ws.close(1001, 'serve is shutting down');
       sockets.clear();
-      backend.close();
+      backend!.close();
       wss.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -36,6 +36,8 @@ export interface ConnectOptions {
   tokenFile?: string;
   /** Take `pane.output` as binary frames (a relay to a window that asked for them). */
   binary?: boolean;
+  /** A relay about to open a window: the service starts the first pane now when the layout is empty (wire.ts). */
+  firstPane?: boolean;
 }
 
 type Hello = Extract<ServiceHello, { ok: true }>;
@@ -258,6 +260,7 @@ function clientHello(opts: ConnectOptions, token: string): ClientHello {
   const h: ClientHello = { t: 'hello', protocol: PROTOCOL, version: appVersion(), token, client: opts.client, pid: process.pid };
   if (opts.cwd) h.cwd = opts.cwd;
   if (opts.binary) h.binary = true;
+  if (opts.firstPane) h.firstPane = true;
   return h;
 }
 

@@ -141,6 +141,14 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
             { idPrefix: `sock-${hello.client}`, shell: hello.client, cwd: hello.cwd },
             { control: true, onShutdown: (reason) => void stop(reason === 'upgrade' ? 'the service was restarted for an upgrade' : 'the service was stopped') },
           );
+          // The window's app.hello would start it anyway; a pane that cannot start now is left to it (it says why).
+          if (hello.firstPane && !app.panes.layout) {
+            try {
+              app.panes.create({ cwd: hello.cwd });
+            } catch {
+              // app.hello tries again and answers the window with the error
+            }
+          }
         },
         () => {
           socket.destroy();
