@@ -37,7 +37,8 @@ export function PaneView({ paneId }: { paneId: string }): ReactElement {
         </div>
         {pane?.benchOpen ? (
           <aside className="pane-bench" aria-label="Bench">
-            <Suspense fallback={null}>
+            {/* The bench's frame while its chunk loads (a first open, a window whose bench was left open). */}
+            <Suspense fallback={<div className="td-bench" data-bench-pane={paneId} aria-busy="true" style={{ height: '100%' }} />}>
               <Bench paneId={paneId} />
             </Suspense>
           </aside>
