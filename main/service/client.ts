@@ -351,7 +351,8 @@ export async function connectService(opts: ConnectOptions): Promise<ServiceConne
     if (Date.now() > deadline) {
       throw new ServiceError(`the Terminal Delight service did not answer on ${socketPath} within ${Math.round((opts.timeoutMs ?? 20_000) / 1000)} s; its log is ${paths.serviceLog}`);
     }
-    await new Promise((r) => setTimeout(r, tries < 40 ? 50 : 200));
+    // A service just spawned listens within about a second: asked often until then (a window's first prompt waits on it).
+    await new Promise((r) => setTimeout(r, tries < 100 ? 20 : 200));
   }
 }
 
