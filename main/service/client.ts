@@ -18,6 +18,7 @@ import { statePaths, type Paths } from '../paths.ts';
 import { appVersion } from '../version.ts';
 import { decodeOutputFrame } from '../../preload/output-frame.ts';
 import { FrameSplitter } from './frames.ts';
+import { holderAlive, lockHeld, readLock } from './lock.ts';
 import { MAX_LINE, PROTOCOL, type ClientHello, type ClientKind, type FileAnswer, type ServiceHello } from './wire.ts';
 
 export interface ConnectOptions {
@@ -335,10 +336,12 @@ export async function connectService(opts: ConnectOptions): Promise<ServiceConne
       const code = (err as NodeJS.ErrnoException).code ?? '';
       if (!NOBODY.has(code)) throw err;
     }
-    if (opts.start === false) throw new ServiceError(`no Terminal Delight service runs for ${paths.state}: start the app (npm start) or \`terminal-delight service start\``);
     // A service elsewhere (a forwarded socket) is never started from here.
     if (opts.socketPath) throw new ServiceError(`nothing answers on ${opts.socketPath}: check that the SSH forward runs and that Terminal Delight's service runs on the other side`);
-    if (!child && !opts.socketPath) {
+    // One holds the lock and does not answer yet: it is starting (its core loading); wait for it.
+    const starting = lockHeld(paths.serviceLock);
+    if (opts.start === false && !starting) throw new ServiceError(`no Terminal Delight service runs for ${paths.state}: start the app (npm start) or \`terminal-delight service start\``);
+    if (!child && !starting) {
       child = spawnService({ env, fresh: opts.fresh });
       child.once('exit', (code) => {
         childExit = code;
@@ -354,6 +357,12 @@ export async function connectService(opts: ConnectOptions): Promise<ServiceConne
     // A service just spawned listens within about a second: asked often until then (a window's first prompt waits on it).
     await new Promise((r) => setTimeout(r, tries < 100 ? 20 : 200));
   }
+}
+
+/** Whether a live service has written its record in this state folder's lock: it runs, or is starting and will answer soon. */
+export function serviceStarting(env: NodeJS.ProcessEnv = process.env): boolean {
+  const rec = readLock(statePaths(env).serviceLock);
+  return rec !== undefined && rec !== 'empty' && holderAlive(rec);
 }
 
 /**

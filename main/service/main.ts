@@ -8,8 +8,9 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { returnMemoryWhenQuiet } from './memory.ts';
-import { startService } from './service.ts';
+import { statePaths } from '../paths.ts';
+import { appVersion } from '../version.ts';
+import { takeServiceLock } from './lock.ts';
 import { SERVICE_STARTED_AT } from './started.ts';
 
 export const USAGE = 'usage: service [--fresh]';
@@ -24,9 +25,25 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const idle = Number(process.env.TD_SERVICE_IDLE_MS);
+  // The lock first, the core after: a client that finds the lock held waits for this service
+  // to answer instead of starting another (main/service/client.ts), and serve can print its
+  // URL while the core loads.
+  let lock;
+  try {
+    lock = takeServiceLock(statePaths(), appVersion());
+  } catch (err) {
+    process.stderr.write(`service: ${(err as Error).message}\n`);
+    return 1;
+  }
+  if (!lock.held) {
+    process.stdout.write(`service: already running (pid ${lock.holder.pid})\n`);
+    return 0;
+  }
+  const [{ startService }, { returnMemoryWhenQuiet }] = await Promise.all([import('./service.ts'), import('./memory.ts')]);
   let result;
   try {
     result = await startService({
+      lock,
       fresh,
       idleMs: Number.isFinite(idle) && idle >= 0 && process.env.TD_SERVICE_IDLE_MS !== '' ? idle : undefined,
       onStopped: (code) => {
