@@ -239,6 +239,9 @@ describe('when the service itself dies', () => {
     expect(fs.readFileSync(path.join(folder, 'actions.jsonl'), 'utf8')).toBe(actionsBefore);
     expect(actionsBefore.trim().split('\n')).toHaveLength(1);
     expect(list.find((s: Surface) => s.id === 's-0002')!.acted.map((a) => a.action)).toEqual(['approve']);
+    // An answer to the ended agent is refused in one sentence, and nothing is recorded.
+    expect(await c2.request('surface.act', { paneId: agent.id, surfaceId: 's-0003', action: 'approve' })).toEqual({ ok: false, error: 'the pane ended with the service — resume it, then act again; nothing was sent' });
+    expect(fs.readFileSync(path.join(folder, 'actions.jsonl'), 'utf8')).toBe(actionsBefore);
 
     // Resume: the same argv, environment (FOO=one, its own), cwd and pane.
     await win.page.locator(`[data-pane-id="${agent.id}"] [data-testid="ended-overlay"]`).getByRole('button', { name: 'Resume' }).click();
