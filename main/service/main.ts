@@ -18,6 +18,12 @@ export const USAGE = 'usage: service [--fresh]';
 /** How often the service keeps the screens of panes that changed (TD_SCREEN_SAVE_MS for tests). */
 const SCREEN_SAVE_MS = 30_000;
 
+/** Another service holds this state folder's lock: say which, and exit 0. */
+function alreadyRunning(pid: number): number {
+  process.stdout.write(`service: already running (pid ${pid})\n`);
+  return 0;
+}
+
 export async function run(argv: string[]): Promise<number> {
   let fresh = false;
   try {
@@ -38,10 +44,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`service: ${(err as Error).message}\n`);
     return 1;
   }
-  if (!lock.held) {
-    process.stdout.write(`service: already running (pid ${lock.holder.pid})\n`);
-    return 0;
-  }
+  if (!lock.held) return alreadyRunning(lock.holder.pid);
   const [{ startService }, { returnMemoryWhenQuiet }] = await Promise.all([import('./service.ts'), import('./memory.ts')]);
   let result;
   try {
@@ -60,10 +63,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`service: ${(err as Error).message}\n`);
     return 1;
   }
-  if (!result.started) {
-    process.stdout.write(`service: already running (pid ${result.holder.pid})\n`);
-    return 0;
-  }
+  if (!result.started) return alreadyRunning(result.holder.pid);
   const { service } = result;
   returnMemoryWhenQuiet(service.app.panes, (globalThis as { gc?: () => void }).gc);
   // Screens kept as they change, so a crash loses at most this much of what panes showed.
