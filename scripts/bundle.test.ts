@@ -7,6 +7,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempState, waitFor } from '../main/panes/testing.ts';
 import { connectService, CORE_V8_FLAGS, serviceCommand, stopService } from '../main/service/client.ts';
+// @ts-expect-error: a plain .mjs script without types
+import { staleFiles } from './bundle.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const bundle = path.join(root, 'out', 'service', 'service.mjs');
@@ -29,6 +31,18 @@ async function serveCommandLine(st: ReturnType<typeof tempState>): Promise<strin
     await stopService({ env: st.env });
   }
 }
+
+describe('a bundle\'s folder after a build', () => {
+  const stale = staleFiles as (present: string[], previous: string[], current: string[]) => string[];
+  it('keeps this build\'s files and the previous build\'s chunks (a process that loaded the old entry still finds them), nothing older', () => {
+    const previous = ['service.mjs', 'service-B.mjs', 'memory-B.mjs'];
+    const current = ['service.mjs', 'service-C.mjs', 'memory-B.mjs'];
+    const present = ['.build.json', 'service.mjs', 'service-A.mjs', 'service-B.mjs', 'service-C.mjs', 'memory-B.mjs', 'assets'];
+    expect(stale(present, previous, current)).toEqual(['service-A.mjs', 'assets']);
+    // The first build with a manifest: only its own files stay.
+    expect(stale(present, [], current)).toEqual(['service-A.mjs', 'service-B.mjs', 'assets']);
+  });
+});
 
 describe('the service bundle', () => {
   it('is built by build.mjs --service, and the service started from it runs panes', async () => {
