@@ -151,6 +151,52 @@ describe('FlowMeter', () => {
     expect(maxBehind).toBeGreaterThan(100_000);
   });
 
+  it('with a latency bound, holds a new reader to its start allowance until its rate is known, then to what it reads in that time', () => {
+    let t = 0;
+    const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, now: () => t });
+    m.attach('page');
+    // The first burst of a flood: the page has not acknowledged anything yet.
+    m.sent(20_000);
+    expect(m.shouldPause()).toBe(false);
+    m.sent(20_000);
+    // 40,000 held, its rate unknown: over the start allowance (not the megabyte of the high watermark).
+    expect(m.shouldPause()).toBe(true);
+    // Still unknown after one acknowledgement (a rate needs two), and 35,000 is not under half the start allowance.
+    t += 10;
+    m.ack('page', 5_000);
+    expect(m.shouldPause()).toBe(true);
+    // Its second: 5,000 in 10 ms, 500 a millisecond, so it may hold 75,000 (150 ms of it) from now on.
+    t += 10;
+    m.ack('page', 5_000);
+    expect(m.shouldPause()).toBe(false);
+    m.sent(40_000);
+    expect(m.shouldPause()).toBe(false);
+    m.sent(20_000);
+    expect(m.shouldPause()).toBe(true);
+  });
+
+  it('with a latency bound, measures a reader from when it had output again, not from its last acknowledgement before it idled', () => {
+    let t = 0;
+    const m = new FlowMeter(1_000_000, 500_000, { ms: 100, minChars: 1_000, now: () => t });
+    m.attach('page');
+    // A first flood read at 1,000 characters a millisecond.
+    m.sent(20_000);
+    for (let i = 0; i < 4; i++) {
+      t += 5;
+      m.ack('page', 5_000);
+    }
+    expect(m.behind('page')).toBe(0);
+    // Ten seconds idle, then a second flood read at the same rate.
+    t += 10_000;
+    m.sent(100_000);
+    for (let i = 0; i < 2; i++) {
+      t += 5;
+      m.ack('page', 5_000);
+    }
+    // 90,000 held is 90 ms of reading at 1,000 a millisecond, under its 100 ms: the idle spell did not count as slow reading.
+    expect(m.shouldPause()).toBe(false);
+  });
+
   it('with a latency bound, never holds back a reader that keeps up, nor output under its minimum', () => {
     let t = 0;
     const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 100_000, now: () => t });

@@ -11,10 +11,11 @@
  *   With one window that is the classic behaviour (VS Code's terminal does the same).
  * - With `latency`, a reader also counts as full once what it holds would take it more
  *   than `latency.ms` to read at the rate it has been acknowledging (and it holds more than
- *   `latency.minChars`), and as ready again under half that. Once a flood is under way (its
- *   first burst, before the rate is known, is bounded by the high watermark), a slow window
- *   (a page drawing it) holds about `latency.ms` of output, not a megabyte: what comes
- *   after (the prompt after Ctrl-C, a keystroke's echo) is about that much behind.
+ *   `latency.minChars`), and as ready again under half that. Before its rate is known (the
+ *   first burst of its first flood) it may hold `latency.startChars`; from then on what it
+ *   may hold grows with the rate it acknowledges. A slow window (a page drawing a flood)
+ *   holds about `latency.ms` of output, not a megabyte, from the flood's first burst on:
+ *   what comes after (the prompt after Ctrl-C, a keystroke's echo) is about that much behind.
  *
  * Pure: the pane applies the verdicts to its process (docs/design/service.md, "Flow control").
  */
@@ -33,6 +34,8 @@ export interface LatencyBound {
   ms: number;
   /** Below this a reader never counts as full for its latency (a keystroke's echo is never held back). */
   minChars: number;
+  /** What a reader whose rate is not known yet may hold (minChars if not given): a flood's first burst. */
+  startChars?: number;
   now?: () => number;
 }
 
@@ -89,6 +92,8 @@ export class FlowMeter {
         r.dropped = true;
         droppedNow.push(name);
       } else {
+        // A reader that had nothing to read starts reading now: its next ack measures from here, not from its last one before it idled.
+        if (r.unacked === 0 && this.latency) r.lastAckAt = this.now();
         r.unacked += chars;
       }
     }
@@ -130,18 +135,24 @@ export class FlowMeter {
     this.paused = false;
   }
 
-  /** Whether this reader can take no more now: over the high watermark, or (latency) holding more than it reads in `latency.ms`. */
+  /** What a reader may hold before it counts as full for its latency: what it reads in `latency.ms`, or `startChars` until that is known. */
+  private allowance(r: Reader, l: LatencyBound): number {
+    return r.rate > 0 ? Math.max(l.minChars, r.rate * l.ms) : (l.startChars ?? l.minChars);
+  }
+
+  /** Whether this reader can take no more now: over the high watermark, or (latency) holding more than its allowance. */
   private full(r: Reader): boolean {
     if (r.unacked > this.high) return true;
     const l = this.latency;
-    return !!l && r.rate > 0 && r.unacked > Math.max(l.minChars, r.rate * l.ms);
+    return !!l && r.unacked > this.allowance(r, l);
   }
 
-  /** Whether a reader that was full can take more again: under the low watermark and (latency) under half of what it reads in `latency.ms`. */
+  /** Whether a reader that was full can take more again: under the low watermark and (latency) under half its allowance (under minChars once its rate is known). */
   private ready(r: Reader): boolean {
     if (r.unacked >= this.low) return false;
     const l = this.latency;
-    return !l || r.rate === 0 || r.unacked < Math.max(l.minChars, (r.rate * l.ms) / 2);
+    if (!l) return true;
+    return r.rate > 0 ? r.unacked < Math.max(l.minChars, (r.rate * l.ms) / 2) : r.unacked < this.allowance(r, l) / 2;
   }
 
   /**
