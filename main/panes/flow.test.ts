@@ -152,7 +152,7 @@ describe('FlowMeter', () => {
   });
 
   it('with a latency bound, holds a new reader to its start allowance until its rate is known, then to what it reads in that time', () => {
-    let t = 0;
+    let t = 1_000;
     const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, now: () => t });
     m.attach('page');
     // The first burst of a flood: the page has not acknowledged anything yet.
@@ -161,11 +161,8 @@ describe('FlowMeter', () => {
     m.sent(20_000);
     // 40,000 held, its rate unknown: over the start allowance (not the megabyte of the high watermark).
     expect(m.shouldPause()).toBe(true);
-    // Still unknown after one acknowledgement (a rate needs two), and 35,000 is not under half the start allowance.
-    t += 10;
-    m.ack('page', 5_000);
-    expect(m.shouldPause()).toBe(true);
-    // Its second: 5,000 in 10 ms, 500 a millisecond, so it may hold 75,000 (150 ms of it) from now on.
+    // Its first acknowledgement: 5,000 in the 10 ms since the flood began, 500 a millisecond,
+    // so it may hold 75,000 (150 ms of it) from now on, and 35,000 is under half of that.
     t += 10;
     m.ack('page', 5_000);
     expect(m.shouldPause()).toBe(false);
@@ -173,6 +170,36 @@ describe('FlowMeter', () => {
     expect(m.shouldPause()).toBe(false);
     m.sent(20_000);
     expect(m.shouldPause()).toBe(true);
+  });
+
+  it('with a latency bound, forgets a reader\'s rate after a quiet spell: a slower flood next is held to the start allowance, not the fast one\'s', () => {
+    let t = 1_000;
+    const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, now: () => t });
+    m.attach('page');
+    // A cat read at 5,000 characters a millisecond: it may hold 750,000.
+    for (let i = 0; i < 20; i++) {
+      m.sent(50_000);
+      t += 10;
+      m.ack('page', 50_000);
+    }
+    m.sent(700_000);
+    expect(m.shouldPause()).toBe(false);
+    t += 140;
+    m.ack('page', 700_000);
+    // A second later, `yes`: its first burst is held to the start allowance.
+    t += 1_000;
+    m.sent(40_000);
+    expect(m.shouldPause()).toBe(true);
+    // Without the quiet spell, a flood goes on at the rate it had.
+    const c = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, now: () => t });
+    c.attach('page');
+    for (let i = 0; i < 20; i++) {
+      c.sent(50_000);
+      t += 10;
+      c.ack('page', 50_000);
+    }
+    c.sent(700_000);
+    expect(c.shouldPause()).toBe(false);
   });
 
   it('with a latency bound, measures a reader from when it had output again, not from its last acknowledgement before it idled', () => {

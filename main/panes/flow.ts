@@ -11,9 +11,9 @@
  *   With one window that is the classic behaviour (VS Code's terminal does the same).
  * - With `latency`, a reader also counts as full once what it holds would take it more
  *   than `latency.ms` to read at the rate it has been acknowledging (and it holds more than
- *   `latency.minChars`), and as ready again under half that. Before its rate is known (the
- *   first burst of its first flood) it may hold `latency.startChars`; from then on what it
- *   may hold grows with the rate it acknowledges. A slow window (a page drawing a flood)
+ *   `latency.minChars`), and as ready again under half that. Until its rate is known (the
+ *   first burst of a flood after a quiet spell, until its first acknowledgement) it may hold
+ *   `latency.startChars`; from then on what it may hold grows with the rate it acknowledges. A slow window (a page drawing a flood)
  *   holds about `latency.ms` of output, not a megabyte, from the flood's first burst on:
  *   what comes after (the prompt after Ctrl-C, a keystroke's echo) is about that much behind.
  *
@@ -92,8 +92,7 @@ export class FlowMeter {
         r.dropped = true;
         droppedNow.push(name);
       } else {
-        // A reader that had nothing to read starts reading now: its next ack measures from here, not from its last one before it idled.
-        if (r.unacked === 0 && this.latency) r.lastAckAt = this.now();
+        if (r.unacked === 0 && this.latency) this.startReading(r, this.latency);
         r.unacked += chars;
       }
     }
@@ -133,6 +132,19 @@ export class FlowMeter {
       r.lastAckAt = 0;
     }
     this.paused = false;
+  }
+
+  /**
+   * A reader that had nothing to read is sent output: its next ack measures from now, not
+   * from its last one before it idled. After a spell longer than `latency.ms` its rate is
+   * forgotten: this output may be read at another pace than the last (a page draws the lines
+   * of a `cat` faster than the two-character lines of `yes`), and a rate carried over from
+   * a faster flood would let it hold that flood's allowance.
+   */
+  private startReading(r: Reader, l: LatencyBound): void {
+    const t = this.now();
+    if (r.lastAckAt === 0 || t - r.lastAckAt > l.ms) r.rate = 0;
+    r.lastAckAt = t;
   }
 
   /** What a reader may hold before it counts as full for its latency: what it reads in `latency.ms`, or `startChars` until that is known. */
