@@ -163,7 +163,8 @@ describe('agents outlive the window', () => {
 
 describe('when the service itself dies', () => {
   it('comes back with every pane ended and resumable; nothing recorded is lost or doubled; resume reproduces argv, env and cwd', async () => {
-    const serve = await startServe({ env: { FOO: 'one' } });
+    // Screens are kept every 200 ms here (30 s by default), so the crash below has one to show.
+    const serve = await startServe({ env: { FOO: 'one', TD_SCREEN_SAVE_MS: '200' } });
     cleanups.push(() => serve.close());
     const out = tempDir('agentish');
     cleanups.push(() => fs.rmSync(out, { recursive: true, force: true }));
@@ -186,6 +187,8 @@ describe('when the service itself dies', () => {
     // Cards keep arriving above it: click without waiting for the list to stand still.
     await bench.locator('[data-surface-id="s-0002"]').getByRole('button', { name: /^Approve/ }).dispatchEvent('click');
     await win.waitFor(() => fs.existsSync(path.join(folder, 'actions.jsonl')), 'the answer recorded');
+    // The service keeps the agent's screen as it changes (a crash cannot save it).
+    await win.waitFor(() => { try { return fs.readFileSync(path.join(folder, '.last-screen.ans'), 'utf8').includes('agentish ready'); } catch { return false; } }, 'the agent\'s screen kept');
     // …and the service is killed while the agent goes on writing surfaces. (serve first, so no
     // window starts a new service before the test does.)
     await win.close();
@@ -211,6 +214,8 @@ describe('when the service itself dies', () => {
     const back = hello.panes.find((p) => p.id === agent.id)!;
     expect(back.status).toBe('exited');
     expect(back.ended?.reason).toBe('the service stopped unexpectedly (killed or crashed)');
+    // It shows what it showed before the crash, under the ended note.
+    await win.waitForText(agent.id, 'agentish ready');
     expect(back.ended?.resumeArgv).toEqual(argv);
     // The shell came back by itself (resumeAtStart: shells), with its own environment again;
     // a new pane gets the new service's.
@@ -234,6 +239,9 @@ describe('when the service itself dies', () => {
     expect(fs.readFileSync(path.join(folder, 'actions.jsonl'), 'utf8')).toBe(actionsBefore);
     expect(actionsBefore.trim().split('\n')).toHaveLength(1);
     expect(list.find((s: Surface) => s.id === 's-0002')!.acted.map((a) => a.action)).toEqual(['approve']);
+    // An answer to the ended agent is refused in one sentence, and nothing is recorded.
+    expect(await c2.request('surface.act', { paneId: agent.id, surfaceId: 's-0003', action: 'approve' })).toEqual({ ok: false, error: 'the pane ended with the service — resume it, then act again; nothing was sent' });
+    expect(fs.readFileSync(path.join(folder, 'actions.jsonl'), 'utf8')).toBe(actionsBefore);
 
     // Resume: the same argv, environment (FOO=one, its own), cwd and pane.
     await win.page.locator(`[data-pane-id="${agent.id}"] [data-testid="ended-overlay"]`).getByRole('button', { name: 'Resume' }).click();

@@ -214,7 +214,7 @@ describe('the window', () => {
   it('reconnects after the socket drops, and redraws what happened meanwhile', async () => {
     const routes: Array<{ page: WebSocketRoute; server: WebSocketRoute }> = [];
     const w = await openWindow(browser, serve, {
-      beforeLoad: (page) => page.routeWebSocket(/\/ws$/, (ws) => {
+      beforeLoad: (page) => page.routeWebSocket(/\/ws(\?.*)?$/, (ws) => {
         routes.push({ page: ws, server: ws.connectToServer() });
       }),
     });

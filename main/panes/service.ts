@@ -246,18 +246,57 @@ export class PaneService implements PaneServiceApi {
 
   /**
    * Keep every pane's screen (and its last lines of history) in its folder, so a pane that
-   * comes back ended shows what it showed (a clean shutdown does this; a crash cannot).
+   * comes back ended shows what it showed: all of them at a clean shutdown, and while the
+   * service runs those that changed (keepScreens), so after a crash a pane shows what it
+   * showed shortly before.
    */
-  async saveScreens(): Promise<void> {
-    await Promise.all([...this.panes.values()].map(async (p) => {
-      if (p.kind === 'tick') return;
+  async saveScreens(ids: Iterable<string> = this.panes.keys()): Promise<void> {
+    await Promise.all([...ids].map(async (id) => {
+      const p = this.panes.get(id);
+      if (!p || p.kind === 'tick') return;
       try {
         const snap = await p.snapshot(SCREEN_KEPT_LINES);
-        fs.writeFileSync(path.join(this.folder(p.id), SCREEN_FILE), snap.data, { mode: 0o600 });
+        // Beside, then renamed into place: a crash mid-write leaves the last whole screen.
+        const file = path.join(this.folder(p.id), SCREEN_FILE);
+        fs.writeFileSync(`${file}.tmp`, snap.data, { mode: 0o600 });
+        fs.renameSync(`${file}.tmp`, file);
       } catch {
         // its folder is gone: it comes back blank
       }
     }));
+  }
+
+  /**
+   * While the service runs, keep the screens of panes whose output changed: checked every
+   * `everyMs`, a changed pane's screen is saved once its output has been quiet for a second
+   * (or, for one that never goes quiet, once it has waited four rounds), so a flood is not
+   * snapshotted as it runs. Returns the stop.
+   */
+  keepScreens(everyMs: number): () => void {
+    const changed = new Map<string, { since: number; last: number }>();
+    const off = this.onOutput((id) => {
+      const now = Date.now();
+      const c = changed.get(id);
+      if (c) c.last = now;
+      else changed.set(id, { since: now, last: now });
+    });
+    let saving = false;
+    const timer = setInterval(() => {
+      if (saving) return;
+      const now = Date.now();
+      const due = [...changed].filter(([, c]) => now - c.last >= 1000 || now - c.since >= 4 * everyMs).map(([id]) => id);
+      if (due.length === 0) return;
+      for (const id of due) changed.delete(id);
+      saving = true;
+      void this.saveScreens(due).finally(() => {
+        saving = false;
+      });
+    }, everyMs);
+    timer.unref?.();
+    return () => {
+      clearInterval(timer);
+      off();
+    };
   }
 
   /** Start an ended pane again as it was: the same id, folder, environment (the app's variables renewed), cwd and size. */

@@ -119,7 +119,9 @@ export class ActionWriter {
     if (previous) {
       return { ok: false, error: `"${action}"${target ? ` on ${target}` : ''} was already sent for this surface at ${previous.at} — it is not sent twice` };
     }
-    if (pane.status !== 'running') return { ok: false, error: 'the pane\'s program has exited — restart the pane, then act again; nothing was sent' };
+    if (pane.status !== 'running') {
+      return { ok: false, error: pane.ended ? 'the pane ended with the service — resume it, then act again; nothing was sent' : 'the pane\'s program has exited — restart the pane, then act again; nothing was sent' };
+    }
 
     // 0. an interceptor may refuse (or claim) before anything is written
     let claimed = false;

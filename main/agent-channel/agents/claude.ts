@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AnswerFile } from '../answers.ts';
-import { cut, isObj, MAX_TEXT, obj, permissionRequest, promptEvent, safeId, sessionOf, sessionStart, str, toolEvent } from './payload.ts';
+import { cut, eventName, isObj, MAX_TEXT, obj, permissionRequest, safeId, sessionOf, sessionOrPrompt, toolEvent } from './payload.ts';
 import { resumeFlags, type FlagSpec } from './argv.ts';
 import type { AgentModule, EventDraft, HookContext, HookPlan } from './types.ts';
 
@@ -166,12 +166,10 @@ function onQuestion(input: Record<string, unknown>, ctx: HookContext): HookPlan 
 }
 
 function hook(input: Record<string, unknown>, ctx: HookContext): HookPlan {
-  const name = typeof input.hook_event_name === 'string' ? input.hook_event_name : ctx.eventArg;
+  const name = eventName(input, ctx);
+  const common = sessionOrPrompt(name, input, ctx);
+  if (common) return common;
   switch (name) {
-    case 'SessionStart':
-      return { events: [sessionStart(input, ctx)] };
-    case 'UserPromptSubmit':
-      return { events: [promptEvent(input, ctx)] };
     case 'PreToolUse':
       return input.tool_name === 'AskUserQuestion' ? onQuestion(input, ctx) : { events: [] };
     case 'PostToolUse':

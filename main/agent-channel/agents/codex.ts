@@ -10,7 +10,7 @@
  * while the bench waits the terminal shows no prompt until the bench answers, the wait
  * ends (bench closed, 540 s) or the person presses Esc.
  */
-import { cut, permissionRequest, promptEvent, sessionOf, sessionStart, toolEvent } from './payload.ts';
+import { cut, eventName, permissionRequest, sessionOf, sessionOrPrompt, toolEvent } from './payload.ts';
 import { resumeFlags, type FlagSpec } from './argv.ts';
 import type { AgentModule, HookContext, HookPlan } from './types.ts';
 
@@ -29,12 +29,10 @@ export function resumeArgv(argv: readonly string[], sessionId: string): string[]
 }
 
 function hook(input: Record<string, unknown>, ctx: HookContext): HookPlan {
-  const name = typeof input.hook_event_name === 'string' ? input.hook_event_name : ctx.eventArg;
+  const name = eventName(input, ctx);
+  const common = sessionOrPrompt(name, input, ctx);
+  if (common) return common;
   switch (name) {
-    case 'SessionStart':
-      return { events: [sessionStart(input, ctx)] };
-    case 'UserPromptSubmit':
-      return { events: [promptEvent(input, ctx)] };
     case 'PermissionRequest': {
       const wait = permissionRequest(input, ctx);
       return wait ? { events: [], wait } : { events: [] };

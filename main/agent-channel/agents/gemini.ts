@@ -13,7 +13,7 @@
  * question tool a hook can answer; its transcript is one JSON document, not JSONL, so
  * ```td blocks are read from the reply AfterAgent hands over.
  */
-import { cut, obj, promptEvent, sessionOf, str, toolEvent, toolInput } from './payload.ts';
+import { cut, eventName, obj, promptEvent, sessionOf, str, toolEvent, toolInput } from './payload.ts';
 import { resumeFlags, type FlagSpec } from './argv.ts';
 import type { AgentModule, HookContext, HookPlan } from './types.ts';
 
@@ -57,7 +57,7 @@ export function permissionOf(details: Record<string, unknown>): { tool_name: str
 }
 
 function hook(input: Record<string, unknown>, ctx: HookContext): HookPlan {
-  const name = typeof input.hook_event_name === 'string' ? input.hook_event_name : ctx.eventArg;
+  const name = eventName(input, ctx);
   switch (name) {
     case 'SessionStart':
       // transcript_path is a JSON document, not JSONL: the transcript route is not told.

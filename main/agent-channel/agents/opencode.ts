@@ -14,7 +14,7 @@
  * What it cannot do: no question tool a plugin sees; no JSONL transcript (its sessions
  * live in a database), so ```td blocks are read from the reply `session.idle` carries.
  */
-import { cut, isObj, obj, safeId, sessionOf, str, toolInput } from './payload.ts';
+import { cut, eventName, isObj, obj, safeId, sessionOf, str, toolInput } from './payload.ts';
 import { resumeFlags, type FlagSpec } from './argv.ts';
 import type { AgentModule, EventDraft, HookContext, HookPlan } from './types.ts';
 
@@ -30,7 +30,7 @@ export function resumeArgv(argv: readonly string[], sessionId: string): string[]
 }
 
 function hook(input: Record<string, unknown>, ctx: HookContext): HookPlan {
-  const name = typeof input.hook_event_name === 'string' ? input.hook_event_name : ctx.eventArg;
+  const name = eventName(input, ctx);
   switch (name) {
     case 'session.created':
       return { events: [{ type: 'session', id: ctx.id('s'), ...sessionOf(input), source: 'startup' }] };

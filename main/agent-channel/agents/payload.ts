@@ -3,7 +3,7 @@
  * agents share (Claude Code's hook protocol, which Codex follows too). Pure.
  */
 import type { AnswerFile } from '../answers.ts';
-import type { EventDraft, HookContext, HookWait } from './types.ts';
+import type { EventDraft, HookContext, HookPlan, HookWait } from './types.ts';
 
 /** Longest text an event carries (a reply, a prompt); the rest is cut with a mark. */
 export const MAX_TEXT = 64 * 1024;
@@ -47,6 +47,18 @@ export function decisionOf(answer: AnswerFile): { behavior: 'allow' | 'deny'; me
 /** SessionStart in Claude Code's hook protocol (Codex speaks it too): a `session` event with its JSONL transcript. */
 export function sessionStart(input: Record<string, unknown>, ctx: HookContext): EventDraft {
   return { type: 'session', id: ctx.id('s'), ...sessionOf(input), transcript_path: str(input.transcript_path), source: str(input.source), cwd: str(input.cwd) };
+}
+
+/** The event a hook was run for: the payload's `hook_event_name`, else the one the hook command was given. */
+export function eventName(input: Record<string, unknown>, ctx: HookContext): string | undefined {
+  return typeof input.hook_event_name === 'string' ? input.hook_event_name : ctx.eventArg;
+}
+
+/** SessionStart and UserPromptSubmit, alike in Claude Code's hook protocol and Codex's; undefined for any other event. */
+export function sessionOrPrompt(name: string | undefined, input: Record<string, unknown>, ctx: HookContext): HookPlan | undefined {
+  if (name === 'SessionStart') return { events: [sessionStart(input, ctx)] };
+  if (name === 'UserPromptSubmit') return { events: [promptEvent(input, ctx)] };
+  return undefined;
 }
 
 /** A prompt the person sent (`prompt`: UserPromptSubmit in Claude Code's protocol and Codex's, BeforeAgent in Gemini CLI's). */
