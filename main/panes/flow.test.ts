@@ -264,7 +264,7 @@ describe('FlowMeter', () => {
       expect(m.shouldPause()).toBe(false);
     }
     // A slow reader (1,000 characters a millisecond): under its minimum it is never held back.
-    const s = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 100_000, now: () => t });
+    const s = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 100_000, sampleMs: 10, now: () => t });
     s.attach('slow');
     s.sent(60_000);
     t += 10;
