@@ -13,7 +13,10 @@
  *     idle pane's echo p50/p99 under the flood against the same echo quiet (goal p99 under
  *     20 ms), the service's RSS at its peak against idle (goal under 2x), and 10 s after the
  *     flood ends and after the panes close (goal: back under 1.2x idle).
- * `TD_BENCH_MB` changes the cat's size (32); `TD_BENCH_PARTS` (panes,hop,attach) runs some.
+ *  5. Ctrl-C under `yes` read by a page drawing 1 MB/s (output queued, drawn a frame at a time,
+ *     acknowledged as drawn, as the renderer does) against a window drawing at once: ms from
+ *     the Ctrl-C to the prompt drawn (goal: under 200 ms for the page).
+ * `TD_BENCH_MB` changes the cat's size (32); `TD_BENCH_PARTS` (ctrlc,panes,hop,attach) runs some.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,10 +24,15 @@ import path from 'node:path';
 import { cpuSeconds, ensureBuilt, startOurs, type App } from './peer-apps.ts';
 import { colouredFile, rss } from './window-raw.ts';
 import { wsWindow, type WsWindow } from './ws-window.ts';
+import { FLOW } from '../preload/contract.ts';
 
 const MB = 1024 * 1024;
 const CAT_MB = Number(process.env.TD_BENCH_MB) || 32;
 const ROUNDS = 3;
+/** How fast the slow page of the Ctrl-C figure draws, in characters a millisecond (a DOM renderer drawing `yes`). */
+const PAGE_RATE = 1_000;
+/** The slow page draws once a frame (60 a second). */
+const FRAME_MS = 16;
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -149,6 +157,84 @@ async function echoes(win: WsWindow, id: string, count: number): Promise<number[
   return times;
 }
 
+/** Escape sequences left out (shell integration marks the prompt with OSC 133). */
+const plain = (s: string) => s.replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, '').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+
+/**
+ * Ctrl-C under `yes` read by a page that draws `rate` characters a millisecond (the
+ * renderer's way: output waits in its queue, is drawn a frame at a time, and acknowledged
+ * every FLOW.ackChunkChars drawn, so the acknowledgements of a frame come together): ms
+ * from the Ctrl-C to the prompt drawn.
+ */
+async function ctrlCOnce(win: WsWindow, id: string, rate: number): Promise<number> {
+  const queue: string[] = [];
+  let drawn = '';
+  let unacked = 0;
+  const off = win.onOutput((p, data) => {
+    if (p === id) queue.push(data);
+  });
+  const draw = setInterval(() => {
+    let budget = rate * FRAME_MS;
+    while (budget > 0 && queue.length > 0) {
+      const head = queue[0]!;
+      const take = head.length <= budget ? head : head.slice(0, budget);
+      if (take === head) queue.shift();
+      else queue[0] = head.slice(budget);
+      budget -= take.length;
+      drawn = (drawn + take).slice(-600);
+      unacked += take.length;
+      if (unacked >= FLOW.ackChunkChars || queue.length === 0) {
+        win.send('pane.ack', { paneId: id, chars: unacked });
+        unacked = 0;
+      }
+    }
+  }, FRAME_MS);
+  const until = async (test: () => boolean, what: string) => {
+    const end = Date.now() + 60_000;
+    while (!test()) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}; drawn: ${JSON.stringify(drawn.slice(-80))}`);
+      await sleep(1);
+    }
+  };
+  try {
+    win.send('pane.input', { paneId: id, data: 'yes\r' });
+    await until(() => /y\r\ny\r\n$/.test(drawn), 'yes to be drawn');
+    await sleep(500);
+    drawn = '';
+    const t0 = performance.now();
+    win.send('pane.input', { paneId: id, data: '\x03' });
+    await until(() => /\^C[^]*td\$ *$/.test(plain(drawn)), 'the prompt after Ctrl-C');
+    const t = performance.now() - t0;
+    await until(() => queue.length === 0, 'the queue to be drawn');
+    return t;
+  } finally {
+    clearInterval(draw);
+    off();
+  }
+}
+
+async function ctrlC(log: (l: string) => void): Promise<void> {
+  const app = await startOurs();
+  try {
+    const win = await wsWindow(app.url, { ack: false });
+    const hello = await win.request<{ panes: Array<{ id: string }> }>('app.hello', {});
+    const id = hello.panes[0]!.id;
+    const slow: number[] = [];
+    const fast: number[] = [];
+    for (let r = 0; r < 10; r++) {
+      const slowFirst = r % 2 === 0;
+      for (const rate of slowFirst ? [PAGE_RATE, Infinity] : [Infinity, PAGE_RATE]) {
+        (rate === PAGE_RATE ? slow : fast).push(await ctrlCOnce(win, id, rate === Infinity ? 1e9 : rate));
+        await sleep(300);
+      }
+    }
+    win.close();
+    log(`ctrl-c   under yes, 10 rounds: a page drawing ${PAGE_RATE * 1000 / 1e6} MB/s p50 ${ms(pct(slow, 50))} (${ms(Math.min(...slow))}-${ms(Math.max(...slow))}), a window drawing at once p50 ${ms(pct(fast, 50))}; what flow control lets the page hold costs ${ms(pct(slow, 50) - pct(fast, 50))} (goal: the page's under 200 ms): ${verdict(pct(slow, 50) < 200)}`);
+  } finally {
+    await app.stop();
+  }
+}
+
 async function manyPanes(log: (l: string) => void): Promise<void> {
   const app = await startOurs();
   try {
@@ -203,7 +289,8 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
   ensureBuilt();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-bench-service-'));
   try {
-    const parts = (process.env.TD_BENCH_PARTS ?? 'panes,hop,attach').split(',');
+    const parts = (process.env.TD_BENCH_PARTS ?? 'ctrlc,panes,hop,attach').split(',');
+    if (parts.includes('ctrlc')) await ctrlC(log);
     if (parts.includes('panes')) await manyPanes(log);
     if (parts.includes('hop')) await hop(dir, log);
     if (parts.includes('attach')) await attachAndIdle(log);

@@ -16,8 +16,8 @@ export interface WsWindow {
   received: Map<string, number>;
   /** The last characters of a pane's output. */
   tail(paneId: string): string;
-  /** Called with every output (pane, data). */
-  onOutput(fn: (paneId: string, data: string) => void): void;
+  /** Called with every output (pane, data); returns what stops it. */
+  onOutput(fn: (paneId: string, data: string) => void): () => void;
   /** Wait until the pane's output tail, escape sequences left out, matches. */
   until(paneId: string, re: RegExp, timeoutMs: number): Promise<void>;
   close(): void;
@@ -74,7 +74,13 @@ export async function wsWindow(url: string, opts: { ack?: boolean } = {}): Promi
     }),
     send: (name, req) => ws.send(JSON.stringify({ t: 'req', id: nextId++, name, req })),
     tail: (paneId) => tails.get(paneId) ?? '',
-    onOutput: (fn) => listeners.push(fn),
+    onOutput: (fn) => {
+      listeners.push(fn);
+      return () => {
+        const i = listeners.indexOf(fn);
+        if (i >= 0) listeners.splice(i, 1);
+      };
+    },
     async until(paneId, re, timeoutMs) {
       const end = Date.now() + timeoutMs;
       // Matched against the text, without escape sequences (shell integration marks the prompt with OSC 133).

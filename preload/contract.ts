@@ -488,4 +488,10 @@ export const FLOW = {
   latencyMs: 150,
   /** ...as long as it holds more than this (two full batches). */
   latencyMinChars: 131_072,
+  /**
+   * What a window may hold before the rate it reads at is known (the first burst of its
+   * first flood): enough for the renderer to acknowledge a few times (ackChunkChars) and
+   * so show its rate, from which its allowance then grows.
+   */
+  latencyStartChars: 32_768,
 } as const;

@@ -151,6 +151,108 @@ describe('FlowMeter', () => {
     expect(maxBehind).toBeGreaterThan(100_000);
   });
 
+  it('with a latency bound, holds a new reader to its start allowance until its rate is known, then to what it reads in that time', () => {
+    let t = 1_000;
+    const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, sampleMs: 50, now: () => t });
+    m.attach('page');
+    // The first burst of a flood: the page has not acknowledged anything yet.
+    m.sent(20_000);
+    expect(m.shouldPause()).toBe(false);
+    m.sent(20_000);
+    // 40,000 held, its rate unknown: over the start allowance (not the megabyte of the high watermark).
+    expect(m.shouldPause()).toBe(true);
+    // Its first acknowledgement, 25 ms on: not yet a sample of its rate (50 ms).
+    t += 25;
+    m.ack('page', 12_500);
+    expect(m.shouldPause()).toBe(true);
+    // 25,000 in the 50 ms since the flood began: 500 a millisecond, so it may hold 75,000
+    // (150 ms of it) from now on, and 15,000 is under half of that.
+    t += 25;
+    m.ack('page', 12_500);
+    expect(m.shouldPause()).toBe(false);
+    m.sent(40_000);
+    expect(m.shouldPause()).toBe(false);
+    m.sent(30_000);
+    expect(m.shouldPause()).toBe(true);
+  });
+
+  it('with a latency bound, samples a reader\'s rate over time, not from the gaps between acknowledgements that come together', () => {
+    let t = 1_000;
+    const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, sampleMs: 50, now: () => t });
+    m.attach('page');
+    let paused = false;
+    let maxBehind = 0;
+    // A flood read by a page that parses 16,000 characters a frame (1,000 a millisecond) and
+    // acknowledges them at the end of the frame, 5,000 at a time within a millisecond.
+    for (let frame = 0; frame < 60; frame++) {
+      if (!paused) m.sent(64_000);
+      t += 16;
+      let parsed = Math.min(16_000, m.behind('page'));
+      while (parsed > 0) {
+        const chunk = Math.min(5_000, parsed);
+        m.ack('page', chunk);
+        parsed -= chunk;
+        t += 0.1;
+      }
+      paused = m.shouldPause();
+      if (frame >= 20) maxBehind = Math.max(maxBehind, m.behind('page'));
+    }
+    // About 150 ms of its reading (150,000) and a batch, not the megabyte its bursts would suggest.
+    expect(maxBehind).toBeLessThan(300_000);
+  });
+
+  it('with a latency bound, does not count a spell with nothing to read as slow reading', () => {
+    let t = 1_000;
+    const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 1_000, sampleMs: 50, now: () => t });
+    m.attach('page');
+    // A first flood read at 1,000 characters a millisecond.
+    m.sent(100_000);
+    for (let i = 0; i < 20; i++) {
+      t += 5;
+      m.ack('page', 5_000);
+    }
+    expect(m.behind('page')).toBe(0);
+    // Ten seconds idle, then a second flood read at the same rate.
+    t += 10_000;
+    m.sent(190_000);
+    for (let i = 0; i < 10; i++) {
+      t += 5;
+      m.ack('page', 5_000);
+    }
+    // 140,000 held is 140 ms of reading at 1,000 a millisecond, under its 150 ms: the idle spell did not count as slow reading.
+    expect(m.shouldPause()).toBe(false);
+  });
+
+  it('with a latency bound, forgets a reader\'s rate after a quiet spell: a slower flood next is held to the start allowance, not the fast one\'s', () => {
+    let t = 1_000;
+    const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, now: () => t });
+    m.attach('page');
+    // A cat read at 5,000 characters a millisecond: it may hold 750,000.
+    for (let i = 0; i < 20; i++) {
+      m.sent(50_000);
+      t += 10;
+      m.ack('page', 50_000);
+    }
+    m.sent(700_000);
+    expect(m.shouldPause()).toBe(false);
+    t += 140;
+    m.ack('page', 700_000);
+    // A second later, `yes`: its first burst is held to the start allowance.
+    t += 1_000;
+    m.sent(40_000);
+    expect(m.shouldPause()).toBe(true);
+    // Without the quiet spell, a flood goes on at the rate it had.
+    const c = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, now: () => t });
+    c.attach('page');
+    for (let i = 0; i < 20; i++) {
+      c.sent(50_000);
+      t += 10;
+      c.ack('page', 50_000);
+    }
+    c.sent(700_000);
+    expect(c.shouldPause()).toBe(false);
+  });
+
   it('with a latency bound, never holds back a reader that keeps up, nor output under its minimum', () => {
     let t = 0;
     const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 100_000, now: () => t });
@@ -162,7 +264,7 @@ describe('FlowMeter', () => {
       expect(m.shouldPause()).toBe(false);
     }
     // A slow reader (1,000 characters a millisecond): under its minimum it is never held back.
-    const s = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 100_000, now: () => t });
+    const s = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 100_000, sampleMs: 10, now: () => t });
     s.attach('slow');
     s.sent(60_000);
     t += 10;

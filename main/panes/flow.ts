@@ -11,10 +11,12 @@
  *   With one window that is the classic behaviour (VS Code's terminal does the same).
  * - With `latency`, a reader also counts as full once what it holds would take it more
  *   than `latency.ms` to read at the rate it has been acknowledging (and it holds more than
- *   `latency.minChars`), and as ready again under half that. Once a flood is under way (its
- *   first burst, before the rate is known, is bounded by the high watermark), a slow window
- *   (a page drawing it) holds about `latency.ms` of output, not a megabyte: what comes
- *   after (the prompt after Ctrl-C, a keystroke's echo) is about that much behind.
+ *   `latency.minChars`), and as ready again under half that. Until its rate is known (the
+ *   first `latency.sampleMs` of a flood after a quiet spell) it may hold
+ *   `latency.startChars`; from then on what it may hold follows the rate it acknowledges.
+ *   A slow window (a page drawing a flood) holds about `latency.ms` of output, not a
+ *   megabyte, from the flood's first burst on: what comes after (the prompt after Ctrl-C,
+ *   a keystroke's echo) is about that much behind.
  *
  * Pure: the pane applies the verdicts to its process (docs/design/service.md, "Flow control").
  */
@@ -26,6 +28,9 @@ interface Reader {
   /** Characters it acknowledges a millisecond while it has output to read (0: not known yet). */
   rate: number;
   lastAckAt: number;
+  /** The sample of its rate being taken: since when, and the characters acknowledged in it. */
+  sampleStart: number;
+  sampleChars: number;
 }
 
 export interface LatencyBound {
@@ -33,6 +38,14 @@ export interface LatencyBound {
   ms: number;
   /** Below this a reader never counts as full for its latency (a keystroke's echo is never held back). */
   minChars: number;
+  /** What a reader whose rate is not known yet may hold (minChars if not given): a flood's first burst. */
+  startChars?: number;
+  /**
+   * A reader's rate is sampled over at least this long (50 ms if not given): a page
+   * acknowledges what it parsed in a frame all at once, and the gap between two of those
+   * acknowledgements says nothing about how fast it reads.
+   */
+  sampleMs?: number;
   now?: () => number;
 }
 
@@ -53,7 +66,7 @@ export class FlowMeter {
 
   /** A reader that must keep up from now on. */
   attach(reader: string): void {
-    if (!this.readers.has(reader)) this.readers.set(reader, { unacked: 0, dropped: false, rate: 0, lastAckAt: 0 });
+    if (!this.readers.has(reader)) this.readers.set(reader, { unacked: 0, dropped: false, rate: 0, lastAckAt: 0, sampleStart: 0, sampleChars: 0 });
   }
 
   /** A reader went away: it no longer holds the pane paused. */
@@ -89,6 +102,7 @@ export class FlowMeter {
         r.dropped = true;
         droppedNow.push(name);
       } else {
+        if (r.unacked === 0 && this.latency) this.startReading(r, this.latency);
         r.unacked += chars;
       }
     }
@@ -101,10 +115,16 @@ export class FlowMeter {
     if (!r || !(chars > 0)) return false;
     if (this.latency) {
       const t = this.now();
-      // Its reading rate, measured only while it had output waiting (not while it was idle).
-      if (r.unacked > 0 && r.lastAckAt > 0 && t > r.lastAckAt) {
-        const rate = chars / (t - r.lastAckAt);
-        r.rate = r.rate > 0 ? 0.8 * r.rate + 0.2 * rate : rate;
+      // Its reading rate, sampled while it had output waiting (not while it was idle).
+      if (r.unacked > 0 && r.sampleStart > 0) {
+        r.sampleChars += chars;
+        const span = t - r.sampleStart;
+        if (span >= (this.latency.sampleMs ?? 50)) {
+          const rate = r.sampleChars / span;
+          r.rate = r.rate > 0 ? 0.5 * r.rate + 0.5 * rate : rate;
+          r.sampleStart = t;
+          r.sampleChars = 0;
+        }
       }
       r.lastAckAt = t;
     }
@@ -126,22 +146,47 @@ export class FlowMeter {
     for (const r of this.readers.values()) {
       r.unacked = 0;
       r.lastAckAt = 0;
+      r.sampleStart = 0;
+      r.sampleChars = 0;
     }
     this.paused = false;
   }
 
-  /** Whether this reader can take no more now: over the high watermark, or (latency) holding more than it reads in `latency.ms`. */
+  /**
+   * A reader that had nothing to read is sent output. After a spell longer than
+   * `latency.ms` its rate is forgotten and sampled afresh from now (the spell is not slow
+   * reading): this output may be read at another pace than the last (a page draws the
+   * lines of a `cat` faster than the two-character lines of `yes`), and a rate carried over
+   * from a faster flood would let it hold that flood's allowance. A shorter spell (a reader
+   * that keeps up catches up between batches) changes nothing.
+   */
+  private startReading(r: Reader, l: LatencyBound): void {
+    const t = this.now();
+    if (r.sampleStart === 0 || t - r.lastAckAt > l.ms) {
+      r.rate = 0;
+      r.sampleStart = t;
+      r.sampleChars = 0;
+    }
+  }
+
+  /** What a reader may hold before it counts as full for its latency: what it reads in `latency.ms`, or `startChars` until that is known. */
+  private allowance(r: Reader, l: LatencyBound): number {
+    return r.rate > 0 ? Math.max(l.minChars, r.rate * l.ms) : (l.startChars ?? l.minChars);
+  }
+
+  /** Whether this reader can take no more now: over the high watermark, or (latency) holding more than its allowance. */
   private full(r: Reader): boolean {
     if (r.unacked > this.high) return true;
     const l = this.latency;
-    return !!l && r.rate > 0 && r.unacked > Math.max(l.minChars, r.rate * l.ms);
+    return !!l && r.unacked > this.allowance(r, l);
   }
 
-  /** Whether a reader that was full can take more again: under the low watermark and (latency) under half of what it reads in `latency.ms`. */
+  /** Whether a reader that was full can take more again: under the low watermark and (latency) under half its allowance (under minChars once its rate is known). */
   private ready(r: Reader): boolean {
     if (r.unacked >= this.low) return false;
     const l = this.latency;
-    return !l || r.rate === 0 || r.unacked < Math.max(l.minChars, (r.rate * l.ms) / 2);
+    if (!l) return true;
+    return r.rate > 0 ? r.unacked < Math.max(l.minChars, (r.rate * l.ms) / 2) : r.unacked < this.allowance(r, l) / 2;
   }
 
   /**

@@ -264,7 +264,8 @@ describe('tail of output before exit', () => {
 
   it('delivers the tail even when flow control holds the pane paused as the process exits', async () => {
     panes.addReader('slow-window');
-    const size = 110_000;
+    // Past what a window that never acknowledged may hold (so the pane is paused), by less than the PTY's buffer keeps (so the process can finish writing and exit).
+    const size = FLOW.latencyStartChars + 10_000;
     const pane = panes.create({ command: [process.execPath, '-e', `process.stdout.write('y'.repeat(${size}) + 'TAIL-END')`] });
     const out = capture(pane.id);
     await exited(pane.id);
