@@ -1,8 +1,9 @@
 /**
  * The two apps the peer benchmark runs side by side, each started as a person starts it,
  * in a fresh HOME (bash with the prompt `td$ `) and state folder:
- *  - ours: `serve` (main/serve/main.ts, the browser's door: a relay) which starts the
- *    per-user service from its bundle (out/service/service.mjs) with the core's V8 flags;
+ *  - ours: `serve` from its bundle (out/serve/serve.mjs, as `npm start` runs it: the
+ *    browser's door, a relay) which starts the per-user service from its bundle
+ *    (out/service/service.mjs) with the core's V8 flags;
  *    its processes on the output path are the relay and the service;
  *  - WeTTY 3.2.0 (node-pty + xterm 6 + socket.io), installed from the registry into
  *    ~/.cache/terminal-delight-bench/wetty by this file (its node-pty built there; never
@@ -27,6 +28,8 @@ export interface App {
   url: string;
   /** When the process was spawned (performance.now()). */
   spawnedAt: number;
+  /** When it was ready for a page: ours printed its URL, WeTTY accepted a connection (performance.now()). */
+  readyAt: number;
   /** Every process of the app on the output path (not the shell). */
   pids(): number[];
   /** Ours: the service's process. */
@@ -49,7 +52,7 @@ export function ensureWetty(log: (l: string) => void): string {
   return WETTY_MAIN;
 }
 
-/** Build what `npm start` would: the renderer and the service's bundle, when older than their sources. */
+/** Build what `npm start` would: the renderer, the service's and serve's bundles, when older than their sources. */
 export function ensureBuilt(): void {
   const newest = (dir: string): number => {
     let t = 0;
@@ -61,7 +64,7 @@ export function ensureBuilt(): void {
   };
   const mtime = (f: string) => (fs.existsSync(f) ? fs.statSync(f).mtimeMs : 0);
   const sources = Math.max(newest(path.join(ROOT, 'main')), newest(path.join(ROOT, 'preload')), newest(path.join(ROOT, 'renderer')));
-  if (mtime(path.join(ROOT, 'out', 'renderer', 'index.html')) < sources || mtime(path.join(ROOT, 'out', 'service', 'service.mjs')) < sources) {
+  if (mtime(path.join(ROOT, 'out', 'renderer', 'index.html')) < sources || mtime(path.join(ROOT, 'out', 'service', 'service.mjs')) < sources || mtime(path.join(ROOT, 'out', 'serve', 'serve.mjs')) < sources) {
     const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
     if (r.status !== 0) throw new Error('the build failed: run npm run build to see why');
   }
@@ -91,7 +94,7 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Ours as `terminal-delight serve` runs it (a relay, and the service it starts), or with
+ * Ours as `npm start` runs it (serve's bundle: a relay, and the service it starts), or with
  * `inProcess` the core inside serve's own process (bench/serve-inproc.ts, with the core's V8
  * flags): the baseline for the extra hop.
  */
@@ -100,7 +103,7 @@ export async function startOurs(opts: { inProcess?: boolean } = {}): Promise<App
   const spawnedAt = performance.now();
   const entry = opts.inProcess
     ? [...CORE_V8_FLAGS, '--experimental-strip-types', '--no-warnings=ExperimentalWarning', path.join(ROOT, 'bench', 'serve-inproc.ts'), '--cwd', f.dir]
-    : ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', path.join(ROOT, 'main', 'serve', 'main.ts'), '--port', '0', '--fresh', '--no-open', '--cwd', f.dir];
+    : [path.join(ROOT, 'out', 'serve', 'serve.mjs'), '--port', '0', '--fresh', '--no-open', '--cwd', f.dir];
   const child = spawn(process.execPath, entry, { cwd: f.dir, env: f.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-4000)));
@@ -113,12 +116,14 @@ export async function startOurs(opts: { inProcess?: boolean } = {}): Promise<App
     });
     child.once('exit', (code) => reject(new Error(`serve exited (${code}) before it was ready: ${err}`)));
   });
+  const readyAt = performance.now();
   const lock = path.join(f.env.XDG_STATE_HOME!, 'terminal-delight', 'run', 'service.lock');
   const servicePid = opts.inProcess ? undefined : (JSON.parse(fs.readFileSync(lock, 'utf8')) as { pid: number }).pid;
   return {
     name: 'ours',
     url,
     spawnedAt,
+    readyAt,
     pids: () => (servicePid ? [child.pid!, servicePid] : [child.pid!]),
     servicePid,
     async stop() {
@@ -163,10 +168,12 @@ export async function startWetty(main: string): Promise<App> {
     if (child.exitCode !== null || Date.now() > until) throw new Error(`WeTTY did not listen on ${port}: ${err}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+  const readyAt = performance.now();
   return {
     name: 'WeTTY',
     url: `http://127.0.0.1:${port}/`,
     spawnedAt,
+    readyAt,
     pids: () => [child.pid!],
     async stop() {
       await stopChild(child);

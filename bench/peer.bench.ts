@@ -6,7 +6,8 @@
  * started as a person starts it: serve (the relay) and the per-user service it starts
  * from its bundle; its CPU and memory are those two processes added up, WeTTY's its one.
  * `TD_BENCH_ROUNDS` (5), `TD_BENCH_PEER_MB` (the cat, 32) and `TD_BENCH_PEER_FLOOD_MB`
- * (the memory flood, 128) change the sizes.
+ * (the memory flood, 128) change the sizes; `TD_BENCH_PARTS=startup` measures only the
+ * start and the attach (with where the start's time went), leaving out the output figures.
  *
  * Where the core's time went (measured before choosing, `node --cpu-prof` on the service
  * and the relay with a Node client acking at once, 32 MiB of coloured source-like text):
@@ -42,6 +43,7 @@ const MB = 1024 * 1024;
 const ROUNDS = Number(process.env.TD_BENCH_ROUNDS) || 5;
 const CAT_MB = Number(process.env.TD_BENCH_PEER_MB) || 32;
 const FLOOD_MB = Number(process.env.TD_BENCH_PEER_FLOOD_MB) || 128;
+const PARTS = (process.env.TD_BENCH_PARTS ?? 'startup,output').split(',');
 const KEYS = 100;
 const WARMUP = 10;
 const FRAME_MS = 1000 / 60;
@@ -51,6 +53,8 @@ interface Figures {
   startup: number;
   /** Ours: a second window attached to the running service, page load to prompt shown (ms). */
   attach?: number;
+  /** Where the start's time went: spawn to ready (serve printed its URL / WeTTY listens), to the page's script run, to the prompt (ms). */
+  timeline: { ready: number; script: number };
   keys: number[];
   /** The cat: bytes per second, server and page CPU seconds. */
   bps: number;
@@ -78,9 +82,13 @@ async function measure(browser: Browser, app: App, file: string, round: number, 
     const page = await context.newPage();
     // Ours with its test hook on (?test=1), to read its scrollback after the cat; rows are read from the DOM for both.
     const url = app.name === 'ours' ? `${app.url}&test=1` : app.url;
+    const goto = performance.now();
     await page.goto(url);
     await waitForRow(page, /td\$$/, 60_000);
     const startup = performance.now() - app.spawnedAt;
+    // The page's clock: navigation start to the end of its last script's evaluation (DOMContentLoaded waits for module scripts).
+    const script = await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventStart);
+    const timeline = { ready: app.readyAt - app.spawnedAt, script: goto - app.spawnedAt + script };
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable');
     let attach: number | undefined;
@@ -94,6 +102,8 @@ async function measure(browser: Browser, app: App, file: string, round: number, 
       attach = performance.now() - t0;
       await other.close();
     }
+    const none = { keys: [], bps: NaN, serverCpu: NaN, pageCpu: NaN, frameGap: NaN, ctrlC: NaN, rssIdle: NaN, rssPeak: NaN };
+    if (!PARTS.includes('output')) return { startup, attach, timeline, ...none };
     const pids = app.pids();
     const memory = () => sum(pids.map((p) => rss(p) ?? 0));
     const cpu = () => sum(pids.map(cpuSeconds));
@@ -141,7 +151,7 @@ async function measure(browser: Browser, app: App, file: string, round: number, 
     } finally {
       clearInterval(sampler);
     }
-    return { startup, attach, keys: keyTimes, bps: fs.statSync(file).size / (ms / 1000), serverCpu, pageCpu: pCpu, frameGap, ctrlC: c, rssIdle, rssPeak, exact };
+    return { startup, attach, timeline, keys: keyTimes, bps: fs.statSync(file).size / (ms / 1000), serverCpu, pageCpu: pCpu, frameGap, ctrlC: c, rssIdle, rssPeak, exact };
   } finally {
     await context.close();
   }
@@ -162,7 +172,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     // The window shows the cat's lines without their colours: what its scrollback must hold, exactly.
     const plain = fs.readFileSync(file, 'utf8').replace(/\x1b\[[0-9;:]*m/g, '').split('\n');
     const tail = plain.slice(-10_001, -1);
-    const bare = await rawEcho(200);
+    const bare = PARTS.includes('output') ? await rawEcho(200) : [];
     const figures: Record<App['name'], Figures[]> = { ours: [], WeTTY: [] };
     for (let r = 0; r < ROUNDS; r++) {
       for (const name of r % 2 === 0 ? (['ours', 'WeTTY'] as const) : (['WeTTY', 'ours'] as const)) {
@@ -170,6 +180,10 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
         try {
           const f = await measure(browser, app, file, r, name === 'ours' ? tail : undefined);
           figures[name].push(f);
+          if (!PARTS.includes('output')) {
+            log(`round ${r + 1} ${name}: start ${f.startup.toFixed(0)} ms (ready ${f.timeline.ready.toFixed(0)}, page script run ${f.timeline.script.toFixed(0)})${f.attach ? `, attach ${f.attach.toFixed(0)} ms` : ''}`);
+            continue;
+          }
           log(`round ${r + 1} ${name}: ${(f.bps / MB).toFixed(1)} MB/s, server ${f.serverCpu.toFixed(2)} CPU-s, page ${f.pageCpu.toFixed(2)} s, keys p50 ${median(f.keys).toFixed(1)} p99 ${pct(f.keys, 99).toFixed(1)} ms, Ctrl-C ${f.ctrlC.toFixed(0)} ms, RSS ${(f.rssIdle / MB).toFixed(0)}/${(f.rssPeak / MB).toFixed(0)} MiB, start ${f.startup.toFixed(0)} ms${f.attach ? `, attach ${f.attach.toFixed(0)} ms` : ''}, frame gap ${f.frameGap.toFixed(0)} ms${f.exact ? `, scrollback ${f.exact.ok ? 'exact' : 'NOT EXACT'} (${f.exact.lines} lines)` : ''}`);
         } finally {
           await app.stop();
@@ -203,6 +217,21 @@ function report(figures: Record<App['name'], Figures[]>, bare: number[], log: (l
   log(`${o.length} rounds, medians; the ratio's range is round by round. Ours = serve (relay) + service, both counted.`);
   log('| figure | ours | WeTTY | ours/WeTTY |');
   log('| --- | --- | --- | --- |');
+  const verdict = (b: boolean) => (b ? 'goal met' : 'GOAL NOT MET');
+  const startRows = () => {
+    const start = row('spawn to first prompt shown', (f) => f.startup, msf);
+    row('  of which spawn to ready (ours: serve printed its URL; WeTTY: listening)', (f) => f.timeline.ready, msf);
+    row('  of which spawn to the page\'s scripts run', (f) => f.timeline.script, msf);
+    const attach = median(o.map((f) => f.attach ?? NaN));
+    log(`| a window attaching to the running service, load to prompt shown | ${msf(attach)} | | |`);
+    return { start, attach };
+  };
+  if (!PARTS.includes('output')) {
+    const { start, attach } = startRows();
+    log('');
+    log(`goals: startup <= 0.8x WeTTY's: ${start.toFixed(2)}, ${verdict(start <= 0.8)}; attach < 300 ms: ${verdict(attach < 300)}`);
+    return;
+  }
   const tput = row(`throughput, cat of ${CAT_MB} MiB of coloured text, Enter to last line shown`, (f) => f.bps, mbs);
   const cpu = row(`server CPU seconds per ${CAT_MB} MiB (ours: relay + service)`, (f) => f.serverCpu, s);
   row(`page CPU seconds per ${CAT_MB} MiB (main thread)`, (f) => f.pageCpu, s);
@@ -212,12 +241,9 @@ function report(figures: Record<App['name'], Figures[]>, bare: number[], log: (l
   const cc = row('Ctrl-C under `yes` to the prompt', (f) => f.ctrlC, msf);
   row('server RSS idle', (f) => f.rssIdle, mib);
   const peak = row(`server RSS peak in a ${FLOOD_MB} MiB flood of lines`, (f) => f.rssPeak, mib);
-  const start = row('spawn to first prompt shown', (f) => f.startup, msf);
   row('longest frame gap during the cat', (f) => f.frameGap, msf);
-  const attach = median(o.map((f) => f.attach ?? NaN));
-  log(`| a window attaching to the running service, load to prompt shown | ${msf(attach)} | | |`);
+  const { start, attach } = startRows();
   log('');
-  const verdict = (b: boolean) => (b ? 'goal met' : 'GOAL NOT MET');
   const bareP99 = pct(bare, 99);
   const idleO = median(o.map((f) => f.rssIdle));
   const idleW = median(w.map((f) => f.rssIdle));

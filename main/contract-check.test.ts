@@ -1,6 +1,7 @@
 /** The contract's payload schemas: generated from preload/contract.ts, current, and strict, in one sentence. */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { REQUEST_NAMES } from '../preload/contract.ts';
 import { MAX_PAYLOAD_DEPTH, nestingDepth, payloadProblem } from './contract-check.ts';
@@ -12,6 +13,15 @@ describe('preload/contract.schema.json', () => {
     expect(fs.readFileSync(SCHEMA_FILE, 'utf8')).toBe((generate as () => string)());
     expect(path.basename(SCHEMA_FILE as string)).toBe('contract.schema.json');
   }, 60_000);
+
+  it('is valid JSON Schema (the service compiles it without checking it against the meta-schema)', () => {
+    const schemas = JSON.parse(fs.readFileSync(SCHEMA_FILE, 'utf8')) as { definitions: object; requests: Record<string, object> };
+    const ajv = new Ajv({ strict: false });
+    expect(ajv.validateSchema({ $id: 'contract', definitions: schemas.definitions }), ajv.errorsText()).toBe(true);
+    for (const [name, schema] of Object.entries(schemas.requests)) expect(ajv.validateSchema(schema), `${name}: ${ajv.errorsText()}`).toBe(true);
+    // And the meta-schema is what catches a broken one.
+    expect(ajv.validateSchema({ type: 'no-such-type' })).toBe(false);
+  });
 
   it('has a schema for every request', () => {
     for (const name of REQUEST_NAMES) expect(payloadProblem(name, {}) ?? '', name).not.toMatch(/has no schema/);

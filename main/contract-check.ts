@@ -12,7 +12,9 @@ import schemas from '../preload/contract.schema.json' with { type: 'json' };
 export const MAX_PAYLOAD_DEPTH = 1000;
 
 // strictNumbers: Infinity and NaN (which JSON.parse makes of 1e400) are not numbers here.
-const ajv = new Ajv({ allErrors: false, strict: false, strictNumbers: true, verbose: true });
+// validateSchema: false: the schemas are generated, and checked against the meta-schema by
+// contract-check.test.ts; checking them at every start cost the service ~60-100 ms.
+const ajv = new Ajv({ allErrors: false, strict: false, strictNumbers: true, verbose: true, validateSchema: false });
 ajv.addSchema({ $id: 'contract', definitions: schemas.definitions });
 const compiled = new Map<string, ValidateFunction>();
 const payloadSchemas = schemas.requests as Record<string, object>;

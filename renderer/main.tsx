@@ -21,6 +21,7 @@ import { createWindowStore, resolvedTheme, type ThemeName } from './store/store.
 import { createWsClient, type WsClient } from './td-client.ts';
 import { TerminalRegistry } from './terminal/registry.ts';
 import { setBenchApi } from './workbench/runtime.ts';
+import { preloadBench } from './workbench/lazy.ts';
 import { desktopNotify } from './agents/notify.ts';
 
 const params = new URLSearchParams(location.search);
@@ -92,6 +93,7 @@ function hello(): void {
     (res) => {
       store.getState().hello(res);
       for (const text of res.notices ?? []) store.getState().notice(text, 'info');
+      preloadBench();
     },
     (err: Error) => {
       if (store.getState().ready) store.getState().notice(`Refreshing the window failed: ${err.message}`);

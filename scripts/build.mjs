@@ -2,7 +2,8 @@
 // Builds the renderer into out/renderer (both shells serve it) and bundles the service into
 // out/service/service.mjs (the core starts from it, not type-stripped at every start). With
 // --electron, also bundles main/electron/main.ts and preload/index.ts into out/electron for
-// Electron; with --service, builds only the service's bundle.
+// Electron; with --service, builds only the Node bundles: the service's and serve's
+// (out/serve/serve.mjs, the relay `npm start` and `terminal-delight serve` run).
 //
 // The renderer is built into a fresh folder beside out/renderer and then swapped in
 // with two renames, so a window (or a test) loading the page while a build runs never
@@ -13,9 +14,10 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { buildService } = await import('./bundle.mjs');
+const { buildService, buildServe } = await import('./bundle.mjs');
 if (process.argv.includes('--service')) {
   await buildService(root);
+  await buildServe(root);
   process.exit(0);
 }
 const out = path.join(root, 'out', 'renderer');
@@ -40,6 +42,7 @@ try {
   fs.rmSync(old, { recursive: true, force: true });
 }
 await buildService(root);
+await buildServe(root);
 if (process.argv.includes('--electron')) {
   const { buildElectron } = await import('./build-electron.mjs');
   await buildElectron(root);

@@ -59,27 +59,65 @@ export async function bundleMain(root, { entry, folder, file, emptyOutDir = true
       minify: false,
       sourcemap: true,
       ssr: path.join(root, entry),
-      rollupOptions: { external, output: { format: 'es', entryFileNames: file, banner: SOURCE_HELPERS } },
+      // Chunks (a dynamic import, such as serve's in-process core) sit beside the entry: the
+      // banner finds the app root two folders above whichever file it is in.
+      rollupOptions: { external, output: { format: 'es', entryFileNames: file, chunkFileNames: '[name]-[hash].mjs', banner: SOURCE_HELPERS } },
     },
     plugins: [sourcePaths(root)],
   });
 }
 
+/** The files of the last build in a bundle's folder (each build's chunks have names of their own). */
+const MANIFEST = '.build.json';
+
 /**
- * The service's bundle: out/service/service.mjs (main/service/client.ts starts it when it is
- * current). Built beside it and swapped in, so a service starting meanwhile never finds half a file.
+ * What to delete from a bundle's folder after a build: everything that is neither this
+ * build's nor the previous one's. The previous build's chunks stay until the next build,
+ * so a process that loaded the previous entry a moment ago still finds the chunk it loads
+ * next (the service takes its lock, then imports its core). Pure.
  */
-export async function buildService(root) {
-  const next = `service.next-${process.pid}`;
-  const out = path.join(root, 'out', 'service');
-  const old = `${out}.old-${process.pid}`;
+export function staleFiles(present, previous, current) {
+  const keep = new Set([...previous, ...current, MANIFEST]);
+  return present.filter((f) => !keep.has(f));
+}
+
+/**
+ * `entry` bundled to out/<name>/<name>.mjs: built beside it, its chunks moved in, then the
+ * entry renamed over the old one, so a process starting meanwhile never finds half a file.
+ */
+async function buildSwapped(root, name, entry) {
+  const next = path.join(root, 'out', `${name}.next-${process.pid}`);
+  const out = path.join(root, 'out', name);
+  const file = `${name}.mjs`;
   try {
-    await bundleMain(root, { entry: 'scripts/service-entry.mjs', folder: next, file: 'service.mjs' });
-    fs.rmSync(old, { recursive: true, force: true });
-    if (fs.existsSync(out)) fs.renameSync(out, old);
-    fs.renameSync(path.join(root, 'out', next), out);
+    await bundleMain(root, { entry, folder: path.basename(next), file });
+    fs.mkdirSync(out, { recursive: true });
+    let previous = [];
+    try {
+      previous = JSON.parse(fs.readFileSync(path.join(out, MANIFEST), 'utf8')).files ?? [];
+    } catch {
+      // the first build here, or one from before the manifest
+    }
+    const built = fs.readdirSync(next);
+    // The entry (and its map) last: until it is renamed in, the old entry and its chunks are whole.
+    const last = [`${file}.map`, file];
+    for (const f of [...built.filter((f) => !last.includes(f)), ...last.filter((f) => built.includes(f))]) fs.renameSync(path.join(next, f), path.join(out, f));
+    for (const f of staleFiles(fs.readdirSync(out), previous, built)) fs.rmSync(path.join(out, f), { recursive: true, force: true });
+    fs.writeFileSync(path.join(out, MANIFEST), JSON.stringify({ files: built }) + '\n');
   } finally {
-    fs.rmSync(path.join(root, 'out', next), { recursive: true, force: true });
-    fs.rmSync(old, { recursive: true, force: true });
+    fs.rmSync(next, { recursive: true, force: true });
   }
+}
+
+/** The service's bundle: out/service/service.mjs (main/service/client.ts starts it when it is current). */
+export function buildService(root) {
+  return buildSwapped(root, 'service', 'scripts/service-entry.mjs');
+}
+
+/**
+ * serve's bundle: out/serve/serve.mjs, the relay (main/serve/main.ts), which `npm start`
+ * and `terminal-delight serve` run when it is current instead of type-stripping the sources.
+ */
+export function buildServe(root) {
+  return buildSwapped(root, 'serve', 'scripts/serve-entry.mjs');
 }

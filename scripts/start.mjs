@@ -66,9 +66,12 @@ function rendererStale() {
   return sources > built;
 }
 
-/** The service's bundle is missing or older than the core's sources (main/service/client.ts would then run the sources). */
-function serviceStale() {
-  const bundle = path.join(root, 'out', 'service', 'service.mjs');
+/**
+ * A Node bundle (out/service/service.mjs, out/serve/serve.mjs) is missing or older than the
+ * core's sources (main/service/client.ts would then run the service's sources).
+ */
+function bundleStale(name) {
+  const bundle = path.join(root, 'out', name, `${name}.mjs`);
   if (!fs.existsSync(bundle)) return true;
   return Math.max(newest(path.join(root, 'main')), newest(path.join(root, 'preload'))) > fs.statSync(bundle).mtimeMs;
 }
@@ -106,17 +109,20 @@ function reachLine(url) {
 const BROWSER_GRACE_MS = Number(process.env.TD_BROWSER_GRACE_MS) > 0 ? Number(process.env.TD_BROWSER_GRACE_MS) : 5000;
 
 function runServe() {
-  // TD_SKIP_BUILD=1 (tests) serves whatever out/ holds. The core starts from its bundle
-  // (scripts/build.mjs builds both), not type-stripped at every start.
+  // TD_SKIP_BUILD=1 (tests) serves whatever out/ holds. serve and the core start from their
+  // bundles (scripts/build.mjs builds them), not type-stripped at every start.
   if (process.env.TD_SKIP_BUILD !== '1') {
     if (rendererStale()) build();
-    else if (serviceStale()) build(['--service']);
+    else if (bundleStale('service') || bundleStale('serve')) build(['--service']);
   }
   // serve is only the browser's door: it starts the per-user service (the core, with every
   // pane) when none runs, and the service outlives it (docs/design/service.md).
+  const entry = bundleStale('serve')
+    ? ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', path.join(root, 'main', 'serve', 'main.ts')]
+    : [path.join(root, 'out', 'serve', 'serve.mjs')];
   const serve = spawn(
     process.execPath,
-    ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', path.join(root, 'main', 'serve', 'main.ts'), '--no-open', '--cwd', process.cwd(), ...serveArgs],
+    [...entry, '--no-open', '--cwd', process.cwd(), ...serveArgs],
     { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let browser;

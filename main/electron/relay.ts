@@ -37,7 +37,7 @@ export class ElectronRelay {
   /** The main's own connection (made now: the service is up before the first window loads). */
   async start(): Promise<ServiceConnection> {
     if (this.control && !this.control.isClosed) return this.control;
-    this.controlPending ??= connectService({ env: this.opts.env, client: 'electron', cwd: this.opts.cwd, fresh: this.opts.fresh }).then((c) => {
+    this.controlPending ??= connectService({ env: this.opts.env, client: 'electron', cwd: this.opts.cwd, fresh: this.opts.fresh, firstPane: true }).then((c) => {
       this.control = c;
       this.controlPending = undefined;
       c.on('event', (name: EventName, payload: unknown) => {

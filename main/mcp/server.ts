@@ -12,8 +12,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDef, ToolResult } from './tool.ts';
 
@@ -208,6 +207,9 @@ export class McpHost {
   }
 
   private async serve(conn: Connection): Promise<void> {
+    // The SDK (and zod with it) is loaded by the first agent that connects, not at the core's start (~100 ms of it).
+    const [{ McpServer }, { StdioServerTransport }] = await Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+    if (conn.socket.destroyed) return;
     const server = new McpServer(
       { name: 'terminal-delight', version: this.opts.version ?? '0.1.0' },
       { instructions: 'Terminal Delight: show surfaces (TDSP 0.4) on your pane\'s workbench with present_surface; surface_catalogue lists the kinds.' },

@@ -79,13 +79,16 @@ export interface ServiceBackendOptions {
   fresh?: boolean;
   socketPath?: string;
   tokenFile?: string;
+  /** Have the service start the first pane as soon as it is reached (wire.ts's ClientHello.firstPane). */
+  firstPane?: boolean;
 }
 
 export async function serviceBackend(opts: ServiceBackendOptions): Promise<Backend> {
-  const connect = (fresh = false, binary = false): Promise<ServiceConnection> =>
-    connectService({ env: opts.env, client: 'serve', cwd: opts.cwd, fresh, binary, socketPath: opts.socketPath, tokenFile: opts.tokenFile });
-  // One connection of serve's own, for file routes; made now, so the service is up before the first window.
-  let files: Promise<ServiceConnection> = connect(opts.fresh);
+  const connect = (fresh = false, binary = false, firstPane = false): Promise<ServiceConnection> =>
+    connectService({ env: opts.env, client: 'serve', cwd: opts.cwd, fresh, binary, firstPane, socketPath: opts.socketPath, tokenFile: opts.tokenFile });
+  // One connection of serve's own, for file routes; made now, so the service is up (and its
+  // first pane's shell starting) before the first window.
+  let files: Promise<ServiceConnection> = connect(opts.fresh, false, opts.firstPane === true);
   await files;
   const windows = new Set<ServiceConnection>();
   let closed = false;

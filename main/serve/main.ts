@@ -2,8 +2,10 @@
  * `node --experimental-strip-types main/serve/main.ts [--port N] [--host H] [--fresh]
  * [--cwd DIR] [--no-open] [--service-socket PATH --service-token FILE]` (also
  * `terminal-delight serve`). The browser's door to the per-user service (started on demand):
- * prints exactly one line to stdout when ready, `serving http://127.0.0.1:<port>/?token=<token>`;
- * everything else goes to stderr. SIGINT/SIGTERM stop serve only: the service and every
+ * prints exactly one line to stdout when ready, `serving http://127.0.0.1:<port>/?token=<token>`
+ * (it listens, and the service answers or is starting: holds its lock while its core loads);
+ * everything else goes to stderr, and a service that does not come up after all ends serve
+ * with exit code 1. SIGINT/SIGTERM stop serve only: the service and every
  * pane keep running (docs/design/service.md). `--service-socket` and `--service-token`
  * reach a service elsewhere, such as one on another machine through an SSH-forwarded socket.
  */
@@ -106,6 +108,11 @@ export async function run(argv: string[]): Promise<number> {
   process.stdout.write(`serving ${served.url}\n`);
   if (args.open) openBrowser(served.url);
   return new Promise<number>((resolve) => {
+    // The service was starting when the URL went out, and did not come up after all.
+    served.service.catch((err: Error) => {
+      process.stderr.write(`serve: ${err.message}\n`);
+      void served.close().finally(() => resolve(1));
+    });
     let stopping = false;
     const stop = (signal: string): void => {
       if (stopping) return;
@@ -124,7 +131,10 @@ export async function run(argv: string[]): Promise<number> {
   });
 }
 
-const invoked = process.argv[1] ? pathToFileURL(path.resolve(process.argv[1])).href : '';
-if (invoked === import.meta.url) {
+/** Run as the process's entry: this file under Node, or the bundle (scripts/serve-entry.mjs). */
+export function main(): void {
   run(process.argv.slice(2)).then((code) => process.exit(code));
 }
+
+const invoked = process.argv[1] ? pathToFileURL(path.resolve(process.argv[1])).href : '';
+if (invoked === import.meta.url) main();

@@ -7,7 +7,10 @@ import WebSocket from 'ws';
 import type { ServerFrame } from '../../preload/contract.ts';
 import { decodeOutputFrame } from '../../preload/output-frame.ts';
 import { BASH, tempState, waitFor } from '../panes/testing.ts';
+import { statePaths } from '../paths.ts';
 import { connectService, stopService } from '../service/client.ts';
+import { takeServiceLock } from '../service/lock.ts';
+import { startService } from '../service/service.ts';
 import { startServe, type Served } from './server.ts';
 
 interface Reply {
@@ -292,6 +295,45 @@ describe('serve as a program', () => {
       expect(session.panes.map((p: { id: string }) => p.id)).toEqual([hello.panes[0].id]);
     } finally {
       await stopService({ env: st.env }).catch(() => undefined);
+      st.cleanup();
+    }
+  });
+
+  it('gives its URL while the service is starting (its lock held, its core loading); a window\'s frames wait for it, and a command finds it', async () => {
+    const st = tempState();
+    const env = { ...st.env, SHELL: '/bin/bash' };
+    // A service that has taken its lock and not loaded its core yet (main/service/main.ts's first step).
+    const lock = takeServiceLock(statePaths(env), 'test');
+    if (!lock.held) throw new Error('the lock was not free');
+    let served: Served | undefined;
+    let service: Awaited<ReturnType<typeof startService>> | undefined;
+    try {
+      served = await startServe({ port: 0, env, cwd: st.dir, service: true });
+      expect(fs.existsSync(statePaths(env).serviceSocket)).toBe(false);
+      // A window that comes now: its hello is held until the service answers.
+      const ws = new WebSocket(`ws://127.0.0.1:${served.port}/ws?token=${served.token}`, { headers: { Origin: `http://127.0.0.1:${served.port}` } });
+      await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+      const answers: Array<{ id: number; ok: boolean; res?: { panes: Array<{ cwd: string }> } }> = [];
+      ws.on('message', (raw: Buffer, isBinary: boolean) => {
+        if (!isBinary) answers.push(JSON.parse(raw.toString()) as (typeof answers)[number]);
+      });
+      ws.send(JSON.stringify({ t: 'req', id: 1, name: 'app.hello', req: {} }));
+      // A command run now waits for the starting service instead of saying none runs.
+      const command = connectService({ env, client: 'cli', start: false });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(answers).toEqual([]);
+      const started = await startService({ env, lock, idleMs: 0 });
+      if (!started.started) throw new Error('not started');
+      service = started;
+      await served.service;
+      await waitFor(() => answers.find((a) => a.id === 1), 'the window\'s hello answered');
+      expect(answers.find((a) => a.id === 1)!.res!.panes.map((p) => p.cwd)).toEqual([st.dir]);
+      (await command).close();
+      ws.close();
+    } finally {
+      await served?.close();
+      if (service?.started) await service.service.stop('test over');
+      else lock.release();
       st.cleanup();
     }
   });

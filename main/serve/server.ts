@@ -15,6 +15,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { App } from '../app.ts';
 import { appRoot } from '../panes/env.ts';
+import { serviceStarting } from '../service/client.ts';
 import { coreBackend, serviceBackend, type Backend } from './backend.ts';
 import { mimeType, resolveStatic } from './files.ts';
 import { cookieToken, hostAllowed, loopbackBindAddress, newToken, originAllowed, rendererCsp, setCookie, tokensEqual } from './security.ts';
@@ -48,6 +49,11 @@ export interface Served {
   token: string;
   /** The core, when it runs in this process (undefined with `service`). */
   app: App;
+  /**
+   * Resolves once the service answers; rejects, with the sentence saying why, when it cannot
+   * be reached after all (the URL may be out by then: serve then stops, see main.ts).
+   */
+  service: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -65,9 +71,17 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   const ownApp = !opts.app && !relayTo;
   // The core is loaded only to run it here: a relay starts without it (most of its startup).
   const app = opts.app ?? (relayTo ? undefined : await (await import('../app.ts')).createApp({ shell: 'serve', env: opts.env, cwd: opts.cwd, fresh: opts.fresh }));
-  const backend: Backend = relayTo
-    ? await serviceBackend({ env: opts.env, cwd: opts.cwd, fresh: opts.fresh, ...relayTo })
-    : coreBackend(app!);
+  // The service is reached (and started, when none runs) while this process sets up and
+  // listens: its start overlaps serve's own. The URL is out once serve listens and the
+  // service answers or is starting (holds its lock, its core loading): the page loads
+  // meanwhile, and its socket waits here for the service.
+  const backendReady: Promise<Backend> = relayTo
+    ? serviceBackend({ env: opts.env, cwd: opts.cwd, fresh: opts.fresh, firstPane: true, ...relayTo })
+    : Promise.resolve(coreBackend(app!));
+  backendReady.catch(() => undefined);
+  const reachable = relayTo && !relayTo.socketPath ? answersOrStarting(backendReady, opts.env) : backendReady;
+  let backend: Backend | undefined;
+  void backendReady.then((b) => (backend = b), () => undefined);
   let actualPort = 0;
 
   const authorised = (req: http.IncomingMessage, url: URL): boolean =>
@@ -109,7 +123,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
         rest = undefined;
       }
       if (rest !== undefined && !rest.includes('\0')) {
-        backend.resolveFile(m[1], rest).then(
+        backendReady.then((b) => b.resolveFile(m[1], rest)).then(
           (file) => {
             if (file) sendFile(res, req, file.path, { ...headers, 'Content-Type': file.type ?? mimeType(file.path), 'Content-Security-Policy': file.csp ?? rendererCsp(actualPort), 'Cache-Control': 'no-store' });
             else sendStatic(url.pathname);
@@ -170,20 +184,38 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
     ws.on('error', () => ws.terminate());
     // `?output=binary`: pane output as binary frames (the renderer asks for them), else as JSON events.
     const binary = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('output') === 'binary';
-    backend.window(ws, { binary });
+    if (backend) return backend.window(ws, { binary });
+    // The service is still starting: the window's frames wait with it, in order.
+    const early: Array<[Buffer, boolean]> = [];
+    const hold = (raw: Buffer, isBinary: boolean): void => void early.push([raw, isBinary]);
+    ws.on('message', hold);
+    backendReady.then(
+      (b) => {
+        ws.off('message', hold);
+        if (ws.readyState !== ws.OPEN) return;
+        b.window(ws, { binary });
+        for (const [raw, isBinary] of early) ws.emit('message', raw, isBinary);
+      },
+      (err: Error) => ws.close(1011, err.message.slice(0, 120)),
+    );
   });
 
-  await new Promise<void>((resolve, reject) => {
+  const listening = new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, bind, () => {
       server.off('error', reject);
       resolve();
     });
-  }).catch(async (err: NodeJS.ErrnoException) => {
-    backend.close();
-    if (ownApp) await app!.dispose();
-    throw new Error(err.code === 'EADDRINUSE' ? `port ${port} is in use: pick another with --port, or 0 for a free one` : `serve could not listen on ${bind}:${port}: ${err.message}`);
   });
+  const [listened, reached] = await Promise.allSettled([listening, reachable]);
+  if (listened.status === 'rejected' || reached.status === 'rejected') {
+    void backendReady.then((b) => b.close(), () => undefined);
+    if (listened.status === 'fulfilled') await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (ownApp) await app!.dispose();
+    if (reached.status === 'rejected') throw reached.reason;
+    const err = (listened as PromiseRejectedResult).reason as NodeJS.ErrnoException;
+    throw new Error(err.code === 'EADDRINUSE' ? `port ${port} is in use: pick another with --port, or 0 for a free one` : `serve could not listen on ${bind}:${port}: ${err.message}`);
+  }
   actualPort = (server.address() as AddressInfo).port;
   const hostInUrl = bind === '::1' ? '[::1]' : '127.0.0.1';
   const url = `http://${hostInUrl}:${actualPort}/?token=${token}`;
@@ -193,7 +225,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
     closing ??= (async () => {
       for (const ws of sockets) ws.close(1001, 'serve is shutting down');
       sockets.clear();
-      backend.close();
+      void backendReady.then((b) => b.close(), () => undefined);
       wss.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -202,7 +234,25 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
     return closing;
   };
 
-  return { url, port: actualPort, token, app: app as App, close };
+  return { url, port: actualPort, token, app: app as App, service: backendReady.then(() => undefined), close };
+}
+
+/** Resolves when the service answers (`ready`) or holds its lock (starting); rejects when `ready` fails first. */
+function answersOrStarting(ready: Promise<unknown>, env: NodeJS.ProcessEnv | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let done = false;
+    const finish = (err?: unknown): void => {
+      if (done) return;
+      done = true;
+      clearInterval(poll);
+      if (err === undefined) resolve();
+      else reject(err);
+    };
+    const poll = setInterval(() => {
+      if (serviceStarting(env)) finish();
+    }, 20);
+    ready.then(() => finish(), (err: unknown) => finish(err ?? new Error('the service could not be reached')));
+  });
 }
 
 function sendFile(res: http.ServerResponse, req: http.IncomingMessage, file: string, headers: Record<string, string>): void {

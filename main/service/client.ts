@@ -18,6 +18,7 @@ import { statePaths, type Paths } from '../paths.ts';
 import { appVersion } from '../version.ts';
 import { decodeOutputFrame } from '../../preload/output-frame.ts';
 import { FrameSplitter } from './frames.ts';
+import { holderAlive, lockHeld, readLock } from './lock.ts';
 import { MAX_LINE, PROTOCOL, type ClientHello, type ClientKind, type FileAnswer, type ServiceHello } from './wire.ts';
 
 export interface ConnectOptions {
@@ -36,6 +37,8 @@ export interface ConnectOptions {
   tokenFile?: string;
   /** Take `pane.output` as binary frames (a relay to a window that asked for them). */
   binary?: boolean;
+  /** A relay about to open a window: the service starts the first pane now when the layout is empty (wire.ts). */
+  firstPane?: boolean;
 }
 
 type Hello = Extract<ServiceHello, { ok: true }>;
@@ -258,6 +261,7 @@ function clientHello(opts: ConnectOptions, token: string): ClientHello {
   const h: ClientHello = { t: 'hello', protocol: PROTOCOL, version: appVersion(), token, client: opts.client, pid: process.pid };
   if (opts.cwd) h.cwd = opts.cwd;
   if (opts.binary) h.binary = true;
+  if (opts.firstPane) h.firstPane = true;
   return h;
 }
 
@@ -332,10 +336,12 @@ export async function connectService(opts: ConnectOptions): Promise<ServiceConne
       const code = (err as NodeJS.ErrnoException).code ?? '';
       if (!NOBODY.has(code)) throw err;
     }
-    if (opts.start === false) throw new ServiceError(`no Terminal Delight service runs for ${paths.state}: start the app (npm start) or \`terminal-delight service start\``);
     // A service elsewhere (a forwarded socket) is never started from here.
     if (opts.socketPath) throw new ServiceError(`nothing answers on ${opts.socketPath}: check that the SSH forward runs and that Terminal Delight's service runs on the other side`);
-    if (!child && !opts.socketPath) {
+    // One holds the lock and does not answer yet: it is starting (its core loading); wait for it.
+    const starting = lockHeld(paths.serviceLock);
+    if (opts.start === false && !starting) throw new ServiceError(`no Terminal Delight service runs for ${paths.state}: start the app (npm start) or \`terminal-delight service start\``);
+    if (!child && !starting) {
       child = spawnService({ env, fresh: opts.fresh });
       child.once('exit', (code) => {
         childExit = code;
@@ -348,8 +354,15 @@ export async function connectService(opts: ConnectOptions): Promise<ServiceConne
     if (Date.now() > deadline) {
       throw new ServiceError(`the Terminal Delight service did not answer on ${socketPath} within ${Math.round((opts.timeoutMs ?? 20_000) / 1000)} s; its log is ${paths.serviceLog}`);
     }
-    await new Promise((r) => setTimeout(r, tries < 40 ? 50 : 200));
+    // A service just spawned listens within about a second: asked often until then (a window's first prompt waits on it).
+    await new Promise((r) => setTimeout(r, tries < 100 ? 20 : 200));
   }
+}
+
+/** Whether a live service has written its record in this state folder's lock: it runs, or is starting and will answer soon. */
+export function serviceStarting(env: NodeJS.ProcessEnv = process.env): boolean {
+  const rec = readLock(statePaths(env).serviceLock);
+  return rec !== undefined && rec !== 'empty' && holderAlive(rec);
 }
 
 /**

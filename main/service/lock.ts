@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import type { Paths } from '../paths.ts';
 
 export interface LockRecord {
   pid: number;
@@ -136,4 +137,41 @@ export function acquireLock(file: string, version: string): Acquired {
     };
   }
   throw new Error(`the service lock ${file} could not be taken after 20 tries: remove it if no Terminal Delight service runs, then start again`);
+}
+
+/** The socket's folder must be this user's alone; anything else is refused in one sentence. */
+export function checkPrivateDir(dir: string): string | undefined {
+  const st = fs.statSync(dir);
+  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return `${dir} belongs to another user (uid ${st.uid}): the service keeps its socket only in a folder of your own`;
+  if ((st.mode & 0o077) !== 0) return `${dir} can be read or written by other users (mode ${(st.mode & 0o777).toString(8)}): run chmod 700 on it, then start again`;
+  return undefined;
+}
+
+/**
+ * The state and run folders made private (refused in one sentence when another user can
+ * reach them), then the service's lock taken: the first thing a service does, before its
+ * core loads, so a client finds a service that is starting (`serviceStarting`).
+ */
+export function takeServiceLock(paths: Paths, version: string): Acquired {
+  fs.mkdirSync(paths.state, { recursive: true, mode: 0o700 });
+  fs.chmodSync(paths.state, 0o700);
+  fs.mkdirSync(paths.run, { recursive: true, mode: 0o700 });
+  fs.chmodSync(paths.run, 0o700);
+  const unsafe = checkPrivateDir(paths.state) ?? checkPrivateDir(paths.run);
+  if (unsafe) throw new Error(unsafe);
+  return acquireLock(paths.serviceLock, version);
+}
+
+/** Whether a live process holds the lock (a service runs, or is starting and not listening yet). */
+export function lockHeld(file: string): boolean {
+  const rec = readLock(file);
+  if (rec === undefined) return false;
+  if (rec === 'empty') {
+    try {
+      return Date.now() - fs.statSync(file).mtimeMs < EMPTY_GRACE_MS;
+    } catch {
+      return false;
+    }
+  }
+  return holderAlive(rec);
 }

@@ -8,14 +8,21 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { returnMemoryWhenQuiet } from './memory.ts';
-import { startService } from './service.ts';
+import { statePaths } from '../paths.ts';
+import { appVersion } from '../version.ts';
+import { takeServiceLock } from './lock.ts';
 import { SERVICE_STARTED_AT } from './started.ts';
 
 export const USAGE = 'usage: service [--fresh]';
 
 /** How often the service keeps the screens of panes that changed (TD_SCREEN_SAVE_MS for tests). */
 const SCREEN_SAVE_MS = 30_000;
+
+/** Another service holds this state folder's lock: say which, and exit 0. */
+function alreadyRunning(pid: number): number {
+  process.stdout.write(`service: already running (pid ${pid})\n`);
+  return 0;
+}
 
 export async function run(argv: string[]): Promise<number> {
   let fresh = false;
@@ -27,9 +34,22 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const idle = Number(process.env.TD_SERVICE_IDLE_MS);
+  // The lock first, the core after: a client that finds the lock held waits for this service
+  // to answer instead of starting another (main/service/client.ts), and serve can print its
+  // URL while the core loads.
+  let lock;
+  try {
+    lock = takeServiceLock(statePaths(), appVersion());
+  } catch (err) {
+    process.stderr.write(`service: ${(err as Error).message}\n`);
+    return 1;
+  }
+  if (!lock.held) return alreadyRunning(lock.holder.pid);
+  const [{ startService }, { returnMemoryWhenQuiet }] = await Promise.all([import('./service.ts'), import('./memory.ts')]);
   let result;
   try {
     result = await startService({
+      lock,
       fresh,
       idleMs: Number.isFinite(idle) && idle >= 0 && process.env.TD_SERVICE_IDLE_MS !== '' ? idle : undefined,
       onStopped: (code) => {
@@ -43,10 +63,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`service: ${(err as Error).message}\n`);
     return 1;
   }
-  if (!result.started) {
-    process.stdout.write(`service: already running (pid ${result.holder.pid})\n`);
-    return 0;
-  }
+  if (!result.started) return alreadyRunning(result.holder.pid);
   const { service } = result;
   returnMemoryWhenQuiet(service.app.panes, (globalThis as { gc?: () => void }).gc);
   // Screens kept as they change, so a crash loses at most this much of what panes showed.

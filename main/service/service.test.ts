@@ -166,6 +166,23 @@ describe('the service socket', () => {
     expect(JSON.parse(fs.readFileSync(s.paths.sessionFile, 'utf8')).ended.reason).toBe('the last window was closed');
   });
 
+  it('starts the first pane at a relay\'s hello that asks for it (firstPane), in its cwd, before any window; once', async () => {
+    const svc = await start();
+    // A command's connection starts nothing.
+    const cli = await connectService({ env: state.env, client: 'cli', start: false, cwd: state.dir });
+    expect(svc.app.panes.list()).toHaveLength(0);
+    // serve at its start: the shell starts while the window loads.
+    const relay = await connectService({ env: state.env, client: 'serve', start: false, cwd: state.dir, firstPane: true });
+    expect(svc.app.panes.list().map((p) => p.cwd)).toEqual([state.dir]);
+    const paneId = svc.app.panes.list()[0]!.id;
+    await waitFor(() => svc.app.panes.screenText(paneId).includes('$'), 'the first pane\'s prompt, with no window attached', 20_000);
+    // Another relay's hello, and then the window's app.hello, find it there: no second pane.
+    const again = await connectService({ env: state.env, client: 'serve', start: false, cwd: state.dir, firstPane: true });
+    const hello = await again.request('app.hello', {});
+    expect(hello.panes.map((p) => p.id)).toEqual([paneId]);
+    for (const c of [cli, relay, again]) c.close();
+  });
+
   it('runs once per state folder: a second start names the first', async () => {
     await start();
     const again = await startService({ env: state.env, idleMs: 0 });

@@ -12,7 +12,7 @@ import { appVersion } from '../version.ts';
 import { binaryHeader } from './frames.ts';
 import { FrameSender } from './sender.ts';
 import type { Connection } from './hub.ts';
-import { acquireLock, type LockRecord } from './lock.ts';
+import { checkPrivateDir, takeServiceLock, type Acquired, type LockRecord } from './lock.ts';
 import { SERVICE_STARTED_AT } from './started.ts';
 import { LineSplitter, parseClientHello, PROTOCOL, type ServiceHello } from './wire.ts';
 
@@ -25,6 +25,8 @@ export interface ServiceOptions {
   lastWindowGraceMs?: number;
   /** Called once the service has stopped (main.ts exits the process). */
   onStopped?: (code: number) => void;
+  /** The lock, already taken (main.ts takes it before loading the core: takeServiceLock). */
+  lock?: Extract<Acquired, { held: true }>;
   bootedAt?: number;
 }
 
@@ -38,27 +40,14 @@ export interface RunningService {
 
 export type StartResult = { started: true; service: RunningService } | { started: false; holder: LockRecord };
 
-/** The socket's folder must be this user's alone; anything else is refused in one sentence. */
-export function checkPrivateDir(dir: string): string | undefined {
-  const st = fs.statSync(dir);
-  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return `${dir} belongs to another user (uid ${st.uid}): the service keeps its socket only in a folder of your own`;
-  if ((st.mode & 0o077) !== 0) return `${dir} can be read or written by other users (mode ${(st.mode & 0o777).toString(8)}): run chmod 700 on it, then start again`;
-  return undefined;
-}
+export { checkPrivateDir };
 
 const HELLO_TIMEOUT_MS = 10_000;
 
 export async function startService(opts: ServiceOptions = {}): Promise<StartResult> {
   const env = opts.env ?? process.env;
   const paths = statePaths(env);
-  fs.mkdirSync(paths.state, { recursive: true, mode: 0o700 });
-  fs.chmodSync(paths.state, 0o700);
-  fs.mkdirSync(paths.run, { recursive: true, mode: 0o700 });
-  fs.chmodSync(paths.run, 0o700);
-  const unsafe = checkPrivateDir(paths.state) ?? checkPrivateDir(paths.run);
-  if (unsafe) throw new Error(unsafe);
-
-  const lock = acquireLock(paths.serviceLock, appVersion());
+  const lock = opts.lock ?? takeServiceLock(paths, appVersion());
   if (!lock.held) return { started: false, holder: lock.holder };
 
   let app: App;
@@ -141,6 +130,14 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
             { idPrefix: `sock-${hello.client}`, shell: hello.client, cwd: hello.cwd },
             { control: true, onShutdown: (reason) => void stop(reason === 'upgrade' ? 'the service was restarted for an upgrade' : 'the service was stopped') },
           );
+          // The window's app.hello would start it anyway; a pane that cannot start now is left to it (it says why).
+          if (hello.firstPane && !app.panes.layout) {
+            try {
+              app.panes.create({ cwd: hello.cwd });
+            } catch {
+              // app.hello tries again and answers the window with the error
+            }
+          }
         },
         () => {
           socket.destroy();

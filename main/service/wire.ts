@@ -24,6 +24,11 @@ export interface ClientHello {
   cwd?: string;
   /** Send `pane.output` as binary frames among the lines (main/service/frames.ts), not as JSON. */
   binary?: boolean;
+  /**
+   * A relay about to open a window (serve at its start): start the first pane now, in `cwd`,
+   * when the layout is empty, so its shell starts while the window loads.
+   */
+  firstPane?: boolean;
 }
 
 export type ServiceHello =
@@ -61,6 +66,7 @@ export function parseClientHello(line: string): ClientHello | string {
   if (typeof h.pid === 'number' && Number.isSafeInteger(h.pid) && h.pid > 0) out.pid = h.pid;
   if (typeof h.cwd === 'string' && h.cwd.startsWith('/') && h.cwd.length <= 4096 && !/[\0\n\r]/.test(h.cwd)) out.cwd = h.cwd;
   if (h.binary === true) out.binary = true;
+  if (h.firstPane === true) out.firstPane = true;
   return out;
 }
 

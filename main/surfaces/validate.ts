@@ -51,9 +51,17 @@ export interface CheckOptions {
 
 const ajv = new Ajv({ allErrors: false, verbose: true, strict: false });
 const validators = new Map<string, { full: ValidateFunction; partial: ValidateFunction }>();
-for (const spec of KINDS) {
-  const partial = { ...spec.schema, required: [] } as JsonSchema;
-  validators.set(spec.kind, { full: ajv.compile(spec.schema), partial: ajv.compile(partial) });
+
+/** A kind's validators, compiled the first time a surface of that kind is checked (not at the service's start). */
+function kindValidators(kind: string): { full: ValidateFunction; partial: ValidateFunction } | undefined {
+  let v = validators.get(kind);
+  const spec = v ? undefined : KINDS.find((k) => k.kind === kind);
+  if (spec) {
+    const partial = { ...spec.schema, required: [] } as JsonSchema;
+    v = { full: ajv.compile(spec.schema), partial: ajv.compile(partial) };
+    validators.set(kind, v);
+  }
+  return v;
 }
 
 export function sha256Hex(text: string): string {
@@ -150,7 +158,7 @@ export function locationRefusal(location: string): string | undefined {
 
 /** Check a model against its kind; the refusal sentence, or undefined when it is fine. */
 export function checkModel(kind: SurfaceKind, model: Record<string, unknown>, partial = false): string | undefined {
-  const v = validators.get(kind);
+  const v = kindValidators(kind);
   if (!v) return REFUSALS.unknownKind(kind);
   const fn = partial ? v.partial : v.full;
   if (!fn(model)) return schemaRefusal(kind, fn.errors![0]!);

@@ -2,12 +2,12 @@
  * One pane: its header, its terminal, its find bar, and its bench beside the
  * terminal when the bench is open.
  */
-import { useEffect, useRef, type ReactElement } from 'react';
+import { Suspense, useEffect, useRef, type ReactElement } from 'react';
 import { focusPane } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { resolvedTheme } from '../store/store.ts';
 import { TerminalSession } from '../terminal/session.ts';
-import { Bench } from '../workbench/Bench.tsx';
+import { Bench } from '../workbench/lazy.ts';
 import { EndedOverlay } from '../service/EndedOverlay.tsx';
 import { FindBar } from './FindBar.tsx';
 import { PaneHeader } from './PaneHeader.tsx';
@@ -37,7 +37,10 @@ export function PaneView({ paneId }: { paneId: string }): ReactElement {
         </div>
         {pane?.benchOpen ? (
           <aside className="pane-bench" aria-label="Bench">
-            <Bench paneId={paneId} />
+            {/* The bench's frame while its chunk loads (a first open, a window whose bench was left open). */}
+            <Suspense fallback={<div className="td-bench" data-bench-pane={paneId} aria-busy="true" style={{ height: '100%' }} />}>
+              <Bench paneId={paneId} />
+            </Suspense>
           </aside>
         ) : null}
       </div>
