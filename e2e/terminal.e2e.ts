@@ -151,6 +151,8 @@ describe('terminal', () => {
 
     await win.page.evaluate(() => navigator.clipboard.writeText('pasted text'));
     await win.typeLine(id!, "clear; printf '\\033[?2004h'; cat -v");
+    // The window's terminal must have parsed the mode before the paste (xterm brackets a paste only then).
+    await win.waitFor(() => win.page.evaluate((paneId) => (window as unknown as { __td: { term(id: string): { modes: { bracketedPasteMode: boolean } } | null } }).__td.term(paneId)?.modes.bracketedPasteMode === true, id!), 'bracketed paste mode on');
     await win.focusTerminal(id!);
     await win.page.keyboard.press('Control+Shift+V');
     await win.page.keyboard.press('Enter');
