@@ -177,6 +177,35 @@ describe('terminal', () => {
     }
   });
 
+  it('shows the bench\'s frame while its code loads, then the bench', async () => {
+    for (const theme of ['dark', 'light'] as const) {
+      // The bench's chunk held back (as on a slow disk or a first open right after the start).
+      let release!: () => void;
+      const held = new Promise<void>((r) => { release = r; });
+      const w = await openWindow(browser, serve, {
+        theme,
+        beforeLoad: (page) => page.route(/\/assets\/Bench-[^/]*\.js$/, async (route) => {
+          await held;
+          await route.continue();
+        }),
+      });
+      try {
+        const [id] = await w.paneIds();
+        await w.header(id!).getByRole('button', { name: 'Open bench' }).click();
+        const frame = w.page.locator(`[data-pane-id="${id}"] .pane-bench [aria-busy="true"]`);
+        await frame.getByText('Loading…').waitFor();
+        await w.screenshot(`bench-loading-${theme}`);
+        release();
+        await w.page.locator(`[data-pane-id="${id}"] .pane-bench .tdb-bar`).waitFor();
+        expect(await frame.count()).toBe(0);
+        await w.header(id!).getByRole('button', { name: 'Close bench' }).click();
+      } finally {
+        release();
+        await w.close();
+      }
+    }
+  });
+
   it('opens and closes the bench beside the terminal', async () => {
     const [id] = await win.paneIds();
     const terminal = win.page.locator(`[data-pane-id="${id}"] .pane-terminal`);
@@ -185,6 +214,8 @@ describe('terminal', () => {
     await win.page.locator(`[data-pane-id="${id}"] .pane-bench`).waitFor();
     await win.waitFor(async () => (await win.pane(id!))?.benchOpen === true, 'the core to know the bench is open');
     expect((await terminal.boundingBox())!.width).toBeLessThan(wide - 100);
+    // The bench itself, not the frame shown while its chunk loads.
+    await win.page.locator(`[data-pane-id="${id}"] .pane-bench .tdb-bar`).waitFor();
     await win.screenshot('bench-open-dark');
     await win.header(id!).getByRole('button', { name: 'Close bench' }).click();
     await win.page.locator(`[data-pane-id="${id}"] .pane-bench`).waitFor({ state: 'detached' });

@@ -38,7 +38,7 @@ export function PaneView({ paneId }: { paneId: string }): ReactElement {
         {pane?.benchOpen ? (
           <aside className="pane-bench" aria-label="Bench">
             {/* The bench's frame while its chunk loads (a first open, a window whose bench was left open). */}
-            <Suspense fallback={<div className="td-bench" data-bench-pane={paneId} aria-busy="true" style={{ height: '100%' }} />}>
+            <Suspense fallback={<div className="td-bench-loading" data-bench-pane={paneId} aria-busy="true"><div className="td-bench-loading-bar">Workbench</div><p>Loading…</p></div>}>
               <Bench paneId={paneId} />
             </Suspense>
           </aside>
