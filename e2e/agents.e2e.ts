@@ -163,6 +163,9 @@ describe('New agent pane', () => {
     // the listbox has the keyboard, the configured agent chosen
     expect(await win.page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('listbox');
     expect(await options().nth(0).getAttribute('aria-selected')).toBe('true');
+    // and keeps it: a terminal that takes focus while the chooser is open (a pane just made) gives it back
+    await win.page.evaluate(() => document.querySelector<HTMLElement>('.xterm-helper-textarea')?.focus());
+    expect(await win.page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('listbox');
     await shot(win, 'agent-picker-dark', chooser());
     expect(await axeViolations(win, 'the agent chooser, dark')).toEqual([]);
     const light = await openWindow(browser, serve, { theme: 'light' });
@@ -206,6 +209,7 @@ describe('New agent pane', () => {
     await win.page.keyboard.press('Control+Shift+A');
     await chooser().waitFor();
     await win.waitFor(async () => (await options().count()) === 4, 'the chooser from the shortcut');
+    await win.waitFor(async () => (await win.page.evaluate(() => document.activeElement?.getAttribute('role'))) === 'listbox', 'the list to have the keyboard');
     await win.page.keyboard.press('Enter');
     await win.waitFor(async () => (await win.paneIds()).length === count + 1, 'a second agent pane from the shortcut');
     const second = (await panes(win)).find((p) => p.kind === 'agent' && p.id !== agent!.id && !before.has(p.id))!;

@@ -184,10 +184,12 @@ describe('terminal', () => {
       const held = new Promise<void>((r) => { release = r; });
       const w = await openWindow(browser, serve, {
         theme,
-        beforeLoad: (page) => page.route(/\/assets\/Bench-[^/]*\.js$/, async (route) => {
-          await held;
-          await route.continue();
-        }),
+        beforeLoad: async (page) => {
+          await page.route(/\/assets\/Bench-[^/]*\.js$/, async (route) => {
+            await held;
+            await route.continue();
+          });
+        },
       });
       try {
         const [id] = await w.paneIds();

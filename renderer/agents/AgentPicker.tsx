@@ -6,7 +6,7 @@
  * Ctrl+Shift+A then Enter starts the configured agent as before. A listbox: ↑ ↓ Home
  * End move, Escape closes; a failure stays in the chooser as one sentence.
  */
-import { useEffect, useRef, useState, type FormEvent, type ReactElement } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type FormEvent, type ReactElement } from 'react';
 import { useStore } from 'zustand';
 import { newAgent } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
@@ -48,7 +48,8 @@ function Chooser({ n }: { n: number }): ReactElement {
     };
   }, [ctx.api, agentCommand]);
 
-  useEffect(() => {
+  // Before the list is painted: a key pressed once the agents show goes to the list.
+  useLayoutEffect(() => {
     list.current?.focus();
   }, [n, rows !== null]);
 
