@@ -21,7 +21,8 @@ const bench = (w: TdPage): Locator => w.page.locator(`[data-pane-id="${fixture.p
 const card = (w: TdPage, id: string): Locator => bench(w).locator(`[data-surface-id="${id}"]`);
 
 async function openBench(w: TdPage): Promise<void> {
-  if ((await bench(w).count()) === 0) await w.header(fixture.paneId).getByRole('button', { name: 'Open bench' }).click();
+  // (.pane-bench: the bench's place, there from the moment it opens, its chunk loaded or not)
+  if ((await w.page.locator(`[data-pane-id="${fixture.paneId}"] .pane-bench`).count()) === 0) await w.header(fixture.paneId).getByRole('button', { name: 'Open bench' }).click();
   await bench(w).waitFor({ state: 'visible', timeout: 20_000 });
 }
 

@@ -124,7 +124,7 @@ export async function newAgentPane(rig: AgentRig, agent: string): Promise<{ pane
     return paneId !== '';
   }, 'the agent pane');
   const header = win.header(paneId);
-  if ((await win.page.locator(`[data-pane-id="${paneId}"] .td-bench`).count()) === 0) await header.getByRole('button', { name: 'Open bench' }).click();
+  if ((await win.page.locator(`[data-pane-id="${paneId}"] .pane-bench`).count()) === 0) await header.getByRole('button', { name: 'Open bench' }).click();
   const folder = await paneFolder(win, rig.serve, paneId);
   await waitForBenchFile(win, folder);
   return { paneId, folder };

@@ -97,7 +97,8 @@ function viewer(w: TdPage = win): Locator {
 }
 
 async function openBench(w: TdPage): Promise<void> {
-  if ((await bench(w).count()) === 0) await w.header(paneId).getByRole('button', { name: 'Open bench' }).click();
+  // (.pane-bench: the bench's place, there from the moment it opens, its chunk loaded or not)
+  if ((await w.page.locator(`[data-pane-id="${paneId}"] .pane-bench`).count()) === 0) await w.header(paneId).getByRole('button', { name: 'Open bench' }).click();
   await bench(w).waitFor({ state: 'visible', timeout: 20_000 });
 }
 
@@ -330,7 +331,7 @@ describe('document viewers', () => {
     await v.waitFor();
     expect(await v.getAttribute('data-view')).toBe('diagram');
     const frame = v.locator('iframe');
-    await frame.waitFor({ timeout: 30_000 });
+    await frame.waitFor({ timeout: 60_000 }); // Mermaid's chunk and its drawing, on a busy machine
     expect(await frame.getAttribute('sandbox')).toBe('allow-scripts');
     expect(await v.frameLocator('iframe').locator('svg').evaluate((e) => e.textContent ?? '')).toContain('action line');
     await shotViewer(win, 'viewer-diagram-dark');

@@ -92,7 +92,8 @@ async function shot(loc: Locator, name: string): Promise<void> {
 }
 
 async function openBench(w: TdPage): Promise<void> {
-  if ((await bench(w).count()) === 0) {
+  // (.pane-bench: the bench's place, there from the moment it opens, its chunk loaded or not)
+  if ((await w.page.locator(`[data-pane-id="${paneId}"] .pane-bench`).count()) === 0) {
     await w.header(paneId).getByRole('button', { name: 'Open bench' }).click();
   }
   await bench(w).waitFor({ state: 'visible', timeout: 20_000 });
