@@ -38,6 +38,7 @@ import { CHROMIUM_ARGS } from '../e2e/harness.ts';
 import { cpuSeconds, ensureBuilt, ensureWetty, startOurs, startWetty, type App } from './peer-apps.ts';
 import { catFile, ctrlC, flood, frameGaps, keys, pageCpu, waitForRow } from './peer-page.ts';
 import { colouredFile, rawEcho, rss } from './window-raw.ts';
+import { benchLog } from './log.ts';
 
 const MB = 1024 * 1024;
 const ROUNDS = Number(process.env.TD_BENCH_ROUNDS) || 5;
@@ -158,11 +159,7 @@ async function measure(browser: Browser, app: App, file: string, round: number, 
 }
 
 export async function run(): Promise<{ name: string; lines: string[] }> {
-  const lines: string[] = [];
-  const log = (l: string) => {
-    lines.push(l);
-    console.error(`[peer bench] ${l}`);
-  };
+  const { lines, log } = benchLog('peer bench');
   ensureBuilt();
   const wetty = ensureWetty(log);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-bench-peer-files-'));

@@ -25,6 +25,7 @@ import { cpuSeconds, ensureBuilt, startOurs, type App } from './peer-apps.ts';
 import { colouredFile, rss } from './window-raw.ts';
 import { wsWindow, type WsWindow } from './ws-window.ts';
 import { FLOW } from '../preload/contract.ts';
+import { benchLog } from './log.ts';
 
 const MB = 1024 * 1024;
 const CAT_MB = Number(process.env.TD_BENCH_MB) || 32;
@@ -281,11 +282,7 @@ async function manyPanes(log: (l: string) => void): Promise<void> {
 }
 
 export async function run(): Promise<{ name: string; lines: string[] }> {
-  const lines: string[] = [];
-  const log = (l: string) => {
-    lines.push(l);
-    console.error(`[service bench] ${l}`);
-  };
+  const { lines, log } = benchLog('service bench');
   ensureBuilt();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-bench-service-'));
   try {

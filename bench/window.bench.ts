@@ -49,6 +49,7 @@ import type { ServerFrame } from '../preload/contract.ts';
 import { launchBrowser, openWindow, startServe } from '../e2e/harness.ts';
 import { pageCat, pageFrames, pageKeys, type KeyMarks } from './window-page.ts';
 import { rawCat, rawEcho, rss, textFile } from './window-raw.ts';
+import { benchLog } from './log.ts';
 
 const MB = 1024 * 1024;
 const CAT_MB = Number(process.env.TD_BENCH_MB) || 256;
@@ -70,11 +71,7 @@ const verdict = (ok: boolean) => (ok ? 'goal met' : 'GOAL NOT MET');
 
 export async function run(): Promise<{ name: string; lines: string[] }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-bench-window-'));
-  const lines: string[] = [];
-  const log = (l: string) => {
-    lines.push(l);
-    console.error(`[window bench] ${l}`);
-  };
+  const { lines, log } = benchLog('window bench');
   try {
     await throughputAndKeys(dir, log);
     await memory(dir, log);
