@@ -68,7 +68,7 @@ export async function run(argv: string[]): Promise<number> {
   returnMemoryWhenQuiet(service.app.panes, (globalThis as { gc?: () => void }).gc);
   // Screens kept as they change, so a crash loses at most this much of what panes showed.
   const keepEvery = Number(process.env.TD_SCREEN_SAVE_MS);
-  service.app.panes.keepScreens(Number.isFinite(keepEvery) && keepEvery > 0 ? keepEvery : SCREEN_SAVE_MS);
+  service.app.core.onDispose(service.app.panes.keepScreens(Number.isFinite(keepEvery) && keepEvery > 0 ? keepEvery : SCREEN_SAVE_MS));
   process.stdout.write(`service: ready (pid ${process.pid}) on ${service.paths.serviceSocket} at ${SERVICE_STARTED_AT}\n`);
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     process.on(sig, () => void service.stop(`the service was stopped (${sig})`));
