@@ -120,9 +120,11 @@ describe('agents outlive the window', () => {
     const pids = (await c.request('service.info', {})).running.map((r) => r.paneId);
     expect(pids.sort()).toEqual([paneId, other.id].sort());
     const shellPid = Number((await (async () => {
-      await win.typeLine(paneId, 'echo "shell=$$"');
-      await win.waitForText(paneId, /^shell=\d+$/m);
-      return /^shell=(\d+)$/m.exec(await win.text(paneId))![1];
+      // The door's token (TD_DOOR, serve to the service it starts) never reaches a pane.
+      await win.typeLine(paneId, 'echo "shell=$$ door=${TD_DOOR:-none}"');
+      await win.waitForText(paneId, /^shell=\d+ door=/m);
+      expect(await win.text(paneId)).toMatch(/^shell=\d+ door=none$/m);
+      return /^shell=(\d+) door=none$/m.exec(await win.text(paneId))![1];
     })()));
     const servicePid = serve.servicePid()!;
 

@@ -3,18 +3,23 @@
  * [--cwd DIR] [--no-open] [--service-socket PATH --service-token FILE]` (also
  * `terminal-delight serve`). The browser's door to the per-user service (started on demand):
  * prints exactly one line to stdout when ready, `serving http://127.0.0.1:<port>/?token=<token>`
- * (it listens, and the service answers or is starting: holds its lock while its core loads);
- * everything else goes to stderr, and a service that does not come up after all ends serve
- * with exit code 1. SIGINT/SIGTERM stop serve only: the service and every
- * pane keep running (docs/design/service.md). `--service-socket` and `--service-token`
- * reach a service elsewhere, such as one on another machine through an SSH-forwarded socket.
+ * (the service's door listens: main/service/door.ts); everything else goes to stderr, and a
+ * service that does not come up after all ends serve with exit code 1. The door stays open
+ * while serve runs, and serve starts the service again (with the same door) if it goes away.
+ * SIGINT/SIGTERM stop serve and close its door only: the service and every pane keep running
+ * (docs/design/service.md). `--service-socket` and `--service-token` reach a service
+ * elsewhere, such as one on another machine through an SSH-forwarded socket: its windows are
+ * relayed by serve, as they are to a service too old to open a door.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startServe } from './server.ts';
+import { connectService, serviceStarting, type ServiceConnection } from '../service/client.ts';
+import type { DoorSpec } from '../service/wire.ts';
+import { loopbackBindAddress, newToken } from './security.ts';
 
 export const USAGE = 'usage: serve [--port N] [--host 127.0.0.1|::1|localhost] [--fresh] [--cwd DIR] [--no-open] [--service-socket PATH --service-token FILE]';
 
@@ -87,6 +92,134 @@ function openBrowser(url: string): void {
   }
 }
 
+/** Port `port` on `bind` is free (0: pick a free one): the port, or throws the sentence. */
+async function claimPort(bind: string, port: number): Promise<number> {
+  const probe = net.createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen(port, bind, () => resolve());
+    });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new Error(e.code === 'EADDRINUSE' ? `port ${port} is in use: pick another with --port, or 0 for a free one` : `serve could not listen on ${bind}:${port}: ${e.message}`);
+  }
+  const got = (probe.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return got;
+}
+
+/** Something accepts connections on host:port. */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.createConnection({ host, port });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+const OLD_SERVICE = /^the frame is not a request/;
+
+/**
+ * Serve through the service's door: ask the service (started with the door when none runs)
+ * to open it, print the URL once it listens, keep it open while serve runs, and open it again
+ * on the next service if this one goes away. Resolves undefined when the service is too old
+ * to open a door (serve then relays, as before).
+ */
+async function serveThroughDoor(args: ServeArgs, print: (url: string) => void): Promise<{ done: Promise<number>; stop: () => void } | undefined> {
+  const bind = loopbackBindAddress(args.host);
+  if (!bind) throw new Error(`host "${args.host}" is not a loopback address: serve listens only on 127.0.0.1, ::1 or localhost`);
+  const port = await claimPort(bind, args.port);
+  const spec: DoorSpec = { host: bind, port, token: newToken() };
+  const url = `http://${bind === '::1' ? '[::1]' : '127.0.0.1'}:${port}/?token=${spec.token}`;
+  let printed = false;
+  const say = (): void => {
+    if (printed) return;
+    printed = true;
+    print(url);
+  };
+  // A service this serve starts opens the door before its core loads: the URL goes out as
+  // soon as the door listens, and the page loads while the core does.
+  let watching = true;
+  void (async () => {
+    while (watching && !printed) {
+      if (serviceStarting() && (await accepts(bind, port)) && watching) return say();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  const open = async (first: boolean): Promise<ServiceConnection | undefined> => {
+    const conn = await connectService({ client: 'serve', cwd: args.cwd ?? process.cwd(), fresh: first && args.fresh, firstPane: first, door: spec });
+    const answer = await conn.openDoor(spec);
+    if (answer.ok) return conn;
+    conn.close();
+    if (OLD_SERVICE.test(answer.error)) return undefined;
+    throw new Error(answer.error);
+  };
+  let conn: ServiceConnection | undefined;
+  try {
+    conn = await open(true);
+  } finally {
+    watching = false;
+  }
+  if (!conn) return undefined;
+  say();
+
+  let stopping = false;
+  let finish!: (code: number) => void;
+  const done = new Promise<number>((resolve) => (finish = resolve));
+  const failures: number[] = [];
+  let quit = false;
+  const keep = (c: ServiceConnection): void => {
+    c.once('bye', (f: { quit?: boolean }) => {
+      if (f.quit) quit = true;
+    });
+    c.once('close', () => {
+      if (stopping) return;
+      if (quit) {
+        process.stderr.write('serve: Terminal Delight quit and ended every pane; serve stops too\n');
+        stopping = true;
+        return finish(0);
+      }
+      process.stderr.write('serve: the service went away; starting it again with this door\n');
+      void again();
+    });
+  };
+  const again = async (): Promise<void> => {
+    while (!stopping) {
+      try {
+        const c = await open(false);
+        if (!c) throw new Error('the service that answered is too old to open a door: restart serve');
+        if (stopping) return c.close();
+        conn = c;
+        return keep(c);
+      } catch (err) {
+        const now = Date.now();
+        failures.push(now);
+        while (failures.length && failures[0]! < now - 60_000) failures.shift();
+        if (failures.length >= 3) {
+          process.stderr.write(`serve: ${(err as Error).message}\n`);
+          stopping = true;
+          return finish(1);
+        }
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  };
+  keep(conn);
+  return {
+    done,
+    stop: () => {
+      stopping = true;
+      // The door closes with serve's connection.
+      conn?.close();
+      finish(0);
+    },
+  };
+}
+
 export async function run(argv: string[]): Promise<number> {
   let args: ServeArgs;
   try {
@@ -95,8 +228,36 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`serve: ${(err as Error).message}\n`);
     return 2;
   }
+  const onSignals = (stop: (signal: string) => void): void => {
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGHUP', () => stop('SIGHUP'));
+  };
+  if (!args.serviceSocket) {
+    let door;
+    try {
+      door = await serveThroughDoor(args, (url) => {
+        process.stdout.write(`serving ${url}\n`);
+        if (args.open) openBrowser(url);
+      });
+    } catch (err) {
+      process.stderr.write(`serve: ${(err as Error).message}\n`);
+      return 1;
+    }
+    if (door) {
+      const d = door;
+      onSignals((signal) => {
+        process.stderr.write(`serve: ${signal}, shutting down\n`);
+        d.stop();
+      });
+      return d.done;
+    }
+    process.stderr.write('serve: the running service is too old to open a door: relaying windows to it instead (restart it to update)\n');
+  }
   let served;
   try {
+    // Only a relay loads the HTTP server here: through a door, the service runs it.
+    const { startServe } = await import('./server.ts');
     served = await startServe({
       port: args.port, host: args.host, fresh: args.fresh, cwd: args.cwd ?? process.cwd(),
       service: args.serviceSocket ? { socketPath: args.serviceSocket, tokenFile: args.serviceToken } : true,
@@ -125,9 +286,7 @@ export async function run(argv: string[]): Promise<number> {
         () => resolve(1),
       );
     };
-    process.on('SIGINT', () => stop('SIGINT'));
-    process.on('SIGTERM', () => stop('SIGTERM'));
-    process.on('SIGHUP', () => stop('SIGHUP'));
+    onSignals(stop);
   });
 }
 

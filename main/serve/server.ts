@@ -3,9 +3,11 @@
  * window, on loopback only, behind a random token (in the URL once, then an HttpOnly
  * SameSite=Strict cookie), with the Host header and the socket's Origin checked.
  *
- * Each window's WebSocket reaches the core one of two ways: relayed, as text, over its own
- * connection to the per-user service (`service`, what `terminal-delight serve` does), or
- * straight into a core in this process (tests, and the benchmark's baseline).
+ * Each window's WebSocket reaches the core one of three ways: straight into the core of the
+ * process it runs in (the per-user service's own door, what `terminal-delight serve` opens:
+ * main/service/door.ts; and tests, and the benchmark's in-process baseline); or relayed over
+ * its own connection to a service elsewhere (`service`: an SSH-forwarded socket, or a
+ * service too old to open a door).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -33,6 +35,12 @@ export interface ServeOptions {
   rendererDir?: string;
   /** Serve this app instead of creating one (it is then not disposed by close()). */
   app?: App;
+  /**
+   * Serve the core this promise gives, once it does (not disposed by close()): the service's
+   * own door (main/service/door.ts), listening while its core still loads. Windows that
+   * connect before wait, their frames kept in order.
+   */
+  core?: Promise<App>;
   /**
    * Relay every window to the per-user service (started on demand) instead of running the
    * core in this process: what `terminal-delight serve` and `npm start` do. Without it, the
@@ -68,18 +76,21 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   const token = opts.token ?? newToken();
   const rendererDir = path.resolve(opts.rendererDir ?? path.join(appRoot, 'out', 'renderer'));
   const relayTo = opts.service ? (opts.service === true ? {} : opts.service) : undefined;
-  const ownApp = !opts.app && !relayTo;
+  const ownApp = !opts.app && !opts.core && !relayTo;
   // The core is loaded only to run it here: a relay starts without it (most of its startup).
-  const app = opts.app ?? (relayTo ? undefined : await (await import('../app.ts')).createApp({ shell: 'serve', env: opts.env, cwd: opts.cwd, fresh: opts.fresh }));
+  const app = opts.app ?? (relayTo || opts.core ? undefined : await (await import('../app.ts')).createApp({ shell: 'serve', env: opts.env, cwd: opts.cwd, fresh: opts.fresh }));
   // The service is reached (and started, when none runs) while this process sets up and
   // listens: its start overlaps serve's own. The URL is out once serve listens and the
   // service answers or is starting (holds its lock, its core loading): the page loads
   // meanwhile, and its socket waits here for the service.
   const backendReady: Promise<Backend> = relayTo
     ? serviceBackend({ env: opts.env, cwd: opts.cwd, fresh: opts.fresh, firstPane: true, ...relayTo })
-    : Promise.resolve(coreBackend(app!));
+    : opts.core
+      ? opts.core.then(coreBackend)
+      : Promise.resolve(coreBackend(app!));
   backendReady.catch(() => undefined);
-  const reachable = relayTo && !relayTo.socketPath ? answersOrStarting(backendReady, opts.env) : backendReady;
+  // The service's door listens at once: its core is on its way in the same process.
+  const reachable = relayTo && !relayTo.socketPath ? answersOrStarting(backendReady, opts.env) : opts.core ? Promise.resolve() : backendReady;
   let backend: Backend | undefined;
   void backendReady.then((b) => (backend = b), () => undefined);
   let actualPort = 0;

@@ -19,7 +19,7 @@ import { appVersion } from '../version.ts';
 import { decodeOutputFrame } from '../../preload/output-frame.ts';
 import { FrameSplitter } from './frames.ts';
 import { holderAlive, lockHeld, readLock } from './lock.ts';
-import { MAX_LINE, PROTOCOL, type ClientHello, type ClientKind, type FileAnswer, type ServiceHello } from './wire.ts';
+import { MAX_LINE, PROTOCOL, type ClientHello, type ClientKind, type ControlFrame, type DoorAnswer, type DoorSpec, type FileAnswer, type ServiceHello } from './wire.ts';
 
 export interface ConnectOptions {
   env?: NodeJS.ProcessEnv;
@@ -39,6 +39,8 @@ export interface ConnectOptions {
   binary?: boolean;
   /** A relay about to open a window: the service starts the first pane now when the layout is empty (wire.ts). */
   firstPane?: boolean;
+  /** A service this call starts opens this door first thing, before its core loads (main/service/door.ts). */
+  door?: DoorSpec;
 }
 
 type Hello = Extract<ServiceHello, { ok: true }>;
@@ -83,7 +85,7 @@ function bundleIsCurrent(bundle: string): boolean {
 }
 
 /** Start the service detached (its own session; stdio on run/service.log), not waiting for it. */
-export function spawnService(opts: { env?: NodeJS.ProcessEnv; fresh?: boolean } = {}): ChildProcess {
+export function spawnService(opts: { env?: NodeJS.ProcessEnv; fresh?: boolean; door?: DoorSpec } = {}): ChildProcess {
   const env = opts.env ?? process.env;
   const paths = statePaths(env);
   fs.mkdirSync(paths.run, { recursive: true, mode: 0o700 });
@@ -101,7 +103,9 @@ export function spawnService(opts: { env?: NodeJS.ProcessEnv; fresh?: boolean } 
     const home = env.HOME && path.isAbsolute(env.HOME) && fs.existsSync(env.HOME) ? env.HOME : os.homedir();
     const child = spawn(cmd.file, [...cmd.args, ...(opts.fresh ? ['--fresh'] : [])], {
       cwd: home,
-      env: cmd.env,
+      // The door's token goes in the environment, not argv (which any user's `ps` shows); the
+      // service takes it out before anything it starts inherits its environment.
+      env: opts.door ? { ...cmd.env, TD_DOOR: JSON.stringify(opts.door) } : cmd.env,
       detached: true,
       stdio: ['ignore', log, log],
     });
@@ -130,6 +134,7 @@ export class ServiceConnection extends EventEmitter {
   private readonly socket: net.Socket;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; name: string }>();
   private readonly files = new Map<number, (file: FileAnswer['file']) => void>();
+  private readonly doors = new Map<number, (answer: DoorAnswer) => void>();
   private nextId = 1;
   private closed = false;
   private relay: ((data: Buffer, binary: boolean) => void) | undefined;
@@ -196,6 +201,19 @@ export class ServiceConnection extends EventEmitter {
     });
   }
 
+  /**
+   * Ask the service to open the browser's door (main/service/door.ts), open while this
+   * connection is. A service that does not know doors answers that it is not a request.
+   */
+  openDoor(spec: DoorSpec): Promise<DoorAnswer> {
+    if (this.closed) return Promise.resolve({ t: 'door', id: -1, ok: false, error: 'the service connection is closed' });
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.doors.set(id, resolve);
+      this.socket.write(JSON.stringify({ t: 'door', id, ...spec }) + '\n');
+    });
+  }
+
   /** Events the service pushes (for clients that do not relay). */
   onEvent<K extends EventName>(name: K, fn: (payload: Events[K]) => void): () => void {
     const h = (n: EventName, p: unknown): void => {
@@ -219,13 +237,19 @@ export class ServiceConnection extends EventEmitter {
 
   private line(bytes: Buffer): void {
     if (this.relay) return this.relay(bytes, false);
-    let frame: ServerFrame | { t: 'ping' } | FileAnswer;
+    let frame: ServerFrame | { t: 'ping' } | FileAnswer | DoorAnswer | Extract<ControlFrame, { t: 'bye' }>;
     try {
-      frame = JSON.parse(bytes.toString('utf8')) as ServerFrame | { t: 'ping' } | FileAnswer;
+      frame = JSON.parse(bytes.toString('utf8')) as typeof frame;
     } catch {
       return;
     }
-    if (frame.t === 'file') {
+    if (frame.t === 'bye') {
+      this.emit('bye', frame);
+    } else if (frame.t === 'door' || (frame.t === 'res' && this.doors.has(frame.id))) {
+      const done = this.doors.get(frame.id);
+      this.doors.delete(frame.id);
+      done?.(frame.t === 'door' ? frame : { t: 'door', id: frame.id, ok: false, error: frame.ok ? 'the service did not open a door' : frame.error });
+    } else if (frame.t === 'file') {
       const done = this.files.get(frame.id);
       this.files.delete(frame.id);
       done?.(frame.file);
@@ -252,6 +276,10 @@ export class ServiceConnection extends EventEmitter {
     for (const [id, done] of this.files) {
       this.files.delete(id);
       done(null);
+    }
+    for (const [id, done] of this.doors) {
+      this.doors.delete(id);
+      done({ t: 'door', id, ok: false, error: 'the service went away before it opened the door' });
     }
     this.emit('close');
   }
@@ -342,7 +370,7 @@ export async function connectService(opts: ConnectOptions): Promise<ServiceConne
     const starting = lockHeld(paths.serviceLock);
     if (opts.start === false && !starting) throw new ServiceError(`no Terminal Delight service runs for ${paths.state}: start the app (npm start) or \`terminal-delight service start\``);
     if (!child && !starting) {
-      child = spawnService({ env, fresh: opts.fresh });
+      child = spawnService({ env, fresh: opts.fresh, door: opts.door });
       child.once('exit', (code) => {
         childExit = code;
       });

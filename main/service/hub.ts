@@ -11,7 +11,7 @@
 import type { ClientFrame, EventName, Events, RequestName, ServerFrame } from '../../preload/contract.ts';
 import type { Client, Core } from '../core.ts';
 import { encodeOutputFrame } from './frames.ts';
-import type { ControlFrame, FileAnswer } from './wire.ts';
+import type { ControlFrame, DoorAnswer, FileAnswer } from './wire.ts';
 
 /** A transport to one client. `send` takes one frame's JSON text; the transport frames it. */
 export interface Link {
@@ -38,6 +38,8 @@ export interface ConnectOptions {
   control?: boolean;
   /** Called for a `shutdown` control frame. */
   onShutdown?: (reason: string) => void;
+  /** Called for a `door` control frame (main/service/door.ts); its answer is sent back. */
+  onDoor?: (frame: Extract<ControlFrame, { t: 'door' }>) => Promise<DoorAnswer>;
 }
 
 const PING_MS = 2_000;
@@ -87,6 +89,12 @@ export class Connection {
         break;
       case 'shutdown':
         if (this.opts.control) return this.opts.onShutdown?.(typeof frame.reason === 'string' ? frame.reason.slice(0, 200) : 'asked');
+        break;
+      case 'door':
+        if (this.opts.control && this.opts.onDoor) {
+          void this.opts.onDoor(frame).then((answer) => this.send(JSON.stringify(answer)));
+          return;
+        }
         break;
     }
     const id = typeof (frame as { id?: unknown }).id === 'number' && Number.isSafeInteger((frame as { id: number }).id) ? (frame as { id: number }).id : -1;

@@ -34,6 +34,10 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const idle = Number(process.env.TD_SERVICE_IDLE_MS);
+  // A starting serve's door (main/service/door.ts): taken out of the environment before any
+  // pane or Tick could inherit its token.
+  const doorAtStart = process.env.TD_DOOR;
+  delete process.env.TD_DOOR;
   // The lock first, the core after: a client that finds the lock held waits for this service
   // to answer instead of starting another (main/service/client.ts), and serve can print its
   // URL while the core loads.
@@ -45,11 +49,19 @@ export async function run(argv: string[]): Promise<number> {
     return 1;
   }
   if (!lock.held) return alreadyRunning(lock.holder.pid);
+  // The door listens before the core loads: the page loads meanwhile.
+  const { Doors } = await import('./door.ts');
+  const doors = new Doors();
+  if (doorAtStart) {
+    const why = await doors.openAtStart(doorAtStart);
+    if (why) process.stderr.write(`service: the door serve asked for was not opened: ${why}\n`);
+  }
   const [{ startService }, { returnMemoryWhenQuiet }] = await Promise.all([import('./service.ts'), import('./memory.ts')]);
   let result;
   try {
     result = await startService({
       lock,
+      doors,
       fresh,
       idleMs: Number.isFinite(idle) && idle >= 0 && process.env.TD_SERVICE_IDLE_MS !== '' ? idle : undefined,
       onStopped: (code) => {

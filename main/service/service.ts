@@ -9,6 +9,7 @@ import net from 'node:net';
 import { createApp, type App } from '../app.ts';
 import { statePaths, type Paths } from '../paths.ts';
 import { appVersion } from '../version.ts';
+import { Doors } from './door.ts';
 import { binaryHeader } from './frames.ts';
 import { FrameSender } from './sender.ts';
 import type { Connection } from './hub.ts';
@@ -28,10 +29,13 @@ export interface ServiceOptions {
   /** The lock, already taken (main.ts takes it before loading the core: takeServiceLock). */
   lock?: Extract<Acquired, { held: true }>;
   bootedAt?: number;
+  /** The browser's doors (main.ts opens a starting serve's before the core loads); a new set otherwise. */
+  doors?: Doors;
 }
 
 export interface RunningService {
   app: App;
+  doors: Doors;
   paths: Paths;
   record: LockRecord;
   /** Stop: save the session saying why, end the panes (cleanly with endPanes), release the lock. */
@@ -52,6 +56,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
 
   let app: App;
   let server: net.Server | undefined;
+  const doors = opts.doors ?? new Doors();
   try {
     const token = randomBytes(32).toString('hex');
     const tmp = `${paths.serviceToken}.${process.pid}.tmp`;
@@ -65,10 +70,15 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
 
     let stopping: Promise<void> | undefined;
     let idleTimer: NodeJS.Timeout | undefined;
-    const stop = (reason: string, endPanes = false): Promise<void> => {
+    // Control connections (serve, the Electron main), told when the service quits for good.
+    const controls = new Set<(line: string) => void>();
+    const stop = (reason: string, endPanes = false, quit = false): Promise<void> => {
       stopping ??= (async () => {
         clearInterval(idleTimer);
+        // "Quit and end all panes": serve stops too, instead of starting the service again.
+        if (quit) for (const send of controls) send(JSON.stringify({ t: 'bye', quit: true, reason }));
         if (endPanes) await app.endAll(reason).catch(() => undefined);
+        await doors.closeAll().catch(() => undefined);
         app.hub.closeAll('the Terminal Delight service stopped');
         server?.close();
         await app.dispose(reason).catch(() => undefined);
@@ -79,7 +89,8 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
       return stopping;
     };
 
-    app = await createApp({ env, fresh: opts.fresh, bootedAt: opts.bootedAt, quit: (endPanes) => void stop(endPanes ? 'you quit and ended all panes' : 'the service was stopped', endPanes) });
+    app = await createApp({ env, fresh: opts.fresh, bootedAt: opts.bootedAt, quit: (endPanes) => void stop(endPanes ? 'you quit and ended all panes' : 'the service was stopped', endPanes, endPanes) });
+    doors.ready(app);
 
     const onSocket = (socket: net.Socket): void => {
       socket.setEncoding('utf8');
@@ -128,8 +139,15 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
               close: () => socket.destroy(),
             },
             { idPrefix: `sock-${hello.client}`, shell: hello.client, cwd: hello.cwd },
-            { control: true, onShutdown: (reason) => void stop(reason === 'upgrade' ? 'the service was restarted for an upgrade' : 'the service was stopped') },
+            {
+              control: true,
+              onShutdown: (reason) => void stop(reason === 'upgrade' ? 'the service was restarted for an upgrade' : 'the service was stopped'),
+              onDoor: (frame) => doors.answer(frame, socket, () => socket.destroyed),
+            },
           );
+          const control = (line: string): void => sender.line(line);
+          controls.add(control);
+          socket.once('close', () => controls.delete(control));
           // The window's app.hello would start it anyway; a pane that cannot start now is left to it (it says why).
           if (hello.firstPane && !app.panes.layout) {
             try {
@@ -147,6 +165,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
       socket.on('close', () => {
         clearTimeout(helloTimer);
         conn?.gone();
+        doors.release(socket);
       });
       socket.on('error', () => socket.destroy());
     };
@@ -184,8 +203,10 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
       lastWindowTimer.unref();
     });
 
-    return { started: true, service: { app, paths, record: lock.record, stop } };
+    return { started: true, service: { app, doors, paths, record: lock.record, stop } };
   } catch (err) {
+    doors.failed(err as Error);
+    void doors.closeAll();
     server?.close();
     lock.release();
     throw err;

@@ -42,7 +42,33 @@ export type ControlFrame =
   /** Resolve a file route (core.serveFiles) for serve's HTTP or Electron's app:// protocol. */
   | { t: 'file'; id: number; prefix: string; rest: string }
   /** Stop the service (every protocol version keeps this frame: an upgrade needs it). */
-  | { t: 'shutdown'; reason?: string };
+  | { t: 'shutdown'; reason?: string }
+  /**
+   * Open the browser's door in the service (main/service/door.ts): serve's windows then reach
+   * the core straight, not relayed. It stays open while this connection does.
+   */
+  | { t: 'door'; id: number; host: string; port: number; token: string }
+  /** From the service, before it stops for good ("Quit and end all panes"): serve stops too, instead of starting it again. */
+  | { t: 'bye'; quit: boolean; reason: string };
+
+/** Where a door listens and the token its windows show (the one in serve's URL). */
+export interface DoorSpec {
+  host: string;
+  port: number;
+  token: string;
+}
+
+export type DoorAnswer = { t: 'door'; id: number; ok: true; url: string; port: number } | { t: 'door'; id: number; ok: false; error: string };
+
+/** A door frame's spec, or the sentence saying what is wrong with it. */
+export function parseDoorSpec(v: unknown): DoorSpec | string {
+  const d = v as Partial<DoorSpec> | null;
+  if (!d || typeof d !== 'object') return 'the door is not an object: send {"host":"127.0.0.1","port":N,"token":"..."}';
+  if (d.host !== '127.0.0.1' && d.host !== '::1' && d.host !== 'localhost') return `the door's host ${JSON.stringify(d.host)} is not loopback: a door listens only on 127.0.0.1, ::1 or localhost`;
+  if (typeof d.port !== 'number' || !Number.isInteger(d.port) || d.port < 1 || d.port > 65535) return `the door's port ${JSON.stringify(d.port)} is not a port: give a whole number from 1 to 65535`;
+  if (typeof d.token !== 'string' || !/^[0-9a-f]{32,256}$/.test(d.token)) return 'the door\'s token is not usable: give at least 32 hex digits';
+  return { host: d.host, port: d.port, token: d.token };
+}
 
 export type FileAnswer = { t: 'file'; id: number; file: { path: string; type?: string; csp?: string } | null };
 

@@ -1,0 +1,156 @@
+import http from 'node:http';
+import net from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { tempState, waitFor } from '../panes/testing.ts';
+import { newToken } from '../serve/security.ts';
+import { connectService, type ServiceConnection } from './client.ts';
+import { Doors } from './door.ts';
+import { startService, type RunningService } from './service.ts';
+
+let state: ReturnType<typeof tempState>;
+let running: RunningService | undefined;
+const conns: ServiceConnection[] = [];
+
+beforeEach(() => {
+  state = tempState();
+});
+afterEach(async () => {
+  for (const c of conns.splice(0)) c.close();
+  await running?.stop('test over');
+  running = undefined;
+  state.cleanup();
+});
+
+async function start(doors?: Doors): Promise<RunningService> {
+  const r = await startService({ env: state.env, fresh: true, idleMs: 0, doors });
+  if (!r.started) throw new Error('not started');
+  running = r.service;
+  return r.service;
+}
+
+async function connect(): Promise<ServiceConnection> {
+  const c = await connectService({ env: state.env, client: 'serve', start: false });
+  conns.push(c);
+  return c;
+}
+
+/** A port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+function get(url: string): Promise<{ status: number; cookie?: string }> {
+  return new Promise((resolve, reject) => {
+    http.get(url, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, cookie: res.headers['set-cookie']?.[0] });
+    }).on('error', reject);
+  });
+}
+
+/** A window on the door's WebSocket, as the renderer opens it. */
+function window(port: number, token: string): Promise<{ ws: WebSocket; request(name: string, req: unknown): Promise<Record<string, unknown>>; send(frame: unknown): Promise<Record<string, unknown>>; closed: Promise<number> }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/ws?output=binary&token=${token}`, { headers: { Origin: `http://127.0.0.1:${port}` } });
+    let id = 0;
+    const waiting = new Map<number, (v: Record<string, unknown>) => void>();
+    ws.on('message', (data, binary) => {
+      if (binary) return;
+      const f = JSON.parse(String(data)) as Record<string, unknown>;
+      if (f.t === 'res') waiting.get(f.id as number)?.(f);
+    });
+    const closed = new Promise<number>((r) => ws.on('close', (code) => r(code)));
+    const send = (frame: Record<string, unknown>): Promise<Record<string, unknown>> =>
+      new Promise((r) => {
+        waiting.set(frame.id as number, r);
+        ws.send(JSON.stringify(frame));
+      });
+    ws.once('open', () => resolve({ ws, closed, request: (name, req) => send({ t: 'req', id: ++id, name, req }), send: (frame) => send({ id: ++id, ...(frame as object) }) }));
+    ws.once('error', reject);
+  });
+}
+
+const refused = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const s = net.createConnection({ host: '127.0.0.1', port });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(false);
+    });
+    s.once('error', () => resolve(true));
+  });
+
+describe("the browser's door in the service", () => {
+  it("opens on a service connection's word, takes windows straight to the core, and closes with that connection", async () => {
+    const s = await start();
+    const c = await connect();
+    const port = await freePort();
+    const token = newToken();
+    const answer = await c.openDoor({ host: '127.0.0.1', port, token });
+    expect(answer).toMatchObject({ ok: true, port, url: `http://127.0.0.1:${port}/?token=${token}` });
+    // The same door rules as serve's: the token in the URL once, then a cookie.
+    expect((await get(`http://127.0.0.1:${port}/`)).status).toBe(403);
+    const first = await get(`http://127.0.0.1:${port}/?token=${token}`);
+    expect(first.status).toBe(302);
+    expect(first.cookie).toMatch(/HttpOnly/);
+
+    const w = await window(port, token);
+    const hello = await w.request('app.hello', {});
+    expect(hello.ok).toBe(true);
+    await waitFor(() => s.app.hub.windows === 1, 'the window counted by the core');
+    // A window is not a control connection: it cannot open doors.
+    const door = await w.send({ t: 'door', host: '127.0.0.1', port: await freePort(), token: newToken() });
+    expect(door).toMatchObject({ ok: false, error: expect.stringMatching(/^the frame is not a request/) });
+
+    // serve gone: its door closes, and its windows are let go (they reconnect to the next one).
+    c.close();
+    expect(await w.closed).toBe(1001);
+    await waitFor(() => refused(port), 'the door closed');
+    expect(s.doors.size).toBe(0);
+  });
+
+  it('refuses a door it cannot open in one sentence, and keeps one port to one serve', async () => {
+    await start();
+    const c = await connect();
+    const token = newToken();
+    expect(await c.openDoor({ host: '0.0.0.0', port: await freePort(), token })).toMatchObject({ ok: false, error: expect.stringMatching(/^the door's host "0\.0\.0\.0" is not loopback/) });
+    expect(await c.openDoor({ host: '127.0.0.1', port: await freePort(), token: 'abc' })).toMatchObject({ ok: false, error: expect.stringMatching(/token is not usable/) });
+    expect(await c.openDoor({ host: '127.0.0.1', port: 70000, token })).toMatchObject({ ok: false, error: expect.stringMatching(/is not a port/) });
+    // A port something else holds.
+    const other = net.createServer();
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
+    const held = (other.address() as net.AddressInfo).port;
+    expect(await c.openDoor({ host: '127.0.0.1', port: held, token })).toMatchObject({ ok: false, error: `port ${held} is in use: pick another with --port, or 0 for a free one` });
+    other.close();
+    // Another serve asking for a port that is already a door.
+    const port = await freePort();
+    expect((await c.openDoor({ host: '127.0.0.1', port, token })).ok).toBe(true);
+    const d = await connect();
+    expect(await d.openDoor({ host: '127.0.0.1', port, token })).toMatchObject({ ok: false, error: `port ${port} is already another serve's door: pick another with --port, or 0 for a free one` });
+    // The door is still serve's own, answering.
+    expect((await get(`http://127.0.0.1:${port}/?token=${token}`)).status).toBe(302);
+  });
+
+  it("opened at the service's start, listens before the core loads, holds a window's frames until it has, and is claimed by serve's connection", async () => {
+    const doors = new Doors();
+    expect(await doors.openAtStart('{not json')).toMatch(/^TD_DOOR is not JSON/);
+    const port = await freePort();
+    const token = newToken();
+    expect(await doors.openAtStart(JSON.stringify({ host: '127.0.0.1', port, token }))).toBeUndefined();
+    // The page loads while the core does: a window's hello waits for it.
+    const w = await window(port, token);
+    const hello = w.request('app.hello', {});
+    const s = await start(doors);
+    expect((await hello).ok).toBe(true);
+    const c = await connect();
+    expect(await c.openDoor({ host: '127.0.0.1', port, token })).toMatchObject({ ok: true, port });
+    c.close();
+    await waitFor(() => refused(port), 'the claimed door closed with its connection');
+    expect(s.doors.size).toBe(0);
+  });
+});
