@@ -415,6 +415,8 @@ export type Res<K extends RequestName> = Requests[K]['res'];
 /** What `window.td` offers the renderer, in Electron and in the browser alike. */
 export interface TdApi {
   invoke<K extends RequestName>(name: K, req: Req<K>): Promise<Res<K>>;
+  /** Acknowledge a pane's output without waiting for an answer (serve's WebSocket; Electron uses `invoke('pane.ack')`). */
+  ack?(paneId: string, chars: number): void;
   on<K extends EventName>(name: K, handler: (payload: Events[K]) => void): () => void;
 }
 
@@ -440,7 +442,14 @@ export const EVENT_NAMES: readonly EventName[] = [
 ] as const;
 
 /** Wire frames of the serve shell's WebSocket (Electron IPC carries the same payloads). */
-export type ClientFrame = { t: 'req'; id: number; name: RequestName; req: unknown };
+export type ClientFrame =
+  | { t: 'req'; id: number; name: RequestName; req: unknown }
+  /**
+   * `pane.ack` without an answer (serve's WebSocket): a window acknowledges output about once
+   * a frame during a flood, and an answer to each was a frame back and a JSON parse in the
+   * page for nothing. A wrong one is dropped, as a late ack for a gone pane is.
+   */
+  | { t: 'ack'; paneId: string; chars: number };
 export type ServerFrame =
   | { t: 'res'; id: number; ok: true; res: unknown }
   | { t: 'res'; id: number; ok: false; error: string }

@@ -4,7 +4,9 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket as ServerSocket } from 'ws';
-import type { ClientFrame, ServerFrame } from '../preload/contract.ts';
+import type { ClientFrame as AnyClientFrame, ServerFrame } from '../preload/contract.ts';
+
+type ClientFrame = Extract<AnyClientFrame, { t: 'req' }>;
 import { createWsClient, defaultWsUrl, type WsClient } from './td-client.ts';
 import { encodeOutputFrame } from '../main/service/frames.ts';
 

@@ -187,6 +187,15 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
     get state() {
       return state;
     },
+    ack(paneId: string, chars: number): void {
+      // Not connected: the core forgets a gone window's debt, and a new connection starts afresh.
+      if (!socket || socket.readyState !== WS.OPEN) return;
+      try {
+        socket.send(JSON.stringify({ t: 'ack', paneId, chars } satisfies ClientFrame));
+      } catch {
+        // closing: the same
+      }
+    },
     invoke<K extends RequestName>(name: K, req: Req<K>): Promise<Res<K>> {
       return new Promise<Res<K>>((resolve, reject) => {
         if (closed) {

@@ -26,7 +26,11 @@ export function quietDotfiles(home: string, prompt: string): void {
   fs.writeFileSync(path.join(home, '.bashrc'), rc);
 }
 
-/** A fresh temp folder; the environment a test's app runs with (XDG_STATE_HOME inside it). */
+/**
+ * A fresh temp folder; the environment a test's app runs with (XDG_STATE_HOME inside it).
+ * Its cleanup retries a folder that is not empty yet: a shell ended a moment ago may still
+ * be writing its history into the home.
+ */
 export function tempState(prefix = 'td-test-'): { dir: string; env: NodeJS.ProcessEnv; cleanup(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   // A home of its own with quiet startup files: a login shell in a test never reads the
@@ -48,7 +52,7 @@ export function tempState(prefix = 'td-test-'): { dir: string; env: NodeJS.Proce
   // Installed Tick packages and agents' Skills go under the temp home too.
   delete env.XDG_DATA_HOME;
   delete env.CLAUDE_CONFIG_DIR;
-  return { dir, env, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+  return { dir, env, cleanup: () => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }) };
 }
 
 /** A plain bash with no startup files, for predictable screens. */

@@ -27,11 +27,11 @@ export interface Backend {
  */
 const RELAY_MAX = 64 * 1024 * 1024;
 
-/** Frames a window may send: requests and pongs. Nothing else is passed on (file routes, shutdown are the relay's own). */
+/** Frames a window may send: requests, acknowledgements and pongs. Nothing else is passed on (file routes, shutdown, doors are the relay's own). */
 function windowFrameOk(text: string): boolean {
   try {
     const f = JSON.parse(text) as { t?: unknown };
-    return !!f && typeof f === 'object' && (f.t === 'req' || f.t === 'pong');
+    return !!f && typeof f === 'object' && (f.t === 'req' || f.t === 'pong' || f.t === 'ack');
   } catch {
     return false;
   }

@@ -2,6 +2,8 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { decodeOutputFrame } from '../../preload/output-frame.ts';
+import { FLOW } from '../../preload/contract.ts';
 import { tempState, waitFor } from '../panes/testing.ts';
 import { newToken } from '../serve/security.ts';
 import { connectService, type ServiceConnection } from './client.ts';
@@ -54,15 +56,35 @@ function get(url: string): Promise<{ status: number; cookie?: string }> {
 }
 
 /** A window on the door's WebSocket, as the renderer opens it. */
-function window(port: number, token: string): Promise<{ ws: WebSocket; request(name: string, req: unknown): Promise<Record<string, unknown>>; send(frame: unknown): Promise<Record<string, unknown>>; closed: Promise<number> }> {
+interface TestWindow {
+  ws: WebSocket;
+  request(name: string, req: unknown): Promise<Record<string, unknown>>;
+  send(frame: unknown): Promise<Record<string, unknown>>;
+  closed: Promise<number>;
+  /** Every answer that came, asked for or not. */
+  answers: Array<Record<string, unknown>>;
+  /** Called with each pane output that comes. */
+  onOutput?: (paneId: string, data: string) => void;
+}
+
+function window(port: number, token: string): Promise<TestWindow> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`ws://127.0.0.1:${port}/ws?output=binary&token=${token}`, { headers: { Origin: `http://127.0.0.1:${port}` } });
     let id = 0;
     const waiting = new Map<number, (v: Record<string, unknown>) => void>();
+    const answers: Array<Record<string, unknown>> = [];
+    let w: TestWindow;
     ws.on('message', (data, binary) => {
-      if (binary) return;
+      if (binary) {
+        const out = decodeOutputFrame(new Uint8Array(data as Buffer));
+        if (out) w.onOutput?.(out.paneId, out.data);
+        return;
+      }
       const f = JSON.parse(String(data)) as Record<string, unknown>;
-      if (f.t === 'res') waiting.get(f.id as number)?.(f);
+      if (f.t === 'res') {
+        answers.push(f);
+        waiting.get(f.id as number)?.(f);
+      }
     });
     const closed = new Promise<number>((r) => ws.on('close', (code) => r(code)));
     const send = (frame: Record<string, unknown>): Promise<Record<string, unknown>> =>
@@ -70,7 +92,10 @@ function window(port: number, token: string): Promise<{ ws: WebSocket; request(n
         waiting.set(frame.id as number, r);
         ws.send(JSON.stringify(frame));
       });
-    ws.once('open', () => resolve({ ws, closed, request: (name, req) => send({ t: 'req', id: ++id, name, req }), send: (frame) => send({ id: ++id, ...(frame as object) }) }));
+    ws.once('open', () => {
+      w = { ws, closed, answers, request: (name, req) => send({ t: 'req', id: ++id, name, req }), send: (frame) => send({ id: ++id, ...(frame as object) }) };
+      resolve(w);
+    });
     ws.once('error', reject);
   });
 }
@@ -112,6 +137,33 @@ describe("the browser's door in the service", () => {
     expect(await w.closed).toBe(1001);
     await waitFor(() => refused(port), 'the door closed');
     expect(s.doors.size).toBe(0);
+  });
+
+  it("takes a window's acknowledgements without answering them, and a flood runs on past the window's allowance because of them", async () => {
+    await start();
+    const c = await connect();
+    const port = await freePort();
+    const token = newToken();
+    expect((await c.openDoor({ host: '127.0.0.1', port, token })).ok).toBe(true);
+    const w = await window(port, token);
+    expect((await w.request('app.hello', {})).ok).toBe(true);
+    // Four times the most a window may hold unacknowledged: without the acks it stops at the allowance.
+    const size = 4 * FLOW.highWatermarkChars;
+    let got = 0;
+    let paneId = '';
+    w.onOutput = (id, data) => {
+      if (id !== paneId) return;
+      got += data.length;
+      w.ws.send(JSON.stringify({ t: 'ack', paneId: id, chars: data.length }));
+    };
+    const pane = await w.request('pane.create', { command: ['/bin/sh', '-c', `head -c ${size} /dev/zero | tr '\\0' x; echo; echo flood-over`] });
+    paneId = (pane.res as { id: string }).id;
+    // Wrong acknowledgements are dropped without an answer too.
+    w.ws.send(JSON.stringify({ t: 'ack', paneId: 5, chars: 'many' }));
+    w.ws.send(JSON.stringify({ t: 'ack', paneId: 'no-such-pane', chars: 10 }));
+    await waitFor(() => got >= size, `all ${size} characters of the flood (got ${got})`, 60_000);
+    // Two requests, two answers: none for the acknowledgements.
+    expect(w.answers.map((a) => a.id)).toEqual([1, 2]);
   });
 
   it('refuses a door it cannot open in one sentence, and keeps one port to one serve', async () => {

@@ -84,6 +84,12 @@ export class Connection {
       case 'pong':
       case 'ping':
         return;
+      case 'ack':
+        // No answer, right or wrong (contract.ts); a wrong one changes nothing.
+        if (typeof frame.paneId === 'string' && typeof frame.chars === 'number') {
+          this.hub.core.request('pane.ack', { paneId: frame.paneId, chars: frame.chars }, this.client).catch(() => undefined);
+        }
+        return;
       case 'file':
         if (this.opts.control) return this.file(frame);
         break;
@@ -101,7 +107,7 @@ export class Connection {
     this.reply(id, 'the frame is not a request: send {"t":"req","id":N,"name":"...","req":{...}}');
   }
 
-  private async request(frame: ClientFrame): Promise<void> {
+  private async request(frame: Extract<ClientFrame, { t: 'req' }>): Promise<void> {
     const id = typeof frame.id === 'number' && Number.isSafeInteger(frame.id) && frame.id >= 0 ? frame.id : -1;
     if (id < 0 || typeof frame.name !== 'string') {
       return this.reply(id, 'the frame is not a request: send {"t":"req","id":N,"name":"...","req":{...}} with a whole-number id of 0 or more');

@@ -3,7 +3,13 @@
  * has parsed it, in chunks of FLOW.ackChunkChars (as VS Code does). The core
  * pauses a pane's PTY while a window is too far behind.
  */
-import { FLOW } from '../../preload/contract.ts';
+import { FLOW, type TdApi } from '../../preload/contract.ts';
+
+/** Acknowledge `chars` of a pane's output: without an answer where the transport can (serve), else as a request. */
+export function acknowledge(api: TdApi, paneId: string, chars: number): void {
+  if (api.ack) return api.ack(paneId, chars);
+  api.invoke('pane.ack', { paneId, chars }).catch(() => { /* the core forgets a gone window's debt */ });
+}
 
 export class Acker {
   private pending = 0;

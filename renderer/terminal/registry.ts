@@ -4,7 +4,7 @@
  * this window never holds a pane's PTY paused.
  */
 import type { TdApi } from '../../preload/contract.ts';
-import { Acker } from './flow.ts';
+import { Acker, acknowledge } from './flow.ts';
 import type { TerminalSession } from './session.ts';
 import { SnapshotQueue } from './snapshots.ts';
 
@@ -46,9 +46,7 @@ export class TerminalRegistry {
     }
     let a = this.strayAckers.get(paneId);
     if (!a) {
-      a = new Acker((chars) => {
-        this.api.invoke('pane.ack', { paneId, chars }).catch(() => { /* gone */ });
-      });
+      a = new Acker((chars) => acknowledge(this.api, paneId, chars));
       this.strayAckers.set(paneId, a);
     }
     a.written(data.length);

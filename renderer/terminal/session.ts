@@ -16,7 +16,7 @@ import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal } from '@xterm/xterm';
 import type { Res, Settings, TdApi } from '../../preload/contract.ts';
 import type { ThemeName } from '../store/store.ts';
-import { Acker } from './flow.ts';
+import { Acker, acknowledge } from './flow.ts';
 import { PromptMarks } from './prompts.ts';
 import type { SnapshotQueue } from './snapshots.ts';
 import { TERMINAL_THEMES, terminalFont } from './themes.ts';
@@ -128,9 +128,7 @@ export class TerminalSession {
     this.paneId = opts.paneId;
     this.settings = opts.settings;
     this.theme = opts.theme;
-    this.acker = new Acker((chars) => {
-      opts.api.invoke('pane.ack', { paneId: this.paneId, chars }).catch(() => { /* the core forgets a gone window's debt */ });
-    });
+    this.acker = new Acker((chars) => acknowledge(opts.api, this.paneId, chars));
     this.host = document.createElement('div');
     this.host.className = 'terminal-host';
     this.term = new Terminal({
