@@ -3,9 +3,10 @@
  * [--cwd DIR] [--no-open] [--service-socket PATH --service-token FILE]` (also
  * `terminal-delight serve`). The browser's door to the per-user service (started on demand):
  * prints exactly one line to stdout when ready, `serving http://127.0.0.1:<port>/?token=<token>`
- * (the service's door listens: main/service/door.ts); everything else goes to stderr, and a
- * service that does not come up after all ends serve with exit code 1. The door stays open
- * while serve runs, and serve starts the service again (with the same door) if it goes away.
+ * (the service's door listens: main/service/door.ts); everything else goes to stderr. The
+ * door stays open while serve runs, and serve starts the service again (with the same door)
+ * if it goes away, or dies starting once the URL is out; three failures within a minute, or
+ * a service that cannot start before the URL is out, end serve with exit code 1 and why.
  * SIGINT/SIGTERM stop serve and close its door only: the service and every pane keep running
  * (docs/design/service.md). `--service-socket` and `--service-token` reach a service
  * elsewhere, such as one on another machine through an SSH-forwarded socket: its windows are
@@ -159,13 +160,18 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void): 
     throw new Error(answer.error);
   };
   let conn: ServiceConnection | undefined;
+  let startFailed: Error | undefined;
   try {
     conn = await open(true);
+  } catch (err) {
+    // Before the URL is out, serve ends with why. After (a page may be loading it), a service
+    // that died starting is started again, as one that goes away later is.
+    if (!printed) throw err;
+    startFailed = err as Error;
   } finally {
     watching = false;
   }
-  if (!conn) return undefined;
-  say();
+  if (!conn && !startFailed) return undefined;
 
   let stopping = false;
   let finish!: (code: number) => void;
@@ -208,7 +214,14 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void): 
       }
     }
   };
-  keep(conn);
+  if (conn) {
+    say();
+    keep(conn);
+  } else {
+    failures.push(Date.now());
+    process.stderr.write(`serve: ${startFailed!.message}; starting the service again with this door\n`);
+    void again();
+  }
   return {
     done,
     stop: () => {

@@ -338,6 +338,58 @@ describe('serve as a program', () => {
     }
   });
 
+  it('through its door: a service killed is started again behind the same URL; one that cannot start ends serve with why', async () => {
+    const st = tempState();
+    const env = { ...st.env, SHELL: '/bin/bash' };
+    const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', path.join(import.meta.dirname, 'main.ts'), '--port', '0', '--no-open', '--fresh', '--cwd', st.dir], { stdio: ['ignore', 'pipe', 'pipe'], env });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    const paths = statePaths(env);
+    const servicePid = (): number | undefined => {
+      try {
+        return (JSON.parse(fs.readFileSync(paths.serviceLock, 'utf8')) as { pid?: number }).pid;
+      } catch {
+        return undefined;
+      }
+    };
+    try {
+      const url = new URL(await waitFor(() => /^serving (\S+)$/m.exec(out)?.[1], 'the serving line', 30_000));
+      const port = Number(url.port);
+      const token = url.searchParams.get('token')!;
+      // The service answers at serve's URL (the door is the service's own).
+      await waitFor(async () => (await get(port, `/?token=${token}`)).status === 302, 'the door answering');
+      // Its core loaded (the door listens before), serve's connection made.
+      (await connectService({ env, client: 'cli', start: false })).close();
+      await waitFor(() => /^serving /m.test(out) && servicePid(), 'the service running');
+      const first = servicePid()!;
+      process.kill(first, 'SIGKILL');
+      // serve starts it again with the same door: the same URL and token answer.
+      const second = await waitFor(() => {
+        const pid = servicePid();
+        return pid !== undefined && pid !== first ? pid : undefined;
+      }, 'a new service', 30_000);
+      await waitFor(async () => (await get(port, `/?token=${token}`).catch(() => ({ status: 0 }))).status === 302, 'the door again, same URL', 30_000);
+      // (Killed before or after serve's connection claimed its door: the same.)
+      expect(err).toMatch(/^serve: .*; starting (it|the service) again with this door$/m);
+      // Where the service keeps its socket is a file now: no service can start, so serve ends, saying why.
+      process.kill(second, 'SIGKILL');
+      fs.rmSync(paths.run, { recursive: true, force: true });
+      fs.writeFileSync(paths.run, 'not a folder');
+      expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running after 60 s'), 60_000))])).toBe(1);
+      expect(err.trim().split('\n').pop()).toMatch(/^serve: .*(ENOTDIR|EEXIST).*\/terminal-delight\/run/);
+    } catch (e) {
+      throw new Error(`${(e as Error).message}; serve said: ${err}`);
+    } finally {
+      child.kill('SIGKILL');
+      if (fs.statSync(paths.run, { throwIfNoEntry: false })?.isFile()) fs.rmSync(paths.run);
+      await stopService({ env }).catch(() => undefined);
+      st.cleanup();
+    }
+  }, 120_000);
+
   it('refuses a host that is not loopback, in one sentence', async () => {
     const st = tempState();
     const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', path.join(import.meta.dirname, 'main.ts'), '--host', '0.0.0.0', '--no-open', '--fresh'], { stdio: ['ignore', 'pipe', 'pipe'], env: st.env });

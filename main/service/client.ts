@@ -357,6 +357,7 @@ export async function connectService(opts: ConnectOptions): Promise<ServiceConne
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
   let child: ChildProcess | undefined;
   let childExit: number | null | undefined;
+  let childSignal: NodeJS.Signals | null = null;
   for (let tries = 0; ; tries++) {
     try {
       return await attempt(paths, opts, socketPath, tokenFile);
@@ -371,9 +372,13 @@ export async function connectService(opts: ConnectOptions): Promise<ServiceConne
     if (opts.start === false && !starting) throw new ServiceError(`no Terminal Delight service runs for ${paths.state}: start the app (npm start) or \`terminal-delight service start\``);
     if (!child && !starting) {
       child = spawnService({ env, fresh: opts.fresh, door: opts.door });
-      child.once('exit', (code) => {
+      child.once('exit', (code, signal) => {
         childExit = code;
+        childSignal = signal;
       });
+    }
+    if (childExit === null && childSignal) {
+      throw new ServiceError(`the Terminal Delight service was stopped by ${childSignal} as it started; its log is ${paths.serviceLog}`);
     }
     if (childExit !== undefined && childExit !== 0) {
       const why = tail(paths.serviceLog).split('\n').filter(Boolean).pop() ?? '';
