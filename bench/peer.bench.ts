@@ -5,7 +5,10 @@
  * goes first, both pages read only through what they show (bench/peer-page.ts). Ours is
  * started as a person starts it: serve and the per-user service it starts from its bundle,
  * the browser's door in the service (main/service/door.ts: serve only holds it open); its
- * CPU and memory are those two processes added up, WeTTY's its one.
+ * CPU and memory are those two processes added up, WeTTY's its one. Added up, RSS counts the
+ * pages of the Node binary both our processes map twice (most of serve's ~60 MiB: its own
+ * memory is ~14 MiB), so memory is also given with each page counted once: the service's
+ * RSS plus serve's private memory (/proc/PID/smaps_rollup); WeTTY's is its RSS either way.
  * `TD_BENCH_ROUNDS` (5), `TD_BENCH_PEER_MB` (the cat, 32) and `TD_BENCH_PEER_FLOOD_MB`
  * (the memory flood, 128) change the sizes; `TD_BENCH_PARTS=startup` measures only the
  * start and the attach (with where the start's time went), leaving out the output figures.
@@ -40,7 +43,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../e2e/harness.ts';
 import { cpuSeconds, ensureBuilt, ensureWetty, startOurs, startWetty, type App } from './peer-apps.ts';
 import { catFile, ctrlC, flood, frameGaps, keys, pageCpu, waitForRow } from './peer-page.ts';
-import { colouredFile, rawEcho, rss } from './window-raw.ts';
+import { colouredFile, privateMemory, rawEcho, rss } from './window-raw.ts';
 import { benchLog } from './log.ts';
 
 const MB = 1024 * 1024;
@@ -69,6 +72,9 @@ interface Figures {
   ctrlC: number;
   rssIdle: number;
   rssPeak: number;
+  /** The same, each page counted once: the last process's RSS plus the others' private memory (ours: the service, and serve holding the door). */
+  onceIdle: number;
+  oncePeak: number;
   /** Ours: the last lines of the cat compared with the window's scrollback (how many, and whether all matched). */
   exact?: { lines: number; ok: boolean };
 }
@@ -106,15 +112,19 @@ async function measure(browser: Browser, app: App, file: string, round: number, 
       attach = performance.now() - t0;
       await other.close();
     }
-    const none = { keys: [], bps: NaN, serverCpu: NaN, pageCpu: NaN, frameGap: NaN, ctrlC: NaN, rssIdle: NaN, rssPeak: NaN };
+    const none = { keys: [], bps: NaN, serverCpu: NaN, pageCpu: NaN, frameGap: NaN, ctrlC: NaN, rssIdle: NaN, rssPeak: NaN, onceIdle: NaN, oncePeak: NaN };
     if (!PARTS.includes('output')) return { startup, attach, timeline, ...none };
     const pids = app.pids();
     const memory = () => sum(pids.map((p) => rss(p) ?? 0));
+    // Both our processes map the same Node binary: its pages (most of serve's RSS) counted once.
+    const once = () => (rss(pids[pids.length - 1]!) ?? 0) + sum(pids.slice(0, -1).map((p) => privateMemory(p) ?? 0));
     const cpu = () => sum(pids.map(cpuSeconds));
     await new Promise((r) => setTimeout(r, 1000));
     let rssIdle = 0;
+    let onceIdle = 0;
     for (let i = 0; i < 10; i++) {
       rssIdle = Math.max(rssIdle, memory());
+      onceIdle = Math.max(onceIdle, once());
       await new Promise((r) => setTimeout(r, 50));
     }
     const keyTimes = await keys(page, KEYS, WARMUP);
@@ -147,15 +157,17 @@ async function measure(browser: Browser, app: App, file: string, round: number, 
     await page.keyboard.type('clear');
     await page.keyboard.press('Enter');
     let rssPeak = memory();
+    let oncePeak = once();
     const sampler = setInterval(() => {
       rssPeak = Math.max(rssPeak, memory());
+      oncePeak = Math.max(oncePeak, once());
     }, 25);
     try {
       await flood(page, FLOOD_MB, round, 900_000);
     } finally {
       clearInterval(sampler);
     }
-    return { startup, attach, timeline, keys: keyTimes, bps: fs.statSync(file).size / (ms / 1000), serverCpu, pageCpu: pCpu, frameGap, ctrlC: c, rssIdle, rssPeak, exact };
+    return { startup, attach, timeline, keys: keyTimes, bps: fs.statSync(file).size / (ms / 1000), serverCpu, pageCpu: pCpu, frameGap, ctrlC: c, rssIdle, rssPeak, onceIdle, oncePeak, exact };
   } finally {
     await context.close();
   }
@@ -184,7 +196,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
             log(`round ${r + 1} ${name}: start ${f.startup.toFixed(0)} ms (ready ${f.timeline.ready.toFixed(0)}, page script run ${f.timeline.script.toFixed(0)})${f.attach ? `, attach ${f.attach.toFixed(0)} ms` : ''}`);
             continue;
           }
-          log(`round ${r + 1} ${name}: ${(f.bps / MB).toFixed(1)} MB/s, server ${f.serverCpu.toFixed(2)} CPU-s, page ${f.pageCpu.toFixed(2)} s, keys p50 ${median(f.keys).toFixed(1)} p99 ${pct(f.keys, 99).toFixed(1)} ms, Ctrl-C ${f.ctrlC.toFixed(0)} ms, RSS ${(f.rssIdle / MB).toFixed(0)}/${(f.rssPeak / MB).toFixed(0)} MiB, start ${f.startup.toFixed(0)} ms${f.attach ? `, attach ${f.attach.toFixed(0)} ms` : ''}, frame gap ${f.frameGap.toFixed(0)} ms${f.exact ? `, scrollback ${f.exact.ok ? 'exact' : 'NOT EXACT'} (${f.exact.lines} lines)` : ''}`);
+          log(`round ${r + 1} ${name}: ${(f.bps / MB).toFixed(1)} MB/s, server ${f.serverCpu.toFixed(2)} CPU-s, page ${f.pageCpu.toFixed(2)} s, keys p50 ${median(f.keys).toFixed(1)} p99 ${pct(f.keys, 99).toFixed(1)} ms, Ctrl-C ${f.ctrlC.toFixed(0)} ms, RSS ${(f.rssIdle / MB).toFixed(0)}/${(f.rssPeak / MB).toFixed(0)} MiB (pages once ${(f.onceIdle / MB).toFixed(0)}/${(f.oncePeak / MB).toFixed(0)}), start ${f.startup.toFixed(0)} ms${f.attach ? `, attach ${f.attach.toFixed(0)} ms` : ''}, frame gap ${f.frameGap.toFixed(0)} ms${f.exact ? `, scrollback ${f.exact.ok ? 'exact' : 'NOT EXACT'} (${f.exact.lines} lines)` : ''}`);
         } finally {
           await app.stop();
         }
@@ -241,6 +253,8 @@ function report(figures: Record<App['name'], Figures[]>, bare: number[], log: (l
   const cc = row('Ctrl-C under `yes` to the prompt', (f) => f.ctrlC, msf);
   row('server RSS idle', (f) => f.rssIdle, mib);
   const peak = row(`server RSS peak in a ${FLOOD_MB} MiB flood of lines`, (f) => f.rssPeak, mib);
+  row('server memory idle, pages counted once (ours: the service\'s RSS + serve\'s private memory)', (f) => f.onceIdle, mib);
+  const oncePeakRatio = row(`server memory peak in the flood, pages counted once`, (f) => f.oncePeak, mib);
   row('longest frame gap during the cat', (f) => f.frameGap, msf);
   const { start, attach } = startRows();
   log('');
@@ -253,6 +267,10 @@ function report(figures: Record<App['name'], Figures[]>, bare: number[], log: (l
   log(`       keystroke p99 <= WeTTY's (${(pct(ok, 99) / pct(wk, 99)).toFixed(2)}) and < bare PTY echo p99 + a frame (${bareP99.toFixed(1)} + ${FRAME_MS.toFixed(1)} ms): ${verdict(pct(ok, 99) <= pct(wk, 99) && pct(ok, 99) < bareP99 + FRAME_MS)}; p50 ahead: ${verdict(pct(ok, 50) < pct(wk, 50))}`);
   log(`       Ctrl-C under 200 ms: ${median(o.map((f) => f.ctrlC)).toFixed(0)} ms (${cc.toFixed(2)}x WeTTY), ${verdict(median(o.map((f) => f.ctrlC)) < 200)}`);
   log(`       flood peak < 1.3x idle: ${(peakO / idleO).toFixed(2)}, ${verdict(peakO < 1.3 * idleO)}; < 1.5x WeTTY's peak: ${peak.toFixed(2)}, ${verdict(peak < 1.5)}; idle <= WeTTY's + 20 MiB: ${mib(idleO)} vs ${mib(idleW + 20 * MB)}, ${verdict(idleO <= idleW + 20 * MB)}`);
+  const onceIdleO = median(o.map((f) => f.onceIdle));
+  const onceIdleW = median(w.map((f) => f.onceIdle));
+  const oncePeakO = median(o.map((f) => f.oncePeak));
+  log(`       the same with each page counted once (the Node binary both our processes map): peak < 1.3x idle: ${(oncePeakO / onceIdleO).toFixed(2)}, ${verdict(oncePeakO < 1.3 * onceIdleO)}; < 1.5x WeTTY's peak: ${oncePeakRatio.toFixed(2)}, ${verdict(oncePeakRatio < 1.5)}; idle <= WeTTY's + 20 MiB: ${mib(onceIdleO)} vs ${mib(onceIdleW + 20 * MB)}, ${verdict(onceIdleO <= onceIdleW + 20 * MB)}`);
   log(`       startup <= 0.8x WeTTY's: ${start.toFixed(2)}, ${verdict(start <= 0.8)}; attach < 300 ms: ${verdict(attach < 300)}`);
   log(`       frame gaps during the cat < 100 ms: ours ${median(o.map((f) => f.frameGap)).toFixed(0)} ms, ${verdict(median(o.map((f) => f.frameGap)) < 100)}`);
   const exact = o.map((f) => f.exact);

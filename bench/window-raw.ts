@@ -115,6 +115,17 @@ export async function rawEcho(count: number, warmup = 20): Promise<number[]> {
 }
 
 /** Resident memory (VmRSS) of a process, in bytes; undefined once it is gone. */
+/** A process's private memory (pages no other process maps: /proc/PID/smaps_rollup), in bytes. */
+export function privateMemory(pid: number): number | undefined {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)\\s+kB`, 'm').exec(text)?.[1] ?? 0);
+    return (kb('Private_Clean') + kb('Private_Dirty')) * 1024;
+  } catch {
+    return undefined;
+  }
+}
+
 export function rss(pid: number): number | undefined {
   try {
     const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
