@@ -95,8 +95,14 @@ describe('Claude Code, for real', () => {
     const perm = await card(win, paneId, { prefix: 'permission-', not: seen }, 'the second permission card');
     await win.waitFor(async () => (await headerStatus(win, paneId)) === 'needs you', 'the header to say "needs you"', 30_000);
     await win.waitForText(paneId, /Do you want to proceed/, 30_000);
-    await win.focusTerminal(paneId);
-    await win.page.keyboard.press('1');
+    await win.focusKeyboard(paneId);
+    // Claude Code ignores keys for a moment after it shows a permission prompt (a key typed
+    // for something else must not answer it): like a person, press again while it still asks.
+    const asking = async () => /Do you want to proceed\?/.test((await win.text(paneId)).split('\n').slice(-30).join('\n'));
+    for (let tries = 0; tries < 8 && (await asking()); tries++) {
+      await win.page.keyboard.press('1');
+      await win.waitFor(async () => !(await asking()), 'Claude Code to take the answer', 1_500).catch(() => undefined);
+    }
     await win.waitFor(async () => /answered in the terminal/.test(await perm.locator.innerText()), 'the card to say answered in the terminal', 30_000);
     expect(await perm.locator.getByRole('button', { name: /^(Approve|Reject|Choose)/ }).count()).toBe(0);
     const next = await model.mainRequest(n + 1, 60_000, 'the request after the tool ran');

@@ -424,6 +424,15 @@ export class TdPage {
     await this.page.locator(`[data-pane-id="${paneId}"] .xterm-helper-textarea`).focus();
   }
 
+  /**
+   * Give a pane's terminal the keyboard without clicking it: a click is a mouse event to a
+   * program that tracks the mouse (Claude Code's permission prompt takes it as choosing the
+   * option under the pointer, whichever that is on the screen at the time).
+   */
+  async focusKeyboard(paneId: string): Promise<void> {
+    await this.page.locator(`[data-pane-id="${paneId}"] .xterm-helper-textarea`).focus();
+  }
+
   /** Type a line into a pane with the real keyboard, then Enter. */
   async typeLine(paneId: string, line: string): Promise<void> {
     await this.focusTerminal(paneId);
