@@ -20,7 +20,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { connectService, serviceStarting, type ServiceConnection } from '../service/client.ts';
 import type { DoorSpec } from '../service/wire.ts';
-import { loopbackBindAddress, newToken } from './security.ts';
+import { loopbackBindAddress, newToken, serveUrl } from './security.ts';
 
 export const USAGE = 'usage: serve [--port N] [--host 127.0.0.1|::1|localhost] [--fresh] [--cwd DIR] [--no-open] [--service-socket PATH --service-token FILE]';
 
@@ -135,7 +135,8 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void): 
   if (!bind) throw new Error(`host "${args.host}" is not a loopback address: serve listens only on 127.0.0.1, ::1 or localhost`);
   const port = await claimPort(bind, args.port);
   const spec: DoorSpec = { host: bind, port, token: newToken() };
-  const url = `http://${bind === '::1' ? '[::1]' : '127.0.0.1'}:${port}/?token=${spec.token}`;
+  // The same URL the door gives (startServe): printed before the door answers, when serve starts the service.
+  const url = serveUrl(bind, port, spec.token);
   let printed = false;
   const say = (): void => {
     if (printed) return;

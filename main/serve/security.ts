@@ -21,6 +21,11 @@ export function loopbackBindAddress(host: string): '127.0.0.1' | '::1' | undefin
 }
 
 /** The Host header values this server answers to. */
+/** The URL serve prints: the address it listens on, its port, and the token (traded for a cookie at the first load). */
+export function serveUrl(bind: '127.0.0.1' | '::1', port: number, token: string): string {
+  return `http://${bind === '::1' ? '[::1]' : '127.0.0.1'}:${port}/?token=${token}`;
+}
+
 export function allowedHosts(port: number): string[] {
   return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
 }

@@ -20,7 +20,7 @@ import { appRoot } from '../panes/env.ts';
 import { serviceStarting } from '../service/client.ts';
 import { coreBackend, serviceBackend, type Backend } from './backend.ts';
 import { mimeType, resolveStatic } from './files.ts';
-import { cookieToken, hostAllowed, loopbackBindAddress, newToken, originAllowed, rendererCsp, setCookie, tokensEqual } from './security.ts';
+import { cookieToken, hostAllowed, loopbackBindAddress, newToken, originAllowed, rendererCsp, serveUrl, setCookie, tokensEqual } from './security.ts';
 
 export interface ServeOptions {
   /** 0 (default): a free port. */
@@ -228,8 +228,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
     throw new Error(err.code === 'EADDRINUSE' ? `port ${port} is in use: pick another with --port, or 0 for a free one` : `serve could not listen on ${bind}:${port}: ${err.message}`);
   }
   actualPort = (server.address() as AddressInfo).port;
-  const hostInUrl = bind === '::1' ? '[::1]' : '127.0.0.1';
-  const url = `http://${hostInUrl}:${actualPort}/?token=${token}`;
+  const url = serveUrl(bind, actualPort, token);
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
