@@ -9,9 +9,10 @@
  * pages of the Node binary both our processes map twice (most of serve's ~60 MiB: its own
  * memory is ~14 MiB), so memory is also given with each page counted once: the service's
  * RSS plus serve's private memory (/proc/PID/smaps_rollup); WeTTY's is its RSS either way.
- * `TD_BENCH_ROUNDS` (5), `TD_BENCH_PEER_MB` (the cat, 32) and `TD_BENCH_PEER_FLOOD_MB`
- * (the memory flood, 128) change the sizes; `TD_BENCH_PARTS=startup` measures only the
- * start and the attach (with where the start's time went), leaving out the output figures.
+ * `TD_BENCH_ROUNDS` (5), `TD_BENCH_PEER_MB` (the cat, 32), `TD_BENCH_PEER_FLOOD_MB` (the
+ * memory flood, 128) and `TD_BENCH_ATTACHES` (second windows attached per round, 3) change
+ * the sizes; `TD_BENCH_PARTS=startup` measures only the start and the attach (with where
+ * each one's time went), leaving out the output figures.
  *
  * Where the core's time went (measured before choosing, `node --cpu-prof` on the service
  * and the relay with a Node client acking at once, 32 MiB of coloured source-like text):
@@ -51,6 +52,7 @@ const ROUNDS = Number(process.env.TD_BENCH_ROUNDS) || 5;
 const CAT_MB = Number(process.env.TD_BENCH_PEER_MB) || 32;
 const FLOOD_MB = Number(process.env.TD_BENCH_PEER_FLOOD_MB) || 128;
 const PARTS = (process.env.TD_BENCH_PARTS ?? 'startup,output').split(',');
+const ATTACHES = Number(process.env.TD_BENCH_ATTACHES) || 3;
 const KEYS = 100;
 const WARMUP = 10;
 const FRAME_MS = 1000 / 60;
@@ -60,6 +62,8 @@ interface Figures {
   startup: number;
   /** Ours: a second window attached to the running service, page load to prompt shown (ms). */
   attach?: number;
+  /** Ours: where an attach's time went, on the page's clock (medians of the round's attaches). */
+  attachTimeline?: Record<string, number>;
   /** Where the start's time went: spawn to ready (serve printed its URL / WeTTY listens), to the page's script run, to the prompt (ms). */
   timeline: { ready: number; script: number };
   keys: number[];
@@ -102,18 +106,27 @@ async function measure(browser: Browser, app: App, file: string, round: number, 
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable');
     let attach: number | undefined;
+    let attachTimeline: Record<string, number> | undefined;
     if (app.name === 'ours') {
-      // A second window on the running service: page load to its prompt shown.
-      const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      const p2 = await other.newPage();
-      const t0 = performance.now();
-      await p2.goto(url);
-      await waitForRow(p2, /td\$$/, 30_000);
-      attach = performance.now() - t0;
-      await other.close();
+      // Second windows on the running service, each in a fresh context: page load to its prompt shown.
+      const times: number[] = [];
+      const lines: Record<string, number>[] = [];
+      for (let i = 0; i < ATTACHES; i++) {
+        const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+        await other.addInitScript(watchPrompt);
+        const p2 = await other.newPage();
+        const t0 = performance.now();
+        await p2.goto(url);
+        await waitForRow(p2, /td\$$/, 30_000);
+        times.push(performance.now() - t0);
+        lines.push(await attachTimelineOf(p2));
+        await other.close();
+      }
+      attach = median(times);
+      attachTimeline = Object.fromEntries(Object.keys(lines[0]!).map((k) => [k, median(lines.map((l) => l[k] ?? NaN))]));
     }
     const none = { keys: [], bps: NaN, serverCpu: NaN, pageCpu: NaN, frameGap: NaN, ctrlC: NaN, rssIdle: NaN, rssPeak: NaN, onceIdle: NaN, oncePeak: NaN };
-    if (!PARTS.includes('output')) return { startup, attach, timeline, ...none };
+    if (!PARTS.includes('output')) return { startup, attach, attachTimeline, timeline, ...none };
     const pids = app.pids();
     const memory = () => sum(pids.map((p) => rss(p) ?? 0));
     // Both our processes map the same Node binary: its pages (most of serve's RSS) counted once.
@@ -167,10 +180,43 @@ async function measure(browser: Browser, app: App, file: string, round: number, 
     } finally {
       clearInterval(sampler);
     }
-    return { startup, attach, timeline, keys: keyTimes, bps: fs.statSync(file).size / (ms / 1000), serverCpu, pageCpu: pCpu, frameGap, ctrlC: c, rssIdle, rssPeak, onceIdle, oncePeak, exact };
+    return { startup, attach, attachTimeline, timeline, keys: keyTimes, bps: fs.statSync(file).size / (ms / 1000), serverCpu, pageCpu: pCpu, frameGap, ctrlC: c, rssIdle, rssPeak, onceIdle, oncePeak, exact };
   } finally {
     await context.close();
   }
+}
+
+/** Runs in each attaching page before its own scripts: the time (its clock) the prompt's row first appears. */
+function watchPrompt(): void {
+  const w = window as Window & { __tdShown?: number };
+  const seen = (): boolean => [...document.querySelectorAll('.xterm-rows > div')].some((d) => /td\$$/.test((d.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd()));
+  const mo = new MutationObserver(() => {
+    if (w.__tdShown === undefined && seen()) {
+      w.__tdShown = performance.now();
+      mo.disconnect();
+    }
+  });
+  mo.observe(document, { childList: true, subtree: true, characterData: true });
+}
+
+/** The attaching page's timeline (ms from navigation start): the HTML, the main script fetched and run, the renderer's marks, the prompt's row shown. */
+function attachTimelineOf(page: import('playwright-core').Page): Promise<Record<string, number>> {
+  return page.evaluate(() => {
+    const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+    const scripts = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((r) => r.initiatorType === 'script' || r.initiatorType === 'link' || /\.js$/.test(r.name));
+    const mark = (name: string) => performance.getEntriesByName(name, 'mark')[0]?.startTime ?? NaN;
+    return {
+      html: nav.responseEnd,
+      'scripts fetched': scripts.length ? Math.max(...scripts.map((r) => r.responseEnd)) : NaN,
+      'script run': mark('td:script'),
+      'socket open': mark('td:open'),
+      'hello answered': mark('td:hello'),
+      'snapshot asked': mark('td:snapshot-asked'),
+      'snapshot answered': mark('td:snapshot'),
+      'snapshot parsed': mark('td:snapshot-parsed'),
+      'prompt row shown': (window as Window & { __tdShown?: number }).__tdShown ?? NaN,
+    };
+  });
 }
 
 export async function run(): Promise<{ name: string; lines: string[] }> {
@@ -193,7 +239,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
           const f = await measure(browser, app, file, r, name === 'ours' ? tail : undefined);
           figures[name].push(f);
           if (!PARTS.includes('output')) {
-            log(`round ${r + 1} ${name}: start ${f.startup.toFixed(0)} ms (ready ${f.timeline.ready.toFixed(0)}, page script run ${f.timeline.script.toFixed(0)})${f.attach ? `, attach ${f.attach.toFixed(0)} ms` : ''}`);
+            log(`round ${r + 1} ${name}: start ${f.startup.toFixed(0)} ms (ready ${f.timeline.ready.toFixed(0)}, page script run ${f.timeline.script.toFixed(0)})${f.attach ? `, attach ${f.attach.toFixed(0)} ms (${Object.entries(f.attachTimeline ?? {}).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')})` : ''}`);
             continue;
           }
           log(`round ${r + 1} ${name}: ${(f.bps / MB).toFixed(1)} MB/s, server ${f.serverCpu.toFixed(2)} CPU-s, page ${f.pageCpu.toFixed(2)} s, keys p50 ${median(f.keys).toFixed(1)} p99 ${pct(f.keys, 99).toFixed(1)} ms, Ctrl-C ${f.ctrlC.toFixed(0)} ms, RSS ${(f.rssIdle / MB).toFixed(0)}/${(f.rssPeak / MB).toFixed(0)} MiB (pages once ${(f.onceIdle / MB).toFixed(0)}/${(f.oncePeak / MB).toFixed(0)}), start ${f.startup.toFixed(0)} ms${f.attach ? `, attach ${f.attach.toFixed(0)} ms` : ''}, frame gap ${f.frameGap.toFixed(0)} ms${f.exact ? `, scrollback ${f.exact.ok ? 'exact' : 'NOT EXACT'} (${f.exact.lines} lines)` : ''}`);
@@ -236,6 +282,8 @@ function report(figures: Record<App['name'], Figures[]>, bare: number[], log: (l
     row('  of which spawn to the page\'s scripts run', (f) => f.timeline.script, msf);
     const attach = median(o.map((f) => f.attach ?? NaN));
     log(`| a window attaching to the running service, load to prompt shown | ${msf(attach)} | | |`);
+    const steps = o[0]?.attachTimeline;
+    if (steps) log(`| of which, on the page's clock (medians) | ${Object.keys(steps).map((k) => `${k} ${median(o.map((f) => f.attachTimeline?.[k] ?? NaN)).toFixed(0)}`).join(', ')} | | |`);
     return { start, attach };
   };
   if (!PARTS.includes('output')) {

@@ -19,17 +19,21 @@ import { CommandDeduper } from './dedupe.ts';
 import { leafIds } from './panes/layout.ts';
 import { createWindowStore, resolvedTheme, type ThemeName } from './store/store.ts';
 import { createWsClient, type WsClient } from './td-client.ts';
+import { takeEarly } from './early.ts';
 import { TerminalRegistry } from './terminal/registry.ts';
 import { setBenchApi } from './workbench/runtime.ts';
 import { preloadBench } from './workbench/lazy.ts';
 import { desktopNotify } from './agents/notify.ts';
 
+// The page's timeline on attach (read by bench/peer.bench.ts): marks cost nothing.
+performance.mark('td:script');
 const params = new URLSearchParams(location.search);
 const themeParam = params.get('theme');
 const themeOverride: ThemeName | null = themeParam === 'light' || themeParam === 'dark' ? themeParam : null;
 
 const electronApi = (window as Window & { td?: TdApi }).td;
-const ws: WsClient | undefined = electronApi ? undefined : createWsClient();
+// The page's first script (early.ts) opened the socket and said hello while this one loaded.
+const ws: WsClient | undefined = electronApi ? undefined : createWsClient({ early: takeEarly() });
 const api: TdApi = electronApi ?? ws!;
 // The bench (renderer/workbench/) reaches the core through the same API.
 setBenchApi(api);
@@ -91,6 +95,10 @@ store.subscribe((s, prev) => {
 function hello(): void {
   api.invoke('app.hello', {}).then(
     (res) => {
+      performance.mark('td:hello');
+      // The focused pane's snapshot, asked for now: its answer comes while the window is built.
+      const first = res.focused ?? (res.layout ? leafIds(res.layout)[0] : undefined);
+      if (first) terminals.prefetch(first);
       store.getState().hello(res);
       for (const text of res.notices ?? []) store.getState().notice(text, 'info');
       preloadBench();
@@ -124,6 +132,8 @@ if (params.get('test') === '1') {
     prompts: (paneId: string) => terminals.get(paneId)?.prompts.lines() ?? null,
     /** The pane's xterm Terminal, read-only (the benchmarks time onWriteParsed / onRender). */
     term: (paneId: string) => terminals.get(paneId)?.term ?? null,
+    /** The early socket td-client adopted (frames it had kept, requests it had sent), or null. */
+    adopted: () => ws?.adopted ?? null,
   };
 }
 

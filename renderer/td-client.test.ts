@@ -9,6 +9,7 @@ import type { ClientFrame as AnyClientFrame, ServerFrame } from '../preload/cont
 type ClientFrame = Extract<AnyClientFrame, { t: 'req' }>;
 import { createWsClient, defaultWsUrl, type WsClient } from './td-client.ts';
 import { encodeOutputFrame } from '../main/service/frames.ts';
+import { openEarly } from './early.ts';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -145,5 +146,82 @@ describe('createWsClient', () => {
     c.close();
     await expect(p).rejects.toThrow(/closed/);
     await expect(c.invoke('app.hello', {})).rejects.toThrow(/reload the page/);
+  });
+
+  describe('adopting the early socket (renderer/early.ts)', () => {
+    /** A server that answers the hello at once and then sends events and output, as a core does to a window. */
+    async function helloServer() {
+      const frames: ClientFrame[] = [];
+      let pongs = 0;
+      const srv = await startServer(0, (f, ws) => {
+        if ((f as { t: string }).t === 'pong') return void pongs++;
+        frames.push(f);
+        if (f.name === 'app.hello') {
+          reply(ws, { t: 'res', id: f.id, ok: true, res: { hello: 'early' } } as unknown as ServerFrame);
+          reply(ws, { t: 'evt', name: 'layout.changed', payload: { layout: { type: 'pane', paneId: 'p1' }, focused: 'p1' } });
+          ws.send(encodeOutputFrame('p1', 'one\r\n'), { binary: true });
+          ws.send('{"t":"ping"}');
+          ws.send(encodeOutputFrame('p1', 'two\r\n'), { binary: true });
+        } else reply(ws, { t: 'res', id: f.id, ok: true, res: { echo: f.name, req: f.req } });
+      });
+      return { srv, frames, pongs: () => pongs };
+    }
+
+    it('hands over every frame kept before the app ran, in order and once, and the hello answers the app\'s own', async () => {
+      const { srv, frames, pongs } = await helloServer();
+      const early = openEarly(`ws://127.0.0.1:${srv.port}/ws`);
+      // Everything the server sent comes while no app is there (the bundle still loading); the early socket answers the ping.
+      await until(() => pongs() === 1);
+      await new Promise((r) => setTimeout(r, 50));
+      const c = client(srv.port, { early });
+      const got: string[] = [];
+      // Handlers are registered after the client is made, as main.tsx does.
+      c.on('layout.changed', (p) => got.push(`layout:${p.focused}`));
+      c.on('pane.output', (p) => got.push(`out:${p.data.trim()}`));
+      expect(c.state).toBe('open');
+      // The app's hello (which sets the layout) runs before the events that followed its answer, as it would live.
+      const hello = c.invoke('app.hello', {}).then((res) => { got.push('hello'); return res; });
+      await expect(hello).resolves.toEqual({ hello: 'early' });
+      expect(c.adopted).toEqual({ frames: 4, requests: 1 });
+      srv.sockets[0]!.send(encodeOutputFrame('p1', 'three\r\n'), { binary: true });
+      await until(() => got.length === 5);
+      expect(got).toEqual(['hello', 'layout:p1', 'out:one', 'out:two', 'out:three']);
+      // One hello on the wire; the next request gets an id of its own.
+      await expect(c.invoke('pane.focus', { paneId: 'p1' })).resolves.toEqual({ echo: 'pane.focus', req: { paneId: 'p1' } });
+      expect(frames.map((f) => [f.name, f.id])).toEqual([['app.hello', 1], ['pane.focus', 2]]);
+      // Asking again is a new hello (a reconnect's).
+      await expect(c.invoke('app.hello', {})).resolves.toEqual({ hello: 'early' });
+      expect(frames.filter((f) => f.name === 'app.hello')).toHaveLength(2);
+      expect(srv.sockets).toHaveLength(1);
+    });
+
+    it('adopts a socket still opening: the app\'s own hello goes out when it opens, the early one never', async () => {
+      const { srv, frames } = await helloServer();
+      const early = openEarly(`ws://127.0.0.1:${srv.port}/ws`);
+      const c = client(srv.port, { early });
+      expect(c.state).toBe('connecting');
+      expect(c.adopted).toEqual({ frames: 0, requests: 0 });
+      const got: string[] = [];
+      c.on('pane.output', (p) => got.push(p.data.trim()));
+      await expect(c.invoke('app.hello', {})).resolves.toEqual({ hello: 'early' });
+      await until(() => got.length === 2);
+      expect(got).toEqual(['one', 'two']);
+      expect(c.state).toBe('open');
+      expect(frames.map((f) => [f.name, f.id])).toEqual([['app.hello', 1]]);
+      expect(srv.sockets).toHaveLength(1);
+    });
+
+    it('a socket that closed before it was adopted is replaced by a new connection, and its hello is not claimed', async () => {
+      const { srv, frames } = await helloServer();
+      const early = openEarly(`ws://127.0.0.1:${srv.port}/ws`);
+      await until(() => frames.length === 1);
+      srv.sockets[0]!.terminate();
+      await until(() => early.socket.readyState === WebSocket.CLOSED);
+      const c = client(srv.port, { early });
+      expect(c.state).toBe('closed');
+      await expect(c.invoke('app.hello', {})).resolves.toEqual({ hello: 'early' });
+      expect(srv.sockets).toHaveLength(2);
+      expect(frames.filter((f) => f.name === 'app.hello')).toHaveLength(2);
+    });
   });
 });

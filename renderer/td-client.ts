@@ -8,9 +8,15 @@
  * - Requests in flight when the socket drops fail at once with a clear message.
  * - The socket reconnects by itself with exponential backoff; `onConnection`
  *   tells the app when it is back, so it can say hello again and redraw panes.
+ * - The first connection may be the page's early socket (renderer/early.ts): adopted with
+ *   the frames it kept, replayed in order once the app has registered its handlers (a
+ *   microtask later), and its requests answer the app's first `invoke` of the same ones.
  */
 import type { ClientFrame, EventName, Events, Req, RequestName, Res, ServerFrame, TdApi } from '../preload/contract.ts';
 import { decodeOutputFrame } from '../preload/output-frame.ts';
+import { defaultWsUrl, type EarlySocket } from './early.ts';
+
+export { defaultWsUrl };
 
 export type ConnectionState = 'connecting' | 'open' | 'closed';
 
@@ -18,6 +24,8 @@ export interface WsClient extends TdApi {
   /** Listen for connection changes; the listener gets the new state and whether it is a reconnect. */
   onConnection(listener: (state: ConnectionState, reconnect: boolean) => void): () => void;
   readonly state: ConnectionState;
+  /** The early socket this client adopted: how many frames it had kept and requests it had sent (null: none). */
+  readonly adopted: { frames: number; requests: number } | null;
   /** Stop for good: fail what is pending and stop reconnecting. */
   close(): void;
 }
@@ -32,6 +40,8 @@ export interface WsClientOptions {
   maxDelayMs?: number;
   /** How long a request waits for a connection before it fails. */
   queueTimeoutMs?: number;
+  /** The page's early socket (renderer/early.ts), adopted as the first connection. */
+  early?: EarlySocket;
 }
 
 interface Pending {
@@ -40,13 +50,16 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
+/** A request the early socket sent, waiting to be claimed by the app's first `invoke` of it. */
+interface Adopted {
+  name: string;
+  key: string;
+  answer: Promise<unknown>;
+}
+
 interface Queued extends Pending {
   req: unknown;
   timer: ReturnType<typeof setTimeout>;
-}
-
-export function defaultWsUrl(loc: { protocol: string; host: string } = globalThis.location): string {
-  return `${loc.protocol === 'https:' ? 'wss' : 'ws'}://${loc.host}/ws?output=binary`;
 }
 
 /** The one-sentence error a request gets when the connection is lost under it. */
@@ -72,6 +85,12 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
   let closed = false;
   let delay = minDelay;
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  let early = opts.early;
+  let adopted: WsClient['adopted'] = null;
+  /** The early requests not yet claimed; dropped when their socket closes. */
+  let claimable: Adopted[] = [];
+  /** Frames of the adopted socket not yet handled (kept by early.ts, then any that come before the replay). */
+  let held: Array<string | ArrayBuffer> | undefined;
 
   const setState = (next: ConnectionState, reconnect = false): void => {
     state = next;
@@ -103,18 +122,24 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
   };
 
   const onMessage = (ev: MessageEvent): void => {
-    if (ev.data instanceof ArrayBuffer) {
-      const out = decodeOutputFrame(new Uint8Array(ev.data));
+    if (held) held.push(ev.data as string | ArrayBuffer);
+    else handle(ev.data as string | ArrayBuffer);
+  };
+
+  /** Handle one frame; true when it answered a request (its awaiters run before the next frame). */
+  const handle = (data: string | ArrayBuffer): boolean => {
+    if (data instanceof ArrayBuffer) {
+      const out = decodeOutputFrame(new Uint8Array(data));
       if (out) dispatch('pane.output', out);
       else console.warn('td-client: ignored a binary frame that is not pane output');
-      return;
+      return false;
     }
     let frame: ServerFrame;
     try {
-      frame = JSON.parse(String(ev.data)) as ServerFrame;
+      frame = JSON.parse(String(data)) as ServerFrame;
     } catch {
       console.warn('td-client: ignored a frame that is not JSON');
-      return;
+      return false;
     }
     if ((frame as { t: string }).t === 'ping') {
       // The core checks that this window is alive (a frozen tab is let go, then reconnects).
@@ -123,33 +148,72 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
       } catch {
         // closing: the reconnect says hello again
       }
-      return;
+      return false;
     }
     if (frame.t === 'res') {
       const p = pending.get(frame.id);
-      if (!p) return;
+      if (!p) return false;
       pending.delete(frame.id);
       if (frame.ok) p.resolve(frame.res);
       else p.reject(new Error(frame.error));
+      return true;
     } else if (frame.t === 'evt') {
       dispatch(frame.name, frame.payload);
     }
+    return false;
+  };
+
+  /**
+   * Handle the adopted socket's held frames in order, as if each had just come: after an
+   * answer, the rest wait a task, so what awaits the answer (the app's hello, which sets the
+   * layout) runs before the events that followed it (a newer layout), as it would live.
+   */
+  const replay = (): void => {
+    const frames = held ?? [];
+    let i = 0;
+    while (i < frames.length) {
+      if (handle(frames[i++]!)) {
+        held = frames.slice(i);
+        setTimeout(replay, 0);
+        return;
+      }
+    }
+    held = undefined;
+  };
+
+  /** Take over the early socket: its requests become pending ones to claim, its kept frames wait for the replay. */
+  const adopt = (e: EarlySocket): WebSocket => {
+    const ws = e.socket;
+    for (const r of e.requests) {
+      nextId = Math.max(nextId, r.id + 1);
+      const answer = new Promise<unknown>((resolve, reject) => pending.set(r.id, { name: r.name as RequestName, resolve, reject }));
+      answer.catch(() => { /* unclaimed: nobody waits for it */ });
+      claimable.push({ name: r.name, key: JSON.stringify(r.req), answer });
+    }
+    held = e.release();
+    adopted = { frames: held.length, requests: e.requests.length };
+    // The app registers its handlers in the same turn as it makes this client: replay after.
+    queueMicrotask(replay);
+    return ws;
   };
 
   const connect = (): void => {
     if (closed) return;
     setState('connecting');
     let ws: WebSocket;
+    const e = early;
+    early = undefined;
     try {
-      ws = new WS(url);
+      ws = e ? adopt(e) : new WS(url);
     } catch {
       scheduleRetry();
       return;
     }
     socket = ws;
     ws.binaryType = 'arraybuffer';
-    ws.addEventListener('open', () => {
+    const onOpen = (): void => {
       if (socket !== ws) return;
+      performance.mark('td:open');
       delay = minDelay;
       const reconnect = everOpened;
       everOpened = true;
@@ -158,11 +222,11 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
         send(q, q.req);
       }
       setState('open', reconnect);
-    });
-    ws.addEventListener('message', onMessage);
-    ws.addEventListener('close', () => {
+    };
+    const onClose = (): void => {
       if (socket !== ws) return;
       socket = undefined;
+      claimable = [];
       for (const [id, p] of pending) {
         pending.delete(id);
         p.reject(disconnectedError(p.name));
@@ -170,8 +234,13 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
       if (closed) return;
       setState('closed');
       scheduleRetry();
-    });
-    // 'error' is always followed by 'close'.
+    };
+    ws.addEventListener('open', onOpen);
+    ws.addEventListener('message', onMessage);
+    ws.addEventListener('close', onClose);
+    // 'error' is always followed by 'close'. An adopted socket may be past either already.
+    if (e && ws.readyState === WS.OPEN) onOpen();
+    else if (e && ws.readyState === WS.CLOSED) onClose();
   };
 
   const scheduleRetry = (): void => {
@@ -187,6 +256,9 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
     get state() {
       return state;
     },
+    get adopted() {
+      return adopted;
+    },
     ack(paneId: string, chars: number): void {
       // Not connected: the core forgets a gone window's debt, and a new connection starts afresh.
       if (!socket || socket.readyState !== WS.OPEN) return;
@@ -200,6 +272,14 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
       return new Promise<Res<K>>((resolve, reject) => {
         if (closed) {
           reject(new Error(`The connection to Terminal Delight is closed, so "${name}" was not sent; reload the page.`));
+          return;
+        }
+        // The early socket asked this already: its answer is this call's.
+        const key = JSON.stringify(req);
+        const early = claimable.findIndex((a) => a.name === name && a.key === key);
+        if (early >= 0) {
+          const [a] = claimable.splice(early, 1);
+          a.answer.then(resolve as (v: unknown) => void, reject);
           return;
         }
         const p: Pending = { name, resolve: resolve as (v: unknown) => void, reject };

@@ -58,6 +58,7 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
+    performance.mark('td:terminal');
     const s = ctx.store.getState();
     const session = ctx.terminals.ensure(paneId, () => new TerminalSession({
       paneId,
@@ -70,6 +71,7 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
       onError: (m) => ctx.store.getState().notice(m),
       snapshots: ctx.terminals.snapshots,
       priority: () => (ctx.store.getState().focused === paneId ? 0 : 1),
+      prefetched: () => ctx.terminals.takePrefetched(paneId),
     }));
     session.attach(el);
     return () => session.detach(el);

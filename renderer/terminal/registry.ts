@@ -2,14 +2,26 @@
  * Every pane's terminal in this window, by pane id. Output for a pane without a
  * terminal here (not in the layout, or not drawn yet) is acknowledged at once, so
  * this window never holds a pane's PTY paused.
+ *
+ * A window attaching asks for its focused pane's snapshot as soon as its hello is answered
+ * (`prefetch`), while React and xterm still build the window: the terminal then draws that
+ * snapshot instead of asking and waiting. Output that came for the pane after the ask is
+ * counted; the terminal asks again when there was any (it may have come after the answer).
  */
-import type { TdApi } from '../../preload/contract.ts';
+import type { Res, TdApi } from '../../preload/contract.ts';
 import { Acker, acknowledge } from './flow.ts';
 import type { TerminalSession } from './session.ts';
 import { SnapshotQueue } from './snapshots.ts';
 
+/** A snapshot asked for before the pane's terminal was made, and the output characters that came for the pane since. */
+export interface Prefetched {
+  answer: Promise<Res<'pane.snapshot'> | undefined>;
+  dropped: number;
+}
+
 export class TerminalRegistry {
   private readonly sessions = new Map<string, TerminalSession>();
+  private readonly prefetched = new Map<string, Prefetched>();
   private readonly strayAckers = new Map<string, Acker>();
   private readonly api: TdApi;
   /** Snapshots of this window's panes, a few at a time, the focused pane first. */
@@ -17,6 +29,20 @@ export class TerminalRegistry {
 
   constructor(api: TdApi) {
     this.api = api;
+  }
+
+  /** Ask for a pane's snapshot now, for its terminal to draw once made (nothing when it has one). */
+  prefetch(paneId: string): void {
+    if (this.sessions.has(paneId) || this.prefetched.has(paneId)) return;
+    // A failed ask is no answer: the terminal asks itself.
+    this.prefetched.set(paneId, { answer: this.api.invoke('pane.snapshot', { paneId }).catch(() => undefined), dropped: 0 });
+  }
+
+  /** The pane's prefetched snapshot, once (its terminal's first draw). */
+  takePrefetched(paneId: string): Prefetched | undefined {
+    const p = this.prefetched.get(paneId);
+    this.prefetched.delete(paneId);
+    return p;
   }
 
   get(paneId: string): TerminalSession | undefined {
@@ -44,6 +70,8 @@ export class TerminalRegistry {
       s.output(data);
       return;
     }
+    const pre = this.prefetched.get(paneId);
+    if (pre) pre.dropped += data.length;
     let a = this.strayAckers.get(paneId);
     if (!a) {
       a = new Acker((chars) => acknowledge(this.api, paneId, chars));
@@ -57,6 +85,7 @@ export class TerminalRegistry {
   /** Drop terminals of panes that are no longer shown. */
   keepOnly(paneIds: Iterable<string>): void {
     const keep = new Set(paneIds);
+    for (const id of this.prefetched.keys()) if (!keep.has(id)) this.prefetched.delete(id);
     for (const [id, s] of this.sessions) {
       if (!keep.has(id)) {
         s.dispose();
@@ -69,5 +98,6 @@ export class TerminalRegistry {
     this.sessions.get(paneId)?.dispose();
     this.sessions.delete(paneId);
     this.strayAckers.delete(paneId);
+    this.prefetched.delete(paneId);
   }
 }

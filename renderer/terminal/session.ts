@@ -18,6 +18,7 @@ import type { Res, Settings, TdApi } from '../../preload/contract.ts';
 import type { ThemeName } from '../store/store.ts';
 import { Acker, acknowledge } from './flow.ts';
 import { PromptMarks } from './prompts.ts';
+import type { Prefetched } from './registry.ts';
 import type { SnapshotQueue } from './snapshots.ts';
 import { TERMINAL_THEMES, terminalFont } from './themes.ts';
 
@@ -41,6 +42,8 @@ export interface SessionOptions {
   /** Where snapshots wait their turn, and this pane's place in it (lower first: the focused pane). */
   snapshots?: SnapshotQueue;
   priority?: () => number;
+  /** A snapshot asked for before this terminal was made (TerminalRegistry.prefetch), for its first draw. */
+  prefetched?: () => Prefetched | undefined;
 }
 
 /** How long a pane's size must stay put before the PTY is resized (SIGWINCH once, not per frame). */
@@ -222,9 +225,14 @@ export class TerminalSession {
     try {
       let snap: Res<'pane.snapshot'>;
       for (let attempt = 1; ; attempt++) {
-        const droppedBefore = this.stats.dropped;
+        // The first draw may use the snapshot asked for before this terminal was made: output that
+        // came since (counted by the registry, then here from this terminal's start) may not be in it.
+        const pre = attempt === 1 && !history ? this.opts.prefetched?.() : undefined;
+        const droppedBefore = pre ? -pre.dropped : this.stats.dropped;
         this.stats.syncs++;
-        snap = await this.opts.api.invoke('pane.snapshot', history ? { paneId: this.paneId, scrollback: 'all' } : { paneId: this.paneId });
+        performance.mark('td:snapshot-asked');
+        const early = pre ? await pre.answer : undefined;
+        snap = early ?? await this.opts.api.invoke('pane.snapshot', history ? { paneId: this.paneId, scrollback: 'all' } : { paneId: this.paneId });
         if (gen !== this.generation || this.disposed) return;
         // Output dropped while the snapshot was on its way should be in it, but the core
         // may emit output it held back during the snapshot just before its answer leaves
@@ -232,6 +240,7 @@ export class TerminalSession {
         if (attempt === 1 && this.stats.dropped > droppedBefore) continue;
         break;
       }
+      performance.mark('td:snapshot');
       this.stats.snapshotChars = snap.data.length;
       this.term.reset();
       if (snap.cols > 0 && snap.rows > 0 && (snap.cols !== this.term.cols || snap.rows !== this.term.rows)) {
@@ -244,6 +253,7 @@ export class TerminalSession {
       this.term.write(snap.data, () => {
         // The snapshot's text holds no marks: put its prompts back before any reflow.
         if (gen === this.generation) this.prompts.restore(prompts);
+        performance.mark('td:snapshot-parsed');
         this.fitNow(false);
         if (history) this.term.scrollToLine(Math.max(0, this.term.buffer.active.baseY - fromBottom));
       });

@@ -1,0 +1,94 @@
+/**
+ * A window attaching to a running service (issue 11): the page's first script
+ * (renderer/early.ts) opens the socket and says hello while the main bundle still loads,
+ * and td-client adopts that socket with every frame it kept. Here the main bundle is held
+ * back (a route that answers only when the test lets it) while another window types into
+ * the pane and splits it: the held-back window must come up on its one socket, having said
+ * hello once, showing the split and the output exactly once, and then work both ways.
+ * Timing is measured in `npm run bench -- peer`, never here.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, WebSocket as PageSocket } from 'playwright-core';
+import { launchBrowser, openWindow, startServe, type Serve, type TdPage } from './harness.ts';
+
+let serve: Serve;
+let browser: Browser;
+let first: TdPage;
+
+beforeAll(async () => {
+  serve = await startServe();
+  browser = await launchBrowser();
+  first = await openWindow(browser, serve, { theme: 'dark' });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await serve?.close();
+});
+
+const count = (text: string, re: RegExp): number => text.split('\n').filter((l) => re.test(l)).length;
+
+describe('attaching a window', () => {
+  it('adopts the socket the early script opened, with the frames that came before the bundle ran, each once', async () => {
+    const [paneId] = await first.paneIds();
+    await first.waitForPrompt(paneId!);
+
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const sockets: PageSocket[] = [];
+    const sent: string[] = [];
+    const received: string[] = [];
+    const opening = openWindow(browser, serve, {
+      theme: 'light',
+      beforeLoad: async (page) => {
+        // The main bundle waits for the test; early.ts (its own file) does not.
+        await page.route(/\/assets\/index-[^/]*\.js$/, async (route) => {
+          await gate;
+          await route.continue();
+        });
+        page.on('websocket', (ws) => {
+          sockets.push(ws);
+          ws.on('framesent', (f) => sent.push(String(f.payload)));
+          ws.on('framereceived', (f) => { if (typeof f.payload === 'string') received.push(f.payload); });
+        });
+      },
+    });
+
+    // The early socket said hello and has its answer, with no main bundle yet.
+    await first.waitFor(() => received.some((f) => f.startsWith('{"t":"res","id":1,')), 'the early socket\'s hello answered', 30_000);
+    expect(sent.filter((f) => f.includes('"app.hello"'))).toHaveLength(1);
+
+    // Meanwhile the other window types into the pane and splits it: output and a layout change for the held-back window.
+    await first.typeLine(paneId!, 'echo before-bundle-$((6*7))');
+    await first.waitForText(paneId!, /^before-bundle-42$/m);
+    await first.header(paneId!).getByRole('button', { name: 'Split right' }).click();
+    await first.waitFor(async () => (await first.paneIds()).length === 2, 'two panes in the first window');
+    await first.waitFor(() => received.some((f) => f.includes('"layout.changed"')), 'the layout change at the held-back window\'s socket');
+
+    release();
+    const late = await opening;
+    try {
+      const adopted = await late.page.evaluate(() => (window as unknown as { __td: { adopted(): { frames: number; requests: number } | null } }).__td.adopted());
+      expect(adopted?.requests).toBe(1);
+      // The hello's answer, the output and the layout change, at least.
+      expect(adopted!.frames).toBeGreaterThanOrEqual(3);
+      // The split it only heard about on the early socket is shown.
+      await late.waitFor(async () => (await late.paneIds()).length === 2, 'both panes in the window that attached');
+      await late.waitForPrompt(paneId!);
+      await late.waitForText(paneId!, /^before-bundle-42$/m);
+      expect(count(await late.text(paneId!), /^before-bundle-42$/)).toBe(1);
+      // One socket, one hello: nothing asked twice.
+      expect(sockets).toHaveLength(1);
+      expect(sent.filter((f) => f.includes('"app.hello"'))).toHaveLength(1);
+      // Live both ways on the adopted socket: typed here, shown in both windows, once each.
+      await late.typeLine(paneId!, 'echo adopted-$((5*5))');
+      await late.waitForText(paneId!, /^adopted-25$/m);
+      await first.waitForText(paneId!, /^adopted-25$/m);
+      expect(count(await late.text(paneId!), /^adopted-25$/)).toBe(1);
+      expect(count(await late.text(paneId!), /^before-bundle-42$/)).toBe(1);
+      expect(late.errors).toEqual([]);
+    } finally {
+      await late.close();
+    }
+  });
+});

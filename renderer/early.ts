@@ -1,0 +1,90 @@
+/**
+ * The page's first script, in a browser window on serve (not Electron's, which has
+ * `window.td` from its preload): it opens serve's WebSocket and says `app.hello` as soon as
+ * the HTML is parsed, while the main bundle still downloads and runs, and keeps every frame
+ * that comes, in order. td-client adopts the socket (`createWsClient({ early })`): it takes
+ * the kept frames as if they had just come, and a request sent here (the hello) is the
+ * answer to the window's own first `invoke` of it. So the socket's handshake and the hello's
+ * round trip overlap the script instead of following it (docs/spec/performance.md).
+ *
+ * It imports nothing, so it stays a small file of its own (an entry in vite.config.ts,
+ * listed first in the built index.html).
+ */
+
+/** A request sent on the early socket, answered among its frames. */
+export interface EarlyRequest {
+  id: number;
+  name: string;
+  req: unknown;
+}
+
+export interface EarlySocket {
+  readonly socket: WebSocket;
+  /** Requests sent on it, with ids from 1. */
+  readonly requests: readonly EarlyRequest[];
+  /** Stop keeping frames and hand over those kept so far, in the order they came. */
+  release(): Array<string | ArrayBuffer>;
+}
+
+/** serve's window socket on the page's own origin, asking for pane output as binary frames. */
+export function defaultWsUrl(loc: { protocol: string; host: string } = globalThis.location): string {
+  return `${loc.protocol === 'https:' ? 'wss' : 'ws'}://${loc.host}/ws?output=binary`;
+}
+
+/** Open the socket and say `app.hello` once it is open, keeping every frame until released. */
+export function openEarly(url: string, WS: typeof WebSocket = WebSocket): EarlySocket {
+  const socket = new WS(url);
+  socket.binaryType = 'arraybuffer';
+  const kept: Array<string | ArrayBuffer> = [];
+  const requests: EarlyRequest[] = [];
+  let released = false;
+  const onOpen = (): void => {
+    performance.mark('td:open');
+    const hello: EarlyRequest = { id: 1, name: 'app.hello', req: {} };
+    try {
+      socket.send(JSON.stringify({ t: 'req', ...hello }));
+      requests.push(hello);
+    } catch {
+      // closing already: td-client connects again and says hello itself
+    }
+  };
+  const onMessage = (ev: MessageEvent): void => {
+    const data = ev.data as string | ArrayBuffer;
+    // The core's liveness check is answered here, so a slow bundle never looks like a frozen tab.
+    if (data === '{"t":"ping"}') {
+      try {
+        socket.send('{"t":"pong"}');
+      } catch {
+        // closing: the same
+      }
+      return;
+    }
+    kept.push(data);
+  };
+  socket.addEventListener('open', onOpen);
+  socket.addEventListener('message', onMessage);
+  return {
+    socket,
+    requests,
+    release() {
+      if (released) return [];
+      released = true;
+      socket.removeEventListener('open', onOpen);
+      socket.removeEventListener('message', onMessage);
+      return kept.splice(0);
+    },
+  };
+}
+
+performance.mark('td:early');
+let early: EarlySocket | undefined =
+  typeof window !== 'undefined' && !(window as Window & { td?: unknown }).td && typeof WebSocket === 'function'
+    ? openEarly(defaultWsUrl())
+    : undefined;
+
+/** The early socket, once: the main bundle's td-client adopts it (undefined in Electron, or when taken). */
+export function takeEarly(): EarlySocket | undefined {
+  const e = early;
+  early = undefined;
+  return e;
+}
