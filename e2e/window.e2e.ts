@@ -189,8 +189,8 @@ describe('the window', () => {
     const gl = await openWindow(browser, serve, { theme: 'dark', renderer: 'webgl' });
     try {
       const [id] = await gl.paneIds();
-      // Chromium here runs WebGL in software (SwiftShader); the addon must load.
-      expect(await gl.renderer(id!)).toBe('webgl');
+      // Chromium here runs WebGL in software (SwiftShader); the addon must load (its own chunk, fetched once the window knows it draws with it).
+      await gl.waitFor(async () => (await gl.renderer(id!)) === 'webgl', 'the WebGL renderer');
       await gl.waitForPrompt(id!);
       // Lose the context for good, as a GPU reset does; xterm gives up after 3 s.
       const lost = await gl.page.evaluate((paneId) => {

@@ -21,6 +21,7 @@ import { createWindowStore, resolvedTheme, type ThemeName } from './store/store.
 import { createWsClient, type WsClient } from './td-client.ts';
 import { takeEarly } from './early.ts';
 import { TerminalRegistry } from './terminal/registry.ts';
+import { preloadRenderer } from './terminal/session.ts';
 import { setBenchApi } from './workbench/runtime.ts';
 import { preloadBench } from './workbench/lazy.ts';
 import { desktopNotify } from './agents/notify.ts';
@@ -99,6 +100,8 @@ function hello(): void {
       // The focused pane's snapshot, asked for now: its answer comes while the window is built.
       const first = res.focused ?? (res.layout ? leafIds(res.layout)[0] : undefined);
       if (first) terminals.prefetch(first);
+      // The WebGL addon's chunk, where it will draw (the DOM renderer draws until it is there).
+      preloadRenderer(ctx.rendererMode);
       store.getState().hello(res);
       for (const text of res.notices ?? []) store.getState().notice(text, 'info');
       preloadBench();

@@ -14,8 +14,14 @@ export function FindBar({ paneId }: { paneId: string }): ReactElement {
     input.current?.focus();
     input.current?.select();
     const session = terminals.get(paneId);
-    const sub = session?.search.onDidChangeResults((r) => setResult({ index: r.resultIndex, count: r.resultCount }));
+    let sub: { dispose(): void } | undefined;
+    let gone = false;
+    // addon-search is loaded on the first find bar opened (its own chunk).
+    void session?.loadSearch().then((search) => {
+      if (!gone) sub = search.onDidChangeResults((r) => setResult({ index: r.resultIndex, count: r.resultCount }));
+    });
     return () => {
+      gone = true;
       sub?.dispose();
       terminals.get(paneId)?.clearFind();
     };
@@ -29,8 +35,9 @@ export function FindBar({ paneId }: { paneId: string }): ReactElement {
       setResult(null);
       return;
     }
-    const found = session.find(value, backwards, { caseSensitive, incremental });
-    if (!found) setResult({ index: -1, count: 0 });
+    void session.find(value, backwards, { caseSensitive, incremental }).then((found) => {
+      if (!found) setResult({ index: -1, count: 0 });
+    });
   };
 
   const label = !text || !result ? '' : result.count === 0 ? 'No results' : result.index < 0 ? `${result.count}+` : `${result.index + 1} of ${result.count}`;

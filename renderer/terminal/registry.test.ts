@@ -7,14 +7,17 @@ import type { TerminalSession } from './session.ts';
 
 function recordingApi() {
   const acks: Array<{ paneId: string; chars: number }> = [];
+  const asked: string[] = [];
   const api: TdApi = {
     async invoke<K extends RequestName>(name: K, req: Req<K>): Promise<Res<K>> {
       if (name === 'pane.ack') acks.push(req as { paneId: string; chars: number });
+      asked.push(`${name} ${JSON.stringify(req)}`);
+      if (name === 'pane.snapshot') return { data: 'td$ ', cols: 80, rows: 24, complete: true } as Res<K>;
       return undefined as Res<K>;
     },
     on<K extends keyof Events>(_n: K, _h: (p: Events[K]) => void) { return () => {}; },
   };
-  return { api, acks };
+  return { api, acks, asked };
 }
 
 function session(paneId: string) {
@@ -58,5 +61,29 @@ describe('TerminalRegistry', () => {
     r.removed('b');
     expect(b.disposed()).toBe(true);
     expect(r.all()).toEqual([]);
+  });
+
+  it('asks for a pane\'s snapshot before its terminal is made, once, and counts the output that came since', async () => {
+    const { api, acks, asked } = recordingApi();
+    const r = new TerminalRegistry(api);
+    r.prefetch('a');
+    r.prefetch('a');
+    expect(asked).toEqual(['pane.snapshot {"paneId":"a"}']);
+    // Output before the terminal exists: still acknowledged at once, and counted against the snapshot.
+    r.output('a', 'x'.repeat(5));
+    r.output('b', 'y'.repeat(3));
+    expect(acks).toEqual([{ paneId: 'a', chars: 5 }, { paneId: 'b', chars: 3 }]);
+    const pre = r.takePrefetched('a');
+    expect(pre?.dropped).toBe(5);
+    expect(await pre?.answer).toEqual({ data: 'td$ ', cols: 80, rows: 24, complete: true });
+    expect(r.takePrefetched('a')).toBeUndefined();
+    // A pane with a terminal already draws from its own snapshots; one no longer shown forgets its prefetch.
+    r.ensure('c', () => session('c').s);
+    r.prefetch('c');
+    r.prefetch('d');
+    r.keepOnly(['c']);
+    expect(r.takePrefetched('c')).toBeUndefined();
+    expect(r.takePrefetched('d')).toBeUndefined();
+    expect(asked.filter((a) => a.startsWith('pane.snapshot'))).toHaveLength(2);
   });
 });

@@ -9,10 +9,10 @@
  * written is acknowledged once xterm has parsed it (term.write's callback).
  */
 import { FitAddon } from '@xterm/addon-fit';
-import { SearchAddon, type ISearchOptions } from '@xterm/addon-search';
+import type { ISearchOptions, SearchAddon } from '@xterm/addon-search';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
-import { WebglAddon } from '@xterm/addon-webgl';
+import type { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal } from '@xterm/xterm';
 import type { Res, Settings, TdApi } from '../../preload/contract.ts';
 import type { ThemeName } from '../store/store.ts';
@@ -81,6 +81,23 @@ export function hardwareWebgl(): boolean {
   return hardwareWebglCache;
 }
 
+/**
+ * The WebGL addon's code (124 KB of source) is a chunk of its own, fetched only where it is
+ * used: started as soon as the window knows it will be (preloadRenderer), awaited by each
+ * terminal, which draws with the DOM renderer until it is there.
+ */
+let webglModule: Promise<typeof import('@xterm/addon-webgl')> | undefined;
+
+/** Whether this mode draws with WebGL here. */
+function usesWebgl(mode: RendererMode): boolean {
+  return mode === 'webgl' || (mode === 'auto' && hardwareWebgl());
+}
+
+/** Start fetching the WebGL addon where terminals will use it (a no-op elsewhere). */
+export function preloadRenderer(mode: RendererMode): void {
+  if (!webglModule && usesWebgl(mode)) webglModule = import('@xterm/addon-webgl');
+}
+
 /** Find highlights per theme (addon-search wants #RRGGBB). */
 export const SEARCH_DECORATIONS: Record<ThemeName, NonNullable<ISearchOptions['decorations']>> = {
   dark: {
@@ -102,7 +119,6 @@ export class TerminalSession {
   readonly term: Terminal;
   /** The element xterm draws into; it moves between pane views. */
   readonly host: HTMLDivElement;
-  readonly search: SearchAddon;
   /** The shell's prompts (OSC 133): gutter marks and jumps between them. */
   readonly prompts: PromptMarks;
   renderer: RendererKind = 'dom';
@@ -112,6 +128,9 @@ export class TerminalSession {
   private readonly opts: SessionOptions;
   private readonly acker: Acker;
   private webgl: WebglAddon | undefined;
+  /** addon-search, loaded at the first find (its own chunk). */
+  private search: Promise<SearchAddon> | undefined;
+  private searchAddon: SearchAddon | undefined;
   private opened = false;
   /** 'idle' until attached; 'syncing' while waiting for the snapshot; then 'live'. */
   private phase: 'idle' | 'syncing' | 'live' = 'idle';
@@ -156,9 +175,7 @@ export class TerminalSession {
       minimumContrastRatio: 4.5,
       rescaleOverlappingGlyphs: true,
     });
-    this.search = new SearchAddon({ highlightLimit: 1000 });
     this.term.loadAddon(this.fit);
-    this.term.loadAddon(this.search);
     this.prompts = new PromptMarks(this.term);
     this.term.loadAddon(new Unicode11Addon());
     this.term.unicode.activeVersion = '11';
@@ -295,13 +312,26 @@ export class TerminalSession {
     this.term.focus();
   }
 
-  find(text: string, backwards: boolean, options: ISearchOptions = {}): boolean {
+  /** The terminal's find (addon-search), loaded the first time it is asked for. */
+  loadSearch(): Promise<SearchAddon> {
+    this.search ??= import('@xterm/addon-search').then(({ SearchAddon }) => {
+      const search = new SearchAddon({ highlightLimit: 1000 });
+      if (!this.disposed) this.term.loadAddon(search);
+      this.searchAddon = search;
+      return search;
+    });
+    return this.search;
+  }
+
+  async find(text: string, backwards: boolean, options: ISearchOptions = {}): Promise<boolean> {
+    const search = await this.loadSearch();
+    if (this.disposed) return false;
     const opts = { ...options, decorations: SEARCH_DECORATIONS[this.theme] };
-    return backwards ? this.search.findPrevious(text, opts) : this.search.findNext(text, opts);
+    return backwards ? search.findPrevious(text, opts) : search.findNext(text, opts);
   }
 
   clearFind(): void {
-    this.search.clearDecorations();
+    this.searchAddon?.clearDecorations();
   }
 
   /** Scroll to the previous (-1) or next (+1) prompt; false when there is none that way. */
@@ -364,9 +394,17 @@ export class TerminalSession {
 
   private loadRenderer(): void {
     const mode = this.opts.rendererMode;
-    if (mode === 'dom' || (mode === 'auto' && !hardwareWebgl())) return;
+    if (!usesWebgl(mode)) return;
+    preloadRenderer(mode);
+    webglModule!.then(({ WebglAddon }) => this.useWebgl(WebglAddon), () => {
+      // The chunk did not load (the server went away meanwhile): the DOM renderer draws on.
+    });
+  }
+
+  private useWebgl(Addon: typeof WebglAddon): void {
+    if (this.disposed) return;
     try {
-      const webgl = new WebglAddon();
+      const webgl = new Addon();
       webgl.onContextLoss(() => {
         // The GPU went away: fall back to the DOM renderer, which always works.
         webgl.dispose();
