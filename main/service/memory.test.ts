@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { returnMemoryWhenQuiet } from './memory.ts';
 
@@ -49,5 +52,35 @@ describe('giving memory back', () => {
     p.removed();
     await sleep(100);
     expect(collected).toBe(1);
+  });
+});
+
+describe('giveBack', () => {
+  it('returns a closed scrollback to the system: 16 headless screens of 10,000 lines filled, disposed, given back', () => {
+    // A real Node with --expose-gc, as the service runs, and real xterm screens.
+    const script = `
+      import { giveBack, mallocTrim } from ${JSON.stringify(pathToFileURL(path.join(import.meta.dirname, 'memory.ts')).href)};
+      import headless from '@xterm/headless';
+      const rss = () => process.memoryUsage().rss;
+      let screens = [];
+      for (let i = 0; i < 16; i++) {
+        const t = new headless.Terminal({ cols: 120, rows: 30, scrollback: 10000, allowProposedApi: true });
+        let s = '';
+        for (let j = 0; j < 10100; j++) s += 'line ' + j + ' of screen ' + i + '\\r\\n';
+        t._core.writeSync(s);
+        screens.push(t);
+      }
+      const filled = rss();
+      for (const t of screens) t.dispose();
+      screens = [];
+      giveBack(globalThis.gc);
+      process.stdout.write(JSON.stringify({ filled, after: rss(), trim: mallocTrim() !== null }));
+    `;
+    const out = execFileSync(process.execPath, ['--expose-gc', '--experimental-strip-types', '--no-warnings', '--input-type=module', '-e', script], { cwd: path.resolve(import.meta.dirname, '../..'), encoding: 'utf8' });
+    const { filled, after, trim } = JSON.parse(out) as { filled: number; after: number; trim: boolean };
+    // glibc (this machine's libc) is trimmed; the screens' ~220 MiB of cells leave the process.
+    expect(trim).toBe(true);
+    expect(filled).toBeGreaterThan(200 * 2 ** 20);
+    expect(after).toBeLessThan(filled - 150 * 2 ** 20);
   });
 });

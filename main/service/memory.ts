@@ -2,9 +2,13 @@
  * Giving memory back after a flood (issue 11): V8 collects garbage when it allocates, so a
  * service that goes quiet after a flood, or after its panes closed, keeps what the flood
  * grew until something allocates again. The service runs with `--expose-gc` (CORE_V8_FLAGS)
- * and asks for a full collection once output has been quiet for a moment after a lot of it,
- * or after a pane closed; V8 then returns the freed pages to the system.
+ * and, once output has been quiet for a moment after a lot of it or after a pane closed,
+ * gives memory back (`giveBack`): a full collection that also releases V8's pooled pages,
+ * then glibc's `malloc_trim`, which returns the free pages inside the allocator's arenas
+ * (a headless screen's lines are each their own malloc'd array, so a closed pane's
+ * scrollback leaves holes below memory still in use, which glibc alone never gives back).
  */
+import { createRequire } from 'node:module';
 import type { PaneServiceApi } from '../services.ts';
 
 /** Output since the last collection that makes one worth it once quiet. */
@@ -16,8 +20,37 @@ export interface MemoryReturner {
   dispose(): void;
 }
 
-/** Collect once output has been quiet for QUIET_MS after FLOOD_CHARS of it, or after a pane closed. No-op without `gc`. */
-export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | 'onRemoved'>, gc: (() => void) | undefined, quietMs = QUIET_MS): MemoryReturner {
+/** V8's `gc` as `--expose-gc` gives it; the options object picks the kind of collection. */
+export type Gc = (options?: { type?: 'major' | 'minor'; execution?: 'sync' | 'async'; flavor?: 'regular' | 'last-resort' }) => void;
+
+let trimmer: (() => boolean) | null | undefined;
+
+/**
+ * glibc's `malloc_trim(0)` through koffi (a foreign-function library with prebuilt binaries),
+ * or null where there is none to call (macOS, Windows, musl): loaded on first use.
+ */
+export function mallocTrim(): (() => boolean) | null {
+  if (trimmer !== undefined) return trimmer;
+  trimmer = null;
+  if (process.platform !== 'linux') return trimmer;
+  try {
+    const koffi = createRequire(import.meta.url)('koffi') as typeof import('koffi');
+    const trim = koffi.load('libc.so.6').func('int malloc_trim(size_t pad)') as (pad: number) => number;
+    trimmer = () => trim(0) === 1;
+  } catch {
+    // Not glibc (or koffi has no binary for this machine): the collection alone still runs.
+  }
+  return trimmer;
+}
+
+/** A full collection that releases V8's pooled pages, then the allocator's free pages. */
+export function giveBack(gc: Gc): void {
+  gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  mallocTrim()?.();
+}
+
+/** Give memory back once output has been quiet for QUIET_MS after FLOOD_CHARS of it, or after a pane closed. No-op without `gc`. */
+export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | 'onRemoved'>, gc: Gc | undefined, quietMs = QUIET_MS, give: (gc: Gc) => void = giveBack): MemoryReturner {
   if (!gc) return { dispose() {} };
   let since = 0;
   let due = false;
@@ -29,7 +62,7 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
       if (!due) return;
       due = false;
       since = 0;
-      gc();
+      give(gc);
     }, quietMs);
     timer.unref();
   };
