@@ -14,6 +14,7 @@
  */
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
+import { Archive, withoutNullMoves } from './archive.ts';
 import { afterLastCrLf, attributesAtEnd, countLineFeeds, foldAttributes, plainTailStart } from './compact.ts';
 
 /** What an SGR looks like before its final `m` has come. */
@@ -35,6 +36,16 @@ const SLACK = 64;
  * handed (about a millisecond of parsing), so the service stays responsive during a flood.
  */
 const SLICE = 64 * 1024;
+/**
+ * Scrollback rows kept in xterm's buffer (at least four screens): older rows go to the
+ * archive (main/panes/archive.ts) as text, a few bytes a character where xterm keeps 12 a
+ * cell. A window attaching asks for 1,000 (SNAPSHOT_SCROLLBACK), which this covers.
+ */
+const LIVE_ROWS = 1_500;
+/** Rows the buffer grows past LIVE_ROWS before its oldest go to the archive, together. */
+const ARCHIVE_BATCH = 500;
+/** Line feeds parsed per slice at most, so a flood of short lines grows the buffer a little at a time between archivings. */
+const SLICE_LINES = 2_048;
 
 export interface ScreenOptions {
   cols: number;
@@ -56,6 +67,9 @@ export interface ScreenOptions {
   queueMax?: number;
   /** Characters parsed per turn of the event loop (tests make it small): see SLICE. */
   slice?: number;
+  /** Scrollback rows kept in xterm's buffer, and how far past that it grows before archiving (tests make them small): see LIVE_ROWS. */
+  liveRows?: number;
+  archiveBatch?: number;
 }
 
 /** The parts of @xterm/headless 6.0.0's core the screen uses (not public API: checked by screen.test.ts). */
@@ -95,6 +109,10 @@ export class Screen {
   private readonly compactMin: number;
   private readonly queueMax: number;
   private readonly slice: number;
+  private readonly liveRows: number;
+  private readonly archiveBatch: number;
+  /** The scrollback's oldest rows, as text (when the scrollback is longer than what the buffer keeps). */
+  private readonly archive = new Archive();
   /** Characters handed to the parser and not parsed yet. */
   private inFlight = 0;
   /** What was handed to the parser and is not parsed yet, oldest first. */
@@ -116,6 +134,8 @@ export class Screen {
     this.compactMin = opts.compactMin ?? COMPACT_MIN;
     this.queueMax = opts.queueMax ?? QUEUE_MAX;
     this.slice = opts.slice ?? SLICE;
+    this.liveRows = opts.liveRows ?? LIVE_ROWS;
+    this.archiveBatch = opts.archiveBatch ?? ARCHIVE_BATCH;
     this.term = new headless.Terminal({ cols: opts.cols, rows: opts.rows, scrollback: opts.scrollback, allowProposedApi: true, logLevel: 'off' });
     this.serializer = new serialize.SerializeAddon();
     this.term.loadAddon(this.serializer);
@@ -129,12 +149,18 @@ export class Screen {
     this.parse = writeSync.bind(core);
   }
 
+
   get cols(): number {
     return this.term.cols;
   }
 
   get rows(): number {
     return this.term.rows;
+  }
+
+  /** Rows of scrollback held, the archive's and the buffer's (at most the scrollback asked for). */
+  get history(): number {
+    return this.archive.rows + this.term.buffer.normal.baseY;
   }
 
   /** Output from the pane's process, in order. */
@@ -255,7 +281,7 @@ export class Screen {
     let budget = limit;
     while (budget > 0 && this.pieces.length > 0 && !this.disposed) {
       const piece = this.pieces[0]!;
-      const n = Math.min(budget, piece.data.length - piece.done);
+      const n = this.sliceEnd(piece, Math.min(budget, piece.data.length - piece.done));
       if (n > 0) {
         const slice = piece.done === 0 && n === piece.data.length ? piece.data : piece.data.slice(piece.done, piece.done + n);
         this.parsing = true;
@@ -268,6 +294,7 @@ export class Screen {
         budget -= n;
         this.inFlight -= n;
         this.opts.parsed?.(n);
+        this.keepLive();
       }
       if (piece.done < piece.data.length) continue;
       this.pieces.shift();
@@ -275,6 +302,38 @@ export class Screen {
       // The parser caught up: a queue that grew meanwhile can be shortened now.
       if (this.inFlight === 0 && this.queued > 0 && !this.disposed) this.shorten();
     }
+  }
+
+  /** Whether the buffer keeps fewer rows than the scrollback, the rest in the archive. */
+  private get archiving(): boolean {
+    return this.opts.scrollback > this.live() + this.archiveBatch;
+  }
+
+  /** Scrollback rows the buffer keeps: LIVE_ROWS, and never under four screens. */
+  private live(): number {
+    return Math.max(this.liveRows, 4 * this.term.rows);
+  }
+
+  /** Characters of `piece` to parse next, up to `n`: while archiving, at most SLICE_LINES line feeds. */
+  private sliceEnd(piece: Piece, n: number): number {
+    if (!this.archiving || n <= SLICE_LINES) return n;
+    let at = piece.done - 1;
+    for (let k = 0; k < SLICE_LINES; k++) {
+      at = piece.data.indexOf('\n', at + 1);
+      if (at < 0 || at >= piece.done + n) return n;
+    }
+    return at + 1 - piece.done;
+  }
+
+  /**
+   * Move the buffer's oldest rows to the archive once it holds ARCHIVE_BATCH more than it
+   * keeps, and keep the archive within what the scrollback holds with the buffer's rows.
+   */
+  private keepLive(): void {
+    if (!this.archiving || this.disposed) return;
+    const buf = this.term.buffer.normal;
+    if (buf.baseY - this.live() >= this.archiveBatch) this.archive.moveFrom(this.term, this.serializer, this.live());
+    if (this.archive.rows > 0) this.archive.trim(this.opts.scrollback - buf.baseY, this.term.cols);
   }
 
   /** Run `fn` once everything handed to the parser so far is parsed (now, when nothing is in flight). */
@@ -328,16 +387,23 @@ export class Screen {
   resize(cols: number, rows: number): void {
     this.flushQueue();
     this.afterParsed(() => {
-      if (!this.disposed) this.term.resize(cols, rows);
+      if (this.disposed) return;
+      const from = this.term.cols;
+      this.term.resize(cols, rows);
+      if (this.archive.rows > 0) this.archive.reflow(from, cols);
+      this.keepLive();
     });
   }
 
   /** Screen and scrollback as escape sequences, once everything written so far is parsed. */
   async serialize(scrollback: number): Promise<{ data: string; cols: number; rows: number; complete: boolean }> {
     await this.settled();
-    const history = this.term.buffer.normal.baseY;
+    const base = this.term.buffer.normal.baseY;
+    const history = base + this.archive.rows;
     const lines = Math.max(0, Math.min(scrollback, history));
-    return { data: this.serializer.serialize({ scrollback: lines }), cols: this.term.cols, rows: this.term.rows, complete: lines >= history };
+    const own = withoutNullMoves(this.serializer.serialize({ scrollback: Math.min(lines, base) }));
+    const data = lines > base ? this.archive.replay(lines - base, this.term.rows) + own : own;
+    return { data, cols: this.term.cols, rows: this.term.rows, complete: lines >= history };
   }
 
   /**
@@ -358,13 +424,16 @@ export class Screen {
   /** Every line of scrollback and screen as plain text, with everything written so far. */
   allText(): string {
     this.parseNow();
-    return allTextOf(this.term);
+    const own = allTextOf(this.term);
+    // The archive is the normal buffer's: the alternate screen has no scrollback.
+    return this.archive.rows > 0 && this.term.buffer.active.type === 'normal' ? [...this.archive.text(), own].join('\n') : own;
   }
 
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     this.chunks = [];
+    this.archive.clear();
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.drainTimer) clearImmediate(this.drainTimer);
     // What waited for output never parsed now (a settled()) goes on; a resize is moot.

@@ -1,0 +1,211 @@
+/**
+ * A headless screen's oldest scrollback, kept as text (issue 11: memory). xterm keeps 12
+ * bytes a cell, so 10,000 lines of 120 columns hold ~14 MiB whatever the lines say; the
+ * screen keeps only its newest rows in xterm's buffer and moves older ones here, each
+ * logical line (a row and the rows it wrapped into) serialized by xterm's serialize addon
+ * on its own, with its text beside it: a few bytes a character.
+ *
+ * What the archive holds is exactly what the buffer held: a snapshot replays it before the
+ * buffer's own rows; its text leads the screen's; when the pane's width changes, its long
+ * lines are drawn at the old width and reflowed by xterm as the buffer's are; and when the
+ * scrollback is full, its oldest rows go first, a wrapped line losing its first rows as the
+ * buffer would.
+ */
+import headless from '@xterm/headless';
+import serialize from '@xterm/addon-serialize';
+
+type Term = InstanceType<typeof headless.Terminal>;
+/** Rows drawn again at a time when the width changes. */
+const REFLOW_BATCH_ROWS = 2_000;
+type Serializer = InstanceType<typeof serialize.SerializeAddon>;
+
+/** A logical line: its serialization (from default attributes, at the top-left), its text, its rows. */
+interface Line {
+  data: string;
+  text: string;
+  rows: number;
+}
+
+/**
+ * The serialize addon (0.14) writes a move of 0 columns where a wrapped line's first row is
+ * empty, which a terminal reads as a move of one (CSI 0 C is CSI 1 C), leaving a '-' of its
+ * wrapping trick on the screen. A move of 0 is no move: this drops them.
+ */
+export function withoutNullMoves(serialized: string): string {
+  return serialized.includes('\x1b[0') ? serialized.replace(/\x1b\[0[CD]/g, '') : serialized;
+}
+
+/** Serialization of rows [start, end] of `term`'s normal buffer, and their text (wrapped rows joined). */
+function take(term: Term, ser: Serializer, start: number, end: number): Line {
+  const data = withoutNullMoves(ser.serialize({ range: { start, end }, excludeModes: true, excludeAltBuffer: true }));
+  const buf = term.buffer.normal;
+  let text = '';
+  for (let y = start; y <= end; y++) text += buf.getLine(y)?.translateToString(true) ?? '';
+  return { data, text, rows: end - start + 1 };
+}
+
+/** A terminal of `cols` holding `line` from its first row, the cursor on the row after it. */
+function render(line: Line, cols: number): { term: Term; ser: Serializer } {
+  const term = new headless.Terminal({ cols, rows: 2, scrollback: line.rows + 4, allowProposedApi: true, logLevel: 'off' });
+  const ser = new serialize.SerializeAddon();
+  term.loadAddon(ser);
+  (term as unknown as { _core: { writeSync(d: string): void } })._core.writeSync(`${line.data}\x1b[0m\r\n`);
+  return { term, ser };
+}
+
+/** The rows of the line `render` drew: from the top to the row above the cursor's. */
+function rendered(term: Term, ser: Serializer, from = 0): Line {
+  const buf = term.buffer.normal;
+  return take(term, ser, from, Math.max(from, buf.baseY + buf.cursorY - 1));
+}
+
+/** Rows of the normal buffer that start a logical line (not wrapped from the row before), from `from` down. */
+function lineStart(term: Term, from: number): number {
+  const buf = term.buffer.normal;
+  let y = from;
+  while (y > 0 && buf.getLine(y)?.isWrapped) y--;
+  return y;
+}
+
+/** The parts of @xterm/headless 6.0.0's normal buffer the archive uses (not public API: checked by archive.test.ts). */
+interface BufferView {
+  lines: { length: number; trimStart(count: number): void };
+  ybase: number;
+  ydisp: number;
+  /** Where DECSC saved the cursor's row: an index into the lines (screen row + ybase), not a screen row. */
+  savedY: number;
+}
+
+/** The normal buffer's internals, or an error saying what the archive needs. */
+export function normalBuffer(term: Term): BufferView {
+  const b = (term as unknown as { _core?: { _bufferService?: { buffers?: { normal?: Partial<BufferView> } } } })._core?._bufferService?.buffers?.normal;
+  if (!b || typeof b.lines?.trimStart !== 'function' || typeof b.ybase !== 'number' || typeof b.ydisp !== 'number' || typeof b.savedY !== 'number') {
+    throw new Error('@xterm/headless has no normal buffer with lines.trimStart, ybase, ydisp and savedY, which the scrollback archive trims with: install the version package.json pins (6.0.0) or adapt main/panes/archive.ts.');
+  }
+  return b as BufferView;
+}
+
+/**
+ * Drop the normal buffer's top `count` rows, as xterm does when its scrollback shrinks
+ * (markers on them are disposed, the others move up), without the resize that setting the
+ * option runs (which would reset the scroll region, tab stops and a pending wrap).
+ */
+function dropTop(term: Term, count: number): void {
+  const b = normalBuffer(term);
+  b.lines.trimStart(count);
+  b.ybase = Math.max(0, b.ybase - count);
+  b.ydisp = Math.max(0, b.ydisp - count);
+  // Still the same row on the screen (it may now be above the buffer's top, as it would be above the screen's).
+  b.savedY -= count;
+}
+
+export class Archive {
+  private lines: Line[] = [];
+  private total = 0;
+
+  /** Rows held (as they would sit in the buffer, at the width they were last reflowed to). */
+  get rows(): number {
+    return this.total;
+  }
+
+  /**
+   * Move the buffer's top rows here: the rows above `keep` rows of scrollback, cut where a
+   * logical line starts.
+   */
+  moveFrom(term: Term, ser: Serializer, keep: number): void {
+    const buf = term.buffer.normal;
+    const cut = lineStart(term, buf.baseY - keep);
+    if (cut <= 0) return;
+    for (let y = 0; y < cut; ) {
+      let end = y;
+      while (end + 1 < cut && buf.getLine(end + 1)?.isWrapped) end++;
+      const line = take(term, ser, y, end);
+      this.lines.push(line);
+      this.total += line.rows;
+      y = end + 1;
+    }
+    dropTop(term, cut);
+  }
+
+  /** Drop the oldest rows until at most `max` are held (the scrollback is full); a wrapped line loses its first rows. */
+  trim(max: number, cols: number): void {
+    let over = this.total - Math.max(0, max);
+    let drop = 0;
+    while (over > 0 && drop < this.lines.length && this.lines[drop]!.rows <= over) {
+      over -= this.lines[drop]!.rows;
+      this.total -= this.lines[drop]!.rows;
+      drop++;
+    }
+    if (drop > 0) this.lines = this.lines.slice(drop);
+    if (over > 0 && this.lines.length > 0) {
+      const first = this.lines[0]!;
+      const { term, ser } = render(first, cols);
+      try {
+        this.lines[0] = rendered(term, ser, over);
+      } finally {
+        term.dispose();
+      }
+      this.total -= over;
+    }
+  }
+
+  /**
+   * The width changed from `from` to `to`: the lines are drawn again at the old width, a
+   * batch at a time, and reflowed by xterm as it reflows the buffer.
+   */
+  reflow(from: number, to: number): void {
+    if (from === to || this.lines.length === 0) return;
+    const out: Line[] = [];
+    for (let i = 0; i < this.lines.length; ) {
+      const batch: Line[] = [];
+      let rows = 0;
+      while (i < this.lines.length && (batch.length === 0 || rows < REFLOW_BATCH_ROWS)) {
+        batch.push(this.lines[i]!);
+        rows += this.lines[i++]!.rows;
+      }
+      const term = new headless.Terminal({ cols: from, rows: 2, scrollback: rows * Math.ceil(from / to) + 4, allowProposedApi: true, logLevel: 'off' });
+      const ser = new serialize.SerializeAddon();
+      term.loadAddon(ser);
+      try {
+        (term as unknown as { _core: { writeSync(d: string): void } })._core.writeSync(batch.map((l) => `${l.data}\x1b[0m\r\n`).join(''));
+        term.resize(to, 2);
+        const buf = term.buffer.normal;
+        const last = buf.baseY + buf.cursorY - 1;
+        for (let y = 0; y <= last; ) {
+          let end = y;
+          while (end + 1 <= last && buf.getLine(end + 1)?.isWrapped) end++;
+          out.push(take(term, ser, y, end));
+          y = end + 1;
+        }
+      } finally {
+        term.dispose();
+      }
+    }
+    this.lines = out;
+    this.total = out.reduce((n, l) => n + l.rows, 0);
+  }
+
+  /**
+   * The last `rows` rows (whole lines: a few more at most), as a snapshot's start: replayed
+   * from a blank terminal of `screenRows` rows, they end in its scrollback with the screen
+   * blank and the cursor at its top-left, where the buffer's own serialization starts.
+   */
+  replay(rows: number, screenRows: number): string {
+    let i = this.lines.length;
+    for (let n = 0; i > 0 && n < rows; ) n += this.lines[--i]!.rows;
+    if (i >= this.lines.length) return '';
+    let out = '';
+    for (let k = i; k < this.lines.length; k++) out += (k > i ? '\x1b[0m\r\n' : '') + this.lines[k]!.data;
+    return `${out}\x1b[0m\r\n${'\n'.repeat(Math.max(0, screenRows - 1))}\x1b[H`;
+  }
+
+  /** Every line's text, oldest first. */
+  text(): string[] {
+    return this.lines.map((l) => l.text);
+  }
+
+  clear(): void {
+    this.lines = [];
+    this.total = 0;
+  }
+}
