@@ -41,7 +41,19 @@ function take(term: Term, ser: Serializer, start: number, end: number): Line {
   const buf = term.buffer.normal;
   let text = '';
   for (let y = start; y <= end; y++) text += buf.getLine(y)?.translateToString(true) ?? '';
-  return { data, text, rows: end - start + 1 };
+  // Both were built a piece at a time (a rope of small strings, ~30 bytes a piece): kept for
+  // long, they are flattened into one string each.
+  return { data: flat(data), text: flat(text), rows: end - start + 1 };
+}
+
+/**
+ * A string as one flat sequence of characters: V8 keeps a concatenation as a tree of its
+ * pieces (~30 bytes a piece) until it is read. Copied through UTF-8 where that is exact, or
+ * through JSON where the string holds a lone surrogate (which UTF-8 cannot carry).
+ */
+function flat(s: string): string {
+  if (s.length === 0) return s;
+  return s.isWellFormed() ? Buffer.from(s, 'utf8').toString('utf8') : (JSON.parse(JSON.stringify(s)) as string);
 }
 
 /** A terminal of `cols` holding `line` from its first row, the cursor on the row after it. */
@@ -67,9 +79,9 @@ function lineStart(term: Term, from: number): number {
   return y;
 }
 
-/** The parts of @xterm/headless 6.0.0's normal buffer the archive uses (not public API: checked by archive.test.ts). */
+/** The parts of @xterm/headless 6.0.0's normal buffer the archive uses (not public API: checked by screen.test.ts). */
 interface BufferView {
-  lines: { length: number; trimStart(count: number): void };
+  lines: { length: number; trimStart(count: number): void; set(index: number, value: unknown): void };
   ybase: number;
   ydisp: number;
   /** Where DECSC saved the cursor's row: an index into the lines (screen row + ybase), not a screen row. */
@@ -79,8 +91,8 @@ interface BufferView {
 /** The normal buffer's internals, or an error saying what the archive needs. */
 export function normalBuffer(term: Term): BufferView {
   const b = (term as unknown as { _core?: { _bufferService?: { buffers?: { normal?: Partial<BufferView> } } } })._core?._bufferService?.buffers?.normal;
-  if (!b || typeof b.lines?.trimStart !== 'function' || typeof b.ybase !== 'number' || typeof b.ydisp !== 'number' || typeof b.savedY !== 'number') {
-    throw new Error('@xterm/headless has no normal buffer with lines.trimStart, ybase, ydisp and savedY, which the scrollback archive trims with: install the version package.json pins (6.0.0) or adapt main/panes/archive.ts.');
+  if (!b || typeof b.lines?.trimStart !== 'function' || typeof b.lines.set !== 'function' || typeof b.ybase !== 'number' || typeof b.ydisp !== 'number' || typeof b.savedY !== 'number') {
+    throw new Error('@xterm/headless has no normal buffer with lines.trimStart and set, ybase, ydisp and savedY, which the scrollback archive trims with: install the version package.json pins (6.0.0) or adapt main/panes/archive.ts.');
   }
   return b as BufferView;
 }
@@ -92,6 +104,8 @@ export function normalBuffer(term: Term): BufferView {
  */
 function dropTop(term: Term, count: number): void {
   const b = normalBuffer(term);
+  // The list only moves its start past them: let go of the rows (their cells) too.
+  for (let y = 0; y < count; y++) b.lines.set(y, undefined);
   b.lines.trimStart(count);
   b.ybase = Math.max(0, b.ybase - count);
   b.ydisp = Math.max(0, b.ydisp - count);

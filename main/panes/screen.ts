@@ -39,13 +39,13 @@ const SLICE = 64 * 1024;
 /**
  * Scrollback rows kept in xterm's buffer (at least four screens): older rows go to the
  * archive (main/panes/archive.ts) as text, a few bytes a character where xterm keeps 12 a
- * cell. A window attaching asks for 1,000 (SNAPSHOT_SCROLLBACK), which this covers.
+ * cell. A snapshot of more (a window attaching asks for 1,000) replays archived lines first.
  */
-const LIVE_ROWS = 1_500;
+const LIVE_ROWS = 500;
 /** Rows the buffer grows past LIVE_ROWS before its oldest go to the archive, together. */
-const ARCHIVE_BATCH = 500;
+const ARCHIVE_BATCH = 250;
 /** Line feeds parsed per slice at most, so a flood of short lines grows the buffer a little at a time between archivings. */
-const SLICE_LINES = 2_048;
+const SLICE_LINES = 1_024;
 
 export interface ScreenOptions {
   cols: number;
