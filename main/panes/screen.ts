@@ -281,7 +281,10 @@ export class Screen {
     let budget = limit;
     while (budget > 0 && this.pieces.length > 0 && !this.disposed) {
       const piece = this.pieces[0]!;
-      const n = this.sliceEnd(piece, Math.min(budget, piece.data.length - piece.done));
+      const room = Math.min(budget, piece.data.length - piece.done);
+      const n = this.sliceEnd(piece, room);
+      // A slice cut short at SLICE_LINES line feeds ends this turn (unless a read waits for all of it).
+      if (n < room && budget !== Infinity) budget = n;
       if (n > 0) {
         const slice = piece.done === 0 && n === piece.data.length ? piece.data : piece.data.slice(piece.done, piece.done + n);
         this.parsing = true;
