@@ -81,7 +81,7 @@ function lineStart(term: Term, from: number): number {
 
 /** The parts of @xterm/headless 6.0.0's normal buffer the archive uses (not public API: checked by screen.test.ts). */
 interface BufferView {
-  lines: { length: number; trimStart(count: number): void; set(index: number, value: unknown): void };
+  lines: { length: number; trimStart(count: number): void; set(index: number, value: unknown): void; onTrim(listener: (count: number) => void): { dispose(): void } };
   ybase: number;
   ydisp: number;
   /** Where DECSC saved the cursor's row: an index into the lines (screen row + ybase), not a screen row. */
@@ -91,8 +91,8 @@ interface BufferView {
 /** The normal buffer's internals, or an error saying what the archive needs. */
 export function normalBuffer(term: Term): BufferView {
   const b = (term as unknown as { _core?: { _bufferService?: { buffers?: { normal?: Partial<BufferView> } } } })._core?._bufferService?.buffers?.normal;
-  if (!b || typeof b.lines?.trimStart !== 'function' || typeof b.lines.set !== 'function' || typeof b.ybase !== 'number' || typeof b.ydisp !== 'number' || typeof b.savedY !== 'number') {
-    throw new Error('@xterm/headless has no normal buffer with lines.trimStart and set, ybase, ydisp and savedY, which the scrollback archive trims with: install the version package.json pins (6.0.0) or adapt main/panes/archive.ts.');
+  if (!b || typeof b.lines?.trimStart !== 'function' || typeof b.lines.set !== 'function' || typeof b.lines.onTrim !== 'function' || typeof b.ybase !== 'number' || typeof b.ydisp !== 'number' || typeof b.savedY !== 'number') {
+    throw new Error('@xterm/headless has no normal buffer with lines.trimStart, set and onTrim, ybase, ydisp and savedY, which the scrollback archive trims with: install the version package.json pins (6.0.0) or adapt main/panes/archive.ts.');
   }
   return b as BufferView;
 }
@@ -123,13 +123,21 @@ export class Archive {
   }
 
   /**
-   * Move the buffer's top rows here: the rows above `keep` rows of scrollback, cut where a
-   * logical line starts.
+   * Move the buffer's top rows here: those above `keep` rows of scrollback, at most `most`
+   * (cut where a logical line starts; a line longer than that goes whole). Returns whether
+   * rows are left to move.
    */
-  moveFrom(term: Term, ser: Serializer, keep: number): void {
+  moveFrom(term: Term, ser: Serializer, keep: number, most: number): boolean {
     const buf = term.buffer.normal;
-    const cut = lineStart(term, buf.baseY - keep);
-    if (cut <= 0) return;
+    const above = buf.baseY - keep;
+    if (above <= 0) return false;
+    let cut = lineStart(term, Math.min(above, most));
+    if (cut <= 0) {
+      // The first line is longer than `most` rows: all of it, if it ends above the rows kept.
+      cut = 1;
+      while (cut < above && buf.getLine(cut)?.isWrapped) cut++;
+      if (buf.getLine(cut)?.isWrapped) return false;
+    }
     for (let y = 0; y < cut; ) {
       let end = y;
       while (end + 1 < cut && buf.getLine(end + 1)?.isWrapped) end++;
@@ -139,6 +147,7 @@ export class Archive {
       y = end + 1;
     }
     dropTop(term, cut);
+    return cut < above && lineStart(term, buf.baseY - keep) > 0;
   }
 
   /** Drop the oldest rows until at most `max` are held (the scrollback is full); a wrapped line loses its first rows. */

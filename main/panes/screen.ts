@@ -14,7 +14,7 @@
  */
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
-import { Archive, withoutNullMoves } from './archive.ts';
+import { Archive, normalBuffer, withoutNullMoves } from './archive.ts';
 import { afterLastCrLf, attributesAtEnd, countLineFeeds, foldAttributes, plainTailStart } from './compact.ts';
 
 /** What an SGR looks like before its final `m` has come. */
@@ -37,15 +37,21 @@ const SLACK = 64;
  */
 const SLICE = 64 * 1024;
 /**
- * Scrollback rows kept in xterm's buffer (at least four screens): older rows go to the
- * archive (main/panes/archive.ts) as text, a few bytes a character where xterm keeps 12 a
- * cell. A snapshot of more (a window attaching asks for 1,000) replays archived lines first.
+ * Scrollback rows kept in xterm's buffer (at least four screens) once the screen is idle:
+ * older rows go to the archive (main/panes/archive.ts) as text, a few bytes a character
+ * where xterm keeps 12 a cell. A snapshot of more (a window attaching asks for 1,000)
+ * replays archived lines first.
  */
 const LIVE_ROWS = 500;
-/** Rows the buffer grows past LIVE_ROWS before its oldest go to the archive, together. */
+/** Rows the buffer holds past LIVE_ROWS before it is worth archiving them. */
 const ARCHIVE_BATCH = 250;
-/** Line feeds parsed per slice at most, so a flood of short lines grows the buffer a little at a time between archivings. */
-const SLICE_LINES = 1_024;
+/**
+ * Archiving waits until the screen has had no output and nothing to parse for this long:
+ * it is work for a quiet moment, never on the output's path (a flood's end, a Ctrl-C).
+ */
+const ARCHIVE_IDLE_MS = 1_000;
+/** Rows archived per turn of the event loop (~10 ms), so that the service stays responsive while it archives. */
+const ARCHIVE_TURN_ROWS = 1_000;
 
 export interface ScreenOptions {
   cols: number;
@@ -67,9 +73,10 @@ export interface ScreenOptions {
   queueMax?: number;
   /** Characters parsed per turn of the event loop (tests make it small): see SLICE. */
   slice?: number;
-  /** Scrollback rows kept in xterm's buffer, and how far past that it grows before archiving (tests make them small): see LIVE_ROWS. */
+  /** Scrollback rows kept in xterm's buffer, how far past that it grows before archiving, and after how long idle (tests make them small): see LIVE_ROWS. */
   liveRows?: number;
   archiveBatch?: number;
+  archiveIdleMs?: number;
 }
 
 /** The parts of @xterm/headless 6.0.0's core the screen uses (not public API: checked by screen.test.ts). */
@@ -111,6 +118,9 @@ export class Screen {
   private readonly slice: number;
   private readonly liveRows: number;
   private readonly archiveBatch: number;
+  private readonly archiveIdleMs: number;
+  private archiveTimer: NodeJS.Timeout | undefined;
+  private archiveTurn: NodeJS.Immediate | undefined;
   /** The scrollback's oldest rows, as text (when the scrollback is longer than what the buffer keeps). */
   private readonly archive = new Archive();
   /** Characters handed to the parser and not parsed yet. */
@@ -136,6 +146,7 @@ export class Screen {
     this.slice = opts.slice ?? SLICE;
     this.liveRows = opts.liveRows ?? LIVE_ROWS;
     this.archiveBatch = opts.archiveBatch ?? ARCHIVE_BATCH;
+    this.archiveIdleMs = opts.archiveIdleMs ?? ARCHIVE_IDLE_MS;
     this.term = new headless.Terminal({ cols: opts.cols, rows: opts.rows, scrollback: opts.scrollback, allowProposedApi: true, logLevel: 'off' });
     this.serializer = new serialize.SerializeAddon();
     this.term.loadAddon(this.serializer);
@@ -147,7 +158,24 @@ export class Screen {
       throw new Error('@xterm/headless has no _core.writeSync, which the headless screen parses with: install the version package.json pins (6.0.0) or adapt main/panes/screen.ts.');
     }
     this.parse = writeSync.bind(core);
+    if (this.archiving) this.keepSavedRow();
   }
+
+  /**
+   * With an archive, the screen is an xterm whose scrollback never fills: in a full buffer,
+   * a line scrolling in drops the top row and the rows keep their indices, where they would
+   * move up one; DECSC keeps the saved row as such an index, so each row xterm drops as it
+   * scrolls (not a resize's, which xterm moves it for, nor the archive's) moves it up too.
+   */
+  private keepSavedRow(): void {
+    const buf = normalBuffer(this.term);
+    buf.lines.onTrim((count) => {
+      if (!this.ownTrim) buf.savedY -= count;
+    });
+  }
+
+  /** True while the screen itself trims the buffer (a resize, the archive's move). */
+  private ownTrim = false;
 
 
   get cols(): number {
@@ -281,10 +309,7 @@ export class Screen {
     let budget = limit;
     while (budget > 0 && this.pieces.length > 0 && !this.disposed) {
       const piece = this.pieces[0]!;
-      const room = Math.min(budget, piece.data.length - piece.done);
-      const n = this.sliceEnd(piece, room);
-      // A slice cut short at SLICE_LINES line feeds ends this turn (unless a read waits for all of it).
-      if (n < room && budget !== Infinity) budget = n;
+      const n = Math.min(budget, piece.data.length - piece.done);
       if (n > 0) {
         const slice = piece.done === 0 && n === piece.data.length ? piece.data : piece.data.slice(piece.done, piece.done + n);
         this.parsing = true;
@@ -297,7 +322,7 @@ export class Screen {
         budget -= n;
         this.inFlight -= n;
         this.opts.parsed?.(n);
-        this.keepLive();
+        this.keepHistory();
       }
       if (piece.done < piece.data.length) continue;
       this.pieces.shift();
@@ -317,26 +342,49 @@ export class Screen {
     return Math.max(this.liveRows, 4 * this.term.rows);
   }
 
-  /** Characters of `piece` to parse next, up to `n`: while archiving, at most SLICE_LINES line feeds. */
-  private sliceEnd(piece: Piece, n: number): number {
-    if (!this.archiving || n <= SLICE_LINES) return n;
-    let at = piece.done - 1;
-    for (let k = 0; k < SLICE_LINES; k++) {
-      at = piece.data.indexOf('\n', at + 1);
-      if (at < 0 || at >= piece.done + n) return n;
-    }
-    return at + 1 - piece.done;
-  }
-
   /**
-   * Move the buffer's oldest rows to the archive once it holds ARCHIVE_BATCH more than it
-   * keeps, and keep the archive within what the scrollback holds with the buffer's rows.
+   * The scrollback holds at most `scrollback` rows, the archive's and the buffer's: the
+   * archive's oldest go as the buffer grows. Then, if the buffer holds enough to archive,
+   * archiving waits for a quiet moment.
    */
-  private keepLive(): void {
+  private keepHistory(): void {
     if (!this.archiving || this.disposed) return;
     const buf = this.term.buffer.normal;
-    if (buf.baseY - this.live() >= this.archiveBatch) this.archive.moveFrom(this.term, this.serializer, this.live());
     if (this.archive.rows > 0) this.archive.trim(this.opts.scrollback - buf.baseY, this.term.cols);
+    if (buf.baseY - this.live() >= this.archiveBatch && !this.archiveTimer && !this.archiveTurn) {
+      this.archiveTimer = setTimeout(() => this.archiveWhenIdle(), this.archiveIdleMs);
+      this.archiveTimer.unref?.();
+    }
+  }
+
+  /** Archive a turn's worth of rows if the screen is still idle, and go on next turn; else wait for the next quiet moment. */
+  private archiveWhenIdle(): void {
+    this.archiveTimer = undefined;
+    this.archiveTurn = undefined;
+    if (this.disposed) return;
+    const quiet = performance.now() - this.lastWrite;
+    if (quiet < this.archiveIdleMs || this.inFlight > 0 || this.queued > 0) {
+      this.archiveTimer = setTimeout(() => this.archiveWhenIdle(), Math.max(10, this.archiveIdleMs - quiet));
+      this.archiveTimer.unref?.();
+      return;
+    }
+    if (this.moveToArchive(ARCHIVE_TURN_ROWS)) this.archiveTurn = setImmediate(() => this.archiveWhenIdle());
+  }
+
+  /** Archive every row the buffer need not keep, now (what a quiet moment would do). */
+  compact(): void {
+    this.parseNow();
+    while (this.archiving && this.moveToArchive(Infinity));
+  }
+
+  /** The archive's move of the buffer's top rows (at most `most`); whether more are left. */
+  private moveToArchive(most: number): boolean {
+    this.ownTrim = true;
+    try {
+      return this.archive.moveFrom(this.term, this.serializer, this.live(), most);
+    } finally {
+      this.ownTrim = false;
+    }
   }
 
   /** Run `fn` once everything handed to the parser so far is parsed (now, when nothing is in flight). */
@@ -392,9 +440,14 @@ export class Screen {
     this.afterParsed(() => {
       if (this.disposed) return;
       const from = this.term.cols;
-      this.term.resize(cols, rows);
+      this.ownTrim = true;
+      try {
+        this.term.resize(cols, rows);
+      } finally {
+        this.ownTrim = false;
+      }
       if (this.archive.rows > 0) this.archive.reflow(from, cols);
-      this.keepLive();
+      this.keepHistory();
     });
   }
 
@@ -439,6 +492,8 @@ export class Screen {
     this.archive.clear();
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.drainTimer) clearImmediate(this.drainTimer);
+    if (this.archiveTimer) clearTimeout(this.archiveTimer);
+    if (this.archiveTurn) clearImmediate(this.archiveTurn);
     // What waited for output never parsed now (a settled()) goes on; a resize is moot.
     const waiting = this.pieces.flatMap((p) => p.after);
     this.pieces = [];
