@@ -60,6 +60,8 @@ export interface PaneServiceApi {
   onExit(listener: (pane: PaneInfo) => void): () => void;
   onRemoved(listener: (paneId: string) => void): () => void;
   onOutput(listener: (paneId: string, data: string) => void): () => void;
+  /** A pane's headless screen moved old scrollback to its text archive. */
+  onCompacted(listener: (paneId: string) => void): () => void;
 }
 
 export interface IngestResult {

@@ -63,6 +63,8 @@ export interface PaneHooks {
   updated(pane: Pane): void;
   /** The process ended and every byte it wrote has been read. */
   exited(pane: Pane): void;
+  /** The headless screen moved old scrollback to its archive (memory can be given back). */
+  compacted?(pane: Pane): void;
 }
 
 /** The private socket node-pty reads the PTY master through (see armTail). */
@@ -146,6 +148,9 @@ export class Pane {
       },
       // Paused by flow control: more output is coming (reads still parse the queue at once).
       held: () => this.paused,
+      compacted: () => {
+        if (!this.disposed) this.hooks.compacted?.(this);
+      },
     });
     this.screenPrompts = new ScreenPrompts(this.screen.term);
     this.screenMeter.attach(HEADLESS);

@@ -270,7 +270,8 @@ describe('the lazy headless screen', () => {
 
   it('keeps old scrollback as text through resizes, colours and all, holding only the newest rows in xterm\'s cells', async () => {
     const ref = reference(80, 24, 1_000_000);
-    const screen = new Screen({ cols: 80, rows: 24, scrollback: 5_000, liveRows: 300, archiveBatch: 100 });
+    let compacted = 0;
+    const screen = new Screen({ cols: 80, rows: 24, scrollback: 5_000, liveRows: 300, archiveBatch: 100, compacted: () => compacted++ });
     try {
       // Coloured numbered lines, every seventh long enough to wrap, and wide characters.
       let out = '';
@@ -281,8 +282,11 @@ describe('the lazy headless screen', () => {
       // Archiving waits for a quiet moment (a second): then xterm's cells hold the newest few
       // hundred rows; the rest is text, as many rows as the scrollback keeps.
       expect(screen.term.buffer.normal.baseY).toBeGreaterThan(4_900);
+      expect(compacted).toBe(0);
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       expect(screen.term.buffer.normal.baseY).toBeLessThan(300 + 100);
+      // It says so once it is done (the service gives the memory back then).
+      expect(compacted).toBe(1);
       expect(screen.history).toBeGreaterThan(4_900);
       expect(screen.history).toBeLessThanOrEqual(5_000);
       const check = async (): Promise<void> => {

@@ -67,6 +67,8 @@ export interface ScreenOptions {
    * or a flood read by a slow window would be parsed a pause at a time.
    */
   held?(): boolean;
+  /** The screen moved old scrollback to its archive, and has none left to move. */
+  compacted?(): void;
   /** Thresholds (tests make them small): see IDLE_MS, COMPACT_MIN, QUEUE_MAX. */
   idleMs?: number;
   compactMin?: number;
@@ -369,6 +371,7 @@ export class Screen {
       return;
     }
     if (this.moveToArchive(ARCHIVE_TURN_ROWS)) this.archiveTurn = setImmediate(() => this.archiveWhenIdle());
+    else this.opts.compacted?.();
   }
 
   /** Archive every row the buffer need not keep, now (what a quiet moment would do). */

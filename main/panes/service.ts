@@ -342,6 +342,9 @@ export class PaneService implements PaneServiceApi {
           this.core.emit('pane.output', { paneId: p.id, data });
           this.bus.emit('output', p.id, data);
         },
+        compacted: (p) => {
+          if (this.panes.get(p.id) === p) this.bus.emit('compacted', p.id);
+        },
         updated: (p) => {
           if (this.panes.get(p.id) !== p) return;
           this.core.emit('pane.updated', p.info);
@@ -579,6 +582,10 @@ export class PaneService implements PaneServiceApi {
 
   onOutput(listener: (paneId: string, data: string) => void): () => void {
     return this.listen('output', listener);
+  }
+
+  onCompacted(listener: (paneId: string) => void): () => void {
+    return this.listen('compacted', listener);
   }
 
   /** Panes, layout or focus changed (the saved session listens); `urgent`: save now, not debounced. */

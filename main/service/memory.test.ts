@@ -17,8 +17,13 @@ function panes() {
       bus.on('removed', fn);
       return () => bus.off('removed', fn);
     },
+    onCompacted: (fn: (id: string) => void) => {
+      bus.on('compacted', fn);
+      return () => bus.off('compacted', fn);
+    },
     output: (chars: number) => bus.emit('output', 'p1', 'x'.repeat(chars)),
     removed: () => bus.emit('removed', 'p1'),
+    compacted: () => bus.emit('compacted', 'p1'),
   };
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -37,6 +42,19 @@ describe('giving memory back', () => {
     }
     expect(collected).toBe(0);
     await sleep(150);
+    expect(collected).toBe(1);
+    r.dispose();
+  });
+
+  it('collects after a screen archived its old scrollback, once output is quiet', async () => {
+    const p = panes();
+    let collected = 0;
+    const r = returnMemoryWhenQuiet(p, () => collected++, 60);
+    p.compacted();
+    p.output(10);
+    await sleep(30);
+    expect(collected).toBe(0);
+    await sleep(120);
     expect(collected).toBe(1);
     r.dispose();
   });

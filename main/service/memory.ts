@@ -2,7 +2,8 @@
  * Giving memory back after a flood (issue 11): V8 collects garbage when it allocates, so a
  * service that goes quiet after a flood, or after its panes closed, keeps what the flood
  * grew until something allocates again. The service runs with `--expose-gc` (CORE_V8_FLAGS)
- * and, once output has been quiet for a moment after a lot of it or after a pane closed,
+ * and, once output has been quiet for a moment after a lot of it, after a pane closed or
+ * after a pane's headless screen archived its old scrollback (main/panes/archive.ts),
  * gives memory back (`giveBack`): a full collection that also releases V8's pooled pages,
  * then glibc's `malloc_trim`, which returns the free pages inside the allocator's arenas
  * (a headless screen's lines are each their own malloc'd array, so a closed pane's
@@ -49,8 +50,8 @@ export function giveBack(gc: Gc): void {
   mallocTrim()?.();
 }
 
-/** Give memory back once output has been quiet for QUIET_MS after FLOOD_CHARS of it, or after a pane closed. No-op without `gc`. */
-export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | 'onRemoved'>, gc: Gc | undefined, quietMs = QUIET_MS, give: (gc: Gc) => void = giveBack): MemoryReturner {
+/** Give memory back once output has been quiet for QUIET_MS after FLOOD_CHARS of it, after a pane closed, or after a screen archived. No-op without `gc`. */
+export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | 'onRemoved' | 'onCompacted'>, gc: Gc | undefined, quietMs = QUIET_MS, give: (gc: Gc) => void = giveBack): MemoryReturner {
   if (!gc) return { dispose() {} };
   let since = 0;
   let due = false;
@@ -75,11 +76,17 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
     due = true;
     arm();
   });
+  // A screen archived its old scrollback: the rows it let go are garbage now.
+  const offCompacted = panes.onCompacted(() => {
+    due = true;
+    arm();
+  });
   return {
     dispose() {
       clearTimeout(timer);
       offOutput();
       offRemoved();
+      offCompacted();
     },
   };
 }
