@@ -11,13 +11,7 @@
 import type { Res, TdApi } from '../../preload/contract.ts';
 import { Acker, acknowledge } from './flow.ts';
 import type { TerminalSession } from './session.ts';
-import { SnapshotQueue } from './snapshots.ts';
-
-/** A snapshot asked for before the pane's terminal was made, and the output characters that came for the pane since. */
-export interface Prefetched {
-  answer: Promise<Res<'pane.snapshot'> | undefined>;
-  dropped: number;
-}
+import { type Prefetched, SnapshotQueue } from './snapshots.ts';
 
 export class TerminalRegistry {
   private readonly sessions = new Map<string, TerminalSession>();

@@ -18,8 +18,7 @@ import type { Res, Settings, TdApi } from '../../preload/contract.ts';
 import type { ThemeName } from '../store/store.ts';
 import { Acker, acknowledge } from './flow.ts';
 import { PromptMarks } from './prompts.ts';
-import type { Prefetched } from './registry.ts';
-import type { SnapshotQueue } from './snapshots.ts';
+import type { Prefetched, SnapshotQueue } from './snapshots.ts';
 import { TERMINAL_THEMES, terminalFont } from './themes.ts';
 
 export interface SessionOptions {

@@ -3,6 +3,14 @@
  * focused pane first: with many panes flooding, the pane a person looks at is drawn
  * first and its live output resumes at once (docs/design/service.md, "Snapshots on attach").
  */
+import type { Res } from '../../preload/contract.ts';
+
+/** A snapshot asked for before the pane's terminal was made, and the output characters that came for the pane since. */
+export interface Prefetched {
+  answer: Promise<Res<'pane.snapshot'> | undefined>;
+  dropped: number;
+}
+
 interface Job {
   priority: () => number;
   run: () => Promise<void>;
