@@ -8,7 +8,7 @@
  * snapshot instead of asking and waiting. Output that came for the pane after the ask is
  * counted; the terminal asks again when there was any (it may have come after the answer).
  */
-import type { Res, TdApi } from '../../preload/contract.ts';
+import type { TdApi } from '../../preload/contract.ts';
 import { Acker, acknowledge } from './flow.ts';
 import type { TerminalSession } from './session.ts';
 import { type Prefetched, SnapshotQueue } from './snapshots.ts';
