@@ -10,7 +10,9 @@
  * in ground, the scroll region the whole screen), the oldest lines are dropped as new ones
  * come, so that the queue keeps the last scrollback-plus-two-screens of lines and, in
  * `head`, the attributes the dropped lines left set: those lines would have scrolled out of
- * the buffer anyway. A `cat` of 32 MB is parsed as its last ~10,000 lines.
+ * the buffer anyway. A `cat` of 32 MB is parsed as its last ~10,000 lines. Once the screen
+ * is quiet, scrollback older than its newest LIVE_ROWS rows moves from xterm's cells to a
+ * text archive (main/panes/archive.ts), which snapshots and allText read first.
  */
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
@@ -178,7 +180,6 @@ export class Screen {
 
   /** True while the screen itself trims the buffer (a resize, the archive's move). */
   private ownTrim = false;
-
 
   get cols(): number {
     return this.term.cols;
