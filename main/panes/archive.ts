@@ -15,9 +15,10 @@ import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
 
 type Term = InstanceType<typeof headless.Terminal>;
+type Serializer = InstanceType<typeof serialize.SerializeAddon>;
+
 /** Rows drawn again at a time when the width changes. */
 const REFLOW_BATCH_ROWS = 2_000;
-type Serializer = InstanceType<typeof serialize.SerializeAddon>;
 
 /** A logical line: its serialization (from default attributes, at the top-left), its text, its rows. */
 interface Line {
@@ -56,19 +57,37 @@ function flat(s: string): string {
   return s.isWellFormed() ? Buffer.from(s, 'utf8').toString('utf8') : (JSON.parse(JSON.stringify(s)) as string);
 }
 
-/** A terminal of `cols` holding `line` from its first row, the cursor on the row after it. */
-function render(line: Line, cols: number): { term: Term; ser: Serializer } {
-  const term = new headless.Terminal({ cols, rows: 2, scrollback: line.rows + 4, allowProposedApi: true, logLevel: 'off' });
+/**
+ * A scratch terminal of `cols` holding `lines` from its first row, each ended as a snapshot
+ * ends it, the cursor on the row after the last; `scrollback` rows of room.
+ */
+function render(lines: Line[], cols: number, scrollback: number): { term: Term; ser: Serializer } {
+  const term = new headless.Terminal({ cols, rows: 2, scrollback, allowProposedApi: true, logLevel: 'off' });
   const ser = new serialize.SerializeAddon();
   term.loadAddon(ser);
-  (term as unknown as { _core: { writeSync(d: string): void } })._core.writeSync(`${line.data}\x1b[0m\r\n`);
+  (term as unknown as { _core: { writeSync(d: string): void } })._core.writeSync(lines.map((l) => `${l.data}\x1b[0m\r\n`).join(''));
   return { term, ser };
 }
 
-/** The rows of the line `render` drew: from the top to the row above the cursor's. */
-function rendered(term: Term, ser: Serializer, from = 0): Line {
+/** The last row `render` drew (the row above the cursor's). */
+function lastRendered(term: Term): number {
   const buf = term.buffer.normal;
-  return take(term, ser, from, Math.max(from, buf.baseY + buf.cursorY - 1));
+  return buf.baseY + buf.cursorY - 1;
+}
+
+/** Rows [start, end] of the normal buffer, one logical line at a time, onto `into`; the rows taken. */
+function takeLines(term: Term, ser: Serializer, start: number, end: number, into: Line[]): number {
+  const buf = term.buffer.normal;
+  let rows = 0;
+  for (let y = start; y <= end; ) {
+    let last = y;
+    while (last + 1 <= end && buf.getLine(last + 1)?.isWrapped) last++;
+    const line = take(term, ser, y, last);
+    into.push(line);
+    rows += line.rows;
+    y = last + 1;
+  }
+  return rows;
 }
 
 /** Rows of the normal buffer that start a logical line (not wrapped from the row before), from `from` down. */
@@ -138,14 +157,7 @@ export class Archive {
       while (cut < above && buf.getLine(cut)?.isWrapped) cut++;
       if (buf.getLine(cut)?.isWrapped) return false;
     }
-    for (let y = 0; y < cut; ) {
-      let end = y;
-      while (end + 1 < cut && buf.getLine(end + 1)?.isWrapped) end++;
-      const line = take(term, ser, y, end);
-      this.lines.push(line);
-      this.total += line.rows;
-      y = end + 1;
-    }
+    this.total += takeLines(term, ser, 0, cut - 1, this.lines);
     dropTop(term, cut);
     return cut < above && lineStart(term, buf.baseY - keep) > 0;
   }
@@ -162,9 +174,9 @@ export class Archive {
     if (drop > 0) this.lines = this.lines.slice(drop);
     if (over > 0 && this.lines.length > 0) {
       const first = this.lines[0]!;
-      const { term, ser } = render(first, cols);
+      const { term, ser } = render([first], cols, first.rows + 4);
       try {
-        this.lines[0] = rendered(term, ser, over);
+        this.lines[0] = take(term, ser, over, Math.max(over, lastRendered(term)));
       } finally {
         term.dispose();
       }
@@ -186,20 +198,10 @@ export class Archive {
         batch.push(this.lines[i]!);
         rows += this.lines[i++]!.rows;
       }
-      const term = new headless.Terminal({ cols: from, rows: 2, scrollback: rows * Math.ceil(from / to) + 4, allowProposedApi: true, logLevel: 'off' });
-      const ser = new serialize.SerializeAddon();
-      term.loadAddon(ser);
+      const { term, ser } = render(batch, from, rows * Math.ceil(from / to) + 4);
       try {
-        (term as unknown as { _core: { writeSync(d: string): void } })._core.writeSync(batch.map((l) => `${l.data}\x1b[0m\r\n`).join(''));
         term.resize(to, 2);
-        const buf = term.buffer.normal;
-        const last = buf.baseY + buf.cursorY - 1;
-        for (let y = 0; y <= last; ) {
-          let end = y;
-          while (end + 1 <= last && buf.getLine(end + 1)?.isWrapped) end++;
-          out.push(take(term, ser, y, end));
-          y = end + 1;
-        }
+        takeLines(term, ser, 0, lastRendered(term), out);
       } finally {
         term.dispose();
       }
