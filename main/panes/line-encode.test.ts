@@ -2,7 +2,7 @@
  * The archive's line encoder against xterm's serialize addon: for every logical line of
  * terminals fed random coloured output (palette, 256 and RGB colours, every flag, wide and
  * combining characters, tabs and cursor moves leaving empty cells, erases with a
- * background, long wrapped lines, hyperlinks and underline styles), what the encoder
+ * background, long wrapped lines, hyperlinks and underline styles, resizes), what the encoder
  * writes draws the same cells as what the addon writes, and its text is xterm's.
  */
 import { describe, expect, it } from 'vitest';
@@ -91,7 +91,13 @@ describe('encodeLine', () => {
       const cols = 20 + (seed % 5) * 17;
       const { term, ser, write } = terminal(cols, 10);
       try {
-        write(output(seed));
+        // Halfway, a narrower then a wider width: xterm's reflow leaves cells the text could not (a wide character's second half overwritten).
+        const out = output(seed);
+        write(out.slice(0, out.length / 2));
+        term.resize(cols - 7, 10);
+        write(out.slice(out.length / 2, (3 * out.length) / 4));
+        term.resize(cols, 10);
+        write(out.slice((3 * out.length) / 4));
         const buf = term.buffer.normal;
         const cells = normalBuffer(term).lines;
         for (let y = 0; y < buf.length; ) {
@@ -117,6 +123,21 @@ describe('encodeLine', () => {
     // Most lines take the encoder's way (the rest the addon's): a change that gave up on all of them would fail here.
     expect(fast / lines).toBeGreaterThan(0.6);
   }, 120_000);
+
+  it('reads its text as xterm does where a wide character\'s second half was overwritten (a reflow leaves such cells)', () => {
+    const { term, ser, write } = terminal(5, 4);
+    try {
+      write('O世界');
+      const cells = normalBuffer(term).lines;
+      // The cell after 界 (its second half) holding an 'i' of width 1, as a resize left one in a random stream.
+      cells.get(0)!._data[4 * 3] = (1 << 22) | 0x69;
+      const got = encodeLine(cells, 0, 0, 4)!;
+      expect(got.text).toBe(term.buffer.normal.getLine(0)!.translateToString(true));
+      expect(drawn(got.data, 5)).toEqual(drawn(withoutNullMoves(ser.serialize({ range: { start: 0, end: 0 }, excludeModes: true, excludeAltBuffer: true })), 5));
+    } finally {
+      term.dispose();
+    }
+  });
 
   it('writes an erase with a background and a hyperlink\'s cells, and gives up, for the addon, on a wrap the text could not make and on a line longer than the screen', () => {
     const { term, write } = terminal(10, 4);

@@ -151,12 +151,16 @@ export function encodeLine(lines: { get(i: number): CellLine | undefined }, star
     const drawnTo = Math.max(trimmed, line.getNoBgTrimmedLength());
     let nulls = 0;
     let row = '';
+    // The text reads as xterm's translateToString does: a cell, then the one its width leads to.
+    let textAt = 0;
     for (let x = 0; x < drawnTo; x++) {
       const content = d[x * 3]!;
       const width = content >>> WIDTH_SHIFT;
+      const inText = x === textAt && x < trimmed;
+      if (inText) textAt = x + (width || 1);
       if (width === 0) {
-        // Not written by the addon; in the text, a space unless it is a wide character's second half.
-        if (x < trimmed && (x === 0 || d[(x - 1) * 3]! >>> WIDTH_SHIFT !== 2)) text += ' ';
+        // Not written by the addon; in the text, what xterm reads there (a space).
+        if (inText) text += ' ';
         continue;
       }
       const ch = chars(line, x, content);
@@ -169,7 +173,7 @@ export function encodeLine(lines: { get(i: number): CellLine | undefined }, star
           was = now;
         }
         nulls += width;
-        if (x < trimmed) text += ' ';
+        if (inText) text += ' ';
         continue;
       }
       const now = styleAt(line, x);
@@ -185,7 +189,7 @@ export function encodeLine(lines: { get(i: number): CellLine | undefined }, star
         nulls = 0;
       }
       row += ch;
-      text += ch;
+      if (inText) text += ch;
     }
     if (y < end) {
       // A wrap the text makes by itself: the row full to its last cell, the next row's first of the same background.
