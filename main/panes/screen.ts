@@ -52,6 +52,11 @@ const ARCHIVE_BATCH = 250;
  * it is work for a quiet moment, never on the output's path (a flood's end, a Ctrl-C).
  */
 const ARCHIVE_IDLE_MS = 1_000;
+/**
+ * Lines of a caught-up queue parsed per turn, and archived in the same turn (Piece.bulk):
+ * the most rows of such a queue xterm's cells hold at once, beyond what the buffer keeps.
+ */
+const BULK_ROWS = 1_000;
 /** Rows archived per turn of the event loop (~10 ms), so that the service stays responsive while it archives. */
 const ARCHIVE_TURN_ROWS = 1_000;
 
@@ -81,6 +86,8 @@ export interface ScreenOptions {
   liveRows?: number;
   archiveBatch?: number;
   archiveIdleMs?: number;
+  /** Lines of a caught-up queue parsed and archived per turn (tests make it small): see BULK_ROWS. */
+  bulkRows?: number;
 }
 
 /** The parts of @xterm/headless 6.0.0's core the screen uses (not public API: checked by screen.test.ts). */
@@ -99,6 +106,12 @@ interface Piece {
   data: string;
   done: number;
   after: Array<() => void>;
+  /**
+   * A queue of plain output being caught up (its line feeds, when more than the buffer
+   * keeps): parsed BULK_ROWS lines a turn, each turn's rows archived before the next, so
+   * that a flood's last 10,000 lines never sit in xterm's cells all at once.
+   */
+  bulk: boolean;
 }
 
 export class Screen {
@@ -123,6 +136,7 @@ export class Screen {
   private readonly liveRows: number;
   private readonly archiveBatch: number;
   private readonly archiveIdleMs: number;
+  private readonly bulkRows: number;
   private archiveTimer: NodeJS.Timeout | undefined;
   private archiveTurn: NodeJS.Immediate | undefined;
   /** The scrollback's oldest rows, as text (when the scrollback is longer than what the buffer keeps). */
@@ -151,6 +165,7 @@ export class Screen {
     this.liveRows = opts.liveRows ?? LIVE_ROWS;
     this.archiveBatch = opts.archiveBatch ?? ARCHIVE_BATCH;
     this.archiveIdleMs = opts.archiveIdleMs ?? ARCHIVE_IDLE_MS;
+    this.bulkRows = opts.bulkRows ?? BULK_ROWS;
     this.term = new headless.Terminal({ cols: opts.cols, rows: opts.rows, scrollback: opts.scrollback, allowProposedApi: true, logLevel: 'off' });
     this.serializer = new serialize.SerializeAddon();
     this.term.loadAddon(this.serializer);
@@ -178,6 +193,8 @@ export class Screen {
     });
   }
 
+  /** Rows went to the archive since the screen last said it had none left to move (compacted). */
+  private archivedSinceSaid = false;
   /** True while the screen itself trims the buffer (a resize, the archive's move). */
   private ownTrim = false;
 
@@ -211,7 +228,7 @@ export class Screen {
     if (tail > 0) {
       // Something that is not plain: it and everything before it go to the parser now.
       this.chunks.push(data.slice(0, tail));
-      this.hand(this.takeQueue());
+      this.handQueue();
       data = data.slice(tail);
     }
     if (data) {
@@ -288,9 +305,9 @@ export class Screen {
    * once by a read that cannot wait (parseNow). Each piece keeps what must happen once it is
    * parsed (a resize, a settled()), so those happen between the same bytes they came between.
    */
-  private hand(data: string): void {
+  private hand(data: string, bulk = false): void {
     if (!data) return;
-    this.pieces.push({ data, done: 0, after: [] });
+    this.pieces.push({ data, done: 0, after: [], bulk });
     this.inFlight += data.length;
     this.opts.handed?.(data.length);
     if (!this.drainTimer) this.drainTimer = setImmediate(() => this.drainSlice());
@@ -298,7 +315,9 @@ export class Screen {
 
   private drainSlice(): void {
     this.drainTimer = undefined;
-    this.drain(this.slice);
+    const bulk = this.pieces[0]?.bulk;
+    if (bulk) this.drainBulk();
+    else this.drain(this.slice);
     if (this.pieces.length > 0 && !this.disposed && !this.drainTimer) this.drainTimer = setImmediate(() => this.drainSlice());
   }
 
@@ -332,6 +351,31 @@ export class Screen {
       for (const f of piece.after) f();
       // The parser caught up: a queue that grew meanwhile can be shortened now.
       if (this.inFlight === 0 && this.queued > 0 && !this.disposed) this.shorten();
+    }
+  }
+
+  /**
+   * A turn of a bulk piece (see Piece.bulk): up to BULK_ROWS of its lines parsed, then the
+   * rows above what the buffer keeps moved to the archive, before anything else comes in.
+   */
+  private drainBulk(): void {
+    const piece = this.pieces[0]!;
+    let end = piece.done;
+    for (let n = 0; n < this.bulkRows && end < piece.data.length; n++) {
+      const lf = piece.data.indexOf('\n', end);
+      end = lf < 0 ? piece.data.length : lf + 1;
+    }
+    this.drain(Math.max(1, end - piece.done));
+    if (!this.archiving || this.disposed) return;
+    const over = () => this.term.buffer.normal.baseY - this.live() >= this.archiveBatch;
+    if (over()) {
+      this.moveToArchive(2 * this.bulkRows);
+      this.archivedSinceSaid = true;
+    }
+    // The flood's lines are in the archive: the memory their cells took can go back.
+    if (this.pieces[0] !== piece && !over() && this.archivedSinceSaid) {
+      this.archivedSinceSaid = false;
+      this.opts.compacted?.();
     }
   }
 
@@ -371,8 +415,14 @@ export class Screen {
       this.archiveTimer.unref?.();
       return;
     }
-    if (this.moveToArchive(ARCHIVE_TURN_ROWS)) this.archiveTurn = setImmediate(() => this.archiveWhenIdle());
-    else this.opts.compacted?.();
+    const before = this.archive.rows;
+    const more = this.moveToArchive(ARCHIVE_TURN_ROWS);
+    this.archivedSinceSaid ||= this.archive.rows !== before;
+    if (more) this.archiveTurn = setImmediate(() => this.archiveWhenIdle());
+    else if (this.archivedSinceSaid) {
+      this.archivedSinceSaid = false;
+      this.opts.compacted?.();
+    }
   }
 
   /** Archive every row the buffer need not keep, now (what a quiet moment would do). */
@@ -412,7 +462,13 @@ export class Screen {
   private flushQueue(): void {
     this.chunks.push(this.partial);
     this.partial = '';
-    this.hand(this.takeQueue());
+    this.handQueue();
+  }
+
+  /** The queue to the parser, in turns of BULK_ROWS lines when it holds more than the buffer keeps (see Piece.bulk). */
+  private handQueue(): void {
+    const bulk = this.archiving && this.queueLines > this.live() + this.archiveBatch;
+    this.hand(this.takeQueue(), bulk);
   }
 
   private armIdle(): void {
