@@ -46,16 +46,35 @@ describe('giving memory back', () => {
     r.dispose();
   });
 
-  it('collects after a screen archived its old scrollback, once output is quiet', async () => {
+  it('collects at once after a screen archived its old scrollback, even as output goes on; a second archive within a second waits for quiet', async () => {
     const p = panes();
     let collected = 0;
     const r = returnMemoryWhenQuiet(p, () => collected++, 60);
     p.compacted();
     p.output(10);
     await sleep(30);
-    expect(collected).toBe(0);
-    await sleep(120);
     expect(collected).toBe(1);
+    p.compacted();
+    p.output(10);
+    await sleep(30);
+    expect(collected).toBe(1);
+    await sleep(120);
+    expect(collected).toBe(2);
+    r.dispose();
+  });
+
+  it('collects during a flood that goes on, every so much output and no more often than asked', async () => {
+    const p = panes();
+    let collected = 0;
+    const r = returnMemoryWhenQuiet(p, () => collected++, 10_000, undefined, { chars: 2 * 1024 * 1024, ms: 150 });
+    const start = performance.now();
+    while (performance.now() - start < 1_000) {
+      p.output(512 * 1024);
+      await sleep(10);
+    }
+    // A second of flood, never quiet: a collection every 150 ms at most, and some.
+    expect(collected).toBeGreaterThanOrEqual(2);
+    expect(collected).toBeLessThanOrEqual(7);
     r.dispose();
   });
 

@@ -16,6 +16,14 @@ import type { PaneServiceApi } from '../services.ts';
 const FLOOD_CHARS = 8 * 1024 * 1024;
 /** Quiet for this long: the flood has ended. */
 const QUIET_MS = 2_000;
+/**
+ * A flood that goes on (or floods one after another, with no quiet between): memory is
+ * given back every this much output, at most once every STEADY_MS (a pause of tens of ms).
+ */
+const STEADY_CHARS = 32 * 1024 * 1024;
+const STEADY_MS = 5_000;
+/** After a screen caught up with a flood and archived it, memory is given back at once unless it was this recently. */
+const COMPACTED_MS = 1_000;
 
 export interface MemoryReturner {
   dispose(): void;
@@ -44,46 +52,74 @@ export function mallocTrim(): (() => boolean) | null {
   return trimmer;
 }
 
-/** A full collection that releases V8's pooled pages, then the allocator's free pages. */
+/**
+ * A full collection that also shrinks the young generation and releases V8's pooled pages
+ * (`last-resort`: a plain one leaves ~30 MiB more after a flood), then the allocator's free pages.
+ */
 export function giveBack(gc: Gc): void {
   gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   mallocTrim()?.();
 }
 
-/** Give memory back once output has been quiet for QUIET_MS after FLOOD_CHARS of it, after a pane closed, or after a screen archived. No-op without `gc`. */
-export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | 'onRemoved' | 'onCompacted'>, gc: Gc | undefined, quietMs = QUIET_MS, give: (gc: Gc) => void = giveBack): MemoryReturner {
+/**
+ * Give memory back once output has been quiet for QUIET_MS after FLOOD_CHARS of it, after a
+ * pane closed, or after a screen archived; and during a flood that goes on, every
+ * STEADY_CHARS of output at most once every STEADY_MS. No-op without `gc`.
+ */
+export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | 'onRemoved' | 'onCompacted'>, gc: Gc | undefined, quietMs = QUIET_MS, give: (gc: Gc) => void = giveBack, steady = { chars: STEADY_CHARS, ms: STEADY_MS }): MemoryReturner {
   if (!gc) return { dispose() {} };
   let since = 0;
   let due = false;
   let timer: NodeJS.Timeout | undefined;
+  // A flood that goes on: output since memory was last given back, and when that was.
+  let steadySince = 0;
+  let givenAt = -Infinity;
+  let steadyTurn: NodeJS.Immediate | undefined;
+  const giveNow = (): void => {
+    due = false;
+    since = 0;
+    steadySince = 0;
+    givenAt = performance.now();
+    give(gc);
+  };
   const arm = (): void => {
     clearTimeout(timer);
     timer = setTimeout(() => {
       timer = undefined;
-      if (!due) return;
-      due = false;
-      since = 0;
-      give(gc);
+      if (due) giveNow();
     }, quietMs);
     timer.unref();
   };
+  /** A plain give-back between two reads (not inside this one), unless one was given in the last `within` ms. */
+  const giveSoon = (within: number): boolean => {
+    if (steadyTurn || performance.now() - givenAt < within) return false;
+    steadyTurn = setImmediate(() => {
+      steadyTurn = undefined;
+      giveNow();
+    });
+    return true;
+  };
   const offOutput = panes.onOutput((_id, data) => {
     since += data.length;
+    steadySince += data.length;
     if (since >= FLOOD_CHARS) due = true;
     if (due) arm();
+    if (steadySince >= steady.chars) giveSoon(steady.ms);
   });
   const offRemoved = panes.onRemoved(() => {
     due = true;
     arm();
   });
-  // A screen archived its old scrollback: the rows it let go are garbage now.
+  // A screen archived its old scrollback (a flood's end caught up): the rows it let go are
+  // garbage now, and more output may follow at once (the next command), so not only when quiet.
   const offCompacted = panes.onCompacted(() => {
     due = true;
-    arm();
+    if (!giveSoon(COMPACTED_MS)) arm();
   });
   return {
     dispose() {
       clearTimeout(timer);
+      if (steadyTurn) clearImmediate(steadyTurn);
       offOutput();
       offRemoved();
       offCompacted();
