@@ -62,72 +62,168 @@ function colour(word: number): number {
 const FG_FLAGS = FG_INVERSE | FG_BOLD | FG_BLINK | FG_INVISIBLE | FG_STRIKETHROUGH;
 const BG_FLAGS = BG_ITALIC | BG_DIM | BG_OVERLINE;
 
-/** SGR parameters for a colour (38/48 base), as the addon writes them. */
-function pushColour(out: number[], word: number, base: 30 | 40): void {
-  const mode = word & CM_MASK;
-  if (mode === CM_RGB) out.push(base + 8, 2, (word >>> 16) & 0xff, (word >>> 8) & 0xff, word & 0xff);
-  else if (mode !== 0) {
-    const c = word & 0xff;
-    if (c >= 16) out.push(base + 8, 5, c);
-    else out.push(c & 8 ? base + 60 + (c & 7) : base + (c & 7));
-  } else out.push(base + 9);
-}
-
 /** Flags in the addon's order: [word (0 fg, 1 bg), bit, on, off]. */
 const FLAGS: ReadonlyArray<readonly [0 | 1, number, number, number]> = [
   [0, FG_INVERSE, 7, 27], [0, FG_BOLD, 1, 22], [0, FG_UNDERLINE, 4, 24], [1, BG_OVERLINE, 53, 55], [0, FG_BLINK, 5, 25],
   [0, FG_INVISIBLE, 8, 28], [1, BG_ITALIC, 3, 23], [1, BG_DIM, 2, 22], [0, FG_STRIKETHROUGH, 9, 29],
 ];
 
-/** A cell's style as the addon compares it: foreground and background words, and underline (its isUnderline(): 1 for an extended style, else the flag's bit). */
-interface Style {
-  fg: number;
-  bg: number;
-  ul: number;
+/**
+ * The line being written, as UTF-16 code units (a string made once from them is flat, where
+ * one built a character at a time is a rope of small pieces), and its text beside it.
+ */
+let out = new Uint16Array(4096);
+let at = 0;
+let txt = new Uint16Array(4096);
+let tat = 0;
+
+function put(code: number): void {
+  if (at === out.length) {
+    const bigger = new Uint16Array(out.length * 2);
+    bigger.set(out);
+    out = bigger;
+  }
+  out[at++] = code;
 }
 
-const DEFAULT: Style = { fg: 0, bg: 0, ul: 0 };
-
-function styleAt(line: CellLine, x: number): Style {
-  const d = line._data;
-  const fg = d[x * 3 + 1]!;
-  const bg = d[x * 3 + 2]!;
-  const ul = bg & BG_EXTENDED && (line._extendedAttrs[x]?.underlineStyle ?? 0) !== 0 ? 1 : fg & FG_UNDERLINE;
-  return { fg, bg, ul };
+function putText(code: number): void {
+  if (tat === txt.length) {
+    const bigger = new Uint16Array(txt.length * 2);
+    bigger.set(txt);
+    txt = bigger;
+  }
+  txt[tat++] = code;
 }
 
-/** The SGR that takes the style `was` to `now`, as the addon's _diffStyle writes it; '' when nothing differs. */
-function sgr(now: Style, was: Style): string {
-  const { fg, bg } = now;
-  const fgChanged = colour(fg) !== colour(was.fg);
-  const bgChanged = colour(bg) !== colour(was.bg);
-  const flagsChanged = (fg & FG_FLAGS) !== (was.fg & FG_FLAGS) || (bg & BG_FLAGS) !== (was.bg & BG_FLAGS) || now.ul !== was.ul;
-  if (!fgChanged && !bgChanged && !flagsChanged) return '';
-  const p: number[] = [];
+function putNum(n: number): void {
+  if (n >= 10) putNum(Math.floor(n / 10));
+  put(48 + (n % 10));
+}
+
+/** Code units [0, n) of `units` as a string (in pieces small enough for fromCharCode's arguments). */
+function stringOf(units: Uint16Array, n: number): string {
+  if (n <= 8192) return String.fromCharCode.apply(null, units.subarray(0, n) as unknown as number[]);
+  const parts: string[] = [];
+  for (let i = 0; i < n; i += 8192) parts.push(String.fromCharCode.apply(null, units.subarray(i, Math.min(n, i + 8192)) as unknown as number[]));
+  return flat(parts.join(''));
+}
+
+/** A cell's underline as the addon's isUnderline() gives it: 1 for an extended style (a hyperlink's dashed one too), else the flag's bit. */
+function underlineAt(line: CellLine, x: number, fg: number, bg: number): number {
+  return bg & BG_EXTENDED && (line._extendedAttrs[x]?.underlineStyle ?? 0) !== 0 ? 1 : fg & FG_UNDERLINE;
+}
+
+/** SGR parameters for a colour (38/48 base), as the addon writes them; `first` when none came before. */
+function putColour(word: number, base: 30 | 40, first: boolean): void {
+  if (!first) put(59);
+  const mode = word & CM_MASK;
+  if (mode === CM_RGB) {
+    putNum(base + 8);
+    put(59);
+    put(50);
+    for (const c of [(word >>> 16) & 0xff, (word >>> 8) & 0xff, word & 0xff]) {
+      put(59);
+      putNum(c);
+    }
+  } else if (mode !== 0) {
+    const c = word & 0xff;
+    if (c >= 16) {
+      putNum(base + 8);
+      put(59);
+      put(53);
+      put(59);
+      putNum(c);
+    } else putNum(c & 8 ? base + 60 + (c & 7) : base + (c & 7));
+  } else putNum(base + 9);
+}
+
+/**
+ * The SGR that takes the style (wfg, wbg, wul) to (fg, bg, ul), as the addon's _diffStyle
+ * writes it; whether anything differed (then it was written).
+ */
+function putSgr(fg: number, bg: number, ul: number, wfg: number, wbg: number, wul: number): boolean {
+  const fgChanged = colour(fg) !== colour(wfg);
+  const bgChanged = colour(bg) !== colour(wbg);
+  const flagsChanged = (fg & FG_FLAGS) !== (wfg & FG_FLAGS) || (bg & BG_FLAGS) !== (wbg & BG_FLAGS) || ul !== wul;
+  if (!fgChanged && !bgChanged && !flagsChanged) return false;
+  put(27);
+  put(91);
+  let first = true;
   if (fg === 0 && bg === 0) {
-    if (was.fg !== 0 || was.bg !== 0) p.push(0);
+    if (wfg !== 0 || wbg !== 0) {
+      put(48);
+      first = false;
+    }
   } else {
-    if (fgChanged) pushColour(p, fg, 30);
-    if (bgChanged) pushColour(p, bg, 40);
+    if (fgChanged) {
+      putColour(fg, 30, first);
+      first = false;
+    }
+    if (bgChanged) {
+      putColour(bg, 40, first);
+      first = false;
+    }
     if (flagsChanged) {
       for (const [which, bit, on, off] of FLAGS) {
+        let now: number;
+        let was: number;
         if (bit === FG_UNDERLINE) {
-          if (now.ul !== was.ul) p.push(now.ul ? on : off);
-          continue;
+          now = ul;
+          was = wul;
+        } else {
+          now = (which === 0 ? fg : bg) & bit;
+          was = (which === 0 ? wfg : wbg) & bit;
         }
-        const v = (which === 0 ? fg : bg) & bit;
-        if (v !== ((which === 0 ? was.fg : was.bg) & bit)) p.push(v ? on : off);
+        if (now === was) continue;
+        if (!first) put(59);
+        putNum(now ? on : off);
+        first = false;
       }
     }
   }
-  return `\x1b[${p.join(';')}m`;
+  put(109);
+  return true;
 }
 
-/** A character cell's characters ('' for an empty one). */
-function chars(line: CellLine, x: number, content: number): string {
-  if (content & COMBINED) return line._combined[x] ?? '';
+/** A character cell's characters (not an empty one's) onto the line, and its text when `inText`. */
+function putChars(line: CellLine, x: number, content: number, inText: boolean): void {
+  if (content & COMBINED) {
+    const s = line._combined[x]!;
+    for (let i = 0; i < s.length; i++) {
+      put(s.charCodeAt(i));
+      if (inText) putText(s.charCodeAt(i));
+    }
+    return;
+  }
   const cp = content & CODEPOINT;
-  return cp === 0 ? '' : String.fromCodePoint(cp);
+  if (cp > 0xffff) {
+    const hi = 0xd800 + ((cp - 0x10000) >> 10);
+    const lo = 0xdc00 + ((cp - 0x10000) & 0x3ff);
+    put(hi);
+    put(lo);
+    if (inText) {
+      putText(hi);
+      putText(lo);
+    }
+  } else {
+    put(cp);
+    if (inText) putText(cp);
+  }
+}
+
+/** Empty cells as the addon writes them before a style change or a character: an erase where they have a background, and a move. */
+function putNulls(nulls: number, bg: number): void {
+  if (nulls === 0) return;
+  if (colour(bg) !== 0) {
+    put(27);
+    put(91);
+    putNum(nulls);
+    put(88);
+  }
+  put(27);
+  put(91);
+  putNum(nulls);
+  put(67);
 }
 
 /**
@@ -137,10 +233,12 @@ function chars(line: CellLine, x: number, content: number): string {
  */
 export function encodeLine(lines: { get(i: number): CellLine | undefined }, start: number, end: number, screenRows: number): { data: string; text: string } | undefined {
   if (end - start >= screenRows) return undefined;
-  let data = '';
-  let text = '';
-  // The style the addon last wrote (its _cursorStyle), and the empty cells it has not written yet.
-  let was = DEFAULT;
+  at = 0;
+  tat = 0;
+  // The style the addon last wrote (its _cursorStyle).
+  let wfg = 0;
+  let wbg = 0;
+  let wul = 0;
   for (let y = start; y <= end; y++) {
     const line = lines.get(y);
     if (!line) return undefined;
@@ -149,8 +247,8 @@ export function encodeLine(lines: { get(i: number): CellLine | undefined }, star
     const trimmed = line.getTrimmedLength();
     // Empty cells with a background after the last character are drawn too (an erase).
     const drawnTo = Math.max(trimmed, line.getNoBgTrimmedLength());
+    // Empty cells not written yet.
     let nulls = 0;
-    let row = '';
     // The text reads as xterm's translateToString does: a cell, then the one its width leads to.
     let textAt = 0;
     for (let x = 0; x < drawnTo; x++) {
@@ -160,36 +258,36 @@ export function encodeLine(lines: { get(i: number): CellLine | undefined }, star
       if (inText) textAt = x + (width || 1);
       if (width === 0) {
         // Not written by the addon; in the text, what xterm reads there (a space).
-        if (inText) text += ' ';
+        if (inText) putText(32);
         continue;
       }
-      const ch = chars(line, x, content);
-      if (ch === '') {
-        if (colour(d[x * 3 + 2]!) !== colour(was.bg)) {
-          row += flushNulls(nulls, was.bg);
+      const fg = d[x * 3 + 1]!;
+      const bg = d[x * 3 + 2]!;
+      if (content & COMBINED ? !line._combined[x] : !(content & CODEPOINT)) {
+        // An empty cell: a style change only when its background differs.
+        if (colour(bg) !== colour(wbg)) {
+          putNulls(nulls, wbg);
           nulls = 0;
-          const now = styleAt(line, x);
-          row += sgr(now, was);
-          was = now;
+          const ul = underlineAt(line, x, fg, bg);
+          putSgr(fg, bg, ul, wfg, wbg, wul);
+          wfg = fg;
+          wbg = bg;
+          wul = ul;
         }
         nulls += width;
-        if (inText) text += ' ';
+        if (inText) putText(32);
         continue;
       }
-      const now = styleAt(line, x);
-      const style = sgr(now, was);
-      if (style) {
-        row += flushNulls(nulls, was.bg);
-        nulls = 0;
-        row += style;
-        was = now;
+      const ul = underlineAt(line, x, fg, bg);
+      // The empty cells before it, in the style before it; then its style, if that changed.
+      putNulls(nulls, wbg);
+      nulls = 0;
+      if (putSgr(fg, bg, ul, wfg, wbg, wul)) {
+        wfg = fg;
+        wbg = bg;
+        wul = ul;
       }
-      if (nulls > 0) {
-        row += flushNulls(nulls, was.bg);
-        nulls = 0;
-      }
-      row += ch;
-      if (inText) text += ch;
+      putChars(line, x, content, inText);
     }
     if (y < end) {
       // A wrap the text makes by itself: the row full to its last cell, the next row's first of the same background.
@@ -202,23 +300,26 @@ export function encodeLine(lines: { get(i: number): CellLine | undefined }, star
       // The padding after what is drawn (default background): the addon's style change at its first cell.
       let x = drawnTo;
       while (x < cols && d[x * 3]! >>> WIDTH_SHIFT === 0) x++;
-      if (x < cols && colour(d[x * 3 + 2]!) !== colour(was.bg)) {
-        row += flushNulls(nulls, was.bg);
+      if (x < cols && colour(d[x * 3 + 2]!) !== colour(wbg)) {
+        putNulls(nulls, wbg);
         nulls = 0;
-        const now = styleAt(line, x);
-        row += sgr(now, was);
-        was = now;
+        const fg = d[x * 3 + 1]!;
+        const bg = d[x * 3 + 2]!;
+        const ul = underlineAt(line, x, fg, bg);
+        putSgr(fg, bg, ul, wfg, wbg, wul);
+        wfg = fg;
+        wbg = bg;
+        wul = ul;
       }
       // Empty cells with a background up to the row's end: an erase.
-      if (nulls > 0 && colour(was.bg) !== 0) row += `\x1b[${nulls}X`;
+      if (nulls > 0 && colour(wbg) !== 0) {
+        put(27);
+        put(91);
+        putNum(nulls);
+        put(88);
+      }
     }
-    data += row;
   }
-  return { data: flat(data), text: flat(text) };
+  return { data: stringOf(out, at), text: stringOf(txt, tat) };
 }
 
-/** Empty cells as the addon writes them before a style change or a character: an erase where they have a background, and a move. */
-function flushNulls(nulls: number, bg: number): string {
-  if (nulls === 0) return '';
-  return colour(bg) !== 0 ? `\x1b[${nulls}X\x1b[${nulls}C` : `\x1b[${nulls}C`;
-}
