@@ -328,6 +328,39 @@ describe('the lazy headless screen', () => {
     }
   }, 120_000);
 
+  it('takes turns when many screens catch up with a flood at once: one parses while the others wait, none is left waiting, and a read does not wait', async () => {
+    // Each screen's characters handed to its parser, parsed, and the first piece's (the flood's queue).
+    const counts = Array.from({ length: 5 }, () => ({ handed: 0, parsed: 0, flood: 0 }));
+    const screens = counts.map((c) => new Screen({ cols: 60, rows: 10, scrollback: 3_000, liveRows: 100, archiveBatch: 50, bulkRows: 200, handed: (n) => (c.flood ||= n, c.handed += n), parsed: (n) => (c.parsed += n) }));
+    try {
+      for (const [i, screen] of screens.entries()) {
+        let out = '';
+        for (let k = 0; k < 2_500; k++) out += `screen ${i} line ${k}\r\n`;
+        screen.write(out);
+        // Something not plain: the queue goes to the parser, a bulk piece of 2,500 lines.
+        screen.write('\x1b[?25l');
+      }
+      // The fourth screen is read at once, whatever its turn.
+      expect(screens[3]!.allText().split('\n').at(-2)).toBe('screen 3 line 2499');
+      let turns = 0;
+      while (counts.some((c) => c.parsed < c.handed)) {
+        const busy = counts.filter((c) => c.parsed > 0 && c.parsed < c.flood).length;
+        expect(busy, JSON.stringify(counts)).toBeLessThanOrEqual(1);
+        await turn();
+        if (++turns > 500) throw new Error(`still catching up after 500 turns: ${JSON.stringify(counts)}`);
+      }
+      for (const [i, screen] of screens.entries()) {
+        const text = screen.allText().split('\n');
+        expect(text.at(-2)).toBe(`screen ${i} line 2499`);
+        expect(screen.history).toBeGreaterThan(2_400);
+        // Archived as they were caught up; the read parsed the fourth at once, its rows wait for a quiet moment.
+        if (i !== 3) expect(screen.term.buffer.normal.baseY).toBeLessThan(100 + 50 + 10);
+      }
+    } finally {
+      for (const screen of screens) screen.dispose();
+    }
+  });
+
   it('compacts a plain flood to about the buffer\'s worth of lines, and the scrollback holds the last lines exactly', async () => {
     const screen = new Screen({ cols: 80, rows: 24, scrollback: 1000, idleMs: 5, compactMin: 10_000 });
     try {

@@ -114,6 +114,13 @@ interface Piece {
   bulk: boolean;
 }
 
+/**
+ * Screens catching up with a flood (Piece.bulk) take turns, the first catching up and the
+ * others waiting: when many panes' floods end together, one screen's rows are in xterm's
+ * cells at a time, and their garbage is collected before the next's.
+ */
+const catchingUp: Screen[] = [];
+
 export class Screen {
   readonly term: InstanceType<typeof headless.Terminal>;
   private readonly serializer: InstanceType<typeof serialize.SerializeAddon>;
@@ -310,15 +317,43 @@ export class Screen {
     this.pieces.push({ data, done: 0, after: [], bulk });
     this.inFlight += data.length;
     this.opts.handed?.(data.length);
-    if (!this.drainTimer) this.drainTimer = setImmediate(() => this.drainSlice());
+    this.schedule();
   }
 
   private drainSlice(): void {
     this.drainTimer = undefined;
-    const bulk = this.pieces[0]?.bulk;
-    if (bulk) this.drainBulk();
-    else this.drain(this.slice);
-    if (this.pieces.length > 0 && !this.disposed && !this.drainTimer) this.drainTimer = setImmediate(() => this.drainSlice());
+    if (this.disposed) return;
+    const piece = this.pieces[0];
+    if (piece?.bulk) {
+      if (!catchingUp.includes(this)) catchingUp.push(this);
+      // Another screen is catching up: this one's turn comes when that one is done (leaveCatchUp).
+      if (catchingUp[0] !== this) return;
+      this.drainBulk();
+      if (this.pieces[0] === piece) {
+        this.schedule();
+        return;
+      }
+      // Done with that piece: the next screen's turn (this one joins the end of the line again for another).
+      this.leaveCatchUp();
+      if (this.pieces.length > 0) this.schedule();
+      return;
+    }
+    // (A read may have parsed a bulk piece while this screen waited its turn.)
+    this.leaveCatchUp();
+    this.drain(this.slice);
+    if (this.pieces.length > 0) this.schedule();
+  }
+
+  private schedule(): void {
+    if (!this.drainTimer && !this.disposed) this.drainTimer = setImmediate(() => this.drainSlice());
+  }
+
+  /** Out of the screens catching up (done, or disposed): the next one's turn. */
+  private leaveCatchUp(): void {
+    const i = catchingUp.indexOf(this);
+    if (i < 0) return;
+    catchingUp.splice(i, 1);
+    if (i === 0) catchingUp[0]?.schedule();
   }
 
   /**
@@ -552,6 +587,7 @@ export class Screen {
     this.archive.clear();
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.drainTimer) clearImmediate(this.drainTimer);
+    this.leaveCatchUp();
     if (this.archiveTimer) clearTimeout(this.archiveTimer);
     if (this.archiveTurn) clearImmediate(this.archiveTurn);
     // What waited for output never parsed now (a settled()) goes on; a resize is moot.
