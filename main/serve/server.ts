@@ -19,7 +19,7 @@ import type { App } from '../app.ts';
 import { appRoot } from '../panes/env.ts';
 import { serviceStarting } from '../service/client.ts';
 import { coreBackend, serviceBackend, type Backend } from './backend.ts';
-import { mimeType, resolveStatic } from './files.ts';
+import { mimeType, RendererFiles } from './files.ts';
 import { cookieToken, hostAllowed, loopbackBindAddress, newToken, originAllowed, rendererCsp, serveUrl, setCookie, tokensEqual } from './security.ts';
 
 export interface ServeOptions {
@@ -151,19 +151,23 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
     }
   });
 
-  /** The renderer's own files (out/renderer). */
+  /** The renderer's own files (out/renderer): hashed assets from memory, cached by the browser for good. */
+  const rendererFiles = new RendererFiles(rendererDir);
   const sendRenderer = (res: http.ServerResponse, req: http.IncomingMessage, pathname: string, headers: Record<string, string>, deny: (code: number, text: string) => void): void => {
-    const file = resolveStatic(rendererDir, pathname);
-    if (!file) {
-      if (pathname === '/') return deny(503, 'The renderer is not built yet: run `npm run build`, then reload.');
-      return deny(404, 'Not found.');
-    }
-    const isHtml = file.endsWith('.html');
-    return sendFile(res, req, file, {
-      ...headers,
-      'Content-Type': mimeType(file),
-      'Content-Security-Policy': rendererCsp(actualPort),
-      'Cache-Control': isHtml ? 'no-store' : 'no-cache',
+    void rendererFiles.get(pathname).then((file) => {
+      if (!file) {
+        if (pathname === '/') return deny(503, 'The renderer is not built yet: run `npm run build`, then reload.');
+        return deny(404, 'Not found.');
+      }
+      res.writeHead(200, {
+        ...headers,
+        'Content-Type': file.type,
+        'Content-Security-Policy': rendererCsp(actualPort),
+        // A hashed name is its content: a second window, or a reload, takes it from the browser's cache without asking.
+        'Cache-Control': file.immutable ? 'public, max-age=31536000, immutable' : file.type.startsWith('text/html') ? 'no-store' : 'no-cache',
+        'Content-Length': String(file.body.length),
+      });
+      res.end(req.method === 'HEAD' ? undefined : file.body);
     });
   };
 
