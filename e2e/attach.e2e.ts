@@ -6,7 +6,8 @@
  * the pane and splits it: the held-back window must come up on its one socket, having said
  * hello once, showing the split and the output exactly once, and then work both ways.
  * A second window in the same browser (a new tab, and a reload) takes the renderer's hashed
- * assets from the browser's cache without asking serve again, and shows the pane as well.
+ * assets from the browser's cache without asking serve again, and shows the pane as the first
+ * window does (its terminal started at the pane's size, the snapshot drawn into it fresh).
  * Timing is measured in `npm run bench -- peer`, never here.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,6 +119,10 @@ describe('attaching a window', () => {
     }
     // index.html is asked for each time (it names the current build's assets).
     expect(asked[0]).toBe('/');
+    // Its terminal started at the pane's size (the same viewport as the first window's) and drew the snapshot as the first window shows the pane.
+    const size = (w: TdPage) => w.page.evaluate((id) => (window as unknown as { __td: { size(id: string): { cols: number; rows: number } | null } }).__td.size(id), paneId!);
+    expect(await size(second)).toEqual(await size(first));
+    expect(await second.text(paneId!)).toBe(await first.text(paneId!));
     await second.typeLine(paneId!, 'echo second-tab-$((7*3))');
     await second.waitForText(paneId!, /^second-tab-21$/m);
     await first.waitForText(paneId!, /^second-tab-21$/m);
