@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -182,6 +182,14 @@ function windowOver(ws: WebSocket): { request(name: string, req: unknown): Promi
     },
   };
 }
+
+describe('serve\'s start', () => {
+  it('loads node:http without Node\'s ESM facade, which would load undici (~50 ms of the door\'s start)', () => {
+    const out = spawnSync(process.execPath, ['--experimental-strip-types', '--no-warnings', '--input-type=module', '-e', `await import(${JSON.stringify(path.join(import.meta.dirname, 'server.ts'))}); console.log(JSON.stringify(process.moduleLoadList.filter((m) => /undici/.test(m))))`], { encoding: 'utf8', timeout: 60_000 });
+    expect(out.stderr).toBe('');
+    expect(JSON.parse(out.stdout)).toEqual([]);
+  });
+});
 
 describe('serve over WebSocket', () => {
   const origin = () => `http://127.0.0.1:${served.port}`;

@@ -10,7 +10,7 @@
  * service too old to open a door).
  */
 import fs from 'node:fs';
-import http from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -21,6 +21,10 @@ import { serviceStarting } from '../service/client.ts';
 import { coreBackend, serviceBackend, type Backend } from './backend.ts';
 import { mimeType, RendererFiles } from './files.ts';
 import { cookieToken, hostAllowed, loopbackBindAddress, newToken, originAllowed, rendererCsp, serveUrl, setCookie, tokensEqual } from './security.ts';
+
+// node:http as its CommonJS module: imported as ESM, Node builds a facade reading every export,
+// which loads undici for node:http's lazy WebSocket getters (~50 ms of a start on Node 24).
+const http = process.getBuiltinModule('node:http');
 
 export interface ServeOptions {
   /** 0 (default): a free port. */
@@ -95,7 +99,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   void backendReady.then((b) => (backend = b), () => undefined);
   let actualPort = 0;
 
-  const authorised = (req: http.IncomingMessage, url: URL): boolean =>
+  const authorised = (req: IncomingMessage, url: URL): boolean =>
     tokensEqual(cookieToken(req.headers.cookie), token) || tokensEqual(url.searchParams.get('token'), token);
 
   const server = http.createServer((req, res) => {
@@ -153,7 +157,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
 
   /** The renderer's own files (out/renderer): hashed assets from memory, cached by the browser for good. */
   const rendererFiles = new RendererFiles(rendererDir);
-  const sendRenderer = (res: http.ServerResponse, req: http.IncomingMessage, pathname: string, headers: Record<string, string>, deny: (code: number, text: string) => void): void => {
+  const sendRenderer = (res: ServerResponse, req: IncomingMessage, pathname: string, headers: Record<string, string>, deny: (code: number, text: string) => void): void => {
     void rendererFiles.get(pathname).then((file) => {
       if (!file) {
         if (pathname === '/') return deny(503, 'The renderer is not built yet: run `npm run build`, then reload.');
@@ -175,7 +179,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME });
   const sockets = new Set<WebSocket>();
 
-  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const refuse = (why: string): void => {
       socket.write(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${why}\n`);
       socket.destroy();
@@ -193,7 +197,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
-  wss.on('connection', (ws: WebSocket, req: http.IncomingMessage) => {
+  wss.on('connection', (ws: WebSocket, req: IncomingMessage) => {
     sockets.add(ws);
     ws.on('close', () => sockets.delete(ws));
     ws.on('error', () => ws.terminate());
@@ -269,7 +273,7 @@ function answersOrStarting(ready: Promise<unknown>, env: NodeJS.ProcessEnv | und
   });
 }
 
-function sendFile(res: http.ServerResponse, req: http.IncomingMessage, file: string, headers: Record<string, string>): void {
+function sendFile(res: ServerResponse, req: IncomingMessage, file: string, headers: Record<string, string>): void {
   fs.stat(file, (err, st) => {
     if (err || !st.isFile()) {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
