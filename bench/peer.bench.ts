@@ -12,7 +12,9 @@
  * `TD_BENCH_ROUNDS` (5), `TD_BENCH_PEER_MB` (the cat, 32), `TD_BENCH_PEER_FLOOD_MB` (the
  * memory flood, 128) and `TD_BENCH_ATTACHES` (second windows attached per round, 3) change
  * the sizes; `TD_BENCH_PARTS=startup` measures only the start and the attach (with where
- * each one's time went), leaving out the output figures.
+ * each one's time went), leaving out the output figures. Attaches are timed in a fresh
+ * browser context (an empty cache), in a new tab of a context that has shown the app, and in
+ * a new tab of a persistent profile (as `npm start`'s Chromium keeps) that has shown it twice.
  *
  * Where the core's time went (measured before choosing, `node --cpu-prof` on the service
  * and the relay with a Node client acking at once, 32 MiB of coloured source-like text):
