@@ -104,7 +104,7 @@ describe('serve over HTTP', () => {
     const hashed = await get(served.port, '/assets/index-C2c8prz0.js', { Cookie: cookie });
     expect(hashed.status).toBe(200);
     expect(hashed.body).toBe('console.log(2)');
-    expect(hashed.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(hashed.headers['cache-control']).toBe('private, max-age=31536000, immutable');
     expect(hashed.headers['content-length']).toBe(String('console.log(2)'.length));
     expect(hashed.headers['content-type']).toMatch(/javascript/);
     expect((await get(served.port, '/', { Cookie: cookie })).headers['cache-control']).toBe('no-store');

@@ -167,8 +167,9 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
         ...headers,
         'Content-Type': file.type,
         'Content-Security-Policy': rendererCsp(actualPort),
-        // A hashed name is its content: a second window, or a reload, takes it from the browser's cache without asking.
-        'Cache-Control': file.immutable ? 'public, max-age=31536000, immutable' : file.type.startsWith('text/html') ? 'no-store' : 'no-cache',
+        // A hashed name is its content: a second window, or a reload, takes it from the browser's cache without
+        // asking. private: it was sent behind the token, for this browser only (no shared cache may keep it).
+        'Cache-Control': file.immutable ? 'private, max-age=31536000, immutable' : file.type.startsWith('text/html') ? 'no-store' : 'no-cache',
         'Content-Length': String(file.body.length),
       });
       res.end(req.method === 'HEAD' ? undefined : file.body);
