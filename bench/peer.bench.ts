@@ -12,7 +12,9 @@
  * `TD_BENCH_ROUNDS` (5), `TD_BENCH_PEER_MB` (the cat, 32), `TD_BENCH_PEER_FLOOD_MB` (the
  * memory flood, 128) and `TD_BENCH_ATTACHES` (second windows attached per round, 3) change
  * the sizes; `TD_BENCH_PARTS=startup` measures only the start and the attach (with where
- * each one's time went), leaving out the output figures.
+ * each one's time went), leaving out the output figures. Attaches are timed in a fresh
+ * browser context (an empty cache), in a new tab of a context that has shown the app, and in
+ * a new tab of a persistent profile (as `npm start`'s Chromium keeps) that has shown it twice.
  *
  * Where the core's time went (measured before choosing, `node --cpu-prof` on the service
  * and the relay with a Node client acking at once, 32 MiB of coloured source-like text):
@@ -40,7 +42,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../e2e/harness.ts';
 import { cpuSeconds, ensureBuilt, ensureWetty, startOurs, startWetty, type App } from './peer-apps.ts';
 import { catFile, ctrlC, flood, frameGaps, keys, pageCpu, waitForRow } from './peer-page.ts';
@@ -64,6 +66,8 @@ interface Figures {
   attach?: number;
   /** Ours: where an attach's time went, on the page's clock (medians of the round's attaches). */
   attachTimeline?: Record<string, number>;
+  /** Ours: the same, in a browser that has shown the app before: a new tab in the same context, and in a persistent profile (npm start's Chromium). */
+  attachCached?: { sameContext: { ms: number; timeline: Record<string, number> }; profile: { ms: number; timeline: Record<string, number> } };
   /** Where the start's time went: spawn to ready (serve printed its URL / WeTTY listens), to the page's script run, to the prompt (ms). */
   timeline: { ready: number; script: number };
   keys: number[];
@@ -90,7 +94,7 @@ function pct(xs: number[], p: number): number {
 const median = (xs: number[]) => pct(xs, 50);
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
-async function measure(browser: Browser, app: App, file: string, round: number, expectTail: string[] | undefined): Promise<Figures> {
+async function measure(browser: Browser, persistent: BrowserContext, app: App, file: string, round: number, expectTail: string[] | undefined): Promise<Figures> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
   try {
     const page = await context.newPage();
@@ -107,26 +111,33 @@ async function measure(browser: Browser, app: App, file: string, round: number, 
     await cdp.send('Performance.enable');
     let attach: number | undefined;
     let attachTimeline: Record<string, number> | undefined;
+    let attachCached: Figures['attachCached'];
     if (app.name === 'ours') {
-      // Second windows on the running service, each in a fresh context: page load to its prompt shown.
-      const times: number[] = [];
-      const lines: Record<string, number>[] = [];
-      for (let i = 0; i < ATTACHES; i++) {
+      // Second windows on the running service, each in a fresh context (an empty cache): page load to its prompt shown.
+      ({ ms: attach, timeline: attachTimeline } = await attaches(url, async () => {
         const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
         await other.addInitScript(watchPrompt);
-        const p2 = await other.newPage();
-        const t0 = performance.now();
-        await p2.goto(url);
-        await waitForRow(p2, /td\$$/, 30_000);
-        times.push(performance.now() - t0);
-        lines.push(await attachTimelineOf(p2));
-        await other.close();
+        return { page: await other.newPage(), done: () => other.close() };
+      }));
+      // Second windows in a browser that has shown the app already (its cache warm): a new tab in the
+      // same context, and in a persistent profile as npm start's Chromium keeps (where Chromium also keeps
+      // V8's code cache for the scripts it has run: it makes one the second time a script runs).
+      const shared = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      await shared.addInitScript(watchPrompt);
+      const tab = async (ctx: BrowserContext) => ({ page: await ctx.newPage(), done: async () => {} });
+      try {
+        await warm(shared, url, 1);
+        const sameContext = await attaches(url, () => tab(shared));
+        await warm(persistent, url, 2);
+        const profile = await attaches(url, () => tab(persistent));
+        attachCached = { sameContext, profile };
+      } finally {
+        await shared.close();
+        for (const p of persistent.pages()) await p.close();
       }
-      attach = median(times);
-      attachTimeline = Object.fromEntries(Object.keys(lines[0]!).map((k) => [k, median(lines.map((l) => l[k] ?? NaN))]));
     }
     const none = { keys: [], bps: NaN, serverCpu: NaN, pageCpu: NaN, frameGap: NaN, ctrlC: NaN, rssIdle: NaN, rssPeak: NaN, onceIdle: NaN, oncePeak: NaN };
-    if (!PARTS.includes('output')) return { startup, attach, attachTimeline, timeline, ...none };
+    if (!PARTS.includes('output')) return { startup, attach, attachTimeline, attachCached, timeline, ...none };
     const pids = app.pids();
     const memory = () => sum(pids.map((p) => rss(p) ?? 0));
     // Both our processes map the same Node binary: its pages (most of serve's RSS) counted once.
@@ -180,9 +191,36 @@ async function measure(browser: Browser, app: App, file: string, round: number, 
     } finally {
       clearInterval(sampler);
     }
-    return { startup, attach, attachTimeline, timeline, keys: keyTimes, bps: fs.statSync(file).size / (ms / 1000), serverCpu, pageCpu: pCpu, frameGap, ctrlC: c, rssIdle, rssPeak, onceIdle, oncePeak, exact };
+    return { startup, attach, attachTimeline, attachCached, timeline, keys: keyTimes, bps: fs.statSync(file).size / (ms / 1000), serverCpu, pageCpu: pCpu, frameGap, ctrlC: c, rssIdle, rssPeak, onceIdle, oncePeak, exact };
   } finally {
     await context.close();
+  }
+}
+
+/** ATTACHES windows opened by `open`, each timed from page load to its prompt shown: the median, and of its timeline. */
+async function attaches(url: string, open: () => Promise<{ page: Page; done: () => Promise<void> }>): Promise<{ ms: number; timeline: Record<string, number> }> {
+  const times: number[] = [];
+  const lines: Record<string, number>[] = [];
+  for (let i = 0; i < ATTACHES; i++) {
+    const { page, done } = await open();
+    const t0 = performance.now();
+    await page.goto(url);
+    await waitForRow(page, /td\$$/, 30_000);
+    times.push(performance.now() - t0);
+    lines.push(await attachTimelineOf(page));
+    await page.close();
+    await done();
+  }
+  return { ms: median(times), timeline: Object.fromEntries(Object.keys(lines[0]!).map((k) => [k, median(lines.map((l) => l[k] ?? NaN))])) };
+}
+
+/** Shows the app `times` times in a context, so its cache holds what a window loads (this round's server: its own origin). */
+async function warm(ctx: BrowserContext, url: string, times: number): Promise<void> {
+  for (let i = 0; i < times; i++) {
+    const page = await ctx.newPage();
+    await page.goto(url);
+    await waitForRow(page, /td\$$/, 30_000);
+    await page.close();
   }
 }
 
@@ -203,11 +241,13 @@ function watchPrompt(): void {
 function attachTimelineOf(page: import('playwright-core').Page): Promise<Record<string, number>> {
   return page.evaluate(() => {
     const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
-    const scripts = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((r) => r.initiatorType === 'script' || r.initiatorType === 'link' || /\.js$/.test(r.name));
+    // The main bundle (chunks loaded later, the bench's when idle, are not on the way to the prompt).
+    const main = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).find((r) => /\/assets\/index-[^/]*\.js$/.test(r.name));
     const mark = (name: string) => performance.getEntriesByName(name, 'mark')[0]?.startTime ?? NaN;
     return {
       html: nav.responseEnd,
-      'scripts fetched': scripts.length ? Math.max(...scripts.map((r) => r.responseEnd)) : NaN,
+      'main script fetched': main?.responseEnd ?? NaN,
+      'main script KB over the network': main ? main.transferSize / 1024 : NaN,
       'script run': mark('td:script'),
       'socket open': mark('td:open'),
       'hello answered': mark('td:hello'),
@@ -225,6 +265,10 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
   const wetty = ensureWetty(log);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-bench-peer-files-'));
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: [...CHROMIUM_ARGS, '--disable-3d-apis'], headless: true });
+  // A browser with a profile on disk, as npm start's Chromium has (its HTTP cache and V8's code cache kept there).
+  const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-bench-peer-profile-'));
+  const persistent = await chromium.launchPersistentContext(profileDir, { executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: [...CHROMIUM_ARGS, '--disable-3d-apis'], headless: true, viewport: { width: 1280, height: 800 } });
+  await persistent.addInitScript(watchPrompt);
   try {
     const file = colouredFile(dir, 'coloured.txt', CAT_MB * MB);
     // The window shows the cat's lines without their colours: what its scrollback must hold, exactly.
@@ -236,10 +280,10 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       for (const name of r % 2 === 0 ? (['ours', 'WeTTY'] as const) : (['WeTTY', 'ours'] as const)) {
         const app = name === 'ours' ? await startOurs() : await startWetty(wetty);
         try {
-          const f = await measure(browser, app, file, r, name === 'ours' ? tail : undefined);
+          const f = await measure(browser, persistent, app, file, r, name === 'ours' ? tail : undefined);
           figures[name].push(f);
           if (!PARTS.includes('output')) {
-            log(`round ${r + 1} ${name}: start ${f.startup.toFixed(0)} ms (ready ${f.timeline.ready.toFixed(0)}, page script run ${f.timeline.script.toFixed(0)})${f.attach ? `, attach ${f.attach.toFixed(0)} ms (${Object.entries(f.attachTimeline ?? {}).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')})` : ''}`);
+            log(`round ${r + 1} ${name}: start ${f.startup.toFixed(0)} ms (ready ${f.timeline.ready.toFixed(0)}, page script run ${f.timeline.script.toFixed(0)})${f.attach ? `, attach ${f.attach.toFixed(0)} ms (${steps(f.attachTimeline)})` : ''}${f.attachCached ? `; cached: same context ${f.attachCached.sameContext.ms.toFixed(0)} ms (${steps(f.attachCached.sameContext.timeline)}), profile ${f.attachCached.profile.ms.toFixed(0)} ms (${steps(f.attachCached.profile.timeline)})` : ''}`);
             continue;
           }
           log(`round ${r + 1} ${name}: ${(f.bps / MB).toFixed(1)} MB/s, server ${f.serverCpu.toFixed(2)} CPU-s, page ${f.pageCpu.toFixed(2)} s, keys p50 ${median(f.keys).toFixed(1)} p99 ${pct(f.keys, 99).toFixed(1)} ms, Ctrl-C ${f.ctrlC.toFixed(0)} ms, RSS ${(f.rssIdle / MB).toFixed(0)}/${(f.rssPeak / MB).toFixed(0)} MiB (pages once ${(f.onceIdle / MB).toFixed(0)}/${(f.oncePeak / MB).toFixed(0)}), start ${f.startup.toFixed(0)} ms${f.attach ? `, attach ${f.attach.toFixed(0)} ms` : ''}, frame gap ${f.frameGap.toFixed(0)} ms${f.exact ? `, scrollback ${f.exact.ok ? 'exact' : 'NOT EXACT'} (${f.exact.lines} lines)` : ''}`);
@@ -250,11 +294,15 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     }
     report(figures, bare, log);
   } finally {
+    await persistent.close();
     await browser.close();
     fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(profileDir, { recursive: true, force: true });
   }
   return { name: 'peer: ours beside WeTTY 3.2.0 (issue 11)', lines };
 }
+
+const steps = (timeline: Record<string, number> | undefined) => Object.entries(timeline ?? {}).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ');
 
 function report(figures: Record<App['name'], Figures[]>, bare: number[], log: (l: string) => void): void {
   const o = figures.ours;
@@ -282,8 +330,17 @@ function report(figures: Record<App['name'], Figures[]>, bare: number[], log: (l
     row('  of which spawn to the page\'s scripts run', (f) => f.timeline.script, msf);
     const attach = median(o.map((f) => f.attach ?? NaN));
     log(`| a window attaching to the running service, load to prompt shown | ${msf(attach)} | | |`);
-    const steps = o[0]?.attachTimeline;
-    if (steps) log(`| of which, on the page's clock (medians) | ${Object.keys(steps).map((k) => `${k} ${median(o.map((f) => f.attachTimeline?.[k] ?? NaN)).toFixed(0)}`).join(', ')} | | |`);
+    const clock = (get: (f: Figures) => Record<string, number> | undefined) => {
+      const first = get(o[0]!);
+      if (first) log(`| of which, on the page's clock (medians) | ${Object.keys(first).map((k) => `${k} ${median(o.map((f) => get(f)?.[k] ?? NaN)).toFixed(0)}`).join(', ')} | | |`);
+    };
+    clock((f) => f.attachTimeline);
+    if (o[0]?.attachCached) {
+      log(`| the same, a new tab in a browser context that showed the app (its cache warm) | ${msf(median(o.map((f) => f.attachCached?.sameContext.ms ?? NaN)))} | | |`);
+      clock((f) => f.attachCached?.sameContext.timeline);
+      log(`| the same, a new tab in a persistent profile that showed the app twice (npm start's Chromium) | ${msf(median(o.map((f) => f.attachCached?.profile.ms ?? NaN)))} | | |`);
+      clock((f) => f.attachCached?.profile.timeline);
+    }
     return { start, attach };
   };
   if (!PARTS.includes('output')) {

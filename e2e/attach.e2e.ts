@@ -5,11 +5,14 @@
  * back (a route that answers only when the test lets it) while another window types into
  * the pane and splits it: the held-back window must come up on its one socket, having said
  * hello once, showing the split and the output exactly once, and then work both ways.
+ * A second window in the same browser (a new tab, and a reload) takes the renderer's hashed
+ * assets from the browser's cache without asking serve again, and shows the pane as the first
+ * window does (its terminal started at the pane's size, the snapshot drawn into it fresh).
  * Timing is measured in `npm run bench -- peer`, never here.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, WebSocket as PageSocket } from 'playwright-core';
-import { launchBrowser, openWindow, startServe, type Serve, type TdPage } from './harness.ts';
+import { launchBrowser, openWindow, startServe, TdPage, type Serve } from './harness.ts';
 
 let serve: Serve;
 let browser: Browser;
@@ -90,5 +93,46 @@ describe('attaching a window', () => {
     } finally {
       await late.close();
     }
+  });
+
+  it('a second window in the same browser, and a reload, take the hashed assets from the cache and attach', async () => {
+    const [paneId] = await first.paneIds();
+    // What a page loaded from serve: its hashed assets (and how many bytes came over the network), and index.html.
+    const loaded = (w: TdPage) => w.page.evaluate(() => (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+      .filter((r) => /\/assets\/[^/]+-[A-Za-z0-9_-]{8}\.(js|css)$/.test(new URL(r.name).pathname))
+      .map((r) => ({ path: new URL(r.name).pathname, transferSize: r.transferSize, bodySize: r.decodedBodySize })));
+    const asked: string[] = [];
+    const page = await first.context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('request', (r) => asked.push(new URL(r.url()).pathname));
+    const second = new TdPage(page, first.context, errors);
+    await page.goto(`${serve.origin}/?test=1&theme=light`);
+    await second.waitFor(async () => (await second.paneIds()).includes(paneId!), 'the pane in the second window', 30_000);
+    await second.waitForPrompt(paneId!);
+    const assets = await loaded(second);
+    // The main bundle, the early script and the stylesheet at least, each from the cache: no bytes over the network.
+    expect(assets.map((a) => a.path)).toEqual(expect.arrayContaining([expect.stringMatching(/^\/assets\/index-.*\.js$/), expect.stringMatching(/^\/assets\/early-.*\.js$/), expect.stringMatching(/^\/assets\/index-.*\.css$/)]));
+    for (const a of assets) {
+      expect(a.bodySize, a.path).toBeGreaterThan(0);
+      expect(a.transferSize, a.path).toBe(0);
+    }
+    // index.html is asked for each time (it names the current build's assets).
+    expect(asked[0]).toBe('/');
+    // Its terminal started at the pane's size (the same viewport as the first window's) and drew the snapshot as the first window shows the pane.
+    const size = (w: TdPage) => w.page.evaluate((id) => (window as unknown as { __td: { size(id: string): { cols: number; rows: number } | null } }).__td.size(id), paneId!);
+    expect(await size(second)).toEqual(await size(first));
+    expect(await second.text(paneId!)).toBe(await first.text(paneId!));
+    await second.typeLine(paneId!, 'echo second-tab-$((7*3))');
+    await second.waitForText(paneId!, /^second-tab-21$/m);
+    await first.waitForText(paneId!, /^second-tab-21$/m);
+
+    await page.reload();
+    await second.waitFor(async () => (await second.paneIds()).includes(paneId!), 'the pane after a reload', 30_000);
+    await second.waitForPrompt(paneId!);
+    for (const a of await loaded(second)) expect(a.transferSize, `${a.path} after a reload`).toBe(0);
+    await second.waitForText(paneId!, /^second-tab-21$/m);
+    expect(errors).toEqual([]);
+    await page.close();
   });
 });

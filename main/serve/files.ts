@@ -61,3 +61,57 @@ export function resolveStatic(root: string, urlPath: string): string | undefined
     return undefined;
   }
 }
+
+/**
+ * Whether a URL path names one of the renderer's built assets, whose names carry a hash of
+ * their content (vite's `assets/<name>-<hash>.<ext>`): the same name is always the same
+ * bytes, so a browser may keep it for good and need not ask again.
+ */
+export function isHashedAsset(urlPath: string): boolean {
+  return /^\/assets\/[A-Za-z0-9._-]+-[A-Za-z0-9_-]{8}\.[A-Za-z0-9.]+$/.test(urlPath);
+}
+
+/** A file to send: its bytes, its media type, and whether its name says its content (cache it for good). */
+export interface StaticFile {
+  body: Buffer;
+  type: string;
+  immutable: boolean;
+}
+
+/**
+ * The renderer's files as a window asks for them: hashed assets read once and kept in memory
+ * (their content cannot change under the same name; at most `limit` bytes kept, larger ones
+ * and the rest read each time), everything else (index.html, icon.svg) read at each request.
+ * Which file a path names is always resolveStatic's answer: nothing outside `root`.
+ */
+export class RendererFiles {
+  private readonly kept = new Map<string, Promise<StaticFile | undefined>>();
+  private keptBytes = 0;
+  private readonly root: string;
+  private readonly limit: number;
+
+  constructor(root: string, limit = 32 * 1024 * 1024) {
+    this.root = root;
+    this.limit = limit;
+  }
+
+  get(urlPath: string): Promise<StaticFile | undefined> {
+    const kept = this.kept.get(urlPath);
+    if (kept) return kept;
+    const file = resolveStatic(this.root, urlPath);
+    if (!file) return Promise.resolve(undefined);
+    const immutable = isHashedAsset(urlPath);
+    const read = fs.promises.readFile(file).then(
+      (body): StaticFile => ({ body, type: mimeType(file), immutable }),
+      () => undefined,
+    );
+    if (!immutable) return read;
+    this.kept.set(urlPath, read);
+    void read.then((f) => {
+      // Not kept: unreadable, or over what memory may hold (read again next time).
+      if (!f || this.keptBytes + f.body.length > this.limit) this.kept.delete(urlPath);
+      else this.keptBytes += f.body.length;
+    });
+    return read;
+  }
+}

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -44,6 +44,7 @@ beforeAll(async () => {
   fs.mkdirSync(path.join(renderer, 'assets'), { recursive: true });
   fs.writeFileSync(path.join(renderer, 'index.html'), '<!doctype html><title>td</title><script type="module" src="/assets/app.js"></script>');
   fs.writeFileSync(path.join(renderer, 'assets', 'app.js'), 'console.log(1)');
+  fs.writeFileSync(path.join(renderer, 'assets', 'index-C2c8prz0.js'), 'console.log(2)');
   fs.writeFileSync(path.join(state.dir, 'secret.txt'), 'secret');
   served = await startServe({ port: 0, fresh: true, cwd: state.dir, env: { ...state.env, SHELL: BASH[0] }, rendererDir: renderer });
   const artifact = path.join(state.dir, 'page.html');
@@ -64,7 +65,7 @@ describe('serve over HTTP', () => {
   });
 
   it('refuses every request without the token', async () => {
-    for (const p of ['/', '/index.html', '/assets/app.js', '/artifact/x/page.html']) {
+    for (const p of ['/', '/index.html', '/assets/app.js', '/assets/index-C2c8prz0.js', '/artifact/x/page.html']) {
       const r = await get(served.port, p);
       expect(r.status, p).toBe(403);
       expect(r.body).toMatch(/Forbidden/);
@@ -97,6 +98,20 @@ describe('serve over HTTP', () => {
     const js = await get(served.port, '/assets/app.js', { Cookie: cookie });
     expect(js.status).toBe(200);
     expect(js.headers['content-type']).toMatch(/javascript/);
+  });
+
+  it('lets the browser keep hashed assets for good, never index.html, and revalidate the rest', async () => {
+    const hashed = await get(served.port, '/assets/index-C2c8prz0.js', { Cookie: cookie });
+    expect(hashed.status).toBe(200);
+    expect(hashed.body).toBe('console.log(2)');
+    expect(hashed.headers['cache-control']).toBe('private, max-age=31536000, immutable');
+    expect(hashed.headers['content-length']).toBe(String('console.log(2)'.length));
+    expect(hashed.headers['content-type']).toMatch(/javascript/);
+    expect((await get(served.port, '/', { Cookie: cookie })).headers['cache-control']).toBe('no-store');
+    expect((await get(served.port, '/index.html', { Cookie: cookie })).headers['cache-control']).toBe('no-store');
+    expect((await get(served.port, '/assets/app.js', { Cookie: cookie })).headers['cache-control']).toBe('no-cache');
+    // Kept in memory, still behind the token.
+    expect((await get(served.port, '/assets/index-C2c8prz0.js')).status).toBe(403);
   });
 
   it('refuses a foreign Host header (DNS rebinding), even with the cookie', async () => {
@@ -167,6 +182,14 @@ function windowOver(ws: WebSocket): { request(name: string, req: unknown): Promi
     },
   };
 }
+
+describe('serve\'s start', () => {
+  it('loads node:http without Node\'s ESM facade, which would load undici (~50 ms of the door\'s start)', () => {
+    const out = spawnSync(process.execPath, ['--experimental-strip-types', '--no-warnings', '--input-type=module', '-e', `await import(${JSON.stringify(path.join(import.meta.dirname, 'server.ts'))}); console.log(JSON.stringify(process.moduleLoadList.filter((m) => /undici/.test(m))))`], { encoding: 'utf8', timeout: 60_000 });
+    expect(out.stderr).toBe('');
+    expect(JSON.parse(out.stdout)).toEqual([]);
+  });
+});
 
 describe('serve over WebSocket', () => {
   const origin = () => `http://127.0.0.1:${served.port}`;

@@ -10,7 +10,7 @@
  * service too old to open a door).
  */
 import fs from 'node:fs';
-import http from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -19,8 +19,12 @@ import type { App } from '../app.ts';
 import { appRoot } from '../panes/env.ts';
 import { serviceStarting } from '../service/client.ts';
 import { coreBackend, serviceBackend, type Backend } from './backend.ts';
-import { mimeType, resolveStatic } from './files.ts';
+import { mimeType, RendererFiles } from './files.ts';
 import { cookieToken, hostAllowed, loopbackBindAddress, newToken, originAllowed, rendererCsp, serveUrl, setCookie, tokensEqual } from './security.ts';
+
+// node:http as its CommonJS module: imported as ESM, Node builds a facade reading every export,
+// which loads undici for node:http's lazy WebSocket getters (~50 ms of a start on Node 24).
+const http = process.getBuiltinModule('node:http');
 
 export interface ServeOptions {
   /** 0 (default): a free port. */
@@ -95,7 +99,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   void backendReady.then((b) => (backend = b), () => undefined);
   let actualPort = 0;
 
-  const authorised = (req: http.IncomingMessage, url: URL): boolean =>
+  const authorised = (req: IncomingMessage, url: URL): boolean =>
     tokensEqual(cookieToken(req.headers.cookie), token) || tokensEqual(url.searchParams.get('token'), token);
 
   const server = http.createServer((req, res) => {
@@ -151,19 +155,24 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
     }
   });
 
-  /** The renderer's own files (out/renderer). */
-  const sendRenderer = (res: http.ServerResponse, req: http.IncomingMessage, pathname: string, headers: Record<string, string>, deny: (code: number, text: string) => void): void => {
-    const file = resolveStatic(rendererDir, pathname);
-    if (!file) {
-      if (pathname === '/') return deny(503, 'The renderer is not built yet: run `npm run build`, then reload.');
-      return deny(404, 'Not found.');
-    }
-    const isHtml = file.endsWith('.html');
-    return sendFile(res, req, file, {
-      ...headers,
-      'Content-Type': mimeType(file),
-      'Content-Security-Policy': rendererCsp(actualPort),
-      'Cache-Control': isHtml ? 'no-store' : 'no-cache',
+  /** The renderer's own files (out/renderer): hashed assets from memory, cached by the browser for good. */
+  const rendererFiles = new RendererFiles(rendererDir);
+  const sendRenderer = (res: ServerResponse, req: IncomingMessage, pathname: string, headers: Record<string, string>, deny: (code: number, text: string) => void): void => {
+    void rendererFiles.get(pathname).then((file) => {
+      if (!file) {
+        if (pathname === '/') return deny(503, 'The renderer is not built yet: run `npm run build`, then reload.');
+        return deny(404, 'Not found.');
+      }
+      res.writeHead(200, {
+        ...headers,
+        'Content-Type': file.type,
+        'Content-Security-Policy': rendererCsp(actualPort),
+        // A hashed name is its content: a second window, or a reload, takes it from the browser's cache without
+        // asking. private: it was sent behind the token, for this browser only (no shared cache may keep it).
+        'Cache-Control': file.immutable ? 'private, max-age=31536000, immutable' : file.type.startsWith('text/html') ? 'no-store' : 'no-cache',
+        'Content-Length': String(file.body.length),
+      });
+      res.end(req.method === 'HEAD' ? undefined : file.body);
     });
   };
 
@@ -171,7 +180,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME });
   const sockets = new Set<WebSocket>();
 
-  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const refuse = (why: string): void => {
       socket.write(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${why}\n`);
       socket.destroy();
@@ -189,7 +198,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
-  wss.on('connection', (ws: WebSocket, req: http.IncomingMessage) => {
+  wss.on('connection', (ws: WebSocket, req: IncomingMessage) => {
     sockets.add(ws);
     ws.on('close', () => sockets.delete(ws));
     ws.on('error', () => ws.terminate());
@@ -265,7 +274,7 @@ function answersOrStarting(ready: Promise<unknown>, env: NodeJS.ProcessEnv | und
   });
 }
 
-function sendFile(res: http.ServerResponse, req: http.IncomingMessage, file: string, headers: Record<string, string>): void {
+function sendFile(res: ServerResponse, req: IncomingMessage, file: string, headers: Record<string, string>): void {
   fs.stat(file, (err, st) => {
     if (err || !st.isFile()) {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });

@@ -72,6 +72,7 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
       snapshots: ctx.terminals.snapshots,
       priority: () => (ctx.store.getState().focused === paneId ? 0 : 1),
       prefetched: () => ctx.terminals.takePrefetched(paneId),
+      size: s.panes[paneId],
     }));
     session.attach(el);
     return () => session.detach(el);

@@ -43,6 +43,11 @@ export interface SessionOptions {
   priority?: () => number;
   /** A snapshot asked for before this terminal was made (TerminalRegistry.prefetch), for its first draw. */
   prefetched?: () => Prefetched | undefined;
+  /**
+   * The pane's size in the core, when known: the terminal starts at it, so a window of the same
+   * size draws its rows once (not at 80 x 24 first, then again at the fitted size and the snapshot's).
+   */
+  size?: { cols: number; rows: number };
 }
 
 /** How long a pane's size must stay put before the PTY is resized (SIGWINCH once, not per frame). */
@@ -143,6 +148,8 @@ export class TerminalSession {
   private theme: ThemeName;
   /** The last snapshot left older history out; it is fetched when the person scrolls to the top. */
   private partial = false;
+  /** Whether anything was written to the terminal yet (a fresh one needs no reset before its first snapshot). */
+  private written = false;
 
   constructor(opts: SessionOptions) {
     this.opts = opts;
@@ -152,7 +159,9 @@ export class TerminalSession {
     this.acker = new Acker((chars) => acknowledge(opts.api, this.paneId, chars));
     this.host = document.createElement('div');
     this.host.className = 'terminal-host';
+    const size = opts.size && opts.size.cols >= 2 && opts.size.rows >= 1 ? { cols: opts.size.cols, rows: opts.size.rows } : {};
     this.term = new Terminal({
+      ...size,
       allowProposedApi: true,
       scrollback: opts.settings.scrollback || 10_000,
       fontSize: opts.settings.fontSize,
@@ -258,7 +267,8 @@ export class TerminalSession {
       }
       performance.mark('td:snapshot');
       this.stats.snapshotChars = snap.data.length;
-      this.term.reset();
+      if (this.written) this.term.reset();
+      this.written = true;
       if (snap.cols > 0 && snap.rows > 0 && (snap.cols !== this.term.cols || snap.rows !== this.term.rows)) {
         this.term.resize(snap.cols, snap.rows);
       }
@@ -290,6 +300,7 @@ export class TerminalSession {
       return;
     }
     this.stats.written += data.length;
+    this.written = true;
     this.term.write(data, () => this.acker.written(data.length));
   }
 
