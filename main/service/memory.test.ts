@@ -21,9 +21,9 @@ function panes() {
       bus.on('compacted', fn);
       return () => bus.off('compacted', fn);
     },
-    output: (chars: number) => bus.emit('output', 'p1', 'x'.repeat(chars)),
+    output: (chars: number, id = 'p1') => bus.emit('output', id, 'x'.repeat(chars)),
     removed: () => bus.emit('removed', 'p1'),
-    compacted: () => bus.emit('compacted', 'p1'),
+    compacted: (id = 'p1') => bus.emit('compacted', id),
   };
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -60,6 +60,19 @@ describe('giving memory back', () => {
     expect(collected).toBe(1);
     await sleep(120);
     expect(collected).toBe(2);
+    r.dispose();
+  });
+
+  it('after a screen archived while another pane floods, waits for quiet', async () => {
+    const p = panes();
+    let collected = 0;
+    const r = returnMemoryWhenQuiet(p, () => collected++, 80);
+    p.output(512 * 1024, 'p2');
+    p.compacted('p1');
+    await sleep(30);
+    expect(collected).toBe(0);
+    await sleep(150);
+    expect(collected).toBe(1);
     r.dispose();
   });
 

@@ -17,13 +17,16 @@ const FLOOD_CHARS = 8 * 1024 * 1024;
 /** Quiet for this long: the flood has ended. */
 const QUIET_MS = 2_000;
 /**
- * A flood that goes on (or floods one after another, with no quiet between): memory is
- * given back every this much output, at most once every STEADY_MS (a pause of tens of ms).
+ * A flood that goes on (or floods one after another, with no quiet between): garbage is
+ * collected every this much output, at most once every STEADY_MS, concurrently.
  */
 const STEADY_CHARS = 32 * 1024 * 1024;
 const STEADY_MS = 5_000;
 /** After a screen caught up with a flood and archived it, memory is given back at once unless it was this recently. */
 const COMPACTED_MS = 1_000;
+/** Another pane that wrote this much in the last FLOODING_MS floods. */
+const FLOODING_CHARS = 256 * 1024;
+const FLOODING_MS = 1_000;
 
 export interface MemoryReturner {
   dispose(): void;
@@ -61,20 +64,37 @@ export function giveBack(gc: Gc): void {
   mallocTrim()?.();
 }
 
+/** A collection during output (the flood goes on): marked concurrently, with short pauses; the trim returns what the last one freed. */
+export function collectBetween(gc: Gc): void {
+  gc({ type: 'major', execution: 'async' });
+  mallocTrim()?.();
+}
+
 /**
  * Give memory back once output has been quiet for QUIET_MS after FLOOD_CHARS of it, after a
- * pane closed, or after a screen archived; and during a flood that goes on, every
- * STEADY_CHARS of output at most once every STEADY_MS. No-op without `gc`.
+ * pane closed, or after a screen archived; at once after a screen caught up with a flood
+ * while no other pane floods (the next command's output may follow at once); and during a
+ * flood that goes on, every STEADY_CHARS of output at most once every STEADY_MS, with a
+ * concurrent collection (`between`). No-op without `gc`.
  */
-export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | 'onRemoved' | 'onCompacted'>, gc: Gc | undefined, quietMs = QUIET_MS, give: (gc: Gc) => void = giveBack, steady = { chars: STEADY_CHARS, ms: STEADY_MS }): MemoryReturner {
+export function returnMemoryWhenQuiet(
+  panes: Pick<PaneServiceApi, 'onOutput' | 'onRemoved' | 'onCompacted'>,
+  gc: Gc | undefined,
+  quietMs = QUIET_MS,
+  give: (gc: Gc) => void = giveBack,
+  steady = { chars: STEADY_CHARS, ms: STEADY_MS },
+  between: (gc: Gc) => void = collectBetween,
+): MemoryReturner {
   if (!gc) return { dispose() {} };
   let since = 0;
   let due = false;
   let timer: NodeJS.Timeout | undefined;
-  // A flood that goes on: output since memory was last given back, and when that was.
+  // A flood that goes on: output since memory was last given back or collected, and when.
   let steadySince = 0;
   let givenAt = -Infinity;
-  let steadyTurn: NodeJS.Immediate | undefined;
+  let turn: NodeJS.Immediate | undefined;
+  // Each pane's output in the current second: whether another pane floods.
+  const recent = new Map<string, { at: number; chars: number }>();
   const giveNow = (): void => {
     due = false;
     since = 0;
@@ -90,36 +110,54 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
     }, quietMs);
     timer.unref();
   };
-  /** A plain give-back between two reads (not inside this one), unless one was given in the last `within` ms. */
-  const giveSoon = (within: number): boolean => {
-    if (steadyTurn || performance.now() - givenAt < within) return false;
-    steadyTurn = setImmediate(() => {
-      steadyTurn = undefined;
-      giveNow();
+  /** Between two reads (not inside this one), unless memory was given back or collected in the last `within` ms. */
+  const soon = (within: number, fn: () => void): boolean => {
+    if (turn || performance.now() - givenAt < within) return false;
+    turn = setImmediate(() => {
+      turn = undefined;
+      fn();
     });
     return true;
   };
-  const offOutput = panes.onOutput((_id, data) => {
+  const floodingBesides = (paneId: string): boolean => {
+    const now = performance.now();
+    for (const [id, r] of recent) if (id !== paneId && now - r.at < FLOODING_MS && r.chars >= FLOODING_CHARS) return true;
+    return false;
+  };
+  const offOutput = panes.onOutput((id, data) => {
     since += data.length;
     steadySince += data.length;
+    const now = performance.now();
+    const r = recent.get(id);
+    if (!r || now - r.at >= FLOODING_MS) recent.set(id, { at: now, chars: data.length });
+    else r.chars += data.length;
     if (since >= FLOOD_CHARS) due = true;
     if (due) arm();
-    if (steadySince >= steady.chars) giveSoon(steady.ms);
+    if (steadySince >= steady.chars) {
+      soon(steady.ms, () => {
+        steadySince = 0;
+        givenAt = performance.now();
+        between(gc);
+      });
+    }
   });
-  const offRemoved = panes.onRemoved(() => {
+  const offRemoved = panes.onRemoved((id) => {
+    recent.delete(id);
     due = true;
     arm();
   });
-  // A screen archived its old scrollback (a flood's end caught up): the rows it let go are
-  // garbage now, and more output may follow at once (the next command), so not only when quiet.
-  const offCompacted = panes.onCompacted(() => {
+  // A screen caught up with a flood and archived it: the rows it let go are garbage now, and
+  // the next command's output may follow at once, so not only once quiet; but not while
+  // other panes flood (a full collection then would stall them all, every time one of them
+  // pauses long enough to catch up): then once quiet.
+  const offCompacted = panes.onCompacted((id) => {
     due = true;
-    if (!giveSoon(COMPACTED_MS)) arm();
+    if (floodingBesides(id) || !soon(COMPACTED_MS, giveNow)) arm();
   });
   return {
     dispose() {
       clearTimeout(timer);
-      if (steadyTurn) clearImmediate(steadyTurn);
+      if (turn) clearImmediate(turn);
       offOutput();
       offRemoved();
       offCompacted();
