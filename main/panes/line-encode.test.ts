@@ -6,23 +6,9 @@
  * writes draws the same cells as what the addon writes, and its text is xterm's.
  */
 import { describe, expect, it } from 'vitest';
-import headless from '@xterm/headless';
-import serialize from '@xterm/addon-serialize';
 import { normalBuffer, withoutNullMoves } from './archive.ts';
 import { encodeLine } from './line-encode.ts';
-
-type Term = InstanceType<typeof headless.Terminal>;
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { cellRows, reference, rng } from './screen-testing.ts';
 
 const STYLES = [
   '\x1b[0m', '\x1b[m', '\x1b[31m', '\x1b[91m', '\x1b[42m', '\x1b[103m', '\x1b[38;5;200m', '\x1b[48;5;17m', '\x1b[38;2;10;20;30m', '\x1b[48;2;200;0;9m',
@@ -52,32 +38,17 @@ function output(seed: number): string {
   return s;
 }
 
-function terminal(cols: number, rows: number): { term: Term; ser: InstanceType<typeof serialize.SerializeAddon>; write(d: string): void } {
-  const term = new headless.Terminal({ cols, rows, scrollback: 100_000, allowProposedApi: true, logLevel: 'off' });
-  const ser = new serialize.SerializeAddon();
-  term.loadAddon(ser);
-  const core = (term as unknown as { _core: { writeSync(d: string): void } })._core;
-  return { term, ser, write: (d) => core.writeSync(d) };
+/** A terminal that parses each write before it returns, with room for every row. */
+function terminal(cols: number, rows: number): ReturnType<typeof reference> {
+  return reference(cols, rows, 100_000);
 }
 
-/** Every cell a replay of `data` (from the top-left of a blank terminal) draws: characters, width, colours and flags, empty cells' background too. */
+/** Every cell a replay of `data` (from the top-left of a blank terminal) draws: characters, width, colours and flags, empty cells' too. */
 function drawn(data: string, cols: number): string[] {
   const { term, write } = terminal(cols, 50);
   try {
     write(data);
-    const b = term.buffer.normal;
-    const cell = b.getNullCell();
-    const rows: string[] = [];
-    for (let y = 0; y < b.length; y++) {
-      const line = b.getLine(y)!;
-      let row = line.isWrapped ? '~' : '';
-      for (let x = 0; x < line.length; x++) {
-        line.getCell(x, cell);
-        row += `${cell.getChars() || '.'}${cell.getWidth()}[${cell.getFgColorMode()}:${cell.getFgColor()}/${cell.getBgColorMode()}:${cell.getBgColor()}/${[cell.isBold(), cell.isDim(), cell.isItalic(), cell.isUnderline(), cell.isBlink(), cell.isInverse(), cell.isInvisible(), cell.isStrikethrough(), cell.isOverline()].map(Number).join('')}]`;
-      }
-      rows.push(row);
-    }
-    return rows;
+    return cellRows(term, true);
   } finally {
     term.dispose();
   }

@@ -72,40 +72,44 @@ const FLAGS: ReadonlyArray<readonly [0 | 1, number, number, number]> = [
  * The line being written, as UTF-16 code units (a string made once from them is flat, where
  * one built a character at a time is a rope of small pieces), and its text beside it.
  */
-let out = new Uint16Array(4096);
-let at = 0;
-let txt = new Uint16Array(4096);
-let tat = 0;
+class CodeUnits {
+  private units = new Uint16Array(4096);
+  length = 0;
+
+  put(code: number): void {
+    if (this.length === this.units.length) {
+      const bigger = new Uint16Array(this.units.length * 2);
+      bigger.set(this.units);
+      this.units = bigger;
+    }
+    this.units[this.length++] = code;
+  }
+
+  /** What was put, as a string (in pieces small enough for fromCharCode's arguments); empty after. */
+  take(): string {
+    const n = this.length;
+    this.length = 0;
+    if (n <= 8192) return String.fromCharCode.apply(null, this.units.subarray(0, n) as unknown as number[]);
+    const parts: string[] = [];
+    for (let i = 0; i < n; i += 8192) parts.push(String.fromCharCode.apply(null, this.units.subarray(i, Math.min(n, i + 8192)) as unknown as number[]));
+    return flat(parts.join(''));
+  }
+}
+
+const out = new CodeUnits();
+const txt = new CodeUnits();
 
 function put(code: number): void {
-  if (at === out.length) {
-    const bigger = new Uint16Array(out.length * 2);
-    bigger.set(out);
-    out = bigger;
-  }
-  out[at++] = code;
+  out.put(code);
 }
 
 function putText(code: number): void {
-  if (tat === txt.length) {
-    const bigger = new Uint16Array(txt.length * 2);
-    bigger.set(txt);
-    txt = bigger;
-  }
-  txt[tat++] = code;
+  txt.put(code);
 }
 
 function putNum(n: number): void {
   if (n >= 10) putNum(Math.floor(n / 10));
   put(48 + (n % 10));
-}
-
-/** Code units [0, n) of `units` as a string (in pieces small enough for fromCharCode's arguments). */
-function stringOf(units: Uint16Array, n: number): string {
-  if (n <= 8192) return String.fromCharCode.apply(null, units.subarray(0, n) as unknown as number[]);
-  const parts: string[] = [];
-  for (let i = 0; i < n; i += 8192) parts.push(String.fromCharCode.apply(null, units.subarray(i, Math.min(n, i + 8192)) as unknown as number[]));
-  return flat(parts.join(''));
 }
 
 /** A cell's underline as the addon's isUnderline() gives it: 1 for an extended style (a hyperlink's dashed one too), else the flag's bit. */
@@ -233,8 +237,8 @@ function putNulls(nulls: number, bg: number): void {
  */
 export function encodeLine(lines: { get(i: number): CellLine | undefined }, start: number, end: number, screenRows: number): { data: string; text: string } | undefined {
   if (end - start >= screenRows) return undefined;
-  at = 0;
-  tat = 0;
+  out.length = 0;
+  txt.length = 0;
   // The style the addon last wrote (its _cursorStyle).
   let wfg = 0;
   let wbg = 0;
@@ -320,6 +324,6 @@ export function encodeLine(lines: { get(i: number): CellLine | undefined }, star
       }
     }
   }
-  return { data: stringOf(out, at), text: stringOf(txt, tat) };
+  return { data: out.take(), text: txt.take() };
 }
 

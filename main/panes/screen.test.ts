@@ -8,21 +8,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import headless from '@xterm/headless';
-import serialize from '@xterm/addon-serialize';
 import { normalBuffer, withoutNullMoves } from './archive.ts';
 import { allTextOf, Screen, screenTextOf } from './screen.ts';
-
-/** A small seeded PRNG (mulberry32): each failing stream can be replayed by its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { cellRows, reference, rng } from './screen-testing.ts';
 
 const SGRS = ['\x1b[31m', '\x1b[0m', '\x1b[m', '\x1b[38;5;123m', '\x1b[48;2;1;2;3m', '\x1b[1;4m', '\x1b[0;32;44m', '\x1b[4:3m', '\x1b[58;5;3m', '\x1b[7m', '\x1b[39;49m'];
 const OTHER = [
@@ -74,17 +62,6 @@ function stream(seed: number): Array<string | { cols: number; rows: number }> {
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-type Term = InstanceType<typeof headless.Terminal>;
-
-/** A reference terminal that parses each write before it returns (xterm's own synchronous write). */
-function reference(cols: number, rows: number, scrollback: number): { term: Term; ser: InstanceType<typeof serialize.SerializeAddon>; write(data: string): void } {
-  const term = new headless.Terminal({ cols, rows, scrollback, allowProposedApi: true, logLevel: 'off' });
-  const ser = new serialize.SerializeAddon();
-  term.loadAddon(ser);
-  const core = (term as unknown as { _core: { writeSync(data: string): void } })._core;
-  return { term, ser, write: (data) => data && core.writeSync(data) };
-}
-
 /** The flow-control meters a Screen reports, checked as they move: never more parsed than handed. */
 function meters(): { handed(n: number): void; parsed(n: number): void; inFlight(): number } {
   let handed = 0;
@@ -115,19 +92,7 @@ function replayed(data: string, cols: number, rows: number): { cells: string[]; 
   try {
     write(data);
     const b = term.buffer.active;
-    const cell = b.getNullCell();
-    const out: string[] = [];
-    for (let y = 0; y < b.length; y++) {
-      const line = b.getLine(y)!;
-      let row = line.isWrapped ? '~' : '';
-      for (let x = 0; x < line.length; x++) {
-        line.getCell(x, cell);
-        const chars = cell.getChars();
-        row += chars || cell.getWidth() === 0 ? `${chars}[${cell.getFgColorMode()}:${cell.getFgColor()}/${cell.getBgColorMode()}:${cell.getBgColor()}/${Number(cell.isBold())}${Number(cell.isUnderline())}${Number(cell.isInverse())}${Number(cell.isItalic())}${Number(cell.isDim())}]` : '.';
-      }
-      out.push(row.replace(/\.+$/, ''));
-    }
-    return { cells: out, x: b.cursorX, y: b.cursorY, text: allTextOf(term) };
+    return { cells: cellRows(term), x: b.cursorX, y: b.cursorY, text: allTextOf(term) };
   } finally {
     term.dispose();
   }
