@@ -22,7 +22,12 @@ const QUIET_MS = 2_000;
  */
 const STEADY_CHARS = 32 * 1024 * 1024;
 const STEADY_MS = 5_000;
-/** After a screen caught up with a flood and archived it, memory is given back at once unless it was this recently. */
+/**
+ * After a screen caught up with a flood and archived it, memory is given back this much
+ * later, whatever the output then (the next command's may follow at once), unless it was
+ * given back this recently: a second, so the collection does not compete with the window
+ * still drawing the flood's end or with what the person does next.
+ */
 const COMPACTED_MS = 1_000;
 /** Another pane that wrote this much in the last FLOODING_MS floods. */
 const FLOODING_CHARS = 256 * 1024;
@@ -72,7 +77,7 @@ export function collectBetween(gc: Gc): void {
 
 /**
  * Give memory back once output has been quiet for QUIET_MS after FLOOD_CHARS of it, after a
- * pane closed, or after a screen archived; at once after a screen caught up with a flood
+ * pane closed, or after a screen archived; a second after a screen caught up with a flood
  * while no other pane floods (the next command's output may follow at once); and during a
  * flood that goes on, every STEADY_CHARS of output at most once every STEADY_MS, with a
  * concurrent collection (`between`). No-op without `gc`.
@@ -82,7 +87,7 @@ export function returnMemoryWhenQuiet(
   gc: Gc | undefined,
   quietMs = QUIET_MS,
   give: (gc: Gc) => void = giveBack,
-  steady = { chars: STEADY_CHARS, ms: STEADY_MS },
+  steady: { chars: number; ms: number; afterCatchUpMs?: number } = { chars: STEADY_CHARS, ms: STEADY_MS },
   between: (gc: Gc) => void = collectBetween,
 ): MemoryReturner {
   if (!gc) return { dispose() {} };
@@ -93,6 +98,7 @@ export function returnMemoryWhenQuiet(
   let steadySince = 0;
   let givenAt = -Infinity;
   let turn: NodeJS.Immediate | undefined;
+  let afterCatchUp: NodeJS.Timeout | undefined;
   // Each pane's output in the current second: whether another pane floods.
   const recent = new Map<string, { at: number; chars: number }>();
   const giveNow = (): void => {
@@ -152,11 +158,19 @@ export function returnMemoryWhenQuiet(
   // pauses long enough to catch up): then once quiet.
   const offCompacted = panes.onCompacted((id) => {
     due = true;
-    if (floodingBesides(id) || !soon(COMPACTED_MS, giveNow)) arm();
+    arm();
+    if (floodingBesides(id) || afterCatchUp) return;
+    const wait = steady.afterCatchUpMs ?? COMPACTED_MS;
+    afterCatchUp = setTimeout(() => {
+      afterCatchUp = undefined;
+      if (due && !floodingBesides(id) && performance.now() - givenAt >= wait) giveNow();
+    }, wait);
+    afterCatchUp.unref();
   });
   return {
     dispose() {
       clearTimeout(timer);
+      clearTimeout(afterCatchUp);
       if (turn) clearImmediate(turn);
       offOutput();
       offRemoved();
