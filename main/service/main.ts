@@ -78,7 +78,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (!result.started) return alreadyRunning(result.holder.pid);
   const { service } = result;
-  returnMemoryWhenQuiet(service.app.panes, (globalThis as { gc?: Gc }).gc);
+  returnMemoryWhenQuiet(service.app.panes, (globalThis as { gc?: Gc }).gc, { windows: service.app.hub });
   // Screens kept as they change, so a crash loses at most this much of what panes showed.
   const keepEvery = Number(process.env.TD_SCREEN_SAVE_MS);
   service.app.core.onDispose(service.app.panes.keepScreens(Number.isFinite(keepEvery) && keepEvery > 0 ? keepEvery : SCREEN_SAVE_MS));

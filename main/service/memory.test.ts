@@ -32,7 +32,7 @@ describe('giving memory back', () => {
   it('collects once output goes quiet after a flood, not during it, and not after a trickle', async () => {
     const p = panes();
     let collected = 0;
-    const r = returnMemoryWhenQuiet(p, () => collected++, 60);
+    const r = returnMemoryWhenQuiet(p, () => collected++, { quietMs: 60 });
     p.output(1000);
     await sleep(120);
     expect(collected).toBe(0);
@@ -49,7 +49,7 @@ describe('giving memory back', () => {
   it('collects a moment after a screen caught up with a flood, even as output goes on; once for several screens', async () => {
     const p = panes();
     let collected = 0;
-    const r = returnMemoryWhenQuiet(p, () => collected++, 10_000, undefined, { chars: 1e12, ms: 10_000, afterCatchUpMs: 60 });
+    const r = returnMemoryWhenQuiet(p, () => collected++, { quietMs: 10_000, afterMs: 60 });
     p.compacted('p1');
     p.compacted('p1');
     const start = performance.now();
@@ -66,10 +66,25 @@ describe('giving memory back', () => {
     r.dispose();
   });
 
+  it('collects a moment after a window went, not when one came', async () => {
+    const p = panes();
+    const bus = new EventEmitter();
+    let collected = 0;
+    const r = returnMemoryWhenQuiet(p, () => collected++, { quietMs: 10_000, afterMs: 30, windows: { onWindows: (fn) => (bus.on('w', fn), () => bus.off('w', fn)) } });
+    bus.emit('w', 1);
+    bus.emit('w', 2);
+    await sleep(80);
+    expect(collected).toBe(0);
+    bus.emit('w', 1);
+    await sleep(80);
+    expect(collected).toBe(1);
+    r.dispose();
+  });
+
   it('after a screen archived while another pane floods, waits for quiet', async () => {
     const p = panes();
     let collected = 0;
-    const r = returnMemoryWhenQuiet(p, () => collected++, 80, undefined, { chars: 1e12, ms: 10_000, afterCatchUpMs: 20 });
+    const r = returnMemoryWhenQuiet(p, () => collected++, { quietMs: 80, afterMs: 20 });
     p.output(512 * 1024, 'p2');
     p.compacted('p1');
     await sleep(50);
@@ -82,7 +97,7 @@ describe('giving memory back', () => {
   it('collects during a flood that goes on, every so much output and no more often than asked', async () => {
     const p = panes();
     let collected = 0;
-    const r = returnMemoryWhenQuiet(p, () => collected++, 10_000, undefined, { chars: 2 * 1024 * 1024, ms: 150 });
+    const r = returnMemoryWhenQuiet(p, () => collected++, { quietMs: 10_000, steadyChars: 2 * 1024 * 1024, steadyMs: 150 });
     const start = performance.now();
     while (performance.now() - start < 1_000) {
       p.output(512 * 1024);
@@ -97,7 +112,7 @@ describe('giving memory back', () => {
   it('collects after a pane closed', async () => {
     const p = panes();
     let collected = 0;
-    const r = returnMemoryWhenQuiet(p, () => collected++, 30);
+    const r = returnMemoryWhenQuiet(p, () => collected++, { quietMs: 30 });
     p.removed();
     await sleep(100);
     expect(collected).toBe(1);

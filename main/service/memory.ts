@@ -23,10 +23,10 @@ const QUIET_MS = 2_000;
 const STEADY_CHARS = 32 * 1024 * 1024;
 const STEADY_MS = 5_000;
 /**
- * After a screen caught up with a flood and archived it, memory is given back this much
- * later, whatever the output then (the next command's may follow at once), unless it was
- * given back this recently: a second, so the collection does not compete with the window
- * still drawing the flood's end or with what the person does next.
+ * After a screen caught up with a flood and archived it, or a window went, memory is given
+ * back this much later, whatever the output then (the next command's may follow at once),
+ * unless it was given back this recently: a second, so the collection does not compete with
+ * the window still drawing the flood's end or with what the person does next.
  */
 const COMPACTED_MS = 1_000;
 /** Another pane that wrote this much in the last FLOODING_MS floods. */
@@ -77,19 +77,33 @@ export function collectBetween(gc: Gc): void {
 
 /**
  * Give memory back once output has been quiet for QUIET_MS after FLOOD_CHARS of it, after a
- * pane closed, or after a screen archived; a second after a screen caught up with a flood
- * while no other pane floods (the next command's output may follow at once); and during a
+ * pane closed, or after a screen archived; a second after a screen caught up with a flood,
+ * or after a window went, while no pane floods (the next command's output may follow at
+ * once); and during a
  * flood that goes on, every STEADY_CHARS of output at most once every STEADY_MS, with a
  * concurrent collection (`between`). No-op without `gc`.
  */
-export function returnMemoryWhenQuiet(
-  panes: Pick<PaneServiceApi, 'onOutput' | 'onRemoved' | 'onCompacted'>,
-  gc: Gc | undefined,
-  quietMs = QUIET_MS,
-  give: (gc: Gc) => void = giveBack,
-  steady: { chars: number; ms: number; afterCatchUpMs?: number } = { chars: STEADY_CHARS, ms: STEADY_MS },
-  between: (gc: Gc) => void = collectBetween,
-): MemoryReturner {
+export interface ReturnOptions {
+  /** Quiet for this long after a flood: QUIET_MS. */
+  quietMs?: number;
+  /** A flood that goes on: collected every `steadyChars` of output, at most once every `steadyMs` (STEADY_CHARS, STEADY_MS). */
+  steadyChars?: number;
+  steadyMs?: number;
+  /** After a screen caught up with a flood, or a window went: given back this much later (COMPACTED_MS). */
+  afterMs?: number;
+  /** What gives memory back, and what collects during a flood (giveBack, collectBetween). */
+  give?: (gc: Gc) => void;
+  between?: (gc: Gc) => void;
+  /** The service's windows: when one goes (its buffers and what its snapshots made are garbage). */
+  windows?: { onWindows(listener: (windows: number) => void): () => void };
+}
+
+export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | 'onRemoved' | 'onCompacted'>, gc: Gc | undefined, opts: ReturnOptions = {}): MemoryReturner {
+  const quietMs = opts.quietMs ?? QUIET_MS;
+  const give = opts.give ?? giveBack;
+  const between = opts.between ?? collectBetween;
+  const steady = { chars: opts.steadyChars ?? STEADY_CHARS, ms: opts.steadyMs ?? STEADY_MS };
+  const afterMs = opts.afterMs ?? COMPACTED_MS;
   if (!gc) return { dispose() {} };
   let since = 0;
   let due = false;
@@ -156,16 +170,23 @@ export function returnMemoryWhenQuiet(
   // the next command's output may follow at once, so not only once quiet; but not while
   // other panes flood (a full collection then would stall them all, every time one of them
   // pauses long enough to catch up): then once quiet.
-  const offCompacted = panes.onCompacted((id) => {
+  /** Given back `afterMs` from now, whatever the output then, unless a pane besides `paneId` floods then or it was given back that recently. */
+  const giveAfter = (paneId: string): void => {
     due = true;
     arm();
-    if (floodingBesides(id) || afterCatchUp) return;
-    const wait = steady.afterCatchUpMs ?? COMPACTED_MS;
+    if (floodingBesides(paneId) || afterCatchUp) return;
     afterCatchUp = setTimeout(() => {
       afterCatchUp = undefined;
-      if (due && !floodingBesides(id) && performance.now() - givenAt >= wait) giveNow();
-    }, wait);
+      if (due && !floodingBesides(paneId) && performance.now() - givenAt >= afterMs) giveNow();
+    }, afterMs);
     afterCatchUp.unref();
+  };
+  const offCompacted = panes.onCompacted(giveAfter);
+  // A window went: what it held, and what its snapshots made, are garbage now.
+  let windowsBefore = 0;
+  const offWindows = opts.windows?.onWindows((n) => {
+    if (n < windowsBefore) giveAfter('');
+    windowsBefore = n;
   });
   return {
     dispose() {
@@ -175,6 +196,7 @@ export function returnMemoryWhenQuiet(
       offOutput();
       offRemoved();
       offCompacted();
+      offWindows?.();
     },
   };
 }
