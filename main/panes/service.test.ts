@@ -391,6 +391,8 @@ describe('many panes flooding at once (the output governor)', () => {
     await waitFor(() => f.list.some((p) => panes.isPaced(p.id)), 'a flood to wait its turn', 30_000, 5);
     // The quiet pane is never paced: its echo comes while the others wait their turns.
     panes.write(quiet.id, 'ping-$((6*7))\r');
+    // Input to a quiet pane holds every flood, the one whose turn it is too, until it answers.
+    expect(f.list.filter((p) => !panes.isPaced(p.id))).toEqual([]);
     await waitFor(() => heard.text().includes('ping-$((6*7))'), 'the quiet pane to echo during the floods', 30_000);
     expect(panes.isPaced(quiet.id)).toBe(false);
     for (let i = 0; i < 6; i++) await waitFor(() => f.done(i), `flood ${i} to end`, 120_000);

@@ -366,7 +366,7 @@ export class PaneService implements PaneServiceApi {
         },
         exited: (p) => {
           if (this.panes.get(p.id) !== p) return;
-          if (this.governor.remove(p.id)) p.pace(false);
+          if (this.governor.remove(p.id)) this.pace();
           this.core.emit('pane.updated', p.info);
           this.bus.emit('exit', p.info);
           this.changed();
@@ -398,7 +398,7 @@ export class PaneService implements PaneServiceApi {
     const pane = this.panes.get(paneId);
     if (!pane) return;
     pane.dispose();
-    this.governor.remove(paneId);
+    if (this.governor.remove(paneId)) this.pace();
     this.panes.delete(paneId);
     this.cwds.delete(paneId);
     this.removeFromLayout(paneId);
@@ -433,20 +433,26 @@ export class PaneService implements PaneServiceApi {
 
   write(paneId: string, data: string): void {
     const pane = this.need(paneId);
-    // Input goes ahead of bulk output: a pane waiting its turn reads at once (the prompt after Ctrl-C).
-    if (this.governor.input(paneId)) pane.pace(false);
+    // Input goes ahead of bulk output: a pane waiting its turn reads at once (the prompt after
+    // Ctrl-C); input to a quiet pane holds the floods until it answers (main/panes/governor.ts).
+    if (this.governor.input(paneId, performance.now())) this.pace();
     pane.write(data);
   }
 
   /** Output counted for the governor; its slices run while output comes or a pane waits its turn. */
   private govern(paneId: string, chars: number): void {
-    this.governor.received(paneId, chars);
+    if (this.governor.received(paneId, chars)) this.pace();
     if (this.governTimer || this.disposed) return;
     this.governTimer = setInterval(() => {
-      this.governor.slice();
-      for (const [id, p] of this.panes) p.pace(this.governor.isPaced(id));
+      this.governor.slice(performance.now());
+      this.pace();
       if (!this.governor.active) this.stopGoverning();
     }, GOVERNOR.sliceMs);
+  }
+
+  /** Each pane's PTY held or let go as the governor says. */
+  private pace(): void {
+    for (const [id, p] of this.panes) p.pace(this.governor.isPaced(id));
   }
 
   private stopGoverning(): void {
