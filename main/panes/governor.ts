@@ -33,9 +33,10 @@ export interface GovernorOptions {
 }
 
 /**
- * One bulk pane reads at a time, in turns of 20 ms (16 panes: each reads 20 ms in 320), and
- * a pane writing 16 KB in a turn (800 KB/s: a flood, not an agent's answer or a prompt) is
- * bulk. Measured with 16 `yes` and a quiet `cat` on 2 busy cores (bench/service.bench.ts).
+ * One bulk pane reads at a time, in turns of 20 ms (16 panes: each reads 20 ms in 320); a
+ * pane writing 16 KiB in a turn (800 KB/s: a flood, not an agent's answer or a prompt) is
+ * bulk; a key holds the floods 20 ms at most. Measured with 16 `yes` and a quiet `cat` on 2
+ * busy cores (bench/service.bench.ts; docs/spec/performance.md, "Many panes flooding").
  */
 export const GOVERNOR = { running: 1, sliceMs: 20, bulkChars: 16_384, holdMs: 20 } as const;
 
