@@ -13,6 +13,7 @@
  */
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
+import { encodeLine, flat, type CellLine } from './line-encode.ts';
 
 type Term = InstanceType<typeof headless.Terminal>;
 type Serializer = InstanceType<typeof serialize.SerializeAddon>;
@@ -36,8 +37,14 @@ export function withoutNullMoves(serialized: string): string {
   return serialized.includes('\x1b[0') ? serialized.replace(/\x1b\[0[CD]/g, '') : serialized;
 }
 
-/** Serialization of rows [start, end] of `term`'s normal buffer, and their text (wrapped rows joined). */
+/**
+ * Serialization of rows [start, end] of `term`'s normal buffer, and their text (wrapped rows
+ * joined): read from the cells (main/panes/line-encode.ts), or by the serialize addon where
+ * the line needs its special cases.
+ */
 function take(term: Term, ser: Serializer, start: number, end: number): Line {
+  const fast = encodeLine(normalBuffer(term).lines, start, end, term.rows);
+  if (fast) return { data: fast.data, text: fast.text, rows: end - start + 1 };
   const data = withoutNullMoves(ser.serialize({ range: { start, end }, excludeModes: true, excludeAltBuffer: true }));
   const buf = term.buffer.normal;
   let text = '';
@@ -45,16 +52,6 @@ function take(term: Term, ser: Serializer, start: number, end: number): Line {
   // Both were built a piece at a time (a rope of small strings, ~30 bytes a piece): kept for
   // long, they are flattened into one string each.
   return { data: flat(data), text: flat(text), rows: end - start + 1 };
-}
-
-/**
- * A string as one flat sequence of characters: V8 keeps a concatenation as a tree of its
- * pieces (~30 bytes a piece) until it is read. Copied through UTF-8 where that is exact, or
- * through JSON where the string holds a lone surrogate (which UTF-8 cannot carry).
- */
-function flat(s: string): string {
-  if (s.length === 0) return s;
-  return s.isWellFormed() ? Buffer.from(s, 'utf8').toString('utf8') : (JSON.parse(JSON.stringify(s)) as string);
 }
 
 /**
@@ -77,11 +74,11 @@ function lastRendered(term: Term): number {
 
 /** Rows [start, end] of the normal buffer, one logical line at a time, onto `into`; the rows taken. */
 function takeLines(term: Term, ser: Serializer, start: number, end: number, into: Line[]): number {
-  const buf = term.buffer.normal;
+  const lines = normalBuffer(term).lines;
   let rows = 0;
   for (let y = start; y <= end; ) {
     let last = y;
-    while (last + 1 <= end && buf.getLine(last + 1)?.isWrapped) last++;
+    while (last + 1 <= end && lines.get(last + 1)?.isWrapped) last++;
     const line = take(term, ser, y, last);
     into.push(line);
     rows += line.rows;
@@ -92,15 +89,15 @@ function takeLines(term: Term, ser: Serializer, start: number, end: number, into
 
 /** Rows of the normal buffer that start a logical line (not wrapped from the row before), from `from` down. */
 function lineStart(term: Term, from: number): number {
-  const buf = term.buffer.normal;
+  const lines = normalBuffer(term).lines;
   let y = from;
-  while (y > 0 && buf.getLine(y)?.isWrapped) y--;
+  while (y > 0 && lines.get(y)?.isWrapped) y--;
   return y;
 }
 
 /** The parts of @xterm/headless 6.0.0's normal buffer the archive uses (not public API: checked by screen.test.ts). */
 interface BufferView {
-  lines: { length: number; trimStart(count: number): void; set(index: number, value: unknown): void; onTrim(listener: (count: number) => void): { dispose(): void } };
+  lines: { length: number; get(index: number): CellLine | undefined; trimStart(count: number): void; set(index: number, value: unknown): void; onTrim(listener: (count: number) => void): { dispose(): void } };
   ybase: number;
   ydisp: number;
   /** Where DECSC saved the cursor's row: an index into the lines (screen row + ybase), not a screen row. */
@@ -110,8 +107,8 @@ interface BufferView {
 /** The normal buffer's internals, or an error saying what the archive needs. */
 export function normalBuffer(term: Term): BufferView {
   const b = (term as unknown as { _core?: { _bufferService?: { buffers?: { normal?: Partial<BufferView> } } } })._core?._bufferService?.buffers?.normal;
-  if (!b || typeof b.lines?.trimStart !== 'function' || typeof b.lines.set !== 'function' || typeof b.lines.onTrim !== 'function' || typeof b.ybase !== 'number' || typeof b.ydisp !== 'number' || typeof b.savedY !== 'number') {
-    throw new Error('@xterm/headless has no normal buffer with lines.trimStart, set and onTrim, ybase, ydisp and savedY, which the scrollback archive trims with: install the version package.json pins (6.0.0) or adapt main/panes/archive.ts.');
+  if (!b || typeof b.lines?.trimStart !== 'function' || typeof b.lines.get !== 'function' || typeof b.lines.set !== 'function' || typeof b.lines.onTrim !== 'function' || typeof b.ybase !== 'number' || typeof b.ydisp !== 'number' || typeof b.savedY !== 'number') {
+    throw new Error('@xterm/headless has no normal buffer with lines.get, trimStart, set and onTrim, ybase, ydisp and savedY, which the scrollback archive reads and trims with: install the version package.json pins (6.0.0) or adapt main/panes/archive.ts.');
   }
   return b as BufferView;
 }
