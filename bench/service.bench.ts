@@ -13,7 +13,9 @@
  *  4. 16 panes running `yes` and one idle pane running `cat`, a window acking at once: the
  *     idle pane's echo p50/p99 under the flood against the same echo quiet (goal p99 under
  *     20 ms), the service's RSS at its peak against idle (goal under 2x), and 10 s after the
- *     flood ends and after the panes close (goal: back under 1.2x idle).
+ *     flood ends and after the panes close (goal: back under 1.2x idle). The 16 floods take
+ *     turns and a key holds them until its echo (main/panes/governor.ts): the yes that reach
+ *     the window are fewer than one flood alone would get.
  *  5. Ctrl-C under `yes` read by a page drawing 1 MB/s (output queued, drawn a frame at a time,
  *     acknowledged as drawn, as the renderer does) against a window drawing at once: ms from
  *     the Ctrl-C to the prompt drawn (goal: under 200 ms for the page).

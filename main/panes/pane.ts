@@ -105,6 +105,8 @@ export class Pane {
   /** When output last came from the PTY (performance.now()). */
   private receivedAt = -Infinity;
   private paused = false;
+  /** Held by the output governor: many panes flood and this one waits its turn (PaneService). */
+  private paced = false;
   /** While a snapshot is taken, new output waits here so the snapshot and the events line up. */
   private held: string[] | undefined;
   private oscTitle: string | undefined;
@@ -233,6 +235,8 @@ export class Pane {
     delete this.info.signal;
     delete this.info.lastCommand;
     this.armTail(proc);
+    // Still waiting its turn (the governor): the new process's output waits too.
+    if (this.paced) this.applyFlow();
     proc.onData((data) => {
       if (this.proc !== proc) return;
       this.receive(data);
@@ -393,7 +397,19 @@ export class Pane {
   private applyFlow(): void {
     const windows = this.meter.shouldPause();
     const screen = this.screenMeter.shouldPause();
-    this.setPaused(!this.draining && (windows || screen));
+    this.setPaused(!this.draining && (windows || screen || this.paced));
+  }
+
+  /** Hold the PTY for the output governor (main/panes/governor.ts), or let it go; flow control keeps its own say. */
+  pace(paced: boolean): void {
+    if (paced === this.paced) return;
+    this.paced = paced;
+    if (!this.disposed) this.applyFlow();
+  }
+
+  /** Whether the output governor holds the PTY now. */
+  get isPaced(): boolean {
+    return this.paced;
   }
 
   private setPaused(paused: boolean): void {
@@ -407,7 +423,7 @@ export class Pane {
     }
   }
 
-  /** Whether the PTY is paused by flow control now. */
+  /** Whether the PTY is paused now (by flow control, or by the governor: isPaced). */
   get isPaused(): boolean {
     return this.paused;
   }

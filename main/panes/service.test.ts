@@ -360,3 +360,87 @@ describe('flow control', () => {
     }
   });
 });
+
+describe('many panes flooding at once (the output governor)', () => {
+  /** Escape sequences left out (shell integration marks the prompt with OSC 133). */
+  const plain = (s: string) => s.replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, '').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+
+  /** `seq 1 lines` then a done line in each pane (login shells); the done line is `flood-(1000+i)-done`, never the command's own echo. */
+  function floods(n: number, lines: number) {
+    const list = Array.from({ length: n }, () => panes.create({}));
+    const outs = list.map((p) => capture(p.id));
+    list.forEach((p, i) => panes.write(p.id, `seq 1 ${lines}; echo flood-$((1000+${i}))-done\r`));
+    return {
+      list,
+      done: (i: number) => outs[i]!.text().includes(`flood-${1000 + i}-done`),
+      /** Every line of the seq, each once and in order. */
+      complete(i: number): void {
+        const got = plain(outs[i]!.text()).replace(/\r/g, '').split('\n').filter((l) => /^\d+$/.test(l));
+        expect(got.length, `lines of pane ${i}`).toBe(lines);
+        const wrong = got.findIndex((l, k) => l !== String(k + 1));
+        expect(wrong, `the first line out of order in pane ${i}`).toBe(-1);
+      },
+    };
+  }
+
+  it('lets the floods take turns: each arrives complete and in order, a quiet pane echoes meanwhile, and none is left waiting', async () => {
+    const quiet = panes.create({});
+    const heard = capture(quiet.id);
+    panes.write(quiet.id, 'cat\r');
+    const f = floods(6, 150_000);
+    await waitFor(() => f.list.some((p) => panes.isPaced(p.id)), 'a flood to wait its turn', 30_000, 5);
+    // The quiet pane is never paced: its echo comes while the others wait their turns.
+    // Input to a quiet pane holds the floods taking turns, the one whose turn it is too, until it answers.
+    const waiting = () => f.list.filter((p) => panes.isPaced(p.id)).length;
+    const before = waiting();
+    panes.write(quiet.id, 'ping-$((6*7))\r');
+    expect(waiting()).toBe(before + 1);
+    await waitFor(() => heard.text().includes('ping-$((6*7))'), 'the quiet pane to echo during the floods', 30_000);
+    expect(panes.isPaced(quiet.id)).toBe(false);
+    for (let i = 0; i < 6; i++) await waitFor(() => f.done(i), `flood ${i} to end`, 120_000);
+    for (let i = 0; i < 6; i++) f.complete(i);
+    await waitFor(() => f.list.every((p) => !panes.isPaced(p.id) && !panes.isPaused(p.id)), 'every pane to read freely again', 5_000);
+  }, 180_000);
+
+  it('a pane closed while it waits its turn holds nobody back', async () => {
+    const f = floods(4, 100_000);
+    const waiting = await waitFor(() => f.list.findIndex((p) => panes.isPaced(p.id)) + 1, 'a flood to wait its turn', 30_000, 5);
+    panes.close(f.list[waiting - 1]!.id);
+    for (let i = 0; i < 4; i++) if (i !== waiting - 1) await waitFor(() => f.done(i), `flood ${i} to end`, 120_000);
+    for (let i = 0; i < 4; i++) if (i !== waiting - 1) f.complete(i);
+    await waitFor(() => panes.list().every((p) => !panes.isPaced(p.id) && !panes.isPaused(p.id)), 'every pane to read freely again', 5_000);
+    // The closed pane is forgotten: one flood alone now reads all the time.
+    const alone = f.list.find((_, i) => i !== waiting - 1)!;
+    let paced = 0;
+    const watch = setInterval(() => (paced += panes.isPaced(alone.id) ? 1 : 0), 2);
+    try {
+      panes.write(alone.id, 'seq 1 300000; echo alone-$((6*7))\r');
+      await waitFor(() => plain(panes.allText(alone.id)).includes('alone-42'), 'the lone flood to end', 60_000);
+    } finally {
+      clearInterval(watch);
+    }
+    expect(paced, 'times the lone flood was seen waiting a turn').toBe(0);
+  }, 180_000);
+
+  it('input lets a pane waiting its turn read at once: Ctrl-C brings its prompt back while the others flood', async () => {
+    const list = Array.from({ length: 4 }, () => panes.create({}));
+    const outs = list.map((p) => capture(p.id));
+    for (const p of list) panes.write(p.id, 'yes flood\r');
+    const i = await waitFor(() => list.findIndex((p) => panes.isPaced(p.id)) + 1, 'a flood to wait its turn', 30_000, 5) - 1;
+    const pane = list[i]!;
+    panes.write(pane.id, '\x03');
+    expect(panes.isPaced(pane.id)).toBe(false);
+    panes.write(pane.id, 'echo "back $((40+2))"\r');
+    await waitFor(() => outs[i]!.text().includes('back 42'), 'the prompt after Ctrl-C, while the others flood', 30_000);
+    // Every flood stopped: each pane comes back to its prompt, none left waiting.
+    for (const p of list) panes.write(p.id, '\x03');
+    for (const [k, p] of list.entries()) {
+      await waitFor(() => {
+        const tail = plain(outs[k]!.text().slice(-2000));
+        if (!/\^C[^]*\$ $/.test(tail)) throw new Error(`its output ends ${JSON.stringify(tail.slice(-60))}`);
+        return true;
+      }, `flood ${k}'s prompt after Ctrl-C`, 30_000);
+      expect(panes.isPaced(p.id)).toBe(false);
+    }
+  }, 120_000);
+});

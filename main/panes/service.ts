@@ -16,6 +16,7 @@ import type { CreatePaneOptions, PaneServiceApi } from '../services.ts';
 import { appBin, findProgram, newTag, paneEnv, loginShell } from './env.ts';
 import { integrate, zshDotdir } from './integration.ts';
 import { atPrompt, type PromptState } from './marks.ts';
+import { GOVERNOR, OutputGovernor } from './governor.ts';
 import * as L from './layout.ts';
 import { DEFAULT_COLS, DEFAULT_ROWS, Pane, SCROLLBACK } from './pane.ts';
 import { findAncestor, foregroundGroup } from './proc.ts';
@@ -87,6 +88,9 @@ export class PaneService implements PaneServiceApi {
   private readonly readers = new Set<string>();
   /** Each pane's cwd as last reported, to save the session when one moves. */
   private readonly cwds = new Map<string, string>();
+  /** Panes flooding at once take turns (main/panes/governor.ts); a slice every GOVERNOR.sliceMs while output comes. */
+  private readonly governor = new OutputGovernor(GOVERNOR);
+  private governTimer: NodeJS.Timeout | undefined;
   private layoutTree: Layout | null = null;
   private focusedId: string | null = null;
   private disposed = false;
@@ -184,9 +188,14 @@ export class PaneService implements PaneServiceApi {
     return hit === undefined ? undefined : byPid.get(hit);
   }
 
-  /** Whether flow control holds the pane's PTY paused now. */
+  /** Whether the pane's PTY is paused now (flow control, or its turn is not come: isPaced). */
   isPaused(paneId: string): boolean {
     return this.need(paneId).isPaused;
+  }
+
+  /** Whether the pane waits its turn because many panes flood (main/panes/governor.ts). */
+  isPaced(paneId: string): boolean {
+    return this.need(paneId).isPaced;
   }
 
   /** Characters of output the client has not acknowledged yet. */
@@ -341,6 +350,7 @@ export class PaneService implements PaneServiceApi {
           if (this.panes.get(p.id) !== p) return;
           this.core.emit('pane.output', { paneId: p.id, data });
           this.bus.emit('output', p.id, data);
+          this.govern(p.id, data.length);
         },
         compacted: (p) => {
           if (this.panes.get(p.id) === p) this.bus.emit('compacted', p.id);
@@ -356,6 +366,7 @@ export class PaneService implements PaneServiceApi {
         },
         exited: (p) => {
           if (this.panes.get(p.id) !== p) return;
+          if (this.governor.remove(p.id)) this.pace();
           this.core.emit('pane.updated', p.info);
           this.bus.emit('exit', p.info);
           this.changed();
@@ -387,6 +398,7 @@ export class PaneService implements PaneServiceApi {
     const pane = this.panes.get(paneId);
     if (!pane) return;
     pane.dispose();
+    if (this.governor.remove(paneId)) this.pace();
     this.panes.delete(paneId);
     this.cwds.delete(paneId);
     this.removeFromLayout(paneId);
@@ -420,7 +432,32 @@ export class PaneService implements PaneServiceApi {
   }
 
   write(paneId: string, data: string): void {
-    this.need(paneId).write(data);
+    const pane = this.need(paneId);
+    // Input goes ahead of bulk output: a pane waiting its turn reads at once (the prompt after
+    // Ctrl-C); input to a quiet pane holds the floods until it answers (main/panes/governor.ts).
+    if (this.governor.input(paneId, performance.now())) this.pace();
+    pane.write(data);
+  }
+
+  /** Output counted for the governor; its slices run while output comes or a pane waits its turn. */
+  private govern(paneId: string, chars: number): void {
+    if (this.governor.received(paneId, chars)) this.pace();
+    if (this.governTimer || this.disposed) return;
+    this.governTimer = setInterval(() => {
+      this.governor.slice(performance.now());
+      this.pace();
+      if (!this.governor.active) this.stopGoverning();
+    }, GOVERNOR.sliceMs);
+  }
+
+  /** Each pane's PTY held or let go as the governor says. */
+  private pace(): void {
+    for (const [id, p] of this.panes) p.pace(this.governor.isPaced(id));
+  }
+
+  private stopGoverning(): void {
+    clearInterval(this.governTimer);
+    this.governTimer = undefined;
   }
 
   patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId' | 'agentCli' | 'worktree'>>): void {
@@ -617,6 +654,7 @@ export class PaneService implements PaneServiceApi {
   /** Hang up every pane (SIGHUP). */
   dispose(): void {
     this.disposed = true;
+    this.stopGoverning();
     for (const p of this.panes.values()) p.dispose();
   }
 }
