@@ -10,9 +10,10 @@
  * in ground, the scroll region the whole screen), the oldest lines are dropped as new ones
  * come, so that the queue keeps the last scrollback-plus-two-screens of lines and, in
  * `head`, the attributes the dropped lines left set: those lines would have scrolled out of
- * the buffer anyway. A `cat` of 32 MB is parsed as its last ~10,000 lines. Once the screen
- * is quiet, scrollback older than its newest LIVE_ROWS rows moves from xterm's cells to a
- * text archive (main/panes/archive.ts), which snapshots and allText read first.
+ * the buffer anyway. A `cat` of 32 MB is parsed as its last ~10,000 lines. Scrollback older
+ * than the newest LIVE_ROWS rows moves from xterm's cells to a text archive
+ * (main/panes/archive.ts), which snapshots and allText read first: as a flood's kept lines
+ * are caught up (Piece.bulk), and otherwise once the screen is quiet.
  */
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
@@ -48,8 +49,9 @@ const LIVE_ROWS = 500;
 /** Rows the buffer holds past LIVE_ROWS before it is worth archiving them. */
 const ARCHIVE_BATCH = 250;
 /**
- * Archiving waits until the screen has had no output and nothing to parse for this long:
- * it is work for a quiet moment, never on the output's path (a flood's end, a Ctrl-C).
+ * Archiving rows parsed as they came waits until the screen has had no output and nothing
+ * to parse for this long: it is work for a quiet moment, not on the output's path (a
+ * Ctrl-C's prompt). A flood's kept lines are archived as they are caught up (Piece.bulk).
  */
 const ARCHIVE_IDLE_MS = 1_000;
 /**
@@ -117,7 +119,7 @@ interface Piece {
 /**
  * Screens catching up with a flood (Piece.bulk) take turns, the first catching up and the
  * others waiting: when many panes' floods end together, one screen's rows are in xterm's
- * cells at a time, and their garbage is collected before the next's.
+ * cells at a time (16 at once made the 16-pane peak: bench/service.bench.ts).
  */
 const catchingUp: Screen[] = [];
 

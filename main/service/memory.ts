@@ -75,14 +75,6 @@ export function collectBetween(gc: Gc): void {
   mallocTrim()?.();
 }
 
-/**
- * Give memory back once output has been quiet for QUIET_MS after FLOOD_CHARS of it, after a
- * pane closed, or after a screen archived; a second after a screen caught up with a flood,
- * or after a window went, while no pane floods (the next command's output may follow at
- * once); and during a
- * flood that goes on, every STEADY_CHARS of output at most once every STEADY_MS, with a
- * concurrent collection (`between`). No-op without `gc`.
- */
 export interface ReturnOptions {
   /** Quiet for this long after a flood: QUIET_MS. */
   quietMs?: number;
@@ -98,6 +90,13 @@ export interface ReturnOptions {
   windows?: { onWindows(listener: (windows: number) => void): () => void };
 }
 
+/**
+ * Give memory back once output has been quiet for QUIET_MS after FLOOD_CHARS of it, after a
+ * pane closed, or after a screen archived; a second after a screen caught up with a flood,
+ * or after a window went, while no other pane floods (the next command's output may follow
+ * at once); and, during a flood that goes on, collect every STEADY_CHARS of output at most
+ * once every STEADY_MS, concurrently (`between`). No-op without `gc`.
+ */
 export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | 'onRemoved' | 'onCompacted'>, gc: Gc | undefined, opts: ReturnOptions = {}): MemoryReturner {
   const quietMs = opts.quietMs ?? QUIET_MS;
   const give = opts.give ?? giveBack;
@@ -166,11 +165,12 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
     due = true;
     arm();
   });
-  // A screen caught up with a flood and archived it: the rows it let go are garbage now, and
-  // the next command's output may follow at once, so not only once quiet; but not while
-  // other panes flood (a full collection then would stall them all, every time one of them
-  // pauses long enough to catch up): then once quiet.
-  /** Given back `afterMs` from now, whatever the output then, unless a pane besides `paneId` floods then or it was given back that recently. */
+  /**
+   * Given back `afterMs` from now, whatever the output then (the next command's may follow at
+   * once), unless a pane besides `paneId` floods (a full collection would stall them all,
+   * every time one of them pauses long enough to catch up: then once quiet) or it was given
+   * back that recently.
+   */
   const giveAfter = (paneId: string): void => {
     due = true;
     arm();
@@ -181,6 +181,7 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
     }, afterMs);
     afterCatchUp.unref();
   };
+  // A screen caught up with a flood and archived it: the rows it let go are garbage now.
   const offCompacted = panes.onCompacted(giveAfter);
   // A window went: what it held, and what its snapshots made, are garbage now.
   let windowsBefore = 0;
