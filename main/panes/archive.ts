@@ -2,8 +2,10 @@
  * A headless screen's oldest scrollback, kept as text (issue 11: memory). xterm keeps 12
  * bytes a cell, so 10,000 lines of 120 columns hold ~14 MiB whatever the lines say; the
  * screen keeps only its newest rows in xterm's buffer and moves older ones here, each
- * logical line (a row and the rows it wrapped into) serialized by xterm's serialize addon
- * on its own, with its text beside it: a few bytes a character.
+ * logical line (a row and the rows it wrapped into) serialized on its own from xterm's
+ * cells (main/panes/line-encode.ts, or the serialize addon), or kept as it came where the
+ * screen knows that replays to the same cells (addDirect), with its text beside it: a few
+ * bytes a character.
  *
  * What the archive holds is exactly what the buffer held: a snapshot replays it before the
  * buffer's own rows; its text leads the screen's; when the pane's width changes, its long
@@ -118,7 +120,8 @@ export function normalBuffer(term: Term): BufferView {
  * (markers on them are disposed, the others move up), without the resize that setting the
  * option runs (which would reset the scroll region, tab stops and a pending wrap).
  */
-function dropTop(term: Term, count: number): void {
+export function dropTop(term: Term, count: number): void {
+  if (count <= 0) return;
   const b = normalBuffer(term);
   // The list only moves its start past them: let go of the rows (their cells) too.
   for (let y = 0; y < count; y++) b.lines.set(y, undefined);
@@ -157,6 +160,21 @@ export class Archive {
     this.total += takeLines(term, ser, 0, cut - 1, this.lines);
     dropTop(term, cut);
     return cut < above && lineStart(term, buf.baseY - keep) > 0;
+  }
+
+  /** Rows [start, end] of the buffer (whole lines) copied here, left where they are. */
+  copyFrom(term: Term, ser: Serializer, start: number, end: number): void {
+    if (end >= start) this.total += takeLines(term, ser, start, end, this.lines);
+  }
+
+  /**
+   * Lines of one row each, as they came: `data` the line's own bytes (printable characters
+   * and SGRs, the default attributes set at its end), `text` its characters
+   * (main/panes/compact.ts, directLineText).
+   */
+  addDirect(data: string, text: string): void {
+    this.lines.push({ data, text, rows: 1 });
+    this.total++;
   }
 
   /** Drop the oldest rows until at most `max` are held (the scrollback is full); a wrapped line loses its first rows. */

@@ -71,3 +71,25 @@ export function foldAttributes(head: string, more: string): string | undefined {
   const out = RESET_SGR.test(more) ? more : head + more;
   return out.length > MAX_HEAD ? undefined : out;
 }
+
+/** Printable ASCII and SGR sequences, nothing else (a line without its CR LF). */
+const DIRECT = /^(?:[\x20-\x7e]|\x1b\[[0-9;:]*m)*$/;
+const SGR = /\x1b\[[0-9;:]*m/g;
+
+/**
+ * The text of a line a screen's archive can hold as it came, without a parser
+ * (main/panes/screen.ts, Screen.takeDirect); undefined when it cannot. `line` (without its
+ * CR LF) must be printable ASCII and SGR sequences, at most `cols` characters shown (one
+ * row, no wrap), and leave the default attributes set: no SGR, or a reset last. Written
+ * from column 0 of a blank row with the default attributes, such a line makes exactly the
+ * cells its own bytes make when a window replays them, and the row after it is blank.
+ */
+export function directLineText(line: string, cols: number): string | undefined {
+  if (!DIRECT.test(line)) return undefined;
+  const esc = line.lastIndexOf('\x1b');
+  if (esc < 0) return line.length <= cols ? line : undefined;
+  const last = line.slice(esc, line.indexOf('m', esc) + 1);
+  if (last !== '\x1b[0m' && last !== '\x1b[m') return undefined;
+  const text = line.replace(SGR, '');
+  return text.length <= cols ? text : undefined;
+}

@@ -296,7 +296,8 @@ export class Pane {
       return;
     }
     this.readMarks(data);
-    this.screen.write(data);
+    // The headless screen gets the batch as it leaves (flush): one write a batch, not one a
+    // read of the PTY (a flood comes in 4 KiB reads: ~8,000 for 32 MiB, in ~600 batches).
     this.batch.push(data);
     this.batchChars += data.length;
     // Output after a quiet spell (an echo, a prompt) goes out at once, so a keystroke's
@@ -357,6 +358,7 @@ export class Pane {
     const data = this.batch.length === 1 ? this.batch[0]! : this.batch.join('');
     this.batch = [];
     this.batchChars = 0;
+    this.screen.write(data);
     // Charged to the windows as it leaves; one that would fall too far behind while another
     // keeps up is left out of this pane's output from here (FlowMeter.sent).
     this.meter.sent(data.length);
@@ -461,6 +463,7 @@ export class Pane {
   resize(cols: number, rows: number): void {
     if (cols === this.info.cols && rows === this.info.rows) return;
     this.info = { ...this.info, cols, rows };
+    this.flush();
     this.screen.resize(cols, rows);
     if (this.running && this.proc) {
       try {
@@ -503,16 +506,19 @@ export class Pane {
 
   /** Resolves once the headless screen has parsed everything received so far. */
   settled(): Promise<void> {
+    this.flush();
     return this.screen.settled();
   }
 
   /** The visible screen as plain text, one line per row, trailing spaces trimmed. */
   screenText(): string {
+    this.flush();
     return this.screen.screenText();
   }
 
   /** Every line of scrollback and screen as plain text (for tests and screen reads). */
   allText(): string {
+    this.flush();
     return this.screen.allText();
   }
 

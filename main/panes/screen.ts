@@ -13,12 +13,14 @@
  * the buffer anyway. A `cat` of 32 MB is parsed as its last ~10,000 lines. Scrollback older
  * than the newest LIVE_ROWS rows moves from xterm's cells to a text archive
  * (main/panes/archive.ts), which snapshots and allText read first: as a flood's kept lines
- * are caught up (Piece.bulk), and otherwise once the screen is quiet.
+ * are caught up (Piece.bulk; lines of printable ASCII and colours go there as they came,
+ * unparsed: takeDirect), and otherwise once the screen is quiet.
  */
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
-import { Archive, normalBuffer, withoutNullMoves } from './archive.ts';
-import { afterLastCrLf, attributesAtEnd, countLineFeeds, foldAttributes, plainTailStart } from './compact.ts';
+import { Archive, dropTop, normalBuffer, withoutNullMoves } from './archive.ts';
+import { afterLastCrLf, attributesAtEnd, countLineFeeds, directLineText, foldAttributes, plainTailStart } from './compact.ts';
+import { flat } from './line-encode.ts';
 
 /** What an SGR looks like before its final `m` has come. */
 const PARTIAL_SGR = /^\x1b(?:\[[0-9;:]*)?$/;
@@ -59,6 +61,8 @@ const ARCHIVE_IDLE_MS = 1_000;
  * the most rows of such a queue xterm's cells hold at once, beyond what the buffer keeps.
  */
 const BULK_ROWS = 1_000;
+/** A blank cell's first word in xterm's packed cells: no character, width 1. */
+const NULL_CONTENT = 1 << 22;
 /** Rows archived per turn of the event loop (~10 ms), so that the service stays responsive while it archives. */
 const ARCHIVE_TURN_ROWS = 1_000;
 
@@ -94,7 +98,10 @@ export interface ScreenOptions {
 
 /** The parts of @xterm/headless 6.0.0's core the screen uses (not public API: checked by screen.test.ts). */
 interface CoreView {
-  _inputHandler?: { _parser?: { currentState?: number }; _curAttrData?: { extended?: { urlId?: number } } };
+  _inputHandler?: { _parser?: { currentState?: number }; _curAttrData?: { fg?: number; bg?: number; extended?: { urlId?: number } } };
+  /** The character set in use (undefined: ASCII as it is) and IRM (insert mode). */
+  _charsetService?: { charset?: unknown };
+  coreService?: { modes?: { insertMode?: boolean } };
   _bufferService?: { rows: number; buffer?: { scrollTop: number; scrollBottom: number } };
   /**
    * Parses `data` before it returns. The screen never uses xterm's own (async) write, so
@@ -164,6 +171,8 @@ export class Screen {
   private disposed = false;
   /** Characters of output the screen skipped by compaction (for the benchmark). */
   skipped = 0;
+  /** Lines of caught-up floods the archive took as they came, never parsed (takeDirect; for tests). */
+  direct = 0;
 
   constructor(opts: ScreenOptions) {
     this.opts = opts;
@@ -299,8 +308,8 @@ export class Screen {
   }
 
   /** Whether the parsed screen is where compaction holds: nothing in flight, parser in ground, whole-screen scroll region, no hyperlink open. */
-  private compactable(): boolean {
-    if (this.inFlight > 0) return false;
+  private compactable(inFlight = this.inFlight): boolean {
+    if (inFlight > 0) return false;
     const core = (this.term as unknown as { _core?: CoreView })._core;
     const state = core?._inputHandler?._parser?.currentState;
     const buffer = core?._bufferService?.buffer;
@@ -342,7 +351,7 @@ export class Screen {
     }
     // (A read may have parsed a bulk piece while this screen waited its turn.)
     this.leaveCatchUp();
-    this.drain(this.slice);
+    this.drain(this.slice, true);
     if (this.pieces.length > 0) this.schedule();
   }
 
@@ -360,14 +369,16 @@ export class Screen {
 
   /**
    * Parse up to `limit` characters of what was handed, oldest first, running what waits for
-   * each piece once it is parsed. Not from inside a parse (a handler that reads the screen
+   * each piece once it is parsed; with `beforeBulk`, stopping at a bulk piece. Not from inside a parse (a handler that reads the screen
    * sees it as parsed so far; the outer drain goes on in order).
    */
-  private drain(limit: number): void {
+  private drain(limit: number, beforeBulk = false): void {
     if (this.parsing || this.disposed) return;
     let budget = limit;
     while (budget > 0 && this.pieces.length > 0 && !this.disposed) {
       const piece = this.pieces[0]!;
+      // A bulk piece waits for its own turns (drainBulk), where its lines are archived as they are parsed.
+      if (beforeBulk && piece.bulk) break;
       const n = Math.min(budget, piece.data.length - piece.done);
       if (n > 0) {
         const slice = piece.done === 0 && n === piece.data.length ? piece.data : piece.data.slice(piece.done, piece.done + n);
@@ -397,6 +408,10 @@ export class Screen {
    */
   private drainBulk(): void {
     const piece = this.pieces[0]!;
+    if (this.takeDirect(piece)) {
+      this.archivedSinceSaid = true;
+      return;
+    }
     let end = piece.done;
     for (let n = 0; n < this.bulkRows && end < piece.data.length; n++) {
       const lf = piece.data.indexOf('\n', end);
@@ -414,6 +429,78 @@ export class Screen {
       this.archivedSinceSaid = false;
       this.opts.compacted?.();
     }
+  }
+
+  /**
+   * A turn of a bulk piece without the parser, where its next lines allow (the cat of a log
+   * or of highlighted source): lines of printable ASCII and SGRs that end in the default
+   * attributes (directLineText), written from column 0 of a blank bottom row in the default
+   * state, are what the archive would have held after parsing them, as they came. So every
+   * row above the cursor is copied to the archive, then those lines but the last screen's
+   * worth are added to it as text, then the last screen's worth is parsed (scrolling the old
+   * rows, copied already, off the screen) and the rows above them are dropped: the buffer
+   * and the archive end as parsing all of them would leave them. Whether it applied.
+   */
+  private takeDirect(piece: Piece): boolean {
+    const core = (this.term as unknown as { _core?: CoreView })._core;
+    const buf = this.term.buffer.normal;
+    const rows = this.term.rows;
+    const cols = this.term.cols;
+    const attr = core?._inputHandler?._curAttrData;
+    if (!this.archiving || this.term.buffer.active.type !== 'normal' || !this.compactable(0) || attr?.fg !== 0 || attr.bg !== 0) return false;
+    if (core?._charsetService?.charset !== undefined || core?.coreService?.modes?.insertMode !== false) return false;
+    if (buf.cursorX !== 0 || buf.cursorY !== rows - 1) return false;
+    // The cursor's row is blank: every cell the null cell, no colour (a row a scroll made with the default attributes).
+    const lines = normalBuffer(this.term).lines;
+    const top = buf.baseY + rows - 1;
+    const row = lines.get(top);
+    if (!row || row.isWrapped) return false;
+    for (let i = 0; i < row.length * 3; i += 3) if (row._data[i] !== NULL_CONTENT || row._data[i + 1] !== 0 || row._data[i + 2] !== 0) return false;
+    // The lines that allow it, up to (not with) the piece's last.
+    const data = piece.data;
+    const ends: number[] = [];
+    const texts: string[] = [];
+    for (let at = piece.done; ; ) {
+      const lf = data.indexOf('\n', at);
+      if (lf < 0 || lf + 1 >= data.length || lf === at || data.charCodeAt(lf - 1) !== 13) break;
+      const text = directLineText(data.slice(at, lf - 1), cols);
+      if (text === undefined) break;
+      texts.push(text);
+      at = lf + 1;
+      ends.push(at);
+    }
+    // The last screen's worth is parsed; the rest must be worth the copy of a screen.
+    const head = ends.length - (rows - 1);
+    if (head < rows) return false;
+    this.archive.copyFrom(this.term, this.serializer, 0, top - 1);
+    this.ownTrim = true;
+    try {
+      dropTop(this.term, buf.baseY);
+    } finally {
+      this.ownTrim = false;
+    }
+    for (let i = 0, at = piece.done; i < head; at = ends[i++]!) this.archive.addDirect(flat(data.slice(at, ends[i]! - 2)), flat(texts[i]!));
+    const from = piece.done;
+    const parsedTo = ends[ends.length - 1]!;
+    this.parsing = true;
+    try {
+      this.parse(data.slice(ends[head - 1]!, parsedTo));
+    } finally {
+      this.parsing = false;
+    }
+    // The old rows above the last screen's worth scrolled off the screen: the archive has them.
+    this.ownTrim = true;
+    try {
+      dropTop(this.term, rows - 1);
+    } finally {
+      this.ownTrim = false;
+    }
+    this.direct += head;
+    piece.done = parsedTo;
+    this.inFlight -= parsedTo - from;
+    this.opts.parsed?.(parsedTo - from);
+    this.keepHistory();
+    return true;
   }
 
   /** Whether the buffer keeps fewer rows than the scrollback, the rest in the archive. */
