@@ -408,12 +408,15 @@ export class Screen {
    */
   private drainBulk(): void {
     const piece = this.pieces[0]!;
-    if (this.takeDirect(piece)) {
+    const direct = this.takeDirect(piece);
+    if (direct === 'taken') {
       this.archivedSinceSaid = true;
       return;
     }
+    // Where the state allows it but the cursor is not at a blank bottom row yet, a screen's worth of lines gets it there.
+    const turn = direct === 'soon' ? this.term.rows : this.bulkRows;
     let end = piece.done;
-    for (let n = 0; n < this.bulkRows && end < piece.data.length; n++) {
+    for (let n = 0; n < turn && end < piece.data.length; n++) {
       const lf = piece.data.indexOf('\n', end);
       end = lf < 0 ? piece.data.length : lf + 1;
     }
@@ -439,39 +442,42 @@ export class Screen {
    * row above the cursor is copied to the archive, then those lines but the last screen's
    * worth are added to it as text, then the last screen's worth is parsed (scrolling the old
    * rows, copied already, off the screen) and the rows above them are dropped: the buffer
-   * and the archive end as parsing all of them would leave them. Whether it applied.
+   * and the archive end as parsing all of them would leave them. 'taken' when it applied,
+   * 'soon' when only the cursor's place kept it from applying.
    */
-  private takeDirect(piece: Piece): boolean {
+  private takeDirect(piece: Piece): 'taken' | 'soon' | 'no' {
     const core = (this.term as unknown as { _core?: CoreView })._core;
     const buf = this.term.buffer.normal;
     const rows = this.term.rows;
     const cols = this.term.cols;
     const attr = core?._inputHandler?._curAttrData;
-    if (!this.archiving || this.term.buffer.active.type !== 'normal' || !this.compactable(0) || attr?.fg !== 0 || attr.bg !== 0) return false;
-    if (core?._charsetService?.charset !== undefined || core?.coreService?.modes?.insertMode !== false) return false;
-    if (buf.cursorX !== 0 || buf.cursorY !== rows - 1) return false;
+    if (!this.archiving || this.term.buffer.active.type !== 'normal' || !this.compactable(0) || attr?.fg !== 0 || attr.bg !== 0) return 'no';
+    if (core?._charsetService?.charset !== undefined || core?.coreService?.modes?.insertMode !== false) return 'no';
+    if (buf.cursorX !== 0 || buf.cursorY !== rows - 1) return 'soon';
     // The cursor's row is blank: every cell the null cell, no colour (a row a scroll made with the default attributes).
     const lines = normalBuffer(this.term).lines;
     const top = buf.baseY + rows - 1;
     const row = lines.get(top);
-    if (!row || row.isWrapped) return false;
-    for (let i = 0; i < row.length * 3; i += 3) if (row._data[i] !== NULL_CONTENT || row._data[i + 1] !== 0 || row._data[i + 2] !== 0) return false;
+    if (!row || row.isWrapped) return 'soon';
+    for (let i = 0; i < row.length * 3; i += 3) if (row._data[i] !== NULL_CONTENT || row._data[i + 1] !== 0 || row._data[i + 2] !== 0) return 'soon';
     // The lines that allow it, up to (not with) the piece's last.
     const data = piece.data;
     const ends: number[] = [];
-    const texts: string[] = [];
+    const texts: Array<string | undefined> = [];
     for (let at = piece.done; ; ) {
       const lf = data.indexOf('\n', at);
       if (lf < 0 || lf + 1 >= data.length || lf === at || data.charCodeAt(lf - 1) !== 13) break;
-      const text = directLineText(data.slice(at, lf - 1), cols);
+      const line = data.slice(at, lf - 1);
+      const text = directLineText(line, cols);
       if (text === undefined) break;
-      texts.push(text);
+      // (Its own bytes when it has no SGR: then it is a slice of the copy below.)
+      texts.push(text === line ? undefined : text);
       at = lf + 1;
       ends.push(at);
     }
     // The last screen's worth is parsed; the rest must be worth the copy of a screen.
     const head = ends.length - (rows - 1);
-    if (head < rows) return false;
+    if (head < rows) return 'no';
     this.archive.copyFrom(this.term, this.serializer, 0, top - 1);
     this.ownTrim = true;
     try {
@@ -479,8 +485,13 @@ export class Screen {
     } finally {
       this.ownTrim = false;
     }
-    for (let i = 0, at = piece.done; i < head; at = ends[i++]!) this.archive.addDirect(flat(data.slice(at, ends[i]! - 2)), flat(texts[i]!));
+    // One copy of their bytes, each line a slice of it (the piece's string, far longer, is let go).
     const from = piece.done;
+    const bytes = flat(data.slice(from, ends[head - 1]!));
+    for (let i = 0, at = 0; i < head; at = ends[i++]! - from) {
+      const line = bytes.slice(at, ends[i]! - from - 2);
+      this.archive.addDirect(line, texts[i] === undefined ? line : texts[i]!);
+    }
     const parsedTo = ends[ends.length - 1]!;
     this.parsing = true;
     try {
@@ -500,7 +511,7 @@ export class Screen {
     this.inFlight -= parsedTo - from;
     this.opts.parsed?.(parsedTo - from);
     this.keepHistory();
-    return true;
+    return 'taken';
   }
 
   /** Whether the buffer keeps fewer rows than the scrollback, the rest in the archive. */
