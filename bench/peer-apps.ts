@@ -70,13 +70,28 @@ export function ensureBuilt(): void {
   }
 }
 
+/**
+ * One cache folder for the whole run (XDG_CACHE_HOME): the service's compile cache
+ * (main/compile-cache.ts) is cold in the first round and warm from the second, as on a
+ * person's machine from the second start on. Removed when the bench ends.
+ */
+let cacheHome: string | undefined;
+function benchCacheHome(): string {
+  if (!cacheHome) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-bench-cache-'));
+    cacheHome = dir;
+    process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  }
+  return cacheHome;
+}
+
 /** A fresh HOME (quiet bash, prompt `td$ `), cwd and state folder; removed by cleanup. */
 function folders(): { dir: string; home: string; env: NodeJS.ProcessEnv; cleanup(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-bench-peer-'));
   const home = path.join(dir, 'home');
   fs.mkdirSync(home);
   quietDotfiles(home, 'td$ ');
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_STATE_HOME: path.join(dir, 'state'), SHELL: '/bin/bash', TD_SOCKET: path.join(dir, 'state', 'app.sock') };
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_STATE_HOME: path.join(dir, 'state'), XDG_CACHE_HOME: benchCacheHome(), SHELL: '/bin/bash', TD_SOCKET: path.join(dir, 'state', 'app.sock') };
   delete env.NODE_OPTIONS;
   return { dir, home, env, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }

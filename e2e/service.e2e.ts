@@ -14,6 +14,8 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Surface } from '../preload/contract.ts';
+import { compileCacheDir } from '../main/compile-cache.ts';
+import { waitFor } from '../main/panes/testing.ts';
 import { connectService, type ServiceConnection } from '../main/service/client.ts';
 import { ARTIFACTS, ROOT, axeViolations, launchBrowser, openWindow, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
 
@@ -83,6 +85,10 @@ describe('agents outlive the window', () => {
     expect(alive(pid)).toBe(true);
     await win.screenshot('service-reattached');
     await win.close();
+    // What the service compiled as it started is kept for the next start (main/compile-cache.ts), in the user's own cache folder.
+    const cache = compileCacheDir(serviceEnv(serve));
+    await waitFor(() => fs.existsSync(cache) && fs.readdirSync(cache, { recursive: true }).length > 1, 'the compile cache written', 15_000);
+    expect(fs.statSync(cache).mode & 0o777).toBe(0o700);
   });
 
   it('serves two windows at once, through two relays: typing in one shows in the other', async () => {

@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { statePaths } from '../paths.ts';
 import { appVersion } from '../version.ts';
+import { persistCompileCacheSoon, useCompileCache } from '../compile-cache.ts';
 import { takeServiceLock } from './lock.ts';
 import { SERVICE_STARTED_AT } from './started.ts';
 import type { Gc } from './memory.ts';
@@ -50,6 +51,8 @@ export async function run(argv: string[]): Promise<number> {
     return 1;
   }
   if (!lock.held) return alreadyRunning(lock.holder.pid);
+  // The bundles and dependencies loaded from here on come from the compile cache once warm.
+  useCompileCache();
   // The door listens before the core loads: the page loads meanwhile.
   const { Doors } = await import('./door.ts');
   const doors = new Doors();
@@ -83,6 +86,8 @@ export async function run(argv: string[]): Promise<number> {
   const keepEvery = Number(process.env.TD_SCREEN_SAVE_MS);
   service.app.core.onDispose(service.app.panes.keepScreens(Number.isFinite(keepEvery) && keepEvery > 0 ? keepEvery : SCREEN_SAVE_MS));
   process.stdout.write(`service: ready (pid ${process.pid}) on ${service.paths.serviceSocket} at ${SERVICE_STARTED_AT}\n`);
+  // What the start compiled goes to the cache once the first window is likely served (main/compile-cache.ts).
+  persistCompileCacheSoon(3_000);
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     process.on(sig, () => void service.stop(`the service was stopped (${sig})`));
   }
