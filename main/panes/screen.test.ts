@@ -364,6 +364,74 @@ describe('the lazy headless screen', () => {
     }
   });
 
+  /**
+   * A screen of `cols` x `rows` (keeping 24 rows in xterm's cells, catching up 8 lines a
+   * turn) and a reference fed every byte, both given `before`, a flood of 300 `line`s and
+   * a read of neither until it is caught up.
+   */
+  async function caughtUp(cols: number, rows: number, before: string, line: (i: number) => string): Promise<{ screen: Screen; ref: ReturnType<typeof reference> }> {
+    const ref = reference(cols, rows, 1_000_000);
+    const screen = new Screen({ cols, rows, scrollback: 1_000, liveRows: 24, archiveBatch: 10, bulkRows: 8, idleMs: 5 });
+    let out = before;
+    for (let i = 0; i < 300; i++) out += line(i);
+    ref.write(out);
+    screen.write(out);
+    await screen.settled();
+    return { screen, ref };
+  }
+
+  /** The screen holds what the reference holds: every line's text, history, a snapshot replayed cell by cell, the cursor, and what `after` draws next. */
+  async function expectSame(screen: Screen, ref: ReturnType<typeof reference>, after: string): Promise<void> {
+    // (Fewer lines than the scrollback keeps: all of them.)
+    expect(screen.allText()).toBe(allTextOf(ref.term));
+    expect(screen.history).toBe(ref.term.buffer.normal.baseY);
+    const got = await screen.serialize(Number.MAX_SAFE_INTEGER);
+    const mine = replayed(got.data, got.cols, got.rows);
+    const theirs = replayed(withoutNullMoves(ref.ser.serialize({ scrollback: Number.MAX_SAFE_INTEGER })), ref.term.cols, ref.term.rows);
+    expect(mine.cells).toEqual(theirs.cells.slice(theirs.cells.length - mine.cells.length));
+    expect({ x: mine.x, y: mine.y }).toEqual({ x: theirs.x, y: theirs.y });
+    ref.write(after);
+    screen.write(after);
+    expect(screen.screenText()).toBe(screenTextOf(ref.term));
+    expect(cellRows(screen.term).slice(-screen.rows)).toEqual(cellRows(ref.term).slice(-ref.term.rows));
+    const a = ref.term.buffer.active;
+    const b = screen.term.buffer.active;
+    expect({ x: b.cursorX, y: b.cursorY, type: b.type }).toEqual({ x: a.cursorX, y: a.cursorY, type: a.type });
+  }
+
+  const screenful = (rows: number): string => Array.from({ length: rows }, (_, i) => `row ${i}\r\n`).join('');
+  const source = (i: number): string => `${'  '.repeat(i % 3)}\x1b[38;5;${16 + (i % 200)}mlet\x1b[0m v${i} = ${i};\r\n`;
+
+  it('keeps the rows a taller window pulls down after a flood caught up without the parser: the screen grows as the reference\'s does', async () => {
+    const { screen, ref } = await caughtUp(40, 6, screenful(6), source);
+    try {
+      expect(screen.direct).toBeGreaterThan(200);
+      // xterm pulls rows of scrollback down onto a taller screen: the buffer must still have them.
+      ref.term.resize(40, 20);
+      screen.resize(40, 20);
+      await expectSame(screen, ref, 'next \x1b[1mbold\r\nq');
+    } finally {
+      ref.term.dispose();
+      screen.dispose();
+    }
+  });
+
+  it.each([
+    ['a cursor saved before (DECSC) and restored after (DECRC)', 6, `${'row\r\n'.repeat(6)}\x1b[3;4H\x1b7\x1b[6;1H`, source, '\x1b8X'],
+    ['autowrap off, lines exactly a row wide', 6, `\x1b[?7l${'row\r\n'.repeat(6)}`, (i: number) => `\x1b[1m${String(i).padStart(40, '.')}\x1b[m\r\n`, 'y'.repeat(50)],
+    ['colon sub-parameters and more than 32 parameters before the reset', 6, 'row\r\n'.repeat(6), (i: number) => `\x1b[4:3;38:2::1:2:3m${i}\x1b[${'1;'.repeat(40)}35mx\x1b[0m\r\n`, '\x1b[4mu'],
+    ['a screen of one row', 1, 'row\r\n', source, 'q'],
+  ])('catches up a flood exactly with %s', async (_what, rows, before, line, after) => {
+    const { screen, ref } = await caughtUp(40, rows, before, line);
+    try {
+      expect(screen.direct).toBeGreaterThan(200);
+      await expectSame(screen, ref, after);
+    } finally {
+      ref.term.dispose();
+      screen.dispose();
+    }
+  });
+
   it('takes turns when many screens catch up with a flood at once: one parses while the others wait, none is left waiting, and a read does not wait', async () => {
     // Each screen's characters handed to its parser, parsed, and the first piece's (the flood's queue).
     const counts = Array.from({ length: 5 }, () => ({ handed: 0, parsed: 0, flood: 0 }));

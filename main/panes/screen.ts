@@ -439,11 +439,12 @@ export class Screen {
    * or of highlighted source): lines of printable ASCII and SGRs that end in the default
    * attributes (directLineText), written from column 0 of a blank bottom row in the default
    * state, are what the archive would have held after parsing them, as they came. So every
-   * row above the cursor is copied to the archive, then those lines but the last screen's
-   * worth are added to it as text, then the last screen's worth is parsed (scrolling the old
-   * rows, copied already, off the screen) and the rows above them are dropped: the buffer
-   * and the archive end as parsing all of them would leave them. 'taken' when it applied,
-   * 'soon' when only the cursor's place kept it from applying.
+   * row above the cursor is copied to the archive, then those lines but the last ones the
+   * buffer keeps (its live rows and a screen) are added to it as text, then those last ones
+   * are parsed (scrolling the old rows, copied already, off the buffer's top) and the rows
+   * above them are dropped: the buffer and the archive end as parsing all of them would
+   * leave them, the buffer with the rows of scrollback a taller screen pulls down. 'taken'
+   * when it applied, 'soon' when only the cursor's place kept it from applying.
    */
   private takeDirect(piece: Piece): 'taken' | 'soon' | 'no' {
     const core = (this.term as unknown as { _core?: CoreView })._core;
@@ -475,8 +476,9 @@ export class Screen {
       at = lf + 1;
       ends.push(at);
     }
-    // The last screen's worth is parsed; the rest must be worth the copy of a screen.
-    const head = ends.length - (rows - 1);
+    // The lines the buffer keeps (its live rows of scrollback, the screen's above the cursor) are parsed; the rest must be worth the copy of a screen.
+    const kept = this.live() + rows - 1;
+    const head = ends.length - kept;
     if (head < rows) return 'no';
     this.archive.copyFrom(this.term, this.serializer, 0, top - 1);
     this.ownTrim = true;
@@ -499,10 +501,10 @@ export class Screen {
     } finally {
       this.parsing = false;
     }
-    // The old rows above the last screen's worth scrolled off the screen: the archive has them.
+    // The old rows above the lines kept scrolled off the screen: the archive has them (xterm may have dropped some itself, its scrollback full).
     this.ownTrim = true;
     try {
-      dropTop(this.term, rows - 1);
+      dropTop(this.term, buf.baseY - this.live());
     } finally {
       this.ownTrim = false;
     }
