@@ -104,13 +104,15 @@ interface BufferView {
   ydisp: number;
   /** Where DECSC saved the cursor's row: an index into the lines (screen row + ybase), not a screen row. */
   savedY: number;
+  /** Markers on the lines (a prompt's, a hyperlink's), each at an index into the lines. */
+  markers: Array<{ line: number; isDisposed: boolean }>;
 }
 
 /** The normal buffer's internals, or an error saying what the archive needs. */
 export function normalBuffer(term: Term): BufferView {
   const b = (term as unknown as { _core?: { _bufferService?: { buffers?: { normal?: Partial<BufferView> } } } })._core?._bufferService?.buffers?.normal;
-  if (!b || typeof b.lines?.trimStart !== 'function' || typeof b.lines.get !== 'function' || typeof b.lines.set !== 'function' || typeof b.lines.onTrim !== 'function' || typeof b.ybase !== 'number' || typeof b.ydisp !== 'number' || typeof b.savedY !== 'number') {
-    throw new Error('@xterm/headless has no normal buffer with lines.get, trimStart, set and onTrim, ybase, ydisp and savedY, which the scrollback archive reads and trims with: install the version package.json pins (6.0.0) or adapt main/panes/archive.ts.');
+  if (!b || typeof b.lines?.trimStart !== 'function' || typeof b.lines.get !== 'function' || typeof b.lines.set !== 'function' || typeof b.lines.onTrim !== 'function' || typeof b.ybase !== 'number' || typeof b.ydisp !== 'number' || typeof b.savedY !== 'number' || !Array.isArray(b.markers)) {
+    throw new Error('@xterm/headless has no normal buffer with lines.get, trimStart, set and onTrim, ybase, ydisp, savedY and markers, which the scrollback archive reads and trims with: install the version package.json pins (6.0.0) or adapt main/panes/archive.ts.');
   }
   return b as BufferView;
 }

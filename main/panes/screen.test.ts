@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import headless from '@xterm/headless';
 import { normalBuffer, withoutNullMoves } from './archive.ts';
 import { allTextOf, Screen, screenTextOf } from './screen.ts';
+import { ScreenPrompts } from './screen-prompts.ts';
 import { cellRows, reference, rng } from './screen-testing.ts';
 
 const SGRS = ['\x1b[31m', '\x1b[0m', '\x1b[m', '\x1b[38;5;123m', '\x1b[48;2;1;2;3m', '\x1b[1;4m', '\x1b[0;32;44m', '\x1b[4:3m', '\x1b[58;5;3m', '\x1b[7m', '\x1b[39;49m'];
@@ -367,11 +368,13 @@ describe('the lazy headless screen', () => {
   /**
    * A screen of `cols` x `rows` (keeping 24 rows in xterm's cells, catching up 8 lines a
    * turn) and a reference fed every byte, both given `before`, a flood of 300 `line`s and
-   * a read of neither until it is caught up.
+   * a read of neither until it is caught up; `watch` sees each terminal before any output.
    */
-  async function caughtUp(cols: number, rows: number, before: string, line: (i: number) => string): Promise<{ screen: Screen; ref: ReturnType<typeof reference> }> {
+  async function caughtUp(cols: number, rows: number, before: string, line: (i: number) => string, watch?: (term: Screen['term']) => void): Promise<{ screen: Screen; ref: ReturnType<typeof reference> }> {
     const ref = reference(cols, rows, 1_000_000);
     const screen = new Screen({ cols, rows, scrollback: 1_000, liveRows: 24, archiveBatch: 10, bulkRows: 8, idleMs: 5 });
+    watch?.(ref.term);
+    watch?.(screen.term);
     let out = before;
     for (let i = 0; i < 300; i++) out += line(i);
     ref.write(out);
@@ -410,6 +413,24 @@ describe('the lazy headless screen', () => {
       ref.term.resize(40, 20);
       screen.resize(40, 20);
       await expectSame(screen, ref, 'next \x1b[1mbold\r\nq');
+    } finally {
+      ref.term.dispose();
+      screen.dispose();
+    }
+  });
+
+  it('leaves no prompt on a line it is not on when a flood starts on a prompt\'s row (OSC 133;A, then the output)', async () => {
+    // Both terminals' prompts, the reference's first.
+    const prompts: ScreenPrompts[] = [];
+    const { screen, ref } = await caughtUp(40, 6, `${screenful(6)}\x1b]133;A\x07`, source, (term) => prompts.push(new ScreenPrompts(term)));
+    const [theirs, mine] = prompts as [ScreenPrompts, ScreenPrompts];
+    try {
+      expect(screen.direct).toBeGreaterThan(200);
+      // The prompt's line is the flood's first, 300 lines up: the screen may have let it go with those lines, never put it on another.
+      const where = new Set(theirs.forSnapshot().map((p) => p.offset));
+      expect(mine.forSnapshot().filter((p) => !where.has(p.offset))).toEqual([]);
+      await expectSame(screen, ref, '\x1b]133;A\x07$ ');
+      expect({ mine: mine.forSnapshot().at(-1), theirs: theirs.forSnapshot().at(-1) }).toEqual({ mine: { offset: 0 }, theirs: { offset: 0 } });
     } finally {
       ref.term.dispose();
       screen.dispose();

@@ -444,7 +444,8 @@ export class Screen {
    * are parsed (scrolling the old rows, copied already, off the buffer's top) and the rows
    * above them are dropped: the buffer and the archive end as parsing all of them would
    * leave them, the buffer with the rows of scrollback a taller screen pulls down. 'taken'
-   * when it applied, 'soon' when only the cursor's place kept it from applying.
+   * when it applied, 'soon' when only the cursor's place (or a marker on its row: a
+   * prompt's, which must stay on the flood's first line) kept it from applying.
    */
   private takeDirect(piece: Piece): 'taken' | 'soon' | 'no' {
     const core = (this.term as unknown as { _core?: CoreView })._core;
@@ -456,10 +457,10 @@ export class Screen {
     if (core?._charsetService?.charset !== undefined || core?.coreService?.modes?.insertMode !== false) return 'no';
     if (buf.cursorX !== 0 || buf.cursorY !== rows - 1) return 'soon';
     // The cursor's row is blank: every cell the null cell, no colour (a row a scroll made with the default attributes).
-    const lines = normalBuffer(this.term).lines;
+    const { lines, markers } = normalBuffer(this.term);
     const top = buf.baseY + rows - 1;
     const row = lines.get(top);
-    if (!row || row.isWrapped) return 'soon';
+    if (!row || row.isWrapped || markers.some((m) => m.line === top && !m.isDisposed)) return 'soon';
     for (let i = 0; i < row.length * 3; i += 3) if (row._data[i] !== NULL_CONTENT || row._data[i + 1] !== 0 || row._data[i + 2] !== 0) return 'soon';
     // The lines that allow it, up to (not with) the piece's last.
     const data = piece.data;
