@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { afterLastCrLf, attributesAtEnd, countLineFeeds, foldAttributes, plainTailStart } from './compact.ts';
+import { afterLastCrLf, attributesAtEnd, countLineFeeds, directLineText, foldAttributes, plainTailStart } from './compact.ts';
 
 describe('plain output', () => {
   it('finds where the plain tail starts: after the last thing that is not text, tab, CR, LF or a complete SGR', () => {
@@ -41,5 +41,35 @@ describe('plain output', () => {
     expect(foldAttributes('\x1b[31m', '\x1b[0m\x1b[1m')).toBe('\x1b[0m\x1b[1m');
     expect(foldAttributes('', '')).toBe('');
     expect(foldAttributes('\x1b[1m'.repeat(5000), '\x1b[2m')).toBeUndefined();
+  });
+});
+
+describe('lines the archive can hold as they came (directLineText)', () => {
+  it('gives the text of printable ASCII and SGRs that end in the default attributes, at most a row wide', () => {
+    expect(directLineText('plain words  ', 20)).toBe('plain words  ');
+    expect(directLineText('', 20)).toBe('');
+    expect(directLineText('\x1b[38;5;123mconst\x1b[0m x = \x1b[33m"s"\x1b[m;', 20)).toBe('const x = "s";');
+    expect(directLineText('\x1b[4:3mcurly\x1b[0m', 5)).toBe('curly');
+    // Exactly a row wide is one row; one more would wrap.
+    expect(directLineText('x'.repeat(20), 20)).toBe('x'.repeat(20));
+    expect(directLineText('x'.repeat(21), 20)).toBeUndefined();
+    expect(directLineText('\x1b[1m' + 'x'.repeat(21) + '\x1b[0m', 20)).toBeUndefined();
+  });
+
+  it('refuses what a parser must see: attributes left set, other escapes, controls, tabs, wide or non-ASCII characters', () => {
+    for (const line of [
+      '\x1b[41mred to the end',
+      '\x1b[0;1mbold left set',
+      'reset then \x1b[0m\x1b[1mbold',
+      '\x1b[2Kerased',
+      '\x1b]8;;http://x.test/\x07link\x1b]8;;\x07',
+      'a\tb',
+      'cr \rover',
+      'bell\x07',
+      'wide 世界',
+      'caf\u00e9',
+      'emoji \ud83d\ude00',
+      '\x1b[',
+    ]) expect({ line, text: directLineText(line, 80) }).toEqual({ line, text: undefined });
   });
 });
