@@ -482,12 +482,7 @@ export class Screen {
     const head = ends.length - kept;
     if (head < rows) return 'no';
     this.archive.copyFrom(this.term, this.serializer, 0, top - 1);
-    this.ownTrim = true;
-    try {
-      dropTop(this.term, buf.baseY);
-    } finally {
-      this.ownTrim = false;
-    }
+    this.trimming(() => dropTop(this.term, buf.baseY));
     // One copy of their bytes, each line a slice of it (the piece's string, far longer, is let go).
     const from = piece.done;
     const bytes = flat(data.slice(from, ends[head - 1]!));
@@ -503,12 +498,7 @@ export class Screen {
       this.parsing = false;
     }
     // The old rows above the lines kept scrolled off the screen: the archive has them (xterm may have dropped some itself, its scrollback full).
-    this.ownTrim = true;
-    try {
-      dropTop(this.term, buf.baseY - this.live());
-    } finally {
-      this.ownTrim = false;
-    }
+    this.trimming(() => dropTop(this.term, buf.baseY - this.live()));
     this.direct += head;
     piece.done = parsedTo;
     this.inFlight -= parsedTo - from;
@@ -571,9 +561,14 @@ export class Screen {
 
   /** The archive's move of the buffer's top rows (at most `most`); whether more are left. */
   private moveToArchive(most: number): boolean {
+    return this.trimming(() => this.archive.moveFrom(this.term, this.serializer, this.live(), most));
+  }
+
+  /** `fn`, which trims the buffer's top itself (ownTrim: DECSC's saved row is not moved again). */
+  private trimming<T>(fn: () => T): T {
     this.ownTrim = true;
     try {
-      return this.archive.moveFrom(this.term, this.serializer, this.live(), most);
+      return fn();
     } finally {
       this.ownTrim = false;
     }
@@ -638,12 +633,7 @@ export class Screen {
     this.afterParsed(() => {
       if (this.disposed) return;
       const from = this.term.cols;
-      this.ownTrim = true;
-      try {
-        this.term.resize(cols, rows);
-      } finally {
-        this.ownTrim = false;
-      }
+      this.trimming(() => this.term.resize(cols, rows));
       if (this.archive.rows > 0) this.archive.reflow(from, cols);
       this.keepHistory();
     });
