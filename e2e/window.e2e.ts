@@ -3,7 +3,10 @@
  * bash), the built renderer in Debian's Chromium, the real keyboard and mouse.
  * Screenshots of the window in light and dark go to e2e/artifacts/ on every run.
  */
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Layout } from '../preload/contract.ts';
@@ -158,6 +161,32 @@ describe('the window', () => {
     await win.typeLine(id, 'echo still-here-$((1+1))');
     await win.waitForText(id, /^still-here-2$/m, 15_000);
   }, 300_000);
+
+  it('skips ahead in a long flood: draws a fraction of a 12 MB cat, and scrolling to the top shows its last 10,000 lines exactly', async () => {
+    const id = await freshPane(win);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-skip-'));
+    const file = path.join(dir, 'lines.txt');
+    const lines = Array.from({ length: 400_000 }, (_, i) => `line ${String(i).padStart(8, '0')} \x1b[3${i % 8}mof the flood\x1b[0m ${'-'.repeat(i % 7)}`);
+    fs.writeFileSync(file, lines.join('\n') + '\n');
+    type Stats = { written: number; syncs: number; partial: boolean };
+    const stats = () => win.page.evaluate((paneId) => (window as unknown as { __td: { stats(id: string): Stats } }).__td.stats(paneId), id);
+    const before = await stats();
+    await win.typeLine(id, `cat ${file}; echo skip-done-$((6*7))`);
+    await win.waitForText(id, /^skip-done-42$/m, 120_000, 5);
+    const after = await stats();
+    // Most of the flood never reached the page: it was left behind and redrew from the core's screen.
+    expect(after.written - before.written).toBeLessThan(fs.statSync(file).size / 2);
+    expect(after.syncs).toBeGreaterThan(before.syncs);
+    // Scrolled to the top of what the redraw carried, the window fetches the rest of the history.
+    await win.page.evaluate((paneId) => (window as unknown as { __td: { term(id: string): { scrollToTop(): void } } }).__td.term(paneId).scrollToTop(), id);
+    await win.waitFor(async () => !(await stats()).partial, 'the whole history fetched');
+    const text = await win.page.evaluate((paneId) => (window as unknown as { __td: { text(id: string): string } }).__td.text(paneId), id);
+    const shown = text.split('\n');
+    const end = shown.lastIndexOf('skip-done-42');
+    const plain = lines.map((l) => l.replace(/\x1b\[[0-9;]*m/g, ''));
+    expect(shown.slice(end - 10_000, end).map((l) => l.trimEnd())).toEqual(plain.slice(-10_000).map((l) => l.trimEnd()));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 180_000);
 
   it('stops a flood at once with Ctrl-C', async () => {
     const id = await freshPane(win);

@@ -376,8 +376,9 @@ export interface Events {
   'settings.changed': Settings;
 
   /**
-   * This window fell too far behind the pane's output while another window kept up, so
-   * it was left out of the pane's output; it has caught up and should redraw from a snapshot.
+   * This window fell too far behind the pane's output (while another window kept up, or
+   * in a long flood: FLOW.skipAfterChars), so it was left out of the pane's output; it has
+   * caught up and should redraw from a snapshot.
    */
   'pane.stale': { paneId: string };
 
@@ -503,4 +504,20 @@ export const FLOW = {
    * so show its rate, from which its allowance then grows.
    */
   latencyStartChars: 32_768,
+  /**
+   * Skipping ahead in a long flood: once a pane has sent this much output with no quiet
+   * spell longer than latencyMs, a window that cannot take more is left behind rather than
+   * holding the program paused. It is sent nothing until it has read what it holds, then
+   * redraws from the core's snapshot ('pane.stale'), as tmux redraws a client that is too
+   * slow. The program runs at the speed of the core's own screen, not of the slowest page;
+   * a burst shorter than this is drawn byte by byte as before.
+   */
+  skipAfterChars: 1_048_576,
+  /**
+   * A window left behind that way redraws at most this often (it waits, caught up, until
+   * then): each redraw costs the core a catch-up of the pane's screen and a snapshot.
+   */
+  skipRedrawMs: 500,
+  /** History lines such a redraw carries (the rest is fetched when the person scrolls to the top). */
+  skipRedrawScrollback: 100,
 } as const;

@@ -282,4 +282,103 @@ describe('FlowMeter', () => {
     s.ack('slow', 110_000);
     expect(s.shouldPause()).toBe(false);
   });
+
+  it('skips ahead in a long flood: a lone slow reader is dropped rather than holding the PTY, and taken back once it has read nearly all it held', () => {
+    let t = 0;
+    const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, skipAfterChars: 100_000, skipBackChars: 5_000, now: () => t });
+    m.attach('w');
+    // The flood's start: under skipAfterChars the reader is flow-controlled as before.
+    for (let i = 0; i < 3; i++) {
+      t += 5;
+      expect(m.sent(12_000)).toEqual([]);
+    }
+    expect(m.shouldPause()).toBe(true);
+    m.ack('w', 22_000);
+    expect(m.shouldPause()).toBe(false);
+    // More of the same flood, past skipAfterChars: what would make it full drops it instead.
+    for (let i = 0; i < 6; i++) {
+      t += 5;
+      m.sent(12_000);
+      m.ack('w', 12_000);
+    }
+    // It reads 2,400 characters a millisecond: 360,000 is what it may hold.
+    t += 5;
+    expect(m.sent(400_000)).toEqual(['w']);
+    expect(m.accepts('w')).toBe(false);
+    expect(m.shouldPause()).toBe(false);
+    // Not charged for what it is not sent: the PTY runs on.
+    const held = m.behind('w');
+    t += 5;
+    expect(m.sent(500_000)).toEqual([]);
+    expect(m.behind('w')).toBe(held);
+    expect(m.shouldPause()).toBe(false);
+    // Taken back once it holds under skipBackChars, not under the low watermark.
+    expect(m.ack('w', held - 5_000)).toBe(false);
+    expect(m.accepts('w')).toBe(false);
+    expect(m.ack('w', 1)).toBe(true);
+    expect(m.accepts('w')).toBe(true);
+    expect(m.behind('w')).toBe(0);
+  });
+
+  it('does not skip ahead in a short burst, nor in a flood broken by quiet spells longer than the latency bound', () => {
+    let t = 0;
+    const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, skipAfterChars: 100_000, skipBackChars: 5_000, now: () => t });
+    m.attach('w');
+    // 90,000 in bursts of 30,000, each after a quiet spell of 200 ms: never one flood of 100,000.
+    for (let i = 0; i < 10; i++) {
+      t += 200;
+      expect(m.sent(30_000)).toEqual([]);
+      expect(m.sent(10_000)).toEqual([]);
+      expect(m.shouldPause()).toBe(true);
+      m.ack('w', 40_000);
+      expect(m.shouldPause()).toBe(false);
+    }
+    expect(m.accepts('w')).toBe(true);
+    // Without skipAfterChars a long flood never drops a lone reader.
+    const plain = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, now: () => t });
+    plain.attach('w');
+    for (let i = 0; i < 100; i++) {
+      t += 5;
+      expect(plain.sent(12_000)).toEqual([]);
+      plain.ack('w', 12_000);
+    }
+    t += 5;
+    expect(plain.sent(400_000)).toEqual([]);
+    expect(plain.shouldPause()).toBe(true);
+  });
+
+  it('takes a reader left behind back no sooner than skipRedrawMs after it was dropped, even one that held nothing when dropped', () => {
+    let t = 0;
+    const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, skipAfterChars: 50_000, skipBackChars: 5_000, skipRedrawMs: 250, now: () => t });
+    m.attach('w');
+    expect(m.nextTakeBack()).toBeUndefined();
+    for (let i = 0; i < 5; i++) {
+      t += 5;
+      m.sent(12_000);
+      m.ack('w', 12_000);
+    }
+    // Caught up when a batch too big for it comes: dropped holding nothing, so no ack will come to take it back.
+    t += 5;
+    expect(m.sent(400_000)).toEqual(['w']);
+    const droppedAt = t;
+    expect(m.nextTakeBack()).toBe(250);
+    t += 100;
+    expect(m.takeBack()).toEqual([]);
+    expect(m.nextTakeBack()).toBe(150);
+    t = droppedAt + 250;
+    expect(m.takeBack()).toEqual(['w']);
+    expect(m.accepts('w')).toBe(true);
+    expect(m.nextTakeBack()).toBeUndefined();
+    // Dropped again holding some: its acks do not take it back before its time either.
+    t += 5;
+    m.sent(20_000);
+    t += 5;
+    expect(m.sent(400_000)).toEqual(['w']);
+    t += 50;
+    expect(m.ack('w', 20_000)).toBe(false);
+    expect(m.accepts('w')).toBe(false);
+    expect(m.nextTakeBack()).toBe(200);
+    t += 200;
+    expect(m.takeBack()).toEqual(['w']);
+  });
 });

@@ -9,6 +9,12 @@
  * - The PTY pauses only when no reader that is still in the flow can take more (every one
  *   is over the high watermark), and resumes once one is under the low one (hysteresis).
  *   With one window that is the classic behaviour (VS Code's terminal does the same).
+ * - With `latency.skipAfterChars`, a long flood skips ahead: once that much output has
+ *   been sent with no quiet spell longer than `latency.ms`, a reader it would make full is
+ *   dropped rather than holding the PTY paused, and taken back once it holds less than
+ *   `latency.skipBackChars` (it has read nearly all it was sent; the rest is in the
+ *   renderer's next acknowledgement). The program then runs at the pace of the pane's
+ *   headless screen, which keeps every line; the window redraws from its snapshot.
  * - With `latency`, a reader also counts as full once what it holds would take it more
  *   than `latency.ms` to read at the rate it has been acknowledging (and it holds more than
  *   `latency.minChars`), and as ready again under half that. Until its rate is known (the
@@ -25,6 +31,9 @@ import { FLOW } from '../../preload/contract.ts';
 interface Reader {
   unacked: number;
   dropped: boolean;
+  /** Dropped by skipping ahead in a long flood (taken back under skipBackChars, not the low watermark), and when. */
+  skipped: boolean;
+  skippedAt: number;
   /** Characters it acknowledges a millisecond while it has output to read (0: not known yet). */
   rate: number;
   lastAckAt: number;
@@ -46,6 +55,16 @@ export interface LatencyBound {
    * acknowledgements says nothing about how fast it reads.
    */
   sampleMs?: number;
+  /** Skip ahead once a flood has sent this much (off when not given); see the header. */
+  skipAfterChars?: number;
+  /** A reader dropped by skipping ahead is taken back once it holds less than this (1 if not given). */
+  skipBackChars?: number;
+  /**
+   * ...and no sooner than this after it was dropped (0 if not given): each time it is taken
+   * back it redraws from a snapshot, which costs the core a catch-up of its screen. Until
+   * then it waits, caught up (`nextTakeBack`, `takeBack`).
+   */
+  skipRedrawMs?: number;
   now?: () => number;
 }
 
@@ -56,6 +75,9 @@ export class FlowMeter {
   private readonly low: number;
   private readonly latency: LatencyBound | undefined;
   private readonly now: () => number;
+  /** Characters sent in the current flood (since the last quiet spell longer than latency.ms), and when the last was sent. */
+  private run = 0;
+  private lastSentAt = -Infinity;
 
   constructor(high: number = FLOW.highWatermarkChars, low: number = FLOW.lowWatermarkChars, latency?: LatencyBound) {
     this.high = high;
@@ -66,7 +88,7 @@ export class FlowMeter {
 
   /** A reader that must keep up from now on. */
   attach(reader: string): void {
-    if (!this.readers.has(reader)) this.readers.set(reader, { unacked: 0, dropped: false, rate: 0, lastAckAt: 0, sampleStart: 0, sampleChars: 0 });
+    if (!this.readers.has(reader)) this.readers.set(reader, { unacked: 0, dropped: false, skipped: false, skippedAt: 0, rate: 0, lastAckAt: 0, sampleStart: 0, sampleChars: 0 });
   }
 
   /** A reader went away: it no longer holds the pane paused. */
@@ -91,15 +113,22 @@ export class FlowMeter {
   /**
    * Output about to be sent to every reader in the flow. A reader it would put over the
    * high watermark while another reader stays under it is dropped first (and not charged:
-   * it will not be sent this output). Returns the readers dropped now.
+   * it will not be sent this output), and so is one it would make full in a long flood
+   * (`latency.skipAfterChars`). Returns the readers dropped now.
    */
   sent(chars: number): string[] {
     const live = [...this.readers.entries()].filter(([, r]) => !r.dropped);
     const keepsUp = live.some(([, r]) => r.unacked + chars <= this.high);
+    const skipping = this.flood(chars);
     const droppedNow: string[] = [];
     for (const [name, r] of live) {
       if (keepsUp && r.unacked + chars > this.high) {
         r.dropped = true;
+        droppedNow.push(name);
+      } else if (skipping && this.full(r, chars)) {
+        r.dropped = true;
+        r.skipped = true;
+        r.skippedAt = this.now();
         droppedNow.push(name);
       } else {
         if (r.unacked === 0 && this.latency) this.startReading(r, this.latency);
@@ -129,12 +158,46 @@ export class FlowMeter {
       r.lastAckAt = t;
     }
     r.unacked = Math.max(0, r.unacked - chars);
-    if (r.dropped && r.unacked < this.low) {
-      r.dropped = false;
-      r.unacked = 0;
-      return true;
-    }
+    if (r.skipped) return this.caughtUp(r) && this.now() - r.skippedAt >= (this.latency?.skipRedrawMs ?? 0) && this.back(r);
+    if (r.dropped && r.unacked < this.low) return this.back(r);
     return false;
+  }
+
+  /** A reader dropped by skipping ahead that has read what it held: taken back when its time comes. */
+  private caughtUp(r: Reader): boolean {
+    return r.skipped && r.unacked < (this.latency?.skipBackChars ?? 1);
+  }
+
+  private back(r: Reader): true {
+    r.dropped = false;
+    r.skipped = false;
+    r.unacked = 0;
+    return true;
+  }
+
+  /** Milliseconds until a reader dropped by skipping ahead, caught up now, may be taken back (undefined: none waits). */
+  nextTakeBack(): number | undefined {
+    let next: number | undefined;
+    const t = this.now();
+    for (const r of this.readers.values()) {
+      if (!this.caughtUp(r)) continue;
+      const wait = Math.max(0, r.skippedAt + (this.latency?.skipRedrawMs ?? 0) - t);
+      next = next === undefined ? wait : Math.min(next, wait);
+    }
+    return next;
+  }
+
+  /** Take back every reader dropped by skipping ahead that has caught up and waited its time; returns them (each should redraw). */
+  takeBack(): string[] {
+    const t = this.now();
+    const back: string[] = [];
+    for (const [name, r] of this.readers) {
+      if (this.caughtUp(r) && t - r.skippedAt >= (this.latency?.skipRedrawMs ?? 0)) {
+        this.back(r);
+        back.push(name);
+      }
+    }
+    return back;
   }
 
   behind(reader: string): number {
@@ -174,11 +237,23 @@ export class FlowMeter {
     return r.rate > 0 ? Math.max(l.minChars, r.rate * l.ms) : (l.startChars ?? l.minChars);
   }
 
-  /** Whether this reader can take no more now: over the high watermark, or (latency) holding more than its allowance. */
-  private full(r: Reader): boolean {
-    if (r.unacked > this.high) return true;
+  /** Whether this reader can take no more (with `more` sent to it): over the high watermark, or (latency) holding more than its allowance. */
+  private full(r: Reader, more = 0): boolean {
+    const held = r.unacked + more;
+    if (held > this.high) return true;
     const l = this.latency;
-    return !!l && r.unacked > this.allowance(r, l);
+    return !!l && held > this.allowance(r, l);
+  }
+
+  /** Count output sent; true once the flood it belongs to is long enough to skip ahead in. */
+  private flood(chars: number): boolean {
+    const l = this.latency;
+    if (l?.skipAfterChars === undefined) return false;
+    const t = this.now();
+    if (t - this.lastSentAt > l.ms) this.run = 0;
+    this.lastSentAt = t;
+    this.run += chars;
+    return this.run > l.skipAfterChars;
   }
 
   /** Whether a reader that was full can take more again: under the low watermark and (latency) under half its allowance (under minChars once its rate is known). */

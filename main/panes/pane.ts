@@ -65,6 +65,8 @@ export interface PaneHooks {
   exited(pane: Pane): void;
   /** The headless screen moved old scrollback to its archive (memory can be given back). */
   compacted?(pane: Pane): void;
+  /** A window left behind in a long flood is taken back after waiting its time (FLOW.skipRedrawMs): it should redraw. */
+  stale?(pane: Pane, clientId: string): void;
 }
 
 /** The private socket node-pty reads the PTY master through (see armTail). */
@@ -95,7 +97,7 @@ export class Pane {
   private readonly screen: Screen;
   /** The prompts on the headless screen, for snapshots. */
   private readonly screenPrompts: ScreenPrompts;
-  private readonly meter = new FlowMeter(FLOW.highWatermarkChars, FLOW.lowWatermarkChars, { ms: FLOW.latencyMs, minChars: FLOW.latencyMinChars, startChars: FLOW.latencyStartChars });
+  private readonly meter = new FlowMeter(FLOW.highWatermarkChars, FLOW.lowWatermarkChars, { ms: FLOW.latencyMs, minChars: FLOW.latencyMinChars, startChars: FLOW.latencyStartChars, skipAfterChars: FLOW.skipAfterChars, skipBackChars: FLOW.ackChunkChars, skipRedrawMs: FLOW.skipRedrawMs });
   private readonly screenMeter = new FlowMeter(HEADLESS_HIGH, HEADLESS_LOW);
   private readonly hooks: PaneHooks;
   /** Output waiting to be sent, as it came (joined once at flush: a string built by += is slow to flatten). */
@@ -119,6 +121,8 @@ export class Pane {
   /** The foreground program's name, as last seen (watchProgram). */
   private foreground: string | undefined;
   private programTimer: NodeJS.Timeout | undefined;
+  /** When windows left behind in a flood, caught up, are taken back (FlowMeter.nextTakeBack). */
+  private takeBackTimer: NodeJS.Timeout | undefined;
   private programCheckedAt = 0;
   private disposed = false;
   private readonly launch: PaneSpawn['launch'];
@@ -361,7 +365,8 @@ export class Pane {
     this.screen.write(data);
     // Charged to the windows as it leaves; one that would fall too far behind while another
     // keeps up is left out of this pane's output from here (FlowMeter.sent).
-    this.meter.sent(data.length);
+    // (One left behind holding nothing more to acknowledge waits its time to be taken back.)
+    if (this.meter.sent(data.length).length > 0) this.scheduleTakeBack();
     this.hooks.output(this, data);
     if (!this.disposed) this.applyFlow();
     this.watchProgram();
@@ -442,8 +447,22 @@ export class Pane {
   /** True when the window had been left out of the flow and has now caught up (it should redraw). */
   ack(clientId: string, chars: number): boolean {
     const back = this.meter.ack(clientId, chars);
+    if (!back) this.scheduleTakeBack();
     this.applyFlow();
     return back;
+  }
+
+  /** A window left behind in a flood has caught up before its time: it is taken back (and redraws) when that comes. */
+  private scheduleTakeBack(): void {
+    const wait = this.meter.nextTakeBack();
+    if (wait === undefined || this.takeBackTimer || this.disposed) return;
+    this.takeBackTimer = setTimeout(() => {
+      this.takeBackTimer = undefined;
+      if (this.disposed) return;
+      for (const clientId of this.meter.takeBack()) this.hooks.stale?.(this, clientId);
+      this.scheduleTakeBack();
+    }, wait);
+    this.takeBackTimer.unref?.();
   }
 
   /** Whether this window gets the pane's output now (false while it is left out of the flow). */
@@ -591,6 +610,7 @@ export class Pane {
     this.disposed = true;
     if (this.batchTimer) clearTimeout(this.batchTimer);
     if (this.programTimer) clearTimeout(this.programTimer);
+    if (this.takeBackTimer) clearTimeout(this.takeBackTimer);
     this.screen.dispose();
   }
 }

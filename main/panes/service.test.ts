@@ -304,6 +304,60 @@ describe('flow control', () => {
     expect(received).toBe(total);
   });
 
+  it('skips ahead in a long flood: a slow window is left behind, the program finishes at the screen\'s pace, and the window redraws its last lines exactly', async () => {
+    panes.addReader('w1');
+    // 200,000 numbered lines (~4.2 MB), then a last line: far more than the window reads while they come.
+    const lines = 200_000;
+    const script = `let s = ''; for (let i = 0; i < ${lines}; i++) { s += 'line ' + String(i).padStart(7, '0') + ' ' + 'x'.repeat(i % 13) + '\\n'; if (s.length > 65536) { process.stdout.write(s); s = ''; } } process.stdout.write(s + 'the end\\n');`;
+    const pane = panes.create({ command: [process.execPath, '-e', script] });
+    // What the window is sent (the hub asks the same filter), and the redraws it is told to make.
+    let sent = 0;
+    let total = 0;
+    panes.onOutput((id, data) => {
+      if (id !== pane.id) return;
+      total += data.length;
+      if (core.accepts('pane.output', { paneId: id, data }, { id: 'w1' })) sent += data.length;
+    });
+    const stale: number[] = [];
+    core.onEventTo((client, name, payload) => {
+      if (client === 'w1' && name === 'pane.stale' && (payload as { paneId: string }).paneId === pane.id) stale.push(performance.now());
+    });
+    // A page drawing 2 MB a second: every 10 ms it acknowledges up to 20,000 of what it was sent.
+    let acked = 0;
+    const reader = setInterval(() => {
+      const n = Math.min(20_000, sent - acked);
+      if (n > 0) panes.ack(pane.id, 'w1', n);
+      acked += n;
+    }, 10);
+    try {
+      await exited(pane.id);
+      // Read at 2 MB a second, the window alone would have held the program for ~2 s: it was sent under half.
+      expect(total).toBeGreaterThan(4_000_000);
+      expect(sent).toBeLessThan(total / 2);
+      // Once the window has caught up it is taken back: told to redraw, sent output again.
+      await waitFor(() => stale.length > 0 && core.accepts('pane.output', { paneId: pane.id, data: '' }, { id: 'w1' }), 'the window to be taken back');
+      // Redrawn at most every FLOW.skipRedrawMs (a little early is the timer's slack).
+      for (let i = 1; i < stale.length; i++) expect(stale[i]! - stale[i - 1]!).toBeGreaterThan(FLOW.skipRedrawMs - 20);
+    } finally {
+      clearInterval(reader);
+    }
+    // Nothing lost: the snapshot the window redraws from ends with the program's last lines, and
+    // the pane's text holds the last 10,000 lines exactly.
+    const want = Array.from({ length: 10_000 }, (_, k) => lines - 10_000 + k).map((i) => `line ${String(i).padStart(7, '0')} ${'x'.repeat(i % 13)}`);
+    const all = panes.allText(pane.id).split('\n');
+    const end = all.lastIndexOf('the end');
+    expect(end).toBeGreaterThan(10_000);
+    expect(all.slice(end - 10_000, end)).toEqual(want);
+    const snap = await panes.snapshot(pane.id, 'w1', FLOW.skipRedrawScrollback);
+    const term = new headless.Terminal({ cols: snap.cols, rows: snap.rows, scrollback: 1000, allowProposedApi: true });
+    await new Promise<void>((r) => term.write(snap.data, r));
+    const shown: string[] = [];
+    for (let i = 0; i < term.buffer.active.length; i++) shown.push(term.buffer.active.getLine(i)!.translateToString(true).trimEnd());
+    const at = shown.lastIndexOf('the end');
+    expect(shown.slice(at - 50, at)).toEqual(want.slice(-50).map((l) => l.trimEnd()));
+    term.dispose();
+  });
+
   it('a window that goes away no longer holds the pane paused', async () => {
     panes.addReader('gone');
     const total = 2 * FLOW.highWatermarkChars;

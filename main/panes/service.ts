@@ -352,6 +352,9 @@ export class PaneService implements PaneServiceApi {
           this.bus.emit('output', p.id, data);
           this.govern(p.id, data.length);
         },
+        stale: (p, clientId) => {
+          if (this.panes.get(p.id) === p) this.core.emitTo(clientId, 'pane.stale', { paneId: p.id });
+        },
         compacted: (p) => {
           if (this.panes.get(p.id) === p) this.bus.emit('compacted', p.id);
         },

@@ -14,7 +14,7 @@ import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import type { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal } from '@xterm/xterm';
-import type { Res, Settings, TdApi } from '../../preload/contract.ts';
+import { FLOW, type Res, type Settings, type TdApi } from '../../preload/contract.ts';
 import type { ThemeName } from '../store/store.ts';
 import { Acker, acknowledge } from './flow.ts';
 import { PromptMarks } from './prompts.ts';
@@ -234,13 +234,19 @@ export class TerminalSession {
    * caught up after falling behind ('pane.stale'), and with `history: 'all'` when the person
    * scrolls to the top of a partial history (the view stays on the same line).
    */
-  sync(history?: 'all'): Promise<void> {
+  sync(history?: 'all' | 'stale'): Promise<void> {
     const queue = this.opts.snapshots;
-    if (!queue || history) return this.syncNow(history);
-    return queue.run(this.opts.priority ?? (() => 1), () => this.syncNow());
+    if (!queue || history === 'all') return this.syncNow(history);
+    return queue.run(this.opts.priority ?? (() => 1), () => this.syncNow(history));
   }
 
-  private async syncNow(history?: 'all'): Promise<void> {
+  /**
+   * `history`: 'all' for the whole scrollback; 'stale' after falling behind a flood, with
+   * FLOW.skipRedrawScrollback lines (the flood may still run: a redraw every
+   * FLOW.skipRedrawMs costs the core a snapshot each); else the core's default.
+   */
+  private async syncNow(mode?: 'all' | 'stale'): Promise<void> {
+    const history = mode === 'all' ? mode : undefined;
     if (this.disposed || !this.opened) return;
     const gen = ++this.generation;
     // Lines below the top of the view, kept when more history arrives above them.
@@ -257,7 +263,7 @@ export class TerminalSession {
         this.stats.syncs++;
         performance.mark('td:snapshot-asked');
         const early = pre ? await pre.answer : undefined;
-        snap = early ?? await this.opts.api.invoke('pane.snapshot', history ? { paneId: this.paneId, scrollback: 'all' } : { paneId: this.paneId });
+        snap = early ?? await this.opts.api.invoke('pane.snapshot', history ? { paneId: this.paneId, scrollback: 'all' } : mode === 'stale' ? { paneId: this.paneId, scrollback: FLOW.skipRedrawScrollback } : { paneId: this.paneId });
         if (gen !== this.generation || this.disposed) return;
         // Output dropped while the snapshot was on its way should be in it, but the core
         // may emit output it held back during the snapshot just before its answer leaves
@@ -267,11 +273,22 @@ export class TerminalSession {
       }
       performance.mark('td:snapshot');
       this.stats.snapshotChars = snap.data.length;
-      if (this.written) this.term.reset();
+      const redraw = () => {
+        if (snap.cols > 0 && snap.rows > 0 && (snap.cols !== this.term.cols || snap.rows !== this.term.rows)) {
+          this.term.resize(snap.cols, snap.rows);
+        }
+      };
+      // Output xterm still holds from before is parsed first, then the terminal is reset (in
+      // its queue, not now: else that output would land on top of the snapshot; a window left
+      // behind in a flood is taken back with a little unparsed). Output from now on is queued
+      // after the snapshot.
+      if (this.written) {
+        this.term.write('', () => {
+          this.term.reset();
+          redraw();
+        });
+      } else redraw();
       this.written = true;
-      if (snap.cols > 0 && snap.rows > 0 && (snap.cols !== this.term.cols || snap.rows !== this.term.rows)) {
-        this.term.resize(snap.cols, snap.rows);
-      }
       this.phase = 'live';
       this.partial = snap.complete === false;
       this.stats.partial = this.partial;
