@@ -177,6 +177,8 @@ describe('the window', () => {
     // Most of the flood never reached the page: it was left behind and redrew from the core's screen.
     expect(after.written - before.written).toBeLessThan(fs.statSync(file).size / 2);
     expect(after.syncs).toBeGreaterThan(before.syncs);
+    // The redraws carried a short history, and nothing fetched the rest before the person asked.
+    expect(after.partial).toBe(true);
     // Scrolled to the top of what the redraw carried, the window fetches the rest of the history.
     await win.page.evaluate((paneId) => (window as unknown as { __td: { term(id: string): { scrollToTop(): void } } }).__td.term(paneId).scrollToTop(), id);
     await win.waitFor(async () => !(await stats()).partial, 'the whole history fetched');

@@ -518,6 +518,8 @@ export const FLOW = {
    * then): each redraw costs the core a catch-up of the pane's screen and a snapshot.
    */
   skipRedrawMs: 500,
+  /** ...but at once after input to the pane (the prompt after Ctrl-C), or once its output has been quiet this long (the flood ended). */
+  skipQuietMs: 50,
   /** History lines such a redraw carries (the rest is fetched when the person scrolls to the top). */
   skipRedrawScrollback: 100,
 } as const;

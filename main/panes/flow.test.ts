@@ -381,4 +381,30 @@ describe('FlowMeter', () => {
     t += 200;
     expect(m.takeBack()).toEqual(['w']);
   });
+
+  it('hurries readers left behind: after input (or once the flood is quiet) one caught up is taken back at once, one still reading on its next acknowledgement', () => {
+    let t = 0;
+    const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, skipAfterChars: 50_000, skipBackChars: 5_000, skipRedrawMs: 500, now: () => t });
+    m.attach('a');
+    m.attach('b');
+    for (let i = 0; i < 5; i++) {
+      t += 5;
+      m.sent(12_000);
+      m.ack('a', 12_000);
+      m.ack('b', 12_000);
+    }
+    t += 5;
+    m.sent(20_000);
+    t += 5;
+    expect(m.sent(400_000)).toEqual(['a', 'b']);
+    expect(m.skipping()).toBe(true);
+    m.ack('a', 20_000);
+    t += 10;
+    expect(m.takeBack()).toEqual([]);
+    m.hurry();
+    expect(m.nextTakeBack()).toBe(0);
+    expect(m.takeBack()).toEqual(['a']);
+    expect(m.ack('b', 20_000)).toBe(true);
+    expect(m.skipping()).toBe(false);
+  });
 });

@@ -181,10 +181,25 @@ export class FlowMeter {
     const t = this.now();
     for (const r of this.readers.values()) {
       if (!this.caughtUp(r)) continue;
-      const wait = Math.max(0, r.skippedAt + (this.latency?.skipRedrawMs ?? 0) - t);
+      const wait = r.skippedAt === -Infinity ? 0 : Math.max(0, r.skippedAt + (this.latency?.skipRedrawMs ?? 0) - t);
       next = next === undefined ? wait : Math.min(next, wait);
     }
     return next;
+  }
+
+  /** Whether any reader is left behind by skipping ahead now. */
+  skipping(): boolean {
+    for (const r of this.readers.values()) if (r.skipped) return true;
+    return false;
+  }
+
+  /**
+   * Input came, or the flood went quiet: readers left behind by skipping ahead need not wait
+   * out `skipRedrawMs` (those caught up can be taken back at once: `takeBack`; the others on
+   * the acknowledgement that catches them up).
+   */
+  hurry(): void {
+    for (const r of this.readers.values()) if (r.skipped) r.skippedAt = -Infinity;
   }
 
   /** Take back every reader dropped by skipping ahead that has caught up and waited its time; returns them (each should redraw). */

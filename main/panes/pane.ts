@@ -123,6 +123,9 @@ export class Pane {
   private programTimer: NodeJS.Timeout | undefined;
   /** When windows left behind in a flood, caught up, are taken back (FlowMeter.nextTakeBack). */
   private takeBackTimer: NodeJS.Timeout | undefined;
+  /** While a window is left behind: when output was last sent, and the timer that notices it went quiet. */
+  private lastFlushAt = 0;
+  private quietTimer: NodeJS.Timeout | undefined;
   private programCheckedAt = 0;
   private disposed = false;
   private readonly launch: PaneSpawn['launch'];
@@ -367,6 +370,7 @@ export class Pane {
     // keeps up is left out of this pane's output from here (FlowMeter.sent).
     // (One left behind holding nothing more to acknowledge waits its time to be taken back.)
     if (this.meter.sent(data.length).length > 0) this.scheduleTakeBack();
+    if (this.meter.skipping()) this.watchQuiet();
     this.hooks.output(this, data);
     if (!this.disposed) this.applyFlow();
     this.watchProgram();
@@ -452,6 +456,33 @@ export class Pane {
     return back;
   }
 
+  /** Windows left behind in a flood are taken back as soon as they have caught up (input came, or the flood ended). */
+  private hurryBack(): void {
+    if (!this.meter.skipping()) return;
+    this.meter.hurry();
+    for (const clientId of this.meter.takeBack()) this.hooks.stale?.(this, clientId);
+    this.scheduleTakeBack();
+  }
+
+  /** While a window is left behind in a flood: once output has been quiet for FLOW.skipQuietMs, the flood ended. */
+  private watchQuiet(): void {
+    this.lastFlushAt = performance.now();
+    if (this.quietTimer || this.disposed) return;
+    const check = (): void => {
+      const quiet = performance.now() - this.lastFlushAt;
+      if (this.disposed) return;
+      if (quiet < FLOW.skipQuietMs) {
+        this.quietTimer = setTimeout(check, FLOW.skipQuietMs - quiet);
+        this.quietTimer.unref?.();
+        return;
+      }
+      this.quietTimer = undefined;
+      this.hurryBack();
+    };
+    this.quietTimer = setTimeout(check, FLOW.skipQuietMs);
+    this.quietTimer.unref?.();
+  }
+
   /** A window left behind in a flood has caught up before its time: it is taken back (and redraws) when that comes. */
   private scheduleTakeBack(): void {
     const wait = this.meter.nextTakeBack();
@@ -477,6 +508,8 @@ export class Pane {
   write(data: string): void {
     if (!this.running || !this.proc) return;
     this.proc.write(data);
+    // Input goes ahead of bulk output: a window left behind in a flood redraws as soon as it can (the prompt after Ctrl-C).
+    this.hurryBack();
   }
 
   resize(cols: number, rows: number): void {
@@ -611,6 +644,7 @@ export class Pane {
     if (this.batchTimer) clearTimeout(this.batchTimer);
     if (this.programTimer) clearTimeout(this.programTimer);
     if (this.takeBackTimer) clearTimeout(this.takeBackTimer);
+    if (this.quietTimer) clearTimeout(this.quietTimer);
     this.screen.dispose();
   }
 }

@@ -202,7 +202,7 @@ export class TerminalSession {
     this.host.addEventListener('focusin', () => opts.onFocus());
     // Scrolled to the top of a partial history: fetch the rest (the whole scrollback).
     this.term.onScroll((top) => {
-      if (top === 0 && this.partial && this.phase === 'live') void this.sync('all');
+      if (top === 0 && this.partial && this.phase === 'live' && this.term.buffer.active.baseY > 0) void this.sync('all');
     });
   }
 
@@ -282,16 +282,25 @@ export class TerminalSession {
       // its queue, not now: else that output would land on top of the snapshot; a window left
       // behind in a flood is taken back with a little unparsed). Output from now on is queued
       // after the snapshot.
+      const partial = snap.complete === false;
+      const setPartial = (value: boolean) => {
+        this.partial = value;
+        this.stats.partial = value;
+      };
       if (this.written) {
         this.term.write('', () => {
+          // The reset scrolls the view to the top: not a person asking for older history.
+          setPartial(false);
           this.term.reset();
           redraw();
+          setPartial(partial);
         });
-      } else redraw();
+      } else {
+        redraw();
+        setPartial(partial);
+      }
       this.written = true;
       this.phase = 'live';
-      this.partial = snap.complete === false;
-      this.stats.partial = this.partial;
       const prompts = snap.prompts ?? [];
       this.term.write(snap.data, () => {
         // The snapshot's text holds no marks: put its prompts back before any reflow.
