@@ -190,6 +190,40 @@ describe('the window', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   }, 180_000);
 
+  it('keeps the view still while the person reads scrollback during a long flood, and catches up once they are back at the bottom', async () => {
+    const id = await freshPane(win);
+    type Term = { scrollLines(n: number): void; scrollToBottom(): void; buffer: { active: { viewportY: number; baseY: number; getLine(y: number): { translateToString(t?: boolean): string } | undefined } } };
+    type Td = { term(id: string): Term; stats(id: string): { dropped: number }; live(id: string): boolean };
+    const view = () => win.page.evaluate((paneId) => {
+      const t = (window as unknown as { __td: Td }).__td.term(paneId);
+      const b = t.buffer.active;
+      return { top: b.getLine(b.viewportY)?.translateToString(true), atBottom: b.viewportY >= b.baseY };
+    }, id);
+    const state = () => win.page.evaluate((paneId) => {
+      const td = (window as unknown as { __td: Td }).__td;
+      return { dropped: td.stats(paneId).dropped, live: td.live(paneId) };
+    }, id);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-behind-'));
+    const done = path.join(dir, 'done');
+    await win.typeLine(id, `clear; seq -f 'before %g' 1 3000; sleep 2; yes 'a long flood line 0123456789' | head -c 100000000; echo; echo behind-done-$((5*5)); : > ${done}`);
+    await win.waitForText(id, /^before 3000$/m);
+    // A person scrolls up to read, before the flood comes.
+    await win.page.evaluate((paneId) => (window as unknown as { __td: Td }).__td.term(paneId).scrollLines(-100), id);
+    expect((await view()).atBottom).toBe(false);
+    // The flood leaves the window behind: it stops drawing and stays on the line it shows.
+    await win.waitFor(async () => !(await state()).live, 'the window to be left behind', 60_000);
+    const still = await view();
+    await win.waitFor(() => fs.existsSync(done), 'the flood to end', 120_000);
+    expect(await view()).toEqual(still);
+    expect(still.atBottom).toBe(false);
+    expect((await state()).live).toBe(false);
+    // Back at the bottom, it redraws from the core and follows the output again.
+    await win.page.evaluate((paneId) => (window as unknown as { __td: Td }).__td.term(paneId).scrollToBottom(), id);
+    await win.waitForText(id, /^behind-done-25$/m, 120_000, 5);
+    expect((await state()).live).toBe(true);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 180_000);
+
   it('stops a flood at once with Ctrl-C', async () => {
     const id = await freshPane(win);
     await win.typeLine(id, 'clear; yes ctrl-c-flood');

@@ -136,8 +136,13 @@ export class TerminalSession {
   private search: Promise<SearchAddon> | undefined;
   private searchAddon: SearchAddon | undefined;
   private opened = false;
-  /** 'idle' until attached; 'syncing' while waiting for the snapshot; then 'live'. */
-  private phase: 'idle' | 'syncing' | 'live' = 'idle';
+  /**
+   * 'idle' until attached; 'syncing' while waiting for the snapshot; then 'live'. 'behind'
+   * while the person reads scrollback after the core left this window behind a flood: the
+   * view stays where it is (output is dropped, and acknowledged to stay in the flow) until
+   * they come back to the bottom, which redraws.
+   */
+  private phase: 'idle' | 'syncing' | 'live' | 'behind' = 'idle';
   private generation = 0;
   private sentSize = { cols: 0, rows: 0 };
   private resizeObserver: ResizeObserver | undefined;
@@ -202,7 +207,9 @@ export class TerminalSession {
     this.host.addEventListener('focusin', () => opts.onFocus());
     // Scrolled to the top of a partial history: fetch the rest (the whole scrollback).
     this.term.onScroll((top) => {
-      if (top === 0 && this.partial && this.phase === 'live' && this.term.buffer.active.baseY > 0) void this.sync('all');
+      const buf = this.term.buffer.active;
+      if (top === 0 && this.partial && this.phase === 'live' && buf.baseY > 0) void this.sync('all');
+      else if (this.phase === 'behind' && buf.viewportY >= buf.baseY) void this.sync('stale');
     });
   }
 
@@ -235,6 +242,14 @@ export class TerminalSession {
    * scrolls to the top of a partial history (the view stays on the same line).
    */
   sync(history?: 'all' | 'stale'): Promise<void> {
+    // Left behind a flood while the person reads scrollback: a redraw now would pull the view
+    // to the bottom under them. It waits until they are back there (onScroll).
+    const buf = this.term.buffer.active;
+    if (history === 'stale' && this.phase === 'live' && buf.viewportY < buf.baseY) {
+      this.phase = 'behind';
+      return Promise.resolve();
+    }
+    if (history === 'stale' && this.phase === 'behind' && buf.viewportY < buf.baseY) return Promise.resolve();
     const queue = this.opts.snapshots;
     if (!queue || history === 'all') return this.syncNow(history);
     return queue.run(this.opts.priority ?? (() => 1), () => this.syncNow(history));
@@ -320,7 +335,8 @@ export class TerminalSession {
   output(data: string): void {
     if (this.disposed) return;
     if (this.phase !== 'live') {
-      // Already part of the snapshot being fetched (or the pane is not drawn yet).
+      // Already part of the snapshot being fetched (or the pane is not drawn yet, or is
+      // behind: the snapshot that redraws it will hold this).
       this.stats.dropped += data.length;
       this.acker.written(data.length);
       return;
