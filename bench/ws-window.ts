@@ -1,7 +1,8 @@
 /**
  * A window without a page, for the benchmarks: serve's WebSocket with pane output as binary
  * frames (as the renderer asks for it), acknowledging every output at once, with requests
- * and a way to wait for text in a pane's output.
+ * and a way to wait for text in a pane's output. Left behind a flood ('pane.stale'), it
+ * redraws from a snapshot of the screen as the renderer does: its tail is then that screen.
  */
 import WebSocket from 'ws';
 import type { ServerFrame } from '../preload/contract.ts';
@@ -12,6 +13,8 @@ export interface WsWindow {
   request<T = unknown>(name: string, req: unknown): Promise<T>;
   /** Send without waiting for the answer (as the renderer sends keys). */
   send(name: string, req: unknown): void;
+  /** Redraws per pane ('pane.stale': left behind a flood, then redrawn from a snapshot). */
+  redraws: Map<string, number>;
   /** Characters of output received per pane so far. */
   received: Map<string, number>;
   /** The last characters of a pane's output. */
@@ -37,12 +40,18 @@ export async function wsWindow(url: string, opts: { ack?: boolean } = {}): Promi
   const tails = new Map<string, string>();
   const listeners: Array<(paneId: string, data: string) => void> = [];
   const ack = opts.ack !== false;
-  const output = (paneId: string, data: string): void => {
-    received.set(paneId, (received.get(paneId) ?? 0) + data.length);
-    tails.set(paneId, ((tails.get(paneId) ?? '') + data.slice(-400)).slice(-400));
+  const output = (paneId: string, data: string, redraw = false): void => {
+    if (!redraw) received.set(paneId, (received.get(paneId) ?? 0) + data.length);
+    tails.set(paneId, redraw ? data.slice(-4000) : ((tails.get(paneId) ?? '') + data.slice(-400)).slice(-400));
     for (const l of listeners) l(paneId, data);
-    if (ack) ws.send(JSON.stringify({ t: 'req', id: nextId++, name: 'pane.ack', req: { paneId, chars: data.length } }));
+    if (ack && !redraw) ws.send(JSON.stringify({ t: 'req', id: nextId++, name: 'pane.ack', req: { paneId, chars: data.length } }));
   };
+  const request = <T>(name: string, req: unknown) => new Promise<T>((resolve, reject) => {
+    const id = nextId++;
+    pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+    ws.send(JSON.stringify({ t: 'req', id, name, req }));
+  });
+  const redraws = new Map<string, number>();
   ws.on('message', (raw: Buffer, binary: boolean) => {
     if (binary) {
       const out = decodeOutputFrame(new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength));
@@ -62,16 +71,18 @@ export async function wsWindow(url: string, opts: { ack?: boolean } = {}): Promi
     } else if (f.t === 'evt' && f.name === 'pane.output') {
       const p = f.payload as { paneId: string; data: string };
       output(p.paneId, p.data);
+    } else if (f.t === 'evt' && f.name === 'pane.stale') {
+      // Left behind a flood (FLOW.skipAfterChars) and caught up: redraw from the screen, as the renderer does.
+      const { paneId } = f.payload as { paneId: string };
+      redraws.set(paneId, (redraws.get(paneId) ?? 0) + 1);
+      request<{ data: string }>('pane.snapshot', { paneId, scrollback: 0 }).then((snap) => output(paneId, snap.data, true), () => undefined);
     }
   });
   return {
     ws,
     received,
-    request: <T>(name: string, req: unknown) => new Promise<T>((resolve, reject) => {
-      const id = nextId++;
-      pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      ws.send(JSON.stringify({ t: 'req', id, name, req }));
-    }),
+    request,
+    redraws,
     send: (name, req) => ws.send(JSON.stringify({ t: 'req', id: nextId++, name, req })),
     tail: (paneId) => tails.get(paneId) ?? '',
     onOutput: (fn) => {

@@ -223,6 +223,8 @@ export class Pane {
   start(): void {
     const [file, ...args] = this.command;
     this.meter.reset();
+    // A window left behind the last run's flood holds nothing now: it redraws at once.
+    this.hurryBack();
     this.screenMeter.reset();
     this.paused = false;
     this.draining = false;
