@@ -50,6 +50,8 @@ const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
 async function firstPane(win: WsWindow): Promise<string> {
   const hello = await win.request<{ panes: Array<{ id: string }> }>('app.hello', {});
   const id = hello.panes[0]!.id;
+  // The prompt may have come before this window said hello: the screen has it then.
+  await win.redraw(id);
   await win.until(id, /td\$ *$/, 30_000);
   return id;
 }

@@ -13,6 +13,8 @@ export interface WsWindow {
   request<T = unknown>(name: string, req: unknown): Promise<T>;
   /** Send without waiting for the answer (as the renderer sends keys). */
   send(name: string, req: unknown): void;
+  /** Take the pane's screen from a snapshot as its tail (what it showed before this window came, too). */
+  redraw(paneId: string): Promise<void>;
   /** Redraws per pane ('pane.stale': left behind a flood, then redrawn from a snapshot). */
   redraws: Map<string, number>;
   /** Characters of output received per pane so far. */
@@ -52,6 +54,7 @@ export async function wsWindow(url: string, opts: { ack?: boolean } = {}): Promi
     ws.send(JSON.stringify({ t: 'req', id, name, req }));
   });
   const redraws = new Map<string, number>();
+  const redraw = (paneId: string) => request<{ data: string }>('pane.snapshot', { paneId, scrollback: 0 }).then((snap) => output(paneId, snap.data, true));
   ws.on('message', (raw: Buffer, binary: boolean) => {
     if (binary) {
       const out = decodeOutputFrame(new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength));
@@ -75,7 +78,7 @@ export async function wsWindow(url: string, opts: { ack?: boolean } = {}): Promi
       // Left behind a flood (FLOW.skipAfterChars) and caught up: redraw from the screen, as the renderer does.
       const { paneId } = f.payload as { paneId: string };
       redraws.set(paneId, (redraws.get(paneId) ?? 0) + 1);
-      request<{ data: string }>('pane.snapshot', { paneId, scrollback: 0 }).then((snap) => output(paneId, snap.data, true), () => undefined);
+      redraw(paneId).catch(() => undefined);
     }
   });
   return {
@@ -83,6 +86,7 @@ export async function wsWindow(url: string, opts: { ack?: boolean } = {}): Promi
     received,
     request,
     redraws,
+    redraw,
     send: (name, req) => ws.send(JSON.stringify({ t: 'req', id: nextId++, name, req })),
     tail: (paneId) => tails.get(paneId) ?? '',
     onOutput: (fn) => {

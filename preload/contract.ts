@@ -514,6 +514,12 @@ export const FLOW = {
    */
   skipAfterChars: 1_048_576,
   /**
+   * ...and only a window known to read slower than this, in characters a millisecond (16 MB/s
+   * of ASCII; a page drawing a `cat` with xterm's DOM renderer reads ~8): one nearly as fast
+   * as the core is paced as before, and one just taken back reads until its rate is known.
+   */
+  skipBelowCharsPerMs: 16_000,
+  /**
    * A window left behind that way redraws at most this often (it waits, caught up, until
    * then): each redraw costs the core a catch-up of the pane's screen and a snapshot.
    */

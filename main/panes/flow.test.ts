@@ -298,10 +298,11 @@ describe('FlowMeter', () => {
     // More of the same flood, past skipAfterChars: what would make it full drops it instead.
     for (let i = 0; i < 6; i++) {
       t += 5;
-      m.sent(12_000);
-      m.ack('w', 12_000);
+      m.sent(48_000);
+      t += 15;
+      m.ack('w', 48_000);
     }
-    // It reads 2,400 characters a millisecond: 360,000 is what it may hold.
+    // It reads 2,400 characters a millisecond (its rate known): 360,000 is what it may hold.
     t += 5;
     expect(m.sent(400_000)).toEqual(['w']);
     expect(m.accepts('w')).toBe(false);
@@ -352,11 +353,14 @@ describe('FlowMeter', () => {
     const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, skipAfterChars: 50_000, skipBackChars: 5_000, skipRedrawMs: 250, now: () => t });
     m.attach('w');
     expect(m.nextTakeBack()).toBeUndefined();
-    for (let i = 0; i < 5; i++) {
-      t += 5;
-      m.sent(12_000);
-      m.ack('w', 12_000);
-    }
+    const read = (n: number) => {
+      for (let i = 0; i < n; i++) {
+        t += 20;
+        m.sent(12_000);
+        m.ack('w', 12_000);
+      }
+    };
+    read(5);
     // Caught up when a batch too big for it comes: dropped holding nothing, so no ack will come to take it back.
     t += 5;
     expect(m.sent(400_000)).toEqual(['w']);
@@ -369,7 +373,8 @@ describe('FlowMeter', () => {
     expect(m.takeBack()).toEqual(['w']);
     expect(m.accepts('w')).toBe(true);
     expect(m.nextTakeBack()).toBeUndefined();
-    // Dropped again holding some: its acks do not take it back before its time either.
+    // Dropped again holding some (once its rate is known again): its acks do not take it back before its time either.
+    read(4);
     t += 5;
     m.sent(20_000);
     t += 5;
@@ -388,7 +393,7 @@ describe('FlowMeter', () => {
     m.attach('a');
     m.attach('b');
     for (let i = 0; i < 5; i++) {
-      t += 5;
+      t += 20;
       m.sent(12_000);
       m.ack('a', 12_000);
       m.ack('b', 12_000);
@@ -406,5 +411,26 @@ describe('FlowMeter', () => {
     expect(m.takeBack()).toEqual(['a']);
     expect(m.ack('b', 20_000)).toBe(true);
     expect(m.skipping()).toBe(false);
+  });
+
+  it('leaves behind only a reader known to read slower than skipBelowRate: not a fast one, nor one whose rate is not known yet', () => {
+    let t = 0;
+    const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, skipAfterChars: 50_000, skipBackChars: 5_000, skipBelowRate: 1_000, now: () => t });
+    m.attach('fast');
+    m.attach('slow');
+    m.attach('new');
+    for (let i = 0; i < 5; i++) {
+      t += 20;
+      m.sent(24_000);
+      m.ack('fast', 24_000);
+      if (i % 2 === 0) m.ack('slow', 12_000);
+    }
+    // 'fast' reads 1,200 a millisecond, 'slow' about 360; 'new' acknowledged nothing: its rate is not known.
+    t += 5;
+    expect(m.sent(600_000)).toEqual(['slow']);
+    expect(m.accepts('fast')).toBe(true);
+    expect(m.accepts('new')).toBe(true);
+    // The others are flow-controlled: full, they hold the PTY as before.
+    expect(m.shouldPause()).toBe(true);
   });
 });

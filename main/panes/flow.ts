@@ -10,8 +10,9 @@
  *   is over the high watermark), and resumes once one is under the low one (hysteresis).
  *   With one window that is the classic behaviour (VS Code's terminal does the same).
  * - With `latency.skipAfterChars`, a long flood skips ahead: once that much output has
- *   been sent with no quiet spell longer than `latency.ms`, a reader it would make full is
- *   dropped rather than holding the PTY paused, and taken back once it holds less than
+ *   been sent with no quiet spell longer than `latency.ms`, a reader it would make full,
+ *   and known to read slower than `latency.skipBelowRate`, is dropped rather than holding
+ *   the PTY paused, and taken back once it holds less than
  *   `latency.skipBackChars` (it has read nearly all it was sent; the rest is in the
  *   renderer's next acknowledgement). The program then runs at the pace of the pane's
  *   headless screen, which keeps every line; the window redraws from its snapshot.
@@ -57,6 +58,13 @@ export interface LatencyBound {
   sampleMs?: number;
   /** Skip ahead once a flood has sent this much (off when not given); see the header. */
   skipAfterChars?: number;
+  /**
+   * ...leaving behind only a reader known to read slower than this (characters a
+   * millisecond; any known rate if not given): one that keeps nearly up (a window on a fast
+   * machine, a program reading the socket) is flow-controlled, and one whose rate is not
+   * known yet (just taken back) reads until it is.
+   */
+  skipBelowRate?: number;
   /** A reader dropped by skipping ahead is taken back once it holds less than this (1 if not given). */
   skipBackChars?: number;
   /**
@@ -125,7 +133,7 @@ export class FlowMeter {
       if (keepsUp && r.unacked + chars > this.high) {
         r.dropped = true;
         droppedNow.push(name);
-      } else if (skipping && this.full(r, chars)) {
+      } else if (skipping && this.slow(r) && this.full(r, chars)) {
         r.dropped = true;
         r.skipped = true;
         r.skippedAt = this.now();
@@ -258,6 +266,11 @@ export class FlowMeter {
     if (held > this.high) return true;
     const l = this.latency;
     return !!l && held > this.allowance(r, l);
+  }
+
+  /** Whether a reader reads slowly enough to be left behind in a long flood: its rate known, and under skipBelowRate. */
+  private slow(r: Reader): boolean {
+    return r.rate > 0 && r.rate < (this.latency?.skipBelowRate ?? Infinity);
   }
 
   /** Count output sent; true once the flood it belongs to is long enough to skip ahead in. */

@@ -97,7 +97,7 @@ export class Pane {
   private readonly screen: Screen;
   /** The prompts on the headless screen, for snapshots. */
   private readonly screenPrompts: ScreenPrompts;
-  private readonly meter = new FlowMeter(FLOW.highWatermarkChars, FLOW.lowWatermarkChars, { ms: FLOW.latencyMs, minChars: FLOW.latencyMinChars, startChars: FLOW.latencyStartChars, skipAfterChars: FLOW.skipAfterChars, skipBackChars: FLOW.ackChunkChars, skipRedrawMs: FLOW.skipRedrawMs });
+  private readonly meter = new FlowMeter(FLOW.highWatermarkChars, FLOW.lowWatermarkChars, { ms: FLOW.latencyMs, minChars: FLOW.latencyMinChars, startChars: FLOW.latencyStartChars, skipAfterChars: FLOW.skipAfterChars, skipBelowRate: FLOW.skipBelowCharsPerMs, skipBackChars: FLOW.ackChunkChars, skipRedrawMs: FLOW.skipRedrawMs });
   private readonly screenMeter = new FlowMeter(HEADLESS_HIGH, HEADLESS_LOW);
   private readonly hooks: PaneHooks;
   /** Output waiting to be sent, as it came (joined once at flush: a string built by += is slow to flatten). */
