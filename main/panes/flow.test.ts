@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { FLOW } from '../../preload/contract.ts';
-import { FlowMeter } from './flow.ts';
+import { FlowMeter, type LatencyBound } from './flow.ts';
+
+/** A meter that skips ahead in a long flood, on a clock the test moves (what the skip tests share). */
+function skipping(extra: Partial<LatencyBound>): { m: FlowMeter; clock: { t: number } } {
+  const clock = { t: 0 };
+  return { m: new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, skipBackChars: 5_000, now: () => clock.t, ...extra }), clock };
+}
 
 describe('FlowMeter', () => {
   it('uses the contract watermarks by default', () => {
@@ -284,12 +290,11 @@ describe('FlowMeter', () => {
   });
 
   it('skips ahead in a long flood: a lone slow reader is dropped rather than holding the PTY, and taken back once it has read nearly all it held', () => {
-    let t = 0;
-    const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, skipAfterChars: 100_000, skipBackChars: 5_000, now: () => t });
+    const { m, clock } = skipping({ skipAfterChars: 100_000 });
     m.attach('w');
     // The flood's start: under skipAfterChars the reader is flow-controlled as before.
     for (let i = 0; i < 3; i++) {
-      t += 5;
+      clock.t += 5;
       expect(m.sent(12_000)).toEqual([]);
     }
     expect(m.shouldPause()).toBe(true);
@@ -297,19 +302,19 @@ describe('FlowMeter', () => {
     expect(m.shouldPause()).toBe(false);
     // More of the same flood, past skipAfterChars: what would make it full drops it instead.
     for (let i = 0; i < 6; i++) {
-      t += 5;
+      clock.t += 5;
       m.sent(48_000);
-      t += 15;
+      clock.t += 15;
       m.ack('w', 48_000);
     }
     // It reads 2,400 characters a millisecond (its rate known): 360,000 is what it may hold.
-    t += 5;
+    clock.t += 5;
     expect(m.sent(400_000)).toEqual(['w']);
     expect(m.accepts('w')).toBe(false);
     expect(m.shouldPause()).toBe(false);
     // Not charged for what it is not sent: the PTY runs on.
     const held = m.behind('w');
-    t += 5;
+    clock.t += 5;
     expect(m.sent(500_000)).toEqual([]);
     expect(m.behind('w')).toBe(held);
     expect(m.shouldPause()).toBe(false);
@@ -322,12 +327,11 @@ describe('FlowMeter', () => {
   });
 
   it('does not skip ahead in a short burst, nor in a flood broken by quiet spells longer than the latency bound', () => {
-    let t = 0;
-    const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, skipAfterChars: 100_000, skipBackChars: 5_000, now: () => t });
+    const { m, clock } = skipping({ skipAfterChars: 100_000 });
     m.attach('w');
     // 90,000 in bursts of 30,000, each after a quiet spell of 200 ms: never one flood of 100,000.
     for (let i = 0; i < 10; i++) {
-      t += 200;
+      clock.t += 200;
       expect(m.sent(30_000)).toEqual([]);
       expect(m.sent(10_000)).toEqual([]);
       expect(m.shouldPause()).toBe(true);
@@ -336,75 +340,73 @@ describe('FlowMeter', () => {
     }
     expect(m.accepts('w')).toBe(true);
     // Without skipAfterChars a long flood never drops a lone reader.
-    const plain = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, now: () => t });
+    const plain = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, now: () => clock.t });
     plain.attach('w');
     for (let i = 0; i < 100; i++) {
-      t += 5;
+      clock.t += 5;
       expect(plain.sent(12_000)).toEqual([]);
       plain.ack('w', 12_000);
     }
-    t += 5;
+    clock.t += 5;
     expect(plain.sent(400_000)).toEqual([]);
     expect(plain.shouldPause()).toBe(true);
   });
 
   it('takes a reader left behind back no sooner than skipRedrawMs after it was dropped, even one that held nothing when dropped', () => {
-    let t = 0;
-    const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, skipAfterChars: 50_000, skipBackChars: 5_000, skipRedrawMs: 250, now: () => t });
+    const { m, clock } = skipping({ skipAfterChars: 50_000, skipRedrawMs: 250 });
     m.attach('w');
     expect(m.nextTakeBack()).toBeUndefined();
     const read = (n: number) => {
       for (let i = 0; i < n; i++) {
-        t += 20;
+        clock.t += 20;
         m.sent(12_000);
         m.ack('w', 12_000);
       }
     };
     read(5);
     // Caught up when a batch too big for it comes: dropped holding nothing, so no ack will come to take it back.
-    t += 5;
+    clock.t += 5;
     expect(m.sent(400_000)).toEqual(['w']);
-    const droppedAt = t;
+    const droppedAt = clock.t;
     expect(m.nextTakeBack()).toBe(250);
-    t += 100;
+    clock.t += 100;
     expect(m.takeBack()).toEqual([]);
     expect(m.nextTakeBack()).toBe(150);
-    t = droppedAt + 250;
+    clock.t = droppedAt + 250;
     expect(m.takeBack()).toEqual(['w']);
     expect(m.accepts('w')).toBe(true);
     expect(m.nextTakeBack()).toBeUndefined();
     // Dropped again holding some (once its rate is known again): its acks do not take it back before its time either.
     read(4);
-    t += 5;
+    clock.t += 5;
     m.sent(20_000);
-    t += 5;
+    clock.t += 5;
     expect(m.sent(400_000)).toEqual(['w']);
-    t += 50;
+    clock.t += 50;
     expect(m.ack('w', 20_000)).toBe(false);
     expect(m.accepts('w')).toBe(false);
     expect(m.nextTakeBack()).toBe(200);
-    t += 200;
+    clock.t += 200;
     expect(m.takeBack()).toEqual(['w']);
   });
 
   it('hurries readers left behind: after input (or once the flood is quiet) one caught up is taken back at once, one still reading on its next acknowledgement', () => {
-    let t = 0;
-    const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, skipAfterChars: 50_000, skipBackChars: 5_000, skipRedrawMs: 500, now: () => t });
+    const { m, clock } = skipping({ skipAfterChars: 50_000, skipRedrawMs: 500 });
     m.attach('a');
     m.attach('b');
     for (let i = 0; i < 5; i++) {
-      t += 20;
+      clock.t += 20;
       m.sent(12_000);
       m.ack('a', 12_000);
       m.ack('b', 12_000);
     }
-    t += 5;
+    clock.t += 5;
     m.sent(20_000);
-    t += 5;
+    clock.t += 5;
     expect(m.sent(400_000)).toEqual(['a', 'b']);
     expect(m.skipping()).toBe(true);
     m.ack('a', 20_000);
-    t += 10;
+    clock.t += 10;
     expect(m.takeBack()).toEqual([]);
     m.hurry();
     expect(m.nextTakeBack()).toBe(0);
@@ -414,19 +416,18 @@ describe('FlowMeter', () => {
   });
 
   it('leaves behind only a reader known to read slower than skipBelowRate: not a fast one, nor one whose rate is not known yet', () => {
-    let t = 0;
-    const m = new FlowMeter(1_000_000, 500_000, { ms: 150, minChars: 10_000, startChars: 30_000, skipAfterChars: 50_000, skipBackChars: 5_000, skipBelowRate: 1_000, now: () => t });
+    const { m, clock } = skipping({ skipAfterChars: 50_000, skipBelowRate: 1_000 });
     m.attach('fast');
     m.attach('slow');
     m.attach('new');
     for (let i = 0; i < 5; i++) {
-      t += 20;
+      clock.t += 20;
       m.sent(24_000);
       m.ack('fast', 24_000);
       if (i % 2 === 0) m.ack('slow', 12_000);
     }
     // 'fast' reads 1,200 a millisecond, 'slow' about 360; 'new' acknowledged nothing: its rate is not known.
-    t += 5;
+    clock.t += 5;
     expect(m.sent(600_000)).toEqual(['slow']);
     expect(m.accepts('fast')).toBe(true);
     expect(m.accepts('new')).toBe(true);
