@@ -171,8 +171,19 @@ describe('the window', () => {
     type Stats = { written: number; syncs: number; partial: boolean };
     const stats = () => win.page.evaluate((paneId) => (window as unknown as { __td: { stats(id: string): Stats } }).__td.stats(paneId), id);
     const before = await stats();
-    await win.typeLine(id, `cat ${file}; echo skip-done-$((6*7))`);
-    await win.waitForText(id, /^skip-done-42$/m, 120_000, 5);
+    // A second window, in light, left behind too: both draw the end from the core's screen.
+    const light = await openWindow(browser, serve, { theme: 'light' });
+    try {
+      await light.waitForPrompt(id);
+      await win.typeLine(id, `cat ${file}; echo skip-done-$((6*7))`);
+      await win.waitForText(id, /^skip-done-42$/m, 120_000, 5);
+      await light.waitForText(id, /^skip-done-42$/m, 120_000, 5);
+      for (const w of [win, light]) await w.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      await win.screenshot('flood-skipped-dark');
+      await light.screenshot('flood-skipped-light');
+    } finally {
+      await light.close();
+    }
     const after = await stats();
     // Most of the flood never reached the page: it was left behind and redrew from the core's screen.
     expect(after.written - before.written).toBeLessThan(fs.statSync(file).size / 2);
