@@ -270,36 +270,71 @@ export class Screen {
     if (this.queued >= this.queueMax || (this.queued >= this.compactMin && this.inFlight === 0 && !this.compactable())) this.flushQueue();
   }
 
-  /** Drop whole lines from the front of the queue (up to a CR LF) while `keep` line feeds stay after them. */
+  /**
+   * Drop whole lines from the front of the queue (up to a CR LF) while `keep` line feeds stay
+   * after them. What a cut leaves of a line stays a chunk of its own: joined to the next chunk
+   * (as the first version did) it made a string that the next cut's search copied whole, a
+   * second copy of every byte of a flood.
+   */
   private dropOldest(keep: number): void {
     while (this.chunks.length > 1 && this.queueLines - this.chunkLines[0]! >= keep) {
       const first = this.chunks[0]!;
       const cut = afterLastCrLf(first);
       if (cut < 0) {
-        // No line ends here with a CR: the chunk joins the next one, unless it is a long line of its own.
-        if (first.length > 65_536) return;
-        this.chunks.shift();
-        this.chunks[0] = first + this.chunks[0];
-        const lines = this.chunkLines.shift()!;
-        this.chunkLines[0]! += lines;
+        // No line ends in it with a CR LF: the cut goes to the next chunk's last CR LF, both dropped up to there.
+        const next = this.chunks[1]!;
+        let inNext = afterLastCrLf(next);
+        if (inNext < 0 && first.endsWith('\r') && next.startsWith('\n')) inNext = 1;
+        if (inNext < 0) {
+          // Neither has one (a line longer than a chunk): the chunk joins the next one, unless it is a long line of its own.
+          if (first.length > 65_536) return;
+          this.chunks.shift();
+          this.chunks[0] = first + next;
+          const lines = this.chunkLines.shift()!;
+          this.chunkLines[0]! += lines;
+          continue;
+        }
+        if (this.queueLines - this.chunkLines[0]! - this.chunkLines[1]! < keep) return;
+        const rest = next.slice(inNext);
+        const restLines = countLineFeeds(rest);
+        if (!this.cutAfter(first, next.slice(0, inNext), this.chunkLines[0]! + this.chunkLines[1]! - restLines)) return;
+        this.chunks.splice(0, 2);
+        this.chunkLines.splice(0, 2);
+        if (rest) {
+          this.chunks.unshift(rest);
+          this.chunkLines.unshift(restLines);
+        }
         continue;
       }
-      const attrs = attributesAtEnd(first.slice(0, cut));
-      const head = attrs === undefined ? undefined : foldAttributes(this.head, attrs);
-      if (head === undefined) return;
-      this.head = head;
       const rest = first.slice(cut);
       const restLines = countLineFeeds(rest);
-      this.queueLines -= this.chunkLines[0]! - restLines;
-      this.queued -= cut;
-      this.skipped += cut;
+      if (!this.cutAfter(first.slice(0, cut), '', this.chunkLines[0]! - restLines)) return;
       this.chunks.shift();
       this.chunkLines.shift();
       if (rest) {
-        this.chunks[0] = rest + this.chunks[0];
-        this.chunkLines[0]! += restLines;
+        this.chunks.unshift(rest);
+        this.chunkLines.unshift(restLines);
       }
     }
+  }
+
+  /**
+   * Account for dropping `dropped` then `more` (what a cut removes from the front of the queue,
+   * up to just after a CR LF), `lines` line feeds in all: the attributes they leave set go to
+   * the head. False (nothing changed) when those would be too long to keep.
+   */
+  private cutAfter(dropped: string, more: string, lines: number): boolean {
+    const attrs = attributesAtEnd(dropped);
+    const moreAttrs = more ? attributesAtEnd(more) : '';
+    let head = attrs === undefined ? undefined : foldAttributes(this.head, attrs);
+    if (head !== undefined && moreAttrs) head = foldAttributes(head, moreAttrs);
+    if (head === undefined || moreAttrs === undefined) return false;
+    this.head = head;
+    const gone = dropped.length + more.length;
+    this.queueLines -= lines;
+    this.queued -= gone;
+    this.skipped += gone;
+    return true;
   }
 
   /** Line feeds a cut must leave after it: every line of the buffer (scrollback and screen) made anew, with a screen to spare. */
