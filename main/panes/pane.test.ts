@@ -61,3 +61,53 @@ describe('a pane held by flow control and by the output governor', () => {
     expect(f.pane.isPaced).toBe(false);
   });
 });
+
+/** A real PTY running `script` (node -e), every output event kept. */
+function run(script: string) {
+  state = tempState();
+  const events: string[] = [];
+  let exited = false;
+  const p = new Pane(
+    { id: 'p2', tag: 'tag00002', kind: 'shell', command: [process.execPath, '-e', script], cwd: state.dir, env: state.env as Record<string, string>, cols: 80, rows: 24, scrollback: 1000 },
+    {
+      output: (_p, data) => events.push(data),
+      updated: () => undefined,
+      exited: () => (exited = true),
+    },
+  );
+  p.attachReader('w');
+  pane = p;
+  return { pane: p, text: () => events.join(''), events, exited: () => exited };
+}
+
+describe("a pane's output as bytes", () => {
+  it('reads the PTY as bytes and decodes a batch at a time: a character cut between reads, and between batches, arrives whole', async () => {
+    // Each part is written after a pause longer than a batch, so each comes in a read and a batch of its own.
+    const r = run(`
+      const parts = [Buffer.from([0xf0, 0x9f]), Buffer.from([0x98, 0x80, 0x20, 0xc3]), Buffer.from([0xa9, 0xe2, 0x82]), Buffer.from([0xac, 0x0a])];
+      let i = 0;
+      const next = () => { process.stdout.write(parts[i++]); if (i < parts.length) setTimeout(next, 60); else setTimeout(() => process.exit(0), 60); };
+      next();`);
+    // node-pty's stream no longer decodes each read (where it did, every read came as a string of its own).
+    const socket = (r.pane as unknown as { proc: { _socket: { _readableState: { decoder: unknown } } } }).proc._socket;
+    expect(socket._readableState.decoder).toBeNull();
+    await waitFor(() => r.exited(), 'the program to finish');
+    expect(r.text()).toBe('\u{1F600} é€\r\n');
+    // No event held half a character (U+FFFD), and the parts came as more than one event.
+    expect(r.events.join('')).not.toContain('\uFFFD');
+    expect(r.events.length).toBeGreaterThan(1);
+    expect(r.pane.screenText().split('\n')[0]).toBe('\u{1F600} é€');
+  });
+
+  it('ends a character the process was cut off in with U+FFFD, as a UTF-8 decoder does', async () => {
+    const r = run(`process.stdout.write(Buffer.from([0x61, 0xe2, 0x82]), () => process.exit(0));`);
+    await waitFor(() => r.exited(), 'the program to finish');
+    expect(r.text()).toBe('a\uFFFD');
+  });
+
+  it('keeps the terminal in UTF-8 mode (IUTF8), so the line discipline erases a whole character', async () => {
+    const r = run(`require('child_process').spawnSync('stty', ['-a'], { stdio: 'inherit' });`);
+    await waitFor(() => r.exited(), 'stty to finish');
+    expect(r.text()).toMatch(/(^|\s)iutf8(\s|$)/m);
+  });
+});

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import os from 'node:os';
+import { StringDecoder } from 'node:string_decoder';
 import nodePty from 'node-pty';
 import type { IPty } from 'node-pty';
 import type { PaneInfo, PaneKind, SnapshotPrompt } from '../../preload/contract.ts';
@@ -28,8 +29,31 @@ const HEADLESS = '#headless';
  */
 const HEADLESS_HIGH = 2_000_000;
 const HEADLESS_LOW = 500_000;
-/** A batch this big is sent at once rather than after FLOW.batchMs. */
+/** A batch this big (bytes, as read) is sent at once rather than after FLOW.batchMs. */
 const BATCH_MAX_CHARS = 64 * 1024;
+
+/** Output as read from the PTY: its bytes (see rawOutput), or text where node-pty's stream still decodes it. */
+type Chunk = Buffer | string;
+
+/**
+ * Have node-pty's read stream give the PTY's bytes instead of decoding each read (~4 KiB:
+ * ~8,000 strings for a 32 MiB cat): the pane decodes a batch at a time (one string for up to
+ * 64 KiB, where joining the reads' strings copied every byte a second time), which halves what
+ * a flood makes for the garbage collector. node-pty is still spawned with its UTF-8 encoding,
+ * which also sets the terminal's IUTF8 mode (the kernel's line editing erases a whole
+ * character), so its stream's decoder is taken out here, before the first read. Through
+ * stream internals: where they differ, the reads stay strings and are joined as before.
+ */
+function rawOutput(proc: IPty): void {
+  const state = (proc as unknown as { _socket?: { _readableState?: { decoder?: unknown; encoding?: unknown } } })._socket?._readableState;
+  if (!state || !(state.decoder instanceof StringDecoder)) return;
+  try {
+    state.decoder = null;
+    state.encoding = null;
+  } catch {
+    // A read-only property in some other Node: text it stays.
+  }
+}
 /** How often the foreground program and cwd are looked at, while output comes. */
 const PROGRAM_CHECK_MS = 1000;
 /** After the process exits, output that keeps coming is read until it has been quiet this long. */
@@ -100,9 +124,14 @@ export class Pane {
   private readonly meter = new FlowMeter(FLOW.highWatermarkChars, FLOW.lowWatermarkChars, { ms: FLOW.latencyMs, minChars: FLOW.latencyMinChars, startChars: FLOW.latencyStartChars, skipAfterChars: FLOW.skipAfterChars, skipBelowRate: FLOW.skipBelowCharsPerMs, skipBackChars: FLOW.ackChunkChars, skipRedrawMs: FLOW.skipRedrawMs });
   private readonly screenMeter = new FlowMeter(HEADLESS_HIGH, HEADLESS_LOW);
   private readonly hooks: PaneHooks;
-  /** Output waiting to be sent, as it came (joined once at flush: a string built by += is slow to flatten). */
-  private batch: string[] = [];
+  /** Output waiting to be sent, as it came (decoded or joined once at flush: a string built by += is slow to flatten). */
+  private batch: Chunk[] = [];
+  /** Its length: bytes, or characters of the reads that came as text. */
   private batchChars = 0;
+  /** Whether every read in the batch is bytes (decoded together); a read as text is joined with the others decoded one by one. */
+  private batchRaw = true;
+  /** The process's output decoded as UTF-8, across batches (a character cut between two reads waits here). */
+  private decoder = new StringDecoder('utf8');
   private batchTimer: NodeJS.Timeout | undefined;
   /** When output last came from the PTY (performance.now()). */
   private receivedAt = -Infinity;
@@ -110,7 +139,7 @@ export class Pane {
   /** Held by the output governor: many panes flood and this one waits its turn (PaneService). */
   private paced = false;
   /** While a snapshot is taken, new output waits here so the snapshot and the events line up. */
-  private held: string[] | undefined;
+  private held: Chunk[] | undefined;
   private oscTitle: string | undefined;
   private fixedTitle: string | undefined;
   /** Set once the process has exited and its last output is being drained. */
@@ -239,6 +268,8 @@ export class Pane {
       env: launch.env,
     });
     this.proc = proc;
+    rawOutput(proc);
+    this.decoder = new StringDecoder('utf8');
     this.info = { ...this.info, status: 'running', exitCode: undefined, signal: undefined };
     delete this.info.exitCode;
     delete this.info.signal;
@@ -252,6 +283,9 @@ export class Pane {
     });
     proc.onExit(({ exitCode, signal }) => {
       if (this.proc !== proc) return;
+      // A character cut off by the end: what UTF-8 decoding makes of it (U+FFFD).
+      const rest = this.decoder.end();
+      if (rest) this.receive(rest);
       this.flush();
       this.info = { ...this.info, status: 'exited', exitCode };
       if (signal) this.info.signal = signal;
@@ -297,18 +331,19 @@ export class Pane {
     };
   }
 
-  private receive(data: string): void {
+  private receive(data: Chunk): void {
     this.lastDataAt = Date.now();
     this.heard = true;
     if (this.held) {
       this.held.push(data);
       return;
     }
-    this.readMarks(data);
-    // The headless screen gets the batch as it leaves (flush): one write a batch, not one a
-    // read of the PTY (a flood comes in 4 KiB reads: ~8,000 for 32 MiB, in ~600 batches).
+    // The headless screen (and the shell integration's marks) get the batch as it leaves
+    // (flush): one write a batch, not one a read of the PTY (a flood comes in 4 KiB reads:
+    // ~8,000 for 32 MiB, in ~600 batches).
     this.batch.push(data);
     this.batchChars += data.length;
+    if (typeof data === 'string') this.batchRaw = false;
     // Output after a quiet spell (an echo, a prompt) goes out at once, so a keystroke's
     // echo never waits out the batch; what follows within FLOW.batchMs is batched.
     const now = performance.now();
@@ -364,9 +399,10 @@ export class Pane {
       this.batchTimer = undefined;
     }
     if (this.batchChars === 0) return;
-    const data = this.batch.length === 1 ? this.batch[0]! : this.batch.join('');
-    this.batch = [];
-    this.batchChars = 0;
+    const data = this.decode();
+    // Only the start of a character so far: it goes with the next read.
+    if (!data) return;
+    this.readMarks(data);
     this.screen.write(data);
     // Charged to the windows as it leaves; one that would fall too far behind while another
     // keeps up is left out of this pane's output from here (FlowMeter.sent).
@@ -376,6 +412,18 @@ export class Pane {
     this.hooks.output(this, data);
     if (!this.disposed) this.applyFlow();
     this.watchProgram();
+  }
+
+  /** The batch as text, and a new batch begun: bytes decoded together (what a cut character began waits in the decoder). */
+  private decode(): string {
+    const batch = this.batch;
+    const raw = this.batchRaw;
+    const bytes = this.batchChars;
+    this.batch = [];
+    this.batchChars = 0;
+    this.batchRaw = true;
+    if (raw) return this.decoder.write(batch.length === 1 ? (batch[0] as Buffer) : Buffer.concat(batch as Buffer[], bytes));
+    return batch.map((c) => (typeof c === 'string' ? c : this.decoder.write(c))).join('');
   }
 
   /**
