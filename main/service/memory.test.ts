@@ -66,6 +66,25 @@ describe('giving memory back', () => {
     r.dispose();
   });
 
+  it("collects concurrently a moment after a screen caught up while its own pane still floods, and gives back in full once quiet", async () => {
+    const p = panes();
+    const kinds: string[] = [];
+    const r = returnMemoryWhenQuiet(p, () => undefined, { quietMs: 80, afterMs: 40, give: () => kinds.push('full'), between: () => kinds.push('between') });
+    // A window left behind redraws: the flooding pane's screen catches up, and the flood goes on past afterMs.
+    p.output(512 * 1024);
+    p.compacted('p1');
+    const start = performance.now();
+    while (performance.now() - start < 120) {
+      p.output(64 * 1024);
+      await sleep(5);
+    }
+    expect(kinds).toEqual(['between']);
+    // The flood ends: given back in full once quiet.
+    await sleep(200);
+    expect(kinds).toEqual(['between', 'full']);
+    r.dispose();
+  });
+
   it('collects a moment after a window went, not when one came', async () => {
     const p = panes();
     const bus = new EventEmitter();

@@ -138,9 +138,10 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
     });
     return true;
   };
-  const floodingBesides = (paneId: string): boolean => {
+  /** Whether a pane (other than `besides`) wrote FLOODING_CHARS in the current second. */
+  const flooding = (besides?: string): boolean => {
     const now = performance.now();
-    for (const [id, r] of recent) if (id !== paneId && now - r.at < FLOODING_MS && r.chars >= FLOODING_CHARS) return true;
+    for (const [id, r] of recent) if (id !== besides && now - r.at < FLOODING_MS && r.chars >= FLOODING_CHARS) return true;
     return false;
   };
   const offOutput = panes.onOutput((id, data) => {
@@ -167,17 +168,24 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
   });
   /**
    * Given back `afterMs` from now, whatever the output then (the next command's may follow at
-   * once), unless a pane besides `paneId` floods (a full collection would stall them all,
+   * once), unless a pane besides `paneId` floods now (a full collection would stall them all,
    * every time one of them pauses long enough to catch up: then once quiet) or it was given
-   * back that recently.
+   * back that recently. A pane flooding by then (a window left behind in a flood redraws twice
+   * a second, and its screen catches up for each: a full stop after each cost a 128 MiB flood
+   * ~0.4 CPU-s) gets a concurrent collection instead, and the full one once quiet.
    */
   const giveAfter = (paneId: string): void => {
     due = true;
     arm();
-    if (floodingBesides(paneId) || afterCatchUp) return;
+    if (flooding(paneId) || afterCatchUp) return;
     afterCatchUp = setTimeout(() => {
       afterCatchUp = undefined;
-      if (due && !floodingBesides(paneId) && performance.now() - givenAt >= afterMs) giveNow();
+      if (!due || performance.now() - givenAt < afterMs) return;
+      if (!flooding()) giveNow();
+      else {
+        givenAt = performance.now();
+        between(gc);
+      }
     }, afterMs);
     afterCatchUp.unref();
   };
