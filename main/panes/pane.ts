@@ -38,8 +38,8 @@ type Chunk = Buffer | string;
 /**
  * Have node-pty's read stream give the PTY's bytes instead of decoding each read (~4 KiB:
  * ~8,000 strings for a 32 MiB cat): the pane decodes a batch at a time (one string for up to
- * 64 KiB, where joining the reads' strings copied every byte a second time), which halves what
- * a flood makes for the garbage collector. node-pty is still spawned with its UTF-8 encoding,
+ * 64 KiB, where joining the reads' strings copied every byte a second time): half the strings
+ * a flood made, and one decode a batch. node-pty is still spawned with its UTF-8 encoding,
  * which also sets the terminal's IUTF8 mode (the kernel's line editing erases a whole
  * character), so its stream's decoder is taken out here, before the first read. Through
  * stream internals: where they differ, the reads stay strings and are joined as before.
