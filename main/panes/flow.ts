@@ -166,7 +166,7 @@ export class FlowMeter {
       r.lastAckAt = t;
     }
     r.unacked = Math.max(0, r.unacked - chars);
-    if (r.skipped) return this.caughtUp(r) && this.now() - r.skippedAt >= (this.latency?.skipRedrawMs ?? 0) && this.back(r);
+    if (r.skipped) return this.due(r, this.now()) && this.back(r);
     if (r.dropped && r.unacked < this.low) return this.back(r);
     return false;
   }
@@ -174,6 +174,11 @@ export class FlowMeter {
   /** A reader dropped by skipping ahead that has read what it held: taken back when its time comes. */
   private caughtUp(r: Reader): boolean {
     return r.skipped && r.unacked < (this.latency?.skipBackChars ?? 1);
+  }
+
+  /** A reader dropped by skipping ahead that has caught up and waited skipRedrawMs since it was dropped (at `t`). */
+  private due(r: Reader, t: number): boolean {
+    return this.caughtUp(r) && t - r.skippedAt >= (this.latency?.skipRedrawMs ?? 0);
   }
 
   private back(r: Reader): true {
@@ -215,7 +220,7 @@ export class FlowMeter {
     const t = this.now();
     const back: string[] = [];
     for (const [name, r] of this.readers) {
-      if (this.caughtUp(r) && t - r.skippedAt >= (this.latency?.skipRedrawMs ?? 0)) {
+      if (this.due(r, t)) {
         this.back(r);
         back.push(name);
       }

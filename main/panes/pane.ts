@@ -510,8 +510,7 @@ export class Pane {
   private hurryBack(): void {
     if (!this.meter.skipping()) return;
     this.meter.hurry();
-    for (const clientId of this.meter.takeBack()) this.hooks.stale?.(this, clientId);
-    this.scheduleTakeBack();
+    this.takeBackDue();
   }
 
   /** While a window is left behind in a flood: once output has been quiet for FLOW.skipQuietMs, the flood ended. */
@@ -539,11 +538,15 @@ export class Pane {
     if (wait === undefined || this.takeBackTimer || this.disposed) return;
     this.takeBackTimer = setTimeout(() => {
       this.takeBackTimer = undefined;
-      if (this.disposed) return;
-      for (const clientId of this.meter.takeBack()) this.hooks.stale?.(this, clientId);
-      this.scheduleTakeBack();
+      if (!this.disposed) this.takeBackDue();
     }, wait);
     this.takeBackTimer.unref?.();
+  }
+
+  /** Take back the windows left behind whose time has come (each redraws), and wait for the next. */
+  private takeBackDue(): void {
+    for (const clientId of this.meter.takeBack()) this.hooks.stale?.(this, clientId);
+    this.scheduleTakeBack();
   }
 
   /** Whether this window gets the pane's output now (false while it is left out of the flow). */

@@ -245,11 +245,10 @@ export class TerminalSession {
     // Left behind a flood while the person reads scrollback: a redraw now would pull the view
     // to the bottom under them. It waits until they are back there (onScroll).
     const buf = this.term.buffer.active;
-    if (history === 'stale' && this.phase === 'live' && buf.viewportY < buf.baseY) {
+    if (history === 'stale' && (this.phase === 'live' || this.phase === 'behind') && buf.viewportY < buf.baseY) {
       this.phase = 'behind';
       return Promise.resolve();
     }
-    if (history === 'stale' && this.phase === 'behind' && buf.viewportY < buf.baseY) return Promise.resolve();
     const queue = this.opts.snapshots;
     if (!queue || history === 'all') return this.syncNow(history);
     return queue.run(this.opts.priority ?? (() => 1), () => this.syncNow(history));
