@@ -39,7 +39,7 @@
  *  - memory: the flood's growth is V8's young generation growing to its 64 MB semi-space
  *    limit (new space 16-32 → 128 MB), driven by the headless screen's allocations; old
  *    space stays small and nothing accumulates. `--max-semi-space-size=8` on the core's
- *    node holds the flood to ~1.3x idle.
+ *    node held the flood to ~1.3x idle (the core runs with 4 now: CORE_V8_FLAGS).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -50,6 +50,7 @@ import { launchBrowser, openWindow, startServe } from '../e2e/harness.ts';
 import { pageCat, pageFrames, pageKeys, type KeyMarks } from './window-page.ts';
 import { rawCat, rawEcho, rss, textFile } from './window-raw.ts';
 import { benchLog } from './log.ts';
+import { CORE_V8_FLAGS } from '../main/service/client.ts';
 
 const MB = 1024 * 1024;
 const CAT_MB = Number(process.env.TD_BENCH_MB) || 256;
@@ -350,7 +351,8 @@ async function memory(dir: string, log: (l: string) => void): Promise<void> {
   log(`        idle ${mib(f.idle)} (same process, one pane open)`);
   log(`        ratio ${(f.peak / f.idle).toFixed(2)} (goal < 2): ${verdict(f.peak < 2 * f.idle)}`);
   log(`        where it goes: ${young(f.heap)}`);
-  // The same flood with the young generation capped: what a launch flag would buy.
-  const c = await flood(dir, '--max-semi-space-size=8');
-  log(`        with node --max-semi-space-size=8: peak ${mib(c.peak)}, idle ${mib(c.idle)}, ratio ${(c.peak / c.idle).toFixed(2)} (${mbs(c.passed / c.seconds)}; ${young(c.heap)})`);
+  // The same flood with the young generation capped as the core's is (CORE_V8_FLAGS): what that flag buys.
+  const semi = CORE_V8_FLAGS.find((f) => f.startsWith('--max-semi-space-size=')) ?? '';
+  const c = await flood(dir, semi);
+  log(`        with node ${semi}: peak ${mib(c.peak)}, idle ${mib(c.idle)}, ratio ${(c.peak / c.idle).toFixed(2)} (${mbs(c.passed / c.seconds)}; ${young(c.heap)})`);
 }

@@ -60,7 +60,7 @@ describe('the service bundle', () => {
       const conn = await connectService({ env: st.env, client: 'cli', cwd: st.dir, fresh: true });
       const cmdline = fs.readFileSync(`/proc/${conn.hello.pid}/cmdline`, 'utf8').split('\0');
       expect(cmdline).toContain(bundle);
-      expect(cmdline).toContain('--max-semi-space-size=8');
+      for (const flag of CORE_V8_FLAGS) expect(cmdline).toContain(flag);
       expect(cmdline).not.toContain('--experimental-strip-types');
       const hello = await conn.request('app.hello', {});
       const paneId = hello.panes[0]!.id;

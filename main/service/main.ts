@@ -12,6 +12,7 @@ import { statePaths } from '../paths.ts';
 import { appVersion } from '../version.ts';
 import { persistCompileCacheSoon, useCompileCache } from '../compile-cache.ts';
 import { takeServiceLock } from './lock.ts';
+import { takeServiceOnlyEnv } from './service-env.ts';
 import { SERVICE_STARTED_AT } from './started.ts';
 import type { Gc } from './memory.ts';
 
@@ -40,6 +41,8 @@ export async function run(argv: string[]): Promise<number> {
   // pane or Tick could inherit its token.
   const doorAtStart = process.env.TD_DOOR;
   delete process.env.TD_DOOR;
+  // And what was set for the service alone (its allocator's settings, Electron's run-as-Node).
+  takeServiceOnlyEnv();
   // The lock first, the core after: a client that finds the lock held waits for this service
   // to answer instead of starting another (main/service/client.ts), and serve can print its
   // URL while the core loads.
