@@ -18,10 +18,13 @@ const FLOOD_CHARS = 8 * 1024 * 1024;
 const QUIET_MS = 2_000;
 /**
  * A flood that goes on (or floods one after another, with no quiet between): garbage is
- * collected every this much output, at most once every STEADY_MS, concurrently.
+ * collected every this much output, at most once every STEADY_MS, concurrently. A 128 MiB
+ * flood drawn by a page (bench/peer.bench.ts) peaked ~7 MiB lower at 8 MiB and a second than
+ * at 32 MiB and 5 s, its CPU the same within the noise: what the young generation promotes in
+ * a flood (the screen's queued lines, its archive's) is garbage soon after.
  */
-const STEADY_CHARS = 32 * 1024 * 1024;
-const STEADY_MS = 5_000;
+const STEADY_CHARS = 8 * 1024 * 1024;
+const STEADY_MS = 1_000;
 /**
  * After a screen caught up with a flood and archived it, or a window went, memory is given
  * back this much later, whatever the output then (the next command's may follow at once),
