@@ -62,12 +62,15 @@ export function serviceCommand(env: NodeJS.ProcessEnv = process.env): { file: st
   const useBundle = fs.existsSync(bundle) && bundleIsCurrent(bundle);
   const args = [...CORE_V8_FLAGS, ...(useBundle ? [bundle] : ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', source])];
   const childEnv: NodeJS.ProcessEnv = { ...env };
-  const own: Record<string, string> = process.platform === 'linux' ? { ...CORE_MALLOC_ENV } : {};
-  // In Electron (the packaged app, or the Electron main), its binary runs as plain Node.
-  if (process.versions.electron) own.ELECTRON_RUN_AS_NODE = '1';
   // What the environment already says stays (a person's own allocator settings reach their panes as before).
-  const added = Object.keys(own).filter((k) => childEnv[k] === undefined);
-  for (const k of added) childEnv[k] = own[k];
+  const added = process.platform === 'linux' ? Object.keys(CORE_MALLOC_ENV).filter((k) => childEnv[k] === undefined) : [];
+  for (const k of added) childEnv[k] = CORE_MALLOC_ENV[k];
+  // In Electron (the packaged app, the Electron main, or its binary running the CLI), its
+  // binary runs as plain Node; never passed on (in this process's environment it is ours too).
+  if (process.versions.electron) {
+    childEnv.ELECTRON_RUN_AS_NODE = '1';
+    added.push('ELECTRON_RUN_AS_NODE');
+  }
   if (added.length > 0) childEnv[SERVICE_ONLY_ENV] = added.join(',');
   return { file: process.execPath, args, env: childEnv };
 }

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { tempState, waitFor } from '../panes/testing.ts';
-import { connectService, stopService } from './client.ts';
+import { connectService, serviceCommand, stopService } from './client.ts';
 import { CORE_MALLOC_ENV, SERVICE_ONLY_ENV, takeServiceOnlyEnv } from './service-env.ts';
 
 const NAMES = [...Object.keys(CORE_MALLOC_ENV), SERVICE_ONLY_ENV];
@@ -49,6 +49,26 @@ describe('the environment set for the service alone', () => {
     expect(service).toContain(`${SERVICE_ONLY_ENV}=MALLOC_MMAP_THRESHOLD_`);
     expect(pane).toBe('MALLOC_ARENA_MAX=4');
   }, 120_000);
+
+  it('on Electron\'s binary, runs the service as Node and never passes that on, even when this process was started with it', () => {
+    Object.defineProperty(process.versions, 'electron', { value: '39.2.0', configurable: true, enumerable: true });
+    try {
+      for (const before of [{ PATH: '/usr/bin' }, { PATH: '/usr/bin', ELECTRON_RUN_AS_NODE: '1' }]) {
+        const { env } = serviceCommand(before);
+        expect(env.ELECTRON_RUN_AS_NODE).toBe('1');
+        expect(env[SERVICE_ONLY_ENV]!.split(',')).toContain('ELECTRON_RUN_AS_NODE');
+        // What the service's start leaves for its panes.
+        takeServiceOnlyEnv(env);
+        expect(env).toEqual({ PATH: '/usr/bin' });
+      }
+    } finally {
+      delete (process.versions as Record<string, string | undefined>).electron;
+    }
+    // On Node, a person's own variable is theirs.
+    const { env } = serviceCommand({ ELECTRON_RUN_AS_NODE: '1' });
+    takeServiceOnlyEnv(env);
+    expect(env).toEqual({ ELECTRON_RUN_AS_NODE: '1' });
+  });
 
   it('takes out only the names it knows, and the list', () => {
     const env: NodeJS.ProcessEnv = { ELECTRON_RUN_AS_NODE: '1', MALLOC_ARENA_MAX: '1', PATH: '/usr/bin', HOME: '/home/x', [SERVICE_ONLY_ENV]: 'ELECTRON_RUN_AS_NODE,MALLOC_ARENA_MAX,PATH,,HOME' };
