@@ -40,3 +40,26 @@ export class Acker {
     return this.pending;
   }
 }
+
+/**
+ * Output is handed to xterm at most this many characters a write. xterm parses each write
+ * whole and only then looks at the clock (it yields to the page every ~12 ms, between
+ * writes): a batch of 64 KiB as one write held the page for one long task (on a slow machine
+ * ~50 ms of parsing, more with the rows it drew), in pieces it yields between them.
+ */
+export const WRITE_PIECE_CHARS = 16 * 1024;
+
+/** `data` in pieces of at most `max` characters (one more where a piece would end inside a surrogate pair), in order. */
+export function writePieces(data: string, max: number = WRITE_PIECE_CHARS): string[] {
+  if (data.length <= max) return [data];
+  const pieces: string[] = [];
+  for (let at = 0; at < data.length; ) {
+    let end = Math.min(data.length, at + max);
+    // A high surrogate at the end: its low one comes along (a character is never cut in two).
+    const last = data.charCodeAt(end - 1);
+    if (end < data.length && last >= 0xd800 && last <= 0xdbff) end++;
+    pieces.push(data.slice(at, end));
+    at = end;
+  }
+  return pieces;
+}

@@ -16,7 +16,7 @@ import type { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal } from '@xterm/xterm';
 import { FLOW, type Res, type Settings, type TdApi } from '../../preload/contract.ts';
 import type { ThemeName } from '../store/store.ts';
-import { Acker, acknowledge } from './flow.ts';
+import { Acker, acknowledge, writePieces } from './flow.ts';
 import { PromptMarks } from './prompts.ts';
 import type { Prefetched, SnapshotQueue } from './snapshots.ts';
 import { TERMINAL_THEMES, terminalFont } from './themes.ts';
@@ -342,7 +342,8 @@ export class TerminalSession {
     }
     this.stats.written += data.length;
     this.written = true;
-    this.term.write(data, () => this.acker.written(data.length));
+    // In pieces, so the page draws and answers between them (writePieces).
+    for (const piece of writePieces(data)) this.term.write(piece, () => this.acker.written(piece.length));
   }
 
   applySettings(settings: Settings, theme: ThemeName): void {
