@@ -302,13 +302,22 @@ export class FlowMeter {
    * flow is over the high watermark, stay paused until one is under the low one.
    */
   shouldPause(): boolean {
-    const live = [...this.readers.values()].filter((r) => !r.dropped);
-    if (live.length === 0) {
-      this.paused = false;
-      return false;
+    // Asked at every read of the PTY: one pass, nothing allocated (the arrays and closures
+    // this made were ~4% of what a flood allocated in the service).
+    let live = false;
+    // Not paused: whether every reader is full; paused: whether none is ready.
+    let all = true;
+    for (const r of this.readers.values()) {
+      if (r.dropped) continue;
+      live = true;
+      if (this.paused ? this.ready(r) : !this.full(r)) {
+        all = false;
+        break;
+      }
     }
-    if (!this.paused && live.every((r) => this.full(r))) this.paused = true;
-    else if (this.paused && live.some((r) => this.ready(r))) this.paused = false;
+    if (!live) this.paused = false;
+    else if (!this.paused && all) this.paused = true;
+    else if (this.paused && !all) this.paused = false;
     return this.paused;
   }
 }
