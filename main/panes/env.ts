@@ -35,8 +35,13 @@ export function newTag(): string {
   return s;
 }
 
-/** Variables that would confuse a program about which terminal it runs in. */
-const DROPPED = ['TMUX', 'TMUX_PANE', 'STY', 'WINDOW', 'WINDOWID', 'TERMCAP', 'COLUMNS', 'LINES', 'VTE_VERSION', 'ITERM_SESSION_ID'];
+/**
+ * Variables that would confuse a program about which terminal it runs in, and Electron's
+ * run-as-Node switch: the app's own (a Tick's launcher gets it as an extra), never a pane's,
+ * where an Electron app started would run as plain Node. A pane saved by a version that let it
+ * through loses it when it resumes (its environment renewed here).
+ */
+const DROPPED = ['TMUX', 'TMUX_PANE', 'STY', 'WINDOW', 'WINDOWID', 'TERMCAP', 'COLUMNS', 'LINES', 'VTE_VERSION', 'ITERM_SESSION_ID', 'ELECTRON_RUN_AS_NODE'];
 
 export interface PaneEnvInput {
   session: string;

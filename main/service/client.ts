@@ -50,7 +50,7 @@ type Hello = Extract<ServiceHello, { ok: true }>;
  * V8 flags the core always runs with: a small young generation, so a flood's garbage is
  * collected early instead of growing resident memory (bench/window.bench.ts, bench/peer.bench.ts:
  * semi-spaces of 4 MiB peak ~15 MiB lower in a flood than 8, at the same CPU within the noise;
- * 2 or 1 promote so much more that the old generation grows past that), and `gc()` for giving
+ * 3, 2 or 1 promote so much more that the old generation grows past that), and `gc()` for giving
  * memory back once a flood is over (main/service/memory.ts).
  */
 export const CORE_V8_FLAGS = ['--max-semi-space-size=4', '--expose-gc'];
@@ -62,15 +62,17 @@ export function serviceCommand(env: NodeJS.ProcessEnv = process.env): { file: st
   const useBundle = fs.existsSync(bundle) && bundleIsCurrent(bundle);
   const args = [...CORE_V8_FLAGS, ...(useBundle ? [bundle] : ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', source])];
   const childEnv: NodeJS.ProcessEnv = { ...env };
+  // (A list inherited from a service's own start is not this one's.)
+  delete childEnv[SERVICE_ONLY_ENV];
   // What the environment already says stays (a person's own allocator settings reach their panes as before).
   const added = process.platform === 'linux' ? Object.keys(CORE_MALLOC_ENV).filter((k) => childEnv[k] === undefined) : [];
   for (const k of added) childEnv[k] = CORE_MALLOC_ENV[k];
   // In Electron (the packaged app, the Electron main, or its binary running the CLI), its
-  // binary runs as plain Node; never passed on (in this process's environment it is ours too).
-  if (process.versions.electron) {
-    childEnv.ELECTRON_RUN_AS_NODE = '1';
-    added.push('ELECTRON_RUN_AS_NODE');
-  }
+  // binary runs as plain Node. Never passed on to panes, on either runtime: bin/terminal-delight
+  // sets it for every run of the CLI, so where this process has it, it is the app's (a person's
+  // own comes back in a pane with their login shell's profile).
+  if (process.versions.electron) childEnv.ELECTRON_RUN_AS_NODE = '1';
+  if (childEnv.ELECTRON_RUN_AS_NODE !== undefined) added.push('ELECTRON_RUN_AS_NODE');
   if (added.length > 0) childEnv[SERVICE_ONLY_ENV] = added.join(',');
   return { file: process.execPath, args, env: childEnv };
 }

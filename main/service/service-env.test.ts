@@ -7,13 +7,16 @@ import { tempState, waitFor } from '../panes/testing.ts';
 import { connectService, serviceCommand, stopService } from './client.ts';
 import { CORE_MALLOC_ENV, SERVICE_ONLY_ENV, takeServiceOnlyEnv } from './service-env.ts';
 
-const NAMES = [...Object.keys(CORE_MALLOC_ENV), SERVICE_ONLY_ENV];
+const NAMES = [...Object.keys(CORE_MALLOC_ENV), 'ELECTRON_RUN_AS_NODE', SERVICE_ONLY_ENV];
 
 /** A service started with `env`: the environment it started with (/proc), and what its first pane's shell has of NAMES. */
 async function startedWith(extra: Record<string, string>): Promise<{ service: string[]; pane: string }> {
   const st = tempState();
   try {
-    const env = { ...st.env, ...extra };
+    // The machine's own settings of these are not this test's (a container may set MALLOC_ARENA_MAX).
+    const env: NodeJS.ProcessEnv = { ...st.env };
+    for (const k of NAMES) delete env[k];
+    Object.assign(env, extra);
     const conn = await connectService({ env, client: 'cli', cwd: st.dir, fresh: true });
     const service = fs.readFileSync(`/proc/${conn.hello.pid}/environ`, 'utf8').split('\0');
     const hello = await conn.request('app.hello', {});
@@ -42,6 +45,13 @@ describe('the environment set for the service alone', () => {
     expect(pane).toBe('');
   }, 120_000);
 
+  it('keeps the run-as-Node switch bin/terminal-delight sets for the CLI from the panes of a service it starts', async () => {
+    const { service, pane } = await startedWith({ ELECTRON_RUN_AS_NODE: '1' });
+    expect(service).toContain('ELECTRON_RUN_AS_NODE=1');
+    expect(service.find((v) => v.startsWith(`${SERVICE_ONLY_ENV}=`))?.split('=')[1]?.split(',')).toContain('ELECTRON_RUN_AS_NODE');
+    expect(pane).toBe('');
+  }, 120_000);
+
   it.runIf(process.platform === 'linux')('leaves a person\'s own setting as it was, for the service and for the panes', async () => {
     const { service, pane } = await startedWith({ MALLOC_ARENA_MAX: '4' });
     expect(service).toContain('MALLOC_ARENA_MAX=4');
@@ -64,10 +74,13 @@ describe('the environment set for the service alone', () => {
     } finally {
       delete (process.versions as Record<string, string | undefined>).electron;
     }
-    // On Node, a person's own variable is theirs.
-    const { env } = serviceCommand({ ELECTRON_RUN_AS_NODE: '1' });
+  });
+
+  it('never passes on a list it did not make', () => {
+    const { env } = serviceCommand({ [SERVICE_ONLY_ENV]: 'PATH', PATH: '/usr/bin', ...CORE_MALLOC_ENV });
+    expect(env[SERVICE_ONLY_ENV]).toBeUndefined();
     takeServiceOnlyEnv(env);
-    expect(env).toEqual({ ELECTRON_RUN_AS_NODE: '1' });
+    expect(env).toEqual({ PATH: '/usr/bin', ...CORE_MALLOC_ENV });
   });
 
   it('takes out only the names it knows, and the list', () => {

@@ -10,14 +10,15 @@
  * (before any script could call mallopt, the runtime's threads have taken their arenas): one
  * arena, and blocks of 64 KiB and more mapped on their own, whatever size was freed last (glibc
  * otherwise raises that threshold as blocks are freed, and a flood's 64 KiB batches and frames
- * then fragment the heap). A 128 MiB flood's peak, measured (bench/peer.bench.ts): ~5 MiB
- * lower with these. The service takes them out of its environment at start (SERVICE_ONLY_ENV).
+ * then fragment the heap). A 128 MiB flood's peak, measured on Node (bench/peer.bench.ts): ~5
+ * MiB lower with these; on Electron's binary, where Chromium's allocator may stand in for
+ * glibc's, unmeasured. The service takes them out of its environment at start (SERVICE_ONLY_ENV).
  */
 export const CORE_MALLOC_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '1', MALLOC_MMAP_THRESHOLD_: '65536' };
 
 /**
  * Names of the variables `serviceCommand` set for the service alone (the allocator's,
- * Electron's run-as-Node), comma-separated: the service deletes them and this one as it
+ * Electron's run-as-Node, which bin/terminal-delight sets for the CLI on Node too), comma-separated: the service deletes them and this one as it
  * starts (`takeServiceOnlyEnv`), so no pane, Tick or agent it starts inherits them (an
  * Electron app run in a pane with ELECTRON_RUN_AS_NODE=1 would start as plain Node).
  */
