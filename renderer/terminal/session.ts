@@ -316,6 +316,8 @@ export class TerminalSession {
       this.written = true;
       this.phase = 'live';
       const prompts = snap.prompts ?? [];
+      // One write, not pieces (writePieces): written in pieces, a flood's history fetched by
+      // scrolling to the top came back short (e2e/window.e2e.ts, 4,733 of its last 10,000 lines).
       this.term.write(snap.data, () => {
         // The snapshot's text holds no marks: put its prompts back before any reflow.
         if (gen === this.generation) this.prompts.restore(prompts);
