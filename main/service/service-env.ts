@@ -17,10 +17,11 @@
 export const CORE_MALLOC_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '1', MALLOC_MMAP_THRESHOLD_: '65536' };
 
 /**
- * Names of the variables `serviceCommand` set for the service alone (the allocator's,
- * Electron's run-as-Node, which bin/terminal-delight sets for the CLI on Node too), comma-separated: the service deletes them and this one as it
- * starts (`takeServiceOnlyEnv`), so no pane, Tick or agent it starts inherits them (an
- * Electron app run in a pane with ELECTRON_RUN_AS_NODE=1 would start as plain Node).
+ * Names of the variables `serviceCommand` set for the service alone (the allocator's, and
+ * Electron's run-as-Node, which bin/terminal-delight sets for the CLI on Node too),
+ * comma-separated: the service deletes them and this one as it starts (`takeServiceOnlyEnv`),
+ * so no pane, Tick or agent it starts inherits them (an Electron app run in a pane with
+ * ELECTRON_RUN_AS_NODE=1 would start as plain Node).
  */
 export const SERVICE_ONLY_ENV = 'TD_SERVICE_ONLY_ENV';
 
