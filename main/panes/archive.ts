@@ -4,7 +4,8 @@
  * screen keeps only its newest rows in xterm's buffer and moves older ones here, each
  * logical line (a row and the rows it wrapped into) serialized on its own from xterm's
  * cells (main/panes/line-encode.ts, or the serialize addon), or kept as it came where the
- * screen knows that replays to the same cells (addDirect), with its text beside it: a few
+ * screen knows that replays to the same cells (addRun: a run of such lines kept as the one
+ * string they came in, its lines' text made when read), with its text beside it: a few
  * bytes a character.
  *
  * What the archive holds is exactly what the buffer held: a snapshot replays it before the
@@ -15,6 +16,7 @@
  */
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
+import { directLineText } from './compact.ts';
 import { encodeLine, flat, type CellLine } from './line-encode.ts';
 
 type Term = InstanceType<typeof headless.Terminal>;
@@ -28,6 +30,51 @@ interface Line {
   data: string;
   text: string;
   rows: number;
+}
+
+/**
+ * Lines of one row each that the screen took as they came (Screen.takeDirect: printable ASCII
+ * and SGRs, ending in the default attributes), kept as the one string they came in, each
+ * line followed by its CR LF: `count` of them. A flood's catch-up adds ~10,000 lines twice a
+ * second and the next one drops them all: as a run they are one string, never split into a
+ * line object and two strings each (for `yes`, ~40 bytes a one-byte line) that old
+ * collections then have to find. A run is split into lines only where they are read one by
+ * one: a resize's reflow, allText; a snapshot and the scrollback limit cut it where needed.
+ */
+interface Run {
+  run: string;
+  count: number;
+}
+
+type Entry = Line | Run;
+
+const isRun = (e: Entry): e is Run => (e as Run).run !== undefined;
+const rowsOf = (e: Entry): number => (isRun(e) ? e.count : e.rows);
+
+/** Where the last `k` lines of a run start (0: all of them). */
+function tailStart(run: string, k: number): number {
+  let at = run.length - 1;
+  for (let j = 0; j < k && at >= 0; j++) at = run.lastIndexOf('\n', at - 1);
+  return at + 1;
+}
+
+/** A run without its first `k` lines. */
+function dropRunLines(e: Run, k: number): Run {
+  let at = 0;
+  for (let j = 0; j < k; j++) at = e.run.indexOf('\n', at) + 1;
+  return { run: e.run.slice(at), count: e.count - k };
+}
+
+/** A run's lines as archived lines (their text without the SGRs). */
+function splitRun(e: Run): Line[] {
+  const out: Line[] = [];
+  for (let at = 0; at < e.run.length; ) {
+    const lf = e.run.indexOf('\n', at);
+    const data = e.run.slice(at, lf - 1);
+    out.push({ data, text: directLineText(data, Infinity) ?? data, rows: 1 });
+    at = lf + 1;
+  }
+  return out;
 }
 
 /**
@@ -75,7 +122,7 @@ function lastRendered(term: Term): number {
 }
 
 /** Rows [start, end] of the normal buffer, one logical line at a time, onto `into`; the rows taken. */
-function takeLines(term: Term, ser: Serializer, start: number, end: number, into: Line[]): number {
+function takeLines(term: Term, ser: Serializer, start: number, end: number, into: Entry[]): number {
   const lines = normalBuffer(term).lines;
   let rows = 0;
   for (let y = start; y <= end; ) {
@@ -135,7 +182,7 @@ export function dropTop(term: Term, count: number): void {
 }
 
 export class Archive {
-  private lines: Line[] = [];
+  private lines: Entry[] = [];
   private total = 0;
 
   /** Rows held (as they would sit in the buffer, at the width they were last reflowed to). */
@@ -170,27 +217,40 @@ export class Archive {
   }
 
   /**
-   * Lines of one row each, as they came: `data` the line's own bytes (printable characters
-   * and SGRs, the default attributes set at its end), `text` its characters
-   * (main/panes/compact.ts, directLineText).
+   * `count` lines of one row each, as they came, each followed by its CR LF: a line's own
+   * bytes are printable characters and SGRs, the default attributes set at its end
+   * (main/panes/compact.ts, isDirectLine). Kept as a run (see Run).
    */
-  addDirect(data: string, text: string): void {
-    this.lines.push({ data, text, rows: 1 });
-    this.total++;
+  addRun(run: string, count: number): void {
+    if (count <= 0) return;
+    this.lines.push({ run, count });
+    this.total += count;
   }
 
   /** Drop the oldest rows until at most `max` are held (the scrollback is full); a wrapped line loses its first rows. */
   trim(max: number, cols: number): void {
     let over = this.total - Math.max(0, max);
     let drop = 0;
-    while (over > 0 && drop < this.lines.length && this.lines[drop]!.rows <= over) {
-      over -= this.lines[drop]!.rows;
-      this.total -= this.lines[drop]!.rows;
-      drop++;
+    while (over > 0 && drop < this.lines.length) {
+      const e = this.lines[drop]!;
+      const rows = rowsOf(e);
+      if (rows <= over) {
+        over -= rows;
+        this.total -= rows;
+        drop++;
+        continue;
+      }
+      // A run loses its first lines (one row each); a wrapped line its first rows, below.
+      if (isRun(e)) {
+        this.lines[drop] = dropRunLines(e, over);
+        this.total -= over;
+        over = 0;
+      }
+      break;
     }
     if (drop > 0) this.lines = this.lines.slice(drop);
     if (over > 0 && this.lines.length > 0) {
-      const first = this.lines[0]!;
+      const first = this.lines[0] as Line;
       const { term, ser } = render([first], cols, first.rows + 4);
       try {
         this.lines[0] = take(term, ser, over, Math.max(over, lastRendered(term)));
@@ -207,13 +267,14 @@ export class Archive {
    */
   reflow(from: number, to: number): void {
     if (from === to || this.lines.length === 0) return;
+    const lines = this.lines.flatMap((e) => (isRun(e) ? splitRun(e) : [e]));
     const out: Line[] = [];
-    for (let i = 0; i < this.lines.length; ) {
+    for (let i = 0; i < lines.length; ) {
       const batch: Line[] = [];
       let rows = 0;
-      while (i < this.lines.length && (batch.length === 0 || rows < REFLOW_BATCH_ROWS)) {
-        batch.push(this.lines[i]!);
-        rows += this.lines[i++]!.rows;
+      while (i < lines.length && (batch.length === 0 || rows < REFLOW_BATCH_ROWS)) {
+        batch.push(lines[i]!);
+        rows += lines[i++]!.rows;
       }
       const { term, ser } = render(batch, from, rows * Math.ceil(from / to) + 4);
       try {
@@ -233,17 +294,27 @@ export class Archive {
    * blank and the cursor at its top-left, where the buffer's own serialization starts.
    */
   replay(rows: number, screenRows: number): string {
-    let i = this.lines.length;
-    for (let n = 0; i > 0 && n < rows; ) n += this.lines[--i]!.rows;
-    if (i >= this.lines.length) return '';
-    let out = '';
-    for (let k = i; k < this.lines.length; k++) out += (k > i ? '\x1b[0m\r\n' : '') + this.lines[k]!.data;
-    return `${out}\x1b[0m\r\n${'\n'.repeat(Math.max(0, screenRows - 1))}\x1b[H`;
+    // Newest first: whole lines, and of a run only the lines asked for.
+    const parts: string[] = [];
+    for (let i = this.lines.length - 1, n = 0; i >= 0 && n < rows; i--) {
+      const e = this.lines[i]!;
+      if (!isRun(e)) {
+        parts.push(e.data);
+        n += e.rows;
+        continue;
+      }
+      const k = Math.min(e.count, rows - n);
+      // Its lines as the others are joined: each line's own bytes, then a reset and CR LF.
+      parts.push(e.run.slice(tailStart(e.run, k), e.run.length - 2).replaceAll('\r\n', '\x1b[0m\r\n'));
+      n += k;
+    }
+    if (parts.length === 0) return '';
+    return `${parts.reverse().join('\x1b[0m\r\n')}\x1b[0m\r\n${'\n'.repeat(Math.max(0, screenRows - 1))}\x1b[H`;
   }
 
   /** Every line's text, oldest first. */
   text(): string[] {
-    return this.lines.map((l) => l.text);
+    return this.lines.flatMap((e) => (isRun(e) ? splitRun(e).map((l) => l.text) : [e.text]));
   }
 
   clear(): void {

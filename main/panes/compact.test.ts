@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { afterLastCrLf, attributesAtEnd, countLineFeeds, directLineText, foldAttributes, plainTailStart } from './compact.ts';
+import { afterLastCrLf, attributesAtEnd, countLineFeeds, directLineText, foldAttributes, isDirectLine, plainTailStart } from './compact.ts';
 
 describe('plain output', () => {
   it('finds where the plain tail starts: after the last thing that is not text, tab, CR, LF or a complete SGR', () => {
@@ -71,5 +71,25 @@ describe('lines the archive can hold as they came (directLineText)', () => {
       'emoji \ud83d\ude00',
       '\x1b[',
     ]) expect({ line, text: directLineText(line, 80) }).toEqual({ line, text: undefined });
+  });
+
+  it('isDirectLine says what directLineText says, of a line read where it lies in a longer string', () => {
+    const pieces = ['a', 'Z', ' ', '~', '0', ';', 'm', '[', '\x1b[0m', '\x1b[m', '\x1b[1m', '\x1b[38;5;12m', '\x1b[4:3m', '\x1b[00m', '\x1b[', '\x1b[1', '\x1b', '\x1b]0;t\x07', '\t', '\x7f', '\u00e9', '\u4e16', '\r', '\x1b[2K'];
+    let seed = 7;
+    const next = (n: number): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648), seed % n);
+    let direct = 0;
+    for (let k = 0; k < 20_000; k++) {
+      let line = '';
+      for (let n = next(12); n > 0; n--) line += pieces[next(pieces.length)]!;
+      const cols = 1 + next(12);
+      const before = 'x\x1b[1'.slice(0, next(7));
+      const after = '\x1b[0m~'.slice(0, next(7));
+      const want = directLineText(line, cols) !== undefined;
+      direct += want ? 1 : 0;
+      expect({ line, cols, got: isDirectLine(before + line + after, before.length, before.length + line.length, cols) }).toEqual({ line, cols, got: want });
+    }
+    // Both kinds came up often.
+    expect(direct).toBeGreaterThan(1_000);
+    expect(direct).toBeLessThan(19_000);
   });
 });

@@ -93,3 +93,34 @@ export function directLineText(line: string, cols: number): string | undefined {
   const text = line.replace(SGR, '');
   return text.length <= cols ? text : undefined;
 }
+
+/**
+ * Whether `text` from `start` to `end` (a line without its CR LF) is a line directLineText
+ * takes, read where it lies: no copy of it, no text made (a flood's catch-up checks ~10,000
+ * lines a turn; the archive makes a line's text only when it is read).
+ */
+export function isDirectLine(text: string, start: number, end: number, cols: number): boolean {
+  let shown = 0;
+  let lastSgr = -1;
+  let lastSgrEnd = -1;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x20 && c <= 0x7e) {
+      shown++;
+      continue;
+    }
+    // Anything else must start an SGR: ESC [ parameters m.
+    if (c !== 0x1b || i + 1 >= end || text.charCodeAt(i + 1) !== 0x5b) return false;
+    let j = i + 2;
+    for (let d = text.charCodeAt(j); j < end && ((d >= 0x30 && d <= 0x39) || d === 0x3a || d === 0x3b); d = text.charCodeAt(++j));
+    if (j >= end || text.charCodeAt(j) !== 0x6d) return false;
+    lastSgr = i;
+    lastSgrEnd = j;
+    i = j;
+  }
+  if (shown > cols) return false;
+  if (lastSgr < 0) return true;
+  // The last SGR resets: ESC [ m or ESC [ 0 m.
+  const length = lastSgrEnd - lastSgr + 1;
+  return length === 3 || (length === 4 && text.charCodeAt(lastSgr + 2) === 0x30);
+}

@@ -19,7 +19,7 @@
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
 import { Archive, dropTop, normalBuffer, withoutNullMoves } from './archive.ts';
-import { afterLastCrLf, attributesAtEnd, countLineFeeds, directLineText, foldAttributes, plainTailStart } from './compact.ts';
+import { afterLastCrLf, attributesAtEnd, countLineFeeds, foldAttributes, isDirectLine, plainTailStart } from './compact.ts';
 import { flat } from './line-encode.ts';
 
 /** What an SGR looks like before its final `m` has come. */
@@ -472,10 +472,10 @@ export class Screen {
   /**
    * A turn of a bulk piece without the parser, where its next lines allow (the cat of a log
    * or of highlighted source): lines of printable ASCII and SGRs that end in the default
-   * attributes (directLineText), written from column 0 of a blank bottom row in the default
+   * attributes (isDirectLine), written from column 0 of a blank bottom row in the default
    * state, are what the archive would have held after parsing them, as they came. So every
    * row above the cursor is copied to the archive, then those lines but the last ones the
-   * buffer keeps (its live rows and a screen) are added to it as text, then those last ones
+   * buffer keeps (its live rows and a screen) are added to it as one run, then those last ones
    * are parsed (scrolling the old rows, copied already, off the buffer's top) and the rows
    * above them are dropped: the buffer and the archive end as parsing all of them would
    * leave them, the buffer with the rows of scrollback a taller screen pulls down. 'taken'
@@ -497,18 +497,12 @@ export class Screen {
     const row = lines.get(top);
     if (!row || row.isWrapped || markers.some((m) => m.line === top && !m.isDisposed)) return 'soon';
     for (let i = 0; i < row.length * 3; i += 3) if (row._data[i] !== NULL_CONTENT || row._data[i + 1] !== 0 || row._data[i + 2] !== 0) return 'soon';
-    // The lines that allow it, up to (not with) the piece's last.
+    // The lines that allow it, up to (not with) the piece's last: checked where they lie.
     const data = piece.data;
     const ends: number[] = [];
-    const texts: Array<string | undefined> = [];
     for (let at = piece.done; ; ) {
       const lf = data.indexOf('\n', at);
-      if (lf < 0 || lf + 1 >= data.length || lf === at || data.charCodeAt(lf - 1) !== 13) break;
-      const line = data.slice(at, lf - 1);
-      const text = directLineText(line, cols);
-      if (text === undefined) break;
-      // (Its own bytes when it has no SGR: then it is a slice of the copy below.)
-      texts.push(text === line ? undefined : text);
+      if (lf < 0 || lf + 1 >= data.length || lf === at || data.charCodeAt(lf - 1) !== 13 || !isDirectLine(data, at, lf - 1, cols)) break;
       at = lf + 1;
       ends.push(at);
     }
@@ -518,13 +512,12 @@ export class Screen {
     if (head < rows) return 'no';
     this.archive.copyFrom(this.term, this.serializer, 0, top - 1);
     this.trimming(() => dropTop(this.term, buf.baseY));
-    // One copy of their bytes, each line a slice of it (the piece's string, far longer, is let go).
+    // One run of lines (Archive.addRun): a slice of the piece's string when it is most of it
+    // (a flood's queue: all but the lines the buffer keeps), else a copy, so that a far
+    // longer piece is let go.
     const from = piece.done;
-    const bytes = flat(data.slice(from, ends[head - 1]!));
-    for (let i = 0, at = 0; i < head; at = ends[i++]! - from) {
-      const line = bytes.slice(at, ends[i]! - from - 2);
-      this.archive.addDirect(line, texts[i] === undefined ? line : texts[i]!);
-    }
+    const run = data.slice(from, ends[head - 1]!);
+    this.archive.addRun(2 * run.length >= data.length ? run : flat(run), head);
     const parsedTo = ends[ends.length - 1]!;
     this.parsing = true;
     try {

@@ -1,0 +1,70 @@
+/**
+ * The archive's runs (lines kept as the one string they came in, Archive.addRun): what a
+ * snapshot replays of them, their text, the scrollback limit cutting one, and a resize
+ * reflowing them, each against the lines themselves or a real @xterm/headless.
+ */
+import { describe, expect, it } from 'vitest';
+import headless from '@xterm/headless';
+import { Archive } from './archive.ts';
+
+const LINES = ['first', '\x1b[31mred\x1b[0m and plain', '', 'a line of twenty-two.', '\x1b[1;4mbold\x1b[m', 'last'];
+const run = (lines: string[]): string => lines.map((l) => `${l}\r\n`).join('');
+const texts = (lines: string[]): string[] => lines.map((l) => l.replace(/\x1b\[[0-9;:]*m/g, ''));
+
+/** A terminal of `cols` and `rows` fed `data`: its buffer's lines as text, blank screen rows left out. */
+function shown(data: string, cols: number, rows: number): Promise<string[]> {
+  const term = new headless.Terminal({ cols, rows, scrollback: 1_000, allowProposedApi: true, logLevel: 'off' });
+  return new Promise((resolve) =>
+    term.write(data, () => {
+      const buf = term.buffer.normal;
+      const out: string[] = [];
+      for (let y = 0; y < buf.length; y++) out.push(buf.getLine(y)!.translateToString(true));
+      term.dispose();
+      resolve(out.slice(0, buf.baseY));
+    }),
+  );
+}
+
+describe('the archive keeps a flood\'s lines as runs', () => {
+  it('replays exactly the rows asked for, across runs, as the lines one by one would be replayed', async () => {
+    const a = new Archive();
+    a.addRun(run(LINES.slice(0, 2)), 2);
+    a.addRun(run(LINES.slice(2)), 4);
+    expect(a.rows).toBe(6);
+    // The last three: the second run's last three lines, each with a reset before its CR LF, then a blank screen of 3 rows and the cursor home.
+    expect(a.replay(3, 3)).toBe(`${LINES.slice(3).join('\x1b[0m\r\n')}\x1b[0m\r\n\n\n\x1b[H`);
+    // Five: the first run's last line too.
+    expect(a.replay(5, 2)).toBe(`${LINES.slice(1).join('\x1b[0m\r\n')}\x1b[0m\r\n\n\x1b[H`);
+    expect(a.replay(99, 2)).toBe(`${LINES.join('\x1b[0m\r\n')}\x1b[0m\r\n\n\x1b[H`);
+    // What a window replaying them holds.
+    expect(await shown(a.replay(4, 3), 30, 3)).toEqual(texts(LINES.slice(2)));
+    expect(a.text()).toEqual(texts(LINES));
+  });
+
+  it('cuts the oldest lines off a run when the scrollback is full, and drops whole runs', () => {
+    const a = new Archive();
+    a.addRun(run(LINES.slice(0, 3)), 3);
+    a.addRun(run(LINES.slice(3)), 3);
+    a.trim(5, 30);
+    expect(a.rows).toBe(5);
+    expect(a.text()).toEqual(texts(LINES.slice(1)));
+    a.trim(2, 30);
+    expect(a.rows).toBe(2);
+    expect(a.text()).toEqual(texts(LINES.slice(4)));
+    expect(a.replay(2, 1)).toBe(`${LINES.slice(4).join('\x1b[0m\r\n')}\x1b[0m\r\n\x1b[H`);
+    a.trim(0, 30);
+    expect(a.rows).toBe(0);
+    expect(a.replay(5, 1)).toBe('');
+  });
+
+  it('reflows a run\'s lines to a narrower width as xterm reflows them', async () => {
+    const a = new Archive();
+    a.addRun(run(LINES), LINES.length);
+    a.reflow(30, 10);
+    // 'red and plain' (13) and 'a line of twenty-two.' (21) wrap: 2 and 3 rows.
+    expect(a.rows).toBe(LINES.length + 1 + 2);
+    expect(a.text()).toEqual(texts(LINES));
+    const rows = await shown(a.replay(a.rows, 2), 10, 2);
+    expect(rows).toEqual(['first', 'red and pl', 'ain', '', 'a line of ', 'twenty-two', '.', 'bold', 'last']);
+  });
+});
