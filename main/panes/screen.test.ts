@@ -266,6 +266,27 @@ describe('the lazy headless screen', () => {
   }, 300_000);
 
   it.each([
+    [40, 160],
+    [24, 160],
+    [50, 200],
+  ])('keeps 160 rows of scrollback in xterm\'s cells once quiet, and never under four screens: %i rows keep %i', async (rows, live) => {
+    const screen = new Screen({ cols: 80, rows, scrollback: 10_000, archiveIdleMs: 10 });
+    try {
+      let out = '';
+      // Parsed as they come (each erases its end), archived once quiet.
+      for (let i = 0; i < 3_000; i++) out += `line ${i}\x1b[K\r\n`;
+      screen.write(out);
+      await screen.settled();
+      for (let waited = 0; screen.term.buffer.normal.baseY > live && waited < 5_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(screen.term.buffer.normal.baseY).toBe(live);
+      expect(screen.history).toBe(3_000 - rows + 1);
+      expect(screen.allText().split('\n').slice(0, 2)).toEqual(['line 0', 'line 1']);
+    } finally {
+      screen.dispose();
+    }
+  });
+
+  it.each([
     ['parsed as it comes (each line erases its end), archived once quiet', false],
     ['plain, caught up at once and archived as it is parsed', true],
   ])('keeps old scrollback as text through resizes, colours and all, holding only the newest rows in xterm\'s cells: output %s', async (_what, plain) => {

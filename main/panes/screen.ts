@@ -45,9 +45,12 @@ const SLICE = 64 * 1024;
  * Scrollback rows kept in xterm's buffer (at least four screens) once the screen is idle:
  * older rows go to the archive (main/panes/archive.ts) as text, a few bytes a character
  * where xterm keeps 12 a cell. A snapshot of more (a window attaching asks for 1,000)
- * replays archived lines first.
+ * replays archived lines first. A flood's catch-up parses these rows (and a screen) each
+ * time a window left behind redraws, twice a second: at 500 rows, what that parse made and
+ * dropped half a second later kept the service ~5 MiB larger through a 128 MiB flood than at
+ * 160, four screens of 40 rows (docs/spec/performance.md).
  */
-const LIVE_ROWS = 500;
+const LIVE_ROWS = 160;
 /** Rows the buffer holds past LIVE_ROWS before it is worth archiving them. */
 const ARCHIVE_BATCH = 250;
 /**
