@@ -94,6 +94,9 @@ export function directLineText(line: string, cols: number): string | undefined {
   return text.length <= cols ? text : undefined;
 }
 
+/** A digit, ':' or ';'. */
+const isSgrParameter = (c: number): boolean => (c >= 0x30 && c <= 0x39) || c === 0x3a || c === 0x3b;
+
 /**
  * Whether `text` from `start` to `end` (a line without its CR LF) is a line directLineText
  * takes, read where it lies: no copy of it, no text made (a flood's catch-up checks ~10,000
@@ -112,7 +115,7 @@ export function isDirectLine(text: string, start: number, end: number, cols: num
     // Anything else must start an SGR: ESC [ parameters m.
     if (c !== 0x1b || i + 1 >= end || text.charCodeAt(i + 1) !== 0x5b) return false;
     let j = i + 2;
-    for (let d = text.charCodeAt(j); j < end && ((d >= 0x30 && d <= 0x39) || d === 0x3a || d === 0x3b); d = text.charCodeAt(++j));
+    while (j < end && isSgrParameter(text.charCodeAt(j))) j++;
     if (j >= end || text.charCodeAt(j) !== 0x6d) return false;
     lastSgr = i;
     lastSgrEnd = j;
