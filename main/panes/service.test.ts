@@ -491,7 +491,8 @@ describe('many panes flooding at once (the output governor)', () => {
     for (const [k, p] of list.entries()) {
       await waitFor(() => {
         const tail = plain(outs[k]!.text().slice(-2000));
-        if (!/\^C[^]*\$ $/.test(tail)) throw new Error(`its output ends ${JSON.stringify(tail.slice(-60))}`);
+        // (Said on a timeout: whether its PTY is held, by its turn or by flow control.)
+        if (!/\^C[^]*\$ $/.test(tail)) throw new Error(`its output ends ${JSON.stringify(tail.slice(-60))}; paced ${panes.isPaced(p.id)}, paused ${panes.isPaused(p.id)}`);
         return true;
       }, `flood ${k}'s prompt after Ctrl-C`, 30_000);
       // Not left waiting (input to another pane may hold it for a slice, until the governor sees it no longer floods).
