@@ -261,6 +261,79 @@ describe('the window', () => {
     }
   });
 
+  it('draws each DOM row once a frame while output scrolls, and still draws, moves and clears a selection', async () => {
+    const dom = await openWindow(browser, serve, { theme: 'dark', renderer: 'dom' });
+    type Probe = { draws: number[]; stop(): number[] };
+    type Term = { rows: number; select(col: number, row: number, length: number): void; clearSelection(): void; getSelection(): string; buffer: { active: { baseY: number } } };
+    type W = Window & { __td: { term(id: string): Term }; __probe?: Probe };
+    try {
+      const [id] = await dom.paneIds();
+      expect(await dom.renderer(id!)).toBe('dom');
+      await dom.waitForPrompt(id!);
+      const selector = `[data-pane-id="${id}"]`;
+      // Row draws counted frame by frame (xterm's DOM renderer fills a row with replaceChildren).
+      const watch = () => dom.page.evaluate((sel) => {
+        const rows = [...document.querySelectorAll<HTMLElement>(`${sel} .xterm-rows > div`)];
+        let count = 0;
+        for (const row of rows) {
+          const own = row.replaceChildren.bind(row);
+          row.replaceChildren = (...nodes: (Node | string)[]) => {
+            count++;
+            own(...nodes);
+          };
+        }
+        const draws: number[] = [];
+        let last = 0;
+        let on = true;
+        const frame = () => {
+          draws.push(count - last);
+          last = count;
+          if (on) requestAnimationFrame(frame);
+        };
+        requestAnimationFrame(frame);
+        (window as unknown as W).__probe = { draws, stop: () => { on = false; for (const row of rows) delete (row as Partial<HTMLElement>).replaceChildren; return draws; } };
+      }, selector);
+      const stop = () => dom.page.evaluate(() => (window as unknown as W).__probe!.stop());
+      const rows = await dom.page.evaluate((paneId) => (window as unknown as W).__td.term(paneId).rows, id!);
+
+      // No selection: the rows that changed are drawn once a frame, not a second time for a selection that is not there.
+      await watch();
+      await dom.typeLine(id!, 'seq 1 400; echo "scrolled-$((200*2))"');
+      await dom.waitForText(id!, /^scrolled-400$/m);
+      await dom.waitForPrompt(id!);
+      const quiet = await stop();
+      expect(quiet.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+      expect(Math.max(...quiet)).toBeLessThanOrEqual(rows);
+
+      // A selection is drawn, follows its text as output scrolls, and is cleared. (Typing
+      // clears a selection, as does a click: the output comes from a command typed before.)
+      const highlight = dom.page.locator(`${selector} .xterm-selection > div`);
+      await dom.typeLine(id!, 'sleep 1; seq 1 3; echo "late-$((1+2))"');
+      await dom.page.evaluate((paneId) => {
+        const term = (window as unknown as W).__td.term(paneId);
+        // A number of seq's output, a few rows above the prompt.
+        term.select(0, term.buffer.active.baseY + term.rows - 7, 3);
+      }, id!);
+      await dom.waitFor(async () => (await highlight.count()) > 0, 'the selection drawn');
+      const selected = await dom.page.evaluate((paneId) => (window as unknown as W).__td.term(paneId).getSelection(), id!);
+      expect(selected).toMatch(/^\d{3}$/);
+      await dom.waitForText(id!, /^late-3$/m);
+      await dom.waitForPrompt(id!);
+      expect(await dom.page.evaluate((paneId) => (window as unknown as W).__td.term(paneId).getSelection(), id!)).toBe(selected);
+      expect(await highlight.count()).toBeGreaterThan(0);
+      await dom.page.evaluate((paneId) => (window as unknown as W).__td.term(paneId).clearSelection(), id!);
+      await dom.waitFor(async () => (await highlight.count()) === 0, 'the selection cleared');
+      await watch();
+      await dom.typeLine(id!, 'seq 1 100; echo "again-$((50*2))"');
+      await dom.waitForText(id!, /^again-100$/m);
+      await dom.waitForPrompt(id!);
+      expect(Math.max(...(await stop()))).toBeLessThanOrEqual(rows);
+      expect(await highlight.count()).toBe(0);
+    } finally {
+      await dom.close();
+    }
+  }, 60_000);
+
   it('falls back to the DOM renderer when the WebGL context is lost', async () => {
     const gl = await openWindow(browser, serve, { theme: 'dark', renderer: 'webgl' });
     try {

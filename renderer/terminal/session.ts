@@ -18,6 +18,7 @@ import { FLOW, type Res, type Settings, type TdApi } from '../../preload/contrac
 import type { ThemeName } from '../store/store.ts';
 import { Acker, acknowledge, writePieces } from './flow.ts';
 import { PromptMarks } from './prompts.ts';
+import { skipEmptySelectionRedraws } from './selection-redraw.ts';
 import type { Prefetched, SnapshotQueue } from './snapshots.ts';
 import { TERMINAL_THEMES, terminalFont } from './themes.ts';
 
@@ -220,6 +221,7 @@ export class TerminalSession {
     if (!this.opened) {
       this.opened = true;
       this.term.open(this.host);
+      skipEmptySelectionRedraws(this.term);
       this.loadRenderer();
       this.resizeObserver = new ResizeObserver(() => this.scheduleFit());
       this.resizeObserver.observe(this.host);
