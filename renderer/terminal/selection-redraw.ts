@@ -10,8 +10,8 @@
  * there at the last one (its highlight has to be drawn, moved or cleared); from nothing to
  * nothing, the rows already drawn are right. It reaches into xterm's render service (not
  * public API); where that is not as expected (another xterm version), it changes nothing
- * and says so (false). `renderer/terminal/selection-redraw.test.ts` holds it to the
- * version in the lockfile.
+ * and says so (false). `e2e/window.e2e.ts` ("draws each DOM row once a frame…") holds it to
+ * the version in the lockfile.
  */
 import type { Terminal } from '@xterm/xterm';
 
