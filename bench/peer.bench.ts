@@ -86,7 +86,7 @@ interface Figures {
   /** Ours: the same, in a browser that has shown the app before: a new tab in the same context, and in a persistent profile (npm start's Chromium). */
   attachCached?: { sameContext: { ms: number; timeline: Record<string, number> }; profile: { ms: number; timeline: Record<string, number> } };
   /** Where the start's time went: spawn to ready (serve printed its URL / WeTTY listens), to the page's script run, to the prompt (ms). */
-  timeline: { ready: number; script: number };
+  timeline: { ready: number; navigation: number; html: number; script: number };
   keys: number[];
   /** The cat: bytes per second, server and page CPU seconds. */
   bps: number;
@@ -122,8 +122,11 @@ async function measure(browser: Browser, persistent: BrowserContext, app: App, f
     await waitForRow(page, /td\$$/, 60_000);
     const startup = performance.now() - app.spawnedAt;
     // The page's clock: navigation start to the end of its last script's evaluation (DOMContentLoaded waits for module scripts).
-    const script = await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventStart);
-    const timeline = { ready: app.readyAt - app.spawnedAt, script: goto - app.spawnedAt + script };
+    const { script, html } = await page.evaluate(() => {
+      const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+      return { script: nav.domContentLoadedEventStart, html: nav.responseEnd };
+    });
+    const timeline = { ready: app.readyAt - app.spawnedAt, navigation: goto - app.spawnedAt, html: goto - app.spawnedAt + html, script: goto - app.spawnedAt + script };
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable');
     let attach: number | undefined;
@@ -312,7 +315,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
           const f = await measure(browser, persistent, app, file, r, name === 'ours' ? tail : undefined);
           figures[name].push(f);
           if (!PARTS.includes('output')) {
-            log(`round ${r + 1} ${name}: start ${f.startup.toFixed(0)} ms (ready ${f.timeline.ready.toFixed(0)}, page script run ${f.timeline.script.toFixed(0)})${f.attach ? `, attach ${f.attach.toFixed(0)} ms (${steps(f.attachTimeline)})` : ''}${f.attachCached ? `; cached: same context ${f.attachCached.sameContext.ms.toFixed(0)} ms (${steps(f.attachCached.sameContext.timeline)}), profile ${f.attachCached.profile.ms.toFixed(0)} ms (${steps(f.attachCached.profile.timeline)})` : ''}`);
+            log(`round ${r + 1} ${name}: start ${f.startup.toFixed(0)} ms (ready ${f.timeline.ready.toFixed(0)}, navigation ${f.timeline.navigation.toFixed(0)}, HTML ${f.timeline.html.toFixed(0)}, page script run ${f.timeline.script.toFixed(0)})${f.attach ? `, attach ${f.attach.toFixed(0)} ms (${steps(f.attachTimeline)})` : ''}${f.attachCached ? `; cached: same context ${f.attachCached.sameContext.ms.toFixed(0)} ms (${steps(f.attachCached.sameContext.timeline)}), profile ${f.attachCached.profile.ms.toFixed(0)} ms (${steps(f.attachCached.profile.timeline)})` : ''}`);
             continue;
           }
           log(`round ${r + 1} ${name}: ${(f.bps / MB).toFixed(1)} MB/s, server ${f.serverCpu.toFixed(2)} CPU-s, page ${f.pageCpu.toFixed(2)} s, keys p50 ${median(f.keys).toFixed(1)} p99 ${pct(f.keys, 99).toFixed(1)} ms, Ctrl-C ${f.ctrlC.toFixed(0)} ms, RSS ${(f.rssIdle / MB).toFixed(0)}/${(f.rssPeak / MB).toFixed(0)} MiB (pages once ${(f.onceIdle / MB).toFixed(0)}/${(f.oncePeak / MB).toFixed(0)}), start ${f.startup.toFixed(0)} ms${f.attach ? `, attach ${f.attach.toFixed(0)} ms` : ''}, frame gap ${f.frameGap.toFixed(0)} ms${f.exact ? `, scrollback ${f.exact.ok ? 'exact' : 'NOT EXACT'} (${f.exact.lines} lines)` : ''}`);
@@ -356,6 +359,8 @@ function report(figures: Record<App['name'], Figures[]>, bare: number[], log: (l
   const startRows = () => {
     const start = row('spawn to first prompt shown', (f) => f.startup, msf);
     row('  of which spawn to ready (ours: serve printed its URL; WeTTY: listening)', (f) => f.timeline.ready, msf);
+    row('  of which spawn to the page\'s navigation (a new browser context and tab made)', (f) => f.timeline.navigation, msf);
+    row('  of which spawn to the page\'s HTML', (f) => f.timeline.html, msf);
     row('  of which spawn to the page\'s scripts run', (f) => f.timeline.script, msf);
     const attach = median(o.map((f) => f.attach ?? NaN));
     log(`| a window attaching to the running service, load to prompt shown | ${msf(attach)} | | |`);

@@ -15,7 +15,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Surface } from '../preload/contract.ts';
 import { compileCacheDir } from '../main/compile-cache.ts';
-import { waitFor } from '../main/panes/testing.ts';
+import { listeningHolders, waitFor } from '../main/panes/testing.ts';
 import { connectService, type ServiceConnection } from '../main/service/client.ts';
 import { ARTIFACTS, ROOT, axeViolations, launchBrowser, openWindow, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
 
@@ -133,6 +133,10 @@ describe('agents outlive the window', () => {
       return /^shell=(\d+) door=none$/m.exec(await win.text(paneId))![1];
     })()));
     const servicePid = serve.servicePid()!;
+    // serve bound the door's port and handed the socket to the service it started
+    // (main/service/door-handover.ts): the service alone holds it; serve's copy is closed, and
+    // neither shell inherited one.
+    expect(listeningHolders(serve.port)).toEqual([servicePid]);
 
     await win.focusTerminal(paneId);
     await win.page.keyboard.press('Control+Shift+Q');

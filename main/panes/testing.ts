@@ -57,3 +57,43 @@ export function tempState(prefix = 'td-test-'): { dir: string; env: NodeJS.Proce
 
 /** A plain bash with no startup files, for predictable screens. */
 export const BASH = ['/bin/bash', '--norc', '--noprofile'];
+
+/**
+ * The processes holding a socket that listens on TCP `port` (Linux: /proc/net/tcp and tcp6
+ * for its inode, then every process's descriptors): their pids, sorted.
+ */
+export function listeningHolders(port: number): number[] {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = fs.readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // local address "ADDR:PORT" (hex), state 0A = LISTEN, inode the tenth column.
+      if (f.length > 9 && f[3] === '0A' && parseInt(f[1]!.split(':')[1]!, 16) === port) inodes.add(f[9]!);
+    }
+  }
+  const holders: number[] = [];
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let fds: string[] = [];
+    try {
+      fds = fs.readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    const held = fds.some((fd) => {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+        return m !== null && inodes.has(m[1]!);
+      } catch {
+        return false;
+      }
+    });
+    if (held) holders.push(Number(pid));
+  }
+  return holders.sort((a, b) => a - b);
+}

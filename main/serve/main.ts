@@ -3,7 +3,8 @@
  * [--cwd DIR] [--no-open] [--service-socket PATH --service-token FILE]` (also
  * `terminal-delight serve`). The browser's door to the per-user service (started on demand):
  * prints exactly one line to stdout when ready, `serving http://127.0.0.1:<port>/?token=<token>`
- * (the service's door listens: main/service/door.ts); everything else goes to stderr. The
+ * (the service's door listens: main/service/door.ts; on Unix, serve's own bound socket was
+ * handed to the service it started: main/service/door-handover.ts); everything else goes to stderr. The
  * door stays open while serve runs, and serve starts the service again (with the same door)
  * if it goes away, or dies starting once the URL is out; three failures within a minute, or
  * a service that cannot start before the URL is out, end serve with exit code 1 and why.
@@ -19,6 +20,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { connectService, serviceStarting, type ServiceConnection } from '../service/client.ts';
+import { HANDOVER_SUPPORTED } from '../service/door-handover.ts';
 import type { DoorSpec } from '../service/wire.ts';
 import { loopbackBindAddress, newToken, serveUrl } from './security.ts';
 
@@ -93,9 +95,14 @@ function openBrowser(url: string): void {
   }
 }
 
-/** Port `port` on `bind` is free (0: pick a free one): the port, or throws the sentence. */
-async function claimPort(bind: string, port: number): Promise<number> {
-  const probe = net.createServer();
+/**
+ * Claim port `port` on `bind` (0: pick a free one): the port, and with `keep` the socket still
+ * listening on it, for the service serve starts to take over (main/service/door-handover.ts);
+ * otherwise closed again. Throws the sentence when the port cannot be had.
+ */
+async function claimPort(bind: string, port: number, keep: boolean): Promise<{ port: number; listener?: net.Server }> {
+  // Until it is handed over, nobody has the URL: whatever connects is turned away.
+  const probe = net.createServer((socket) => socket.destroy());
   try {
     await new Promise<void>((resolve, reject) => {
       probe.once('error', reject);
@@ -106,8 +113,9 @@ async function claimPort(bind: string, port: number): Promise<number> {
     throw new Error(e.code === 'EADDRINUSE' ? `port ${port} is in use: pick another with --port, or 0 for a free one` : `serve could not listen on ${bind}:${port}: ${e.message}`);
   }
   const got = (probe.address() as net.AddressInfo).port;
+  if (keep) return { port: got, listener: probe };
   await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return got;
+  return { port: got };
 }
 
 /** Something accepts connections on host:port. */
@@ -133,7 +141,9 @@ const OLD_SERVICE = /^the frame is not a request/;
 async function serveThroughDoor(args: ServeArgs, print: (url: string) => void): Promise<{ done: Promise<number>; stop: () => void } | undefined> {
   const bind = loopbackBindAddress(args.host);
   if (!bind) throw new Error(`host "${args.host}" is not a loopback address: serve listens only on 127.0.0.1, ::1 or localhost`);
-  const port = await claimPort(bind, args.port);
+  // Where the service can take over serve's bound socket, the URL goes out as soon as a service
+  // this serve starts holds it (it accepts from then on, its core loading meanwhile).
+  const { port, listener } = await claimPort(bind, args.port, HANDOVER_SUPPORTED);
   const spec: DoorSpec = { host: bind, port, token: newToken() };
   // The same URL the door gives (startServe): printed before the door answers, when serve starts the service.
   const url = serveUrl(bind, port, spec.token);
@@ -143,9 +153,9 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void): 
     printed = true;
     print(url);
   };
-  // A service this serve starts opens the door before its core loads: the URL goes out as
-  // soon as the door listens, and the page loads while the core does.
-  let watching = true;
+  // Elsewhere, a service this serve starts opens the door before its core loads: the URL goes
+  // out as soon as the door listens, and the page loads while the core does.
+  let watching = !listener;
   void (async () => {
     while (watching && !printed) {
       if (serviceStarting() && (await accepts(bind, port)) && watching) return say();
@@ -153,7 +163,8 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void): 
     }
   })();
   const open = async (first: boolean): Promise<ServiceConnection | undefined> => {
-    const conn = await connectService({ client: 'serve', cwd: args.cwd ?? process.cwd(), fresh: first && args.fresh, firstPane: first, door: spec });
+    const handover = first && listener ? { doorListener: listener, onDoorHandover: (handed: boolean) => handed && say() } : {};
+    const conn = await connectService({ client: 'serve', cwd: args.cwd ?? process.cwd(), fresh: first && args.fresh, firstPane: first, door: spec, ...handover });
     const answer = await conn.openDoor(spec);
     if (answer.ok) return conn;
     conn.close();

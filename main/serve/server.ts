@@ -12,12 +12,14 @@
 import fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
+import type net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { App } from '../app.ts';
 import { appRoot } from '../panes/env.ts';
 import { serviceStarting } from '../service/client.ts';
+import { takeHeldConnections } from '../service/door-handover.ts';
 import { coreBackend, serviceBackend, type Backend } from './backend.ts';
 import { mimeType, RendererFiles } from './files.ts';
 import { cookieToken, hostAllowed, loopbackBindAddress, newToken, originAllowed, rendererCsp, serveUrl, setCookie, tokensEqual } from './security.ts';
@@ -53,6 +55,12 @@ export interface ServeOptions {
   service?: boolean | { socketPath?: string; tokenFile?: string };
   /** Fixed token (tests); random otherwise. */
   token?: string;
+  /**
+   * A socket already listening on `host`:`port`, handed over by the serve that started this
+   * service (main/service/door-handover.ts): listened on instead of binding the port, and the
+   * connections it accepted meanwhile are taken first, in order.
+   */
+  listener?: net.Server;
 }
 
 export interface Served {
@@ -222,10 +230,20 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
 
   const listening = new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, bind, () => {
+    const listened = (): void => {
       server.off('error', reject);
       resolve();
-    });
+    };
+    const handed = opts.listener;
+    if (!handed) return void server.listen(port, bind, listened);
+    const at = handed.address();
+    if (!at || typeof at === 'string' || at.address !== bind || (port !== 0 && at.port !== port)) {
+      handed.close();
+      return reject(new Error(`the socket handed over listens on ${typeof at === 'object' && at ? `${at.address}:${at.port}` : 'nothing'}, not ${bind}:${port}`));
+    }
+    server.listen(handed, listened);
+    // What it accepted before this door was ready comes in first, in order (nothing else can come before this turn ends).
+    for (const socket of takeHeldConnections(handed)) server.emit('connection', socket);
   });
   const [listened, reached] = await Promise.allSettled([listening, reachable]);
   if (listened.status === 'rejected' || reached.status === 'rejected') {

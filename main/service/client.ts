@@ -19,6 +19,7 @@ import { appVersion } from '../version.ts';
 import { decodeOutputFrame } from '../../preload/output-frame.ts';
 import { FrameSplitter } from './frames.ts';
 import { CORE_MALLOC_ENV, SERVICE_ONLY_ENV } from './service-env.ts';
+import { DOOR_HANDOVER_ENV, HANDOVER_SUPPORTED, handDoorOver } from './door-handover.ts';
 import { holderAlive, lockHeld, readLock } from './lock.ts';
 import { MAX_LINE, PROTOCOL, type ClientHello, type ClientKind, type ControlFrame, type DoorAnswer, type DoorSpec, type FileAnswer, type ServiceHello } from './wire.ts';
 
@@ -42,6 +43,14 @@ export interface ConnectOptions {
   firstPane?: boolean;
   /** A service this call starts opens this door first thing, before its core loads (main/service/door.ts). */
   door?: DoorSpec;
+  /**
+   * serve's socket already listening on the door's port (Unix): handed to a service this call
+   * starts (main/service/door-handover.ts), else closed before the call resolves, so that a
+   * service already running can bind the port. `onDoorHandover` says which, once: true when
+   * the started service holds it (serve can print its URL at once).
+   */
+  doorListener?: net.Server;
+  onDoorHandover?: (handed: boolean) => void;
 }
 
 type Hello = Extract<ServiceHello, { ok: true }>;
@@ -97,8 +106,12 @@ function bundleIsCurrent(bundle: string): boolean {
   return !newer(mainDir) && !newer(path.join(appRoot, 'preload'));
 }
 
-/** Start the service detached (its own session; stdio on run/service.log), not waiting for it. */
-export function spawnService(opts: { env?: NodeJS.ProcessEnv; fresh?: boolean; door?: DoorSpec } = {}): ChildProcess {
+/**
+ * Start the service detached (its own session; stdio on run/service.log), not waiting for it.
+ * With `doorListener` (and a door), a channel is opened for handing that socket over
+ * (`handDoorOver`), closed once it is.
+ */
+export function spawnService(opts: { env?: NodeJS.ProcessEnv; fresh?: boolean; door?: DoorSpec; doorListener?: net.Server } = {}): ChildProcess {
   const env = opts.env ?? process.env;
   const paths = statePaths(env);
   fs.mkdirSync(paths.run, { recursive: true, mode: 0o700 });
@@ -114,13 +127,14 @@ export function spawnService(opts: { env?: NodeJS.ProcessEnv; fresh?: boolean; d
     // In the home folder: a long-lived process never pins another folder (a mount, a worktree
     // to delete); panes start where each window asks (its hello's cwd), else in the home folder.
     const home = env.HOME && path.isAbsolute(env.HOME) && fs.existsSync(env.HOME) ? env.HOME : os.homedir();
+    const handover = Boolean(opts.door && opts.doorListener && HANDOVER_SUPPORTED);
     const child = spawn(cmd.file, [...cmd.args, ...(opts.fresh ? ['--fresh'] : [])], {
       cwd: home,
       // The door's token goes in the environment, not argv (which any user's `ps` shows); the
       // service takes it out before anything it starts inherits its environment.
-      env: opts.door ? { ...cmd.env, TD_DOOR: JSON.stringify(opts.door) } : cmd.env,
+      env: opts.door ? { ...cmd.env, TD_DOOR: JSON.stringify(opts.door), ...(handover ? { [DOOR_HANDOVER_ENV]: '1' } : {}) } : cmd.env,
       detached: true,
-      stdio: ['ignore', log, log],
+      stdio: handover ? ['ignore', log, log, 'ipc'] : ['ignore', log, log],
     });
     child.on('error', () => {});
     child.unref();
@@ -371,37 +385,55 @@ export async function connectService(opts: ConnectOptions): Promise<ServiceConne
   let child: ChildProcess | undefined;
   let childExit: number | null | undefined;
   let childSignal: NodeJS.Signals | null = null;
-  for (let tries = 0; ; tries++) {
-    try {
-      return await attempt(paths, opts, socketPath, tokenFile);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? '';
-      if (!NOBODY.has(code)) throw err;
+  // serve's bound door socket: handed to a service started here, else closed when this call ends.
+  let listener = opts.doorListener;
+  const handover = (handed: Promise<boolean> | false): void => {
+    const l = listener;
+    if (!l) return;
+    listener = undefined;
+    if (handed === false) l.close();
+    void Promise.resolve(handed).then((ok) => opts.onDoorHandover?.(ok));
+  };
+  try {
+    return await connectOrStart();
+  } finally {
+    handover(false);
+  }
+
+  async function connectOrStart(): Promise<ServiceConnection> {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await attempt(paths, opts, socketPath, tokenFile);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code ?? '';
+        if (!NOBODY.has(code)) throw err;
+      }
+      // A service elsewhere (a forwarded socket) is never started from here.
+      if (opts.socketPath) throw new ServiceError(`nothing answers on ${opts.socketPath}: check that the SSH forward runs and that Terminal Delight's service runs on the other side`);
+      // One holds the lock and does not answer yet: it is starting (its core loading); wait for it.
+      const starting = lockHeld(paths.serviceLock);
+      if (opts.start === false && !starting) throw new ServiceError(`no Terminal Delight service runs for ${paths.state}: start the app (npm start) or \`terminal-delight service start\``);
+      if (!child && !starting) {
+        child = spawnService({ env, fresh: opts.fresh, door: opts.door, doorListener: listener });
+        handover(listener && opts.door && HANDOVER_SUPPORTED ? handDoorOver(child, listener) : false);
+        child.once('exit', (code, signal) => {
+          childExit = code;
+          childSignal = signal;
+        });
+      }
+      if (childExit === null && childSignal) {
+        throw new ServiceError(`the Terminal Delight service was stopped by ${childSignal} as it started; its log is ${paths.serviceLog}`);
+      }
+      if (childExit !== undefined && childExit !== 0) {
+        const why = tail(paths.serviceLog).split('\n').filter(Boolean).pop() ?? '';
+        throw new ServiceError(`the Terminal Delight service could not start (exit ${childExit})${why ? `: ${why}` : ''}; its log is ${paths.serviceLog}`);
+      }
+      if (Date.now() > deadline) {
+        throw new ServiceError(`the Terminal Delight service did not answer on ${socketPath} within ${Math.round((opts.timeoutMs ?? 20_000) / 1000)} s; its log is ${paths.serviceLog}`);
+      }
+      // A service just spawned listens within about a second: asked often until then (a window's first prompt waits on it).
+      await new Promise((r) => setTimeout(r, tries < 100 ? 20 : 200));
     }
-    // A service elsewhere (a forwarded socket) is never started from here.
-    if (opts.socketPath) throw new ServiceError(`nothing answers on ${opts.socketPath}: check that the SSH forward runs and that Terminal Delight's service runs on the other side`);
-    // One holds the lock and does not answer yet: it is starting (its core loading); wait for it.
-    const starting = lockHeld(paths.serviceLock);
-    if (opts.start === false && !starting) throw new ServiceError(`no Terminal Delight service runs for ${paths.state}: start the app (npm start) or \`terminal-delight service start\``);
-    if (!child && !starting) {
-      child = spawnService({ env, fresh: opts.fresh, door: opts.door });
-      child.once('exit', (code, signal) => {
-        childExit = code;
-        childSignal = signal;
-      });
-    }
-    if (childExit === null && childSignal) {
-      throw new ServiceError(`the Terminal Delight service was stopped by ${childSignal} as it started; its log is ${paths.serviceLog}`);
-    }
-    if (childExit !== undefined && childExit !== 0) {
-      const why = tail(paths.serviceLog).split('\n').filter(Boolean).pop() ?? '';
-      throw new ServiceError(`the Terminal Delight service could not start (exit ${childExit})${why ? `: ${why}` : ''}; its log is ${paths.serviceLog}`);
-    }
-    if (Date.now() > deadline) {
-      throw new ServiceError(`the Terminal Delight service did not answer on ${socketPath} within ${Math.round((opts.timeoutMs ?? 20_000) / 1000)} s; its log is ${paths.serviceLog}`);
-    }
-    // A service just spawned listens within about a second: asked often until then (a window's first prompt waits on it).
-    await new Promise((r) => setTimeout(r, tries < 100 ? 20 : 200));
   }
 }
 

@@ -8,8 +8,11 @@
  * closes it. A serve that starts the service passes the door in the service's environment
  * (`TD_DOOR`), so the door listens before the core has loaded: the page loads meanwhile, and
  * its socket waits for the core. Such a door is claimed by serve's connection when it comes
- * (the same port and token), and closed if none does within a minute.
+ * (the same port and token), and closed if none does within a minute. On Unix, serve binds
+ * the port itself and hands the listening socket over (main/service/door-handover.ts), so
+ * its URL is out before this process has even loaded the door.
  */
+import type net from 'node:net';
 import type { App } from '../app.ts';
 import { startServe, type Served } from '../serve/server.ts';
 import { tokensEqual } from '../serve/security.ts';
@@ -53,8 +56,11 @@ export class Doors {
     this.rejectCore(err);
   }
 
-  /** Open the door a starting serve passed in `TD_DOOR`, unowned until its connection claims it. */
-  async openAtStart(raw: string): Promise<string | undefined> {
+  /**
+   * Open the door a starting serve passed in `TD_DOOR`, unowned until its connection claims
+   * it: on `listener` when serve handed its bound socket over (main/service/door-handover.ts).
+   */
+  async openAtStart(raw: string, listener?: net.Server): Promise<string | undefined> {
     let v: unknown;
     try {
       v = JSON.parse(raw);
@@ -62,9 +68,12 @@ export class Doors {
       return `${DOOR_ENV} is not JSON: serve passes {"host":...,"port":N,"token":"..."}`;
     }
     const spec = parseDoorSpec(v);
-    if (typeof spec === 'string') return spec;
+    if (typeof spec === 'string') {
+      listener?.close();
+      return spec;
+    }
     try {
-      const door = await this.open(spec);
+      const door = await this.open(spec, listener);
       door.unclaimed = setTimeout(() => {
         if (!door.owner) this.close(door);
       }, UNCLAIMED_MS);
@@ -119,9 +128,9 @@ export class Doors {
     await Promise.all([...this.doors.values()].map((d) => this.close(d)));
   }
 
-  private async open(spec: DoorSpec): Promise<Door> {
+  private async open(spec: DoorSpec, listener?: net.Server): Promise<Door> {
     const opening = (async (): Promise<Door> => {
-      const served = await startServe({ core: this.core, host: spec.host, port: spec.port, token: spec.token });
+      const served = await startServe({ core: this.core, host: spec.host, port: spec.port, token: spec.token, listener });
       const door: Door = { spec, served };
       this.doors.set(spec.port, door);
       return door;

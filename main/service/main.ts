@@ -13,6 +13,7 @@ import { appVersion } from '../version.ts';
 import { persistCompileCacheSoon, useCompileCache } from '../compile-cache.ts';
 import { takeServiceLock } from './lock.ts';
 import { takeServiceOnlyEnv } from './service-env.ts';
+import { askForDoorSocket } from './door-handover.ts';
 import { SERVICE_STARTED_AT } from './started.ts';
 import type { Gc } from './memory.ts';
 
@@ -36,6 +37,9 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`service: ${(err as Error).message.split('\n')[0]}; ${USAGE}\n`);
     return 2;
   }
+  // serve's bound socket for the door, asked for first (main/service/door-handover.ts): its
+  // URL is out, and a page may be waiting in the socket's backlog already.
+  const handedDoor = askForDoorSocket();
   const idle = Number(process.env.TD_SERVICE_IDLE_MS);
   // A starting serve's door (main/service/door.ts): taken out of the environment before any
   // pane or Tick could inherit its token.
@@ -59,10 +63,11 @@ export async function run(argv: string[]): Promise<number> {
   // The door listens before the core loads: the page loads meanwhile.
   const { Doors } = await import('./door.ts');
   const doors = new Doors();
+  const listener = await handedDoor;
   if (doorAtStart) {
-    const why = await doors.openAtStart(doorAtStart);
+    const why = await doors.openAtStart(doorAtStart, listener);
     if (why) process.stderr.write(`service: the door serve asked for was not opened: ${why}\n`);
-  }
+  } else listener?.close();
   const [{ startService }, { returnMemoryWhenQuiet }] = await Promise.all([import('./service.ts'), import('./memory.ts')]);
   let result;
   try {
