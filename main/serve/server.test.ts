@@ -8,7 +8,7 @@ import type { ServerFrame } from '../../preload/contract.ts';
 import { decodeOutputFrame } from '../../preload/output-frame.ts';
 import { BASH, tempState, waitFor } from '../panes/testing.ts';
 import { statePaths } from '../paths.ts';
-import { connectService, stopService } from '../service/client.ts';
+import { connectService, serviceStarting, stopService } from '../service/client.ts';
 import { takeServiceLock } from '../service/lock.ts';
 import { startService } from '../service/service.ts';
 import { startServe, type Served } from './server.ts';
@@ -263,10 +263,17 @@ describe('serve as a program', () => {
       });
       let out = '';
       let err = '';
-      child.stdout.on('data', (d) => (out += d));
+      // Whether the service held its lock the moment the URL was out (checked as the line comes):
+      // a command run right after the line must find it starting, not start another.
+      let lockedAtLine: boolean | undefined;
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (lockedAtLine === undefined && out.includes('\n')) lockedAtLine = serviceStarting(st.env);
+      });
       child.stderr.on('data', (d) => (err += d));
       const line = await waitFor(() => (out.includes('\n') ? out : ''), 'the serving line', 30_000);
       expect(line).toMatch(/^serving http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{64}\n$/);
+      expect(lockedAtLine).toBe(true);
       const port = Number(/:(\d+)\//.exec(line)![1]);
       expect((await get(port, '/')).status).toBe(403);
       // serve started the service: a command reaches the same core and its first pane.

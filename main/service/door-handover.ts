@@ -1,7 +1,7 @@
 /**
  * serve's listening socket, handed to the service it starts (docs/design/service.md, "The
  * browser's door"). serve binds the door's port itself; the service it spawns asks for that
- * socket as the first thing it does, over a Node IPC channel made for this alone, and serve
+ * socket as soon as it holds its lock, over a Node IPC channel made for this alone, and serve
  * hands it over, closes its own copy and prints its URL. The browser's start then overlaps
  * the service's: a page asking before the door is ready waits in the socket's backlog
  * instead of being refused, so serve need not wait for the service to listen.
@@ -63,7 +63,8 @@ export function handDoorOver(child: ChildProcess, listener: net.Server, timeoutM
 }
 
 /**
- * The service's side, called first thing: when its parent handed the door over, ask for the
+ * The service's side, called once it holds its lock (a command run after serve's URL is out
+ * then finds it starting, and waits): when its parent handed the door over, ask for the
  * socket and resolve with it (a listening net.Server whose connections wait until the
  * door takes them: main/serve/server.ts `listener`). Resolves undefined when none was
  * offered, or none came within `timeoutMs`.

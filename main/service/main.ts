@@ -37,9 +37,6 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`service: ${(err as Error).message.split('\n')[0]}; ${USAGE}\n`);
     return 2;
   }
-  // serve's bound socket for the door, asked for first (main/service/door-handover.ts): its
-  // URL is out, and a page may be waiting in the socket's backlog already.
-  const handedDoor = askForDoorSocket();
   const idle = Number(process.env.TD_SERVICE_IDLE_MS);
   // A starting serve's door (main/service/door.ts): taken out of the environment before any
   // pane or Tick could inherit its token.
@@ -58,6 +55,10 @@ export async function run(argv: string[]): Promise<number> {
     return 1;
   }
   if (!lock.held) return alreadyRunning(lock.holder.pid);
+  // serve's bound socket for the door, asked for once the lock is held (a command run after
+  // serve's URL is out finds this service starting: main/service/door-handover.ts); the page
+  // may wait in the socket's backlog from then on.
+  const handedDoor = askForDoorSocket();
   // The bundles and dependencies loaded from here on come from the compile cache once warm.
   useCompileCache();
   // The door listens before the core loads: the page loads meanwhile.
