@@ -82,15 +82,22 @@ describe('npm start', () => {
   }));
 
   it('stops serving when the person closes the window, and the panes keep running in the service', () => withState(async (st) => {
-    // Stands in for a window a person closes: a browser that stays open past the grace, then exits 0.
+    // Stands in for a window a person closes: a browser that stays open past the grace, then exits 0
+    // (keeping the switches it was given).
     const browser = path.join(st.dir, 'browser.sh');
-    fs.writeFileSync(browser, '#!/bin/sh\nsleep 1.5\nexit 0\n', { mode: 0o755 });
+    const argsFile = path.join(st.dir, 'browser-args');
+    fs.writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$@" > '${argsFile}'\nsleep 1.5\nexit 0\n`, { mode: 0o755 });
     const env = { ...st.env, CHROMIUM_PATH: browser, DISPLAY: ':0', TD_BROWSER_GRACE_MS: '1000' };
     const run = await serving(['--serve', '--fresh', '--cwd', st.dir], env);
     const conn = await connectService({ env: st.env, client: 'cli', start: false, cwd: st.dir });
     const hello = await conn.request('app.hello', {});
     expect(await run.exited).toBe(0);
     expect(run.err()).toContain('the window was closed; your panes keep running');
+    // The app's own window, its own profile, and a keystroke's echo not held for a frame (as in Electron).
+    const args = fs.readFileSync(argsFile, 'utf8').trim().split('\n');
+    expect(args[0]).toMatch(/^--app=http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{64}$/);
+    expect(args).toContain(`--user-data-dir=${path.join(st.env.XDG_STATE_HOME!, 'terminal-delight', 'chromium-profile')}`);
+    expect(args).toContain('--disable-features=DeferRendererTasksAfterInput');
     expect((await conn.request('service.info', {})).running.map((p) => p.paneId)).toEqual([hello.panes[0].id]);
     conn.close();
   }));

@@ -27,7 +27,11 @@ const preloadFile = path.join(appRoot, 'out', 'electron', 'preload.cjs');
 // measured in Chromium, keystroke-to-paint p99 30.6 ms with it, 20.2 ms without
 // (bench/window.bench.ts). The only --disable-features switch this app passes.
 app.commandLine.appendSwitch('disable-features', 'DeferRendererTasksAfterInput');
-protocol.registerSchemesAsPrivileged([{ scheme: SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, stream: true } }]);
+// codeCache: Chromium keeps V8's compiled code for app:// scripts as it does for http(s), so a
+// window opened after the first skips most of parsing the ~660 KB main script (about 100 ms
+// of the attach on the bench's machine: docs/spec/performance.md). Without it, a custom
+// scheme gets no code cache at all.
+protocol.registerSchemesAsPrivileged([{ scheme: SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, stream: true, codeCache: true } }]);
 
 const windows = new Set<BrowserWindow>();
 let relay: ElectronRelay;
