@@ -15,7 +15,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { quietDotfiles } from '../main/panes/testing.ts';
-import { CORE_V8_FLAGS, stopService } from '../main/service/client.ts';
+import { CORE_V8_FLAGS, serviceCommand, stopService } from '../main/service/client.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 const WETTY_VERSION = '3.2.0';
@@ -114,6 +114,11 @@ function stopChild(child: ChildProcess): Promise<void> {
  * flags): the baseline for the extra hop.
  */
 export async function startOurs(opts: { inProcess?: boolean } = {}): Promise<App> {
+  // A file under main/ or preload/ edited during a run makes the bundle stale, and the service
+  // would start from its sources (type-stripped, ~250 ms slower): figures that are not the app's.
+  if (!opts.inProcess && !serviceCommand().args.some((a) => a.endsWith(path.join('out', 'service', 'service.mjs')))) {
+    throw new Error('the service\'s bundle is older than a file under main/ or preload/ (edited while the bench ran?), so the service would start from its sources: run the bench again');
+  }
   const f = folders();
   const spawnedAt = performance.now();
   const entry = opts.inProcess
