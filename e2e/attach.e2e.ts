@@ -8,11 +8,15 @@
  * A second window in the same browser (a new tab, and a reload) takes the renderer's hashed
  * assets from the browser's cache without asking serve again, and shows the pane as the first
  * window does (its terminal started at the pane's size, the snapshot drawn into it fresh).
+ * React and xterm come in a classic script of their own (vite.config.ts, `classicVendor`), which
+ * a browser with a profile on disk takes from V8's code cache by its third load: deserialized,
+ * not compiled (a module script's cache is never read).
  * Timing is measured in `npm run bench -- peer`, never here.
  */
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, WebSocket as PageSocket } from 'playwright-core';
-import { launchBrowser, openWindow, startServe, TdPage, type Serve } from './harness.ts';
+import { chromium, type Browser, type WebSocket as PageSocket } from 'playwright-core';
+import { browserPath, CHROMIUM_ARGS, launchBrowser, openWindow, startServe, tempDir, TdPage, type Serve } from './harness.ts';
 
 let serve: Serve;
 let browser: Browser;
@@ -112,7 +116,7 @@ describe('attaching a window', () => {
     await second.waitForPrompt(paneId!);
     const assets = await loaded(second);
     // The main bundle, the early script and the stylesheet at least, each from the cache: no bytes over the network.
-    expect(assets.map((a) => a.path)).toEqual(expect.arrayContaining([expect.stringMatching(/^\/assets\/index-.*\.js$/), expect.stringMatching(/^\/assets\/early-.*\.js$/), expect.stringMatching(/^\/assets\/index-.*\.css$/)]));
+    expect(assets.map((a) => a.path)).toEqual(expect.arrayContaining([expect.stringMatching(/^\/assets\/index-.*\.js$/), expect.stringMatching(/^\/assets\/vendor-.*\.js$/), expect.stringMatching(/^\/assets\/early-.*\.js$/), expect.stringMatching(/^\/assets\/index-.*\.css$/)]));
     for (const a of assets) {
       expect(a.bodySize, a.path).toBeGreaterThan(0);
       expect(a.transferSize, a.path).toBe(0);
@@ -134,5 +138,56 @@ describe('attaching a window', () => {
     await second.waitForText(paneId!, /^second-tab-21$/m);
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it('takes React and xterm from a classic script, deserialized from V8\'s code cache by the third load in a profile on disk', async () => {
+    const [paneId] = await first.paneIds();
+    // The page's scripts in order: the early module (async), the vendor script (classic, deferred), then the main module.
+    const scripts = await first.page.evaluate(() => [...document.scripts].map((s) => ({ src: new URL(s.src).pathname, type: s.type, defer: s.defer, async: s.async })));
+    const vendorAt = scripts.findIndex((s) => /^\/assets\/vendor-[^/]+\.js$/.test(s.src));
+    const mainAt = scripts.findIndex((s) => /^\/assets\/index-[^/]+\.js$/.test(s.src));
+    expect(vendorAt, JSON.stringify(scripts)).toBeGreaterThanOrEqual(0);
+    expect(scripts[vendorAt]).toMatchObject({ type: '', defer: true, async: false });
+    expect(scripts[mainAt]).toMatchObject({ type: 'module' });
+    expect(vendorAt).toBeLessThan(mainAt);
+
+    const dir = tempDir('td-e2e-profile-');
+    const ctx = await chromium.launchPersistentContext(dir, { executablePath: browserPath(), args: CHROMIUM_ARGS, headless: true, viewport: { width: 1280, height: 800 } });
+    try {
+      // The token URL sets the cookie in this profile.
+      expect((await ctx.request.get(serve.url, { maxRedirects: 0 })).status()).toBe(302);
+      // What V8 did with the vendor script at each load: compiled it, or deserialized its cached code.
+      const loads: string[][] = [];
+      for (let i = 0; i < 5 && !loads.slice(2).some((l) => l.includes('deserialized')); i++) {
+        const page = await ctx.newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (e) => errors.push(String(e)));
+        const cdp = await ctx.newCDPSession(page);
+        const events: Array<{ name: string; args?: { data?: { url?: string }; fileName?: string } }> = [];
+        cdp.on('Tracing.dataCollected', (e) => events.push(...(e.value as unknown as typeof events)));
+        const complete = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()));
+        await cdp.send('Tracing.start', { categories: 'v8,devtools.timeline,disabled-by-default-v8.compile', transferMode: 'ReportEvents' });
+        const w = new TdPage(page, ctx, errors);
+        await page.goto(`${serve.origin}/?test=1&theme=dark`);
+        await w.waitFor(async () => (await w.paneIds()).includes(paneId!), `the pane at load ${i + 1}`, 30_000);
+        await w.waitForPrompt(paneId!);
+        await cdp.send('Tracing.end');
+        await complete;
+        const vendor = events.filter((e) => /\/vendor-[^/]+\.js$/.test(e.args?.data?.url ?? e.args?.fileName ?? ''));
+        loads.push([
+          // v8.compile wraps both: with a cache it deserializes; without, the source was parsed (in the background as it came).
+          ...(vendor.some((e) => e.name === 'v8.deserializeOnBackground') ? ['deserialized'] : []),
+          ...(vendor.some((e) => e.name === 'v8.parseOnBackground') ? ['compiled'] : []),
+        ]);
+        expect(errors).toEqual([]);
+        await page.close();
+      }
+      // The first load compiles it; a later one (Chromium writes the cache at the second) takes it from the cache.
+      expect(loads[0], JSON.stringify(loads)).toContain('compiled');
+      expect(loads.slice(2).some((l) => l.includes('deserialized') && !l.includes('compiled')), JSON.stringify(loads)).toBe(true);
+    } finally {
+      await ctx.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

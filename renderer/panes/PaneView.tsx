@@ -2,7 +2,7 @@
  * One pane: its header, its terminal, its find bar, and its bench beside the
  * terminal when the bench is open.
  */
-import { Suspense, useEffect, useRef, type ReactElement } from 'react';
+import { Suspense, useEffect, useLayoutEffect, useRef, type ReactElement } from 'react';
 import { focusPane } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { resolvedTheme } from '../store/store.ts';
@@ -55,7 +55,9 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
   const theme = useWindowState(resolvedTheme);
   const focusRequest = useWindowState((s) => (s.focusRequest?.paneId === paneId ? s.focusRequest.n : 0));
 
-  useEffect(() => {
+  // A layout effect: the terminal is made and measured before the window's first paint, not
+  // after it in a task of its own (an attach then paints once, a frame sooner).
+  useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
     performance.mark('td:terminal');
