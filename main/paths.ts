@@ -20,6 +20,8 @@ export interface Paths {
   serviceToken: string;
   serviceLock: string;
   serviceLog: string;
+  /** The port the last serve listened on, tried first by the next (the browser's cache is per origin). */
+  servePort: string;
 }
 
 export function statePaths(env: NodeJS.ProcessEnv = process.env): Paths {
@@ -38,6 +40,7 @@ export function statePaths(env: NodeJS.ProcessEnv = process.env): Paths {
     serviceToken: env.TD_SERVICE_TOKEN_FILE || path.join(state, 'run', 'service.token'),
     serviceLock: path.join(state, 'run', 'service.lock'),
     serviceLog: path.join(state, 'run', 'service.log'),
+    servePort: path.join(state, 'run', 'serve-port'),
   };
 }
 

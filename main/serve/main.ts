@@ -8,6 +8,8 @@
  * door stays open while serve runs, and serve starts the service again (with the same door)
  * if it goes away, or dies starting once the URL is out; three failures within a minute, or
  * a service that cannot start before the URL is out, end serve with exit code 1 and why.
+ * Without --port, serve listens on the port the last serve held its door on, where it is free
+ * (the browser's cache is per origin), else on a free one; `--port 0` always picks a free one.
  * SIGINT/SIGTERM stop serve and close its door only: the service and every pane keep running
  * (docs/design/service.md). `--service-socket` and `--service-token` reach a service
  * elsewhere, such as one on another machine through an SSH-forwarded socket: its windows are
@@ -20,6 +22,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { connectService, serviceStarting, type ServiceConnection } from '../service/client.ts';
+import { statePaths, type Paths } from '../paths.ts';
 import { HANDOVER_SUPPORTED } from '../service/door-handover.ts';
 import type { DoorSpec } from '../service/wire.ts';
 import { loopbackBindAddress, newToken, serveUrl } from './security.ts';
@@ -27,7 +30,8 @@ import { loopbackBindAddress, newToken, serveUrl } from './security.ts';
 export const USAGE = 'usage: serve [--port N] [--host 127.0.0.1|::1|localhost] [--fresh] [--cwd DIR] [--no-open] [--service-socket PATH --service-token FILE]';
 
 export interface ServeArgs {
-  port: number;
+  /** Undefined when not given: the port the last serve had, where it is free, else a free one. 0: a free one. */
+  port?: number;
   host: string;
   fresh: boolean;
   cwd?: string;
@@ -58,8 +62,8 @@ export function parseServeArgs(argv: string[]): ServeArgs {
   } catch (err) {
     throw new Error(`${(err as Error).message.split('\n')[0].replace(/\.$/, '')}; ${USAGE}`);
   }
-  const portText = (values.port as string | undefined) ?? '0';
-  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) throw new Error(`--port ${portText} is not a port: give a number from 0 to 65535 (0 picks a free one)`);
+  const portText = values.port as string | undefined;
+  if (portText !== undefined && (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535)) throw new Error(`--port ${portText} is not a port: give a number from 0 to 65535 (0 picks a free one)`);
   const cwd = values.cwd as string | undefined;
   if (cwd !== undefined) {
     let ok = false;
@@ -75,7 +79,7 @@ export function parseServeArgs(argv: string[]): ServeArgs {
   if ((serviceSocket === undefined) !== (serviceToken === undefined)) throw new Error('--service-socket and --service-token go together: give both (the forwarded socket and a copy of that service\'s run/service.token)');
   return {
     ...(serviceSocket ? { serviceSocket: path.resolve(serviceSocket), serviceToken: path.resolve(serviceToken!) } : {}),
-    port: Number(portText),
+    port: portText === undefined ? undefined : Number(portText),
     host: (values.host as string | undefined) ?? '127.0.0.1',
     fresh: values.fresh === true,
     cwd: cwd === undefined ? undefined : path.resolve(cwd),
@@ -118,6 +122,45 @@ async function claimPort(bind: string, port: number, keep: boolean): Promise<{ p
   return { port: got };
 }
 
+/**
+ * The port the last serve listened on (run/serve-port), tried first when no --port is given: the
+ * browser keys its cache (HTTP and V8's code cache) by origin, so a window opened by the next
+ * serve on the same port loads the renderer from its cache (docs/spec/performance.md).
+ */
+function lastPort(paths: Paths): number | undefined {
+  try {
+    const text = fs.readFileSync(paths.servePort, 'utf8').trim();
+    const n = Number(text);
+    return /^\d{4,5}$/.test(text) && n >= 1024 && n <= 65535 ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The last serve's port where it can be had, else a free one. The last port is only a wish; but
+ * the service closes a door a moment after the serve that asked for it stops, so a serve started
+ * again at once tries for about half a second before it takes a free port.
+ */
+async function claimLastPort(bind: string, last: number | undefined): Promise<{ port: number; listener?: net.Server }> {
+  for (let attempt = 0; last !== undefined && attempt < 10; attempt++) {
+    try {
+      return await claimPort(bind, last, HANDOVER_SUPPORTED);
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return claimPort(bind, 0, HANDOVER_SUPPORTED);
+}
+
+function rememberPort(paths: Paths, port: number): void {
+  try {
+    fs.writeFileSync(paths.servePort, `${port}\n`, { mode: 0o600 });
+  } catch {
+    // Only a wish for the next start: nothing is lost without it.
+  }
+}
+
 /** Something accepts connections on host:port. */
 function accepts(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -143,7 +186,8 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void): 
   if (!bind) throw new Error(`host "${args.host}" is not a loopback address: serve listens only on 127.0.0.1, ::1 or localhost`);
   // Where the service can take over serve's bound socket, the URL goes out as soon as a service
   // this serve starts holds it (it accepts from then on, its core loading meanwhile).
-  const { port, listener } = await claimPort(bind, args.port, HANDOVER_SUPPORTED);
+  const paths = statePaths(process.env);
+  const { port, listener } = args.port !== undefined ? await claimPort(bind, args.port, HANDOVER_SUPPORTED) : await claimLastPort(bind, lastPort(paths));
   const spec: DoorSpec = { host: bind, port, token: newToken() };
   // The same URL the door gives (startServe): printed before the door answers, when serve starts the service.
   const url = serveUrl(bind, port, spec.token);
@@ -228,6 +272,8 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void): 
   };
   if (conn) {
     say();
+    // Once this serve holds its door (a door nobody claimed lingers a minute, its port taken).
+    rememberPort(paths, port);
     keep(conn);
   } else {
     failures.push(Date.now());
@@ -284,7 +330,7 @@ export async function run(argv: string[]): Promise<number> {
     // Only a relay loads the HTTP server here: through a door, the service runs it.
     const { startServe } = await import('./server.ts');
     served = await startServe({
-      port: args.port, host: args.host, fresh: args.fresh, cwd: args.cwd ?? process.cwd(),
+      port: args.port ?? 0, host: args.host, fresh: args.fresh, cwd: args.cwd ?? process.cwd(),
       service: args.serviceSocket ? { socketPath: args.serviceSocket, tokenFile: args.serviceToken } : true,
     });
   } catch (err) {

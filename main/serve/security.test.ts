@@ -56,10 +56,11 @@ describe('serve security checks', () => {
 
 describe('serve arguments', () => {
   it('parses the options', () => {
-    expect(parseServeArgs([])).toEqual({ port: 0, host: '127.0.0.1', fresh: false, cwd: undefined, open: true });
+    expect(parseServeArgs([])).toEqual({ port: undefined, host: '127.0.0.1', fresh: false, cwd: undefined, open: true });
     expect(parseServeArgs(['--port', '8123', '--fresh', '--no-open', '--cwd', '/tmp'])).toEqual({ port: 8123, host: '127.0.0.1', fresh: true, cwd: '/tmp', open: false });
   });
   it('refuses bad ones in one sentence', () => {
+    expect(parseServeArgs(['--port', '0']).port).toBe(0);
     expect(() => parseServeArgs(['--port', 'x'])).toThrow(/--port x is not a port/);
     expect(() => parseServeArgs(['--port', '70000'])).toThrow(/is not a port/);
     expect(() => parseServeArgs(['--cwd', '/definitely/not/here'])).toThrow(/is not a folder/);

@@ -420,6 +420,60 @@ describe('serve as a program', () => {
     }
   }, 120_000);
 
+  it('without --port, listens where the last serve did (the browser\'s cache is per origin), or on a free port when that one is taken', async () => {
+    const st = tempState();
+    const children: ReturnType<typeof spawn>[] = [];
+    // serve with the given arguments: its URL's port, and a stop that waits for it to exit.
+    const start = async (...extra: string[]): Promise<{ port: number; token: string; stop: () => Promise<void> }> => {
+      const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', path.join(import.meta.dirname, 'main.ts'), '--no-open', '--cwd', st.dir, ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env: st.env });
+      children.push(child);
+      let out = '';
+      let err = '';
+      child.stdout!.on('data', (d) => (out += d));
+      child.stderr!.on('data', (d) => (err += d));
+      const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+      const line = await waitFor(() => (out.includes('\n') ? out : ''), `the serving line (serve said: ${err})`, 30_000);
+      const m = /^serving http:\/\/127\.0\.0\.1:(\d+)\/\?token=([0-9a-f]{64})\n$/.exec(line)!;
+      expect(m).not.toBeNull();
+      return { port: Number(m[1]), token: m[2]!, stop: async () => { child.kill('SIGTERM'); await exited; } };
+    };
+    const works = async (s: { port: number; token: string }): Promise<void> => {
+      expect((await get(s.port, `/?token=${s.token}`)).status).toBe(302);
+    };
+    const holder = http.createServer();
+    try {
+      const first = await start('--fresh');
+      await works(first);
+      // Written once serve holds its door (claimed on its service connection).
+      const remembered = () => fs.readFileSync(statePaths(st.env).servePort, { encoding: 'utf8', flag: 'r' });
+      await waitFor(() => fs.existsSync(statePaths(st.env).servePort) && remembered() === `${first.port}\n`, 'the port remembered', 30_000);
+      await first.stop();
+      // The service runs on; the next serve opens its door on the same port.
+      const second = await start();
+      expect(second.port).toBe(first.port);
+      await works(second);
+      await waitFor(() => remembered() === `${second.port}\n`, 'the port remembered again', 30_000);
+      await second.stop();
+      // Taken meanwhile by something else: a free port, said in the URL, and remembered.
+      await new Promise<void>((resolve) => holder.listen(first.port, '127.0.0.1', () => resolve()));
+      const third = await start();
+      expect(third.port).not.toBe(first.port);
+      await works(third);
+      await waitFor(() => remembered() === `${third.port}\n`, 'the new port remembered', 30_000);
+      await third.stop();
+      // --port 0 asks for a free one, whatever was remembered.
+      const fourth = await start('--port', '0');
+      expect(fourth.port).not.toBe(third.port);
+      await works(fourth);
+      await fourth.stop();
+    } finally {
+      holder.close();
+      for (const c of children) c.kill('SIGKILL');
+      await stopService({ env: st.env }).catch(() => undefined);
+      st.cleanup();
+    }
+  }, 120_000);
+
   it('refuses a host that is not loopback, in one sentence', async () => {
     const st = tempState();
     const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', path.join(import.meta.dirname, 'main.ts'), '--host', '0.0.0.0', '--no-open', '--fresh'], { stdio: ['ignore', 'pipe', 'pipe'], env: st.env });
