@@ -9,8 +9,7 @@ import { useWindow, useWindowState } from '../context.ts';
 import { shortcutLabel, type WindowCommand } from '../keys.ts';
 import { BenchIcon, CloseIcon, RestartIcon, SplitDownIcon, SplitRightIcon } from './icons.tsx';
 import { TickHeaderParts, WorktreeBadge, agentTip, tickCloseTip } from '../agents/HeaderParts.tsx';
-import { commandText, durationText } from '../terminal/prompts.ts';
-import { visibleText } from '../visible.ts';
+import { exitText, headerTitle, lastCommandParts, shortPath } from './header-text.ts';
 
 const AGENT_LABEL: Record<AgentStatus, string> = {
   working: 'working',
@@ -18,28 +17,6 @@ const AGENT_LABEL: Record<AgentStatus, string> = {
   done: 'done',
   idle: 'idle',
 };
-
-/** Exit status in words: "exited 3", "exited", "killed by signal 9", or "ended" (with the service). */
-export function exitText(pane: Pick<PaneInfo, 'status' | 'exitCode' | 'signal' | 'ended'>): string {
-  if (pane.status !== 'exited') return '';
-  if (pane.ended) return 'ended';
-  if (pane.signal) return `killed by signal ${pane.signal}`;
-  return pane.exitCode === undefined ? 'exited' : `exited ${pane.exitCode}`;
-}
-
-/** The last two segments of a path, for a header that has little room. */
-export function shortPath(p: string): string {
-  const parts = p.split('/').filter(Boolean);
-  if (parts.length <= 2) return p || '/';
-  return `…/${parts.slice(-2).join('/')}`;
-}
-
-/** The last command's mark in the header: "✓ 1.2 s" or "✗ 2 · 1.2 s", and the words a tooltip and a screen reader get. */
-export function lastCommandParts(lc: NonNullable<PaneInfo['lastCommand']>): { text: string; label: string } {
-  const d = durationText(lc.durationMs);
-  const text = lc.exitCode === 0 ? `✓ ${d}` : `✗ ${lc.exitCode}${d ? ` · ${d}` : ''}`;
-  return { text: text.trim(), label: `Last command: ${commandText(lc.exitCode, lc.durationMs)}` };
-}
 
 interface Props {
   paneId: string;
@@ -56,9 +33,7 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
     return keys ? `${label} (${keys})` : label;
   };
   const exited = pane?.status === 'exited';
-  const title = visibleText(pane?.title || pane?.command.join(' ') || 'Terminal');
-  const cwd = pane?.cwd ?? '';
-  const showCwd = cwd && cwd !== title && !title.endsWith(cwd);
+  const { title, cwd, showCwd } = headerTitle(pane);
 
   return (
     <header className="pane-header" data-focused={focused ? 'true' : 'false'} onDoubleClick={() => focusPane(ctx, paneId, true)}>

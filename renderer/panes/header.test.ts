@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exitText, lastCommandParts, shortPath } from './PaneHeader.tsx';
+import { exitText, lastCommandParts, shortPath } from './header-text.ts';
 
 describe('exitText', () => {
   it('says nothing while the process runs', () => {

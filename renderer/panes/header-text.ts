@@ -1,0 +1,37 @@
+/**
+ * The words of a pane's header, pure: its title, its folder shortened, its exit status and
+ * its last command's mark. PaneHeader draws them, and so does a window's first paint
+ * (renderer/first-paint/markup.ts), so the two say the same.
+ */
+import type { PaneInfo } from '../../preload/contract.ts';
+import { commandText, durationText } from '../terminal/prompts.ts';
+import { visibleText } from '../visible.ts';
+
+/** The title a header shows (the program's, else its command, else "Terminal"), its folder, and whether the folder is worth showing beside it. */
+export function headerTitle(pane: Pick<PaneInfo, 'title' | 'command' | 'cwd'> | undefined): { title: string; cwd: string; showCwd: boolean } {
+  const title = visibleText(pane?.title || pane?.command.join(' ') || 'Terminal');
+  const cwd = pane?.cwd ?? '';
+  return { title, cwd, showCwd: !!cwd && cwd !== title && !title.endsWith(cwd) };
+}
+
+/** Exit status in words: "exited 3", "exited", "killed by signal 9", or "ended" (with the service). */
+export function exitText(pane: Pick<PaneInfo, 'status' | 'exitCode' | 'signal' | 'ended'>): string {
+  if (pane.status !== 'exited') return '';
+  if (pane.ended) return 'ended';
+  if (pane.signal) return `killed by signal ${pane.signal}`;
+  return pane.exitCode === undefined ? 'exited' : `exited ${pane.exitCode}`;
+}
+
+/** The last two segments of a path, for a header that has little room. */
+export function shortPath(p: string): string {
+  const parts = p.split('/').filter(Boolean);
+  if (parts.length <= 2) return p || '/';
+  return `…/${parts.slice(-2).join('/')}`;
+}
+
+/** The last command's mark in the header: "✓ 1.2 s" or "✗ 2 · 1.2 s", and the words a tooltip and a screen reader get. */
+export function lastCommandParts(lc: NonNullable<PaneInfo['lastCommand']>): { text: string; label: string } {
+  const d = durationText(lc.durationMs);
+  const text = lc.exitCode === 0 ? `✓ ${d}` : `✗ ${lc.exitCode}${d ? ` · ${d}` : ''}`;
+  return { text: text.trim(), label: `Last command: ${commandText(lc.exitCode, lc.durationMs)}` };
+}
