@@ -11,12 +11,16 @@
  * React and xterm come in a classic script of their own (vite.config.ts, `classicVendor`), which
  * a browser with a profile on disk takes from V8's code cache by its third load: deserialized,
  * not compiled (a module script's cache is never read).
+ * Before any script runs, the page already shows the window: the door draws its first paint
+ * into index.html (renderer/first-paint/), in the theme the browser hints, with the pane's rows
+ * where xterm will draw them; it gives way in the frame the terminal has drawn.
  * Timing is measured in `npm run bench -- peer`, never here.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type WebSocket as PageSocket } from 'playwright-core';
-import { browserPath, CHROMIUM_ARGS, launchBrowser, openWindow, startServe, tempDir, TdPage, type Serve } from './harness.ts';
+import { ARTIFACTS, browserPath, CHROMIUM_ARGS, launchBrowser, openWindow, startServe, tempDir, TdPage, type Serve } from './harness.ts';
 
 let serve: Serve;
 let browser: Browser;
@@ -188,6 +192,99 @@ describe('attaching a window', () => {
     } finally {
       await ctx.close();
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('paints the window before any script runs, in the hinted theme, and gives way to the terminal in the frame it has drawn', async () => {
+    const [paneId] = await first.paneIds();
+    await first.typeLine(paneId!, `printf '\\033[31mfp-red\\033[0m <img src=x onerror=alert(1)>\\n'; printf 'fp-%s\\n' line`);
+    await first.waitForText(paneId!, /^fp-line$/m);
+    for (const theme of ['light', 'dark'] as const) {
+      const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: theme, deviceScaleFactor: 1 });
+      try {
+        // The token's redirect asks for the theme hint, so even this first load of a new browser has it.
+        // (In a context Playwright makes, its colour scheme reaches that first request's hint only from the second on: the page is loaded twice.)
+        const blocked = await ctx.newPage();
+        await blocked.route(/\.js$/, (route) => route.abort());
+        await blocked.goto(serve.url);
+        await blocked.goto(`${serve.origin}/`);
+        const painted = await blocked.evaluate(() => {
+          const fp = document.getElementById('td-first-paint');
+          const rows = [...document.querySelectorAll('.first-paint-rows > div')].map((d) => d.textContent ?? '');
+          const red = [...document.querySelectorAll('.first-paint-rows span')].find((s) => s.textContent === 'fp-red');
+          return { fp: !!fp, inert: fp?.hasAttribute('inert'), theme: document.documentElement.dataset.theme, rows, red: red ? getComputedStyle(red).color : null, images: document.querySelectorAll('#td-first-paint img:not(.app-icon)').length, scripts: !!(window as unknown as { __td?: unknown }).__td || document.querySelectorAll('.xterm').length };
+        });
+        expect(painted).toMatchObject({ fp: true, inert: true, theme, images: 0, scripts: 0 });
+        expect(painted.rows.some((r) => /^td\$ ?$/.test(r.trimEnd()) || /td\$$/.test(r.trimEnd())), JSON.stringify(painted.rows)).toBe(true);
+        expect(painted.rows).toContain('fp-line');
+        expect(painted.red).toBe(theme === 'light' ? 'rgb(198, 47, 55)' : 'rgb(240, 114, 122)');
+        await blocked.screenshot({ path: path.join(ARTIFACTS, `first-paint-${theme}.png`) });
+
+        // With its scripts: what the page shows when the first paint goes, and where the prompt's row is in each.
+        const page = await ctx.newPage();
+        await page.addInitScript(() => {
+          const w = window as unknown as { __fp: { at?: number; terminalRows?: string[]; promptTop?: number } };
+          w.__fp = {};
+          const rowTop = (sel: string): number | undefined => [...document.querySelectorAll(sel)].find((d) => /td\$/.test(d.textContent ?? ''))?.getBoundingClientRect().top;
+          document.addEventListener('DOMContentLoaded', () => (w.__fp.promptTop = rowTop('.first-paint-rows > div')));
+          let parsed = false;
+          const mo = new MutationObserver(() => {
+            if (document.getElementById('td-first-paint')) parsed = true;
+            if (!parsed || w.__fp.at !== undefined || document.getElementById('td-first-paint')) return;
+            w.__fp.at = performance.now();
+            w.__fp.terminalRows = [...document.querySelectorAll('.xterm-rows > div')].map((d) => (d.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd());
+            mo.disconnect();
+          });
+          mo.observe(document, { childList: true, subtree: true });
+        });
+        const errors: string[] = [];
+        page.on('pageerror', (e) => errors.push(String(e)));
+        await page.goto(`${serve.origin}/?test=1&renderer=dom`);
+        const w = new TdPage(page, ctx, errors);
+        await w.drawn();
+        const seen = await page.evaluate(() => (window as unknown as { __fp: { at?: number; terminalRows?: string[]; promptTop?: number } }).__fp);
+        // When it went, the terminal already showed what it stood for: no empty frame between the two.
+        expect(seen.terminalRows, JSON.stringify(seen)).toContain('fp-line');
+        expect(seen.terminalRows!.some((r) => /td\$$/.test(r))).toBe(true);
+        // The prompt's row where the first paint had it (a pixel either way).
+        const xtermTop = await page.evaluate(() => [...document.querySelectorAll('.xterm-rows > div')].find((d) => /td\$/.test(d.textContent ?? ''))?.getBoundingClientRect().top);
+        expect(Math.abs(xtermTop! - seen.promptTop!), `${xtermTop} against ${seen.promptTop}`).toBeLessThanOrEqual(1);
+        expect(errors).toEqual([]);
+      } finally {
+        await ctx.close();
+      }
+    }
+  });
+
+  it('takes the first paint away at once when it was drawn in another theme than the window shows', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark' });
+    try {
+      expect((await ctx.request.get(serve.url, { maxRedirects: 0 })).status()).toBe(302);
+      const page = await ctx.newPage();
+      // Its request says the browser prefers light (as a hint can disagree with the page's own media query): the door draws it light.
+      let hinted = false;
+      await page.route((url) => url.pathname === '/', async (route) => {
+        hinted = true;
+        await route.continue({ headers: { ...route.request().headers(), 'sec-ch-prefers-color-scheme': 'light' } });
+      });
+      const drawnLight = page.waitForResponse((r) => new URL(r.url()).pathname === '/' && r.status() === 200).then((r) => r.text()).then((html) => /<div id="td-first-paint" data-theme="light"/.test(html));
+      await page.goto(`${serve.origin}/?test=1`);
+      const w = new TdPage(page, ctx, []);
+      await w.drawn();
+      const [paneId] = await w.paneIds();
+      await w.waitForPrompt(paneId!);
+      const marks = await page.evaluate(() => ({
+        theme: document.documentElement.dataset.theme,
+        retired: performance.getEntriesByName('td:first-paint-retired')[0]?.startTime,
+        drawn: performance.getEntriesByName('td:snapshot-parsed')[0]?.startTime,
+      }));
+      expect(hinted).toBe(true);
+      expect(await drawnLight).toBe(true);
+      expect(marks.theme).toBe('dark');
+      // Gone with the hello, before the terminal had drawn: not left in the wrong colours until it has.
+      expect(marks.retired, JSON.stringify(marks)).toBeLessThan(marks.drawn!);
+    } finally {
+      await ctx.close();
     }
   });
 });

@@ -297,6 +297,7 @@ export async function openWindow(browser: Browser, serve: Serve, opts: WindowOpt
     await page.goto(`${serve.origin}/?${q}`);
     try {
       await w.waitFor(async () => (await w.paneIds()).length > 0, 'the first pane to appear', attempt === 1 ? 15_000 : 30_000);
+      await w.drawn();
       return w;
     } catch (e) {
       if (attempt >= 2) throw new Error(`${(e as Error).message}; page errors: ${errors.join(' | ') || 'none'}; serve stderr: ${serve.stderr().slice(-2000)}`);
@@ -314,6 +315,14 @@ export class TdPage {
     this.page = page;
     this.context = context;
     this.errors = errors;
+  }
+
+  /**
+   * Until the window's first paint (the picture of it the door put into index.html,
+   * renderer/first-paint/) has given way to the window itself: its terminals have drawn.
+   */
+  async drawn(): Promise<void> {
+    await this.waitFor(() => this.page.evaluate(() => !document.getElementById('td-first-paint')), 'the first paint to give way to the window (its terminals drawn)', 20_000);
   }
 
   /** Poll until `cond` holds, or fail saying what was awaited. */

@@ -1,5 +1,5 @@
 /** The window: a thin title bar, the panes, and short notices. */
-import { useEffect, type ReactElement } from 'react';
+import { useEffect, useState, type ReactElement } from 'react';
 import { commandWanted, cycleTheme, runCommand, splitPane } from './commands.ts';
 import { useWindow, useWindowState } from './context.ts';
 import { commandForKey, shortcutLabel } from './keys.ts';
@@ -26,9 +26,11 @@ export function App(): ReactElement {
   const dragging = useWindowState((s) => s.dragging);
   const platform = useWindowState((s) => s.platform);
 
+  // A theme the door put on the page (from the settings it knows) stays until this window knows them too.
+  const [doorTheme] = useState(() => document.documentElement.dataset.theme);
   useEffect(() => {
-    document.documentElement.dataset.theme = theme;
-  }, [theme]);
+    if (ready || !doorTheme) document.documentElement.dataset.theme = theme;
+  }, [theme, ready, doorTheme]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {

@@ -25,6 +25,7 @@ import { preloadRenderer } from './terminal/session.ts';
 import { setBenchApi } from './workbench/runtime.ts';
 import { preloadBench } from './workbench/lazy.ts';
 import { desktopNotify } from './agents/notify.ts';
+import { retireFirstPaint } from './first-paint/retire.ts';
 
 // The page's timeline on attach (read by bench/peer.bench.ts): marks cost nothing.
 performance.mark('td:script');
@@ -46,8 +47,12 @@ const store = createWindowStore({
   connection: ws ? ws.state : 'open',
 });
 media.addEventListener('change', (e) => store.getState().systemThemeChanged(e.matches ? 'dark' : 'light'));
-// Before the first paint, so a light window never flashes dark while it connects.
-document.documentElement.dataset.theme = resolvedTheme(store.getState());
+// Before the first paint, so a light window never flashes dark while it connects. The door's
+// index.html may carry it already (main/serve/first-paint.ts: from the setting or the browser's
+// hint, which this window's settings, unknown until its hello, cannot contradict): that stays
+// until the hello (App.tsx).
+const doorTheme = document.documentElement.dataset.theme;
+if (!doorTheme) document.documentElement.dataset.theme = resolvedTheme(store.getState());
 
 const terminals = new TerminalRegistry(api);
 
@@ -139,6 +144,9 @@ if (params.get('test') === '1') {
     adopted: () => ws?.adopted ?? null,
   };
 }
+
+// The window the door drew into index.html lies over this one until its terminals have drawn.
+retireFirstPaint(document, store, terminals);
 
 createRoot(document.getElementById('root')!).render(
   <Ctx.Provider value={ctx}>

@@ -8,6 +8,7 @@ import { StringDecoder } from 'node:string_decoder';
 import nodePty from 'node-pty';
 import type { IPty } from 'node-pty';
 import type { PaneInfo, PaneKind, SnapshotPrompt } from '../../preload/contract.ts';
+import type { ScreenCells } from '../../renderer/first-paint/markup.ts';
 import { FLOW } from '../../preload/contract.ts';
 import { FlowMeter } from './flow.ts';
 import type { Launch } from './integration.ts';
@@ -629,6 +630,12 @@ export class Pane {
   settled(): Promise<void> {
     this.flush();
     return this.screen.settled();
+  }
+
+  /** The rows on screen as runs of cells, and the cursor (a window's first paint). */
+  screenCells(): ScreenCells {
+    this.flush();
+    return this.screen.cells();
   }
 
   /** The visible screen as plain text, one line per row, trailing spaces trimmed. */

@@ -21,6 +21,8 @@ import serialize from '@xterm/addon-serialize';
 import { Archive, dropTop, normalBuffer, withoutNullMoves } from './archive.ts';
 import { afterLastCrLf, attributesAtEnd, countLineFeeds, foldAttributes, isDirectLine, plainTailStart } from './compact.ts';
 import { flat } from './line-encode.ts';
+import { screenCells } from './screen-cells.ts';
+import type { ScreenCells } from '../../renderer/first-paint/markup.ts';
 
 /** What an SGR looks like before its final `m` has come. */
 const PARTIAL_SGR = /^\x1b(?:\[[0-9;:]*)?$/;
@@ -694,6 +696,12 @@ export class Screen {
   screenText(): string {
     this.parseNow();
     return screenTextOf(this.term);
+  }
+
+  /** The rows on screen as runs of cells, and the cursor, with everything written so far (a window's first paint). */
+  cells(): ScreenCells {
+    this.parseNow();
+    return screenCells(this.term);
   }
 
   /** Every line of scrollback and screen as plain text, with everything written so far. */

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Layout, PaneInfo, Res } from '../../preload/contract.ts';
+import type { ScreenCells } from '../../renderer/first-paint/markup.ts';
 import type { Core } from '../core.ts';
 import type { Paths } from '../paths.ts';
 import { paneFolder } from '../paths.ts';
@@ -163,6 +164,11 @@ export class PaneService implements PaneServiceApi {
 
   screenText(paneId: string): string {
     return this.need(paneId).screenText();
+  }
+
+  /** The pane's rows on screen as runs of cells, and its cursor; undefined for a pane that is not here. */
+  screenCells(paneId: string): ScreenCells | undefined {
+    return this.panes.get(paneId)?.screenCells();
   }
 
   /** Scrollback and screen as plain text. */

@@ -22,6 +22,7 @@ import { serviceStarting } from '../service/client.ts';
 import { takeHeldConnections } from '../service/door-handover.ts';
 import { coreBackend, serviceBackend, type Backend } from './backend.ts';
 import { mimeType, RendererFiles } from './files.ts';
+import { indexFor, THEME_HINT_HEADERS } from './first-paint.ts';
 import { cookieToken, hostAllowed, loopbackBindAddress, newToken, originAllowed, rendererCsp, serveUrl, setCookie, tokensEqual } from './security.ts';
 
 // node:http as its CommonJS module: imported as ESM, Node builds a facade reading every export,
@@ -105,6 +106,9 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   const reachable = relayTo && !relayTo.socketPath ? answersOrStarting(backendReady, opts.env) : opts.core ? Promise.resolve() : backendReady;
   let backend: Backend | undefined;
   void backendReady.then((b) => (backend = b), () => undefined);
+  // The core in this process, once loaded: index.html carries its first paint (first-paint.ts).
+  let here: App | undefined = app;
+  void opts.core?.then((a) => (here = a), () => undefined);
   let actualPort = 0;
 
   const authorised = (req: IncomingMessage, url: URL): boolean =>
@@ -129,7 +133,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
       url.searchParams.delete('token');
       // One leading slash: "/.//evil.example/" must not become a protocol-relative redirect.
       const location = '/' + url.pathname.replace(/^\/+/, '') + (url.search === '?' ? '' : url.search);
-      res.writeHead(302, { Location: location, 'Set-Cookie': setCookie(token), 'Cache-Control': 'no-store' });
+      res.writeHead(302, { Location: location, 'Set-Cookie': setCookie(token), 'Cache-Control': 'no-store', ...THEME_HINT_HEADERS });
       res.end();
       return;
     }
@@ -159,28 +163,32 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
     sendStatic(url.pathname);
 
     function sendStatic(pathname: string): void {
-      sendRenderer(res, req, pathname, headers, deny);
+      sendRenderer(res, req, url, pathname, headers, deny);
     }
   });
 
   /** The renderer's own files (out/renderer): hashed assets from memory, cached by the browser for good. */
   const rendererFiles = new RendererFiles(rendererDir);
-  const sendRenderer = (res: ServerResponse, req: IncomingMessage, pathname: string, headers: Record<string, string>, deny: (code: number, text: string) => void): void => {
+  const sendRenderer = (res: ServerResponse, req: IncomingMessage, url: URL, pathname: string, headers: Record<string, string>, deny: (code: number, text: string) => void): void => {
     void rendererFiles.get(pathname).then((file) => {
       if (!file) {
         if (pathname === '/') return deny(503, 'The renderer is not built yet: run `npm run build`, then reload.');
         return deny(404, 'Not found.');
       }
+      const html = file.type.startsWith('text/html');
+      // The window's page: its theme and first paint, where the core is here to draw them.
+      const body = html && (pathname === '/' || pathname === '/index.html') ? Buffer.from(indexFor(file.body.toString('utf8'), here, url, req)) : file.body;
       res.writeHead(200, {
         ...headers,
+        ...(html ? THEME_HINT_HEADERS : {}),
         'Content-Type': file.type,
         'Content-Security-Policy': rendererCsp(actualPort),
         // A hashed name is its content: a second window, or a reload, takes it from the browser's cache without
         // asking. private: it was sent behind the token, for this browser only (no shared cache may keep it).
-        'Cache-Control': file.immutable ? 'private, max-age=31536000, immutable' : file.type.startsWith('text/html') ? 'no-store' : 'no-cache',
-        'Content-Length': String(file.body.length),
+        'Cache-Control': file.immutable ? 'private, max-age=31536000, immutable' : html ? 'no-store' : 'no-cache',
+        'Content-Length': String(body.length),
       });
-      res.end(req.method === 'HEAD' ? undefined : file.body);
+      res.end(req.method === 'HEAD' ? undefined : body);
     });
   };
 

@@ -75,6 +75,7 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
       priority: () => (ctx.store.getState().focused === paneId ? 0 : 1),
       prefetched: () => ctx.terminals.takePrefetched(paneId),
       size: s.panes[paneId],
+      onDrawn: () => ctx.terminals.paneDrawn(paneId),
     }));
     session.attach(el);
     return () => session.detach(el);

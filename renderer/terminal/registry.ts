@@ -17,6 +17,9 @@ export class TerminalRegistry {
   private readonly sessions = new Map<string, TerminalSession>();
   private readonly prefetched = new Map<string, Prefetched>();
   private readonly strayAckers = new Map<string, Acker>();
+  /** Panes whose terminal has drawn its first snapshot, and who waits to hear of the next. */
+  private readonly drawnPanes = new Set<string>();
+  private readonly drawnListeners = new Set<() => void>();
   private readonly api: TdApi;
   /** Snapshots of this window's panes, a few at a time, the focused pane first. */
   readonly snapshots = new SnapshotQueue(2);
@@ -52,6 +55,24 @@ export class TerminalRegistry {
       this.strayAckers.delete(paneId);
     }
     return s;
+  }
+
+  /** A pane's terminal drew its first snapshot (TerminalSession's onDrawn). */
+  paneDrawn(paneId: string): void {
+    this.drawnPanes.add(paneId);
+    for (const f of [...this.drawnListeners]) f();
+  }
+
+  /** Whether every one of these panes' terminals has drawn its first snapshot. */
+  allDrawn(paneIds: Iterable<string>): boolean {
+    for (const id of paneIds) if (!this.drawnPanes.has(id)) return false;
+    return true;
+  }
+
+  /** Called each time a pane's terminal draws its first snapshot; returns the unsubscribe. */
+  onDrawn(f: () => void): () => void {
+    this.drawnListeners.add(f);
+    return () => this.drawnListeners.delete(f);
   }
 
   all(): TerminalSession[] {

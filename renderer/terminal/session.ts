@@ -49,6 +49,8 @@ export interface SessionOptions {
    * size draws its rows once (not at 80 x 24 first, then again at the fitted size and the snapshot's).
    */
   size?: { cols: number; rows: number };
+  /** Its first snapshot is drawn (the rows on screen, once): the window's first paint can go (renderer/first-paint/retire.ts). */
+  onDrawn?: () => void;
 }
 
 /** How long a pane's size must stay put before the PTY is resized (SIGWINCH once, not per frame). */
@@ -325,6 +327,7 @@ export class TerminalSession {
         if (gen === this.generation) this.prompts.restore(prompts);
         performance.mark('td:snapshot-parsed');
         this.fitNow(false);
+        this.drawnOnce();
         if (history) this.term.scrollToLine(Math.max(0, this.term.buffer.active.baseY - fromBottom));
       });
     } catch (err) {
@@ -332,6 +335,24 @@ export class TerminalSession {
       this.phase = 'live';
       this.opts.onError(`Drawing the pane failed: ${(err as Error).message}`);
     }
+  }
+
+  private drawn = false;
+
+  /** Once: after the rows the snapshot made are on screen (xterm draws them in its next render), say so. */
+  private drawnOnce(): void {
+    if (this.drawn || !this.opts.onDrawn) return;
+    this.drawn = true;
+    let said = false;
+    const say = (): void => {
+      if (said) return;
+      said = true;
+      sub.dispose();
+      if (!this.disposed) this.opts.onDrawn?.();
+    };
+    const sub = this.term.onRender(() => say());
+    // A snapshot that changed nothing on screen renders nothing: the next frame after one says it all the same.
+    requestAnimationFrame(() => requestAnimationFrame(say));
   }
 
   /** Output from the core. */

@@ -1,0 +1,97 @@
+/**
+ * The door's index.html: the window's theme and first paint, drawn from a real core with a
+ * real pane (a login shell in a PTY) that printed colours and hostile text.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempState, waitFor } from '../panes/testing.ts';
+import { windowTheme } from './first-paint.ts';
+import { startServe, type Served } from './server.ts';
+
+function get(port: number, pathName: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: pathName, headers: { Host: `127.0.0.1:${port}`, ...headers } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const INDEX = '<!doctype html>\n<html lang="en">\n  <body>\n    <div id="root"></div>\n  </body>\n</html>\n';
+let state: ReturnType<typeof tempState>;
+let served: Served;
+let cookie: Record<string, string>;
+let paneId: string;
+
+beforeAll(async () => {
+  state = tempState();
+  const renderer = path.join(state.dir, 'renderer');
+  fs.mkdirSync(renderer, { recursive: true });
+  fs.writeFileSync(path.join(renderer, 'index.html'), INDEX);
+  served = await startServe({ port: 0, fresh: true, cwd: state.dir, env: state.env, rendererDir: renderer });
+  cookie = { Cookie: `td_token=${served.token}` };
+  paneId = served.app.panes.create({ cwd: state.dir }).id;
+  served.app.panes.write(paneId, `printf '\\033[31mred-%s\\033[0m <img src=x onerror=alert(1)>\\n' done\r`);
+  await waitFor(() => /^red-done /m.test(served.app.panes.screenText(paneId)), 'the printf to show');
+});
+
+afterAll(async () => {
+  await served?.close();
+  state?.cleanup();
+});
+
+describe('index.html from a door with its core', () => {
+  it('carries the first paint in the theme the browser hints: the pane\'s rows, their colours, the hostile text escaped', async () => {
+    const r = await get(served.port, '/', { ...cookie, 'Sec-CH-Prefers-Color-Scheme': 'light' });
+    expect(r.status).toBe(200);
+    expect(r.headers['accept-ch']).toBe('Sec-CH-Prefers-Color-Scheme');
+    expect(r.headers['critical-ch']).toBe('Sec-CH-Prefers-Color-Scheme');
+    expect(r.headers['cache-control']).toBe('no-store');
+    expect(r.body).toContain('<html lang="en" data-theme="light">');
+    expect(r.body).toContain('<div id="root"></div><div id="td-first-paint" data-theme="light" aria-hidden="true" inert>');
+    expect(r.body).toContain('<span style="color:#c62f37">red-done</span> &lt;img src=x onerror=alert(1)&gt;</div>');
+    expect(r.body).not.toContain('<img src=x');
+    expect(Number(r.headers['content-length'])).toBe(Buffer.byteLength(r.body));
+    // The prompt the login shell printed (its trailing blank left out), the cursor after it.
+    expect(r.body).toMatch(/<div>\$<span class="first-paint-cursor bar" style="left:2ch;[^"]*"><\/span><\/div>/);
+  });
+
+  it('follows ?theme= and the theme setting over the hint, and draws no first paint when nothing says the theme', async () => {
+    expect((await get(served.port, '/?theme=dark', { ...cookie, 'Sec-CH-Prefers-Color-Scheme': 'light' })).body).toContain('data-theme="dark"');
+    const none = await get(served.port, '/', cookie);
+    expect(none.body).toBe(INDEX);
+    served.app.settings.set({ theme: 'dark' });
+    try {
+      const set = await get(served.port, '/index.html', { ...cookie, 'Sec-CH-Prefers-Color-Scheme': 'light' });
+      expect(set.body).toContain('data-theme="dark"');
+      expect(set.body).toContain('<span style="color:#f0727a">red-done</span>');
+    } finally {
+      served.app.settings.set({ theme: 'system' });
+    }
+  });
+
+  it('asks for the hint on the token\'s redirect too, so the first page a browser loads has it', async () => {
+    const r = await get(served.port, `/?token=${served.token}`);
+    expect(r.status).toBe(302);
+    expect(r.headers['critical-ch']).toBe('Sec-CH-Prefers-Color-Scheme');
+  });
+});
+
+describe('windowTheme', () => {
+  const at = (q = '') => new URL(`http://127.0.0.1/${q}`);
+  const hint = (v?: string) => ({ headers: v === undefined ? {} : { 'sec-ch-prefers-color-scheme': v } });
+  it('takes ?theme=, then the setting, then a well-formed hint, else says nothing', () => {
+    expect(windowTheme('system', at('?theme=light'), hint('dark'))).toBe('light');
+    expect(windowTheme('light', at(), hint('dark'))).toBe('light');
+    expect(windowTheme('system', at(), hint('"dark"'))).toBe('dark');
+    expect(windowTheme('system', at('?theme=blue'), hint('light'))).toBe('light');
+    expect(windowTheme('system', at(), hint('purple'))).toBeUndefined();
+    expect(windowTheme('system', at(), hint())).toBeUndefined();
+  });
+});

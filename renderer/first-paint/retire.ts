@@ -1,0 +1,39 @@
+/**
+ * Takes the window's first paint away (markup.ts; the door put it into index.html) once the
+ * window it stands for is drawn: every pane of the layout the core answered the hello with has
+ * drawn its first snapshot, in the same frame, so the panes never flash empty in between. It
+ * also goes when the window has nothing of the sort to draw (no panes, an error, a reconnect
+ * that ended them), at once when it was drawn in another theme than the window shows once its hello
+ * has its settings (the door went by the browser's hint, the page by its media query), and, whatever happens,
+ * after RETIRE_AFTER_MS.
+ */
+import { leafIds } from '../panes/layout.ts';
+import { resolvedTheme, type WindowStore } from '../store/store.ts';
+import type { TerminalRegistry } from '../terminal/registry.ts';
+import { FIRST_PAINT_ID } from './markup.ts';
+
+/** The latest the first paint stays, drawn or not (a pane whose terminal never draws must not hide the window). */
+export const RETIRE_AFTER_MS = 3000;
+
+export function retireFirstPaint(doc: Document, store: WindowStore, terminals: TerminalRegistry, afterMs = RETIRE_AFTER_MS): void {
+  const el = doc.getElementById(FIRST_PAINT_ID);
+  if (!el) return;
+  const stops: Array<() => void> = [];
+  const done = (): void => {
+    for (const stop of stops.splice(0)) stop();
+    el.remove();
+    performance.mark('td:first-paint-retired');
+  };
+  const check = (): void => {
+    const s = store.getState();
+    if (s.error && !s.ready) return done();
+    if (!s.ready) return;
+    if (el.dataset.theme !== resolvedTheme(s)) return done();
+    const ids = leafIds(s.layout);
+    if (ids.length === 0 || ids.some((id) => s.panes[id]?.ended) || terminals.allDrawn(ids)) done();
+  };
+  stops.push(store.subscribe(check), terminals.onDrawn(check));
+  const timer = setTimeout(done, afterMs);
+  stops.push(() => clearTimeout(timer));
+  check();
+}
