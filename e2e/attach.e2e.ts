@@ -287,4 +287,40 @@ describe('attaching a window', () => {
       await ctx.close();
     }
   });
+
+  it('keeps what is typed on the first paint, before the terminal exists, and types it into the pane once it does', async () => {
+    const [paneId] = await first.paneIds();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark' });
+    try {
+      expect((await ctx.request.get(serve.url, { maxRedirects: 0 })).status()).toBe(302);
+      const page = await ctx.newPage();
+      // The main bundle (React, the terminal) waits for the test; the first paint and early.ts do not.
+      await page.route(/\/assets\/index-[^/]*\.js$/, async (route) => {
+        await gate;
+        await route.continue();
+      });
+      await page.goto(`${serve.origin}/?test=1`, { waitUntil: 'commit' });
+      await page.waitForFunction(() => !!document.getElementById('td-first-paint') && !document.querySelector('.xterm'));
+      // early.ts has run (it keeps the keys) once its mark is there.
+      await page.waitForFunction(() => performance.getEntriesByName('td:early').length > 0);
+      await page.keyboard.type('echo typed-early-$((6*7))');
+      await page.keyboard.press('Enter');
+      expect(await page.evaluate(() => document.querySelectorAll('.xterm').length)).toBe(0);
+      release();
+      const w = new TdPage(page, ctx, []);
+      await w.drawn();
+      await w.waitForText(paneId!, /^typed-early-42$/m);
+      await first.waitForText(paneId!, /^typed-early-42$/m);
+      expect(count(await first.text(paneId!), /^typed-early-42$/)).toBe(1);
+      // Typed once: the terminal, now focused, types on by itself.
+      await w.typeLine(paneId!, 'echo typed-after-$((2*2))');
+      await first.waitForText(paneId!, /^typed-after-4$/m);
+      expect(count(await first.text(paneId!), /echo typed-early/)).toBe(1);
+    } finally {
+      release();
+      await ctx.close();
+    }
+  });
 });

@@ -76,11 +76,54 @@ export function openEarly(url: string, WS: typeof WebSocket = WebSocket): EarlyS
   };
 }
 
+/**
+ * What a key typed on the window's first paint (renderer/first-paint/: the panes drawn into
+ * index.html, before the terminal exists) sends to the focused pane, as xterm would send it;
+ * undefined for a key left to the browser and the app (its shortcuts: Ctrl+Shift, Alt, Meta).
+ * Pure.
+ */
+export function typedInput(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'altKey' | 'metaKey' | 'shiftKey' | 'isComposing'>): string | undefined {
+  if (e.isComposing || e.metaKey || e.altKey) return undefined;
+  if (e.ctrlKey) return !e.shiftKey && /^[a-z]$/i.test(e.key) ? String.fromCharCode(e.key.toLowerCase().charCodeAt(0) - 96) : undefined;
+  const named: Record<string, string> = { Enter: '\r', Backspace: '\x7f', Tab: '\t', Escape: '\x1b', ArrowUp: '\x1b[A', ArrowDown: '\x1b[B', ArrowRight: '\x1b[C', ArrowLeft: '\x1b[D', Home: '\x1b[H', End: '\x1b[F', Delete: '\x1b[3~' };
+  if (Object.hasOwn(named, e.key)) return named[e.key];
+  return [...e.key].length === 1 && e.key >= ' ' ? e.key : undefined;
+}
+
+/** Keys typed on the first paint, until the window takes them (takeTyped). */
+let typed: string[] | undefined;
+
+/** Keep what is typed while the first paint shows, for the focused pane (the window sends it once its terminal is there). */
+export function keepTyped(doc: Document): void {
+  if (typed) return;
+  typed = [];
+  const kept = typed;
+  doc.defaultView?.addEventListener('keydown', function onKey(e: KeyboardEvent) {
+    if (typed !== kept) return doc.defaultView?.removeEventListener('keydown', onKey);
+    // Once anything can take keys itself (the terminal, a field), they are its own.
+    const t = e.target as HTMLElement | null;
+    if (!doc.getElementById('td-first-paint') || (t && (t.tagName === 'TEXTAREA' || t.tagName === 'INPUT' || t.isContentEditable))) return;
+    const data = typedInput(e);
+    if (data === undefined) return;
+    e.preventDefault();
+    kept.push(data);
+  });
+}
+
+/** What was typed on the first paint, once; nothing is kept after. */
+export function takeTyped(): string {
+  const text = (typed ?? []).join('');
+  typed = [];
+  return text;
+}
+
 performance.mark('td:early');
 let early: EarlySocket | undefined =
   typeof window !== 'undefined' && !(window as Window & { td?: unknown }).td && typeof WebSocket === 'function'
     ? openEarly(defaultWsUrl())
     : undefined;
+
+if (typeof document !== 'undefined') keepTyped(document);
 
 /** The early socket, once: the main bundle's td-client adopts it (undefined in Electron, or when taken). */
 export function takeEarly(): EarlySocket | undefined {

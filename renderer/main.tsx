@@ -19,7 +19,7 @@ import { CommandDeduper } from './dedupe.ts';
 import { leafIds } from './panes/layout.ts';
 import { createWindowStore, resolvedTheme, type ThemeName } from './store/store.ts';
 import { createWsClient, type WsClient } from './td-client.ts';
-import { takeEarly } from './early.ts';
+import { takeEarly, takeTyped } from './early.ts';
 import { TerminalRegistry } from './terminal/registry.ts';
 import { preloadRenderer } from './terminal/session.ts';
 import { setBenchApi } from './workbench/runtime.ts';
@@ -146,7 +146,10 @@ if (params.get('test') === '1') {
 }
 
 // The window the door drew into index.html lies over this one until its terminals have drawn.
-retireFirstPaint(document, store, terminals);
+retireFirstPaint(document, store, terminals, {
+  take: takeTyped,
+  send: (paneId, data) => void api.invoke('pane.input', { paneId, data }).catch((err: Error) => store.getState().notice(`Typing into the pane failed: ${err.message}`)),
+});
 
 createRoot(document.getElementById('root')!).render(
   <Ctx.Provider value={ctx}>

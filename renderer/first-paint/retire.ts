@@ -5,7 +5,7 @@
  * also goes when the window has nothing of the sort to draw (no panes, an error, a reconnect
  * that ended them), at once when it was drawn in another theme than the window shows once its hello
  * has its settings (the door went by the browser's hint, the page by its media query), and, whatever happens,
- * after RETIRE_AFTER_MS.
+ * after RETIRE_AFTER_MS. Keys typed on it reach the focused pane (Typed).
  */
 import { leafIds } from '../panes/layout.ts';
 import { resolvedTheme, type WindowStore } from '../store/store.ts';
@@ -15,14 +15,40 @@ import { FIRST_PAINT_ID } from './markup.ts';
 /** The latest the first paint stays, drawn or not (a pane whose terminal never draws must not hide the window). */
 export const RETIRE_AFTER_MS = 3000;
 
-export function retireFirstPaint(doc: Document, store: WindowStore, terminals: TerminalRegistry, afterMs = RETIRE_AFTER_MS): void {
+/**
+ * What was typed on the first paint (early.ts keeps it) goes to the focused pane, in order,
+ * before anything its terminal sends: once that terminal has keyboard focus, or when the
+ * first paint goes.
+ */
+export interface Typed {
+  take(): string;
+  send(paneId: string, data: string): void;
+}
+
+export function retireFirstPaint(doc: Document, store: WindowStore, terminals: TerminalRegistry, typed?: Typed, afterMs = RETIRE_AFTER_MS): void {
   const el = doc.getElementById(FIRST_PAINT_ID);
   if (!el) return;
   const stops: Array<() => void> = [];
+  let handed = false;
+  const handOver = (): void => {
+    if (handed || !typed) return;
+    handed = true;
+    const text = typed.take();
+    const s = store.getState();
+    const paneId = s.focused ?? leafIds(s.layout)[0];
+    if (text && paneId && s.panes[paneId] && !s.panes[paneId]!.ended) typed.send(paneId, text);
+  };
+  const onFocus = (e: FocusEvent): void => {
+    if ((e.target as Element | null)?.closest?.('.terminal-host')) handOver();
+  };
+  // Capture: xterm's own focus handlers (and any key after them) come after this.
+  doc.addEventListener('focusin', onFocus, true);
+  stops.push(() => doc.removeEventListener('focusin', onFocus, true));
   const done = (): void => {
     for (const stop of stops.splice(0)) stop();
     el.remove();
     performance.mark('td:first-paint-retired');
+    handOver();
   };
   const check = (): void => {
     const s = store.getState();

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { typedInput } from './early.ts';
+
+const key = (k: string, mods: Partial<Record<'ctrlKey' | 'altKey' | 'metaKey' | 'shiftKey' | 'isComposing', boolean>> = {}) =>
+  typedInput({ key: k, ctrlKey: false, altKey: false, metaKey: false, shiftKey: false, isComposing: false, ...mods });
+
+describe('typedInput (keys typed on the first paint)', () => {
+  it('sends characters as they are, shifted or not, outside the BMP too', () => {
+    expect(['a', 'Z', ' ', '$', 'é', '界', '😀'].map((k) => key(k, { shiftKey: k === 'Z' || k === '$' }))).toEqual(['a', 'Z', ' ', '$', 'é', '界', '😀']);
+  });
+
+  it('sends the keys a shell line needs as xterm sends them', () => {
+    expect(['Enter', 'Backspace', 'Tab', 'Escape', 'ArrowUp', 'ArrowDown', 'ArrowRight', 'ArrowLeft', 'Home', 'End', 'Delete'].map((k) => key(k)))
+      .toEqual(['\r', '\x7f', '\t', '\x1b', '\x1b[A', '\x1b[B', '\x1b[C', '\x1b[D', '\x1b[H', '\x1b[F', '\x1b[3~']);
+    expect([key('c', { ctrlKey: true }), key('D', { ctrlKey: true }), key('a', { ctrlKey: true })]).toEqual(['\x03', '\x04', '\x01']);
+  });
+
+  it('leaves the app\'s shortcuts, the browser\'s, composition and keys that type nothing alone', () => {
+    expect(key('B', { ctrlKey: true, shiftKey: true })).toBeUndefined();
+    expect(key('v', { metaKey: true })).toBeUndefined();
+    expect(key('x', { altKey: true })).toBeUndefined();
+    expect(key('a', { isComposing: true })).toBeUndefined();
+    expect(key('1', { ctrlKey: true })).toBeUndefined();
+    for (const k of ['Shift', 'Control', 'F5', 'PageUp', 'Dead', 'Unidentified', '\u0007']) expect(key(k), k).toBeUndefined();
+  });
+});
