@@ -1,7 +1,8 @@
 /**
  * What the peer benchmark measures in a page, the same way for both apps and only through
  * what the page shows: the rows xterm's DOM renderer puts in `.xterm-rows` (both apps run
- * in a Chromium without WebGL, so both draw with it), read by a MutationObserver, and keys
+ * in a Chromium without WebGL, so both draw with it) and, before them, the rows of our
+ * window's first paint (SHOWN_ROWS), read by a MutationObserver, and keys
  * pressed with the real keyboard on xterm's textarea. Times are the page's own clock.
  */
 import type { CDPSession, Page } from 'playwright-core';
@@ -9,16 +10,24 @@ import { deadline } from './window-page.ts';
 
 type PeerWindow = Window & { __peer?: Promise<number>; __peerGaps?: () => number };
 
+/**
+ * The rows a page shows: xterm's, and ours' first paint (renderer/first-paint/: the rows the door
+ * drew into index.html, shown until xterm's replace them; WeTTY has none).
+ */
+export const SHOWN_ROWS = '.xterm-rows > div, .first-paint-rows > div';
+/** xterm's own rows only: the terminal itself has drawn. */
+export const TERMINAL_ROWS = '.xterm-rows > div';
+
 /** The text of every row shown, trailing spaces trimmed. */
-export function rows(page: Page): Promise<string[]> {
-  return page.evaluate(() => [...document.querySelectorAll('.xterm-rows > div')].map((d) => (d.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd()));
+export function rows(page: Page, selector = SHOWN_ROWS): Promise<string[]> {
+  return page.evaluate((sel) => [...document.querySelectorAll(sel)].map((d) => (d.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd()), selector);
 }
 
-/** Wait until a row shown matches (polling what the page shows). */
-export async function waitForRow(page: Page, re: RegExp, timeoutMs = 30_000): Promise<void> {
+/** Wait until a row shown matches (polling what the page shows; `selector`: which rows). */
+export async function waitForRow(page: Page, re: RegExp, timeoutMs = 30_000, selector = SHOWN_ROWS): Promise<void> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const r = await rows(page).catch(() => [] as string[]);
+    const r = await rows(page, selector).catch(() => [] as string[]);
     if (r.some((l) => re.test(l))) return;
     if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for a row matching ${re}; the page shows: ${r.filter(Boolean).slice(-5).join(' | ')}`);
     await new Promise((res) => setTimeout(res, 20));
