@@ -64,6 +64,8 @@ describe('index.html from a door with its core', () => {
 
   it('follows ?theme= and the theme setting over the hint, and draws no first paint when nothing says the theme', async () => {
     expect((await get(served.port, '/?theme=dark', { ...cookie, 'Sec-CH-Prefers-Color-Scheme': 'light' })).body).toContain('data-theme="dark"');
+    const off = (await get(served.port, '/?first-paint=off', { ...cookie, 'Sec-CH-Prefers-Color-Scheme': 'light' })).body;
+    expect(off).toBe(INDEX.replace('<html lang="en">', '<html lang="en" data-theme="light">'));
     const none = await get(served.port, '/', cookie);
     expect(none.body).toBe(INDEX);
     served.app.settings.set({ theme: 'dark' });

@@ -55,11 +55,14 @@ export function indexFor(html: string, app: App | undefined, url: URL, req: Pick
   const theme = windowTheme(app.settings.get().theme, url, req);
   if (!theme) return html;
   let markup: string | undefined;
-  try {
-    const fp = firstPaintOf(app, theme);
-    markup = fp ? firstPaintMarkup(fp) : undefined;
-  } catch {
-    markup = undefined;
+  // `?first-paint=off`: the page as it was before there was one (to compare, or to rule it out).
+  if (url.searchParams.get('first-paint') !== 'off') {
+    try {
+      const fp = firstPaintOf(app, theme);
+      markup = fp ? firstPaintMarkup(fp) : undefined;
+    } catch {
+      markup = undefined;
+    }
   }
   return withFirstPaint(html, theme, markup);
 }
