@@ -54,6 +54,14 @@
  * (main/panes/pane.ts), and a screen catching up in a flood that goes on gets a concurrent
  * collection rather than a full stop (main/service/memory.ts).
  *
+ * Attaching and the start: measured before choosing (page traces and the attach timeline
+ * printed here), an attach was the page's own CPU (its scripts evaluated, React, xterm made)
+ * with nothing shown until it was done. The service's door now draws the window into
+ * index.html (renderer/first-paint/): the prompt is painted with the document's first frame.
+ * A prompt counts as shown when it is painted (promptPaintedAt: its row in the DOM, or the
+ * first contentful paint when later), watched from the response on; xterm's own prompt is
+ * printed beside it.
+ *
  * The figures of the last run and the before/after table are in docs/spec/performance.md.
  */
 import fs from 'node:fs';
