@@ -3,25 +3,12 @@
  * real pane (a login shell in a PTY) that printed colours and hostile text.
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempState, waitFor } from '../panes/testing.ts';
 import { windowTheme } from './first-paint.ts';
 import { startServe, type Served } from './server.ts';
-
-function get(port: number, pathName: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: pathName, headers: { Host: `127.0.0.1:${port}`, ...headers } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+import { get } from './testing.ts';
 
 const INDEX = '<!doctype html>\n<html lang="en">\n  <body>\n    <div id="root"></div>\n  </body>\n</html>\n';
 let state: ReturnType<typeof tempState>;

@@ -3,9 +3,10 @@
  * window it stands for is drawn: every pane of the layout the core answered the hello with has
  * drawn its first snapshot, in the same frame, so the panes never flash empty in between. It
  * also goes when the window has nothing of the sort to draw (no panes, an error, a reconnect
- * that ended them), at once when it was drawn in another theme than the window shows once its hello
- * has its settings (the door went by the browser's hint, the page by its media query), and, whatever happens,
- * after RETIRE_AFTER_MS. Keys typed on it reach the focused pane (Typed).
+ * that ended them), at once when it was drawn in another theme than the window shows once
+ * its hello has its settings (the door went by the browser's hint, the page by its media
+ * query), and, whatever happens, after RETIRE_AFTER_MS. Keys typed on it reach the focused
+ * pane (Typed).
  */
 import { leafIds } from '../panes/layout.ts';
 import { resolvedTheme, type WindowStore } from '../store/store.ts';
@@ -44,7 +45,10 @@ export function retireFirstPaint(doc: Document, store: WindowStore, terminals: T
   // Capture: xterm's own focus handlers (and any key after them) come after this.
   doc.addEventListener('focusin', onFocus, true);
   stops.push(() => doc.removeEventListener('focusin', onFocus, true));
+  let gone = false;
   const done = (): void => {
+    if (gone) return;
+    gone = true;
     for (const stop of stops.splice(0)) stop();
     el.remove();
     performance.mark('td:first-paint-retired');

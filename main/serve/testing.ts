@@ -1,0 +1,22 @@
+/** Test helpers for serve's HTTP side. */
+import http from 'node:http';
+
+export interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A raw HTTP GET with full control of Host and Cookie (fetch would not let us set Host). */
+export function get(port: number, pathName: string, headers: Record<string, string> = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: pathName, method: 'GET', headers: { Host: `127.0.0.1:${port}`, ...headers } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
