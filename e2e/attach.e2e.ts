@@ -212,9 +212,9 @@ describe('attaching a window', () => {
           const fp = document.getElementById('td-first-paint');
           const rows = [...document.querySelectorAll('.first-paint-rows > div')].map((d) => d.textContent ?? '');
           const red = [...document.querySelectorAll('.first-paint-rows span')].find((s) => s.textContent === 'fp-red');
-          return { fp: !!fp, inert: fp?.hasAttribute('inert'), theme: document.documentElement.dataset.theme, rows, red: red ? getComputedStyle(red).color : null, images: document.querySelectorAll('#td-first-paint img:not(.app-icon)').length, scripts: !!(window as unknown as { __td?: unknown }).__td || document.querySelectorAll('.xterm').length };
+          return { fp: !!fp, hidden: fp?.getAttribute('aria-hidden'), theme: document.documentElement.dataset.theme, rows, red: red ? getComputedStyle(red).color : null, images: document.querySelectorAll('#td-first-paint img:not(.app-icon)').length, scripts: !!(window as unknown as { __td?: unknown }).__td || document.querySelectorAll('.xterm').length };
         });
-        expect(painted).toMatchObject({ fp: true, inert: true, theme, images: 0, scripts: 0 });
+        expect(painted).toMatchObject({ fp: true, hidden: 'true', theme, images: 0, scripts: 0 });
         expect(painted.rows.some((r) => /^td\$ ?$/.test(r.trimEnd()) || /td\$$/.test(r.trimEnd())), JSON.stringify(painted.rows)).toBe(true);
         expect(painted.rows).toContain('fp-line');
         expect(painted.red).toBe(theme === 'light' ? 'rgb(198, 47, 55)' : 'rgb(240, 114, 122)');
@@ -223,8 +223,17 @@ describe('attaching a window', () => {
         // With its scripts: what the page shows when the first paint goes, and where the prompt's row is in each.
         const page = await ctx.newPage();
         await page.addInitScript(() => {
-          const w = window as unknown as { __fp: { at?: number; terminalRows?: string[]; promptTop?: number } };
-          w.__fp = {};
+          const w = window as unknown as { __fp: { at?: number; terminalRows?: string[]; promptTop?: number; parts: Record<string, boolean> } };
+          w.__fp = { parts: {} };
+          // Each pane's part, as it gives way: whether that pane's own terminal showed its rows by then.
+          new MutationObserver((records) => {
+            for (const r of records) {
+              const part = r.target as HTMLElement;
+              const id = part.dataset?.firstPaintPane;
+              if (!id || !part.classList.contains('first-paint-gone') || id in w.__fp.parts) continue;
+              w.__fp.parts[id] = (document.querySelector(`[data-pane-id="${id}"] .xterm-rows`)?.textContent ?? '').trim().length > 0;
+            }
+          }).observe(document, { attributes: true, attributeFilter: ['class'], subtree: true });
           const rowTop = (sel: string): number | undefined => [...document.querySelectorAll(sel)].find((d) => /td\$/.test(d.textContent ?? ''))?.getBoundingClientRect().top;
           document.addEventListener('DOMContentLoaded', () => (w.__fp.promptTop = rowTop('.first-paint-rows > div')));
           let parsed = false;
@@ -242,7 +251,9 @@ describe('attaching a window', () => {
         await page.goto(`${serve.origin}/?test=1&renderer=dom`);
         const w = new TdPage(page, ctx, errors);
         await w.drawn();
-        const seen = await page.evaluate(() => (window as unknown as { __fp: { at?: number; terminalRows?: string[]; promptTop?: number } }).__fp);
+        const seen = await page.evaluate(() => (window as unknown as { __fp: { at?: number; terminalRows?: string[]; promptTop?: number; parts: Record<string, boolean> } }).__fp);
+        // A pane's part that went before the whole did went only once its terminal showed its rows.
+        for (const [id, drawn] of Object.entries(seen.parts)) expect(drawn, `pane ${id}'s part went before its terminal drew`).toBe(true);
         // When it went, the terminal already showed what it stood for: no empty frame between the two.
         expect(seen.terminalRows, JSON.stringify(seen)).toContain('fp-line');
         expect(seen.terminalRows!.some((r) => /td\$$/.test(r))).toBe(true);

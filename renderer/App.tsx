@@ -1,6 +1,7 @@
 /** The window: a thin title bar, the panes, and short notices. */
-import { useEffect, useState, type ReactElement } from 'react';
+import { useEffect, type ReactElement } from 'react';
 import { commandWanted, cycleTheme, runCommand, splitPane } from './commands.ts';
+import { doorTheme } from './first-paint/door-theme.ts';
 import { useWindow, useWindowState } from './context.ts';
 import { commandForKey, shortcutLabel } from './keys.ts';
 import { LayoutNode } from './panes/LayoutView.tsx';
@@ -27,10 +28,9 @@ export function App(): ReactElement {
   const platform = useWindowState((s) => s.platform);
 
   // A theme the door put on the page (from the settings it knows) stays until this window knows them too.
-  const [doorTheme] = useState(() => document.documentElement.dataset.theme);
   useEffect(() => {
     if (ready || !doorTheme) document.documentElement.dataset.theme = theme;
-  }, [theme, ready, doorTheme]);
+  }, [theme, ready]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {

@@ -13,6 +13,12 @@ describe('typedInput (keys typed on the first paint)', () => {
     expect(['Enter', 'Backspace', 'Tab', 'Escape', 'ArrowUp', 'ArrowDown', 'ArrowRight', 'ArrowLeft', 'Home', 'End', 'Delete'].map((k) => key(k)))
       .toEqual(['\r', '\x7f', '\t', '\x1b', '\x1b[A', '\x1b[B', '\x1b[C', '\x1b[D', '\x1b[H', '\x1b[F', '\x1b[3~']);
     expect([key('c', { ctrlKey: true }), key('D', { ctrlKey: true }), key('a', { ctrlKey: true })]).toEqual(['\x03', '\x04', '\x01']);
+    expect(key('Tab', { shiftKey: true })).toBe('\x1b[Z');
+  });
+
+  it('sends the arrows as application cursor keys where the program asked for them', () => {
+    const typed = (k: string) => typedInput({ key: k, ctrlKey: false, altKey: false, metaKey: false, shiftKey: false, isComposing: false }, true);
+    expect(['ArrowUp', 'ArrowDown', 'ArrowRight', 'ArrowLeft', 'Home', 'Enter'].map(typed)).toEqual(['\x1bOA', '\x1bOB', '\x1bOC', '\x1bOD', '\x1b[H', '\r']);
   });
 
   it('leaves the app\'s shortcuts, the browser\'s, composition and keys that type nothing alone', () => {

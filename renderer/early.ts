@@ -78,14 +78,18 @@ export function openEarly(url: string, WS: typeof WebSocket = WebSocket): EarlyS
 
 /**
  * What a key typed on the window's first paint (renderer/first-paint/: the panes drawn into
- * index.html, before the terminal exists) sends to the focused pane, as xterm would send it;
+ * index.html, before the terminal exists) sends to the focused pane, as xterm would send it
+ * (`appCursor`: the program asked for application cursor keys, as vim and less do);
  * undefined for a key left to the browser and the app (its shortcuts: Ctrl+Shift, Alt, Meta).
  * Pure.
  */
-export function typedInput(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'altKey' | 'metaKey' | 'shiftKey' | 'isComposing'>): string | undefined {
+export function typedInput(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'altKey' | 'metaKey' | 'shiftKey' | 'isComposing'>, appCursor = false): string | undefined {
   if (e.isComposing || e.metaKey || e.altKey) return undefined;
   if (e.ctrlKey) return !e.shiftKey && /^[a-z]$/i.test(e.key) ? String.fromCharCode(e.key.toLowerCase().charCodeAt(0) - 96) : undefined;
-  const named: Record<string, string> = { Enter: '\r', Backspace: '\x7f', Tab: '\t', Escape: '\x1b', ArrowUp: '\x1b[A', ArrowDown: '\x1b[B', ArrowRight: '\x1b[C', ArrowLeft: '\x1b[D', Home: '\x1b[H', End: '\x1b[F', Delete: '\x1b[3~' };
+  if (e.key === 'Tab' && e.shiftKey) return '\x1b[Z';
+  const arrow: Record<string, string> = { ArrowUp: 'A', ArrowDown: 'B', ArrowRight: 'C', ArrowLeft: 'D' };
+  if (Object.hasOwn(arrow, e.key)) return `${appCursor ? '\x1bO' : '\x1b['}${arrow[e.key]}`;
+  const named: Record<string, string> = { Enter: '\r', Backspace: '\x7f', Tab: '\t', Escape: '\x1b', Home: '\x1b[H', End: '\x1b[F', Delete: '\x1b[3~' };
   if (Object.hasOwn(named, e.key)) return named[e.key];
   return [...e.key].length === 1 && e.key >= ' ' ? e.key : undefined;
 }
@@ -103,7 +107,7 @@ export function keepTyped(doc: Document): void {
     // Once anything can take keys itself (the terminal, a field), they are its own.
     const t = e.target as HTMLElement | null;
     if (!doc.getElementById('td-first-paint') || (t && (t.tagName === 'TEXTAREA' || t.tagName === 'INPUT' || t.isContentEditable))) return;
-    const data = typedInput(e);
+    const data = typedInput(e, !!doc.querySelector('#td-first-paint [data-focused="true"][data-app-cursor="true"]'));
     if (data === undefined) return;
     e.preventDefault();
     kept.push(data);

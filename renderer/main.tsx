@@ -25,6 +25,7 @@ import { preloadRenderer } from './terminal/session.ts';
 import { setBenchApi } from './workbench/runtime.ts';
 import { preloadBench } from './workbench/lazy.ts';
 import { desktopNotify } from './agents/notify.ts';
+import { doorTheme } from './first-paint/door-theme.ts';
 import { retireFirstPaint } from './first-paint/retire.ts';
 
 // The page's timeline on attach (read by bench/peer.bench.ts): marks cost nothing.
@@ -51,7 +52,6 @@ media.addEventListener('change', (e) => store.getState().systemThemeChanged(e.ma
 // index.html may carry it already (main/serve/first-paint.ts: from the setting or the browser's
 // hint, which this window's settings, unknown until its hello, cannot contradict): that stays
 // until the hello (App.tsx).
-const doorTheme = document.documentElement.dataset.theme;
 if (!doorTheme) document.documentElement.dataset.theme = resolvedTheme(store.getState());
 
 const terminals = new TerminalRegistry(api);

@@ -54,8 +54,11 @@ describe('screenCells', () => {
     const s = screenCells(term);
     expect(s.lines.map((r) => r.map((x) => x.text).join(''))).toEqual(['line 7', 'line 8', 'line 9', '$ ab']);
     expect(s.cursor).toEqual({ x: 2, y: 3, visible: true });
-    await new Promise<void>((r) => term.write('\x1b[?25l', () => r()));
+    expect(s.appCursor).toBe(false);
+    await new Promise<void>((r) => term.write('\x1b[?25l\x1b[?1h', () => r()));
     expect(screenCells(term).cursor.visible).toBe(false);
+    // DECCKM: a program that asked for application cursor keys (keys typed on a first paint follow it).
+    expect(screenCells(term).appCursor).toBe(true);
     term.dispose();
   });
 

@@ -68,5 +68,5 @@ export function screenCells(term: Term): ScreenCells {
     }
     lines.push(runs);
   }
-  return { cols: term.cols, rows: term.rows, lines, cursor: { x: buf.cursorX, y: buf.cursorY, visible: !cursorHidden(term) } };
+  return { cols: term.cols, rows: term.rows, lines, cursor: { x: buf.cursorX, y: buf.cursorY, visible: !cursorHidden(term) }, appCursor: term.modes.applicationCursorKeysMode };
 }

@@ -41,7 +41,7 @@ describe('index.html from a door with its core', () => {
     expect(r.headers['critical-ch']).toBe('Sec-CH-Prefers-Color-Scheme');
     expect(r.headers['cache-control']).toBe('no-store');
     expect(r.body).toContain('<html lang="en" data-theme="light">');
-    expect(r.body).toContain('<div id="root"></div><div id="td-first-paint" data-theme="light" aria-hidden="true" inert>');
+    expect(r.body).toContain('<div id="root"></div><div id="td-first-paint" data-theme="light" aria-hidden="true">');
     expect(r.body).toContain('<span style="color:#c62f37">red-done</span> &lt;img src=x onerror=alert(1)&gt;</div>');
     expect(r.body).not.toContain('<img src=x');
     expect(Number(r.headers['content-length'])).toBe(Buffer.byteLength(r.body));

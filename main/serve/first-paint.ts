@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { App } from '../app.ts';
 import { firstPaintMarkup, withFirstPaint, type FirstPaint } from '../../renderer/first-paint/markup.ts';
+import { paneIds } from '../panes/layout.ts';
 import type { ThemeName } from '../../renderer/store/store.ts';
 
 /** The client hint a browser sends with the person's light or dark preference, once the door asked for it. */
@@ -16,7 +17,7 @@ export const THEME_HINT = 'Sec-CH-Prefers-Color-Scheme';
  * The headers that ask a browser for THEME_HINT: Accept-CH for every later request on this
  * origin, Critical-CH so that a first request without it is made again at once with it.
  */
-export const THEME_HINT_HEADERS: Record<string, string> = { 'Accept-CH': THEME_HINT, 'Critical-CH': THEME_HINT, Vary: THEME_HINT };
+export const THEME_HINT_HEADERS: Record<string, string> = { 'Accept-CH': THEME_HINT, 'Critical-CH': THEME_HINT };
 
 /**
  * The theme the window will show, as its renderer decides it (store.ts resolvedTheme): `?theme=`
@@ -37,9 +38,11 @@ export function firstPaintOf(app: App, theme: ThemeName): FirstPaint | undefined
   const layout = app.panes.layout;
   if (!layout) return undefined;
   const panes: FirstPaint['panes'] = {};
-  for (const info of app.panes.list()) {
-    const screen = app.panes.screenCells(info.id);
-    if (screen) panes[info.id] = { info, screen };
+  // The layout's panes only: reading a screen parses what waits in it first, and a pane out of view (a Tick's) needs no picture.
+  for (const id of paneIds(layout)) {
+    const info = app.panes.get(id);
+    const screen = info && app.panes.screenCells(id);
+    if (info && screen) panes[id] = { info, screen };
   }
   const { fontSize, fontFamily } = app.settings.get();
   return { layout, focused: app.panes.focused, panes, theme, settings: { fontSize, fontFamily } };
@@ -50,13 +53,13 @@ export function firstPaintOf(app: App, theme: ThemeName): FirstPaint | undefined
  * first paint after the React root when the core is here and can draw one. A first paint
  * that fails to draw is left out (the page draws as it always did): it never costs the page.
  */
-export function indexFor(html: string, app: App | undefined, url: URL, req: Pick<IncomingMessage, 'headers'>): string {
+export function indexFor(html: string, app: App | undefined, url: URL, req: Pick<IncomingMessage, 'headers' | 'method'>): string {
   if (!app) return html;
   const theme = windowTheme(app.settings.get().theme, url, req);
   if (!theme) return html;
   let markup: string | undefined;
   // `?first-paint=off`: the page as it was before there was one (to compare, or to rule it out).
-  if (url.searchParams.get('first-paint') !== 'off') {
+  if (url.searchParams.get('first-paint') !== 'off' && req.method !== 'HEAD') {
     try {
       const fp = firstPaintOf(app, theme);
       markup = fp ? firstPaintMarkup(fp) : undefined;

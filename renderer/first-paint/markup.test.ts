@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Layout, PaneInfo } from '../../preload/contract.ts';
 import { TERMINAL_THEMES } from '../terminal/themes.ts';
-import { CELL, escapeHtml, FIRST_PAINT_MAX_CHARS, firstPaintMarkup, paletteColour, withFirstPaint, type FirstPaint, type ScreenCells } from './markup.ts';
+import { CELL, htmlText, FIRST_PAINT_MAX_CHARS, firstPaintMarkup, paletteColour, withFirstPaint, type FirstPaint, type ScreenCells } from './markup.ts';
 
 function info(id: string, extra: Partial<PaneInfo> = {}): PaneInfo {
   return { id, tag: 'abcdefgh', kind: 'shell', title: '', cwd: '/home/me/src/app', command: ['bash'], status: 'running', cols: 80, rows: 24, benchOpen: false, unseen: 0, ...extra };
@@ -14,10 +14,10 @@ function paint(layout: Layout, panes: FirstPaint['panes'], extra: Partial<FirstP
   return { layout, focused: layout.type === 'pane' ? layout.paneId : null, panes, theme: 'dark', settings: { fontSize: 13, fontFamily: '' }, ...extra };
 }
 
-describe('escapeHtml', () => {
+describe('htmlText', () => {
   it('escapes what could open a tag or end an attribute, and drops control characters', () => {
-    expect(escapeHtml(`<img src=x onerror="alert('1')">&amp;`)).toBe('&lt;img src=x onerror=&quot;alert(&#39;1&#39;)&quot;&gt;&amp;amp;');
-    expect(escapeHtml('a\u0000b\u001bc\u007fd\u009be')).toBe('abcde');
+    expect(htmlText(`<img src=x onerror="alert('1')">&amp;`)).toBe('&lt;img src=x onerror=&quot;alert(&#39;1&#39;)&quot;&gt;&amp;amp;');
+    expect(htmlText('a\u0000b\u001bc\u007fd\u009be')).toBe('abcde');
   });
 });
 
@@ -40,12 +40,18 @@ describe('firstPaintMarkup', () => {
     const html = firstPaintMarkup(paint({ type: 'pane', paneId: 'p1' }, {
       p1: { info: info('p1', { lastCommand: { exitCode: 0, durationMs: 120, at: '2026-12-02T00:00:00Z' } }), screen: screen([plain('total 0'), plain('$ ')], { x: 2, y: 1, visible: true }) },
     }))!;
-    expect(html).toMatch(/^<div id="td-first-paint" data-theme="dark" aria-hidden="true" inert><div class="app"><div class="titlebar">/);
+    expect(html).toMatch(/^<div id="td-first-paint" data-theme="dark" aria-hidden="true"><div class="app"><div class="titlebar">/);
     expect(html).toContain('<span class="titlebar-dim">1 pane</span>');
     expect(html).toContain('<span class="pane-title">bash</span><span class="pane-cwd">…/src/app</span><span class="pane-last-command ok">✓ 0.1 s</span>');
     expect(html).toContain('<div>total 0</div><div>$ <span class="first-paint-cursor bar" style="left:2ch;--cursor:#e8eaed"></span></div>');
     // No landmarks or headings of its own: a picture of the window, not a second window.
     expect(html).not.toMatch(/<(main|header|section|aside|button)\b/);
+    expect(html).not.toContain('data-app-cursor');
+  });
+
+  it('marks a pane whose program asked for application cursor keys (keys typed on it follow)', () => {
+    const html = firstPaintMarkup(paint({ type: 'pane', paneId: 'p1' }, { p1: { info: info('p1'), screen: { ...screen([plain('vim')]), appCursor: true } } }))!;
+    expect(html).toContain('<div class="pane" data-focused="true" data-first-paint-pane="p1" data-app-cursor="true">');
   });
 
   it('gives runs their colours in the theme asked for, inverse swapped, attributes as CSS', () => {

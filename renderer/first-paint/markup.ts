@@ -4,16 +4,17 @@
  * as HTML the browser's door puts into index.html (main/serve/server.ts), so a browser paints
  * the panes before any script has run. It uses the app's own classes (styles.css), so it sits
  * where React will put the same things; the renderer takes it away once its terminals have
- * drawn (retire.ts). Plain divs, hidden from assistive technology and inert: it is a picture
- * of the window, not a second one (no landmarks, nothing to focus). Pure: no DOM, so the
- * core renders it.
+ * drawn (retire.ts), each pane's part as that pane's terminal draws. Plain divs, hidden from
+ * assistive technology: it is a picture of the window, not a second one (no landmarks,
+ * nothing to focus, clicks on it go nowhere). Pure: no DOM, so the core renders it.
  *
  * Everything from a pane (screen text, titles, folders) is escaped for HTML; colours are only
  * ever numbers or #rrggbb made here. docs/spec/performance.md, "A window attaching, in order".
  */
 import type { Layout, PaneInfo, Settings } from '../../preload/contract.ts';
+import { escapeHtml } from '../escape.ts';
 import { headerTitle, lastCommandParts, shortPath } from '../panes/header-text.ts';
-import { normalise } from '../panes/layout.ts';
+import { leafIds, normalise } from '../panes/layout.ts';
 import { FONT_STACK, TERMINAL_THEMES, terminalFont } from '../terminal/themes.ts';
 import type { ThemeName } from '../store/store.ts';
 
@@ -37,6 +38,8 @@ export interface ScreenCells {
   rows: number;
   lines: CellRun[][];
   cursor: { x: number; y: number; visible: boolean };
+  /** The program asked for application cursor keys (DECCKM: arrows send ESC O A, not ESC [ A). */
+  appCursor?: boolean;
 }
 
 export interface FirstPaint {
@@ -53,11 +56,9 @@ export const FIRST_PAINT_ID = 'td-first-paint';
 /** Markup larger than this is not sent: the page draws as it did without one. */
 export const FIRST_PAINT_MAX_CHARS = 1024 * 1024;
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Text for HTML, in an element or an attribute; C0 and C1 controls dropped (a screen's cells hold none, a title may). */
-export function escapeHtml(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+/** Text for HTML, in an element or a quoted attribute, C0 and C1 controls dropped (a screen's cells hold none, a title may). */
+export function htmlText(text: string): string {
+  return escapeHtml(text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ''));
 }
 
 const CUBE = [0, 95, 135, 175, 215, 255];
@@ -107,14 +108,14 @@ function runStyle(run: CellRun, theme: ThemeName): string {
 function screenMarkup(screen: ScreenCells, theme: ThemeName, settings: FirstPaint['settings'], focused: boolean): string {
   const t = TERMINAL_THEMES[theme];
   // The person's font setting, with nothing that could end the declaration (it goes in a style attribute).
-  const font = escapeHtml(terminalFont((settings.fontFamily || '').replace(/[^\w ,.'"-]/g, '')) || FONT_STACK);
+  const font = htmlText(terminalFont((settings.fontFamily || '').replace(/[^\w ,.'"-]/g, '')) || FONT_STACK);
   const size = Number.isFinite(settings.fontSize) ? Math.max(4, Math.min(100, settings.fontSize)) : 13;
   let html = `<div class="first-paint-rows" style="font-size:${size}px;font-family:${font};color:${t.foreground}">`;
   screen.lines.forEach((runs, y) => {
     html += '<div>';
     for (const run of runs) {
       const style = runStyle(run, theme);
-      html += style ? `<span style="${style}">${escapeHtml(run.text)}</span>` : escapeHtml(run.text);
+      html += style ? `<span style="${style}">${htmlText(run.text)}</span>` : htmlText(run.text);
     }
     if (screen.cursor.visible && screen.cursor.y === y) {
       const x = Math.max(0, Math.min(screen.cols - 1, Math.floor(screen.cursor.x)));
@@ -133,10 +134,10 @@ function paneMarkup(fp: FirstPaint, paneId: string): string {
   const dot = exited ? (pane.info.exitCode === 0 ? 'ok' : 'bad') : 'live';
   const lc = pane.info.lastCommand && !exited ? lastCommandParts(pane.info.lastCommand) : undefined;
   const f = focused ? 'true' : 'false';
-  return `<div class="pane" data-focused="${f}" data-first-paint-pane="${escapeHtml(paneId)}">`
-    + `<div class="pane-header" data-focused="${f}"><span class="pane-dot ${dot}"></span><span class="pane-title">${escapeHtml(title)}</span>`
-    + (showCwd ? `<span class="pane-cwd">${escapeHtml(shortPath(cwd))}</span>` : '')
-    + (lc ? `<span class="pane-last-command ${pane.info.lastCommand!.exitCode === 0 ? 'ok' : 'bad'}">${escapeHtml(lc.text)}</span>` : '')
+  return `<div class="pane" data-focused="${f}" data-first-paint-pane="${htmlText(paneId)}"${pane.screen.appCursor ? ' data-app-cursor="true"' : ''}>`
+    + `<div class="pane-header" data-focused="${f}"><span class="pane-dot ${dot}"></span><span class="pane-title">${htmlText(title)}</span>`
+    + (showCwd ? `<span class="pane-cwd">${htmlText(shortPath(cwd))}</span>` : '')
+    + (lc ? `<span class="pane-last-command ${pane.info.lastCommand!.exitCode === 0 ? 'ok' : 'bad'}">${htmlText(lc.text)}</span>` : '')
     + '<span class="pane-header-spacer"></span></div>'
     + `<div class="pane-body"><div class="pane-terminal"><div class="terminal-container">${screenMarkup(pane.screen, fp.theme, fp.settings, focused)}</div></div>`
     + (pane.info.benchOpen ? '<div class="pane-bench"><div class="td-bench-loading"><div class="td-bench-loading-bar">Workbench</div><p>Loading…</p></div></div>' : '')
@@ -146,13 +147,10 @@ function paneMarkup(fp: FirstPaint, paneId: string): string {
 function layoutMarkup(fp: FirstPaint, node: Layout): string {
   if (node.type === 'pane') return paneMarkup(fp, node.paneId);
   const sizes = normalise(node.sizes.length === node.children.length ? node.sizes : node.children.map(() => 1));
-  const divider = `<div class="divider divider-${node.direction === 'row' ? 'vertical' : 'horizontal'}"></div>`;
+  const row = node.direction === 'row';
+  const divider = `<div class="divider divider-${row ? 'vertical' : 'horizontal'}"></div>`;
   const children = node.children.map((child, i) => `<div class="split-child" style="flex:${sizes[i]} 1 0px">${layoutMarkup(fp, child)}</div>`);
-  return `<div class="split split-${node.direction}">${children.join(divider)}</div>`;
-}
-
-function layoutPanes(node: Layout): string[] {
-  return node.type === 'pane' ? [node.paneId] : node.children.flatMap(layoutPanes);
+  return `<div class="split split-${row ? 'row' : 'column'}">${children.join(divider)}</div>`;
 }
 
 /**
@@ -161,10 +159,10 @@ function layoutPanes(node: Layout): string[] {
  * shows it ended, with Resume), or markup over FIRST_PAINT_MAX_CHARS.
  */
 export function firstPaintMarkup(fp: FirstPaint): string | undefined {
-  const ids = layoutPanes(fp.layout);
+  const ids = leafIds(fp.layout);
   if (ids.length === 0 || ids.some((id) => !fp.panes[id] || fp.panes[id]!.info.ended)) return undefined;
   const count = ids.length === 1 ? '1 pane' : `${ids.length} panes`;
-  const html = `<div id="${FIRST_PAINT_ID}" data-theme="${fp.theme}" aria-hidden="true" inert><div class="app">`
+  const html = `<div id="${FIRST_PAINT_ID}" data-theme="${fp.theme}" aria-hidden="true"><div class="app">`
     + `<div class="titlebar"><img class="app-icon" src="./icon.svg" alt="" width="16" height="16"><span class="app-name">Terminal Delight</span><span class="titlebar-dim">${count}</span><span class="titlebar-spacer"></span></div>`
     + `<div class="workspace">${layoutMarkup(fp, fp.layout)}</div></div></div>`;
   return html.length > FIRST_PAINT_MAX_CHARS ? undefined : html;

@@ -1,12 +1,13 @@
 /**
- * Takes the window's first paint away (markup.ts; the door put it into index.html) once the
- * window it stands for is drawn: every pane of the layout the core answered the hello with has
- * drawn its first snapshot, in the same frame, so the panes never flash empty in between. It
- * also goes when the window has nothing of the sort to draw (no panes, an error, a reconnect
- * that ended them), at once when it was drawn in another theme than the window shows once
- * its hello has its settings (the door went by the browser's hint, the page by its media
- * query), and, whatever happens, after RETIRE_AFTER_MS. Keys typed on it reach the focused
- * pane (Typed).
+ * Takes the window's first paint away (markup.ts; the door put it into index.html) as the
+ * window it stands for is drawn: each pane's part in the frame its terminal has drawn its
+ * first snapshot (so no pane ever shows empty in between, and none hides a live terminal
+ * while another draws), the title bar's once the hello is answered, and the whole of it once
+ * every pane of the layout has drawn. It goes at once when the window has nothing of the
+ * sort to draw (no panes, an error, a pane that ended), or was drawn in another theme than
+ * the window shows once its hello has its settings (the door went by the browser's hint, the
+ * page by its media query), and, whatever happens, after RETIRE_AFTER_MS. Keys typed on it
+ * reach the focused pane (Typed).
  */
 import { leafIds } from '../panes/layout.ts';
 import { resolvedTheme, type WindowStore } from '../store/store.ts';
@@ -19,7 +20,7 @@ export const RETIRE_AFTER_MS = 3000;
 /**
  * What was typed on the first paint (early.ts keeps it) goes to the focused pane, in order,
  * before anything its terminal sends: once that terminal has keyboard focus, or when the
- * first paint goes.
+ * first paint goes (once the hello has said which pane that is).
  */
 export interface Typed {
   take(): string;
@@ -33,6 +34,15 @@ export function retireFirstPaint(doc: Document, store: WindowStore, terminals: T
   let handed = false;
   const handOver = (): void => {
     if (handed || !typed) return;
+    if (!store.getState().ready) {
+      // The window does not know its panes yet: the keys wait for its hello (they were the person's, and are not lost).
+      const stop = store.subscribe((s) => {
+        if (!s.ready) return;
+        stop();
+        handOver();
+      });
+      return;
+    }
     handed = true;
     const text = typed.take();
     const s = store.getState();
@@ -54,13 +64,19 @@ export function retireFirstPaint(doc: Document, store: WindowStore, terminals: T
     performance.mark('td:first-paint-retired');
     handOver();
   };
+  const hide = (part: Element | null | undefined): void => part?.classList.add('first-paint-gone');
   const check = (): void => {
     const s = store.getState();
     if (s.error && !s.ready) return done();
     if (!s.ready) return;
     if (el.dataset.theme !== resolvedTheme(s)) return done();
     const ids = leafIds(s.layout);
-    if (ids.length === 0 || ids.some((id) => s.panes[id]?.ended) || terminals.allDrawn(ids)) done();
+    if (ids.length === 0 || ids.some((id) => s.panes[id]?.ended) || terminals.allDrawn(ids)) return done();
+    // The real title bar has its hello's words now; each pane drawn shows itself.
+    hide(el.querySelector('.titlebar'));
+    for (const part of el.querySelectorAll<HTMLElement>('[data-first-paint-pane]')) {
+      if (terminals.allDrawn([part.dataset.firstPaintPane!])) hide(part);
+    }
   };
   stops.push(store.subscribe(check), terminals.onDrawn(check));
   const timer = setTimeout(done, afterMs);

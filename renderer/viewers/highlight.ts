@@ -4,10 +4,9 @@
  * text, so it is safe to insert as it is.
  */
 import hljs from 'highlight.js/lib/common';
+import { escapeHtml } from '../escape.ts';
 
-export function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
+export { escapeHtml };
 
 /** Highlight text in a language when highlight.js knows it; else just escape it. */
 export function highlight(code: string, language: string | undefined): string {
