@@ -64,16 +64,12 @@ export function htmlText(text: string): string {
 const CUBE = [0, 95, 135, 175, 215, 255];
 const hex = (r: number, g: number, b: number): string => `#${[r, g, b].map((v) => v.toString(16).padStart(2, '0')).join('')}`;
 
-const ANSI_NAMES = ['black', 'red', 'green', 'yellow', 'blue', 'magenta', 'cyan', 'white'] as const;
+/** The theme's keys for palette colours 0-15, in their order. */
+const ANSI_KEYS = ['black', 'red', 'green', 'yellow', 'blue', 'magenta', 'cyan', 'white', 'brightBlack', 'brightRed', 'brightGreen', 'brightYellow', 'brightBlue', 'brightMagenta', 'brightCyan', 'brightWhite'] as const;
 
 /** A palette colour as xterm draws it: 0-15 from the theme, 16-231 the colour cube, 232-255 the greys. */
 export function paletteColour(index: number, theme: ThemeName): string {
-  const t = TERMINAL_THEMES[theme];
-  if (index < 16) {
-    const name = ANSI_NAMES[index % 8]!;
-    const key = index < 8 ? name : (`bright${name[0]!.toUpperCase()}${name.slice(1)}` as keyof typeof t);
-    return String(t[key as keyof typeof t]);
-  }
+  if (index < 16) return String(TERMINAL_THEMES[theme][ANSI_KEYS[index]!]);
   if (index < 232) {
     const i = index - 16;
     return hex(CUBE[Math.floor(i / 36)]!, CUBE[Math.floor(i / 6) % 6]!, CUBE[i % 6]!);
@@ -174,7 +170,7 @@ export function firstPaintMarkup(fp: FirstPaint): string | undefined {
  */
 export function withFirstPaint(indexHtml: string, theme: ThemeName, markup: string | undefined): string {
   const themed = indexHtml.replace(/<html\b([^>]*)>/i, (tag, attrs: string) => (/\bdata-theme=/.test(attrs) ? tag : `<html${attrs} data-theme="${theme}">`));
-  if (!markup) return themed;
-  const at = themed.indexOf('<div id="root"></div>');
-  return at < 0 ? themed : themed.slice(0, at + '<div id="root"></div>'.length) + markup + themed.slice(at + '<div id="root"></div>'.length);
+  const root = '<div id="root"></div>';
+  const at = themed.indexOf(root);
+  return !markup || at < 0 ? themed : themed.slice(0, at + root.length) + markup + themed.slice(at + root.length);
 }

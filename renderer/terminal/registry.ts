@@ -114,5 +114,6 @@ export class TerminalRegistry {
     this.sessions.delete(paneId);
     this.strayAckers.delete(paneId);
     this.prefetched.delete(paneId);
+    this.drawnPanes.delete(paneId);
   }
 }
