@@ -11,13 +11,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { app, BrowserWindow, dialog, ipcMain, Menu, nativeImage, Notification, protocol, session, shell, Tray, type IpcMainInvokeEvent, type MenuItemConstructorOptions, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, nativeImage, nativeTheme, Notification, protocol, session, shell, Tray, type IpcMainInvokeEvent, type MenuItemConstructorOptions, type WebContents } from 'electron';
 import type { AppCommand, EventName, Events, PaneInfo, RequestName, Surface } from '../../preload/contract.ts';
 import { REQUEST_NAMES } from '../../preload/contract.ts';
 import { appRoot } from '../panes/env.ts';
 import { offersDevTools, revealTarget, shouldNotifyNatively } from './desktop.ts';
 import { ElectronRelay } from './relay.ts';
-import { ORIGIN, routeAppUrl, SCHEME, trustedSenderUrl } from './routes.ts';
+import { ORIGIN, routeAppUrl, SCHEME, trustedSenderUrl, WINDOW_BACKGROUND, withAppFirstPaint } from './routes.ts';
 
 const rendererDir = path.join(appRoot, 'out', 'renderer');
 const preloadFile = path.join(appRoot, 'out', 'electron', 'preload.cjs');
@@ -39,13 +39,21 @@ let tray: Tray | undefined;
 /** Panes running in the service, as the main's own connection last heard. */
 const running = new Map<string, PaneInfo>();
 
+/** The theme the service last drew a window's first paint in: the next window opens in its colour. */
+let lastTheme: 'light' | 'dark' | undefined;
+
 /** Files for app://td/...: the core's file routes (through the service) first, then the built renderer. */
 async function serveAppFile(request: Request): Promise<Response> {
   const route = await routeAppUrl(request.url, (prefix, rest) => relay.resolveFile(prefix, rest).catch(() => undefined), rendererDir);
   const headers: Record<string, string> = { 'X-Content-Type-Options': 'nosniff' };
   if ('status' in route) return new Response(route.text, { status: route.status, headers });
   try {
-    const body = await fs.promises.readFile(route.file);
+    // The window's page carries its first paint, from the service (the same picture serve's door draws).
+    const body = await withAppFirstPaint(route.file, await fs.promises.readFile(route.file), rendererDir, async () => {
+      const answer = await relay.firstPaint(nativeTheme.shouldUseDarkColors ? 'dark' : 'light');
+      if (answer?.theme) lastTheme = answer.theme;
+      return answer;
+    });
     return new Response(body, { status: 200, headers: { ...headers, 'Content-Type': route.type, 'Content-Security-Policy': route.csp } });
   } catch {
     return new Response('Not found.', { status: 404, headers });
@@ -257,7 +265,8 @@ function openWindow(): BrowserWindow {
     width: 1280,
     height: 820,
     title: 'Terminal Delight',
-    backgroundColor: '#1e1e1e',
+    // The theme the last window was drawn in (the setting may differ from the desktop's), else the desktop's.
+    backgroundColor: WINDOW_BACKGROUND[lastTheme ?? (nativeTheme.shouldUseDarkColors ? 'dark' : 'light')],
     webPreferences: {
       preload: preloadFile,
       contextIsolation: true,

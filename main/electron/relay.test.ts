@@ -6,6 +6,7 @@ import { tempState, waitFor } from '../panes/testing.ts';
 import { stopService } from '../service/client.ts';
 import { readLock } from '../service/lock.ts';
 import { ElectronRelay } from './relay.ts';
+import { withAppFirstPaint } from './routes.ts';
 
 let state: ReturnType<typeof tempState>;
 let relay: ElectronRelay;
@@ -48,6 +49,29 @@ describe('the Electron main as a relay (a real service, no Electron)', () => {
     await waitFor(async () => (await relay.ask('service.info', {})).clients === 1, 'the closed window to be gone');
     // Files the core serves are resolved through the service; unknown ones are not there.
     expect(await relay.resolveFile('artifact', 'nope/none.html')).toBeUndefined();
+  });
+
+  it('gives the window\'s index.html its first paint from the service, in the desktop\'s theme; other files, and a service that does not answer in time, as they are', async () => {
+    const hello = await relay.request('w1', 'app.hello', {});
+    const paneId = hello.panes[0].id;
+    let out = '';
+    relay.onWindowEvent((id, name, payload) => {
+      if (name === 'pane.output') out += (payload as { data: string }).data;
+    });
+    await relay.request('w1', 'pane.input', { paneId, data: 'echo "painted-$((6*7))"\r' });
+    await waitFor(() => out.includes('painted-42'), 'the echo');
+    const dir = path.join(state.dir, 'renderer');
+    const index = path.join(dir, 'index.html');
+    const html = Buffer.from('<!doctype html><html lang="en"><head></head><body><div id="root"></div></body></html>');
+    const page = (await withAppFirstPaint(index, html, dir, () => relay.firstPaint('dark'))).toString('utf8');
+    expect(page).toContain('<html lang="en" data-theme="dark">');
+    expect(page).toMatch(/<div id="root"><\/div><div id="td-first-paint" data-theme="dark"/);
+    expect(page).toContain('painted-42');
+    expect((await withAppFirstPaint(index, html, dir, () => relay.firstPaint('light'))).toString('utf8')).toContain('data-theme="light"');
+    // An asset, and a service that says nothing for longer than the page waits, leave the file as it was.
+    expect(await withAppFirstPaint(path.join(dir, 'assets', 'a.js'), html, dir, () => relay.firstPaint('dark'))).toBe(html);
+    expect(await withAppFirstPaint(index, html, dir, () => new Promise(() => {}))).toBe(html);
+    expect(await withAppFirstPaint(index, html, dir, () => Promise.reject(new Error('gone')))).toBe(html);
   });
 
   it('after the service dies, says so, and the next request starts a new one', async () => {

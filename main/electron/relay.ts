@@ -7,6 +7,7 @@
  */
 import type { EventName, Events, Req, RequestName, Res } from '../../preload/contract.ts';
 import type { ResolvedFile } from '../core.ts';
+import type { FirstPaintAnswer } from '../serve/first-paint.ts';
 import { connectService, stopService, type ServiceConnection, ServiceError } from '../service/client.ts';
 
 export interface RelayOptions {
@@ -69,6 +70,14 @@ export class ElectronRelay {
   /** Resolve an app:// file route through the service. */
   async resolveFile(prefix: string, rest: string): Promise<ResolvedFile | undefined> {
     return (await (await this.start()).resolveFile(prefix, rest)) ?? undefined;
+  }
+
+  /**
+   * The theme and first paint for a window about to load app://td/ (main/serve/first-paint.ts),
+   * given what the desktop's setting prefers; undefined when the service has none to give.
+   */
+  async firstPaint(prefers: 'light' | 'dark'): Promise<FirstPaintAnswer | undefined> {
+    return (await this.start()).firstPaint({ prefers });
   }
 
   /** Events for one window, from its own connection. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Core } from '../core.ts';
 import { tempState } from '../panes/testing.ts';
-import { APP_CSP, routeAppUrl, trustedSenderUrl } from './routes.ts';
+import { APP_CSP, routeAppUrl, trustedSenderUrl, WINDOW_BACKGROUND } from './routes.ts';
 
 let state: ReturnType<typeof tempState>;
 let renderer: string;
@@ -24,6 +24,14 @@ beforeAll(() => {
 afterAll(() => state.cleanup());
 
 describe('app:// routes of the Electron shell', () => {
+  it('opens windows in the page\'s own background, in each theme (styles.css --bg)', () => {
+    const css = fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'renderer', 'styles.css'), 'utf8');
+    const bg = (block: string) => /--bg:\s*(#[0-9a-f]{6})/i.exec(block)?.[1];
+    expect(bg(css.slice(css.indexOf(':root {'), css.indexOf('}', css.indexOf(':root {'))))).toBe(WINDOW_BACKGROUND.dark);
+    const light = css.indexOf(':root[data-theme="light"] {');
+    expect(bg(css.slice(light, css.indexOf('}', light)))).toBe(WINDOW_BACKGROUND.light);
+  });
+
   it('serves the renderer with the strict CSP', async () => {
     expect(await routeAppUrl('app://td/index.html', files, renderer)).toEqual({ file: path.join(renderer, 'index.html'), type: 'text/html; charset=utf-8', csp: APP_CSP });
     expect(await routeAppUrl('app://td/', files, renderer)).toMatchObject({ file: path.join(renderer, 'index.html') });

@@ -3,7 +3,9 @@
  * core's file routes first (core.serveFiles), then the built renderer; and whether an
  * IPC sender is one of our own pages. Plain Node, so it is tested directly.
  */
+import path from 'node:path';
 import type { ResolvedFile } from '../core.ts';
+import { firstPaintWithin, withAnswer, type FirstPaintAnswer } from '../serve/first-paint.ts';
 import { mimeType, resolveStatic } from '../serve/files.ts';
 
 export const SCHEME = 'app';
@@ -51,6 +53,22 @@ export async function routeAppUrl(rawUrl: string, files: FileRoutes | undefined,
   const file = resolveStatic(rendererDir, url.pathname);
   if (!file) return url.pathname === '/' || url.pathname === '/index.html' ? { status: 404, text: 'The renderer is not built yet: run `npm run build`.' } : { status: 404, text: 'Not found.' };
   return { file, type: mimeType(file), csp: APP_CSP };
+}
+
+/**
+ * A window's background before its page paints, in each theme: the page's own `--bg`
+ * (renderer/styles.css), so a window opens in the colour its first frame has.
+ */
+export const WINDOW_BACKGROUND: Record<'light' | 'dark', string> = { dark: '#0e1013', light: '#e7e7e4' };
+
+/**
+ * The window's page with its theme and first paint in it (main/serve/first-paint.ts), when
+ * `file` is the renderer's index.html and the service gave one in time; else `body` as it is.
+ */
+export async function withAppFirstPaint(file: string, body: Buffer<ArrayBuffer>, rendererDir: string, answer: () => Promise<FirstPaintAnswer | undefined>): Promise<Buffer<ArrayBuffer>> {
+  if (path.resolve(file) !== path.resolve(rendererDir, 'index.html')) return body;
+  const a = await firstPaintWithin(answer().catch(() => undefined));
+  return a ? Buffer.from(withAnswer(body.toString('utf8'), a)) : body;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { WebSocket } from 'ws';
 import type { App } from '../app.ts';
 import type { ResolvedFile } from '../core.ts';
 import { connectService, type ServiceConnection } from '../service/client.ts';
+import { wireAsk, type FirstPaintAnswer, type FirstPaintAsk } from './first-paint.ts';
 
 export interface WindowOptions {
   /** The window asked for `pane.output` as binary frames (`/ws?output=binary`, preload/output-frame.ts). */
@@ -17,6 +18,8 @@ export interface Backend {
   /** A window's WebSocket, authenticated: carry its frames to the core and the core's to it. */
   window(ws: WebSocket, opts?: WindowOptions): void;
   resolveFile(prefix: string, rest: string): Promise<ResolvedFile | undefined>;
+  /** The theme and first paint for a window about to load, where the core is elsewhere (first-paint.ts). */
+  firstPaint?(ask: FirstPaintAsk): Promise<FirstPaintAnswer | undefined>;
   close(): void;
 }
 
@@ -27,7 +30,7 @@ export interface Backend {
  */
 const RELAY_MAX = 64 * 1024 * 1024;
 
-/** Frames a window may send: requests, acknowledgements and pongs. Nothing else is passed on (file routes, shutdown, doors are the relay's own). */
+/** Frames a window may send: requests, acknowledgements and pongs. Nothing else is passed on (file routes, first paints, shutdown, doors are the relay's own). */
 function windowFrameOk(text: string): boolean {
   try {
     const f = JSON.parse(text) as { t?: unknown };
@@ -145,6 +148,10 @@ export async function serviceBackend(opts: ServiceBackendOptions): Promise<Backe
     async resolveFile(prefix, rest) {
       const c = await filesConn();
       return (await c.resolveFile(prefix, rest)) ?? undefined;
+    },
+    async firstPaint(ask) {
+      const c = await filesConn();
+      return c.firstPaint(wireAsk(ask));
     },
     close() {
       closed = true;

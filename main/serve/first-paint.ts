@@ -20,14 +20,24 @@ export const THEME_HINT = 'Sec-CH-Prefers-Color-Scheme';
 export const THEME_HINT_HEADERS: Record<string, string> = { 'Accept-CH': THEME_HINT, 'Critical-CH': THEME_HINT };
 
 /**
- * The theme the window will show, as its renderer decides it (store.ts resolvedTheme): `?theme=`
- * first, then the theme setting, then, for "system", the browser's hint; undefined when
- * nothing says (a browser without client hints: the renderer decides once it runs).
+ * The theme the window will show, as its renderer decides it (store.ts resolvedTheme): the
+ * window's own choice (`?theme=`) first, then the theme setting, then, for "system", what the
+ * person prefers (a browser's hint, the desktop's setting); undefined when nothing says (a
+ * browser without client hints: the renderer decides once it runs).
  */
-export function windowTheme(setting: 'system' | 'light' | 'dark', url: URL, req: Pick<IncomingMessage, 'headers'>): ThemeName | undefined {
-  const param = url.searchParams.get('theme');
-  if (param === 'light' || param === 'dark') return param;
+export function resolveTheme(setting: 'system' | 'light' | 'dark', own: unknown, prefers: unknown): ThemeName | undefined {
+  if (own === 'light' || own === 'dark') return own;
   if (setting !== 'system') return setting;
+  return prefers === 'light' || prefers === 'dark' ? prefers : undefined;
+}
+
+/** The theme the window asking with this request will show (resolveTheme, from its query and its browser's hint). */
+export function windowTheme(setting: 'system' | 'light' | 'dark', url: URL, req: Pick<IncomingMessage, 'headers'>): ThemeName | undefined {
+  return resolveTheme(setting, url.searchParams.get('theme'), browserPrefers(req));
+}
+
+/** What the browser said the person prefers (THEME_HINT), when it did. */
+function browserPrefers(req: Pick<IncomingMessage, 'headers'>): ThemeName | undefined {
   const hint = req.headers[THEME_HINT.toLowerCase()];
   const value = typeof hint === 'string' ? hint.trim().replace(/^"|"$/g, '') : undefined;
   return value === 'light' || value === 'dark' ? value : undefined;
@@ -49,23 +59,94 @@ export function firstPaintOf(app: App, theme: ThemeName): FirstPaint | undefined
 }
 
 /**
- * index.html for this request: with the theme on its root element when it is known, and the
- * first paint after the React root when the core is here and can draw one. A first paint
- * that fails to draw is left out (the page draws as it always did): it never costs the page.
+ * What a window about to load asks the core for (the door from its request; a relay and
+ * Electron's shell over the service's `first-paint` frame, main/service/wire.ts).
  */
-export function indexFor(html: string, app: App | undefined, url: URL, req: Pick<IncomingMessage, 'headers' | 'method'>): string {
-  if (!app) return html;
-  const theme = windowTheme(app.settings.get().theme, url, req);
-  if (!theme) return html;
-  let markup: string | undefined;
-  // `?first-paint=off`: the page as it was before there was one (to compare, or to rule it out).
-  if (url.searchParams.get('first-paint') !== 'off' && req.method !== 'HEAD') {
+export interface FirstPaintAsk {
+  /** The window's own theme (`?theme=`), when it has one. */
+  theme?: unknown;
+  /** What the person prefers, as the browser's hint or the desktop's setting says. */
+  prefers?: unknown;
+  /** Only the theme, no picture (`?first-paint=off`, a HEAD request). */
+  themeOnly?: boolean;
+}
+
+/** The window's theme (null when nothing says) and its first paint (null when none can be drawn). */
+export interface FirstPaintAnswer {
+  theme: ThemeName | null;
+  markup: string | null;
+}
+
+/**
+ * The theme and first paint for a window asking `ask`. A first paint that fails to draw is
+ * left out (the page draws as it always did): it never costs the page.
+ */
+export function firstPaintFor(app: App, ask: FirstPaintAsk): FirstPaintAnswer {
+  const theme = resolveTheme(app.settings.get().theme, ask.theme, ask.prefers);
+  if (!theme) return { theme: null, markup: null };
+  let markup: string | null = null;
+  if (!ask.themeOnly) {
     try {
       const fp = firstPaintOf(app, theme);
-      markup = fp ? firstPaintMarkup(fp) : undefined;
+      markup = fp ? firstPaintMarkup(fp) ?? null : null;
     } catch {
-      markup = undefined;
+      markup = null;
     }
   }
-  return withFirstPaint(html, theme, markup);
+  return { theme, markup };
+}
+
+/** What the window loading with this request asks: its query's theme and `first-paint=off`, its browser's hint, HEAD. */
+export function askOf(url: URL, req: Pick<IncomingMessage, 'headers' | 'method'>): FirstPaintAsk {
+  // `?first-paint=off`: the page as it was before there was one (to compare, or to rule it out).
+  return { theme: url.searchParams.get('theme'), prefers: browserPrefers(req), themeOnly: url.searchParams.get('first-paint') === 'off' || req.method === 'HEAD' };
+}
+
+/** An ask as the service's `first-paint` frame carries it (main/service/wire.ts): strings only. */
+export function wireAsk(ask: FirstPaintAsk): { theme?: string; prefers?: string; themeOnly?: boolean } {
+  return {
+    ...(typeof ask.theme === 'string' ? { theme: ask.theme.slice(0, 16) } : {}),
+    ...(typeof ask.prefers === 'string' ? { prefers: ask.prefers.slice(0, 16) } : {}),
+    ...(ask.themeOnly ? { themeOnly: true } : {}),
+  };
+}
+
+/**
+ * How long index.html waits for a first paint from a core elsewhere: the service Electron's
+ * shell reaches (a local socket: milliseconds), or one a relay reaches over SSH (a round trip
+ * or two).
+ */
+export const FIRST_PAINT_WAIT_MS = 250;
+
+/**
+ * A first paint from a core elsewhere, or undefined when it is not back within `ms`: the
+ * window's page never waits long for its picture (it draws as it always did).
+ */
+export function firstPaintWithin(answer: Promise<FirstPaintAnswer | undefined>, ms = FIRST_PAINT_WAIT_MS): Promise<FirstPaintAnswer | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), ms);
+    answer.then(
+      (a) => {
+        clearTimeout(timer);
+        resolve(a);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      },
+    );
+  });
+}
+
+/** index.html with an answer in it: the theme on its root element, the first paint after the React root. */
+export function withAnswer(html: string, answer: FirstPaintAnswer | undefined): string {
+  return answer?.theme ? withFirstPaint(html, answer.theme, answer.markup ?? undefined) : html;
+}
+
+/**
+ * index.html for this request: with the theme on its root element when it is known, and the
+ * first paint after the React root when the core is here and can draw one.
+ */
+export function indexFor(html: string, app: App | undefined, url: URL, req: Pick<IncomingMessage, 'headers' | 'method'>): string {
+  return app ? withAnswer(html, firstPaintFor(app, askOf(url, req))) : html;
 }

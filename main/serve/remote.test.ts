@@ -3,9 +3,10 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { ServerFrame } from '../../preload/contract.ts';
-import { tempState } from '../panes/testing.ts';
+import { tempState, waitFor } from '../panes/testing.ts';
 import { startService, type RunningService } from '../service/service.ts';
 import { startServe, type Served } from './server.ts';
+import { get } from './testing.ts';
 
 let there: ReturnType<typeof tempState>;
 let here: ReturnType<typeof tempState>;
@@ -47,6 +48,32 @@ describe('serve with --service-socket and --service-token (a service elsewhere, 
     expect(answer).toMatchObject({ t: 'res', id: 1, ok: true, res: { pid: process.pid } });
     // Nothing was started in this machine's own state folder.
     expect(fs.existsSync(path.join(here.env.XDG_STATE_HOME!, 'terminal-delight', 'run', 'service.lock'))).toBe(false);
+  });
+
+  it('sends index.html with the first paint the service elsewhere draws, in the theme the browser hints', async () => {
+    const r = await startService({ env: there.env, fresh: true, idleMs: 0 });
+    if (!r.started) throw new Error('no service');
+    service = r.service;
+    const paneId = service.app.panes.create({ cwd: there.dir }).id;
+    service.app.panes.write(paneId, `printf 'far-%s\\n' away\r`);
+    await waitFor(() => /^far-away/m.test(service!.app.panes.screenText(paneId)), 'the printf on the far side');
+    const token = path.join(here.dir, 'remote.token');
+    fs.copyFileSync(service.paths.serviceToken, token);
+    const renderer = path.join(here.dir, 'renderer');
+    fs.mkdirSync(renderer, { recursive: true });
+    fs.writeFileSync(path.join(renderer, 'index.html'), '<!doctype html>\n<html lang="en">\n  <body>\n    <div id="root"></div>\n  </body>\n</html>\n');
+    served = await startServe({ env: here.env, cwd: here.dir, rendererDir: renderer, service: { socketPath: service.paths.serviceSocket, tokenFile: token } });
+    const cookie = { Cookie: `td_token=${served.token}` };
+    const page = await get(served.port, '/', { ...cookie, 'Sec-CH-Prefers-Color-Scheme': 'light' });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<html lang="en" data-theme="light">');
+    expect(page.body).toContain(`data-first-paint-pane="${paneId}"`);
+    expect(page.body).toContain('far-away');
+    // `?first-paint=off` and HEAD: the theme alone; no hint and no setting: the page as it is.
+    const off = await get(served.port, '/?first-paint=off', { ...cookie, 'Sec-CH-Prefers-Color-Scheme': 'dark' });
+    expect(off.body).toContain('data-theme="dark"');
+    expect(off.body).not.toContain('td-first-paint');
+    expect((await get(served.port, '/', cookie)).body).not.toContain('data-theme');
   });
 
   it('says so in one sentence when the forwarded socket does not answer, starting nothing', async () => {

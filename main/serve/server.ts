@@ -22,7 +22,7 @@ import { serviceStarting } from '../service/client.ts';
 import { takeHeldConnections } from '../service/door-handover.ts';
 import { coreBackend, serviceBackend, type Backend } from './backend.ts';
 import { mimeType, RendererFiles } from './files.ts';
-import { indexFor, THEME_HINT_HEADERS } from './first-paint.ts';
+import { askOf, firstPaintWithin, indexFor, THEME_HINT_HEADERS, withAnswer } from './first-paint.ts';
 import { cookieToken, hostAllowed, loopbackBindAddress, newToken, originAllowed, rendererCsp, serveUrl, setCookie, tokensEqual } from './security.ts';
 
 // node:http as its CommonJS module: imported as ESM, Node builds a facade reading every export,
@@ -170,14 +170,21 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   /** The renderer's own files (out/renderer): hashed assets from memory, cached by the browser for good. */
   const rendererFiles = new RendererFiles(rendererDir);
   const sendRenderer = (res: ServerResponse, req: IncomingMessage, url: URL, pathname: string, headers: Record<string, string>, deny: (code: number, text: string) => void): void => {
-    void rendererFiles.get(pathname).then((file) => {
+    void rendererFiles.get(pathname).then(async (file) => {
       if (!file) {
         if (pathname === '/') return deny(503, 'The renderer is not built yet: run `npm run build`, then reload.');
         return deny(404, 'Not found.');
       }
       const html = file.type.startsWith('text/html');
-      // The window's page: its theme and first paint, where the core is here to draw them.
-      const body = html && (pathname === '/' || pathname === '/index.html') ? Buffer.from(indexFor(file.body.toString('utf8'), here, url, req)) : file.body;
+      // The window's page: its theme and first paint, drawn by the core here, or asked of the
+      // service a relay reaches (not waited for long: without it the page draws as it always did).
+      const index = html && (pathname === '/' || pathname === '/index.html');
+      const asked = index && !here ? backend?.firstPaint?.(askOf(url, req)) : undefined;
+      const body = !index
+        ? file.body
+        : asked
+          ? Buffer.from(withAnswer(file.body.toString('utf8'), await firstPaintWithin(asked)))
+          : Buffer.from(indexFor(file.body.toString('utf8'), here, url, req));
       res.writeHead(200, {
         ...headers,
         ...(html ? THEME_HINT_HEADERS : {}),

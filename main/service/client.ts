@@ -21,7 +21,8 @@ import { FrameSplitter } from './frames.ts';
 import { CORE_MALLOC_ENV, SERVICE_ONLY_ENV } from './service-env.ts';
 import { DOOR_HANDOVER_ENV, HANDOVER_SUPPORTED, handDoorOver } from './door-handover.ts';
 import { holderAlive, lockHeld, readLock } from './lock.ts';
-import { MAX_LINE, PROTOCOL, type ClientHello, type ClientKind, type ControlFrame, type DoorAnswer, type DoorSpec, type FileAnswer, type ServiceHello } from './wire.ts';
+import { MAX_LINE, PROTOCOL, type ClientHello, type ClientKind, type ControlFrame, type DoorAnswer, type DoorSpec, type FileAnswer, type FirstPaintFrameAnswer, type ServiceHello } from './wire.ts';
+import type { FirstPaintAnswer } from '../serve/first-paint.ts';
 
 export interface ConnectOptions {
   env?: NodeJS.ProcessEnv;
@@ -162,6 +163,7 @@ export class ServiceConnection extends EventEmitter {
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; name: string }>();
   private readonly files = new Map<number, (file: FileAnswer['file']) => void>();
   private readonly doors = new Map<number, (answer: DoorAnswer) => void>();
+  private readonly paints = new Map<number, (answer: FirstPaintAnswer | undefined) => void>();
   private nextId = 1;
   private closed = false;
   private relay: ((data: Buffer, binary: boolean) => void) | undefined;
@@ -229,6 +231,19 @@ export class ServiceConnection extends EventEmitter {
   }
 
   /**
+   * The theme and first paint for a window about to load (main/serve/first-paint.ts), for a
+   * relay's or Electron's index.html; undefined from a service too old to draw one, or gone.
+   */
+  firstPaint(ask: { theme?: string; prefers?: string; themeOnly?: boolean }): Promise<FirstPaintAnswer | undefined> {
+    if (this.closed) return Promise.resolve(undefined);
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.paints.set(id, resolve);
+      this.socket.write(JSON.stringify({ t: 'first-paint', id, ...ask }) + '\n');
+    });
+  }
+
+  /**
    * Ask the service to open the browser's door (main/service/door.ts), open while this
    * connection is. A service that does not know doors answers that it is not a request.
    */
@@ -264,7 +279,7 @@ export class ServiceConnection extends EventEmitter {
 
   private line(bytes: Buffer): void {
     if (this.relay) return this.relay(bytes, false);
-    let frame: ServerFrame | { t: 'ping' } | FileAnswer | DoorAnswer | Extract<ControlFrame, { t: 'bye' }>;
+    let frame: ServerFrame | { t: 'ping' } | FileAnswer | DoorAnswer | FirstPaintFrameAnswer | Extract<ControlFrame, { t: 'bye' }>;
     try {
       frame = JSON.parse(bytes.toString('utf8')) as typeof frame;
     } catch {
@@ -276,6 +291,11 @@ export class ServiceConnection extends EventEmitter {
       const done = this.doors.get(frame.id);
       this.doors.delete(frame.id);
       done?.(frame.t === 'door' ? frame : { t: 'door', id: frame.id, ok: false, error: frame.ok ? 'the service did not open a door' : frame.error });
+    } else if (frame.t === 'first-paint' || (frame.t === 'res' && this.paints.has(frame.id))) {
+      // (A service that does not know the frame answers that it is not a request: no first paint.)
+      const done = this.paints.get(frame.id);
+      this.paints.delete(frame.id);
+      done?.(frame.t === 'first-paint' ? { theme: frame.theme ?? null, markup: typeof frame.markup === 'string' ? frame.markup : null } : undefined);
     } else if (frame.t === 'file') {
       const done = this.files.get(frame.id);
       this.files.delete(frame.id);
@@ -307,6 +327,10 @@ export class ServiceConnection extends EventEmitter {
     for (const [id, done] of this.doors) {
       this.doors.delete(id);
       done({ t: 'door', id, ok: false, error: 'the service went away before it opened the door' });
+    }
+    for (const [id, done] of this.paints) {
+      this.paints.delete(id);
+      done(undefined);
     }
     this.emit('close');
   }

@@ -11,7 +11,8 @@
 import type { ClientFrame, EventName, Events, RequestName, ServerFrame } from '../../preload/contract.ts';
 import type { Client, Core } from '../core.ts';
 import { encodeOutputFrame } from './frames.ts';
-import type { ControlFrame, DoorAnswer, FileAnswer } from './wire.ts';
+import type { FirstPaintAnswer, FirstPaintAsk } from '../serve/first-paint.ts';
+import type { ControlFrame, DoorAnswer, FileAnswer, FirstPaintFrameAnswer } from './wire.ts';
 
 /** A transport to one client. `send` takes one frame's JSON text; the transport frames it. */
 export interface Link {
@@ -40,6 +41,8 @@ export interface ConnectOptions {
   onShutdown?: (reason: string) => void;
   /** Called for a `door` control frame (main/service/door.ts); its answer is sent back. */
   onDoor?: (frame: Extract<ControlFrame, { t: 'door' }>) => Promise<DoorAnswer>;
+  /** Called for a `first-paint` control frame (main/serve/first-paint.ts firstPaintFor); its answer is sent back. */
+  onFirstPaint?: (ask: FirstPaintAsk) => FirstPaintAnswer;
 }
 
 const PING_MS = 2_000;
@@ -96,6 +99,9 @@ export class Connection {
       case 'shutdown':
         if (this.opts.control) return this.opts.onShutdown?.(typeof frame.reason === 'string' ? frame.reason.slice(0, 200) : 'asked');
         break;
+      case 'first-paint':
+        if (this.opts.control && this.opts.onFirstPaint) return this.firstPaint(frame, this.opts.onFirstPaint);
+        break;
       case 'door':
         if (this.opts.control && this.opts.onDoor) {
           void this.opts.onDoor(frame).then((answer) => this.send(JSON.stringify(answer)));
@@ -135,6 +141,17 @@ export class Connection {
       }
     }
     this.send(JSON.stringify({ t: 'file', id, file } satisfies FileAnswer));
+  }
+
+  private firstPaint(frame: Extract<ControlFrame, { t: 'first-paint' }>, answer: (ask: FirstPaintAsk) => FirstPaintAnswer): void {
+    const id = Number.isSafeInteger(frame.id) ? frame.id : -1;
+    let a: FirstPaintAnswer = { theme: null, markup: null };
+    try {
+      a = answer({ theme: frame.theme, prefers: frame.prefers, themeOnly: frame.themeOnly === true });
+    } catch {
+      // none: the window draws as it always did
+    }
+    this.send(JSON.stringify({ t: 'first-paint', id, ...a } satisfies FirstPaintFrameAnswer));
   }
 
   private reply(id: number, error: string): void {

@@ -183,6 +183,34 @@ describe('the service socket', () => {
     for (const c of [cli, relay, again]) c.close();
   });
 
+  it('draws a first paint for a relay or Electron\'s shell: the pane\'s prompt in the theme asked; bad asks change nothing', async () => {
+    const svc = await start();
+    const relay = await connectService({ env: state.env, client: 'serve', start: false, cwd: state.dir, firstPane: true });
+    const paneId = svc.app.panes.list()[0]!.id;
+    await waitFor(() => /\$\s*$/.test(svc.app.panes.screenText(paneId)), 'the first pane\'s prompt', 20_000);
+    // The desktop prefers dark; the setting ("system") follows it.
+    const dark = await relay.firstPaint({ prefers: 'dark' });
+    expect(dark?.theme).toBe('dark');
+    expect(dark?.markup).toContain('id="td-first-paint" data-theme="dark"');
+    expect(dark?.markup).toContain(`data-first-paint-pane="${paneId}"`);
+    expect(dark?.markup).toMatch(/\$/);
+    // The window's own theme over what the desktop prefers; the theme alone when asked.
+    expect((await relay.firstPaint({ theme: 'light', prefers: 'dark' }))?.markup).toContain('data-theme="light"');
+    expect(await relay.firstPaint({ prefers: 'dark', themeOnly: true })).toEqual({ theme: 'dark', markup: null });
+    // Nothing says the theme: nothing to draw in.
+    expect(await relay.firstPaint({})).toEqual({ theme: null, markup: null });
+    // Hostile asks (wrong types, strings that are no theme) are no theme, and the connection goes on.
+    const r = await raw(svc.paths.serviceSocket);
+    r.send({ t: 'hello', protocol: PROTOCOL, version: 'test', token: token(svc), client: 'serve', pid: process.pid });
+    expect((await r.next()).ok).toBe(true);
+    r.send({ t: 'first-paint', id: 7, theme: { toString: 'dark' }, prefers: '<script>' });
+    expect(await r.next()).toEqual({ t: 'first-paint', id: 7, theme: null, markup: null });
+    r.send({ t: 'first-paint', id: 8, prefers: 'light' });
+    expect(await r.next()).toMatchObject({ t: 'first-paint', id: 8, theme: 'light' });
+    r.socket.destroy();
+    relay.close();
+  });
+
   it('runs once per state folder: a second start names the first', async () => {
     await start();
     const again = await startService({ env: state.env, idleMs: 0 });

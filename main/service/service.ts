@@ -9,6 +9,7 @@ import net from 'node:net';
 import { createApp, type App } from '../app.ts';
 import { statePaths, type Paths } from '../paths.ts';
 import { appVersion } from '../version.ts';
+import { firstPaintFor } from '../serve/first-paint.ts';
 import { Doors } from './door.ts';
 import { binaryHeader } from './frames.ts';
 import { FrameSender } from './sender.ts';
@@ -143,6 +144,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
               control: true,
               onShutdown: (reason) => void stop(reason === 'upgrade' ? 'the service was restarted for an upgrade' : 'the service was stopped'),
               onDoor: (frame) => doors.answer(frame, socket, () => socket.destroyed),
+              onFirstPaint: (ask) => firstPaintFor(app, ask),
             },
           );
           const control = (line: string): void => sender.line(line);

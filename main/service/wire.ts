@@ -3,6 +3,7 @@
  * ServerFrame objects serve's WebSocket carries, after one hello line each way
  * (docs/design/service.md, "The socket"). Pure, apart from the line splitter's buffer.
  */
+import type { FirstPaintAnswer } from '../serve/first-paint.ts';
 
 /** Bumped on any change a client of another version could not speak. */
 export const PROTOCOL = 1;
@@ -41,6 +42,13 @@ export type ControlFrame =
   | { t: 'pong' }
   /** Resolve a file route (core.serveFiles) for serve's HTTP or Electron's app:// protocol. */
   | { t: 'file'; id: number; prefix: string; rest: string }
+  /**
+   * The theme and first paint for a window about to load (main/serve/first-paint.ts): what a
+   * relay or Electron's shell puts into index.html. `theme` is the window's own (`?theme=`),
+   * `prefers` what the person prefers (the browser's hint, the desktop's setting); with
+   * `themeOnly`, the theme alone.
+   */
+  | { t: 'first-paint'; id: number; theme?: string; prefers?: string; themeOnly?: boolean }
   /** Stop the service (every protocol version keeps this frame: an upgrade needs it). */
   | { t: 'shutdown'; reason?: string }
   /**
@@ -69,6 +77,8 @@ export function parseDoorSpec(v: unknown): DoorSpec | string {
   if (typeof d.token !== 'string' || !/^[0-9a-f]{32,256}$/.test(d.token)) return 'the door\'s token is not usable: give at least 32 hex digits';
   return { host: d.host, port: d.port, token: d.token };
 }
+
+export type FirstPaintFrameAnswer = { t: 'first-paint'; id: number } & FirstPaintAnswer;
 
 export type FileAnswer = { t: 'file'; id: number; file: { path: string; type?: string; csp?: string } | null };
 
