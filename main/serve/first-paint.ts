@@ -9,6 +9,9 @@ import type { App } from '../app.ts';
 import { firstPaintMarkup, withFirstPaint, type FirstPaint } from '../../renderer/first-paint/markup.ts';
 import { paneIds } from '../panes/layout.ts';
 import type { ThemeName } from '../../renderer/store/store.ts';
+import type { FirstPaintAnswer, FirstPaintAsk } from '../service/wire.ts';
+
+export type { FirstPaintAnswer, FirstPaintAsk };
 
 /** The client hint a browser sends with the person's light or dark preference, once the door asked for it. */
 export const THEME_HINT = 'Sec-CH-Prefers-Color-Scheme';
@@ -56,25 +59,6 @@ export function firstPaintOf(app: App, theme: ThemeName): FirstPaint | undefined
   }
   const { fontSize, fontFamily } = app.settings.get();
   return { layout, focused: app.panes.focused, panes, theme, settings: { fontSize, fontFamily } };
-}
-
-/**
- * What a window about to load asks the core for (the door from its request; a relay and
- * Electron's shell over the service's `first-paint` frame, main/service/wire.ts).
- */
-export interface FirstPaintAsk {
-  /** The window's own theme (`?theme=`), when it has one. */
-  theme?: unknown;
-  /** What the person prefers, as the browser's hint or the desktop's setting says. */
-  prefers?: unknown;
-  /** Only the theme, no picture (`?first-paint=off`, a HEAD request). */
-  themeOnly?: boolean;
-}
-
-/** The window's theme (null when nothing says) and its first paint (null when none can be drawn). */
-export interface FirstPaintAnswer {
-  theme: ThemeName | null;
-  markup: string | null;
 }
 
 /**

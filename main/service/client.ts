@@ -21,8 +21,7 @@ import { FrameSplitter } from './frames.ts';
 import { CORE_MALLOC_ENV, SERVICE_ONLY_ENV } from './service-env.ts';
 import { DOOR_HANDOVER_ENV, HANDOVER_SUPPORTED, handDoorOver } from './door-handover.ts';
 import { holderAlive, lockHeld, readLock } from './lock.ts';
-import { MAX_LINE, PROTOCOL, type ClientHello, type ClientKind, type ControlFrame, type DoorAnswer, type DoorSpec, type FileAnswer, type FirstPaintFrameAnswer, type ServiceHello } from './wire.ts';
-import type { FirstPaintAnswer } from '../serve/first-paint.ts';
+import { MAX_LINE, PROTOCOL, type ClientHello, type ClientKind, type ControlFrame, type DoorAnswer, type DoorSpec, type FileAnswer, type FirstPaintAnswer, type FirstPaintFrameAnswer, type ServiceHello } from './wire.ts';
 
 export interface ConnectOptions {
   env?: NodeJS.ProcessEnv;

@@ -11,8 +11,7 @@
 import type { ClientFrame, EventName, Events, RequestName, ServerFrame } from '../../preload/contract.ts';
 import type { Client, Core } from '../core.ts';
 import { encodeOutputFrame } from './frames.ts';
-import type { FirstPaintAnswer, FirstPaintAsk } from '../serve/first-paint.ts';
-import type { ControlFrame, DoorAnswer, FileAnswer, FirstPaintFrameAnswer } from './wire.ts';
+import type { ControlFrame, DoorAnswer, FileAnswer, FirstPaintAnswer, FirstPaintAsk, FirstPaintFrameAnswer } from './wire.ts';
 
 /** A transport to one client. `send` takes one frame's JSON text; the transport frames it. */
 export interface Link {

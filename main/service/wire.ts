@@ -3,7 +3,6 @@
  * ServerFrame objects serve's WebSocket carries, after one hello line each way
  * (docs/design/service.md, "The socket"). Pure, apart from the line splitter's buffer.
  */
-import type { FirstPaintAnswer } from '../serve/first-paint.ts';
 
 /** Bumped on any change a client of another version could not speak. */
 export const PROTOCOL = 1;
@@ -76,6 +75,25 @@ export function parseDoorSpec(v: unknown): DoorSpec | string {
   if (typeof d.port !== 'number' || !Number.isInteger(d.port) || d.port < 1 || d.port > 65535) return `the door's port ${JSON.stringify(d.port)} is not a port: give a whole number from 1 to 65535`;
   if (typeof d.token !== 'string' || !/^[0-9a-f]{32,256}$/.test(d.token)) return 'the door\'s token is not usable: give at least 32 hex digits';
   return { host: d.host, port: d.port, token: d.token };
+}
+
+/**
+ * What a window about to load asks the core for (the door from its request; a relay and
+ * Electron's shell over the `first-paint` frame): main/serve/first-paint.ts answers.
+ */
+export interface FirstPaintAsk {
+  /** The window's own theme (`?theme=`), when it has one. */
+  theme?: unknown;
+  /** What the person prefers, as the browser's hint or the desktop's setting says. */
+  prefers?: unknown;
+  /** Only the theme, no picture (`?first-paint=off`, a HEAD request). */
+  themeOnly?: boolean;
+}
+
+/** The window's theme (null when nothing says) and its first paint (null when none can be drawn). */
+export interface FirstPaintAnswer {
+  theme: 'light' | 'dark' | null;
+  markup: string | null;
 }
 
 export type FirstPaintFrameAnswer = { t: 'first-paint'; id: number } & FirstPaintAnswer;
