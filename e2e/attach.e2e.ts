@@ -13,7 +13,8 @@
  * not compiled (a module script's cache is never read).
  * Before any script runs, the page already shows the window: the door draws its first paint
  * into index.html (renderer/first-paint/), in the theme the browser hints, with the pane's rows
- * where xterm will draw them; it gives way in the frame the terminal has drawn.
+ * where xterm will draw them; it gives way in the frame the terminal has drawn. A serve that
+ * relays to a service elsewhere (`--service-socket`) sends the first paint that service draws.
  * Timing is measured in `npm run bench -- peer`, never here.
  */
 import fs from 'node:fs';
@@ -192,6 +193,43 @@ describe('attaching a window', () => {
     } finally {
       await ctx.close();
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('paints the window of a relay to a service elsewhere too: the service draws it, and it gives way to that service\'s terminal', async () => {
+    const [paneId] = await first.paneIds();
+    await first.typeLine(paneId!, `printf 'far-%s\\n' side`);
+    await first.waitForText(paneId!, /^far-side$/m);
+    // serve in a state folder of its own, relaying to the first serve's service (as over SSH, its token copied).
+    const token = path.join(tempDir('token'), 'service.token');
+    fs.copyFileSync(path.join(serve.stateDir, 'terminal-delight', 'run', 'service.token'), token);
+    const relay = await startServe({ args: ['--service-socket', path.join(serve.stateDir, 'terminal-delight', 'run', 'service.sock'), '--service-token', token] });
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
+    try {
+      const blocked = await ctx.newPage();
+      await blocked.route(/\.js$/, (route) => route.abort());
+      await blocked.goto(`${relay.url}&theme=light`);
+      const painted = await blocked.evaluate(() => ({
+        theme: document.getElementById('td-first-paint')?.dataset.theme,
+        panes: [...document.querySelectorAll('[data-first-paint-pane]')].map((p) => (p as HTMLElement).dataset.firstPaintPane),
+        rows: [...document.querySelectorAll('.first-paint-rows > div')].map((d) => (d.textContent ?? '').trimEnd()),
+      }));
+      expect(painted.theme).toBe('light');
+      expect(painted.panes).toEqual(await first.paneIds());
+      expect(painted.rows).toContain('far-side');
+      await blocked.screenshot({ path: path.join(ARTIFACTS, 'first-paint-relayed.png') });
+      const errors: string[] = [];
+      const page = await ctx.newPage();
+      page.on('pageerror', (e) => errors.push(String(e)));
+      await page.goto(`${relay.origin}/?test=1&renderer=dom&theme=light`);
+      const w = new TdPage(page, ctx, errors);
+      await w.drawn();
+      await w.waitForText(paneId!, /^far-side$/m);
+      expect(await page.evaluate(() => !!document.getElementById('td-first-paint'))).toBe(false);
+      expect(errors).toEqual([]);
+    } finally {
+      await ctx.close();
+      await relay.close();
     }
   });
 

@@ -53,6 +53,8 @@ export interface StartServeOptions {
   reuse?: Pick<Serve, 'stateDir' | 'home' | 'cwd'>;
   /** Runs before serve starts, with its fresh folders (for example to write a settings.json). */
   before?: (dirs: { stateDir: string; home: string; cwd: string }) => void;
+  /** More arguments for serve: `--service-socket` and `--service-token` make it a relay to a service elsewhere. */
+  args?: string[];
 }
 
 /** A fresh temp dir, removed by the returned cleanup. */
@@ -95,7 +97,7 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
     // serve is only the relay, run as npm start runs it; the service it starts gets the core's V8 flags (spawnService).
     '--experimental-strip-types', '--no-warnings=ExperimentalWarning',
     path.join(ROOT, 'main', 'serve', 'main.ts'),
-    '--port', '0', ...(opts.reuse ? [] : ['--fresh']), '--no-open', '--cwd', cwd,
+    '--port', '0', ...(opts.reuse ? [] : ['--fresh']), '--no-open', '--cwd', cwd, ...(opts.args ?? []),
   ], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr!.setEncoding('utf8');
