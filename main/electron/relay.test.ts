@@ -52,6 +52,9 @@ describe('the Electron main as a relay (a real service, no Electron)', () => {
   });
 
   it('gives the window\'s index.html its first paint from the service, in the desktop\'s theme; other files, and a service that does not answer in time, as they are', async () => {
+    // Before the main's connection is up (the service starting): none, at once, so the page loads meanwhile.
+    expect(await relay.firstPaint('dark')).toBeUndefined();
+    await relay.start();
     const hello = await relay.request('w1', 'app.hello', {});
     const paneId = hello.panes[0].id;
     let out = '';

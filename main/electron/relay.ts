@@ -74,10 +74,13 @@ export class ElectronRelay {
 
   /**
    * The theme and first paint for a window about to load app://td/ (main/serve/first-paint.ts),
-   * given what the desktop's setting prefers; undefined when the service has none to give.
+   * given what the desktop's setting prefers; undefined when the service has none to give, and
+   * at once while the main's connection is still being made (a service starting has no screen
+   * to draw yet, and the page's scripts should load while it starts, not after).
    */
   async firstPaint(prefers: 'light' | 'dark'): Promise<FirstPaintAnswer | undefined> {
-    return (await this.start()).firstPaint({ prefers });
+    if (!this.control || this.control.isClosed) return undefined;
+    return this.control.firstPaint({ prefers });
   }
 
   /** Events for one window, from its own connection. */
