@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempState, waitFor } from '../panes/testing.ts';
-import { windowTheme } from './first-paint.ts';
+import { FIRST_PAINT_MAX_CHARS } from '../../renderer/first-paint/markup.ts';
+import { windowTheme, withAnswer } from './first-paint.ts';
 import { startServe, type Served } from './server.ts';
 import { get } from './testing.ts';
 
@@ -82,5 +83,17 @@ describe('windowTheme', () => {
     expect(windowTheme('system', at('?theme=blue'), hint('light'))).toBe('light');
     expect(windowTheme('system', at(), hint('purple'))).toBeUndefined();
     expect(windowTheme('system', at(), hint())).toBeUndefined();
+  });
+
+  it('holds an answer from a service elsewhere to what the door would send: a real theme, markup under the cap', () => {
+    const fp = '<div id="td-first-paint" data-theme="dark"></div>';
+    expect(withAnswer(INDEX, { theme: 'dark', markup: fp })).toContain(`<div id="root"></div>${fp}`);
+    // A theme that is none (a hostile or broken service) changes nothing at all.
+    expect(withAnswer(INDEX, { theme: '"><script>alert(1)</script>' as 'dark', markup: fp })).toBe(INDEX);
+    expect(withAnswer(INDEX, undefined)).toBe(INDEX);
+    // Markup past the cap is left out; the theme still goes on <html>.
+    const big = withAnswer(INDEX, { theme: 'light', markup: 'x'.repeat(FIRST_PAINT_MAX_CHARS + 1) });
+    expect(big).toContain('<html lang="en" data-theme="light">');
+    expect(big).not.toContain('xxx');
   });
 });

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { App } from '../app.ts';
-import { firstPaintMarkup, withFirstPaint, type FirstPaint } from '../../renderer/first-paint/markup.ts';
+import { FIRST_PAINT_MAX_CHARS, firstPaintMarkup, withFirstPaint, type FirstPaint } from '../../renderer/first-paint/markup.ts';
 import { paneIds } from '../panes/layout.ts';
 import type { ThemeName } from '../../renderer/store/store.ts';
 import type { FirstPaintAnswer, FirstPaintAsk } from '../service/wire.ts';
@@ -122,9 +122,15 @@ export function firstPaintWithin(answer: Promise<FirstPaintAnswer | undefined>, 
   });
 }
 
-/** index.html with an answer in it: the theme on its root element, the first paint after the React root. */
+/**
+ * index.html with an answer in it: the theme on its root element, the first paint after the
+ * React root. An answer from elsewhere is held to what the door itself would send: a theme
+ * that is one, markup no longer than FIRST_PAINT_MAX_CHARS.
+ */
 export function withAnswer(html: string, answer: FirstPaintAnswer | undefined): string {
-  return answer?.theme ? withFirstPaint(html, answer.theme, answer.markup ?? undefined) : html;
+  const theme = answer?.theme === 'light' || answer?.theme === 'dark' ? answer.theme : undefined;
+  const markup = typeof answer?.markup === 'string' && answer.markup.length <= FIRST_PAINT_MAX_CHARS ? answer.markup : undefined;
+  return theme ? withFirstPaint(html, theme, markup) : html;
 }
 
 /**

@@ -73,6 +73,9 @@ describe('serve with --service-socket and --service-token (a service elsewhere, 
     const off = await get(served.port, '/?first-paint=off', { ...cookie, 'Sec-CH-Prefers-Color-Scheme': 'dark' });
     expect(off.body).toContain('data-theme="dark"');
     expect(off.body).not.toContain('td-first-paint');
+    const head = await get(served.port, '/', { ...cookie, 'Sec-CH-Prefers-Color-Scheme': 'dark' }, 'HEAD');
+    expect(head.status).toBe(200);
+    expect(head.headers['content-length']).toBe(String(Buffer.byteLength(off.body)));
     expect((await get(served.port, '/', cookie)).body).not.toContain('data-theme');
   });
 

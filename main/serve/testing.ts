@@ -7,10 +7,10 @@ export interface Reply {
   body: string;
 }
 
-/** A raw HTTP GET with full control of Host and Cookie (fetch would not let us set Host). */
-export function get(port: number, pathName: string, headers: Record<string, string> = {}): Promise<Reply> {
+/** A raw HTTP GET (or HEAD) with full control of Host and Cookie (fetch would not let us set Host). */
+export function get(port: number, pathName: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET'): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: pathName, method: 'GET', headers: { Host: `127.0.0.1:${port}`, ...headers } }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port, path: pathName, method, headers: { Host: `127.0.0.1:${port}`, ...headers } }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));

@@ -233,11 +233,20 @@ export class ServiceConnection extends EventEmitter {
    * The theme and first paint for a window about to load (main/serve/first-paint.ts), for a
    * relay's or Electron's index.html; undefined from a service too old to draw one, or gone.
    */
-  firstPaint(ask: { theme?: string; prefers?: string; themeOnly?: boolean }): Promise<FirstPaintAnswer | undefined> {
+  firstPaint(ask: { theme?: string; prefers?: string; themeOnly?: boolean }, timeoutMs = 5_000): Promise<FirstPaintAnswer | undefined> {
     if (this.closed) return Promise.resolve(undefined);
     const id = this.nextId++;
     return new Promise((resolve) => {
-      this.paints.set(id, resolve);
+      // A service that never answers leaves nothing waiting here.
+      const timer = setTimeout(() => {
+        this.paints.delete(id);
+        resolve(undefined);
+      }, timeoutMs);
+      timer.unref?.();
+      this.paints.set(id, (answer) => {
+        clearTimeout(timer);
+        resolve(answer);
+      });
       this.socket.write(JSON.stringify({ t: 'first-paint', id, ...ask }) + '\n');
     });
   }
@@ -294,7 +303,10 @@ export class ServiceConnection extends EventEmitter {
       // (A service that does not know the frame answers that it is not a request: no first paint.)
       const done = this.paints.get(frame.id);
       this.paints.delete(frame.id);
-      done?.(frame.t === 'first-paint' ? { theme: frame.theme ?? null, markup: typeof frame.markup === 'string' ? frame.markup : null } : undefined);
+      // Only a theme a first paint can be in (withAnswer bounds the markup).
+      done?.(frame.t === 'first-paint'
+        ? { theme: frame.theme === 'light' || frame.theme === 'dark' ? frame.theme : null, markup: typeof frame.markup === 'string' ? frame.markup : null }
+        : undefined);
     } else if (frame.t === 'file') {
       const done = this.files.get(frame.id);
       this.files.delete(frame.id);
