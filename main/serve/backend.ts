@@ -7,7 +7,7 @@ import type { WebSocket } from 'ws';
 import type { App } from '../app.ts';
 import type { ResolvedFile } from '../core.ts';
 import { connectService, type ServiceConnection } from '../service/client.ts';
-import { wireAsk, type FirstPaintAnswer, type FirstPaintAsk } from './first-paint.ts';
+import { firstPaintFor, wireAsk, type FirstPaintAnswer, type FirstPaintAsk } from './first-paint.ts';
 
 export interface WindowOptions {
   /** The window asked for `pane.output` as binary frames (`/ws?output=binary`, preload/output-frame.ts). */
@@ -18,8 +18,8 @@ export interface Backend {
   /** A window's WebSocket, authenticated: carry its frames to the core and the core's to it. */
   window(ws: WebSocket, opts?: WindowOptions): void;
   resolveFile(prefix: string, rest: string): Promise<ResolvedFile | undefined>;
-  /** The theme and first paint for a window about to load, where the core is elsewhere (first-paint.ts). */
-  firstPaint?(ask: FirstPaintAsk): Promise<FirstPaintAnswer | undefined>;
+  /** The theme and first paint for a window about to load (first-paint.ts), drawn by the core wherever it runs. */
+  firstPaint(ask: FirstPaintAsk): Promise<FirstPaintAnswer | undefined>;
   close(): void;
 }
 
@@ -72,6 +72,7 @@ export function coreBackend(app: App): Backend {
       ws.on('close', () => conn.gone());
     },
     resolveFile: (prefix, rest) => Promise.resolve(app.core.resolveFile(prefix, rest)),
+    firstPaint: (ask) => Promise.resolve(firstPaintFor(app, ask)),
     close() {},
   };
 }

@@ -1,8 +1,8 @@
 /**
- * The window's first paint as the door sends it (renderer/first-paint/markup.ts): the layout,
- * its panes' headers and screens, in the theme the window will show, put into index.html.
- * Only where the core runs in the door's own process (the service's door, tests); a relay
- * sends index.html as it is.
+ * The window's first paint (renderer/first-paint/markup.ts): the layout, its panes' headers
+ * and screens, in the theme the window will show, put into index.html. The core draws it
+ * (firstPaintFor): in the door's own process (the service's door, tests), or in the service
+ * a relay or Electron's shell asks over the `first-paint` frame (main/service/wire.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import type { App } from '../app.ts';
@@ -131,12 +131,4 @@ export function withAnswer(html: string, answer: FirstPaintAnswer | undefined): 
   const theme = answer?.theme === 'light' || answer?.theme === 'dark' ? answer.theme : undefined;
   const markup = typeof answer?.markup === 'string' && answer.markup.length <= FIRST_PAINT_MAX_CHARS ? answer.markup : undefined;
   return theme ? withFirstPaint(html, theme, markup) : html;
-}
-
-/**
- * index.html for this request: with the theme on its root element when it is known, and the
- * first paint after the React root when the core is here and can draw one.
- */
-export function indexFor(html: string, app: App | undefined, url: URL, req: Pick<IncomingMessage, 'headers' | 'method'>): string {
-  return app ? withAnswer(html, firstPaintFor(app, askOf(url, req))) : html;
 }

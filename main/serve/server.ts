@@ -22,7 +22,7 @@ import { serviceStarting } from '../service/client.ts';
 import { takeHeldConnections } from '../service/door-handover.ts';
 import { coreBackend, serviceBackend, type Backend } from './backend.ts';
 import { mimeType, RendererFiles } from './files.ts';
-import { askOf, firstPaintWithin, indexFor, THEME_HINT_HEADERS, withAnswer } from './first-paint.ts';
+import { askOf, firstPaintWithin, THEME_HINT_HEADERS, withAnswer } from './first-paint.ts';
 import { cookieToken, hostAllowed, loopbackBindAddress, newToken, originAllowed, rendererCsp, serveUrl, setCookie, tokensEqual } from './security.ts';
 
 // node:http as its CommonJS module: imported as ESM, Node builds a facade reading every export,
@@ -106,9 +106,6 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   const reachable = relayTo && !relayTo.socketPath ? answersOrStarting(backendReady, opts.env) : opts.core ? Promise.resolve() : backendReady;
   let backend: Backend | undefined;
   void backendReady.then((b) => (backend = b), () => undefined);
-  // The core in this process, once loaded: index.html carries its first paint (first-paint.ts).
-  let here: App | undefined = app;
-  void opts.core?.then((a) => (here = a), () => undefined);
   let actualPort = 0;
 
   const authorised = (req: IncomingMessage, url: URL): boolean =>
@@ -176,15 +173,11 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
         return deny(404, 'Not found.');
       }
       const html = file.type.startsWith('text/html');
-      // The window's page: its theme and first paint, drawn by the core here, or asked of the
-      // service a relay reaches (not waited for long: without it the page draws as it always did).
+      // The window's page: its theme and first paint, drawn by the core (here, or the service a
+      // relay reaches: not waited for long; without it the page draws as it always did).
       const index = html && (pathname === '/' || pathname === '/index.html');
-      const asked = index && !here ? backend?.firstPaint?.(askOf(url, req)) : undefined;
-      const body = !index
-        ? file.body
-        : asked
-          ? Buffer.from(withAnswer(file.body.toString('utf8'), await firstPaintWithin(asked)))
-          : Buffer.from(indexFor(file.body.toString('utf8'), here, url, req));
+      const asked = index ? backend?.firstPaint(askOf(url, req)) : undefined;
+      const body = index ? Buffer.from(withAnswer(file.body.toString('utf8'), asked && (await firstPaintWithin(asked)))) : file.body;
       res.writeHead(200, {
         ...headers,
         ...(html ? THEME_HINT_HEADERS : {}),
