@@ -326,6 +326,8 @@ describe('document viewers', () => {
     await bench().locator('[data-shelf="Data"]').click();
     const c = bench().locator('[data-surface-id="flow"]');
     await c.waitFor({ timeout: 20_000 });
+    // A person presses what they see: its first drawing grows the card and moves the button.
+    await c.locator('iframe').waitFor({ timeout: 60_000 });
     await c.getByRole('button', { name: 'Open large: Request flow' }).click();
     const v = viewer();
     // The viewer's chunk on a busy machine (a CI run with the other test files beside it passed 30 s once).
@@ -336,6 +338,28 @@ describe('document viewers', () => {
     expect(await frame.getAttribute('sandbox')).toBe('allow-scripts');
     expect(await v.frameLocator('iframe').locator('svg').evaluate((e) => e.textContent ?? '')).toContain('action line');
     await shotViewer(win, 'viewer-diagram-dark');
+    await closeViewer();
+
+    // Back on its shelf later, the card shows the drawing it had at once, at its height: no "Drawing…", no jump.
+    await bench().locator('[data-shelf="Files"]').click();
+    await c.waitFor({ state: 'detached' });
+    await win.page.evaluate(() => {
+      const w = window as unknown as { __drawing?: boolean };
+      w.__drawing = false;
+      new MutationObserver(() => {
+        if (document.querySelector('[data-surface-id="flow"] .td-diagram .tdb-meta')) w.__drawing = true;
+      }).observe(document.body, { childList: true, subtree: true });
+    });
+    await bench().locator('[data-shelf="Data"]').click();
+    await c.locator('iframe').waitFor();
+    expect(await win.page.evaluate(() => (window as unknown as { __drawing?: boolean }).__drawing)).toBe(false);
+
+    // The drawing in the card opens it large too, as a thumbnail does (its frame would take the click otherwise).
+    await c.locator('.tdb-diagram-preview').hover();
+    await c.screenshot({ path: path.join(ARTIFACTS, 'card-diagram-hover-dark.png') });
+    await c.locator('.tdb-diagram-preview').click();
+    await viewer().waitFor({ timeout: 20_000 });
+    expect(await viewer().getAttribute('data-view')).toBe('diagram');
     await closeViewer();
   });
 
@@ -352,6 +376,9 @@ describe('document viewers', () => {
         await closeViewer(light);
       }
       await bench(light).locator('[data-shelf="Data"]').click();
+      await bench(light).locator('[data-surface-id="flow"] iframe').waitFor({ timeout: 60_000 }); // drawn in this window's theme first
+      await bench(light).locator('[data-surface-id="flow"] .tdb-diagram-preview').hover();
+      await bench(light).locator('[data-surface-id="flow"]').screenshot({ path: path.join(ARTIFACTS, 'card-diagram-hover-light.png') });
       await bench(light).locator('[data-surface-id="flow"]').getByRole('button', { name: 'Open large: Request flow' }).click();
       await viewer(light).locator('iframe').waitFor({ timeout: 30_000 });
       await shotViewer(light, 'viewer-diagram-light');

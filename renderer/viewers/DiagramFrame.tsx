@@ -5,8 +5,9 @@
  * allow-same-origin, so nothing in it can reach the app. An `svg` diagram skips
  * Mermaid and is sanitized the same way.
  */
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { sanitizeSvg } from './markdown.ts';
+import { drawnBefore, keepDrawn } from './drawn.ts';
 import { useTheme, type Theme } from './theme.ts';
 
 let seq = 0;
@@ -62,7 +63,7 @@ export function frameDocument(svg: string, theme: Theme): string {
 
 export function DiagramFrame(props: { format: string; source: string; title: string; maxHeight?: number; fill?: boolean }): ReactNode {
   const theme = useTheme();
-  const [svg, setSvg] = useState<string | null>(null);
+  const [svg, setSvg] = useState<string | null>(() => drawnBefore(props.format, theme, props.source));
   const [error, setError] = useState<string | null>(null);
   const [width, setWidth] = useState(0);
   const box = useRef<HTMLDivElement>(null);
@@ -70,6 +71,11 @@ export function DiagramFrame(props: { format: string; source: string; title: str
   useEffect(() => {
     let live = true;
     setError(null);
+    const before = drawnBefore(props.format, theme, props.source);
+    if (before !== null) {
+      setSvg(before);
+      return;
+    }
     const format = props.format.toLowerCase();
     const work = format === 'svg'
       ? Promise.resolve(props.source)
@@ -81,7 +87,10 @@ export function DiagramFrame(props: { format: string; source: string; title: str
         if (!live) return;
         const clean = sanitizeSvg(raw);
         if (!clean.trim()) setError('The diagram had nothing drawable left after sanitizing; check its source.');
-        else setSvg(clean);
+        else {
+          keepDrawn(props.format, theme, props.source, clean);
+          setSvg(clean);
+        }
       },
       (err: unknown) => {
         if (live) setError(`The diagram could not be drawn: ${((err as Error)?.message ?? String(err)).split('\n')[0]}`);
@@ -92,7 +101,8 @@ export function DiagramFrame(props: { format: string; source: string; title: str
     };
   }, [props.format, props.source, theme]);
 
-  useEffect(() => {
+  // Measured before the first paint, so a drawing kept from before shows at its height at once.
+  useLayoutEffect(() => {
     const el = box.current;
     if (!el) return;
     const ro = new ResizeObserver(() => setWidth(el.clientWidth));
