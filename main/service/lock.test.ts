@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempState } from '../panes/testing.ts';
-import { acquireLock, holderAlive, processStartTicks, readLock } from './lock.ts';
+import { acquireLock, holderAlive, processAlive, processStartTicks, readLock } from './lock.ts';
 
 let state: ReturnType<typeof tempState>;
 let file: string;
@@ -49,6 +49,32 @@ describe('the service lock', () => {
     expect(holderAlive({ ...rec, startTicks: mine })).toBe(true);
     fs.writeFileSync(file, JSON.stringify(rec));
     expect(acquireLock(file, '1.0.0').held).toBe(true);
+  });
+
+  it('takes over a lock whose holder has ended but not been collected (a zombie: its parent, a resting serve\'s sh, has not waited yet)', async () => {
+    // `sleep 0` ends as a child of the `sleep 30` its shell became, which never collects it.
+    const parent = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = Number(await new Promise<string>((r) => parent.stdout!.once('data', (d) => r(String(d).trim()))));
+      const zombie = async (): Promise<boolean> => {
+        for (let i = 0; i < 100; i++) {
+          if (/^\d+ \(.*\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'))) return true;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        return false;
+      };
+      expect(await zombie()).toBe(true);
+      // kill(pid, 0) still answers for a zombie: that alone would call it alive.
+      expect(() => process.kill(pid, 0)).not.toThrow();
+      const rec = { pid, startTicks: processStartTicks(pid), version: '0.9.0', startedAt: '' };
+      expect(processAlive(pid)).toBe(false);
+      expect(holderAlive(rec)).toBe(false);
+      fs.writeFileSync(file, JSON.stringify(rec));
+      expect(acquireLock(file, '1.0.0').held).toBe(true);
+      expect(processAlive(parent.pid!)).toBe(true);
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   it('treats a young empty lock as a service starting, an old one as stale', () => {
