@@ -24,7 +24,9 @@ import { parseArgs } from 'node:util';
 import { connectService, serviceStarting, type ServiceConnection } from '../service/client.ts';
 import { statePaths, type Paths } from '../paths.ts';
 import { HANDOVER_SUPPORTED } from '../service/door-handover.ts';
-import type { DoorSpec } from '../service/wire.ts';
+import { processAlive } from '../service/lock.ts';
+import type { DoorHolder, DoorSpec } from '../service/wire.ts';
+import { canRest, letGo, makeHolder, REST_AFTER_MS, rest, takeResume, type Resume } from './rest.ts';
 import { loopbackBindAddress, newToken, serveUrl } from './security.ts';
 
 export const USAGE = 'usage: serve [--port N] [--host 127.0.0.1|::1|localhost] [--fresh] [--cwd DIR] [--no-open] [--service-socket PATH --service-token FILE]';
@@ -139,11 +141,12 @@ function lastPort(paths: Paths): number | undefined {
 
 /**
  * The last serve's port where it can be had, else a free one. The last port is only a wish; but
- * the service closes a door a moment after the serve that asked for it stops, so a serve started
- * again at once tries for about half a second before it takes a free port.
+ * the service closes a door a moment after the serve that asked for it stops (up to half a second
+ * when it was killed outright: main/service/door.ts), so a serve started again at once tries for
+ * about a second before it takes a free port.
  */
 async function claimLastPort(bind: string, last: number | undefined): Promise<{ port: number; listener?: net.Server }> {
-  for (let attempt = 0; last !== undefined && attempt < 10; attempt++) {
+  for (let attempt = 0; last !== undefined && attempt < 20; attempt++) {
     try {
       return await claimPort(bind, last, HANDOVER_SUPPORTED);
     } catch {
@@ -181,17 +184,22 @@ const OLD_SERVICE = /^the frame is not a request/;
  * on the next service if this one goes away. Resolves undefined when the service is too old
  * to open a door (serve then relays, as before).
  */
-async function serveThroughDoor(args: ServeArgs, print: (url: string) => void): Promise<{ done: Promise<number>; stop: () => void } | undefined> {
+async function serveThroughDoor(args: ServeArgs, print: (url: string) => void, resume: Resume | undefined, onHolder: (h: DoorHolder) => void): Promise<{ done: Promise<number>; stop: () => void } | undefined> {
   const bind = loopbackBindAddress(args.host);
   if (!bind) throw new Error(`host "${args.host}" is not a loopback address: serve listens only on 127.0.0.1, ::1 or localhost`);
   // Where the service can take over serve's bound socket, the URL goes out as soon as a service
   // this serve starts holds it (it accepts from then on, its core loading meanwhile).
   const paths = statePaths(process.env);
-  const { port, listener } = args.port !== undefined ? await claimPort(bind, args.port, HANDOVER_SUPPORTED) : await claimLastPort(bind, lastPort(paths));
-  const spec: DoorSpec = { host: bind, port, token: newToken() };
+  // Run again by its resting sh (main/serve/rest.ts): the same door, the URL already out.
+  const { port, listener } = resume ? { port: resume.door.port, listener: undefined } : args.port !== undefined ? await claimPort(bind, args.port, HANDOVER_SUPPORTED) : await claimLastPort(bind, lastPort(paths));
+  const spec: DoorSpec = resume?.door ?? { host: bind, port, token: newToken() };
   // The same URL the door gives (startServe): printed before the door answers, when serve starts the service.
   const url = serveUrl(bind, port, spec.token);
-  let printed = false;
+  // Where serve can rest, its door is held by its process, not its connection.
+  const holder = canRest() ? makeHolder(paths.run) : undefined;
+  if (holder) onHolder(holder);
+  let held = false;
+  let printed = resume !== undefined;
   const say = (): void => {
     if (printed) return;
     printed = true;
@@ -209,8 +217,11 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void): 
   const open = async (first: boolean): Promise<ServiceConnection | undefined> => {
     const handover = first && listener ? { doorListener: listener, onDoorHandover: (handed: boolean) => handed && say() } : {};
     const conn = await connectService({ client: 'serve', cwd: args.cwd ?? process.cwd(), fresh: first && args.fresh, firstPane: first, door: spec, ...handover });
-    const answer = await conn.openDoor(spec);
-    if (answer.ok) return conn;
+    const answer = await conn.openDoor(spec, holder);
+    if (answer.ok) {
+      held = answer.held === true;
+      return conn;
+    }
     conn.close();
     if (OLD_SERVICE.test(answer.error)) return undefined;
     throw new Error(answer.error);
@@ -218,7 +229,7 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void): 
   let conn: ServiceConnection | undefined;
   let startFailed: Error | undefined;
   try {
-    conn = await open(true);
+    if (!resume) conn = await open(true);
   } catch (err) {
     // Before the URL is out, serve ends with why. After (a page may be loading it), a service
     // that died starting is started again, as one that goes away later is.
@@ -227,12 +238,29 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void): 
   } finally {
     watching = false;
   }
-  if (!conn && !startFailed) return undefined;
+  if (!conn && !startFailed && !resume) return undefined;
 
   let stopping = false;
   let finish!: (code: number) => void;
   const done = new Promise<number>((resolve) => (finish = resolve));
-  const failures: number[] = [];
+  const failures: number[] = resume ? [...resume.failures] : [];
+  // The door is this process's and the URL out: nothing is left to do but wait, which sh does
+  // for ~2 MiB where Node takes ~55 (main/serve/rest.ts). A second after, not at once: while
+  // Node becomes sh, a signal finds neither's handler (it ends the process, and the door
+  // closes only when the service next looks), and a serve stopped as soon as it started
+  // (a script, a test, a quick Ctrl-C) is then still Node, stopping cleanly.
+  let restTimer: NodeJS.Timeout | undefined;
+  const restNow = async (): Promise<void> => {
+    if (!holder || !held || stopping || !printed) return;
+    clearTimeout(restTimer);
+    await new Promise<void>((r) => (restTimer = setTimeout(r, REST_AFTER_MS)));
+    // (A service gone meanwhile is started again by this Node, its connection's close says so.)
+    const service = conn?.hello.pid;
+    if (stopping || !held || service === undefined || !processAlive(service)) return;
+    // Whatever serve printed reaches its pipe or terminal before Node goes.
+    await new Promise<void>((r) => process.stdout.write('', () => process.stderr.write('', () => r())));
+    if (!stopping && processAlive(service)) rest(holder, { door: spec, failures }, service);
+  };
   let quit = false;
   const keep = (c: ServiceConnection): void => {
     c.once('bye', (f: { quit?: boolean }) => {
@@ -256,7 +284,8 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void): 
         if (!c) throw new Error('the service that answered is too old to open a door: restart serve');
         if (stopping) return c.close();
         conn = c;
-        return keep(c);
+        keep(c);
+        return await restNow();
       } catch (err) {
         const now = Date.now();
         failures.push(now);
@@ -275,6 +304,9 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void): 
     // Once this serve holds its door (a door nobody claimed lingers a minute, its port taken).
     rememberPort(paths, port);
     keep(conn);
+    void restNow();
+  } else if (resume) {
+    void again();
   } else {
     failures.push(Date.now());
     process.stderr.write(`serve: ${startFailed!.message}; starting the service again with this door\n`);
@@ -284,7 +316,9 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void): 
     done,
     stop: () => {
       stopping = true;
-      // The door closes with serve's connection.
+      clearTimeout(restTimer);
+      // The door closes with serve's connection, or when a held one is let go.
+      if (holder && held) letGo(holder);
       conn?.close();
       finish(0);
     },
@@ -299,18 +333,30 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`serve: ${(err as Error).message}\n`);
     return 2;
   }
-  const onSignals = (stop: (signal: string) => void): void => {
-    process.on('SIGINT', () => stop('SIGINT'));
-    process.on('SIGTERM', () => stop('SIGTERM'));
-    process.on('SIGHUP', () => stop('SIGHUP'));
+  // Handled from the start: a signal before the door is serve's (its URL may be out already)
+  // stops serve at once, letting go of the door it asked for.
+  let holder: DoorHolder | undefined;
+  let onStop = (signal: string): void => {
+    process.stderr.write(`serve: ${signal}, shutting down\n`);
+    if (holder) letGo(holder);
+    process.exit(0);
   };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => onStop(signal));
+  const onSignals = (stop: (signal: string) => void): void => {
+    onStop = stop;
+  };
+  const resume = takeResume();
+  if (typeof resume === 'string') {
+    process.stderr.write(`serve: ${resume}\n`);
+    return 1;
+  }
   if (!args.serviceSocket) {
     let door;
     try {
       door = await serveThroughDoor(args, (url) => {
         process.stdout.write(`serving ${url}\n`);
         if (args.open) openBrowser(url);
-      });
+      }, resume, (h) => (holder = h));
     } catch (err) {
       process.stderr.write(`serve: ${(err as Error).message}\n`);
       return 1;

@@ -21,7 +21,7 @@ import { FrameSplitter } from './frames.ts';
 import { CORE_MALLOC_ENV, SERVICE_ONLY_ENV } from './service-env.ts';
 import { DOOR_HANDOVER_ENV, HANDOVER_SUPPORTED, handDoorOver } from './door-handover.ts';
 import { holderAlive, lockHeld, readLock } from './lock.ts';
-import { MAX_LINE, PROTOCOL, type ClientHello, type ClientKind, type ControlFrame, type DoorAnswer, type DoorSpec, type FileAnswer, type FirstPaintAnswer, type FirstPaintFrameAnswer, type ServiceHello } from './wire.ts';
+import { MAX_LINE, PROTOCOL, type ClientHello, type ClientKind, type ControlFrame, type DoorAnswer, type DoorHolder, type DoorSpec, type FileAnswer, type FirstPaintAnswer, type FirstPaintFrameAnswer, type ServiceHello } from './wire.ts';
 
 export interface ConnectOptions {
   env?: NodeJS.ProcessEnv;
@@ -253,14 +253,15 @@ export class ServiceConnection extends EventEmitter {
 
   /**
    * Ask the service to open the browser's door (main/service/door.ts), open while this
-   * connection is. A service that does not know doors answers that it is not a request.
+   * connection is, or while `holder` runs (a serve at rest; the answer says `held`). A service
+   * that does not know doors answers that it is not a request.
    */
-  openDoor(spec: DoorSpec): Promise<DoorAnswer> {
+  openDoor(spec: DoorSpec, holder?: DoorHolder): Promise<DoorAnswer> {
     if (this.closed) return Promise.resolve({ t: 'door', id: -1, ok: false, error: 'the service connection is closed' });
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.doors.set(id, resolve);
-      this.socket.write(JSON.stringify({ t: 'door', id, ...spec }) + '\n');
+      this.socket.write(JSON.stringify({ t: 'door', id, ...spec, ...(holder ? { holder } : {}) }) + '\n');
     });
   }
 

@@ -1,10 +1,14 @@
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { decodeOutputFrame } from '../../preload/output-frame.ts';
 import { FLOW } from '../../preload/contract.ts';
 import { tempState, waitFor } from '../panes/testing.ts';
+import { statePaths } from '../paths.ts';
 import { newToken } from '../serve/security.ts';
 import { connectService, type ServiceConnection } from './client.ts';
 import { Doors } from './door.ts';
@@ -186,6 +190,63 @@ describe("the browser's door in the service", () => {
     expect(await d.openDoor({ host: '127.0.0.1', port, token })).toMatchObject({ ok: false, error: `port ${port} is already another serve's door: pick another with --port, or 0 for a free one` });
     // The door is still serve's own, answering.
     expect((await get(`http://127.0.0.1:${port}/?token=${token}`)).status).toBe(302);
+  });
+
+  it("held by a process instead: outlives the connection, refuses a holder it cannot trust in one sentence, and closes on the holder's \"stop\" or its end", async () => {
+    await start();
+    const run = statePaths(state.env).run;
+    const fifo = (name: string): string => {
+      const f = path.join(run, name);
+      expect(spawnSync('mkfifo', ['-m', '600', f]).status).toBe(0);
+      return f;
+    };
+    const c = await connect();
+    const token = newToken();
+    const port = await freePort();
+    const spec = { host: '127.0.0.1', port, token };
+    // Holders it cannot trust: each refused in one sentence, and no door opens.
+    expect(await c.openDoor(spec, { pid: 1, fifo: fifo('a.fifo') })).toMatchObject({ ok: false, error: 'the door\'s holder 1 is not a process id: give a whole number above 1' });
+    expect(await c.openDoor(spec, { pid: process.pid, fifo: 'relative.fifo' })).toMatchObject({ ok: false, error: expect.stringMatching(/^the door's holder FIFO is not an absolute path/) });
+    const outside = path.join(state.dir, 'outside.fifo');
+    spawnSync('mkfifo', ['-m', '600', outside]);
+    expect(await c.openDoor(spec, { pid: process.pid, fifo: outside })).toMatchObject({ ok: false, error: expect.stringMatching(/^the door's holder FIFO is not in the service's run folder/) });
+    fs.writeFileSync(path.join(run, 'plain'), '');
+    expect(await c.openDoor(spec, { pid: process.pid, fifo: path.join(run, 'plain') })).toMatchObject({ ok: false, error: expect.stringMatching(/is not a FIFO of this user's/) });
+    const gone = spawnSync('true').pid!;
+    expect(await c.openDoor(spec, { pid: gone, fifo: fifo('b.fifo') })).toMatchObject({ ok: false, error: `process ${gone} does not run: a door's holder is the serve asking` });
+    expect(await refused(port)).toBe(true);
+
+    // A holder that runs (a sleeping child here): the door is its, and stays when the connection goes.
+    const holder = spawn('sleep', ['60']);
+    const f = fifo('held.fifo');
+    expect(await c.openDoor(spec, { pid: holder.pid!, fifo: f })).toMatchObject({ ok: true, held: true, port });
+    c.close();
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await get(`http://127.0.0.1:${port}/?token=${token}`)).status).toBe(302);
+    // The service keeps the FIFO open for writing: a reader sees no end while it runs.
+    const reader = spawn('cat', [f]);
+    let ended = false;
+    const readerGone = new Promise<void>((r) => reader.on('exit', () => r()));
+    reader.on('exit', () => (ended = true));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(ended).toBe(false);
+    // Gone before "stop" is written, or it could read the word itself.
+    reader.kill();
+    await readerGone;
+    // The holder says "stop": the door closes.
+    const w = fs.openSync(f, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);
+    fs.writeSync(w, 'stop\n');
+    fs.closeSync(w);
+    await waitFor(() => refused(port), 'the door closed on "stop"');
+
+    // A holder that ends without a word: the door closes within a check or two.
+    const port2 = await freePort();
+    const holder2 = spawn('sleep', ['60']);
+    const c2 = await connect();
+    expect(await c2.openDoor({ ...spec, port: port2 }, { pid: holder2.pid!, fifo: fifo('held2.fifo') })).toMatchObject({ ok: true, held: true });
+    holder2.kill('SIGKILL');
+    await waitFor(() => refused(port2), 'the door closed when its holder ended', 5_000);
+    holder.kill('SIGKILL');
   });
 
   it("opened at the service's start, listens before the core loads, holds a window's frames until it has, and is claimed by serve's connection", async () => {

@@ -77,7 +77,10 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
       stopping ??= (async () => {
         clearInterval(idleTimer);
         // "Quit and end all panes": serve stops too, instead of starting the service again.
-        if (quit) for (const send of controls) send(JSON.stringify({ t: 'bye', quit: true, reason }));
+        if (quit) {
+          for (const send of controls) send(JSON.stringify({ t: 'bye', quit: true, reason }));
+          doors.quitHolders();
+        }
         if (endPanes) await app.endAll(reason).catch(() => undefined);
         await doors.closeAll().catch(() => undefined);
         app.hub.closeAll('the Terminal Delight service stopped');
@@ -143,7 +146,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
             {
               control: true,
               onShutdown: (reason) => void stop(reason === 'upgrade' ? 'the service was restarted for an upgrade' : 'the service was stopped'),
-              onDoor: (frame) => doors.answer(frame, socket, () => socket.destroyed),
+              onDoor: (frame) => doors.answer(frame, socket, () => socket.destroyed, paths.run),
               onFirstPaint: (ask) => firstPaintFor(app, ask),
             },
           );

@@ -52,9 +52,10 @@ export type ControlFrame =
   | { t: 'shutdown'; reason?: string }
   /**
    * Open the browser's door in the service (main/service/door.ts): serve's windows then reach
-   * the core straight, not relayed. It stays open while this connection does.
+   * the core straight, not relayed. It stays open while this connection does, or, with a
+   * `holder`, while that process does (a serve at rest: docs/design/service.md).
    */
-  | { t: 'door'; id: number; host: string; port: number; token: string }
+  | { t: 'door'; id: number; host: string; port: number; token: string; holder?: DoorHolder }
   /** From the service, before it stops for good ("Quit and end all panes"): serve stops too, instead of starting it again. */
   | { t: 'bye'; quit: boolean; reason: string };
 
@@ -65,7 +66,27 @@ export interface DoorSpec {
   token: string;
 }
 
-export type DoorAnswer = { t: 'door'; id: number; ok: true; url: string; port: number } | { t: 'door'; id: number; ok: false; error: string };
+/**
+ * The process a door is held by instead of a connection (a serve at rest), and the FIFO the
+ * service keeps open for writing while it runs: the holder reads it, and its end says the
+ * service went away.
+ */
+export interface DoorHolder {
+  pid: number;
+  fifo: string;
+}
+
+/** `held`: the door is the holder's (a service that does not know holders leaves it out). */
+export type DoorAnswer = { t: 'door'; id: number; ok: true; url: string; port: number; held?: boolean } | { t: 'door'; id: number; ok: false; error: string };
+
+/** A door frame's holder, or the sentence saying what is wrong with it. */
+export function parseDoorHolder(v: unknown): DoorHolder | string {
+  const h = v as Partial<DoorHolder> | null;
+  if (!h || typeof h !== 'object') return 'the door\'s holder is not an object: send {"pid":N,"fifo":"/path"}';
+  if (typeof h.pid !== 'number' || !Number.isSafeInteger(h.pid) || h.pid < 2) return `the door's holder ${JSON.stringify(h.pid)} is not a process id: give a whole number above 1`;
+  if (typeof h.fifo !== 'string' || !h.fifo.startsWith('/') || h.fifo.length > 4096 || /[\u0000-\u001f]/.test(h.fifo)) return 'the door\'s holder FIFO is not an absolute path: give one in the service\'s run folder';
+  return { pid: h.pid, fifo: h.fifo };
+}
 
 /** A door frame's spec, or the sentence saying what is wrong with it. */
 export function parseDoorSpec(v: unknown): DoorSpec | string {

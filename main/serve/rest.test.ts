@@ -1,0 +1,171 @@
+/**
+ * serve at rest (main/serve/rest.ts): once its door is held, the serve process is /bin/sh,
+ * not Node; it starts a service that went away again behind the same URL, stops with a
+ * signal (its door closing and nothing of it left behind), and stops with a quit.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempState, waitFor } from '../panes/testing.ts';
+import { statePaths } from '../paths.ts';
+import { connectService, stopService } from '../service/client.ts';
+import { canRest } from './rest.ts';
+import { get } from './testing.ts';
+
+const MAIN = path.join(import.meta.dirname, 'main.ts');
+
+/** What a process runs as: its argv[0]. */
+function runsAs(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!;
+  } catch {
+    return '';
+  }
+}
+
+interface Running {
+  child: ChildProcess;
+  url: URL;
+  out: () => string;
+  err: () => string;
+  exited: Promise<number | null>;
+}
+
+async function startServe(env: NodeJS.ProcessEnv, cwd: string): Promise<Running> {
+  const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', MAIN, '--port', '0', '--no-open', '--fresh', '--cwd', cwd], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  const url = new URL(await waitFor(() => /^serving (\S+)$/m.exec(out)?.[1], `the serving line (serve said: ${err})`, 30_000));
+  return { child, url, out: () => out, err: () => err, exited };
+}
+
+/** The `cat` processes reading serve `pid`'s FIFO. */
+function readersOf(pid: number): string[] {
+  return fs.readdirSync('/proc').filter((p) => {
+    if (!/^\d+$/.test(p) || runsAs(Number(p)) !== 'cat') return false;
+    try {
+      return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(`serve-${pid}.fifo`);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** serve at rest: sh, its traps set and its `cat` reading the FIFO (started after the traps). */
+const atRest = (pid: number): boolean => runsAs(pid) === 'sh' && readersOf(pid).length === 1;
+
+const answers = async (url: URL): Promise<boolean> => (await get(Number(url.port), `/?token=${url.searchParams.get('token')}`).catch(() => ({ status: 0 }))).status === 302;
+
+describe.runIf(process.platform === 'linux')('serve at rest', () => {
+  it('is /bin/sh once its door is held; starts a service that went away again behind the same URL, and rests again', async () => {
+    expect(canRest()).toBe(true);
+    const st = tempState();
+    const env = { ...st.env, SHELL: '/bin/bash' };
+    const paths = statePaths(env);
+    const servicePid = (): number | undefined => {
+      try {
+        return (JSON.parse(fs.readFileSync(paths.serviceLock, 'utf8')) as { pid?: number }).pid;
+      } catch {
+        return undefined;
+      }
+    };
+    let s: Running | undefined;
+    try {
+      s = await startServe(env, st.dir);
+      const pid = s.child.pid!;
+      await waitFor(() => atRest(pid), 'serve resting as sh', 30_000);
+      expect(await answers(s.url)).toBe(true);
+      const fifo = path.join(paths.run, `serve-${pid}.fifo`);
+      expect(fs.lstatSync(fifo).isFIFO()).toBe(true);
+      expect(fs.lstatSync(fifo).mode & 0o777).toBe(0o600);
+      // No token in what `ps` shows.
+      expect(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')).not.toContain(s.url.searchParams.get('token'));
+
+      const first = servicePid()!;
+      process.kill(first, 'SIGKILL');
+      await waitFor(() => {
+        const p = servicePid();
+        return p !== undefined && p !== first;
+      }, 'a new service', 30_000);
+      await waitFor(() => answers(s!.url), 'the door again, same URL', 30_000);
+      expect(s.err()).toContain('serve: the service went away; starting it again with this door\n');
+      await waitFor(() => atRest(pid), 'serve resting again', 30_000);
+      // The service it started before is gone, not left a zombie holding the lock.
+      expect(fs.existsSync(`/proc/${first}`)).toBe(false);
+      expect(s.out()).toBe(`serving ${s.url.href}\n`);
+
+      // Quit and end all panes: serve stops too.
+      const conn = await connectService({ env, client: 'cli', start: false });
+      await conn.request('service.quit', { endPanes: true }).catch(() => undefined);
+      conn.close();
+      expect(await Promise.race([s.exited, new Promise((r) => setTimeout(() => r('still running after 30 s'), 30_000))])).toBe(0);
+      expect(s.err()).toContain('serve: Terminal Delight quit and ended every pane; serve stops too\n');
+      expect(fs.existsSync(fifo)).toBe(false);
+    } catch (e) {
+      throw new Error(`${(e as Error).message}; serve said: ${s?.err()}`);
+    } finally {
+      s?.child.kill('SIGKILL');
+      await stopService({ env }).catch(() => undefined);
+      st.cleanup();
+    }
+  }, 120_000);
+
+  it('stops on SIGINT, SIGTERM or SIGHUP (or SIGKILL) with its door closed and nothing of it left behind; with TD_SERVE_REST=0 it waits in Node', async () => {
+    const st = tempState();
+    const env = { ...st.env, SHELL: '/bin/bash' };
+    const paths = statePaths(env);
+    try {
+      for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+        const s = await startServe(env, st.dir);
+        const pid = s.child.pid!;
+        await waitFor(() => atRest(pid), 'serve resting as sh', 30_000);
+        expect(await answers(s.url)).toBe(true);
+        s.child.kill(signal);
+        expect(await s.exited).toBe(0);
+        expect(s.err()).toContain(`serve: ${signal}, shutting down\n`);
+        await waitFor(async () => !(await answers(s.url)), 'the door closed', 10_000);
+        expect(fs.existsSync(path.join(paths.run, `serve-${pid}.fifo`))).toBe(false);
+        // Its reader went with it.
+        expect(readersOf(pid)).toEqual([]);
+      }
+      // Stopped in its first second, before it rests: Node stops it, as cleanly.
+      {
+        const s = await startServe(env, st.dir);
+        s.child.kill('SIGTERM');
+        expect(await s.exited).toBe(0);
+        expect(s.err()).toContain('serve: SIGTERM, shutting down\n');
+        await waitFor(async () => !(await answers(s.url)), 'the door closed', 10_000);
+        expect(fs.existsSync(path.join(paths.run, `serve-${s.child.pid}.fifo`))).toBe(false);
+      }
+      // Killed outright (no trap runs): the service finds it gone, closes its door and its FIFO, whose end lets its `cat` go.
+      {
+        const s = await startServe(env, st.dir);
+        const pid = s.child.pid!;
+        await waitFor(() => atRest(pid), 'serve resting as sh', 30_000);
+        s.child.kill('SIGKILL');
+        await s.exited;
+        await waitFor(async () => !(await answers(s.url)), 'the door closed', 10_000);
+        await waitFor(() => readersOf(pid).length === 0 && !fs.existsSync(path.join(paths.run, `serve-${pid}.fifo`)), 'its reader gone and its FIFO removed', 10_000);
+      }
+      // The service and its pane ran on through all of them.
+      const conn = await connectService({ env, client: 'cli', start: false });
+      expect((await conn.request('service.info', {})).running).toHaveLength(1);
+      conn.close();
+
+      const s = await startServe({ ...env, TD_SERVE_REST: '0' }, st.dir);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(runsAs(s.child.pid!)).not.toBe('sh');
+      expect(await answers(s.url)).toBe(true);
+      s.child.kill('SIGTERM');
+      expect(await s.exited).toBe(0);
+      await waitFor(async () => !(await answers(s.url)), 'the door closed', 10_000);
+    } finally {
+      await stopService({ env }).catch(() => undefined);
+      st.cleanup();
+    }
+  }, 120_000);
+});
