@@ -5,10 +5,12 @@
  * goes first, both pages read only through what they show (bench/peer-page.ts). Ours is
  * started as a person starts it: serve and the per-user service it starts from its bundle,
  * the browser's door in the service (main/service/door.ts: serve only holds it open); its
- * CPU and memory are those two processes added up, WeTTY's its one. Added up, RSS counts the
- * pages of the Node binary both our processes map twice (most of serve's ~60 MiB: its own
- * memory is ~14 MiB), so memory is also given with each page counted once: the service's
- * RSS plus serve's private memory (/proc/PID/smaps_rollup); WeTTY's is its RSS either way.
+ * CPU and memory are those two processes added up, WeTTY's its one. serve rests as /bin/sh
+ * a second after its door is held (main/serve/rest.ts: ~2 MiB; it was a Node process of
+ * ~55 MiB, 42 of them the Node binary's pages, which RSS added up counted twice), so by the
+ * time memory is read ours is the service and a shell. Memory is also given with each page
+ * counted once: the service's RSS plus serve's private memory (/proc/PID/smaps_rollup);
+ * WeTTY's is its RSS either way.
  * `TD_BENCH_ROUNDS` (5), `TD_BENCH_PEER_MB` (the cat, 32), `TD_BENCH_PEER_FLOOD_MB` (the
  * memory flood, 128) and `TD_BENCH_ATTACHES` (second windows attached per round, 3) change
  * the sizes; `TD_BENCH_PARTS=startup` measures only the start and the attach (with where
