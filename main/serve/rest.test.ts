@@ -11,7 +11,7 @@ import { tempState, waitFor } from '../panes/testing.ts';
 import { statePaths } from '../paths.ts';
 import { connectService, stopService } from '../service/client.ts';
 import { canRest } from './rest.ts';
-import { get } from './testing.ts';
+import { get, lockedServicePid } from './testing.ts';
 
 const MAIN = path.join(import.meta.dirname, 'main.ts');
 
@@ -66,13 +66,7 @@ describe.runIf(process.platform === 'linux')('serve at rest', () => {
     const st = tempState();
     const env = { ...st.env, SHELL: '/bin/bash' };
     const paths = statePaths(env);
-    const servicePid = (): number | undefined => {
-      try {
-        return (JSON.parse(fs.readFileSync(paths.serviceLock, 'utf8')) as { pid?: number }).pid;
-      } catch {
-        return undefined;
-      }
-    };
+    const servicePid = (): number | undefined => lockedServicePid(env);
     let s: Running | undefined;
     try {
       s = await startServe(env, st.dir);

@@ -12,7 +12,7 @@ import { connectService, serviceStarting, stopService } from '../service/client.
 import { takeServiceLock } from '../service/lock.ts';
 import { startService } from '../service/service.ts';
 import { startServe, type Served } from './server.ts';
-import { get } from './testing.ts';
+import { get, lockedServicePid } from './testing.ts';
 
 let state: ReturnType<typeof tempState>;
 let served: Served;
@@ -359,13 +359,7 @@ describe('serve as a program', () => {
     child.stderr.on('data', (d) => (err += d));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
     const paths = statePaths(env);
-    const servicePid = (): number | undefined => {
-      try {
-        return (JSON.parse(fs.readFileSync(paths.serviceLock, 'utf8')) as { pid?: number }).pid;
-      } catch {
-        return undefined;
-      }
-    };
+    const servicePid = (): number | undefined => lockedServicePid(env);
     try {
       const url = new URL(await waitFor(() => /^serving (\S+)$/m.exec(out)?.[1], 'the serving line', 30_000));
       const port = Number(url.port);

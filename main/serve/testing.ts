@@ -1,5 +1,13 @@
 /** Test helpers for serve's HTTP side. */
 import http from 'node:http';
+import { statePaths } from '../paths.ts';
+import { readLock } from '../service/lock.ts';
+
+/** The pid in the service's lock under `env`'s state folder, if one is written. */
+export function lockedServicePid(env: NodeJS.ProcessEnv): number | undefined {
+  const rec = readLock(statePaths(env).serviceLock);
+  return rec && rec !== 'empty' ? rec.pid : undefined;
+}
 
 export interface Reply {
   status: number;
