@@ -254,12 +254,11 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void, r
     if (!holder || !held || stopping || !printed) return;
     clearTimeout(restTimer);
     await new Promise<void>((r) => (restTimer = setTimeout(r, REST_AFTER_MS)));
-    // (A service gone meanwhile is started again by this Node, its connection's close says so.)
-    const service = conn?.hello.pid;
-    if (stopping || !held || service === undefined || !processAlive(service)) return;
     // Whatever serve printed reaches its pipe or terminal before Node goes.
     await new Promise<void>((r) => process.stdout.write('', () => process.stderr.write('', () => r())));
-    if (!stopping && processAlive(service)) rest(holder, { door: spec, failures }, service);
+    // (A service gone meanwhile is started again by this Node, its connection's close says so.)
+    const service = conn?.hello.pid;
+    if (!stopping && held && service !== undefined && processAlive(service)) rest(holder, { door: spec, failures }, service);
   };
   let quit = false;
   const keep = (c: ServiceConnection): void => {

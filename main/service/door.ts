@@ -126,9 +126,6 @@ export class Doors {
       holder = held;
     }
     try {
-      // A held door whose holder has just ended (between two checks) is let go now, not in a moment.
-      const before = this.doors.get(spec.port)?.owner;
-      if (before && this.isHolder(before) && !processAlive(before.pid, before.startTicks)) this.dropHolder(before);
       const existing = this.doors.get(spec.port) ?? (await this.opening.get(spec.port));
       let door: Door;
       if (existing) {
@@ -165,10 +162,6 @@ export class Doors {
         // gone already
       }
     }
-  }
-
-  private isHolder(owner: object): owner is Holder {
-    return this.holders.get((owner as Partial<Holder>).pid ?? -1) === owner;
   }
 
   /** The holder `h` names, watched from now on; or why it cannot hold a door. */
