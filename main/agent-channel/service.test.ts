@@ -301,6 +301,8 @@ describe('hooks that go away, and prompts asked in the terminal', () => {
   it('a bench answer the hook never handed over (killed before it read it) is corrected to cancelled', async () => {
     const run = startHook(codexPermission, { ...hookEnv, TD_QUESTION_POLL_MS: '600000' }, ['--agent', 'codex']);
     const id = await until(() => [...surfaces.docs.keys()].find((k) => k.startsWith('permission-')), 20_000, 'decision card');
+    // Stopped before the answer exists, so it cannot read it first on a slow machine.
+    run.child.kill('SIGSTOP');
     expect(surfaces.act('pane1', id, 'approve')).toMatchObject({ ok: true });
     expect(surfaces.model(id)).toMatchObject({ state: 'answered_here' });
     run.child.kill('SIGKILL');

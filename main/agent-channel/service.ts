@@ -27,6 +27,7 @@ import path from 'node:path';
 import type { AgentStatus, AvailableAgent, PaneInfo, Surface } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
 import { findProgram } from '../panes/env.ts';
+import { processAlive } from '../service/lock.ts';
 import type { AgentStatusApi, PaneServiceApi, SettingsApi, SurfaceServiceApi } from '../services.ts';
 import { fencedBlocks } from '../surfaces/transcript.ts';
 import { isAnswer, readSettlement, settle, type AnswerFile, type Settlement } from './answers.ts';
@@ -126,22 +127,6 @@ function sameInput(asked: unknown, ran: unknown): boolean {
 /** A finished wait whose card says the agent asks in its terminal (the bench was closed, no window, timed out). */
 function askedInTerminal(r: Recent | undefined): boolean {
   return !!r && (r.state === 'timed_out' || (r.state === 'invalidated' && (r.reason === 'bench_closed' || r.reason === 'no_window')));
-}
-
-/** Whether a process is still there (a zombie, killed but not yet reaped, is not). */
-export function processAlive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    // no /proc (macOS), or the process is gone
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function deepEqual(a: unknown, b: unknown): boolean {
