@@ -144,6 +144,9 @@ export class WorktreeService {
       },
     });
     watcher.on('all', () => this.schedule(w));
+    // What changed between the first refresh and the watch starting (the agent's first commit,
+    // on a busy machine) fires no event: read once more when it is up.
+    watcher.on('ready', () => this.schedule(w));
     watcher.on('error', () => { /* a folder that went away: the next refresh says so */ });
     if (w.closed) void watcher.close();
     else w.watcher = watcher;
