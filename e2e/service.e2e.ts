@@ -17,6 +17,7 @@ import type { Surface } from '../preload/contract.ts';
 import { compileCacheDir } from '../main/compile-cache.ts';
 import { listeningHolders, waitFor } from '../main/panes/testing.ts';
 import { connectService, type ServiceConnection } from '../main/service/client.ts';
+import { processAlive } from '../main/service/lock.ts';
 import { ARTIFACTS, ROOT, axeViolations, launchBrowser, openWindow, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
 
 let browser: Browser;
@@ -41,14 +42,6 @@ async function cli(serve: Serve): Promise<ServiceConnection> {
   return c;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const ticks = (text: string, pid: number): number[] => [...text.matchAll(new RegExp(`^tick (\\d+) pid=${pid}$`, 'gm'))].map((m) => Number(m[1]));
 
@@ -69,7 +62,7 @@ describe('agents outlive the window', () => {
     await serve.kill();
     const closedFor = 2_000;
     await new Promise((r) => setTimeout(r, closedFor));
-    expect(alive(pid)).toBe(true);
+    expect(processAlive(pid)).toBe(true);
 
     const again = await startServe({ reuse: serve });
     cleanups.push(() => again.kill());
@@ -82,7 +75,7 @@ describe('agents outlive the window', () => {
     expect(from).toBeGreaterThanOrEqual(0);
     const run = seen.slice(from);
     expect(run).toEqual(run.map((_, i) => before + i));
-    expect(alive(pid)).toBe(true);
+    expect(processAlive(pid)).toBe(true);
     await win.screenshot('service-reattached');
     await win.close();
     // What the service compiled as it started is kept for the next start (main/compile-cache.ts), in the user's own cache folder.
@@ -157,12 +150,12 @@ describe('agents outlive the window', () => {
     // Escape keeps everything running.
     await win.page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
-    expect(alive(servicePid)).toBe(true);
+    expect(processAlive(servicePid)).toBe(true);
 
     await win.page.keyboard.press('Control+Shift+Q');
     await dialog.getByRole('button', { name: 'End 2 panes and quit' }).click();
     await win.page.getByText('Terminal Delight has quit and every pane has ended.').waitFor();
-    await win.waitFor(() => !alive(servicePid) && !alive(shellPid), 'the service and the shell to end');
+    await win.waitFor(() => !processAlive(servicePid) && !processAlive(shellPid), 'the service and the shell to end');
     // The sleep ignored SIGHUP: it got SIGTERM after it.
     const sleepGone = spawnSync('pgrep', ['-f', `sleep ${marker}`], { encoding: 'utf8' }).stdout.trim();
     expect(sleepGone).toBe('');
@@ -207,11 +200,12 @@ describe('when the service itself dies', () => {
     await serve.kill();
     const servicePid = serve.servicePid()!;
     process.kill(servicePid, 'SIGKILL');
-    await win.waitFor(() => !alive(servicePid), 'the killed service to be gone');
+    await win.waitFor(() => !processAlive(servicePid), 'the killed service to be gone');
     const whoamiBefore = fs.readdirSync(out).filter((f) => f.startsWith('whoami-'));
     expect(whoamiBefore).toHaveLength(1);
     const first = JSON.parse(fs.readFileSync(path.join(out, whoamiBefore[0]), 'utf8'));
-    await new Promise((r) => setTimeout(r, 500)); // the agent's PTY is gone with the service: it stops
+    // The agent's PTY is gone with the service: it stops (SIGHUP), and writes no more.
+    await win.waitFor(() => !processAlive(first.pid), 'the agent to stop with its PTY');
     const surfaceFiles = fs.readdirSync(folder).filter((f) => /^s-\d+\.json$/.test(f)).sort();
     const actionsBefore = fs.readFileSync(path.join(folder, 'actions.jsonl'), 'utf8');
 
@@ -305,7 +299,7 @@ describe('when the service itself dies', () => {
     await win.waitForPrompt(paneId);
     const lock = JSON.parse(fs.readFileSync(path.join(run, 'service.lock'), 'utf8'));
     expect(lock.pid).toBe(serve.servicePid());
-    expect(alive(lock.pid)).toBe(true);
+    expect(processAlive(lock.pid)).toBe(true);
     await win.close();
   });
 });

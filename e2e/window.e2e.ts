@@ -405,7 +405,8 @@ describe('the window', () => {
       await w.waitFor(async () => (await theme()) === 'light', 'the light theme chosen');
       const other = await openWindow(browser, serve, { colorScheme: 'dark' });
       try {
-        expect(await other.page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+        // (The click saves it over the first window's connection: the second's hello may come first.)
+        await other.waitFor(async () => (await other.page.evaluate(() => document.documentElement.dataset.theme)) === 'light', 'the saved theme in the second window');
       } finally {
         await other.close();
       }

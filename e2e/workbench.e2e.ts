@@ -188,7 +188,7 @@ describe('the workbench', () => {
     expect(await dec.locator('strong').innerText()).toBe('rendered reports');
     await expect.poll(() => dec.getByRole('button', { name: 'Approve LRU, the recommended option' }).count()).toBe(1);
     const q = card('q1');
-    expect(await q.getByRole('button', { name: 'Choose Coffee' }).count()).toBe(1);
+    await expect.poll(() => q.getByRole('button', { name: 'Choose Coffee' }).count()).toBe(1);
     expect(await q.getByRole('button', { name: 'Choose Tea' }).count()).toBe(1);
     expect(await q.locator('.tdb-detail').first().innerText()).toBe('Espresso machine');
 
@@ -439,8 +439,11 @@ describe('the workbench', () => {
     }
     await card('filler-5').waitFor({ timeout: 20_000 });
     const list = bench().locator('.tdb-list');
-    await list.evaluate((e) => { e.scrollTop = 260; });
-    await win.page.waitForTimeout(100); // let the scroll event land (the bench anchors on it)
+    // Scrolled, and its scroll event handled (the bench anchors on it), however late the frame.
+    await list.evaluate((e) => new Promise<void>((resolve) => {
+      e.addEventListener('scroll', () => setTimeout(resolve, 0), { once: true });
+      e.scrollTop = 260;
+    }));
     // The first card whose bottom is below the top of the list, and where it is.
     const probe = () => list.evaluate((e) => {
       const top = e.getBoundingClientRect().top;

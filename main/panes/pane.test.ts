@@ -86,7 +86,7 @@ describe("a pane's output as bytes", () => {
     const r = run(`
       const parts = [Buffer.from([0xf0, 0x9f]), Buffer.from([0x98, 0x80, 0x20, 0xc3]), Buffer.from([0xa9, 0xe2, 0x82]), Buffer.from([0xac, 0x0a])];
       let i = 0;
-      const next = () => { process.stdout.write(parts[i++]); if (i < parts.length) setTimeout(next, 60); else setTimeout(() => process.exit(0), 60); };
+      const next = () => { process.stdout.write(parts[i++]); if (i < parts.length) setTimeout(next, 250); else setTimeout(() => process.exit(0), 60); };
       next();`);
     // node-pty's stream no longer decodes each read (where it did, every read came as a string of its own).
     const socket = (r.pane as unknown as { proc: { _socket: { _readableState: { decoder: unknown } } } }).proc._socket;

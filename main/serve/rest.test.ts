@@ -38,7 +38,7 @@ async function startServe(env: NodeJS.ProcessEnv, cwd: string): Promise<Running>
   let err = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (err += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
   const url = new URL(await waitFor(() => /^serving (\S+)$/m.exec(out)?.[1], `the serving line (serve said: ${err})`, 30_000));
   return { child, url, out: () => out, err: () => err, exited };
 }

@@ -291,7 +291,7 @@ describe('serve as a program', () => {
       };
       await shown(true);
       await shown(false);
-      const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
       child.kill('SIGTERM');
       expect(await exit).toBe(0);
       expect(out).toBe(line);
@@ -357,7 +357,7 @@ describe('serve as a program', () => {
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
     const paths = statePaths(env);
     const servicePid = (): number | undefined => lockedServicePid(env);
     try {

@@ -87,7 +87,9 @@ describe("serve's bound socket handed to the service it starts", () => {
     expect(await Promise.all(asked)).toEqual(['door /first', 'door /second']);
     expect(answers).toEqual(['door /first', 'door /second']);
     // Close-on-exec: the shell the service started in a PTY (forkpty, no descriptor closing) holds no copy.
+    // (Between its fork and its exec the shell's process still has the service's descriptors: waited out.)
     await waitFor(() => fs.existsSync(`/proc/${line.shellPid}`), 'the shell running');
+    await waitFor(() => listeningHolders(port).join() === String(child.pid), 'the service alone holding the port');
     expect(listeningHolders(port)).toEqual([child.pid]);
   });
 

@@ -90,13 +90,20 @@ describe('the service lock', () => {
     const script = `import { acquireLock } from ${JSON.stringify(path.join(import.meta.dirname, 'lock.ts'))};
 const r = acquireLock(${JSON.stringify(file)}, 'x');
 process.stdout.write(r.held ? 'held' : 'not');
-setTimeout(() => { if (r.held) r.release(); }, 1500);`;
-    const runs = await Promise.all(Array.from({ length: 6 }, () => new Promise<string>((resolve) => {
-      const p = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+// Held until the test has every answer (its stdin ends), however slowly the others start.
+process.stdin.on('end', () => { if (r.held) r.release(); }).resume();`;
+    const children = Array.from({ length: 6 }, () => spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', '--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    const exits = children.map((p) => new Promise((resolve) => p.on('close', resolve)));
+    const runs = await Promise.all(children.map((p) => new Promise<string>((resolve) => {
       let out = '';
-      p.stdout.on('data', (d) => (out += d));
-      p.on('exit', () => resolve(out));
+      p.stdout.on('data', (d) => {
+        out += d;
+        if (out === 'held' || out === 'not') resolve(out);
+      });
+      p.on('close', () => resolve(out));
     })));
+    for (const p of children) p.stdin.end();
+    await Promise.all(exits);
     expect(runs.filter((r) => r === 'held')).toHaveLength(1);
     expect(runs.filter((r) => r === 'not')).toHaveLength(5);
   });

@@ -148,7 +148,8 @@ describe('the service socket', () => {
   });
 
   it('with windowClose "end", ends every pane when the last window closes (after a grace for a reload)', async () => {
-    const s = await start({ lastWindowGraceMs: 300 });
+    // The grace as in use: a reconnect on a busy machine takes longer than a short one would give.
+    const s = await start({ lastWindowGraceMs: 3_000 });
     s.app.settings.set({ windowClose: 'end' });
     const w = await connectService({ env: state.env, client: 'cli', start: false, cwd: state.dir });
     const hello = await w.request('app.hello', {});
@@ -157,7 +158,7 @@ describe('the service socket', () => {
     w.close();
     const back = await connectService({ env: state.env, client: 'cli', start: false, cwd: state.dir });
     await back.request('app.hello', {});
-    await new Promise((r) => setTimeout(r, 600));
+    await new Promise((r) => setTimeout(r, 3_300));
     expect(stopped).toBe(0);
     back.close();
     await waitFor(() => stopped === 1, 'the service to end its panes and stop');

@@ -82,9 +82,17 @@ describe('file route', () => {
     start({ events: true, pollMs: 3_600_000 });
     const pane = quietPane();
     const folder = panes.folder(pane.id);
-    await new Promise((r) => setTimeout(r, 300)); // let the watcher settle
-    writeAtomically(folder, 'quick.json', doc('quick'));
-    await waitFor(() => surfaces.list(pane.id).length === 1, 'the surface', 20_000, 5);
+    // chokidar starts watching a moment later (longer on a busy machine): written again each
+    // half second until an event delivers it (the hourly poll never comes within the test).
+    let written = 0;
+    await waitFor(() => {
+      if (surfaces.list(pane.id).length === 1) return true;
+      if (performance.now() - written > 500) {
+        writeAtomically(folder, 'quick.json', doc('quick'));
+        written = performance.now();
+      }
+      return false;
+    }, 'the surface', 20_000, 5);
   });
 
   it('never reads a half-written file: temp files are ignored, and a file is left until it is JSON', async () => {

@@ -28,7 +28,7 @@ function td(args: string[], env: Record<string, string> = {}): Promise<{ code: n
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('exit', (code) => resolve({ code, out, err }));
+    child.on('close', (code) => resolve({ code, out, err }));
   });
 }
 

@@ -18,7 +18,7 @@ function check(command: string[] | { package: string }, env: Record<string, stri
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) => resolve({ code, out }));
+    child.on('close', (code) => resolve({ code, out }));
   });
 }
 
@@ -138,7 +138,7 @@ describe('tick check', () => {
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      child.on('exit', (code) => resolve({ code, out }));
+      child.on('close', (code) => resolve({ code, out }));
     });
     expect(help.code).toBe(0);
     expect(help.out).toMatch(/^Usage: terminal-delight tick check \[--safe\] \[--watch MS\] \[--call TOOL JSON\]\.\.\. -- <command…>/);
@@ -150,7 +150,7 @@ describe('tick check', () => {
       const child = spawn(BIN, ['tick', 'check'], { env: { ...process.env, TD_NODE: process.execPath } });
       let out = '';
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      child.on('exit', (code) => resolve({ code, out }));
+      child.on('close', (code) => resolve({ code, out }));
     });
     expect(r).toMatchObject({ code: 2, out: expect.stringMatching(/give the Tick's command after "--"/) });
     const missing = await check(['no-such-tick-program-xyz']);
