@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { PaneInfo, ServerFrame } from '../preload/contract.ts';
+import { waitFor } from '../main/panes/testing.ts';
 import { connectService } from '../main/service/client.ts';
 import { ROOT, startServe, tempDir, type Serve } from './harness.ts';
 
@@ -135,16 +136,8 @@ describe('a window that stops reading', () => {
     });
     // And the pane's program is still running, still flooding.
     const after = sinceStart();
-    const end = after + 20_000;
-    let still = 0;
-    while (still === 0 && sinceStart() < end) {
-      await sleep(300);
-      try {
-        still = between(stats, after, sinceStart()).bytes;
-      } catch {
-        // fewer than two rows yet
-      }
-    }
+    // (between throws until two rows are in: waitFor tries again.)
+    const still = await waitFor(() => between(stats, after, sinceStart()).bytes || undefined, 'the program still writing', 20_000, 300);
     expect(still).toBeGreaterThan(0);
     console.log(`flood alone ${(alone.bytes / 2.5 / 1e6).toFixed(1)} MB/s, with a stuck window ${(withStuck.bytes / 2.5 / 1e6).toFixed(1)} MB/s, longest blocked write ${between(stats, stuckAt, after).longest.toFixed(0)} ms, stuck window let go after ${(letGoAfter / 1000).toFixed(1)} s`);
     await fast.request('pane.close', { paneId: pane.id });

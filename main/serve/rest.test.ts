@@ -15,14 +15,17 @@ import { get, lockedServicePid } from './testing.ts';
 
 const MAIN = path.join(import.meta.dirname, 'main.ts');
 
-/** What a process runs as: its argv[0]. */
-function runsAs(pid: number): string {
+/** A process's command line, or none when it is gone. */
+function cmdline(pid: number): string[] {
   try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!;
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   } catch {
-    return '';
+    return [];
   }
 }
+
+/** What a process runs as: its argv[0]. */
+const runsAs = (pid: number): string => cmdline(pid)[0] ?? '';
 
 interface Running {
   child: ChildProcess;
@@ -46,12 +49,9 @@ async function startServe(env: NodeJS.ProcessEnv, cwd: string): Promise<Running>
 /** The `cat` processes reading serve `pid`'s FIFO. */
 function readersOf(pid: number): string[] {
   return fs.readdirSync('/proc').filter((p) => {
-    if (!/^\d+$/.test(p) || runsAs(Number(p)) !== 'cat') return false;
-    try {
-      return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(`serve-${pid}.fifo`);
-    } catch {
-      return false;
-    }
+    if (!/^\d+$/.test(p)) return false;
+    const [cmd, ...args] = cmdline(Number(p));
+    return cmd === 'cat' && args.some((a) => a.endsWith(`serve-${pid}.fifo`));
   });
 }
 

@@ -9,6 +9,7 @@ import { decodeOutputFrame } from '../../preload/output-frame.ts';
 import { FLOW } from '../../preload/contract.ts';
 import { tempState, waitFor } from '../panes/testing.ts';
 import { statePaths } from '../paths.ts';
+import { letGo } from '../serve/rest.ts';
 import { newToken } from '../serve/security.ts';
 import { connectService, type ServiceConnection } from './client.ts';
 import { Doors } from './door.ts';
@@ -234,9 +235,7 @@ describe("the browser's door in the service", () => {
     reader.kill();
     await readerGone;
     // The holder says "stop": the door closes.
-    const w = fs.openSync(f, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);
-    fs.writeSync(w, 'stop\n');
-    fs.closeSync(w);
+    letGo({ pid: holder.pid!, fifo: f });
     await waitFor(() => refused(port), 'the door closed on "stop"');
 
     // A holder that ends without a word: the door closes within a check or two.
