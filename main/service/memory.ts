@@ -18,14 +18,16 @@ const FLOOD_CHARS = 8 * 1024 * 1024;
 const QUIET_MS = 2_000;
 /**
  * A flood that goes on (or floods one after another, with no quiet between): garbage is
- * collected every this much output, at most once every STEADY_MS, concurrently. A 128 MiB
- * flood drawn by a page (bench/peer.bench.ts) peaked ~7 MiB lower at 8 MiB and a second than
- * at 32 MiB and 5 s: what the young generation promotes in a flood (the screen's queued
- * lines, its archive's) is garbage soon after. The server's CPU per 32 MiB, against WeTTY's in
- * the same runs: 0.88x before, 0.93x after, within the spread of its rounds (0.79-0.93).
+ * collected every this much output, at most once every STEADY_MS, concurrently. What the
+ * young generation promotes in a flood (the screen's queued lines, its archive's) is garbage
+ * soon after, and the old generation grows by it until collected. A 128 MiB flood drawn by a
+ * page (bench/peer.bench.ts) peaked ~7 MiB lower at 8 MiB and a second than at 32 MiB and
+ * 5 s, and ~3 MiB lower again at 3 MiB and 300 ms (3 rounds each, the same hour: 1.27x idle
+ * against 1.31x), the server's CPU for the same cat again unchanged (0.66 CPU-s a cat
+ * against 0.64-0.74): a collection marks a heap of ~20 MiB on V8's helper threads.
  */
-const STEADY_CHARS = 8 * 1024 * 1024;
-const STEADY_MS = 1_000;
+const STEADY_CHARS = 3 * 1024 * 1024;
+const STEADY_MS = 300;
 /**
  * After a screen caught up with a flood and archived it, or a window went, memory is given
  * back this much later, whatever the output then (the next command's may follow at once),
