@@ -60,6 +60,8 @@ export interface PaneServiceApi {
   onExit(listener: (pane: PaneInfo) => void): () => void;
   onRemoved(listener: (paneId: string) => void): () => void;
   onOutput(listener: (paneId: string, data: string) => void): () => void;
+  /** Input was written to a pane (a key, a paste, a line a surface or an agent typed). */
+  onInput(listener: (paneId: string) => void): () => void;
   /** A pane's headless screen moved old scrollback to its text archive. */
   onCompacted(listener: (paneId: string) => void): () => void;
 }

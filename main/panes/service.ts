@@ -446,6 +446,7 @@ export class PaneService implements PaneServiceApi {
     // Ctrl-C); input to a quiet pane holds the floods until it answers (main/panes/governor.ts).
     if (this.governor.input(paneId, performance.now())) this.pace();
     pane.write(data);
+    this.bus.emit('input', paneId);
   }
 
   /** Output counted for the governor; its slices run while output comes or a pane waits its turn. */
@@ -632,6 +633,10 @@ export class PaneService implements PaneServiceApi {
 
   onCompacted(listener: (paneId: string) => void): () => void {
     return this.listen('compacted', listener);
+  }
+
+  onInput(listener: (paneId: string) => void): () => void {
+    return this.listen('input', listener);
   }
 
   /** Panes, layout or focus changed (the saved session listens); `urgent`: save now, not debounced. */

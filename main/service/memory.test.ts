@@ -21,6 +21,11 @@ function panes() {
       bus.on('compacted', fn);
       return () => bus.off('compacted', fn);
     },
+    onInput: (fn: (id: string) => void) => {
+      bus.on('input', fn);
+      return () => bus.off('input', fn);
+    },
+    input: (id = 'p1') => bus.emit('input', id),
     output: (chars: number, id = 'p1') => bus.emit('output', id, 'x'.repeat(chars)),
     removed: () => bus.emit('removed', 'p1'),
     compacted: (id = 'p1') => bus.emit('compacted', id),
@@ -126,6 +131,48 @@ describe('giving memory back', () => {
     // A second of flood, never quiet: a collection every 150 ms at most, and some.
     expect(collected).toBeGreaterThanOrEqual(2);
     expect(collected).toBeLessThanOrEqual(7);
+    r.dispose();
+  });
+
+  it('collects nothing while someone types into a pane that does not flood, during a flood or after it, and catches up once the keys stop', async () => {
+    const p = panes();
+    const kinds: string[] = [];
+    const r = returnMemoryWhenQuiet(p, () => undefined, { quietMs: 60, afterMs: 30, steadyChars: 256 * 1024, steadyMs: 20, inputQuietMs: 150, give: () => kinds.push('full'), between: () => kinds.push('between') });
+    // A flood with keys typed every 40 ms (into another pane): no steady collection, none after a catch-up.
+    const start = performance.now();
+    while (performance.now() - start < 400) {
+      p.input('p2');
+      for (let i = 0; i < 8; i++) {
+        p.output(128 * 1024);
+        await sleep(5);
+      }
+      p.compacted();
+    }
+    expect(kinds).toEqual([]);
+    // The flood ends while the keys go on: still nothing, though output is quiet past quietMs.
+    const typed = performance.now();
+    while (performance.now() - typed < 300) {
+      p.input('p2');
+      await sleep(40);
+    }
+    expect(kinds).toEqual([]);
+    // The keys stop: memory is given back once they have been quiet inputQuietMs (the catch-up's
+    // collection first, a plain one when the flood was within the last second, then the full one).
+    await sleep(100);
+    expect(kinds).toEqual([]);
+    await sleep(250);
+    expect(kinds.at(-1)).toBe('full');
+    expect(kinds.length).toBeLessThanOrEqual(2);
+    kinds.length = 0;
+    // A command typed into the pane that then floods (a cat): its flood collects as it goes, the
+    // keys that started it notwithstanding.
+    p.input('p1');
+    const again = performance.now();
+    while (performance.now() - again < 120) {
+      p.output(128 * 1024);
+      await sleep(5);
+    }
+    expect(kinds.filter((k) => k === 'between').length).toBeGreaterThanOrEqual(1);
     r.dispose();
   });
 

@@ -8,6 +8,14 @@
  * then glibc's `malloc_trim`, which returns the free pages inside the allocator's arenas
  * (a headless screen's lines are each their own malloc'd array, so a closed pane's
  * scrollback leaves holes below memory still in use, which glibc alone never gives back).
+ *
+ * Every collection asked for here stops the service's loop (V8's `gc`, even with `execution:
+ * 'async'`, which only runs it from a task: ~20 ms for the service's heap on 2 busy cores),
+ * so none runs while someone types: each waits until input to every pane has been quiet for
+ * INPUT_QUIET_MS (a key's echo, the prompt after Ctrl-C, never wait behind one), unless the
+ * pane last given input has written FLOODING_CHARS since (the command typed runs a flood:
+ * nobody waits for an echo there). V8's own collections, incremental and mostly on its helper
+ * threads, go on meanwhile.
  */
 import { createRequire } from 'node:module';
 import type { PaneServiceApi } from '../services.ts';
@@ -18,16 +26,22 @@ const FLOOD_CHARS = 8 * 1024 * 1024;
 const QUIET_MS = 2_000;
 /**
  * A flood that goes on (or floods one after another, with no quiet between): garbage is
- * collected every this much output, at most once every STEADY_MS, concurrently. What the
+ * collected every this much output, at most once every STEADY_MS (`between`). What the
  * young generation promotes in a flood (the screen's queued lines, its archive's) is garbage
  * soon after, and the old generation grows by it until collected. A 128 MiB flood drawn by a
  * page (bench/peer.bench.ts) peaked ~7 MiB lower at 8 MiB and a second than at 32 MiB and
  * 5 s, and ~3 MiB lower again at 3 MiB and 300 ms (3 rounds each, the same hour: 1.27x idle
- * against 1.31x), the server's CPU for the same cat again unchanged (0.66 CPU-s a cat
- * against 0.64-0.74): a collection marks a heap of ~20 MiB on V8's helper threads.
+ * against 1.31x), the server's CPU for the same cat again within its spread (0.66 CPU-s a
+ * cat against 0.64-0.74): 3-4 collections a 32 MiB cat instead of 1-2, each a stop of ~20 ms.
  */
 const STEADY_CHARS = 3 * 1024 * 1024;
 const STEADY_MS = 300;
+/**
+ * Input to any pane this recently holds every collection asked for here. With the steady
+ * ones, 16 panes of `yes` and keys typed into a quiet pane (bench/service.bench.ts, three runs
+ * without them against five with): the quiet pane's echo p99 5.6-8.1 ms against 18.0-26.9.
+ */
+const INPUT_QUIET_MS = 1_000;
 /**
  * After a screen caught up with a flood and archived it, or a window went, memory is given
  * back this much later, whatever the output then (the next command's may follow at once),
@@ -35,7 +49,7 @@ const STEADY_MS = 300;
  * the window still drawing the flood's end or with what the person does next.
  */
 const COMPACTED_MS = 1_000;
-/** Another pane that wrote this much in the last FLOODING_MS floods. */
+/** Another pane that wrote this much in the last FLOODING_MS floods (and the pane given input that wrote this much since: it runs a flood, see the header). */
 const FLOODING_CHARS = 256 * 1024;
 const FLOODING_MS = 1_000;
 
@@ -75,7 +89,7 @@ export function giveBack(gc: Gc): void {
   mallocTrim()?.();
 }
 
-/** A collection during output (the flood goes on): marked concurrently, with short pauses; the trim returns what the last one freed. */
+/** A collection during output (the flood goes on), from a task rather than inside the output's handler (a full stop all the same); the trim returns what the last one freed. */
 export function collectBetween(gc: Gc): void {
   gc({ type: 'major', execution: 'async' });
   mallocTrim()?.();
@@ -92,6 +106,8 @@ export interface ReturnOptions {
   /** What gives memory back, and what collects during a flood (giveBack, collectBetween). */
   give?: (gc: Gc) => void;
   between?: (gc: Gc) => void;
+  /** Input this recent holds every collection (INPUT_QUIET_MS). */
+  inputQuietMs?: number;
   /** The service's windows: when one goes (its buffers and what its snapshots made are garbage). */
   windows?: { onWindows(listener: (windows: number) => void): () => void };
 }
@@ -101,14 +117,15 @@ export interface ReturnOptions {
  * pane closed, or after a screen archived; a second after a screen caught up with a flood,
  * or after a window went, while no other pane floods (the next command's output may follow
  * at once); and, during a flood that goes on, collect every STEADY_CHARS of output at most
- * once every STEADY_MS, concurrently (`between`). No-op without `gc`.
+ * once every STEADY_MS (`between`); none while someone types (INPUT_QUIET_MS). No-op without `gc`.
  */
-export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | 'onRemoved' | 'onCompacted'>, gc: Gc | undefined, opts: ReturnOptions = {}): MemoryReturner {
+export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | 'onRemoved' | 'onCompacted' | 'onInput'>, gc: Gc | undefined, opts: ReturnOptions = {}): MemoryReturner {
   const quietMs = opts.quietMs ?? QUIET_MS;
   const give = opts.give ?? giveBack;
   const between = opts.between ?? collectBetween;
   const steady = { chars: opts.steadyChars ?? STEADY_CHARS, ms: opts.steadyMs ?? STEADY_MS };
   const afterMs = opts.afterMs ?? COMPACTED_MS;
+  const inputQuietMs = opts.inputQuietMs ?? INPUT_QUIET_MS;
   if (!gc) return { dispose() {} };
   let since = 0;
   let due = false;
@@ -120,6 +137,13 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
   let afterCatchUp: NodeJS.Timeout | undefined;
   // Each pane's output in the current second: whether another pane floods.
   const recent = new Map<string, { at: number; chars: number }>();
+  // The last input to any pane, and what that pane wrote since: every collection waits until
+  // it is INPUT_QUIET_MS old, unless its pane has flooded since (a command that runs a flood).
+  let inputAt = -Infinity;
+  let inputPane: string | undefined;
+  let sinceInput = 0;
+  /** Milliseconds until input has been quiet long enough for a collection (0: now). */
+  const typing = (): number => (sinceInput >= FLOODING_CHARS ? 0 : Math.max(0, inputAt + inputQuietMs - performance.now()));
   const giveNow = (): void => {
     due = false;
     since = 0;
@@ -129,10 +153,14 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
   };
   const arm = (): void => {
     clearTimeout(timer);
-    timer = setTimeout(() => {
+    const fire = (): void => {
       timer = undefined;
-      if (due) giveNow();
-    }, quietMs);
+      if (!due) return;
+      const wait = typing();
+      if (wait === 0) giveNow();
+      else (timer = setTimeout(fire, wait)).unref();
+    };
+    timer = setTimeout(fire, quietMs);
     timer.unref();
   };
   /** Between two reads (not inside this one), unless memory was given back or collected in the last `within` ms. */
@@ -152,6 +180,7 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
   };
   const offOutput = panes.onOutput((id, data) => {
     since += data.length;
+    if (id === inputPane) sinceInput += data.length;
     steadySince += data.length;
     const now = performance.now();
     const r = recent.get(id);
@@ -159,13 +188,19 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
     else r.chars += data.length;
     if (since >= FLOOD_CHARS) due = true;
     if (due) arm();
-    if (steadySince >= steady.chars) {
+    if (steadySince >= steady.chars && typing() === 0) {
       soon(steady.ms, () => {
+        if (typing() > 0) return;
         steadySince = 0;
         givenAt = performance.now();
         between(gc);
       });
     }
+  });
+  const offInput = panes.onInput((id) => {
+    inputAt = performance.now();
+    inputPane = id;
+    sinceInput = 0;
   });
   const offRemoved = panes.onRemoved((id) => {
     recent.delete(id);
@@ -178,21 +213,28 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
    * every time one of them pauses long enough to catch up: then once quiet) or it was given
    * back that recently. A pane flooding by then (a window left behind in a flood redraws twice
    * a second, and its screen catches up for each: a full stop after each cost a 128 MiB flood
-   * ~0.4 CPU-s) gets a concurrent collection instead, and the full one once quiet.
+   * ~0.4 CPU-s) gets a plain collection instead (collectBetween), and the full one once quiet. Input
+   * holds it (INPUT_QUIET_MS).
    */
   const giveAfter = (paneId: string): void => {
     due = true;
     arm();
     if (flooding(paneId) || afterCatchUp) return;
-    afterCatchUp = setTimeout(() => {
+    const fire = (): void => {
       afterCatchUp = undefined;
       if (!due || performance.now() - givenAt < afterMs) return;
+      const wait = typing();
+      if (wait > 0) {
+        (afterCatchUp = setTimeout(fire, wait)).unref();
+        return;
+      }
       if (!flooding()) giveNow();
       else {
         givenAt = performance.now();
         between(gc);
       }
-    }, afterMs);
+    };
+    afterCatchUp = setTimeout(fire, afterMs);
     afterCatchUp.unref();
   };
   // A screen caught up with a flood and archived it: the rows it let go are garbage now.
@@ -209,6 +251,7 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
       clearTimeout(afterCatchUp);
       if (turn) clearImmediate(turn);
       offOutput();
+      offInput();
       offRemoved();
       offCompacted();
       offWindows?.();
