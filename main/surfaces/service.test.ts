@@ -238,6 +238,31 @@ describe('the pane folder is the store', () => {
     expect(surfaces.list('prestore1').map((s) => s.id)).toEqual(['two', 'from-agent']);
   });
 
+  it('puts back an action recorded in actions.jsonl that the saved bench missed (killed between the two), once', async () => {
+    const pane = quietPane('precrash1');
+    const folder = panes.folder(pane.id);
+    fs.writeFileSync(path.join(folder, 'two.json'), doc('two'));
+    fs.writeFileSync(path.join(folder, 'four.json'), doc('four'));
+    surfaces.poller.scanAll();
+    const acted = await core.request('surface.act', { paneId: pane.id, surfaceId: 'two', action: 'ack' }, CLIENT);
+    expect(acted.ok).toBe(true);
+    await stop();
+    // As a service killed after the record was appended and before the bench was saved leaves it:
+    // a second record in actions.jsonl (and a torn last line), the saved bench without it.
+    const record = { td: '0.4', type: 'action', surface: 'four', action: 'ack', comment: 'seen it', at: '2026-12-03T07:00:00.000Z' };
+    fs.appendFileSync(path.join(folder, 'actions.jsonl'), `${JSON.stringify(record)}\n{"td":"0.4","type":"act`);
+    start();
+    quietPane('precrash1');
+    surfaces.poller.scanAll();
+    const after = surfaces.list('precrash1');
+    expect(after.find((s) => s.id === 'four')!.acted).toEqual([{ action: 'ack', comment: 'seen it', at: '2026-12-03T07:00:00.000Z' }]);
+    // The one the bench had saved is not doubled.
+    expect(after.find((s) => s.id === 'two')!.acted).toEqual([acted.ok ? acted.record : undefined]);
+    // A second action on it is refused as sent already.
+    const again = await core.request('surface.act', { paneId: 'precrash1', surfaceId: 'four', action: 'ack' }, CLIENT);
+    expect(again.ok ? '' : again.error).toMatch(/was already sent for this surface/);
+  });
+
   it('writes bench.json atomically, mirrors it on the pane and reads it at start', async () => {
     const pane = quietPane('pbench01');
     await core.request('bench.set', { paneId: pane.id, open: true }, CLIENT);

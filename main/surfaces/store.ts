@@ -8,11 +8,58 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ActionRecord, Surface, SurfaceRoute } from '../../preload/contract.ts';
+import { ACTIONS_FILE } from './actions.ts';
 import { LIMITS, shelfOf } from './registry.ts';
 import { sha256Hex, type Checked, type SurfaceDoc } from './validate.ts';
 
 export const STATE_FILE = '.bench-state.json';
 const STATE_VERSION = 1;
+/** The most of a pane's actions.jsonl read back when its bench is loaded. */
+const ACTIONS_READ_MAX = 4 * 1024 * 1024;
+
+/**
+ * Put back on the bench the actions `actions.jsonl` holds and the saved bench does not: the
+ * record is appended (and fsync'd) before the line is typed and the bench saved
+ * (main/surfaces/actions.ts), so a service killed between the two came back with the answer
+ * recorded and the card showing none. Matched by surface, action and time; lines that do not
+ * parse, and surfaces no longer on the bench, are passed over. What was typed is not known
+ * (no `line`).
+ */
+function recordedActions(p: { folder: string; surfaces: Map<string, Surface> }): void {
+  let text: string;
+  try {
+    const file = path.join(p.folder, ACTIONS_FILE);
+    const size = fs.statSync(file).size;
+    if (size === 0) return;
+    const fd = fs.openSync(file, 'r');
+    try {
+      const n = Math.min(size, ACTIONS_READ_MAX);
+      const buf = Buffer.alloc(n);
+      fs.readSync(fd, buf, 0, n, size - n);
+      text = buf.toString('utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return;
+  }
+  for (const line of text.split('\n')) {
+    let e: { type?: unknown; surface?: unknown; action?: unknown; at?: unknown; target?: unknown; comment?: unknown };
+    try {
+      e = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (!e || e.type !== 'action' || typeof e.surface !== 'string' || typeof e.action !== 'string' || typeof e.at !== 'string') continue;
+    const s = p.surfaces.get(e.surface);
+    if (!s || s.acted.some((r) => r.action === e.action && r.at === e.at)) continue;
+    const record: ActionRecord = { action: e.action, at: e.at };
+    if (typeof e.target === 'string') record.target = e.target;
+    if (typeof e.comment === 'string') record.comment = e.comment;
+    s.acted = [...s.acted, record].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+  }
+}
+
 /** Transcript block keys remembered per pane (so a block is read once). */
 const TRANSCRIPT_KEYS = 2000;
 
@@ -115,6 +162,7 @@ export class SurfaceStore {
     } catch {
       // no state yet, or unreadable: start empty (the poller reads the files again)
     }
+    recordedActions(p);
     p.unseen = [...p.surfaces.values()].filter((s) => !s.seen).length;
     this.panes.set(paneId, p);
     return p;
