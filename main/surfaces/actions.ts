@@ -13,10 +13,10 @@ import path from 'node:path';
 import type { ActionRecord, PaneInfo, Surface } from '../../preload/contract.ts';
 import { LIMITS, TDSP_VERSION, kindSpec } from './registry.ts';
 import { currentRecords } from './revisions.ts';
-import type { SurfaceStore } from './store.ts';
+import { ACTIONS_FILE, type SurfaceStore } from './store.ts';
 import { utf8Bytes } from './validate.ts';
 
-export const ACTIONS_FILE = 'actions.jsonl';
+export { ACTIONS_FILE };
 
 /** C0, DEL, C1 (ESC above all), and Unicode line/paragraph separators become spaces. */
 export function sanitize(text: string): string {

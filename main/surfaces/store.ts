@@ -8,11 +8,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ActionRecord, Surface, SurfaceRoute } from '../../preload/contract.ts';
-import { ACTIONS_FILE } from './actions.ts';
 import { LIMITS, shelfOf } from './registry.ts';
 import { sha256Hex, type Checked, type SurfaceDoc } from './validate.ts';
 
 export const STATE_FILE = '.bench-state.json';
+/** The pane's record of the actions taken, one a line (main/surfaces/actions.ts appends to it). */
+export const ACTIONS_FILE = 'actions.jsonl';
 const STATE_VERSION = 1;
 /** The most of a pane's actions.jsonl read back when its bench is loaded. */
 const ACTIONS_READ_MAX = 4 * 1024 * 1024;
