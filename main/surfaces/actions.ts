@@ -16,8 +16,6 @@ import { currentRecords } from './revisions.ts';
 import { ACTIONS_FILE, type SurfaceStore } from './store.ts';
 import { utf8Bytes } from './validate.ts';
 
-export { ACTIONS_FILE };
-
 /** C0, DEL, C1 (ESC above all), and Unicode line/paragraph separators become spaces. */
 export function sanitize(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ');

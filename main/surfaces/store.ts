@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ActionRecord, Surface, SurfaceRoute } from '../../preload/contract.ts';
 import { LIMITS, shelfOf } from './registry.ts';
+import { readTail } from './transcript.ts';
 import { sha256Hex, type Checked, type SurfaceDoc } from './validate.ts';
 
 export const STATE_FILE = '.bench-state.json';
@@ -22,25 +23,14 @@ const ACTIONS_READ_MAX = 4 * 1024 * 1024;
  * Put back on the bench the actions `actions.jsonl` holds and the saved bench does not: the
  * record is appended (and fsync'd) before the line is typed and the bench saved
  * (main/surfaces/actions.ts), so a service killed between the two came back with the answer
- * recorded and the card showing none. Matched by surface, action and time; lines that do not
- * parse, and surfaces no longer on the bench, are passed over. What was typed is not known
- * (no `line`).
+ * recorded and the card showing none. Matched by surface, action and time; a line that does
+ * not parse (one torn by the kill) and surfaces no longer on the bench are passed over. What
+ * was typed is not known (no `line`). The file's last ACTIONS_READ_MAX, from a whole line.
  */
 function recordedActions(p: { folder: string; surfaces: Map<string, Surface> }): void {
   let text: string;
   try {
-    const file = path.join(p.folder, ACTIONS_FILE);
-    const size = fs.statSync(file).size;
-    if (size === 0) return;
-    const fd = fs.openSync(file, 'r');
-    try {
-      const n = Math.min(size, ACTIONS_READ_MAX);
-      const buf = Buffer.alloc(n);
-      fs.readSync(fd, buf, 0, n, size - n);
-      text = buf.toString('utf8');
-    } finally {
-      fs.closeSync(fd);
-    }
+    text = readTail(path.join(p.folder, ACTIONS_FILE), ACTIONS_READ_MAX);
   } catch {
     return;
   }
