@@ -95,6 +95,24 @@ describe('encodeLine', () => {
     expect(fast / lines).toBeGreaterThan(0.6);
   }, 120_000);
 
+  it('keeps a wide character at the row\'s end whose second cell is an empty one with a background (where the addon\'s range wipes it)', () => {
+    const { term, ser, write } = terminal(5, 4);
+    try {
+      write('\x1b[44mabc世\x1b[0m\r\n');
+      const cells = normalBuffer(term).lines;
+      // Its placeholder an empty cell of width 1 in the same colour, as a random stream of erases and wide characters left one.
+      cells.get(0)!._data[4 * 3] = 1 << 22;
+      const got = encodeLine(cells, 0, 0, 4)!;
+      expect(got.text).toBe('abc世');
+      const rows = (data: string) => drawn(data, 5)[0];
+      expect(rows(got.data)).toEqual(rows(withoutNullMoves(ser.serialize({ range: { start: 0, end: 0 }, excludeModes: true, excludeAltBuffer: true })).replace('\x1b[1X', '')));
+      // (The addon's range writes an erase of that cell after the character, which wipes it: the encoder does not.)
+      expect(withoutNullMoves(ser.serialize({ range: { start: 0, end: 0 }, excludeModes: true, excludeAltBuffer: true }))).toContain('世\x1b[1X');
+    } finally {
+      term.dispose();
+    }
+  });
+
   it('reads its text as xterm does where a wide character\'s second half was overwritten (a reflow leaves such cells)', () => {
     const { term, ser, write } = terminal(5, 4);
     try {

@@ -292,6 +292,11 @@ export function encodeLine(lines: { get(i: number): CellLine | undefined }, star
         wul = ul;
       }
       putChars(line, x, content, inText);
+      // A wide character covers the next cell when that is its placeholder (skipped above) or
+      // an empty one of width 1, where something cut the pair: an erase of that cell written
+      // after the character would wipe it with the character, as the addon's range does (the
+      // addon's whole buffer keeps it). A character there is written, as the addon writes it.
+      if (width === 2 && x + 1 < drawnTo && d[(x + 1) * 3]! === 1 << WIDTH_SHIFT) x++;
     }
     if (y < end) {
       // A wrap the text makes by itself: the row full to its last cell, the next row's first of the same background.
