@@ -137,7 +137,7 @@ function takeLines(term: Term, ser: Serializer, start: number, end: number, into
 }
 
 /** Rows of the normal buffer that start a logical line (not wrapped from the row before), from `from` down. */
-function lineStart(term: Term, from: number): number {
+export function lineStart(term: Term, from: number): number {
   const lines = normalBuffer(term).lines;
   let y = from;
   while (y > 0 && lines.get(y)?.isWrapped) y--;
@@ -179,6 +179,30 @@ export function dropTop(term: Term, count: number): void {
   b.ydisp = Math.max(0, b.ydisp - count);
   // Still the same row on the screen (it may now be above the buffer's top, as it would be above the screen's).
   b.savedY -= count;
+}
+
+/**
+ * Lines' serializations (each from the default attributes, at the top-left) as a snapshot's
+ * start: replayed from a blank terminal of `screenRows` rows, they end in its scrollback
+ * with the screen blank and the cursor at its top-left, where the buffer's own
+ * serialization starts ('' for none).
+ */
+function replayOf(lines: string[], screenRows: number): string {
+  if (lines.length === 0) return '';
+  return `${lines.join('\x1b[0m\r\n')}\x1b[0m\r\n${'\n'.repeat(Math.max(0, screenRows - 1))}\x1b[H`;
+}
+
+/**
+ * Rows [start, end] of the normal buffer (whole lines, but for a first row wrapped from one
+ * above it), as a snapshot's start, as Archive.replay writes the archive's lines: each line
+ * read from the cells (take), a few times quicker than the serialize addon, which writes
+ * every cell through xterm's public API (a window left behind a flood redraws from a
+ * snapshot of 100 such rows twice a second).
+ */
+export function replayRows(term: Term, ser: Serializer, start: number, end: number, screenRows: number): string {
+  const lines: Entry[] = [];
+  takeLines(term, ser, start, end, lines);
+  return replayOf(lines.map((l) => (l as Line).data), screenRows);
 }
 
 export class Archive {
@@ -308,8 +332,7 @@ export class Archive {
       parts.push(e.run.slice(tailStart(e.run, k), e.run.length - 2).replaceAll('\r\n', '\x1b[0m\r\n'));
       n += k;
     }
-    if (parts.length === 0) return '';
-    return `${parts.reverse().join('\x1b[0m\r\n')}\x1b[0m\r\n${'\n'.repeat(Math.max(0, screenRows - 1))}\x1b[H`;
+    return replayOf(parts.reverse(), screenRows);
   }
 
   /** Every line's text, oldest first. */

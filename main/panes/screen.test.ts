@@ -221,6 +221,15 @@ async function run(seed: number, archive = false): Promise<{ skipped: number; re
       // Row by row, the same characters in the same colours, from the first whole line on.
       const first = mine.cells.findIndex((row, i) => i > 0 && !row.startsWith('~'));
       expect({ seed, cells: mine.cells.slice(first) }).toEqual({ seed, cells: theirs.cells.slice(theirs.cells.length - mine.cells.length + first) });
+      // A redraw's snapshot of a few lines of history (FLOW.skipRedrawScrollback), some in the
+      // buffer and some perhaps in the archive: the reference's newest rows, row by row, from
+      // the first whole line on (the oldest may start mid-line), and the cursor where the reference's own snapshot puts it.
+      const few = Math.floor(r() * (screen.history + 2));
+      const part = await screen.serialize(few);
+      const drawnPart = replayed(part.data, part.cols, part.rows);
+      const whole1 = drawnPart.cells.findIndex((row, i) => i > 0 && !row.startsWith('~'));
+      expect({ seed, few, complete: part.complete, x: drawnPart.x, y: drawnPart.y, short: b.type === 'normal' ? Math.max(0, Math.min(few, screen.history) + rows - drawnPart.cells.length) : 0 }).toEqual({ seed, few, complete: few >= screen.history, x: theirs.x, y: theirs.y, short: 0 });
+      expect({ seed, few, cells: drawnPart.cells.slice(whole1) }).toEqual({ seed, few, cells: theirs.cells.slice(theirs.cells.length - drawnPart.cells.length + whole1) });
       if (b.baseY < a.baseY) archived++;
     }
     expect(meter.inFlight()).toBe(0);

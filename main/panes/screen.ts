@@ -18,7 +18,7 @@
  */
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
-import { Archive, dropTop, normalBuffer, withoutNullMoves } from './archive.ts';
+import { Archive, dropTop, lineStart, normalBuffer, replayRows, withoutNullMoves } from './archive.ts';
 import { afterLastCrLf, attributesAtEnd, countLineFeeds, foldAttributes, isDirectLine, plainTailStart } from './compact.ts';
 import { flat } from './line-encode.ts';
 import { screenCells } from './screen-cells.ts';
@@ -678,8 +678,16 @@ export class Screen {
     const base = this.term.buffer.normal.baseY;
     const history = base + this.archive.rows;
     const lines = Math.max(0, Math.min(scrollback, history));
-    const own = withoutNullMoves(this.serializer.serialize({ scrollback: Math.min(lines, base) }));
-    const data = lines > base ? this.archive.replay(lines - base, this.term.rows) + own : own;
+    const start = base - Math.min(lines, base);
+    // With an archive, the buffer's rows of history are read from the cells as the archive's
+    // are (replayRows), down to the line the screen's first row belongs to; the screen (and
+    // a line wrapped onto it) is the serialize addon's, with its cursor and modes. Without,
+    // all of it is the addon's.
+    const split = this.archiving ? lineStart(this.term, base) : start;
+    const rowsRead = split > start ? replayRows(this.term, this.serializer, start, split - 1, this.term.rows) : '';
+    const own = withoutNullMoves(this.serializer.serialize({ scrollback: base - (split > start ? split : start) }));
+    const archived = lines > base ? this.archive.replay(lines - base, this.term.rows) : '';
+    const data = archived + rowsRead + own;
     return { data, cols: this.term.cols, rows: this.term.rows, complete: lines >= history };
   }
 
