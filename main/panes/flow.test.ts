@@ -322,8 +322,11 @@ describe('FlowMeter', () => {
     expect(m.ack('w', held - 5_000)).toBe(false);
     expect(m.accepts('w')).toBe(false);
     expect(m.ack('w', 1)).toBe(true);
-    expect(m.accepts('w')).toBe(true);
     expect(m.behind('w')).toBe(0);
+    // Sent output again once its snapshot is taken (the redraw).
+    expect(m.accepts('w')).toBe(false);
+    m.redrawn('w');
+    expect(m.accepts('w')).toBe(true);
   });
 
   it('does not skip ahead in a short burst, nor in a flood broken by quiet spells longer than the latency bound', () => {
@@ -374,6 +377,7 @@ describe('FlowMeter', () => {
     expect(m.nextTakeBack()).toBe(150);
     clock.t = droppedAt + 250;
     expect(m.takeBack()).toEqual(['w']);
+    m.redrawn('w');
     expect(m.accepts('w')).toBe(true);
     expect(m.nextTakeBack()).toBeUndefined();
     // Dropped again holding some (once its rate is known again): its acks do not take it back before its time either.
@@ -388,6 +392,54 @@ describe('FlowMeter', () => {
     expect(m.nextTakeBack()).toBe(200);
     clock.t += 200;
     expect(m.takeBack()).toEqual(['w']);
+  });
+
+  it('sends a reader taken back nothing until its snapshot is taken, then holds it to the rate it read the flood at; one that never asks is sent output after skipRedrawMs', () => {
+    const { m, clock } = skipping({ skipAfterChars: 50_000, skipRedrawMs: 250 });
+    m.attach('w');
+    // It reads 800 characters a millisecond (48,000 acknowledged over the 60 ms of one
+    // sample): 120,000 in the latency bound of 150 ms.
+    for (let i = 0; i < 5; i++) {
+      clock.t += 20;
+      m.sent(12_000);
+      m.ack('w', 12_000);
+    }
+    clock.t += 5;
+    expect(m.sent(400_000)).toEqual(['w']);
+    clock.t += 250;
+    expect(m.takeBack()).toEqual(['w']);
+    // Told to redraw, it is not sent what comes before its snapshot (the snapshot holds it),
+    // nor does it hold the PTY; a late acknowledgement does not take it back a second time.
+    expect(m.accepts('w')).toBe(false);
+    expect(m.dropped('w')).toBe(true);
+    clock.t += 10;
+    expect(m.sent(60_000)).toEqual([]);
+    expect(m.behind('w')).toBe(0);
+    expect(m.shouldPause()).toBe(false);
+    expect(m.ack('w', 5_000)).toBe(false);
+    expect(m.skipping()).toBe(false);
+    // Its snapshot taken, it is sent output, and what it may hold is what it reads in 150 ms:
+    // more than that leaves it behind again at once (its rate unknown, it would hold the PTY
+    // paused at the start allowance until a new sample came).
+    m.redrawn('w');
+    expect(m.accepts('w')).toBe(true);
+    clock.t += 5;
+    expect(m.sent(60_000)).toEqual([]);
+    clock.t += 5;
+    expect(m.sent(70_000)).toEqual(['w']);
+    expect(m.shouldPause()).toBe(false);
+    // One that never asks for its snapshot (a client that does not redraw, a snapshot that
+    // failed) is sent output again skipRedrawMs after it was told to redraw.
+    m.ack('w', 60_000);
+    clock.t += 250;
+    expect(m.takeBack()).toEqual(['w']);
+    clock.t += 100;
+    m.sent(1_000);
+    expect(m.accepts('w')).toBe(false);
+    clock.t += 150;
+    expect(m.sent(1_000)).toEqual([]);
+    expect(m.accepts('w')).toBe(true);
+    expect(m.behind('w')).toBe(1_000);
   });
 
   it('hurries readers left behind: after input (or once the flood is quiet) one caught up is taken back at once, one still reading on its next acknowledgement', () => {

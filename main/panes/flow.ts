@@ -15,7 +15,11 @@
  *   the PTY paused, and taken back once it holds less than
  *   `latency.skipBackChars` (it has read nearly all it was sent; the rest is in the
  *   renderer's next acknowledgement). The program then runs at the pace of the pane's
- *   headless screen, which keeps every line; the window redraws from its snapshot.
+ *   headless screen, which keeps every line; the window redraws from its snapshot. Taken
+ *   back, it is sent nothing until that snapshot is taken (`redrawn`: what comes before is
+ *   in it, and a page drops it), and from then on it reads at the rate it read the flood at
+ *   (left unknown, the first sample held the PTY paused through every redraw). One that does
+ *   not ask for its snapshot within `latency.skipRedrawMs` is sent output all the same.
  * - With `latency`, a reader also counts as full once what it holds would take it more
  *   than `latency.ms` to read at the rate it has been acknowledging (and it holds more than
  *   `latency.minChars`), and as ready again under half that. Until its rate is known (the
@@ -35,6 +39,9 @@ interface Reader {
   /** Dropped by skipping ahead in a long flood (taken back under skipBackChars, not the low watermark), and when. */
   skipped: boolean;
   skippedAt: number;
+  /** Taken back from skipping ahead, waiting for its snapshot (sent nothing meanwhile), since when. */
+  redrawing: boolean;
+  redrawingSince: number;
   /** Characters it acknowledges a millisecond while it has output to read (0: not known yet). */
   rate: number;
   lastAckAt: number;
@@ -96,7 +103,7 @@ export class FlowMeter {
 
   /** A reader that must keep up from now on. */
   attach(reader: string): void {
-    if (!this.readers.has(reader)) this.readers.set(reader, { unacked: 0, dropped: false, skipped: false, skippedAt: 0, rate: 0, lastAckAt: 0, sampleStart: 0, sampleChars: 0 });
+    if (!this.readers.has(reader)) this.readers.set(reader, { unacked: 0, dropped: false, skipped: false, skippedAt: 0, redrawing: false, redrawingSince: 0, rate: 0, lastAckAt: 0, sampleStart: 0, sampleChars: 0 });
   }
 
   /** A reader went away: it no longer holds the pane paused. */
@@ -125,6 +132,7 @@ export class FlowMeter {
    * (`latency.skipAfterChars`). Returns the readers dropped now.
    */
   sent(chars: number): string[] {
+    this.overdue();
     const live = [...this.readers.entries()].filter(([, r]) => !r.dropped);
     const keepsUp = live.some(([, r]) => r.unacked + chars <= this.high);
     const skipping = this.flood(chars);
@@ -166,6 +174,8 @@ export class FlowMeter {
       r.lastAckAt = t;
     }
     r.unacked = Math.max(0, r.unacked - chars);
+    // (A late acknowledgement of what it read before it was taken back.)
+    if (r.redrawing) return false;
     if (r.skipped) return this.due(r, this.now()) && this.back(r);
     if (r.dropped && r.unacked < this.low) return this.back(r);
     return false;
@@ -181,11 +191,45 @@ export class FlowMeter {
     return this.caughtUp(r) && t - r.skippedAt >= (this.latency?.skipRedrawMs ?? 0);
   }
 
+  /** Back in the flow: one dropped by skipping ahead waits for its snapshot first (redrawn). */
   private back(r: Reader): true {
-    r.dropped = false;
-    r.skipped = false;
     r.unacked = 0;
+    if (r.skipped) {
+      r.skipped = false;
+      r.redrawing = true;
+      r.redrawingSince = this.now();
+      return true;
+    }
+    r.dropped = false;
     return true;
+  }
+
+  /**
+   * The reader's snapshot is being taken (it holds all output sent so far): a reader taken
+   * back from skipping ahead is sent output from now on, read at the rate it read the flood
+   * at. A new sample of that rate starts now (the wait was not reading).
+   */
+  redrawn(reader: string): void {
+    const r = this.readers.get(reader);
+    if (!r?.redrawing) return;
+    this.into(r);
+  }
+
+  private into(r: Reader): void {
+    const t = this.now();
+    r.redrawing = false;
+    r.dropped = false;
+    r.unacked = 0;
+    r.lastAckAt = t;
+    r.sampleStart = t;
+    r.sampleChars = 0;
+  }
+
+  /** Readers taken back that have not asked for their snapshot in skipRedrawMs: sent output all the same (a client that does not redraw, a snapshot that failed). */
+  private overdue(): void {
+    const wait = this.latency?.skipRedrawMs ?? 0;
+    const t = this.now();
+    for (const r of this.readers.values()) if (r.redrawing && t - r.redrawingSince >= wait) this.into(r);
   }
 
   /** Milliseconds until a reader dropped by skipping ahead, caught up now, may be taken back (undefined: none waits). */

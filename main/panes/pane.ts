@@ -600,8 +600,11 @@ export class Pane {
    * The screen and scrollback as escape sequences, consistent with the output events:
    * it holds exactly the output of every 'pane.output' event emitted before it returns.
    */
-  async snapshot(scrollback: number = SNAPSHOT_SCROLLBACK): Promise<{ data: string; cols: number; rows: number; complete: boolean; prompts?: SnapshotPrompt[] }> {
+  async snapshot(scrollback: number = SNAPSHOT_SCROLLBACK, clientId?: string): Promise<{ data: string; cols: number; rows: number; complete: boolean; prompts?: SnapshotPrompt[] }> {
     this.flush();
+    // A window taken back after falling behind a flood is sent output again from here: what
+    // came before is in this snapshot, and what comes while it is taken follows its answer.
+    if (clientId !== undefined) this.meter.redrawn(clientId);
     const mine = !this.held;
     if (mine) this.held = [];
     try {

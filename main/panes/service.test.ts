@@ -320,7 +320,10 @@ describe('flow control', () => {
     });
     const stale: number[] = [];
     core.onEventTo((client, name, payload) => {
-      if (client === 'w1' && name === 'pane.stale' && (payload as { paneId: string }).paneId === pane.id) stale.push(performance.now());
+      if (client !== 'w1' || name !== 'pane.stale' || (payload as { paneId: string }).paneId !== pane.id) return;
+      stale.push(performance.now());
+      // Redrawn as a page redraws: it asks for a snapshot, and is sent output again from there.
+      void panes.snapshot(pane.id, 'w1', FLOW.skipRedrawScrollback);
     });
     // A page drawing 2 MB a second: every 10 ms it acknowledges up to 20,000 of what it was sent.
     let acked = 0;

@@ -529,7 +529,7 @@ export class PaneService implements PaneServiceApi {
     if (scrollback !== undefined && scrollback !== 'all' && !(Number.isInteger(scrollback) && scrollback >= 0)) {
       throw new Error(`scrollback ${JSON.stringify(scrollback)} is not usable: send a whole number of lines, or "all"`);
     }
-    return pane.snapshot(scrollback === 'all' ? Number.MAX_SAFE_INTEGER : scrollback);
+    return pane.snapshot(scrollback === 'all' ? Number.MAX_SAFE_INTEGER : scrollback, clientId);
   }
 
   // ───────────── layout and focus ─────────────

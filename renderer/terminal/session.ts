@@ -129,8 +129,8 @@ export class TerminalSession {
   /** The shell's prompts (OSC 133): gutter marks and jumps between them. */
   readonly prompts: PromptMarks;
   renderer: RendererKind = 'dom';
-  /** Counters for tests and diagnosis: output dropped (already in a snapshot), written, last snapshot's size. */
-  readonly stats = { dropped: 0, written: 0, snapshotChars: -1, syncs: 0, partial: false };
+  /** Counters for tests and diagnosis: output dropped (already in a snapshot), written, last snapshot's size, snapshots asked for, redraws after falling behind a flood. */
+  readonly stats = { dropped: 0, written: 0, snapshotChars: -1, syncs: 0, redraws: 0, partial: false };
   private readonly fit = new FitAddon();
   private readonly opts: SessionOptions;
   private readonly acker: Acker;
@@ -270,6 +270,7 @@ export class TerminalSession {
     // Lines below the top of the view, kept when more history arrives above them.
     const fromBottom = history ? this.term.buffer.active.baseY - this.term.buffer.active.viewportY : 0;
     this.phase = 'syncing';
+    if (mode === 'stale') this.stats.redraws++;
     this.fitNow(true);
     try {
       let snap: Res<'pane.snapshot'>;
@@ -286,6 +287,8 @@ export class TerminalSession {
         // Output dropped while the snapshot was on its way should be in it, but the core
         // may emit output it held back during the snapshot just before its answer leaves
         // (seen with a new pane's first prompt). One more snapshot then has it for sure.
+        // (A redraw after falling behind a flood, 'stale', is sent nothing between pane.stale
+        // and its snapshot, FlowMeter.redrawn: it asks again only in that race.)
         if (attempt === 1 && this.stats.dropped > droppedBefore) continue;
         break;
       }
