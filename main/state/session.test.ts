@@ -34,6 +34,9 @@ describe('the saved session', () => {
     const moved = fs.mkdtempSync(path.join(state.dir, 'moved '));
     one.panes.write(second.id, `cd '${moved}' && echo "in=$PWD"\r`);
     await waitFor(() => one.panes.screenText(second.id).includes(`in=${moved}`), 'the cd');
+    // The live cwd is what the shell reports at its next prompt (OSC 7), which may come a
+    // moment after the echo: saved before it, the session would keep the folder before.
+    await waitFor(() => one.panes.liveCwd(second.id) === moved, 'the shell to report its new folder');
     await one.core.request('layout.set', { layout: { type: 'split', direction: 'column', sizes: [0.7, 0.3], children: [{ type: 'pane', paneId: first.id }, { type: 'pane', paneId: second.id }] } }, client);
     const sessionFile = path.join(state.env.XDG_STATE_HOME!, 'terminal-delight', 'session.json');
     await waitFor(() => fs.existsSync(sessionFile), 'the debounced save');
