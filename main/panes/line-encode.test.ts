@@ -95,6 +95,32 @@ describe('encodeLine', () => {
     expect(fast / lines).toBeGreaterThan(0.6);
   }, 120_000);
 
+  it('keeps a wrapped line\'s empty tail in the default background where its replay scrolls at the wrap (which fills the new row with the background then in use)', () => {
+    // Printed after a clear, above the bottom row: the wrap moves to a blank row, whose tail
+    // stays default. A snapshot replays lines from the bottom of its screen, where the same
+    // wrap scrolls, and xterm fills the new row with the current background (BCE).
+    const { term, write } = terminal(10, 5);
+    try {
+      write('\x1b[44mabcdefghijkl\x1b[0m\r\n\x1b[41mxyz\x1b[K\x1b[0m\r\n');
+      const cells = normalBuffer(term).lines;
+      const got = encodeLine(cells, 0, 1, 5)!;
+      expect(got.text).toBe('abcdefghijkl');
+      const mine = encodeLine(cells, 2, 2, 5)!;
+      const want = cellRows(term, true).slice(0, 3);
+      for (const rows of [1, 2, 50]) {
+        const replay = reference(10, rows, 100);
+        try {
+          replay.write(`${got.data}\x1b[0m\r\n${mine.data}\x1b[0m\r\n`);
+          expect({ rows, cells: cellRows(replay.term, true).slice(0, 3) }).toEqual({ rows, cells: want });
+        } finally {
+          replay.term.dispose();
+        }
+      }
+    } finally {
+      term.dispose();
+    }
+  });
+
   it('keeps a wide character at the row\'s end whose second cell is an empty one with a background (where the addon\'s range wipes it)', () => {
     const { term, ser, write } = terminal(5, 4);
     try {

@@ -327,6 +327,28 @@ export function encodeLine(lines: { get(i: number): CellLine | undefined }, star
         putNum(nulls);
         put(88);
       }
+      // A row the line wrapped onto in a background (its first cell's): where a replay's wrap
+      // scrolls (a snapshot replays from the bottom of its screen), xterm fills the new row
+      // with that background, though the row here kept the default after what is drawn (it
+      // wrapped onto a blank row). Past what is drawn, erased in the default style.
+      if (y > start && drawnTo < cols && colour(d[2]!) !== 0) {
+        if (nulls > 0) {
+          put(27);
+          put(91);
+          putNum(nulls);
+          put(67);
+        }
+        put(27);
+        put(91);
+        put(48);
+        put(109);
+        put(27);
+        put(91);
+        put(75);
+        wfg = 0;
+        wbg = 0;
+        wul = 0;
+      }
     }
   }
   return { data: out.take(), text: txt.take() };
