@@ -604,7 +604,12 @@ export class Pane {
     this.flush();
     // A window taken back after falling behind a flood is sent output again from here: what
     // came before is in this snapshot, and what comes while it is taken follows its answer.
-    if (clientId !== undefined) this.meter.redrawn(clientId);
+    if (clientId !== undefined) {
+      this.meter.redrawn(clientId);
+      // Ready again, it may let a PTY another window holds paused run (not left to the
+      // screen's catch-up below to ask).
+      this.applyFlow();
+    }
     const mine = !this.held;
     if (mine) this.held = [];
     try {
