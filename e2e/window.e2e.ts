@@ -168,7 +168,8 @@ describe('the window', () => {
     const redraws = after.redraws - before.redraws;
     expect(redraws).toBeGreaterThan(1);
     expect(after.dropped - before.dropped).toBeLessThan((after.written - before.written) / 10);
-    expect(after.syncs - before.syncs - redraws).toBeLessThanOrEqual(redraws / 4);
+    // (A page too busy to ask within FLOW.skipRedrawMs is sent output, drops it and asks again.)
+    expect(after.syncs - before.syncs - redraws).toBeLessThan(redraws / 2 + 1);
     await win.typeLine(id, 'echo still-here-$((1+1))');
     await win.waitForText(id, /^still-here-2$/m, 15_000);
   }, 300_000);
