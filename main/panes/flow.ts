@@ -227,9 +227,8 @@ export class FlowMeter {
 
   /** Readers taken back that have not asked for their snapshot in skipRedrawMs: sent output all the same (a client that does not redraw, a snapshot that failed). */
   private overdue(): void {
-    const wait = this.latency?.skipRedrawMs ?? 0;
-    const t = this.now();
-    for (const r of this.readers.values()) if (r.redrawing && t - r.redrawingSince >= wait) this.into(r);
+    // (On every batch: the clock is read only for a reader that waits.)
+    for (const r of this.readers.values()) if (r.redrawing && this.now() - r.redrawingSince >= (this.latency?.skipRedrawMs ?? 0)) this.into(r);
   }
 
   /** Milliseconds until a reader dropped by skipping ahead, caught up now, may be taken back (undefined: none waits). */

@@ -332,12 +332,8 @@ export function encodeLine(lines: { get(i: number): CellLine | undefined }, star
       // with that background, though the row here kept the default after what is drawn (it
       // wrapped onto a blank row). Past what is drawn, erased in the default style.
       if (y > start && drawnTo < cols && colour(d[2]!) !== 0) {
-        if (nulls > 0) {
-          put(27);
-          put(91);
-          putNum(nulls);
-          put(67);
-        }
+        // (A move over the empty cells left, already erased in their background above.)
+        putNulls(nulls, 0);
         put(27);
         put(91);
         put(48);

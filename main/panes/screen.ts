@@ -683,9 +683,9 @@ export class Screen {
     // are (replayRows), down to the line the screen's first row belongs to; the screen (and
     // a line wrapped onto it) is the serialize addon's, with its cursor and modes. Without,
     // all of it is the addon's.
-    const split = this.archiving ? lineStart(this.term, base) : start;
-    const rowsRead = split > start ? replayRows(this.term, this.serializer, start, split - 1, this.term.rows) : '';
-    const own = withoutNullMoves(this.serializer.serialize({ scrollback: base - (split > start ? split : start) }));
+    const from = this.archiving ? Math.max(start, lineStart(this.term, base)) : start;
+    const rowsRead = from > start ? replayRows(this.term, this.serializer, start, from - 1, this.term.rows) : '';
+    const own = withoutNullMoves(this.serializer.serialize({ scrollback: base - from }));
     const archived = lines > base ? this.archive.replay(lines - base, this.term.rows) : '';
     const data = archived + rowsRead + own;
     return { data, cols: this.term.cols, rows: this.term.rows, complete: lines >= history };
