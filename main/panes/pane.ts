@@ -14,6 +14,7 @@ import { FlowMeter } from './flow.ts';
 import type { Launch } from './integration.ts';
 import { ShellMarks, type PromptState } from './marks.ts';
 import { processCwd } from './proc.ts';
+import { setCloseOnExec } from '../libc.ts';
 import { Screen } from './screen.ts';
 import { ScreenPrompts } from './screen-prompts.ts';
 
@@ -54,6 +55,20 @@ function rawOutput(proc: IPty): void {
   } catch {
     // A read-only property in some other Node: text it stays.
   }
+}
+/**
+ * node-pty opens each pane's PTY master without close-on-exec (forkpty), so every process
+ * the core started afterwards (the next pane's shell, an agent, a Tick, a git) inherited the
+ * masters of the panes before it and could type into them, and kept them open after their
+ * pane ended. Marked here, synchronously after the spawn, before the core can start another.
+ */
+let warnedCloexec = false;
+function closeOnExec(proc: IPty): void {
+  const fd = (proc as unknown as { _fd?: number })._fd;
+  if (process.platform === 'win32' || (typeof fd === 'number' && setCloseOnExec(fd))) return;
+  if (warnedCloexec) return;
+  warnedCloexec = true;
+  process.stderr.write('terminal-delight: a PTY could not be marked close-on-exec (koffi has no binary for this machine), so programs started later may hold other panes\' terminals\n');
 }
 /**
  * Where a batch's reads are joined to be decoded, shared by every pane (decoding is synchronous
@@ -285,6 +300,8 @@ export class Pane {
       env: launch.env,
     });
     this.proc = proc;
+    // Before anything else can start a process: the master is no one's to inherit.
+    closeOnExec(proc);
     rawOutput(proc);
     this.decoder = new StringDecoder('utf8');
     this.info = { ...this.info, status: 'running', exitCode: undefined, signal: undefined };

@@ -17,8 +17,8 @@
  * nobody waits for an echo there). V8's own collections, incremental and mostly on its helper
  * threads, go on meanwhile.
  */
-import { createRequire } from 'node:module';
 import type { PaneServiceApi } from '../services.ts';
+import { libc } from '../libc.ts';
 
 /** Output since the last collection that makes one worth it once quiet. */
 const FLOOD_CHARS = 8 * 1024 * 1024;
@@ -63,7 +63,7 @@ export type Gc = (options?: { type?: 'major' | 'minor'; execution?: 'sync' | 'as
 let trimmer: (() => boolean) | null | undefined;
 
 /**
- * glibc's `malloc_trim(0)` through koffi (a foreign-function library with prebuilt binaries),
+ * glibc's `malloc_trim(0)` through koffi (main/libc.ts),
  * or null where there is none to call (macOS, Windows, musl): loaded on first use.
  */
 export function mallocTrim(): (() => boolean) | null {
@@ -71,11 +71,10 @@ export function mallocTrim(): (() => boolean) | null {
   trimmer = null;
   if (process.platform !== 'linux') return trimmer;
   try {
-    const koffi = createRequire(import.meta.url)('koffi') as typeof import('koffi');
-    const trim = koffi.load('libc.so.6').func('int malloc_trim(size_t pad)') as (pad: number) => number;
-    trimmer = () => trim(0) === 1;
+    const trim = libc()?.func('int malloc_trim(size_t pad)') as ((pad: number) => number) | undefined;
+    if (trim) trimmer = () => trim(0) === 1;
   } catch {
-    // Not glibc (or koffi has no binary for this machine): the collection alone still runs.
+    // Not glibc (musl has no malloc_trim): the collection alone still runs.
   }
   return trimmer;
 }

@@ -1,0 +1,62 @@
+/**
+ * The few C library calls Node does not offer, through koffi (a foreign-function library
+ * with prebuilt binaries for every platform the app ships on): loaded on first use, and
+ * null where there is no C library koffi can open (then callers do without, or say so).
+ */
+import { createRequire } from 'node:module';
+
+type Koffi = typeof import('koffi');
+type Lib = ReturnType<Koffi['load']>;
+
+let lib: Lib | null | undefined;
+
+/** The process's C library: glibc or musl on Linux, libSystem on macOS; null elsewhere or without koffi. */
+export function libc(): Lib | null {
+  if (lib !== undefined) return lib;
+  lib = null;
+  const names = process.platform === 'linux' ? ['libc.so.6', 'libc.so'] : process.platform === 'darwin' ? ['/usr/lib/libSystem.B.dylib'] : [];
+  if (names.length === 0) return lib;
+  let koffi: Koffi;
+  try {
+    koffi = createRequire(import.meta.url)('koffi') as Koffi;
+  } catch {
+    return lib;
+  }
+  for (const name of names) {
+    try {
+      lib = koffi.load(name);
+      break;
+    } catch {
+      // the next name (musl's libc has no .so.6)
+    }
+  }
+  return lib;
+}
+
+// fcntl's commands and flag: the same numbers on Linux and macOS.
+const F_GETFD = 1;
+const F_SETFD = 2;
+const FD_CLOEXEC = 1;
+
+type Fcntl = (fd: number, cmd: number, ...rest: unknown[]) => number;
+let fcntl: Fcntl | null | undefined;
+
+/**
+ * Marks `fd` close-on-exec, so no program this process starts afterwards inherits it.
+ * True once the flag is set; false where it cannot be (no C library, or a closed fd).
+ */
+export function setCloseOnExec(fd: number): boolean {
+  if (fcntl === undefined) {
+    fcntl = null;
+    try {
+      fcntl = (libc()?.func('int fcntl(int fd, int cmd, ...)') as unknown as Fcntl | undefined) ?? null;
+    } catch {
+      fcntl = null;
+    }
+  }
+  if (!fcntl || !Number.isInteger(fd) || fd < 0) return false;
+  const flags = fcntl(fd, F_GETFD);
+  if (flags < 0) return false;
+  if (flags & FD_CLOEXEC) return true;
+  return fcntl(fd, F_SETFD, 'int', flags | FD_CLOEXEC) === 0;
+}
