@@ -17,7 +17,7 @@ import type { Surface } from '../preload/contract.ts';
 import { compileCacheDir } from '../main/compile-cache.ts';
 import { listeningHolders, waitFor } from '../main/panes/testing.ts';
 import { connectService, type ServiceConnection } from '../main/service/client.ts';
-import { processAlive } from '../main/service/lock.ts';
+import { processAlive } from '../main/panes/proc.ts';
 import { ARTIFACTS, ROOT, axeViolations, launchBrowser, openWindow, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
 
 let browser: Browser;
@@ -127,7 +127,7 @@ describe('agents outlive the window', () => {
     })()));
     const servicePid = serve.servicePid()!;
     // serve bound the door's port and handed the socket to the service it started
-    // (main/service/door-handover.ts): the service alone holds it; serve's copy is closed, and
+    // (main/door/handover.ts): the service alone holds it; serve's copy is closed, and
     // neither shell inherited one.
     expect(listeningHolders(serve.port)).toEqual([servicePid]);
 

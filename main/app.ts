@@ -17,9 +17,9 @@ import { installAgentChannel, type AgentChannel } from './agent-channel/service.
 import { TickHost } from './tick/host.ts';
 import { tickTools } from './tick/mcp-tools.ts';
 import { installWorktrees, type WorktreeService } from './worktrees/service.ts';
-import { ClientHub } from './service/hub.ts';
-import { installServiceHandlers } from './service/handlers.ts';
-import { SERVICE_STARTED_AT } from './service/started.ts';
+import { ClientHub } from './clients/hub.ts';
+import { installServiceHandlers } from './clients/handlers.ts';
+import { SERVICE_STARTED_AT } from './version.ts';
 import { NoticeBook } from './state/notices.ts';
 
 export interface AppOptions {
@@ -111,7 +111,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const worktrees = installWorktrees({ core, panes, surfaces, settings, env, paths, newAgentPane: (req) => agents.newAgentPane(req) });
   // Other services install here (each in its own folder): surfaces, agent-channel, tick, mcp.
 
-  // The clients (main/service/hub.ts) and the service's own requests.
+  // The clients (main/clients/hub.ts) and the service's own requests.
   const hub = new ClientHub(core);
   core.onDispose(() => hub.dispose());
   const endAll = async (reason: string): Promise<void> => {

@@ -1,7 +1,13 @@
-/** The app's version (package.json), as the service and every client report it. */
+/** The app's version (package.json), the contract's protocol number and when this core started, as the service and every client report them. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { appRoot } from './panes/env.ts';
+
+/** Bumped on any change a client of another version could not speak (the service's hello, docs/design/service.md). */
+export const PROTOCOL = 1;
+
+/** When this process (the core) started. */
+export const SERVICE_STARTED_AT = new Date().toISOString();
 
 let version: string | undefined;
 let testVersion: string | undefined | null = null;

@@ -49,3 +49,39 @@ describe('imports', () => {
     expect([COMMENT_LIMIT, NOTE_LIMIT_BYTES]).toEqual([LIMITS.commentBytes, LIMITS.commentBytes]);
   });
 });
+
+/**
+ * Which layer a source file is in: the neutral modules both sides use (preload/, common/) at
+ * the bottom, then the core (with its clients' hub and wire), the browser's door, the service,
+ * and on top the shells and commands. The renderer stands apart: it reaches only the neutral
+ * modules. Commands that live beside their domain (a folder's `cli.ts`, the MCP stdio shim)
+ * are commands.
+ */
+function layer(file: string): number | 'renderer' | undefined {
+  if (file.startsWith('preload/') || file.startsWith('common/')) return 0;
+  if (file.startsWith('renderer/')) return 'renderer';
+  if (!file.startsWith('main/')) return undefined;
+  if (/^main\/(serve|electron|cli)\//.test(file) || /^main\/[^/]+\/cli\.ts$/.test(file) || file === 'main/mcp/stdio.ts') return 4;
+  if (file.startsWith('main/service/')) return 3;
+  if (file.startsWith('main/door/')) return 2;
+  return 1;
+}
+
+describe('layers', () => {
+  it('every import points down: neutral modules, core, door, service, shells; the renderer reaches only the neutral modules', () => {
+    const up: string[] = [];
+    for (const [file, deps] of Object.entries(tree)) {
+      if (/\.(test|e2e)\.tsx?$/.test(file)) continue;
+      const from = layer(file);
+      if (from === undefined) continue;
+      for (const d of deps ?? []) {
+        if (!d.id || d.id.includes('node_modules')) continue;
+        const to = layer(d.id);
+        if (to === undefined) continue;
+        const ok = from === 'renderer' ? to === 0 || to === 'renderer' : to !== 'renderer' && to <= from;
+        if (!ok) up.push(`${file} → ${d.id}`);
+      }
+    }
+    expect(up).toEqual([]);
+  });
+});

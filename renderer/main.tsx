@@ -17,7 +17,8 @@ import { runCommand } from './commands.ts';
 import { Ctx, type WindowContext } from './context.ts';
 import { CommandDeduper } from './dedupe.ts';
 import { leafIds } from './panes/layout.ts';
-import { createWindowStore, resolvedTheme, type ThemeName } from './store/store.ts';
+import { createWindowStore, resolvedTheme } from './store/store.ts';
+import type { ThemeName } from '../common/themes.ts';
 import { createWsClient, type WsClient } from './td-client.ts';
 import { takeEarly, takeTyped } from './early.ts';
 import { TerminalRegistry } from './terminal/registry.ts';
@@ -49,7 +50,7 @@ const store = createWindowStore({
 });
 media.addEventListener('change', (e) => store.getState().systemThemeChanged(e.matches ? 'dark' : 'light'));
 // Before the first paint, so a light window never flashes dark while it connects. The door's
-// index.html may carry it already (main/serve/first-paint.ts: from the setting or the browser's
+// index.html may carry it already (main/door/first-paint.ts: from the setting or the browser's
 // hint, which this window's settings, unknown until its hello, cannot contradict): that stays
 // until the hello (App.tsx).
 if (!doorTheme) document.documentElement.dataset.theme = resolvedTheme(store.getState());

@@ -8,7 +8,7 @@ import type { ClientFrame as AnyClientFrame, ServerFrame } from '../preload/cont
 
 type ClientFrame = Extract<AnyClientFrame, { t: 'req' }>;
 import { createWsClient, defaultWsUrl, type WsClient } from './td-client.ts';
-import { encodeOutputFrame } from '../main/service/frames.ts';
+import { encodeOutputFrame } from '../main/clients/frames.ts';
 import { openEarly } from './early.ts';
 
 const cleanups: Array<() => unknown> = [];

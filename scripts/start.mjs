@@ -62,7 +62,7 @@ function rendererStale() {
   const index = path.join(root, 'out', 'renderer', 'index.html');
   if (!fs.existsSync(index)) return true;
   const built = fs.statSync(index).mtimeMs;
-  const sources = Math.max(newest(path.join(root, 'renderer')), newest(path.join(root, 'preload')));
+  const sources = Math.max(newest(path.join(root, 'renderer')), newest(path.join(root, 'preload')), newest(path.join(root, 'common')));
   return sources > built;
 }
 
@@ -73,7 +73,7 @@ function rendererStale() {
 function bundleStale(name) {
   const bundle = path.join(root, 'out', name, `${name}.mjs`);
   if (!fs.existsSync(bundle)) return true;
-  return Math.max(newest(path.join(root, 'main')), newest(path.join(root, 'preload'))) > fs.statSync(bundle).mtimeMs;
+  return Math.max(newest(path.join(root, 'main')), newest(path.join(root, 'preload')), newest(path.join(root, 'common'))) > fs.statSync(bundle).mtimeMs;
 }
 
 function build(extra = []) {

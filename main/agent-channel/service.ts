@@ -27,7 +27,7 @@ import path from 'node:path';
 import type { AgentStatus, AvailableAgent, PaneInfo, Surface } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
 import { findProgram } from '../panes/env.ts';
-import { processAlive } from '../service/lock.ts';
+import { processAlive } from '../panes/proc.ts';
 import type { AgentStatusApi, PaneServiceApi, SettingsApi, SurfaceServiceApi } from '../services.ts';
 import { fencedBlocks } from '../surfaces/transcript.ts';
 import { isAnswer, readSettlement, settle, type AnswerFile, type Settlement } from './answers.ts';

@@ -7,7 +7,7 @@
  */
 import type { EventName, Events, Req, RequestName, Res } from '../../preload/contract.ts';
 import type { ResolvedFile } from '../core.ts';
-import type { FirstPaintAnswer } from '../serve/first-paint.ts';
+import type { FirstPaintAnswer } from '../door/first-paint.ts';
 import { connectService, stopService, type ServiceConnection, ServiceError } from '../service/client.ts';
 
 export interface RelayOptions {
@@ -73,7 +73,7 @@ export class ElectronRelay {
   }
 
   /**
-   * The theme and first paint for a window about to load app://td/ (main/serve/first-paint.ts),
+   * The theme and first paint for a window about to load app://td/ (main/door/first-paint.ts),
    * given what the desktop's setting prefers; undefined when the service has none to give, and
    * at once while the main's connection is still being made (a service starting has no screen
    * to draw yet, and the page's scripts should load while it starts, not after).

@@ -5,8 +5,8 @@
  */
 import path from 'node:path';
 import type { ResolvedFile } from '../core.ts';
-import { firstPaintWithin, withAnswer, type FirstPaintAnswer } from '../serve/first-paint.ts';
-import { mimeType, resolveStatic } from '../serve/files.ts';
+import { firstPaintWithin, withAnswer, type FirstPaintAnswer } from '../door/first-paint.ts';
+import { mimeType, resolveStatic } from '../door/files.ts';
 
 export const SCHEME = 'app';
 export const ORIGIN = `${SCHEME}://td`;
@@ -62,7 +62,7 @@ export async function routeAppUrl(rawUrl: string, files: FileRoutes | undefined,
 export const WINDOW_BACKGROUND: Record<'light' | 'dark', string> = { dark: '#0e1013', light: '#e7e7e4' };
 
 /**
- * The window's page with its theme and first paint in it (main/serve/first-paint.ts), when
+ * The window's page with its theme and first paint in it (main/door/first-paint.ts), when
  * `file` is the renderer's index.html and the service gave one in time; else `body` as it is.
  */
 export async function withAppFirstPaint(file: string, body: Buffer<ArrayBuffer>, rendererDir: string, answer: () => Promise<FirstPaintAnswer | undefined>): Promise<Buffer<ArrayBuffer>> {

@@ -1,8 +1,7 @@
 /** The contract's app, settings, pane and layout requests, installed on the Core. */
 import type { Core } from '../core.ts';
 import type { SettingsApi } from '../services.ts';
-import { SERVICE_STARTED_AT } from '../service/started.ts';
-import { PROTOCOL } from '../service/wire.ts';
+import { PROTOCOL, SERVICE_STARTED_AT } from '../version.ts';
 import { appVersion } from '../version.ts';
 import type { PaneService } from './service.ts';
 

@@ -8,7 +8,7 @@ import { StringDecoder } from 'node:string_decoder';
 import nodePty from 'node-pty';
 import type { IPty } from 'node-pty';
 import type { PaneInfo, PaneKind, SnapshotPrompt } from '../../preload/contract.ts';
-import type { ScreenCells } from '../../renderer/first-paint/markup.ts';
+import type { ScreenCells } from '../../common/first-paint.ts';
 import { FLOW } from '../../preload/contract.ts';
 import { FlowMeter } from './flow.ts';
 import type { Launch } from './integration.ts';

@@ -1,4 +1,4 @@
-/** What the OS knows of a process: its parent and its working folder (Linux /proc; macOS ps/lsof). */
+/** What the OS knows of a process: its parent, its working folder, whether it still runs and since when (Linux /proc; macOS ps/lsof). */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 
@@ -76,4 +76,41 @@ export function processCwd(pid: number): string | undefined {
     }
   }
   return undefined;
+}
+
+/** A process's state letter and start time, from /proc (Linux); undefined elsewhere or when it is gone. */
+function processStat(pid: number): { state: string; startTicks: number | undefined } | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces or parentheses itself.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[19]);
+    return { state: fields[0] ?? '', startTicks: Number.isFinite(ticks) ? ticks : undefined };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The start time of a process, from /proc (Linux); undefined elsewhere or when it is gone. */
+export function processStartTicks(pid: number): number | undefined {
+  return processStat(pid)?.startTicks;
+}
+
+/**
+ * Whether process `pid` runs, and is the one that started at `startTicks` when given (Linux:
+ * a pid the system reused is not it). A zombie is not running: it has ended, and holds
+ * nothing, only its parent has not collected it yet (a serve at rest is /bin/sh, which
+ * collects children it did not start only when it next waits).
+ */
+export function processAlive(pid: number, startTicks?: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  const stat = processStat(pid);
+  // No /proc here (not Linux): the pid check is all there is.
+  if (!stat) return !fs.existsSync('/proc/self/stat');
+  if (stat.state === 'Z' || stat.state === 'X') return false;
+  return startTicks === undefined || stat.startTicks === startTicks;
 }

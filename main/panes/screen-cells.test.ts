@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import headless from '@xterm/headless';
-import { CELL } from '../../renderer/first-paint/markup.ts';
+import { CELL } from '../../common/first-paint.ts';
 import { screenCells } from './screen-cells.ts';
 
 function fed(data: string, cols = 40, rows = 6): Promise<InstanceType<typeof headless.Terminal>> {

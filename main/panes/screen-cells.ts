@@ -1,12 +1,12 @@
 /**
  * A terminal's visible screen as runs of cells that look alike (text, colours, attributes)
  * and where its cursor is: what a window's first paint draws before its own terminal exists
- * (renderer/first-paint/markup.ts, docs/spec/performance.md "A window attaching, in order").
+ * (common/first-paint.ts, docs/spec/performance.md "A window attaching, in order").
  * Reads the buffer as parsed so far; the caller parses what waits first (Screen.cells()).
  */
 import type headless from '@xterm/headless';
 import type { IBufferCell as Cell } from '@xterm/headless';
-import { CELL, type CellColour, type CellRun, type ScreenCells } from '../../renderer/first-paint/markup.ts';
+import { CELL, type CellColour, type CellRun, type ScreenCells } from '../../common/first-paint.ts';
 
 type Term = InstanceType<typeof headless.Terminal>;
 

@@ -22,7 +22,7 @@ import { Archive, dropTop, lineStart, normalBuffer, replayRows, withoutNullMoves
 import { afterLastCrLf, attributesAtEnd, countLineFeeds, foldAttributes, isDirectLine, plainTailStart } from './compact.ts';
 import { flat } from './line-encode.ts';
 import { screenCells } from './screen-cells.ts';
-import type { ScreenCells } from '../../renderer/first-paint/markup.ts';
+import type { ScreenCells } from '../../common/first-paint.ts';
 
 /** What an SGR looks like before its final `m` has come. */
 const PARTIAL_SGR = /^\x1b(?:\[[0-9;:]*)?$/;

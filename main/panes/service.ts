@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Layout, PaneInfo, Res } from '../../preload/contract.ts';
-import type { ScreenCells } from '../../renderer/first-paint/markup.ts';
+import type { ScreenCells } from '../../common/first-paint.ts';
 import type { Core } from '../core.ts';
 import type { Paths } from '../paths.ts';
 import { paneFolder } from '../paths.ts';

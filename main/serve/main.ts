@@ -4,7 +4,7 @@
  * `terminal-delight serve`). The browser's door to the per-user service (started on demand):
  * prints exactly one line to stdout when ready, `serving http://127.0.0.1:<port>/?token=<token>`
  * (the service's door listens: main/service/door.ts; on Unix, serve's own bound socket was
- * handed to the service it started: main/service/door-handover.ts); everything else goes to stderr. The
+ * handed to the service it started: main/door/handover.ts); everything else goes to stderr. The
  * door stays open while serve runs, and serve starts the service again (with the same door)
  * if it goes away, or dies starting once the URL is out; three failures within a minute, or
  * a service that cannot start before the URL is out, end serve with exit code 1 and why.
@@ -23,11 +23,11 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { connectService, serviceStarting, type ServiceConnection } from '../service/client.ts';
 import { statePaths, type Paths } from '../paths.ts';
-import { HANDOVER_SUPPORTED } from '../service/door-handover.ts';
-import { processAlive } from '../service/lock.ts';
-import type { DoorHolder, DoorSpec } from '../service/wire.ts';
+import { HANDOVER_SUPPORTED } from '../door/handover.ts';
+import { processAlive } from '../panes/proc.ts';
+import type { DoorHolder, DoorSpec } from '../clients/wire.ts';
 import { canRest, letGo, makeHolder, REST_AFTER_MS, rest, takeResume, type Resume } from './rest.ts';
-import { loopbackBindAddress, newToken, serveUrl } from './security.ts';
+import { loopbackBindAddress, newToken, serveUrl } from '../door/security.ts';
 
 export const USAGE = 'usage: serve [--port N] [--host 127.0.0.1|::1|localhost] [--fresh] [--cwd DIR] [--no-open] [--service-socket PATH --service-token FILE]';
 
@@ -103,7 +103,7 @@ function openBrowser(url: string): void {
 
 /**
  * Claim port `port` on `bind` (0: pick a free one): the port, and with `keep` the socket still
- * listening on it, for the service serve starts to take over (main/service/door-handover.ts);
+ * listening on it, for the service serve starts to take over (main/door/handover.ts);
  * otherwise closed again. Throws the sentence when the port cannot be had.
  */
 async function claimPort(bind: string, port: number, keep: boolean): Promise<{ port: number; listener?: net.Server }> {

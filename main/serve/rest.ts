@@ -17,8 +17,8 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { DoorHolder, DoorSpec } from '../service/wire.ts';
-import { parseDoorSpec } from '../service/wire.ts';
+import type { DoorHolder, DoorSpec } from '../clients/wire.ts';
+import { parseDoorSpec } from '../clients/wire.ts';
 
 /** How long after its door is held serve rests (main/serve/main.ts says why not at once). */
 export const REST_AFTER_MS = 1000;

@@ -15,13 +15,13 @@ import path from 'node:path';
 import type { EventName, Events, Req, RequestName, Res, ServerFrame } from '../../preload/contract.ts';
 import { appRoot } from '../panes/env.ts';
 import { statePaths, type Paths } from '../paths.ts';
-import { appVersion } from '../version.ts';
+import { appVersion, PROTOCOL } from '../version.ts';
 import { decodeOutputFrame } from '../../preload/output-frame.ts';
-import { FrameSplitter } from './frames.ts';
+import { FrameSplitter } from '../clients/frames.ts';
 import { CORE_MALLOC_ENV, SERVICE_ONLY_ENV } from './service-env.ts';
-import { DOOR_HANDOVER_ENV, HANDOVER_SUPPORTED, handDoorOver } from './door-handover.ts';
+import { DOOR_HANDOVER_ENV, HANDOVER_SUPPORTED, handDoorOver } from '../door/handover.ts';
 import { holderAlive, lockHeld, readLock } from './lock.ts';
-import { MAX_LINE, PROTOCOL, type ClientHello, type ClientKind, type ControlFrame, type DoorAnswer, type DoorHolder, type DoorSpec, type FileAnswer, type FirstPaintAnswer, type FirstPaintFrameAnswer, type ServiceHello } from './wire.ts';
+import { MAX_LINE, type ClientHello, type ClientKind, type ControlFrame, type DoorAnswer, type DoorHolder, type DoorSpec, type FileAnswer, type FirstPaintAnswer, type FirstPaintFrameAnswer, type ServiceHello } from '../clients/wire.ts';
 
 export interface ConnectOptions {
   env?: NodeJS.ProcessEnv;
@@ -45,7 +45,7 @@ export interface ConnectOptions {
   door?: DoorSpec;
   /**
    * serve's socket already listening on the door's port (Unix): handed to a service this call
-   * starts (main/service/door-handover.ts), else closed before the call resolves, so that a
+   * starts (main/door/handover.ts), else closed before the call resolves, so that a
    * service already running can bind the port. `onDoorHandover` says which, once: true when
    * the started service holds it (serve can print its URL at once).
    */
@@ -103,7 +103,7 @@ function bundleIsCurrent(bundle: string): boolean {
     }
     return false;
   };
-  return !newer(mainDir) && !newer(path.join(appRoot, 'preload'));
+  return !newer(mainDir) && !newer(path.join(appRoot, 'preload')) && !newer(path.join(appRoot, 'common'));
 }
 
 /**
@@ -230,7 +230,7 @@ export class ServiceConnection extends EventEmitter {
   }
 
   /**
-   * The theme and first paint for a window about to load (main/serve/first-paint.ts), for a
+   * The theme and first paint for a window about to load (main/door/first-paint.ts), for a
    * relay's or Electron's index.html; undefined from a service too old to draw one, or gone.
    */
   firstPaint(ask: { theme?: string; prefers?: string; themeOnly?: boolean }, timeoutMs = 5_000): Promise<FirstPaintAnswer | undefined> {

@@ -10,7 +10,7 @@ import { FLOW } from '../../preload/contract.ts';
 import { tempState, waitFor } from '../panes/testing.ts';
 import { statePaths } from '../paths.ts';
 import { letGo } from '../serve/rest.ts';
-import { newToken } from '../serve/security.ts';
+import { newToken } from '../door/security.ts';
 import { connectService, type ServiceConnection } from './client.ts';
 import { Doors } from './door.ts';
 import { startService, type RunningService } from './service.ts';

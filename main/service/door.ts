@@ -9,7 +9,7 @@
  * (`TD_DOOR`), so the door listens before the core has loaded: the page loads meanwhile, and
  * its socket waits for the core. Such a door is claimed by serve's connection when it comes
  * (the same port and token), and closed if none does within a minute. On Unix, serve binds
- * the port itself and hands the listening socket over (main/service/door-handover.ts), so
+ * the port itself and hands the listening socket over (main/door/handover.ts), so
  * its URL is out before this process has even loaded the door.
  *
  * A serve at rest (main/serve/rest.ts) asks with a `holder`: the door is then that process's,
@@ -23,10 +23,10 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { App } from '../app.ts';
-import { startServe, type Served } from '../serve/server.ts';
-import { tokensEqual } from '../serve/security.ts';
-import { processAlive, processStartTicks } from './lock.ts';
-import { parseDoorHolder, parseDoorSpec, type DoorAnswer, type DoorHolder, type DoorSpec } from './wire.ts';
+import { startDoorServer, type Served } from '../door/server.ts';
+import { tokensEqual } from '../door/security.ts';
+import { processAlive, processStartTicks } from '../panes/proc.ts';
+import { parseDoorHolder, parseDoorSpec, type DoorAnswer, type DoorHolder, type DoorSpec } from '../clients/wire.ts';
 
 /** The environment variable a serve that starts the service passes its door in (JSON: a DoorSpec). */
 export const DOOR_ENV = 'TD_DOOR';
@@ -81,7 +81,7 @@ export class Doors {
 
   /**
    * Open the door a starting serve passed in `TD_DOOR`, unowned until its connection claims
-   * it: on `listener` when serve handed its bound socket over (main/service/door-handover.ts).
+   * it: on `listener` when serve handed its bound socket over (main/door/handover.ts).
    */
   async openAtStart(raw: string, listener?: net.Server): Promise<string | undefined> {
     let v: unknown;
@@ -234,7 +234,7 @@ export class Doors {
 
   private async open(spec: DoorSpec, listener?: net.Server): Promise<Door> {
     const opening = (async (): Promise<Door> => {
-      const served = await startServe({ core: this.core, host: spec.host, port: spec.port, token: spec.token, listener });
+      const served = await startDoorServer({ core: this.core, host: spec.host, port: spec.port, token: spec.token, listener });
       const door: Door = { spec, served };
       this.doors.set(spec.port, door);
       return door;

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempState } from '../panes/testing.ts';
-import { acquireLock, holderAlive, processAlive, processStartTicks, readLock } from './lock.ts';
+import { acquireLock, holderAlive, readLock } from './lock.ts';
+import { processAlive, processStartTicks } from '../panes/proc.ts';
 
 let state: ReturnType<typeof tempState>;
 let file: string;

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import type { Paths } from '../paths.ts';
+import { processAlive, processStartTicks } from '../panes/proc.ts';
 
 export interface LockRecord {
   pid: number;
@@ -20,43 +21,6 @@ export type Acquired = { held: true; record: LockRecord; release(): void } | { h
 
 /** An empty lock file this young is a service between create and write: held. */
 const EMPTY_GRACE_MS = 5_000;
-
-/** A process's state letter and start time, from /proc (Linux); undefined elsewhere or when it is gone. */
-function processStat(pid: number): { state: string; startTicks: number | undefined } | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) is in parentheses and may hold spaces or parentheses itself.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[19]);
-    return { state: fields[0] ?? '', startTicks: Number.isFinite(ticks) ? ticks : undefined };
-  } catch {
-    return undefined;
-  }
-}
-
-/** The start time of a process, from /proc (Linux); undefined elsewhere or when it is gone. */
-export function processStartTicks(pid: number): number | undefined {
-  return processStat(pid)?.startTicks;
-}
-
-/**
- * Whether process `pid` runs, and is the one that started at `startTicks` when given (Linux:
- * a pid the system reused is not it). A zombie is not running: it has ended, and holds
- * nothing, only its parent has not collected it yet (a serve at rest is /bin/sh, which
- * collects children it did not start only when it next waits).
- */
-export function processAlive(pid: number, startTicks?: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  const stat = processStat(pid);
-  // No /proc here (not Linux): the pid check is all there is.
-  if (!stat) return !fs.existsSync('/proc/self/stat');
-  if (stat.state === 'Z' || stat.state === 'X') return false;
-  return startTicks === undefined || stat.startTicks === startTicks;
-}
 
 /** Whether the process a record names is still the one that wrote it. */
 export function holderAlive(rec: LockRecord): boolean {

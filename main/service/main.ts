@@ -9,12 +9,11 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { statePaths } from '../paths.ts';
-import { appVersion } from '../version.ts';
+import { appVersion, SERVICE_STARTED_AT } from '../version.ts';
 import { persistCompileCacheSoon, useCompileCache } from '../compile-cache.ts';
 import { takeServiceLock } from './lock.ts';
 import { takeServiceOnlyEnv } from './service-env.ts';
-import { askForDoorSocket } from './door-handover.ts';
-import { SERVICE_STARTED_AT } from './started.ts';
+import { askForDoorSocket } from '../door/handover.ts';
 import type { Gc } from './memory.ts';
 
 export const USAGE = 'usage: service [--fresh]';
@@ -56,7 +55,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (!lock.held) return alreadyRunning(lock.holder.pid);
   // serve's bound socket for the door, asked for once the lock is held (a command run after
-  // serve's URL is out finds this service starting: main/service/door-handover.ts); the page
+  // serve's URL is out finds this service starting: main/door/handover.ts); the page
   // may wait in the socket's backlog from then on.
   const handedDoor = askForDoorSocket();
   // The bundles and dependencies loaded from here on come from the compile cache once warm.

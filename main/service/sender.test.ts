@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { binaryHeader, FrameSplitter } from './frames.ts';
+import { binaryHeader, FrameSplitter } from '../clients/frames.ts';
 import { FrameSender, type SocketLike } from './sender.ts';
 
 /** A socket that holds what it is given until the test lets it go, as a slow reader's does. */

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempState, waitFor } from '../panes/testing.ts';
 import { connectService } from './client.ts';
 import { checkPrivateDir, startService, type RunningService } from './service.ts';
-import { PROTOCOL } from './wire.ts';
+import { PROTOCOL } from '../version.ts';
 
 let state: ReturnType<typeof tempState>;
 let running: RunningService | undefined;

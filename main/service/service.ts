@@ -8,15 +8,14 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { createApp, type App } from '../app.ts';
 import { statePaths, type Paths } from '../paths.ts';
-import { appVersion } from '../version.ts';
-import { firstPaintFor } from '../serve/first-paint.ts';
+import { appVersion, PROTOCOL, SERVICE_STARTED_AT } from '../version.ts';
+import { firstPaintFor } from '../door/first-paint.ts';
 import { Doors } from './door.ts';
-import { binaryHeader } from './frames.ts';
+import { binaryHeader } from '../clients/frames.ts';
 import { FrameSender } from './sender.ts';
-import type { Connection } from './hub.ts';
+import type { Connection } from '../clients/hub.ts';
 import { checkPrivateDir, takeServiceLock, type Acquired, type LockRecord } from './lock.ts';
-import { SERVICE_STARTED_AT } from './started.ts';
-import { LineSplitter, parseClientHello, PROTOCOL, type ServiceHello } from './wire.ts';
+import { LineSplitter, parseClientHello, type ServiceHello } from '../clients/wire.ts';
 
 export interface ServiceOptions {
   env?: NodeJS.ProcessEnv;

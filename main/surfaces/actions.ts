@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ActionRecord, PaneInfo, Surface } from '../../preload/contract.ts';
 import { LIMITS, TDSP_VERSION, kindSpec } from './registry.ts';
-import { currentRecords } from './revisions.ts';
+import { currentRecords } from '../../common/revisions.ts';
 import { ACTIONS_FILE, type SurfaceStore } from './store.ts';
 import { utf8Bytes } from './validate.ts';
 

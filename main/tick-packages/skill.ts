@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { parseDocument } from 'yaml';
-import { parseCommandLine } from '../tick/argv.ts';
+import { parseCommandLine } from '../../common/argv.ts';
 import { parsePrerequisites, type Prerequisite } from './prerequisites.ts';
 
 export const SKILL_FILE = 'SKILL.md';

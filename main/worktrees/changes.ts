@@ -2,7 +2,7 @@
  * The Changes card of a worktree, from `git diff` output: one `change` surface whose
  * files are the worktree's diff against its base, cut to fit a surface document, with
  * a key and a `since` time per hunk (an action on a hunk counts only for the hunk it was
- * taken on; see main/surfaces/revisions.ts). Also the one-hunk patch `git apply -R`
+ * taken on; see common/revisions.ts). Also the one-hunk patch `git apply -R`
  * takes to put a hunk back. Pure: git's text in, models and patches out; the parsing is
  * parse-diff's, the diffing git's.
  */

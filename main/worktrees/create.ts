@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { git, gitReason } from './git.ts';
 import { isInside, worktreesFolder } from './folders.ts';
-import { folderName, madeUpName, nameFromPrompt, nameProblem } from './names.ts';
+import { folderName, madeUpName, nameFromPrompt, nameProblem } from '../../common/worktree-names.ts';
 import { branchExists, gitOut, repoOf, uncommitted, worktrees, type Env } from './repo.ts';
 
 export const INCLUDE_FILE = '.worktreeinclude';

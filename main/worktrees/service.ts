@@ -23,7 +23,7 @@ import { CHANGES_ID, changesSurface, splitDiff, stampsOf, type ChangesStamps } f
 import { makeWorktree } from './create.ts';
 import { commitAll, ghState, mergeIntoBase, pushBranch, removeRisks, removeWorktree, revertHunk } from './finish.ts';
 import { worktreesFolder } from './folders.ts';
-import { commitMessage } from './names.ts';
+import { commitMessage } from '../../common/worktree-names.ts';
 import { REGISTRY_FILE, WorktreeRegistry, type WorktreeRecord } from './registry.ts';
 import { aheadBehind, branches, gitOut, pushRemote, repoOf, uncommitted, worktreeDiff } from './repo.ts';
 

@@ -10,7 +10,7 @@ import { focusPane } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { shortcutLabel } from '../keys.ts';
 import { leafIds } from '../panes/layout.ts';
-import { shortPath } from '../panes/header-text.ts';
+import { shortPath } from '../../common/header-text.ts';
 import { enableDesktopNotifications } from './notify.ts';
 import { agentCounts, agentRows, countsText, durationText, STATUS_ORDER, STATUS_WORD } from './rollup.ts';
 import { agentsUi, showOpenTick } from './ui.ts';

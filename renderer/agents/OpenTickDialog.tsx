@@ -8,7 +8,7 @@
 import { useEffect, useRef, useState, type FormEvent, type ReactElement } from 'react';
 import { useStore } from 'zustand';
 import type { TickPackageInfo } from '../../preload/contract.ts';
-import { parseCommandLine } from '../../main/tick/argv.ts';
+import { parseCommandLine } from '../../common/argv.ts';
 import { focusPane } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { ModalForm } from './ModalForm.tsx';

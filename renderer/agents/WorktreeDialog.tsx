@@ -7,7 +7,7 @@
 import { useEffect, useRef, useState, type FormEvent, type ReactElement } from 'react';
 import { useStore } from 'zustand';
 import type { Res } from '../../preload/contract.ts';
-import { nameFromPrompt as nameHint } from '../../main/worktrees/names.ts';
+import { nameFromPrompt as nameHint } from '../../common/worktree-names.ts';
 import { focusPane } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { ModalForm } from './ModalForm.tsx';

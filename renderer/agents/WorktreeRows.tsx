@@ -8,7 +8,7 @@ import { useState, type ReactElement } from 'react';
 import type { WorktreeInfo } from '../../preload/contract.ts';
 import { focusPane } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
-import { shortPath } from '../panes/header-text.ts';
+import { shortPath } from '../../common/header-text.ts';
 import { sentence } from './WorktreeDialog.tsx';
 import { aheadBehindText } from './worktrees.ts';
 

@@ -3,7 +3,7 @@
  * order the window lists them (blocked first, the longest waiting on top), the
  * counts the title bar shows, and "how long" in a few characters.
  */
-import { visibleText } from '../visible.ts';
+import { visibleText } from '../../common/visible.ts';
 import type { AgentStatus, PaneInfo } from '../../preload/contract.ts';
 
 export interface AgentRow {

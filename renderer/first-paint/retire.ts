@@ -12,7 +12,7 @@
 import { leafIds } from '../panes/layout.ts';
 import { resolvedTheme, type WindowStore } from '../store/store.ts';
 import type { TerminalRegistry } from '../terminal/registry.ts';
-import { FIRST_PAINT_ID } from './markup.ts';
+import { FIRST_PAINT_ID } from '../../common/first-paint.ts';
 
 /** The latest the first paint stays, drawn or not (a pane whose terminal never draws must not hide the window). */
 export const RETIRE_AFTER_MS = 3000;

@@ -9,7 +9,7 @@ import { useWindow, useWindowState } from '../context.ts';
 import { shortcutLabel, type WindowCommand } from '../keys.ts';
 import { BenchIcon, CloseIcon, RestartIcon, SplitDownIcon, SplitRightIcon } from './icons.tsx';
 import { TickHeaderParts, WorktreeBadge, agentTip, tickCloseTip } from '../agents/HeaderParts.tsx';
-import { exitText, headerTitle, lastCommandParts, shortPath } from './header-text.ts';
+import { exitText, headerTitle, lastCommandParts, shortPath } from '../../common/header-text.ts';
 
 const AGENT_LABEL: Record<AgentStatus, string> = {
   working: 'working',

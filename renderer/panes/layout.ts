@@ -4,18 +4,14 @@
  * (The core owns splitting and removing; the renderer only resizes and looks.)
  */
 import type { Layout } from '../../preload/contract.ts';
+import { leafIds, normalise } from '../../common/layout.ts';
+
+export { leafIds, normalise };
 
 export type Direction = 'left' | 'right' | 'up' | 'down';
 export interface Rect { x: number; y: number; w: number; h: number }
 /** Child indices from the root to a node. */
 export type LayoutPath = readonly number[];
-
-/** Pane ids in reading order (depth first, left to right, top to bottom). */
-export function leafIds(layout: Layout | null): string[] {
-  if (!layout) return [];
-  if (layout.type === 'pane') return [layout.paneId];
-  return layout.children.flatMap(leafIds);
-}
 
 export function nodeAt(layout: Layout, path: LayoutPath): Layout | undefined {
   let node: Layout | undefined = layout;
@@ -40,14 +36,6 @@ export function withSizes(layout: Layout, path: LayoutPath, sizes: number[]): La
   const children = layout.children.slice();
   children[head!] = withSizes(child, rest, sizes);
   return { ...layout, children };
-}
-
-/** Fractions that sum to 1 (equal shares when the input is unusable). */
-export function normalise(sizes: readonly number[]): number[] {
-  const ok = sizes.length > 0 && sizes.every((s) => Number.isFinite(s) && s > 0);
-  if (!ok) return sizes.map(() => 1 / Math.max(1, sizes.length));
-  const sum = sizes.reduce((a, b) => a + b, 0);
-  return sizes.map((s) => s / sum);
 }
 
 /**

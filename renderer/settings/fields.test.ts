@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, type Settings } from '../../preload/contract.ts';
-import { parseCommandLine } from '../../main/tick/argv.ts';
+import { parseCommandLine } from '../../common/argv.ts';
 import { FIELDS, GROUPS, commandLine, parseInput, shown } from './fields.ts';
 
 const field = (key: keyof Settings) => FIELDS.find((f) => f.key === key)!;

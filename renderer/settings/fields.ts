@@ -4,7 +4,7 @@
  * first, then by the core). Pure: the dialog and its tests feed plain values.
  */
 import type { Settings } from '../../preload/contract.ts';
-import { parseCommandLine } from '../../main/tick/argv.ts';
+import { parseCommandLine } from '../../common/argv.ts';
 
 export const GROUPS = ['Appearance', 'Terminal', 'Agents', 'MCP', 'Windows and panes', 'Worktrees'] as const;
 export type Group = (typeof GROUPS)[number];

@@ -6,10 +6,10 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { DEFAULT_SETTINGS, type Layout, type PaneInfo, type Requests, type Settings } from '../../preload/contract.ts';
 import { leafIds, withSizes, type LayoutPath } from '../panes/layout.ts';
+import type { ThemeName } from '../../common/themes.ts';
 
 export type Hello = Requests['app.hello']['res'];
 export type Connection = 'connecting' | 'open' | 'closed';
-export type ThemeName = 'light' | 'dark';
 
 export { DEFAULT_SETTINGS };
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { commandText, durationText, promptTarget } from './prompts.ts';
+import { commandText, durationText } from '../../common/command-text.ts';
+import { promptTarget } from './prompts.ts';
 
 describe('durationText', () => {
   it('says how long in a few characters, tenths under 10 s', () => {

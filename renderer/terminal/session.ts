@@ -15,12 +15,12 @@ import { WebLinksAddon } from '@xterm/addon-web-links';
 import type { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal } from '@xterm/xterm';
 import { FLOW, type Res, type Settings, type TdApi } from '../../preload/contract.ts';
-import type { ThemeName } from '../store/store.ts';
+import type { ThemeName } from '../../common/themes.ts';
 import { Acker, acknowledge, writePieces } from './flow.ts';
 import { PromptMarks } from './prompts.ts';
 import { skipEmptySelectionRedraws } from './selection-redraw.ts';
 import type { Prefetched, SnapshotQueue } from './snapshots.ts';
-import { TERMINAL_THEMES, terminalFont } from './themes.ts';
+import { TERMINAL_THEMES, terminalFont } from '../../common/themes.ts';
 
 export interface SessionOptions {
   paneId: string;

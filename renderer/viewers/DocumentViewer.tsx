@@ -6,7 +6,7 @@
  * post notes (a decision brief); anything else is a download link or, on the desktop,
  * already handed to the system.
  */
-import { visibleText } from '../visible.ts';
+import { visibleText } from '../../common/visible.ts';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
 import type { OpenViewer } from '../workbench/store.ts';

@@ -4,7 +4,7 @@
  * text, so it is safe to insert as it is.
  */
 import hljs from 'highlight.js/lib/common';
-import { escapeHtml } from '../escape.ts';
+import { escapeHtml } from '../../common/escape.ts';
 
 export { escapeHtml };
 

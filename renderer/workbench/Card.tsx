@@ -6,11 +6,11 @@ import { useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState,
 import type { Surface } from '../../preload/contract.ts';
 import { COMMENT_LIMIT, clock, isBlocked, recentRecords, recordText, utf8Length } from './acting.ts';
 import { benchApi, benchStore, errorText } from './runtime.ts';
-import { visibleText } from '../visible.ts';
+import { visibleText } from '../../common/visible.ts';
 import type { CardCtx } from './cards/ActButton.tsx';
 import { KindBody } from './cards/KindBody.tsx';
 import { stateLine } from './cards/answerState.ts';
-import { currentRecords } from '../../main/surfaces/revisions.ts';
+import { currentRecords } from '../../common/revisions.ts';
 
 
 /** What the bench's keyboard can ask a card to do. */

@@ -3,7 +3,7 @@
  * tests feed these plain values.
  */
 import type { ApprovalRequest, Shelf, Surface } from '../../preload/contract.ts';
-import { currentRecords } from '../../main/surfaces/revisions.ts';
+import { currentRecords } from '../../common/revisions.ts';
 import { SHELVES } from '../../preload/tdsp.ts';
 
 export { SHELVES };

@@ -5,7 +5,7 @@
  */
 import type { ReactNode } from 'react';
 import type { Surface } from '../../../preload/contract.ts';
-import { currentRecords } from '../../../main/surfaces/revisions.ts';
+import { currentRecords } from '../../../common/revisions.ts';
 
 export interface CardCtx {
   paneId: string;

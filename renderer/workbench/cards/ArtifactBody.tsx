@@ -1,5 +1,5 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import { visibleText } from '../../visible.ts';
+import { visibleText } from '../../../common/visible.ts';
 import { ActButton, type CardCtx } from './ActButton.tsx';
 import { benchApi } from '../runtime.ts';
 import { Markdown } from './Markdown.tsx';

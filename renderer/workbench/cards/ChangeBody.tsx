@@ -1,6 +1,6 @@
 import { useMemo, useState, type ReactNode } from 'react';
 import { highlightLines } from '../../viewers/highlight.ts';
-import { visibleText } from '../../visible.ts';
+import { visibleText } from '../../../common/visible.ts';
 import { ActButton, type CardCtx } from './ActButton.tsx';
 import { hunkTarget, languageForPath, parseFileDiff, type Hunk } from '../diff.ts';
 import { hunkState } from '../shelves.ts';

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { DiagramFrame } from '../../viewers/DiagramFrame.tsx';
-import { visibleText } from '../../visible.ts';
+import { visibleText } from '../../../common/visible.ts';
 import type { CardCtx } from './ActButton.tsx';
 import { str } from './model.ts';
 

@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from 'react';
-import { visibleText } from '../../visible.ts';
+import { visibleText } from '../../../common/visible.ts';
 import { ActButton, type CardCtx } from './ActButton.tsx';
 import { arr, obj, str } from './model.ts';
 import { stateLine } from './answerState.ts';

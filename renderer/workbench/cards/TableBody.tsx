@@ -1,5 +1,5 @@
 import { useMemo, useState, type ReactNode } from 'react';
-import { visibleText } from '../../visible.ts';
+import { visibleText } from '../../../common/visible.ts';
 import type { CardCtx } from './ActButton.tsx';
 import { cellNumber, cellText, nextSort, normaliseRows, sortRows, type SortState } from '../table.ts';
 import { arr, obj, str } from './model.ts';

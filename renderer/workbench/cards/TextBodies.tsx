@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { visibleText } from '../../visible.ts';
+import { visibleText } from '../../../common/visible.ts';
 import { ActButton, type CardCtx } from './ActButton.tsx';
 import { Markdown } from './Markdown.tsx';
 import { str } from './model.ts';

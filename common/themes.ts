@@ -1,6 +1,8 @@
 /** xterm colour themes matching the window's light and dark looks (styles.css). */
 import type { ITheme } from '@xterm/xterm';
-import type { ThemeName } from '../store/store.ts';
+
+/** The window's two looks. */
+export type ThemeName = 'light' | 'dark';
 
 export const TERMINAL_THEMES: Record<ThemeName, ITheme> = {
   dark: {

@@ -6,10 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempState, waitFor } from '../panes/testing.ts';
-import { FIRST_PAINT_MAX_CHARS } from '../../renderer/first-paint/markup.ts';
+import { FIRST_PAINT_MAX_CHARS } from '../../common/first-paint.ts';
 import { windowTheme, withAnswer } from './first-paint.ts';
-import { startServe, type Served } from './server.ts';
-import { get } from './testing.ts';
+import { startServe, type Served } from '../serve/server.ts';
+import { get } from '../serve/testing.ts';
 
 const INDEX = '<!doctype html>\n<html lang="en">\n  <body>\n    <div id="root"></div>\n  </body>\n</html>\n';
 let state: ReturnType<typeof tempState>;

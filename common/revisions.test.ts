@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ActionRecord } from '../../preload/contract.ts';
+import type { ActionRecord } from '../preload/contract.ts';
 import { currentRecords } from './revisions.ts';
 
 const rec = (action: string, at: string, target?: string): ActionRecord => ({ action, at, ...(target ? { target } : {}) });

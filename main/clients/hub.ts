@@ -40,7 +40,7 @@ export interface ConnectOptions {
   onShutdown?: (reason: string) => void;
   /** Called for a `door` control frame (main/service/door.ts); its answer is sent back. */
   onDoor?: (frame: Extract<ControlFrame, { t: 'door' }>) => Promise<DoorAnswer>;
-  /** Called for a `first-paint` control frame (main/serve/first-paint.ts firstPaintFor); its answer is sent back. */
+  /** Called for a `first-paint` control frame (main/door/first-paint.ts firstPaintFor); its answer is sent back. */
   onFirstPaint?: (ask: FirstPaintAsk) => FirstPaintAnswer;
 }
 

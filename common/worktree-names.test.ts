@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isInside, worktreesFolder } from './folders.ts';
-import { commitMessage, folderName, madeUpName, nameFromPrompt, nameProblem } from './names.ts';
+import { isInside, worktreesFolder } from '../main/worktrees/folders.ts';
+import { commitMessage, folderName, madeUpName, nameFromPrompt, nameProblem } from './worktree-names.ts';
 
 describe('worktree names', () => {
   it('takes a branch name from the first words of a prompt', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Layout, PaneInfo } from '../../preload/contract.ts';
-import { TERMINAL_THEMES } from '../terminal/themes.ts';
-import { CELL, htmlText, FIRST_PAINT_MAX_CHARS, firstPaintMarkup, paletteColour, withFirstPaint, type FirstPaint, type ScreenCells } from './markup.ts';
+import type { Layout, PaneInfo } from '../preload/contract.ts';
+import { TERMINAL_THEMES } from './themes.ts';
+import { CELL, htmlText, FIRST_PAINT_MAX_CHARS, firstPaintMarkup, paletteColour, withFirstPaint, type FirstPaint, type ScreenCells } from './first-paint.ts';
 
 function info(id: string, extra: Partial<PaneInfo> = {}): PaneInfo {
   return { id, tag: 'abcdefgh', kind: 'shell', title: '', cwd: '/home/me/src/app', command: ['bash'], status: 'running', cols: 80, rows: 24, benchOpen: false, unseen: 0, ...extra };

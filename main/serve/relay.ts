@@ -1,27 +1,12 @@
 /**
- * Where serve's windows reach the core: a core in this process (tests, the benchmark's
- * baseline), or the per-user service, each window relayed as text over its own service
- * connection (docs/design/service.md, "The processes").
+ * serve's relay: each window over its own connection to the per-user service (started on
+ * demand), its frames passed on as the bytes that came (docs/design/service.md, "The
+ * processes"): what serve does for a service elsewhere (an SSH-forwarded socket) or one too
+ * old to open a door.
  */
-import type { WebSocket } from 'ws';
-import type { App } from '../app.ts';
-import type { ResolvedFile } from '../core.ts';
-import { connectService, type ServiceConnection } from '../service/client.ts';
-import { firstPaintFor, wireAsk, type FirstPaintAnswer, type FirstPaintAsk } from './first-paint.ts';
-
-export interface WindowOptions {
-  /** The window asked for `pane.output` as binary frames (`/ws?output=binary`, preload/output-frame.ts). */
-  binary?: boolean;
-}
-
-export interface Backend {
-  /** A window's WebSocket, authenticated: carry its frames to the core and the core's to it. */
-  window(ws: WebSocket, opts?: WindowOptions): void;
-  resolveFile(prefix: string, rest: string): Promise<ResolvedFile | undefined>;
-  /** The theme and first paint for a window about to load (first-paint.ts), drawn by the core wherever it runs. */
-  firstPaint(ask: FirstPaintAsk): Promise<FirstPaintAnswer | undefined>;
-  close(): void;
-}
+import type { Backend } from '../door/backend.ts';
+import { wireAsk } from '../door/first-paint.ts';
+import { connectService, serviceStarting, type ServiceConnection } from '../service/client.ts';
 
 /**
  * A window whose socket holds this much unsent is not reading: it is cut off (it reconnects
@@ -41,41 +26,6 @@ function windowFrameOk(text: string): boolean {
 }
 
 const NOT_A_REQUEST = JSON.stringify({ t: 'res', id: -1, ok: false, error: 'the frame is not a request: send {"t":"req","id":N,"name":"...","req":{...}}' });
-
-export function coreBackend(app: App): Backend {
-  return {
-    window(ws, opts = {}) {
-      const conn = app.hub.connect(
-        {
-          send: (text) => {
-            if (ws.readyState === ws.OPEN) ws.send(text);
-          },
-          ...(opts.binary
-            ? {
-                sendBinary: (frame: Buffer) => {
-                  if (ws.readyState === ws.OPEN) ws.send(frame, { binary: true });
-                },
-              }
-            : {}),
-          backlog: () => ws.bufferedAmount,
-          close: (reason) => {
-            ws.close(1008, reason.slice(0, 120));
-            ws.terminate();
-          },
-        },
-        { idPrefix: 'ws', shell: 'serve' },
-      );
-      ws.on('message', (raw, isBinary) => {
-        if (isBinary) return conn.sendFrame({ t: 'res', id: -1, ok: false, error: 'frames must be JSON text, not binary' });
-        conn.receive(raw.toString());
-      });
-      ws.on('close', () => conn.gone());
-    },
-    resolveFile: (prefix, rest) => Promise.resolve(app.core.resolveFile(prefix, rest)),
-    firstPaint: (ask) => Promise.resolve(firstPaintFor(app, ask)),
-    close() {},
-  };
-}
 
 export interface ServiceBackendOptions {
   env?: NodeJS.ProcessEnv;
@@ -160,4 +110,22 @@ export async function serviceBackend(opts: ServiceBackendOptions): Promise<Backe
       void files.then((c) => c.close(), () => undefined);
     },
   };
+}
+
+/** Resolves when the service answers (`ready`) or holds its lock (starting); rejects when `ready` fails first. */
+export function answersOrStarting(ready: Promise<unknown>, env: NodeJS.ProcessEnv | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let done = false;
+    const finish = (err?: unknown): void => {
+      if (done) return;
+      done = true;
+      clearInterval(poll);
+      if (err === undefined) resolve();
+      else reject(err);
+    };
+    const poll = setInterval(() => {
+      if (serviceStarting(env)) finish();
+    }, 20);
+    ready.then(() => finish(), (err: unknown) => finish(err ?? new Error('the service could not be reached')));
+  });
 }

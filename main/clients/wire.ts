@@ -4,9 +4,6 @@
  * (docs/design/service.md, "The socket"). Pure, apart from the line splitter's buffer.
  */
 
-/** Bumped on any change a client of another version could not speak. */
-export const PROTOCOL = 1;
-
 /** Largest line either side may send (a paste, a snapshot); longer closes the connection. */
 export const MAX_LINE = 16 * 1024 * 1024;
 
@@ -22,7 +19,7 @@ export interface ClientHello {
   pid?: number;
   /** Where this client's first pane starts when the layout is empty. */
   cwd?: string;
-  /** Send `pane.output` as binary frames among the lines (main/service/frames.ts), not as JSON. */
+  /** Send `pane.output` as binary frames among the lines (main/clients/frames.ts), not as JSON. */
   binary?: boolean;
   /**
    * A relay about to open a window (serve at its start): start the first pane now, in `cwd`,
@@ -42,7 +39,7 @@ export type ControlFrame =
   /** Resolve a file route (core.serveFiles) for serve's HTTP or Electron's app:// protocol. */
   | { t: 'file'; id: number; prefix: string; rest: string }
   /**
-   * The theme and first paint for a window about to load (main/serve/first-paint.ts): what a
+   * The theme and first paint for a window about to load (main/door/first-paint.ts): what a
    * relay or Electron's shell puts into index.html. `theme` is the window's own (`?theme=`),
    * `prefers` what the person prefers (the browser's hint, the desktop's setting); with
    * `themeOnly`, the theme alone.
@@ -100,7 +97,7 @@ export function parseDoorSpec(v: unknown): DoorSpec | string {
 
 /**
  * What a window about to load asks the core for (the door from its request; a relay and
- * Electron's shell over the `first-paint` frame): main/serve/first-paint.ts answers.
+ * Electron's shell over the `first-paint` frame): main/door/first-paint.ts answers.
  */
 export interface FirstPaintAsk {
   /** The window's own theme (`?theme=`), when it has one. */
@@ -116,6 +113,7 @@ export interface FirstPaintAnswer {
   theme: 'light' | 'dark' | null;
   markup: string | null;
 }
+
 
 export type FirstPaintFrameAnswer = { t: 'first-paint'; id: number } & FirstPaintAnswer;
 

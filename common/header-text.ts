@@ -1,11 +1,11 @@
 /**
  * The words of a pane's header, pure: its title, its folder shortened, its exit status and
  * its last command's mark. PaneHeader draws them, and so does a window's first paint
- * (renderer/first-paint/markup.ts), so the two say the same.
+ * (common/first-paint.ts), so the two say the same.
  */
-import type { PaneInfo } from '../../preload/contract.ts';
-import { commandText, durationText } from '../terminal/prompts.ts';
-import { visibleText } from '../visible.ts';
+import type { PaneInfo } from '../preload/contract.ts';
+import { commandText, durationText } from './command-text.ts';
+import { visibleText } from './visible.ts';
 
 /** The title a header shows (the program's, else its command, else "Terminal"), its folder, and whether the folder is worth showing beside it. */
 export function headerTitle(pane: Pick<PaneInfo, 'title' | 'command' | 'cwd'> | undefined): { title: string; cwd: string; showCwd: boolean } {

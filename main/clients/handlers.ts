@@ -4,13 +4,11 @@
  */
 import type { ServiceInfo } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
-import { appVersion } from '../version.ts';
+import { appVersion, PROTOCOL, SERVICE_STARTED_AT } from '../version.ts';
 import type { PaneService } from '../panes/service.ts';
 import type { TickHost } from '../tick/host.ts';
 import type { ClientHub } from './hub.ts';
-import { PROTOCOL } from './wire.ts';
 
-import { SERVICE_STARTED_AT } from './started.ts';
 
 export { SERVICE_STARTED_AT };
 

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listeningHolders, waitFor } from '../panes/testing.ts';
-import { DOOR_HANDOVER_ENV, handDoorOver } from './door-handover.ts';
+import { DOOR_HANDOVER_ENV, handDoorOver } from './handover.ts';
 
 const HERE = import.meta.dirname;
 const children: ChildProcess[] = [];
@@ -30,7 +30,7 @@ function serviceLike(delayMs: number, env: NodeJS.ProcessEnv, stdio: 'ipc' | 'no
   fs.writeFileSync(script, `
 import http from 'node:http';
 import pty from ${JSON.stringify(path.resolve(HERE, '../../node_modules/node-pty/lib/index.js'))};
-import { askForDoorSocket, takeHeldConnections } from ${JSON.stringify(path.join(HERE, 'door-handover.ts'))};
+import { askForDoorSocket, takeHeldConnections } from ${JSON.stringify(path.join(HERE, 'handover.ts'))};
 const server = await askForDoorSocket(5_000);
 if (!server) {
   console.log(JSON.stringify({ got: false }));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cookieToken, hostAllowed, loopbackBindAddress, newToken, originAllowed, rendererCsp, setCookie, tokensEqual } from './security.ts';
-import { parseServeArgs } from './main.ts';
+import { parseServeArgs } from '../serve/main.ts';
 
 describe('serve security checks', () => {
   it('binds only loopback', () => {

@@ -11,12 +11,12 @@
  * Everything from a pane (screen text, titles, folders) is escaped for HTML; colours are only
  * ever numbers or #rrggbb made here. docs/spec/performance.md, "A window attaching, in order".
  */
-import type { Layout, PaneInfo, Settings } from '../../preload/contract.ts';
-import { escapeHtml } from '../escape.ts';
-import { headerTitle, lastCommandParts, shortPath } from '../panes/header-text.ts';
-import { leafIds, normalise } from '../panes/layout.ts';
-import { FONT_STACK, TERMINAL_THEMES, terminalFont } from '../terminal/themes.ts';
-import type { ThemeName } from '../store/store.ts';
+import type { Layout, PaneInfo, Settings } from '../preload/contract.ts';
+import { escapeHtml } from './escape.ts';
+import { headerTitle, lastCommandParts, shortPath } from './header-text.ts';
+import { leafIds, normalise } from './layout.ts';
+import { FONT_STACK, TERMINAL_THEMES, terminalFont } from './themes.ts';
+import type { ThemeName } from './themes.ts';
 
 /** A cell's colour: the terminal's default (null), one of the 256 palette colours, or #rrggbb. */
 export type CellColour = null | number | string;

@@ -1,15 +1,15 @@
 /**
- * The window's first paint (renderer/first-paint/markup.ts): the layout, its panes' headers
+ * The window's first paint (common/first-paint.ts): the layout, its panes' headers
  * and screens, in the theme the window will show, put into index.html. The core draws it
  * (firstPaintFor): in the door's own process (the service's door, tests), or in the service
- * a relay or Electron's shell asks over the `first-paint` frame (main/service/wire.ts).
+ * a relay or Electron's shell asks over the `first-paint` frame (main/clients/wire.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import type { App } from '../app.ts';
-import { FIRST_PAINT_MAX_CHARS, firstPaintMarkup, withFirstPaint, type FirstPaint } from '../../renderer/first-paint/markup.ts';
+import { FIRST_PAINT_MAX_CHARS, firstPaintMarkup, withFirstPaint, type FirstPaint } from '../../common/first-paint.ts';
 import { paneIds } from '../panes/layout.ts';
-import type { ThemeName } from '../../renderer/store/store.ts';
-import type { FirstPaintAnswer, FirstPaintAsk } from '../service/wire.ts';
+import type { ThemeName } from '../../common/themes.ts';
+import type { FirstPaintAnswer, FirstPaintAsk } from '../clients/wire.ts';
 
 export type { FirstPaintAnswer, FirstPaintAsk };
 
@@ -86,7 +86,7 @@ export function askOf(url: URL, req: Pick<IncomingMessage, 'headers' | 'method'>
   return { theme: url.searchParams.get('theme'), prefers: browserPrefers(req), themeOnly: url.searchParams.get('first-paint') === 'off' || req.method === 'HEAD' };
 }
 
-/** An ask as the service's `first-paint` frame carries it (main/service/wire.ts): strings only. */
+/** An ask as the service's `first-paint` frame carries it (main/clients/wire.ts): strings only. */
 export function wireAsk(ask: FirstPaintAsk): { theme?: string; prefers?: string; themeOnly?: boolean } {
   return {
     ...(typeof ask.theme === 'string' ? { theme: ask.theme.slice(0, 16) } : {}),

@@ -8,7 +8,7 @@
  *
  * Pure, no Node imports: the core's action writer and the renderer's cards both ask.
  */
-import type { ActionRecord, Surface } from '../../preload/contract.ts';
+import type { ActionRecord, Surface } from '../preload/contract.ts';
 
 function time(v: unknown): number {
   return typeof v === 'string' ? Date.parse(v) : Number.NaN;

@@ -1,2 +1,0 @@
-/** When this process (the core) started. */
-export const SERVICE_STARTED_AT = new Date().toISOString();
