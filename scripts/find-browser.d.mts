@@ -3,3 +3,6 @@ export type BrowserFound = { path: string; from: 'CHROMIUM_PATH' | 'PATH' | 'ins
 export function installLocations(platform?: NodeJS.Platform, env?: NodeJS.ProcessEnv, home?: string): string[];
 export function findBrowser(opts?: { env?: NodeJS.ProcessEnv; platform?: NodeJS.Platform; home?: string; playwright?: () => string | undefined }): BrowserFound;
 export const NO_BROWSER: string;
+export const ROOT_NO_SANDBOX: string;
+export function runningAsRoot(): boolean;
+export function appSwitches(opts: { url: string; profile: string; root?: boolean }): string[];

@@ -78,4 +78,33 @@ export function findBrowser({ env = process.env, platform = process.platform, ho
   return { error: NO_BROWSER };
 }
 
+/** What start prints when it turns Chromium's sandbox off (Chromium will not run as root with it on). */
+export const ROOT_NO_SANDBOX = "Running as root: Chromium's sandbox is off (--no-sandbox), as Chromium requires.";
+
+/** Whether this process runs as root (euid 0), where Chromium and Electron refuse to start with their sandbox. */
+export function runningAsRoot() {
+  return typeof process.geteuid === 'function' && process.geteuid() === 0;
+}
+
+/**
+ * The switches `npm start` opens the app's window with (scripts/start.mjs): --app mode on the
+ * URL, the app's own profile, no first-run screens or background traffic, and, as in the
+ * Electron shell (main/electron/main.ts), DeferRendererTasksAfterInput off: Chromium holds
+ * network tasks after a keydown until the next frame, so a keystroke's echo would wait up to a
+ * frame more (bench/window.bench.ts: p99 30.6 ms with it, 20.2 ms without). As root, Chromium
+ * runs only with --no-sandbox (it exits at once otherwise), so root gets it.
+ */
+export function appSwitches({ url, profile, root = runningAsRoot() }) {
+  return [
+    `--app=${url}`,
+    `--user-data-dir=${profile}`,
+    '--no-first-run',
+    '--no-default-browser-check',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-features=DeferRendererTasksAfterInput',
+    ...(root ? ['--no-sandbox'] : []),
+  ];
+}
+
 export const NO_BROWSER = 'No Chromium or Google Chrome was found (CHROMIUM_PATH, chromium, chromium-browser, google-chrome, the usual install folders, Playwright\'s own): install one (on Debian or Ubuntu `sudo apt-get install chromium`, or `npx playwright install chromium` where the network allows) or set CHROMIUM_PATH to its program.';

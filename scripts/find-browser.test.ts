@@ -2,13 +2,15 @@
  * Finding a browser (scripts/find-browser.mjs), as `npm start` and the e2e tests do:
  * real executable files in temp folders, and a real e2e run with no browser anywhere.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { browserPath } from '../e2e/harness.ts';
-import { findBrowser, installLocations, NO_BROWSER } from './find-browser.mjs';
+import { waitFor } from '../main/panes/testing.ts';
+import { appSwitches, findBrowser, installLocations, NO_BROWSER, ROOT_NO_SANDBOX } from './find-browser.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 let dir: string;
@@ -86,4 +88,47 @@ describe('the e2e harness', () => {
     expect(out).not.toMatch(/browserType\.launch|Executable doesn't exist|Failed to launch/);
     expect(out).toMatch(/no tests/);
   }, 120_000);
+});
+
+describe('the window npm start opens', () => {
+  const url = 'http://127.0.0.1:8123/?token=t';
+  it('is Chromium in --app mode with its own profile and a keystroke\'s echo not held for a frame; as root, with its sandbox off', () => {
+    const user = appSwitches({ url, profile: '/p', root: false });
+    expect(user).toEqual([
+      `--app=${url}`, '--user-data-dir=/p', '--no-first-run', '--no-default-browser-check',
+      '--disable-background-networking', '--disable-component-update', '--disable-features=DeferRendererTasksAfterInput',
+    ]);
+    expect(appSwitches({ url, profile: '/p', root: true })).toEqual([...user, '--no-sandbox']);
+    // Left to itself, it asks the process (root on these build machines, in containers, in CI).
+    expect(appSwitches({ url, profile: '/p' })).toEqual(process.geteuid!() === 0 ? [...user, '--no-sandbox'] : user);
+    expect(ROOT_NO_SANDBOX).toBe('Running as root: Chromium\'s sandbox is off (--no-sandbox), as Chromium requires.');
+  });
+
+  it('a real Chromium started with those switches by this user (root here) loads the page', async () => {
+    let seen = '';
+    const server = http.createServer((req, res) => {
+      if (req.url?.startsWith('/seen')) seen = decodeURIComponent(req.url.slice('/seen?'.length));
+      res.setHeader('content-type', 'text/html');
+      res.end('<title>t</title><script>fetch("/seen?" + encodeURIComponent(location.search))</script>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const page = `http://127.0.0.1:${(server.address() as { port: number }).port}/?token=t`;
+    const found = findBrowser();
+    if ('error' in found) throw new Error(found.error);
+    // --headless: no display here; everything else is what npm start gives it.
+    const home = path.join(dir, 'home');
+    const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_CACHE_HOME: path.join(home, '.cache') };
+    const browser = spawn(found.path, [...appSwitches({ url: page, profile: path.join(dir, 'profile') }), '--headless', '--disable-gpu'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    browser.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    try {
+      // Without --no-sandbox as root, Chromium exits at once ("Running as root without --no-sandbox is not supported").
+      const exited = new Promise<never>((_, reject) => browser.on('exit', (code) => reject(new Error(`Chromium exited (${code}) before the page loaded: ${err.slice(-500)}`))));
+      await Promise.race([waitFor(() => seen, 'the page to load in Chromium', 60_000), exited]);
+      expect(seen).toBe('?token=t');
+    } finally {
+      browser.kill('SIGKILL');
+      server.close();
+    }
+  }, 90_000);
 });

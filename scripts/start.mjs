@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findBrowser } from './find-browser.mjs';
+import { appSwitches, findBrowser, ROOT_NO_SANDBOX, runningAsRoot } from './find-browser.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -86,7 +86,10 @@ function build(extra = []) {
 
 function runElectron(bin) {
   build(['--electron']);
-  const child = spawn(bin, [root, ...serveArgs.filter((a) => a === '--fresh')], { cwd: process.cwd(), stdio: 'inherit' });
+  // Electron is Chromium: as root it too runs only with its sandbox off.
+  const asRoot = runningAsRoot();
+  if (asRoot) console.error(`start: ${ROOT_NO_SANDBOX}`);
+  const child = spawn(bin, [root, ...serveArgs.filter((a) => a === '--fresh'), ...(asRoot ? ['--no-sandbox'] : [])], { cwd: process.cwd(), stdio: 'inherit' });
   const stop = () => child.kill('SIGTERM');
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
@@ -163,11 +166,9 @@ function runServe() {
     const profile = path.join(state, 'terminal-delight', 'chromium-profile');
     fs.mkdirSync(profile, { recursive: true });
     const startedAt = Date.now();
-    // As in the Electron shell (main/electron/main.ts): Chromium holds network tasks after a
-    // keydown until the next frame (DeferRendererTasksAfterInput), so a keystroke's echo waits up
-    // to a frame more (bench/window.bench.ts: p99 30.6 ms with it, 20.2 ms without). Only a
-    // Chromium this starts gets it: one already running with this profile keeps its own.
-    browser = spawn(chromium, [`--app=${url}`, `--user-data-dir=${profile}`, '--no-first-run', '--no-default-browser-check', '--disable-background-networking', '--disable-component-update', '--disable-features=DeferRendererTasksAfterInput'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // Only a Chromium this starts gets these switches: one already running with this profile keeps its own.
+    if (runningAsRoot()) console.error(`start: ${ROOT_NO_SANDBOX}`);
+    browser = spawn(chromium, appSwitches({ url, profile }), { stdio: ['ignore', 'ignore', 'pipe'] });
     let browserErr = '';
     browser.stderr.setEncoding('utf8').on('data', (d) => { browserErr = (browserErr + d).slice(-2000); });
     browser.on('error', (err) => {

@@ -98,6 +98,10 @@ describe('npm start', () => {
     expect(args[0]).toMatch(/^--app=http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{64}$/);
     expect(args).toContain(`--user-data-dir=${path.join(st.env.XDG_STATE_HOME!, 'terminal-delight', 'chromium-profile')}`);
     expect(args).toContain('--disable-features=DeferRendererTasksAfterInput');
+    // As root (these build machines, containers, CI) Chromium runs only with its sandbox off, and start says so once.
+    const root = process.geteuid!() === 0;
+    expect(args.includes('--no-sandbox')).toBe(root);
+    expect(run.err().split('\n').filter((l) => l === 'start: Running as root: Chromium\'s sandbox is off (--no-sandbox), as Chromium requires.')).toHaveLength(root ? 1 : 0);
     expect((await conn.request('service.info', {})).running.map((p) => p.paneId)).toEqual([hello.panes[0].id]);
     conn.close();
   }));
