@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// `npm start`: Terminal Delight in Electron when its binary is present; otherwise (as on
-// machines where the electron package could not download it) one line says so and the
-// `serve` shell starts instead, in Chromium's --app mode when a Chromium and a display are
-// there, else with its URL printed (and how to reach it over SSH). `--serve` (npm run serve)
+// `npm start`: Terminal Delight in Electron, downloading its binary first when the electron
+// package has none; when that cannot be (no network, as on the build machines), one line
+// says why and how to retry, and the `serve` shell starts instead, in Chromium's --app mode
+// when a Chromium and a display are there, else with its URL printed (and how to reach it
+// over SSH). `--serve` (npm run serve)
 // forces serve. Other arguments (--port N, --fresh, --cwd DIR, --no-open) go to serve.
 // Ctrl-C, or closing the window, stops the window's side only: the per-user service keeps
 // every pane running, and the next `npm start` attaches to it.
@@ -12,28 +13,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { appSwitches, findBrowser, ROOT_NO_SANDBOX, runningAsRoot } from './find-browser.mjs';
+import { getElectron } from './get-electron.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const forceServe = args.includes('--serve');
 const noOpen = args.includes('--no-open');
 const serveArgs = args.filter((a) => a !== '--serve' && a !== '--no-open');
-
-/** The Electron binary, when the electron package has it (never triggers its download). */
-function electronBinary() {
-  const dir = path.join(root, 'node_modules', 'electron');
-  if (process.env.ELECTRON_OVERRIDE_DIST_PATH) {
-    const p = path.join(process.env.ELECTRON_OVERRIDE_DIST_PATH, process.platform === 'win32' ? 'electron.exe' : 'electron');
-    return fs.existsSync(p) ? p : undefined;
-  }
-  try {
-    const rel = fs.readFileSync(path.join(dir, 'path.txt'), 'utf8').trim();
-    const p = path.join(dir, 'dist', rel);
-    return rel && fs.existsSync(p) ? p : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Newest modification time of any file under dir (0 when none). */
 function newest(dir) {
@@ -197,9 +183,16 @@ function runServe() {
   });
 }
 
-const electron = forceServe ? undefined : electronBinary();
-if (electron) runElectron(electron);
+// Electron when a window can open (not --serve or --no-open, and a display on Linux): the
+// electron package's binary, downloaded now when it has none (scripts/get-electron.mjs);
+// when that fails, one line says why and how to retry, and serve starts instead.
+// TD_ELECTRON_DIR names another electron package (the tests' copy).
+if (forceServe || noOpen || !displayAvailable()) runServe();
 else {
-  if (!forceServe) console.error('start: the Electron binary is missing (node_modules/electron has no dist/), so starting the browser shell (serve) instead.');
-  runServe();
+  const got = await getElectron(process.env.TD_ELECTRON_DIR ? { dir: process.env.TD_ELECTRON_DIR } : {});
+  if ('path' in got) runElectron(got.path);
+  else {
+    console.error(`start: ${got.reason}`);
+    runServe();
+  }
 }
