@@ -24,15 +24,26 @@ export const COMMANDS: Record<string, Subcommand> = {
   service: { summary: 'The service that keeps your panes running with no window open: status, start, stop [--end-panes], restart', load: () => import('../service/cli.ts') },
 };
 
+/** The commands of the dispatcher itself, before COMMANDS' rows. */
+const OWN: Record<string, string> = {
+  help: 'Print this list; help COMMAND: what COMMAND takes (as COMMAND --help)',
+  version: 'Print the version (also --version, -V)',
+};
+
 export function helpText(): string {
-  const names = ['help', ...Object.keys(COMMANDS)];
-  const width = Math.max(...names.map((n) => n.length));
-  const rows = [`${'help'.padEnd(width)}  Print this list`, ...Object.entries(COMMANDS).map(([n, c]) => `${n.padEnd(width)}  ${c.summary}`)];
-  return `Usage: terminal-delight <command> [arguments]\n\nCommands:\n${rows.map((r) => `  ${r}`).join('\n')}\n`;
+  const rows = [...Object.entries(OWN), ...Object.entries(COMMANDS).map(([n, c]) => [n, c.summary] as const)];
+  const width = Math.max(...rows.map(([n]) => n.length));
+  return `Usage: terminal-delight <command> [arguments]\n\nCommands:\n${rows.map(([n, text]) => `  ${n.padEnd(width)}  ${text}`).join('\n')}\n\nEvery command answers --help.\n`;
 }
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === 'version' || name === '--version' || name === '-V') {
+    const { appVersion } = await import('../version.ts');
+    process.stdout.write(`terminal-delight ${appVersion()}\n`);
+    return 0;
+  }
+  if (name === 'help' && rest.length > 0 && Object.hasOwn(COMMANDS, rest[0]!)) return main([rest[0]!, '--help']);
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     process.stdout.write(helpText());
     return 0;

@@ -324,7 +324,23 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void, r
   };
 }
 
+/** What `terminal-delight serve --help` prints. */
+export const HELP = `${USAGE.replace('usage: serve', 'usage: terminal-delight serve')}
+  Serves the window over HTTP and WebSocket on 127.0.0.1 (the per-user service holds the panes;
+  it starts on demand) and prints one line: serving http://127.0.0.1:<port>/?token=<token>.
+  --port N             the port (0: a free one; default: the last serve's, where it is free)
+  --host HOST          127.0.0.1 (default), ::1 or localhost: loopback only
+  --fresh              start the service with an empty session when it is not running
+  --cwd DIR            the folder the first pane starts in
+  --no-open            print the URL only (the default here; npm start opens the window)
+  --service-socket PATH --service-token FILE   relay to a service elsewhere
+`;
+
 export async function run(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(HELP);
+    return 0;
+  }
   let args: ServeArgs;
   try {
     args = parseServeArgs(argv);

@@ -86,6 +86,10 @@ export async function run(argv: string[], out: (s: string) => void = (s) => proc
     out(USAGE);
     return sub === undefined ? 2 : 0;
   }
+  if ((sub === 'install' || sub === 'list') && (rest.includes('--help') || rest.includes('-h'))) {
+    out(USAGE);
+    return 0;
+  }
   if (sub === 'install') return runInstall(rest, process.env, process.cwd(), out, err);
   if (sub === 'list') return runList(rest, process.env, process.cwd(), out, err);
   if (sub !== 'check') {

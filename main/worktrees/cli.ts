@@ -46,12 +46,22 @@ export function parseAgentArgs(argv: string[]): AgentArgs | string {
   return out;
 }
 
+/** Whether `agent …` asks for its usage (`agent --help`, `agent help`, `agent new --help`; not an agent's own --help after "--"). */
+export function asksHelp(argv: string[]): boolean {
+  const own = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
+  return argv[0] === 'help' || own.includes('--help') || own.includes('-h');
+}
+
 /** Run `agent …` with the given way of reaching the core; returns the exit code. */
 export async function runAgent(argv: string[], request: Request, io: { out(s: string): void; err(s: string): void; cwd: string; paneId?: string }): Promise<number> {
   const [sub, ...rest] = argv;
+  if (asksHelp(argv)) {
+    io.out(`${USAGE}\n`);
+    return 0;
+  }
   if (sub !== 'new') {
-    io.err(sub === undefined || sub === '--help' || sub === '-h' ? `${USAGE}\n` : `terminal-delight agent: "${sub}" is not a subcommand: ${USAGE.slice(7)}\n`);
-    return sub === '--help' || sub === '-h' ? 0 : 2;
+    io.err(sub === undefined ? `${USAGE}\n` : `terminal-delight agent: "${sub}" is not a subcommand: ${USAGE.slice(7)}\n`);
+    return 2;
   }
   const args = parseAgentArgs(rest);
   if (typeof args === 'string') {
@@ -84,7 +94,7 @@ export async function runAgent(argv: string[], request: Request, io: { out(s: st
 export async function run(argv: string[]): Promise<number> {
   const { connectService } = await import('../service/client.ts');
   const io = { out: (s: string) => void process.stdout.write(s), err: (s: string) => void process.stderr.write(s), cwd: process.cwd(), paneId: process.env.TD_PANE_ID || undefined };
-  if (argv[0] !== 'new') return runAgent(argv, () => Promise.reject(new Error('unused')), io);
+  if (argv[0] !== 'new' || asksHelp(argv)) return runAgent(argv, () => Promise.reject(new Error('unused')), io);
   let conn;
   try {
     conn = await connectService({ client: 'cli', cwd: io.cwd });
