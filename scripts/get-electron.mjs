@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { bytesUnder } from './files.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The electron package start uses. */
@@ -37,29 +38,6 @@ export function electronBinary(dir = ELECTRON_PACKAGE, env = process.env) {
   }
 }
 
-/** Bytes in the files under `dir` (0 when it is not there). */
-function bytesUnder(dir) {
-  let n = 0;
-  let entries = [];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  for (const e of entries) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) n += bytesUnder(p);
-    else {
-      try {
-        n += fs.lstatSync(p).size;
-      } catch {
-        // moved on (into the download cache)
-      }
-    }
-  }
-  return n;
-}
-
 const mb = (n) => `${(n / 1e6).toFixed(n < 1e7 ? 1 : 0)} MB`;
 /** The progress line's figure: bytes downloaded, then (the download moved into the cache) bytes unpacked. */
 const progress = (bytes, unpacked) => (unpacked > 0 ? `unpacking, ${mb(unpacked)}` : mb(bytes));
@@ -79,7 +57,8 @@ function shown(p, cwd) {
 /**
  * The Electron binary to start: `{ path }`, downloading it first when the package lacks it, or
  * `{ reason }`: one line saying why there is none, that the browser is used instead, and how to
- * retry. `log` gets whole lines (and, when `tty`, a progress line rewritten in place).
+ * retry (`interrupted` too when Ctrl-C stopped the download). `log` gets whole lines (and,
+ * when `tty`, a progress line rewritten in place).
  */
 export async function getElectron({ dir = ELECTRON_PACKAGE, env = process.env, cwd = process.cwd(), log = (s) => process.stderr.write(s), tty = Boolean(process.stderr.isTTY), stallS = Number(env.TD_ELECTRON_STALL_S) > 0 ? Number(env.TD_ELECTRON_STALL_S) : STALL_S, totalS = TOTAL_S } = {}) {
   if (env.ELECTRON_OVERRIDE_DIST_PATH) {
@@ -126,12 +105,27 @@ export async function getElectron({ dir = ELECTRON_PACKAGE, env = process.env, c
     else if (now - started > totalS * 1000) ended = `it took more than ${Math.round(totalS / 60)} min`;
     if (ended) child.kill('SIGKILL');
   }, 250);
+  // Ctrl-C ends the download (and, in start, start itself) without leaving a partial one behind.
+  let interrupted = false;
+  const onInterrupt = () => {
+    interrupted = true;
+    child.kill('SIGKILL');
+  };
+  process.once('SIGINT', onInterrupt);
   const code = await new Promise((resolve) => {
     child.on('error', (err) => { ended ??= err.message; resolve(1); });
-    child.on('close', (c) => resolve(c));
+    child.on('close', (c, signal) => {
+      if (signal === 'SIGINT') interrupted = true; // the terminal's Ctrl-C reached it first
+      resolve(c);
+    });
   });
+  process.off('SIGINT', onInterrupt);
   clearInterval(poll);
   fs.rmSync(tmp, { recursive: true, force: true });
+  if (interrupted) {
+    if (tty) log('\n');
+    return { reason: `the Electron download was stopped (Ctrl-C). ${retry}`, interrupted: true };
+  }
   if (tty) {
     // Where it got to (all of it, once unpacked), however soon it ended.
     const unpacked = bytesUnder(path.join(dir, 'dist'));

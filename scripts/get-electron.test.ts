@@ -145,29 +145,54 @@ describe('getting Electron for npm start', () => {
   });
 });
 
+/** scripts/start.mjs in its own state, its output gathered. */
+function startScript(st: ReturnType<typeof tempState>, env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'start.mjs'), '--fresh', '--cwd', st.dir], {
+    env: { ...st.env, XDG_CACHE_HOME: path.join(st.dir, 'cache'), TD_SKIP_BUILD: '1', TD_ELECTRON_DIR: pkg, DISPLAY: ':97', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const run = { child, out: '', err: '', exited: new Promise<number | null>((resolve) => child.on('close', resolve)) };
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (run.out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (run.err += d));
+  return run;
+}
+
 describe('npm start without Electron', () => {
+  it('stops on Ctrl-C during the download, leaving no partial download behind', async () => {
+    const st = tempState();
+    try {
+      const m = await mirror(() => { /* never answers */ });
+      const tmp = path.join(st.dir, 'tmp');
+      fs.mkdirSync(tmp);
+      const run = startScript(st, { ELECTRON_MIRROR: m.url, TMPDIR: tmp, TD_ELECTRON_STALL_S: '120' });
+      await waitFor(() => m.asked.length === 1 && fs.readdirSync(tmp).some((f) => f.startsWith('td-electron-')), 'the download to be under way', 60_000);
+      expect(run.err).toContain('start: downloading Electron');
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(130);
+      expect(run.err).toContain('start: the Electron download was stopped (Ctrl-C). Retry: node ');
+      expect(run.out).toBe('');
+      expect(fs.readdirSync(tmp)).toEqual([]);
+    } finally {
+      await stopService({ env: st.env });
+      st.cleanup();
+    }
+  }, 90_000);
+
   it('tries the download, says in one line why it failed and how to retry, and serves the browser shell instead', async () => {
     const st = tempState();
     try {
       const m = await mirror((_req, res) => { res.statusCode = 404; res.end(); });
       // A browser that stays open (so none is started for real), on a display that need not exist.
       const browser = path.join(st.dir, 'browser.sh');
-      fs.writeFileSync(browser, '#!/bin/sh\nsleep 60\n', { mode: 0o755 });
-      const child = spawn(process.execPath, [path.join(import.meta.dirname, 'start.mjs'), '--fresh', '--cwd', st.dir], {
-        env: { ...st.env, XDG_CACHE_HOME: path.join(st.dir, 'cache'), TD_SKIP_BUILD: '1', TD_ELECTRON_DIR: pkg, ELECTRON_MIRROR: m.url, DISPLAY: ':97', CHROMIUM_PATH: browser },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let out = '';
-      let err = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-      const exited = new Promise((resolve) => child.on('close', resolve));
-      await waitFor(() => /^serving http:\/\/127\.0\.0\.1:\d+\/\?token=/m.test(out), 'the serving line', 60_000);
+      fs.writeFileSync(browser, '#!/bin/sh\nexec sleep 60\n', { mode: 0o755 });
+      const run = startScript(st, { ELECTRON_MIRROR: m.url, CHROMIUM_PATH: browser });
+      await waitFor(() => /^serving http:\/\/127\.0\.0\.1:\d+\/\?token=/m.test(run.out), 'the serving line', 60_000);
+      const err = run.err;
       const lines = err.split('\n').filter((l) => l.includes('Electron could not be downloaded'));
       expect(lines).toEqual([`start: Electron could not be downloaded (Response code 404 (Not Found) for ${m.url}v${VERSION}/${ZIP}); using the browser instead. Retry: node ${path.join(pkg, 'install.js')}, or npm start again.`]);
       expect(m.asked).toHaveLength(1);
-      child.kill('SIGINT');
-      expect(await exited).toBe(0);
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(0);
     } finally {
       await stopService({ env: st.env });
       st.cleanup();

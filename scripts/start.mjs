@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { appSwitches, findBrowser, ROOT_NO_SANDBOX, runningAsRoot } from './find-browser.mjs';
+import { newestUnder } from './files.mjs';
 import { getElectron } from './get-electron.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -21,34 +22,11 @@ const forceServe = args.includes('--serve');
 const noOpen = args.includes('--no-open');
 const serveArgs = args.filter((a) => a !== '--serve' && a !== '--no-open');
 
-/** Newest modification time of any file under dir (0 when none). */
-function newest(dir) {
-  let t = 0;
-  let entries = [];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  for (const e of entries) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) t = Math.max(t, newest(p));
-    else {
-      try {
-        t = Math.max(t, fs.statSync(p).mtimeMs);
-      } catch {
-        // vanished
-      }
-    }
-  }
-  return t;
-}
-
 function rendererStale() {
   const index = path.join(root, 'out', 'renderer', 'index.html');
   if (!fs.existsSync(index)) return true;
   const built = fs.statSync(index).mtimeMs;
-  const sources = Math.max(newest(path.join(root, 'renderer')), newest(path.join(root, 'preload')), newest(path.join(root, 'common')));
+  const sources = Math.max(newestUnder(path.join(root, 'renderer')), newestUnder(path.join(root, 'preload')), newestUnder(path.join(root, 'common')));
   return sources > built;
 }
 
@@ -59,7 +37,7 @@ function rendererStale() {
 function bundleStale(name) {
   const bundle = path.join(root, 'out', name, `${name}.mjs`);
   if (!fs.existsSync(bundle)) return true;
-  return Math.max(newest(path.join(root, 'main')), newest(path.join(root, 'preload')), newest(path.join(root, 'common'))) > fs.statSync(bundle).mtimeMs;
+  return Math.max(newestUnder(path.join(root, 'main')), newestUnder(path.join(root, 'preload')), newestUnder(path.join(root, 'common'))) > fs.statSync(bundle).mtimeMs;
 }
 
 function build(extra = []) {
@@ -191,7 +169,10 @@ if (forceServe || noOpen || !displayAvailable()) runServe();
 else {
   const got = await getElectron(process.env.TD_ELECTRON_DIR ? { dir: process.env.TD_ELECTRON_DIR } : {});
   if ('path' in got) runElectron(got.path);
-  else {
+  else if (got.interrupted) {
+    console.error(`start: ${got.reason}`);
+    process.exit(130);
+  } else {
     console.error(`start: ${got.reason}`);
     runServe();
   }
