@@ -1,9 +1,9 @@
 /** The window: a thin title bar, the panes, and short notices. */
 import { useEffect, type ReactElement } from 'react';
-import { commandWanted, cycleTheme, runCommand, splitPane } from './commands.ts';
+import { commandWanted, cycleTheme, focusPane, runCommand, splitPane } from './commands.ts';
 import { doorTheme } from './first-paint/door-theme.ts';
 import { useWindow, useWindowState } from './context.ts';
-import { commandForKey, shortcutLabel } from './keys.ts';
+import { commandForKey, isDeleteWord, shortcutLabel } from './keys.ts';
 import { LayoutNode } from './panes/LayoutView.tsx';
 import { leafIds } from './panes/layout.ts';
 import { GearIcon, MoonIcon, SunIcon, SystemThemeIcon, TerminalIcon } from './panes/icons.tsx';
@@ -32,8 +32,30 @@ export function App(): ReactElement {
     if (ready || !doorTheme) document.documentElement.dataset.theme = theme;
   }, [theme, ready]);
 
+  // A pane gone (its ×, its program's exit, another window) takes the keyboard with it when it
+  // had it: the focused pane's terminal takes it, so keys go where the focus ring is.
+  useEffect(() => {
+    const active = document.activeElement;
+    if (active && active !== document.body && active.isConnected) return;
+    const focused = ctx.store.getState().focused;
+    if (focused && leafIds(layout).includes(focused)) focusPane(ctx, focused, true);
+  }, [ctx, layout]);
+
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
+      if (isDeleteWord(e, platform)) {
+        // xterm sends it on (and keeps it from the browser); a field keeps it; anywhere else it goes
+        // to the focused pane's terminal, never to the browser or Electron to close the window.
+        const t = e.target as HTMLElement | null;
+        if (t?.classList.contains('xterm-helper-textarea')) return;
+        e.preventDefault();
+        if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.isContentEditable)) return;
+        const focused = ctx.store.getState().focused;
+        if (!focused) return;
+        focusPane(ctx, focused, true);
+        ctx.api.invoke('pane.input', { paneId: focused, data: '\x17' }).catch(() => undefined);
+        return;
+      }
       const cmd = commandForKey(e, platform);
       if (!cmd) return;
       const t = e.target as HTMLElement | null;

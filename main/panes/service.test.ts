@@ -156,6 +156,19 @@ describe('PaneService with real PTYs', () => {
     await waitFor(() => fs.existsSync(file) && fs.readFileSync(file, 'utf8') === 'hup\n', 'the HUP trap to write its file');
   });
 
+  it('gives focus to the pane focused before the closed one (issue 35, item 10)', () => {
+    const a = panes.create({ command: BASH });
+    const b = panes.create({ command: BASH, splitOf: a.id });
+    const c = panes.create({ command: BASH, splitOf: b.id, direction: 'down' });
+    panes.focus(a.id);
+    panes.focus(c.id);
+    panes.close(c.id);
+    expect(panes.focused).toBe(a.id);
+    // A pane closed while another has focus leaves focus where it is.
+    panes.close(b.id);
+    expect(panes.focused).toBe(a.id);
+  });
+
   it('detaches and attaches a view while the process runs', async () => {
     const a = panes.create({ command: BASH });
     const t = panes.create({ command: BASH, kind: 'tick', detached: true });

@@ -94,6 +94,8 @@ export class PaneService implements PaneServiceApi {
   private governTimer: NodeJS.Timeout | undefined;
   private layoutTree: Layout | null = null;
   private focusedId: string | null = null;
+  /** Panes in the order they last had focus, the most recent last (where focus goes when one closes). */
+  private focusOrder: string[] = [];
   private disposed = false;
 
   constructor(opts: PaneServiceOptions) {
@@ -428,6 +430,7 @@ export class PaneService implements PaneServiceApi {
     const target = splitOf && L.containsPane(this.layoutTree, splitOf) ? splitOf : (this.focusedId ?? undefined);
     this.layoutTree = L.splitPane(this.layoutTree, target, paneId, direction);
     this.focusedId = paneId;
+    this.focusOrder = L.focusedLast(this.focusOrder, paneId);
     this.emitLayout();
     this.changed();
   }
@@ -551,6 +554,7 @@ export class PaneService implements PaneServiceApi {
       if (p.kind !== 'tick' && !L.containsPane(this.layoutTree, p.id)) this.layoutTree = L.splitPane(this.layoutTree, undefined, p.id, 'right');
     }
     this.focusedId = focused && L.containsPane(this.layoutTree, focused) ? focused : (L.paneIds(this.layoutTree)[0] ?? null);
+    this.focusOrder = this.focusedId ? [this.focusedId] : [];
     this.emitLayout();
     this.changed();
   }
@@ -559,14 +563,19 @@ export class PaneService implements PaneServiceApi {
     this.need(paneId);
     if (this.focusedId === paneId) return;
     this.focusedId = paneId;
+    this.focusOrder = L.focusedLast(this.focusOrder, paneId);
     this.changed();
   }
 
   private removeFromLayout(paneId: string): void {
     if (!L.containsPane(this.layoutTree, paneId)) return;
-    const next = this.focusedId === paneId ? L.neighbour(this.layoutTree, paneId, -1) : this.focusedId;
+    const before = this.layoutTree;
     this.layoutTree = L.removePane(this.layoutTree, paneId);
-    this.focusedId = next && next !== paneId && L.containsPane(this.layoutTree, next) ? next : (L.paneIds(this.layoutTree)[0] ?? null);
+    this.focusOrder = this.focusOrder.filter((id) => id !== paneId);
+    // The focused pane gone: focus goes to the pane focused before it, else the one that took its place.
+    this.focusedId = this.focusedId !== paneId && this.focusedId && L.containsPane(this.layoutTree, this.focusedId)
+      ? this.focusedId
+      : L.nextFocus(before, this.layoutTree, paneId, this.focusOrder);
     this.emitLayout();
   }
 

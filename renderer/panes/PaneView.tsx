@@ -26,7 +26,9 @@ export function PaneView({ paneId }: { paneId: string }): ReactElement {
       data-focused={focused ? 'true' : 'false'}
       data-status={pane?.status ?? 'unknown'}
       aria-label={`Pane ${pane?.title || paneId}`}
-      onPointerDownCapture={() => focusPane(ctx, paneId, false)}
+      // A press in the pane gives it the keyboard too, so the focus ring shows where keys go; the
+      // bench keeps its own focus (its fields, its text to select).
+      onPointerDownCapture={(e) => focusPane(ctx, paneId, !(e.target as HTMLElement).closest('.pane-bench'))}
     >
       <PaneHeader paneId={paneId} pane={pane} focused={focused} single={single} />
       <div className="pane-body">
