@@ -1,11 +1,12 @@
 /** The window: a thin title bar, the panes, and short notices. */
-import { useEffect, type ReactElement } from 'react';
+import { useEffect, useRef, type ReactElement } from 'react';
 import { commandWanted, cycleTheme, focusPane, runCommand, splitPane } from './commands.ts';
 import { doorTheme } from './first-paint/door-theme.ts';
 import { useWindow, useWindowState } from './context.ts';
 import { commandForKey, isDeleteWord, shortcutLabel } from './keys.ts';
 import { LayoutNode } from './panes/LayoutView.tsx';
 import { leafIds } from './panes/layout.ts';
+import { useReportArea } from './panes/useReportArea.ts';
 import { GearIcon, MoonIcon, SunIcon, SystemThemeIcon, TerminalIcon } from './panes/icons.tsx';
 import { resolvedTheme, totalUnseen } from './store/store.ts';
 import { AgentsBar } from './agents/AgentsBar.tsx';
@@ -26,6 +27,8 @@ export function App(): ReactElement {
   const theme = useWindowState(resolvedTheme);
   const dragging = useWindowState((s) => s.dragging);
   const platform = useWindowState((s) => s.platform);
+  const workspace = useRef<HTMLElement>(null);
+  useReportArea(workspace);
 
   // A theme the door put on the page (from the settings it knows) stays until this window knows them too.
   useEffect(() => {
@@ -74,7 +77,7 @@ export function App(): ReactElement {
     <div className={`app${dragging ? ' dragging' : ''}`}>
       <TitleBar />
       {ready ? <ServiceBar /> : null}
-      <main className="workspace">
+      <main className="workspace" ref={workspace}>
         {error && !ready ? (
           <div className="empty-state" role="alert">
             <p className="empty-title">Terminal Delight could not start this window</p>
