@@ -172,6 +172,10 @@ describe('PaneService with real PTYs', () => {
   });
 
   it('places new panes where there is room, and refuses one that has none before starting it (issue 35, item 12)', () => {
+    // Until a window says its size, nobody sees the panes: none is refused (a headless host's 20 panes).
+    const headless = Array.from({ length: 20 }, () => panes.create({ command: ['/bin/cat'] }));
+    expect(L.paneIds(panes.layout)).toHaveLength(20);
+    for (const p of headless) panes.close(p.id);
     expect(() => panes.setArea({ width: 800, height: 'tall', minWidth: 340, minHeight: 180 })).toThrow('height "tall" is not usable: send a number of pixels from 1 to 100000');
     // An 800 × 400 window: room for two panes across and two down.
     panes.setArea({ width: 800, height: 400, minWidth: 340, minHeight: 180 });

@@ -97,6 +97,8 @@ export class PaneService implements PaneServiceApi {
   private focusedId: string | null = null;
   /** Panes in the order they last had focus, the most recent last (where focus goes when one closes). */
   private focusOrder: string[] = [];
+  /** Whether a window has said its panes area: until one has, nobody sees the panes, and a pane is never refused for room. */
+  private areaKnown = false;
   /** The panes area of the window that last said (`layout.area`), and the smallest pane, in px. */
   private area: Required<LayoutArea> = { width: DEFAULT_AREA.width, height: DEFAULT_AREA.height, minWidth: DEFAULT_MIN.width, minHeight: DEFAULT_MIN.height, benchWidth: 0 };
   private disposed = false;
@@ -579,6 +581,7 @@ export class PaneService implements PaneServiceApi {
       min: (id) => (this.panes.get(id)?.info.benchOpen ? withBench : min),
       target,
       direction: target && direction ? direction : undefined,
+      mustFit: this.areaKnown,
     });
   }
 
@@ -591,6 +594,7 @@ export class PaneService implements PaneServiceApi {
       return n;
     };
     this.area = { width: ok('width', 1, 100_000), height: ok('height', 1, 100_000), minWidth: ok('minWidth', 1, 10_000), minHeight: ok('minHeight', 1, 10_000), benchWidth: v.benchWidth === undefined ? 0 : ok('benchWidth', 0, 10_000) };
+    this.areaKnown = true;
   }
 
   focus(paneId: string): void {

@@ -79,6 +79,12 @@ describe('placePane (issue 35, item 12)', () => {
     for (const r of rects(l)) expect(r.w >= DEFAULT_MIN.width && r.h >= DEFAULT_MIN.height).toBe(true);
   });
 
+  it('takes the best place anyway when asked not to refuse (no window has said its size)', () => {
+    const l = addPanes(15);
+    const r = placePane(l, 'x', { area: AREA, min: DEFAULT_MIN, target: 'p15', mustFit: false });
+    expect(r.ok && paneIds(r.layout)).toHaveLength(17);
+  });
+
   it('keeps the direction a person chose when there is room, sharing the split evenly', () => {
     let l: Layout = leaf('a');
     for (const id of ['b', 'c', 'd']) {

@@ -29,6 +29,8 @@ export interface Placement {
   target?: string;
   /** A direction the person chose for `target` (Split right / Split down): kept when there is room for it. */
   direction?: Direction;
+  /** Refuse when no place is usable (the default); false: take the best place anyway (no window has said its size). */
+  mustFit?: boolean;
 }
 
 export type Placed = { ok: true; layout: Layout } | { ok: false; error: string };
@@ -132,7 +134,7 @@ export function noRoomError(min: Size): string {
 /**
  * Put `newId` into the layout where there is room (see the file's comment). A `direction`
  * with a `target` is the person's own choice and is kept whenever it leaves every pane
- * usable. Refuses, in one sentence, when no place does.
+ * usable. Refuses, in one sentence, when no place does (unless `mustFit` is false).
  */
 export function placePane(layout: Layout | null, newId: string, p: Placement): Placed {
   if (!layout) return { ok: true, layout: leaf(newId) };
@@ -153,6 +155,6 @@ export function placePane(layout: Layout | null, newId: string, p: Placement): P
       if (!best || better(s, best)) best = s;
     }
   }
-  if (!best || !best.usable) return { ok: false, error: noRoomError(minOf(p)(newId)) };
+  if (!best || (!best.usable && p.mustFit !== false)) return { ok: false, error: noRoomError(minOf(p)(newId)) };
   return { ok: true, layout: best.layout };
 }
