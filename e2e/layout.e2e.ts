@@ -115,5 +115,12 @@ describe('new panes where there is room', () => {
     expect(titles.length).toBe(ids.length);
     expect(titles.every(Boolean)).toBe(true);
 
+    // A short window: the benches sit beside the terminals again, and a narrow card's title wraps rather than ending in "…".
+    await win.page.setViewportSize({ width: 1600, height: 600 });
+    await win.waitFor(() => win.page.evaluate(() => getComputedStyle(document.querySelector('.pane-body')!).flexDirection === 'row'), 'the benches beside the terminals');
+    await win.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await win.screenshot('layout-7-panes-benches-short-light');
+    const whole = await win.page.locator('.tdb-title').evaluateAll((els) => els.map((e) => e.scrollHeight <= e.clientHeight + 1 && e.scrollWidth <= e.clientWidth + 1));
+    expect(whole.every(Boolean)).toBe(true);
   });
 });
