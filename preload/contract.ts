@@ -94,6 +94,12 @@ export type Layout =
   | { type: 'pane'; paneId: string }
   | { type: 'split'; direction: 'row' | 'column'; sizes: number[]; children: Layout[] };
 
+/**
+ * A window's panes area (`width` × `height`) and the smallest a pane may be made
+ * (`minWidth` × `minHeight`; `benchWidth` more for a pane whose bench is open), in CSS px.
+ */
+export interface LayoutArea { width: number; height: number; minWidth: number; minHeight: number; benchWidth?: number }
+
 export interface Settings {
   theme: 'system' | 'light' | 'dark';
   fontSize: number;
@@ -277,6 +283,8 @@ export interface Requests {
   'pane.snapshot': { req: { paneId: string; scrollback?: number | 'all' }; res: { data: string; cols: number; rows: number; complete: boolean; prompts?: SnapshotPrompt[] } };
   'pane.focus': { req: { paneId: string }; res: void };
   'layout.set': { req: { layout: Layout }; res: void };
+  /** The window's panes area and the smallest usable pane (40 × 8 cells with its chrome), in CSS px: where new panes go follows it. */
+  'layout.area': { req: LayoutArea; res: void };
 
   'surface.list': { req: { paneId: string }; res: Surface[] };
   'surface.act': { req: { paneId: string; surfaceId: string; action: string; target?: string; comment?: string }; res: { ok: true; record: ActionRecord } | { ok: false; error: string } };
@@ -425,7 +433,7 @@ export interface TdApi {
 export const REQUEST_NAMES: readonly RequestName[] = [
   'app.hello', 'settings.set',
   'pane.create', 'pane.close', 'pane.restart', 'pane.input', 'pane.resize', 'pane.ack',
-  'pane.snapshot', 'pane.focus', 'layout.set',
+  'pane.snapshot', 'pane.focus', 'layout.set', 'layout.area',
   'surface.list', 'surface.act', 'surface.seen', 'surface.comment', 'surface.catalogue',
   'artifact.open', 'artifact.reveal', 'bench.set',
   'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',

@@ -1,11 +1,12 @@
 /** The window: a thin title bar, the panes, and short notices. */
-import { useEffect, type ReactElement } from 'react';
-import { commandWanted, cycleTheme, runCommand, splitPane } from './commands.ts';
+import { useEffect, useRef, type ReactElement } from 'react';
+import { commandWanted, cycleTheme, focusPane, runCommand, splitPane } from './commands.ts';
 import { doorTheme } from './first-paint/door-theme.ts';
 import { useWindow, useWindowState } from './context.ts';
-import { commandForKey, shortcutLabel } from './keys.ts';
+import { commandForKey, isDeleteWord, shortcutLabel } from './keys.ts';
 import { LayoutNode } from './panes/LayoutView.tsx';
 import { leafIds } from './panes/layout.ts';
+import { useReportArea } from './panes/useReportArea.ts';
 import { GearIcon, MoonIcon, SunIcon, SystemThemeIcon, TerminalIcon } from './panes/icons.tsx';
 import { resolvedTheme, totalUnseen } from './store/store.ts';
 import { AgentsBar } from './agents/AgentsBar.tsx';
@@ -26,14 +27,38 @@ export function App(): ReactElement {
   const theme = useWindowState(resolvedTheme);
   const dragging = useWindowState((s) => s.dragging);
   const platform = useWindowState((s) => s.platform);
+  const workspace = useRef<HTMLElement>(null);
+  useReportArea(workspace);
 
   // A theme the door put on the page (from the settings it knows) stays until this window knows them too.
   useEffect(() => {
     if (ready || !doorTheme) document.documentElement.dataset.theme = theme;
   }, [theme, ready]);
 
+  // A pane gone (its ×, its program's exit, another window) takes the keyboard with it when it
+  // had it: the focused pane's terminal takes it, so keys go where the focus ring is.
+  useEffect(() => {
+    const active = document.activeElement;
+    if (active && active !== document.body && active.isConnected) return;
+    const focused = ctx.store.getState().focused;
+    if (focused && leafIds(layout).includes(focused)) focusPane(ctx, focused, true);
+  }, [ctx, layout]);
+
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
+      if (isDeleteWord(e, platform)) {
+        // xterm sends it on (and keeps it from the browser); a field keeps it; anywhere else it goes
+        // to the focused pane's terminal, never to the browser or Electron to close the window.
+        const t = e.target as HTMLElement | null;
+        if (t?.classList.contains('xterm-helper-textarea')) return;
+        e.preventDefault();
+        if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.isContentEditable)) return;
+        const focused = ctx.store.getState().focused;
+        if (!focused) return;
+        focusPane(ctx, focused, true);
+        ctx.api.invoke('pane.input', { paneId: focused, data: '\x17' }).catch(() => undefined);
+        return;
+      }
       const cmd = commandForKey(e, platform);
       if (!cmd) return;
       const t = e.target as HTMLElement | null;
@@ -52,7 +77,7 @@ export function App(): ReactElement {
     <div className={`app${dragging ? ' dragging' : ''}`}>
       <TitleBar />
       {ready ? <ServiceBar /> : null}
-      <main className="workspace">
+      <main className="workspace" ref={workspace}>
         {error && !ready ? (
           <div className="empty-state" role="alert">
             <p className="empty-title">Terminal Delight could not start this window</p>

@@ -42,11 +42,12 @@ export function focusPane(ctx: CommandContext, paneId: string, take = true): voi
   if (changed) ctx.api.invoke('pane.focus', { paneId }).catch(() => { /* focus is a hint */ });
 }
 
-export async function splitPane(ctx: CommandContext, direction: 'right' | 'down', paneId?: string): Promise<void> {
+/** A new pane beside `paneId` (the focused one): split `direction` when asked, else where there is room. */
+export async function splitPane(ctx: CommandContext, direction?: 'right' | 'down', paneId?: string): Promise<void> {
   const s = ctx.store.getState();
   const splitOf = paneId ?? s.focused ?? undefined;
   try {
-    const info = await ctx.api.invoke('pane.create', splitOf ? { splitOf, direction } : {});
+    const info = await ctx.api.invoke('pane.create', splitOf ? { splitOf, ...(direction ? { direction } : {}) } : {});
     ctx.store.getState().paneUpdated(info);
     focusPane(ctx, info.id, true);
   } catch (err) {
@@ -61,7 +62,7 @@ export async function splitPane(ctx: CommandContext, direction: 'right' | 'down'
 export async function newAgent(ctx: CommandContext, paneId?: string, command?: string[], onError?: (message: string) => void): Promise<PaneInfo | undefined> {
   const splitOf = paneId ?? ctx.store.getState().focused ?? undefined;
   try {
-    const info = await ctx.api.invoke('agent.new', { ...(command ? { command } : {}), ...(splitOf ? { splitOf, direction: 'right' as const } : {}) });
+    const info = await ctx.api.invoke('agent.new', { ...(command ? { command } : {}), ...(splitOf ? { splitOf } : {}) });
     ctx.store.getState().paneUpdated(info);
     focusPane(ctx, info.id, true);
     return info;
@@ -169,7 +170,7 @@ export function runCommand(ctx: CommandContext, cmd: WindowCommand, paneId?: str
     case 'split-right': void splitPane(ctx, 'right', id); break;
     case 'split-down': void splitPane(ctx, 'down', id); break;
     case 'close-pane': void closePane(ctx, id); break;
-    case 'new-pane': void splitPane(ctx, 'right', id); break;
+    case 'new-pane': void splitPane(ctx, undefined, id); break;
     case 'new-agent': showAgentPicker(id ?? undefined); break;
     case 'open-tick': showOpenTick(); break;
     case 'new-agent-worktree': showWorktreeDialog(); break;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commandForKey, shortcutLabel, type KeyLike } from './keys.ts';
+import { commandForKey, isDeleteWord, shortcutLabel, type KeyLike } from './keys.ts';
 
 const k = (key: string, code: string, mods: Partial<KeyLike> = {}): KeyLike => ({
   key, code, ctrlKey: false, shiftKey: false, altKey: false, metaKey: false, ...mods,
@@ -67,5 +67,20 @@ describe('shortcutLabel', () => {
     expect(shortcutLabel('split-right')).toBe('Ctrl+Shift+D');
     expect(shortcutLabel('split-right', 'darwin')).toBe('⌘Shift+D');
     expect(shortcutLabel('focus-left')).toBe('');
+  });
+});
+
+describe('isDeleteWord (issue 35, item 10)', () => {
+  it('is Ctrl+W alone, which no window command takes', () => {
+    expect(isDeleteWord(k('w', 'KeyW', { ctrlKey: true }))).toBe(true);
+    expect(isDeleteWord(k('w', 'KeyW', { ctrlKey: true }), 'linux')).toBe(true);
+    expect(commandForKey(k('w', 'KeyW', { ctrlKey: true }))).toBeUndefined();
+  });
+  it('is not Ctrl+Shift+W (close pane), Alt or Meta with it, plain w, or anything on macOS', () => {
+    expect(isDeleteWord(k('W', 'KeyW', { ctrlKey: true, shiftKey: true }))).toBe(false);
+    expect(isDeleteWord(k('w', 'KeyW', { ctrlKey: true, altKey: true }))).toBe(false);
+    expect(isDeleteWord(k('w', 'KeyW', { ctrlKey: true, metaKey: true }))).toBe(false);
+    expect(isDeleteWord(k('w', 'KeyW'))).toBe(false);
+    expect(isDeleteWord(k('w', 'KeyW', { ctrlKey: true }), 'darwin')).toBe(false);
   });
 });

@@ -44,6 +44,15 @@ const SHIFTED_LETTERS: Record<string, WindowCommand> = {
   BracketLeft: 'focus-prev',
 };
 
+/**
+ * Ctrl+W alone (not on macOS, where the primary key is Cmd): a shell's delete-word, which
+ * browsers and Electron's default menu take to close the window. It always belongs to the
+ * terminal; the window never closes on it.
+ */
+export function isDeleteWord(e: KeyLike, platform = ''): boolean {
+  return platform !== 'darwin' && e.ctrlKey && !e.shiftKey && !e.altKey && !e.metaKey && e.code === 'KeyW';
+}
+
 /** The command a key press runs, if any. */
 export function commandForKey(e: KeyLike, platform = ''): WindowCommand | undefined {
   const mac = platform === 'darwin';

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Surface } from '../../preload/contract.ts';
-import { offersDevTools, revealTarget, shouldNotifyNatively } from './desktop.ts';
+import type { MenuItemConstructorOptions } from 'electron';
+import { menuTemplate, offersDevTools, revealTarget, shouldNotifyNatively } from './desktop.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-desktop-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -71,5 +72,24 @@ describe('offersDevTools', () => {
   it('offers Developer Tools in development only, never in a packaged app', () => {
     expect(offersDevTools({ isPackaged: false })).toBe(true);
     expect(offersDevTools({ isPackaged: true })).toBe(false);
+  });
+});
+
+describe('menuTemplate (issue 35, item 10)', () => {
+  const items = (list: MenuItemConstructorOptions[]): MenuItemConstructorOptions[] =>
+    list.flatMap((i) => [i, ...(Array.isArray(i.submenu) ? items(i.submenu as MenuItemConstructorOptions[]) : [])]);
+  const on = { command: () => undefined, quitAll: () => undefined, devTools: true };
+  for (const platform of ['linux', 'win32']) {
+    it(`binds nothing to Ctrl+W on ${platform}: the terminal's delete-word never closes the window`, () => {
+      const all = items(menuTemplate(platform, on));
+      expect(all.filter((i) => /^(CmdOrCtrl|CommandOrControl|Ctrl|Control)\+W$/i.test(String(i.accelerator ?? '')))).toEqual([]);
+      // Electron's roles that carry Ctrl+W by default: 'close', and 'windowMenu' (which holds 'close' off macOS).
+      expect(all.filter((i) => i.role === 'close' || i.role === 'windowMenu' || i.role === 'fileMenu')).toEqual([]);
+      expect(all.some((i) => i.label === 'Close Window' && !i.accelerator)).toBe(true);
+      expect(all.find((i) => i.label === 'Close Pane')?.accelerator).toBe('CmdOrCtrl+Shift+W');
+    });
+  }
+  it('keeps the macOS Window menu (Cmd+W)', () => {
+    expect(menuTemplate('darwin', on).some((i) => i.role === 'windowMenu')).toBe(true);
   });
 });

@@ -6,7 +6,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Surface } from '../../preload/contract.ts';
+import type { BaseWindow, MenuItemConstructorOptions } from 'electron';
+import type { AppCommand, Surface } from '../../preload/contract.ts';
 import { localPath } from '../surfaces/artifacts.ts';
 
 /**
@@ -58,4 +59,54 @@ const LAUNCHERS = new Set([
 export function runsWhenOpened(file: string, mode: number): boolean {
   if (process.platform !== 'win32' && (mode & 0o111) !== 0) return true;
   return LAUNCHERS.has(path.extname(file).toLowerCase());
+}
+
+/**
+ * The application menu. Nothing in it takes Ctrl+W on Linux and Windows: that is a shell's
+ * delete-word, and the 'close' role (alone, or inside 'windowMenu') would close the window
+ * on it whenever no terminal had the keyboard. macOS keeps its own Window menu (Cmd+W).
+ */
+export function menuTemplate(platform: string, on: { command(name: AppCommand): void; quitAll(): void; devTools: boolean }): MenuItemConstructorOptions[] {
+  const mac = platform === 'darwin';
+  const cmd = (label: string, name: AppCommand, accelerator?: string): MenuItemConstructorOptions => ({ label, accelerator, click: () => on.command(name) });
+  return [
+    ...(mac ? [{ role: 'appMenu' as const }] : []),
+    {
+      label: 'Pane',
+      submenu: [
+        cmd('New Pane', 'new-pane', 'CmdOrCtrl+Shift+T'),
+        cmd('New Agent Pane', 'new-agent', 'CmdOrCtrl+Shift+A'),
+        cmd('Open Tick…', 'open-tick', 'CmdOrCtrl+Shift+O'),
+        { type: 'separator' },
+        cmd('Settings…', 'open-settings', 'CmdOrCtrl+,'),
+        { type: 'separator' },
+        cmd('Split Right', 'split-right', 'CmdOrCtrl+Shift+D'),
+        cmd('Split Down', 'split-down', 'CmdOrCtrl+Shift+E'),
+        cmd('Close Pane', 'close-pane', 'CmdOrCtrl+Shift+W'),
+        { type: 'separator' },
+        cmd('Focus Next Pane', 'focus-next', 'CmdOrCtrl+Shift+]'),
+        cmd('Focus Previous Pane', 'focus-prev', 'CmdOrCtrl+Shift+['),
+        { type: 'separator' },
+        // Closing windows keeps every pane running; this ends them (after asking).
+        { label: 'Quit and End All Panes…', accelerator: 'CmdOrCtrl+Shift+Q', click: () => on.quitAll() },
+        ...(mac ? [] : [{ label: 'Close Window', click: (_item: unknown, win: BaseWindow | undefined) => win?.close() }]),
+      ],
+    },
+    { role: 'editMenu' },
+    {
+      label: 'View',
+      submenu: [
+        cmd('Find', 'find', 'CmdOrCtrl+Shift+F'),
+        cmd('Toggle Workbench', 'toggle-bench', 'CmdOrCtrl+Shift+B'),
+        { type: 'separator' },
+        cmd('Zoom In', 'zoom-in', 'CmdOrCtrl+='),
+        cmd('Zoom Out', 'zoom-out', 'CmdOrCtrl+-'),
+        cmd('Actual Size', 'zoom-reset', 'CmdOrCtrl+0'),
+        { type: 'separator' },
+        ...(on.devTools ? [{ role: 'toggleDevTools' as const }] : []),
+        { role: 'togglefullscreen' },
+      ],
+    },
+    mac ? { role: 'windowMenu' } : { label: 'Window', submenu: [{ role: 'minimize' }] },
+  ];
 }

@@ -15,7 +15,7 @@ import { app, BrowserWindow, dialog, ipcMain, Menu, nativeImage, nativeTheme, No
 import type { AppCommand, EventName, Events, PaneInfo, RequestName, Surface } from '../../preload/contract.ts';
 import { REQUEST_NAMES } from '../../preload/contract.ts';
 import { appRoot } from '../panes/env.ts';
-import { offersDevTools, revealTarget, shouldNotifyNatively } from './desktop.ts';
+import { menuTemplate, offersDevTools, revealTarget, shouldNotifyNatively } from './desktop.ts';
 import { ElectronRelay } from './relay.ts';
 import { ORIGIN, routeAppUrl, SCHEME, trustedSenderUrl, WINDOW_BACKGROUND, withAppFirstPaint } from './routes.ts';
 
@@ -216,48 +216,7 @@ async function quitAll(): Promise<void> {
 }
 
 function buildMenu(): void {
-  const cmd = (label: string, name: AppCommand, accelerator?: string): MenuItemConstructorOptions => ({ label, accelerator, click: () => sendCommand(name) });
-  const template: MenuItemConstructorOptions[] = [
-    ...(process.platform === 'darwin' ? [{ role: 'appMenu' as const }] : []),
-    {
-      label: 'Pane',
-      submenu: [
-        cmd('New Pane', 'new-pane', 'CmdOrCtrl+Shift+T'),
-        cmd('New Agent Pane', 'new-agent', 'CmdOrCtrl+Shift+A'),
-        cmd('Open Tick…', 'open-tick', 'CmdOrCtrl+Shift+O'),
-        { type: 'separator' },
-        cmd('Settings…', 'open-settings', 'CmdOrCtrl+,'),
-        { type: 'separator' },
-        cmd('Split Right', 'split-right', 'CmdOrCtrl+Shift+D'),
-        cmd('Split Down', 'split-down', 'CmdOrCtrl+Shift+E'),
-        cmd('Close Pane', 'close-pane', 'CmdOrCtrl+Shift+W'),
-        { type: 'separator' },
-        cmd('Focus Next Pane', 'focus-next', 'CmdOrCtrl+Shift+]'),
-        cmd('Focus Previous Pane', 'focus-prev', 'CmdOrCtrl+Shift+['),
-        { type: 'separator' },
-        // Closing windows keeps every pane running; this ends them (after asking).
-        { label: 'Quit and End All Panes…', accelerator: 'CmdOrCtrl+Shift+Q', click: () => void quitAll() },
-        ...(process.platform === 'darwin' ? [] : [{ role: 'close' as const, label: 'Close Window' }]),
-      ],
-    },
-    { role: 'editMenu' },
-    {
-      label: 'View',
-      submenu: [
-        cmd('Find', 'find', 'CmdOrCtrl+Shift+F'),
-        cmd('Toggle Workbench', 'toggle-bench', 'CmdOrCtrl+Shift+B'),
-        { type: 'separator' },
-        cmd('Zoom In', 'zoom-in', 'CmdOrCtrl+='),
-        cmd('Zoom Out', 'zoom-out', 'CmdOrCtrl+-'),
-        cmd('Actual Size', 'zoom-reset', 'CmdOrCtrl+0'),
-        { type: 'separator' },
-        ...(offersDevTools(app) ? [{ role: 'toggleDevTools' as const }] : []),
-        { role: 'togglefullscreen' },
-      ],
-    },
-    { role: 'windowMenu' },
-  ];
-  Menu.setApplicationMenu(Menu.buildFromTemplate(template));
+  Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate(process.platform, { command: sendCommand, quitAll: () => void quitAll(), devTools: offersDevTools(app) })));
 }
 
 function openWindow(): BrowserWindow {

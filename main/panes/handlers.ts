@@ -73,6 +73,8 @@ export function installPaneHandlers(core: Core, panes: PaneService, settings: Se
     return { resumed, failed };
   });
 
+  core.handle('layout.area', (req) => panes.setArea(req));
+
   core.handle('pane.input', (req) => {
     if (typeof req.data !== 'string') throw new Error('data is missing: send the keys as a string');
     panes.write(str(req.paneId, 'paneId'), req.data);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Layout } from '../../preload/contract.ts';
-import { containsPane, flatten, fromPaneIds, leaf, neighbour, normaliseSizes, paneIds, prune, removePane, splitPane, validateLayout } from './layout.ts';
+import { containsPane, flatten, focusedLast, fromPaneIds, heir, leaf, neighbour, nextFocus, normaliseSizes, paneIds, prune, removePane, splitPane, validateLayout } from './layout.ts';
 
 const row = (sizes: number[], ...children: Layout[]): Layout => ({ type: 'split', direction: 'row', sizes, children });
 const col = (sizes: number[], ...children: Layout[]): Layout => ({ type: 'split', direction: 'column', sizes, children });
@@ -192,4 +192,28 @@ describe('validateLayout', () => {
       }
     });
   }
+});
+
+describe('where focus goes when the focused pane closes (issue 35, item 10)', () => {
+  const l = row([0.5, 0.5], A, col([0.5, 0.5], B, row([0.5, 0.5], C, D)));
+  it('keeps the order panes had focus in, the most recent last', () => {
+    expect(focusedLast([], 'a')).toEqual(['a']);
+    expect(focusedLast(['a', 'b', 'c'], 'a')).toEqual(['b', 'c', 'a']);
+  });
+  it('names the pane that takes a closed pane\'s place: the sibling before it, else after it', () => {
+    expect(heir(l, 'd')).toBe('c');
+    expect(heir(l, 'c')).toBe('d');
+    expect(heir(l, 'b')).toBe('c');
+    expect(heir(l, 'a')).toBe('b');
+    expect(heir(A, 'a')).toBeNull();
+    expect(heir(l, 'zz')).toBeNull();
+  });
+  it('goes to the pane focused most recently, else the heir, else the first', () => {
+    const after = removePane(l, 'c');
+    expect(nextFocus(l, after, 'c', ['a', 'd', 'c'])).toBe('d');
+    expect(nextFocus(l, after, 'c', ['d', 'a', 'c'])).toBe('a');
+    expect(nextFocus(l, after, 'c', ['c'])).toBe('d');
+    expect(nextFocus(l, after, 'c', ['zz'])).toBe('d');
+    expect(nextFocus(A, null, 'a', ['a'])).toBeNull();
+  });
 });

@@ -152,6 +152,44 @@ export function neighbour(layout: Layout | null, paneId: string | null | undefin
   return ids[(((at + delta) % n) + n) % n];
 }
 
+/** `order` (panes by when they last had focus, the most recent last) with `paneId` moved to the end. */
+export function focusedLast(order: readonly string[], paneId: string): string[] {
+  return [...order.filter((id) => id !== paneId), paneId];
+}
+
+/**
+ * The pane that takes its place beside `paneId` in `layout`: the nearest pane of the
+ * sibling before it (the one after it when it is first), or null when it has none.
+ */
+export function heir(layout: Layout | null, paneId: string): string | null {
+  if (!layout || layout.type === 'pane') return null;
+  const at = layout.children.findIndex((c) => c.type === 'pane' && c.paneId === paneId);
+  if (at < 0) {
+    for (const c of layout.children) {
+      const found = heir(c, paneId);
+      if (found) return found;
+    }
+    return null;
+  }
+  const ids = at > 0 ? paneIds(layout.children[at - 1]!) : paneIds(layout.children[at + 1] ?? null);
+  return (at > 0 ? ids[ids.length - 1] : ids[0]) ?? null;
+}
+
+/**
+ * Where focus goes when the focused pane `gone` leaves `before` (giving `after`): the pane
+ * focused most recently among those left (`order`, most recent last), else the pane that
+ * takes its place, else the first; null when none is left.
+ */
+export function nextFocus(before: Layout | null, after: Layout | null, gone: string, order: readonly string[]): string | null {
+  for (let i = order.length - 1; i >= 0; i--) {
+    const id = order[i]!;
+    if (id !== gone && containsPane(after, id)) return id;
+  }
+  const h = heir(before, gone);
+  if (h && containsPane(after, h)) return h;
+  return paneIds(after)[0] ?? null;
+}
+
 /** Splits inside splits, at most (a window never needs more; deeper is refused, not recursed into). */
 export const MAX_LAYOUT_DEPTH = 64;
 

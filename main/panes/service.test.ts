@@ -6,6 +6,8 @@ import { Core } from '../core.ts';
 import { FLOW } from '../../preload/contract.ts';
 import { statePaths } from '../paths.ts';
 import { PaneService } from './service.ts';
+import * as L from './layout.ts';
+import { leafRects } from '../../common/layout.ts';
 import { BASH, tempState, waitFor } from './testing.ts';
 
 let state: ReturnType<typeof tempState>;
@@ -154,6 +156,42 @@ describe('PaneService with real PTYs', () => {
     expect(panes.layout).toEqual({ type: 'pane', paneId: a.id });
     expect(panes.focused).toBe(a.id);
     await waitFor(() => fs.existsSync(file) && fs.readFileSync(file, 'utf8') === 'hup\n', 'the HUP trap to write its file');
+  });
+
+  it('gives focus to the pane focused before the closed one (issue 35, item 10)', () => {
+    const a = panes.create({ command: BASH });
+    const b = panes.create({ command: BASH, splitOf: a.id });
+    const c = panes.create({ command: BASH, splitOf: b.id, direction: 'down' });
+    panes.focus(a.id);
+    panes.focus(c.id);
+    panes.close(c.id);
+    expect(panes.focused).toBe(a.id);
+    // A pane closed while another has focus leaves focus where it is.
+    panes.close(b.id);
+    expect(panes.focused).toBe(a.id);
+  });
+
+  it('places new panes where there is room, and refuses one that has none before starting it (issue 35, item 12)', () => {
+    // Until a window says its size, nobody sees the panes: none is refused (a headless host's 20 panes).
+    const headless = Array.from({ length: 20 }, () => panes.create({ command: ['/bin/cat'] }));
+    expect(L.paneIds(panes.layout)).toHaveLength(20);
+    for (const p of headless) panes.close(p.id);
+    expect(() => panes.setArea({ width: 800, height: 'tall', minWidth: 340, minHeight: 180 })).toThrow('height "tall" is not usable: send a number of pixels from 1 to 100000');
+    // An 800 × 400 window: room for two panes across and two down.
+    panes.setArea({ width: 800, height: 400, minWidth: 340, minHeight: 180 });
+    const made = [panes.create({ command: BASH })];
+    for (let i = 0; i < 3; i++) made.push(panes.create({ command: BASH }));
+    expect(L.paneIds(panes.layout).sort()).toEqual(made.map((p) => p.id).sort());
+    for (const r of leafRects(panes.layout, { x: 0, y: 0, w: 800, h: 400 }).values()) expect([r.w, r.h]).toEqual([400, 200]);
+    expect(() => panes.create({ command: BASH })).toThrow(/^there is no room for another pane: each pane keeps at least 40 columns and 8 rows \(340 × 180 px here\), so close a pane or make the window bigger$/);
+    expect(panes.list()).toHaveLength(4);
+    // A pane whose bench is open needs the bench's width too.
+    panes.setArea({ width: 800, height: 400, minWidth: 340, minHeight: 180, benchWidth: 220 });
+    for (const p of made.slice(1)) panes.close(p.id);
+    panes.patch(made[0]!.id, { benchOpen: true });
+    // Split right would leave it 400 px for 340 + 220: the new pane goes below it instead.
+    const below = panes.create({ command: BASH, splitOf: made[0]!.id, direction: 'right' });
+    expect(panes.layout).toMatchObject({ type: 'split', direction: 'column', children: [{ paneId: made[0]!.id }, { paneId: below.id }] });
   });
 
   it('detaches and attaches a view while the process runs', async () => {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Layout, PaneInfo, Res } from '../../preload/contract.ts';
+import type { Layout, LayoutArea, PaneInfo, Res } from '../../preload/contract.ts';
 import type { ScreenCells } from '../../common/first-paint.ts';
 import type { Core } from '../core.ts';
 import type { Paths } from '../paths.ts';
@@ -19,6 +19,7 @@ import { integrate, zshDotdir } from './integration.ts';
 import { atPrompt, type PromptState } from './marks.ts';
 import { GOVERNOR, OutputGovernor } from './governor.ts';
 import * as L from './layout.ts';
+import { DEFAULT_AREA, DEFAULT_MIN, placePane, type Placed } from './tiling.ts';
 import { DEFAULT_COLS, DEFAULT_ROWS, Pane, SCROLLBACK } from './pane.ts';
 import { findAncestor, foregroundGroup } from './proc.ts';
 import { agentOf, flagValue, resumeArgv, SHELLS } from './resume.ts';
@@ -94,6 +95,12 @@ export class PaneService implements PaneServiceApi {
   private governTimer: NodeJS.Timeout | undefined;
   private layoutTree: Layout | null = null;
   private focusedId: string | null = null;
+  /** Panes in the order they last had focus, the most recent last (where focus goes when one closes). */
+  private focusOrder: string[] = [];
+  /** Whether a window has said its panes area: until one has, nobody sees the panes, and a pane is never refused for room. */
+  private areaKnown = false;
+  /** The panes area of the window that last said (`layout.area`), and the smallest pane, in px. */
+  private area: Required<LayoutArea> = { width: DEFAULT_AREA.width, height: DEFAULT_AREA.height, minWidth: DEFAULT_MIN.width, minHeight: DEFAULT_MIN.height, benchWidth: 0 };
   private disposed = false;
 
   constructor(opts: PaneServiceOptions) {
@@ -339,6 +346,11 @@ export class PaneService implements PaneServiceApi {
     },
     place: Pick<CreatePaneOptions, 'detached' | 'splitOf' | 'direction'>,
   ): PaneInfo {
+    if (!place.detached && !s.ended) {
+      // No room: said before anything starts.
+      const room = this.place(s.id, place.splitOf, place.direction);
+      if (!room.ok) throw new Error(room.error);
+    }
     const env = s.env ?? paneEnv(this.env, { session: this.session, paneId: s.id, tag: s.tag, socket: this.paths.socket, extra: s.extraEnv });
     if (!s.ended && (!s.command[0] || !findProgram(s.command[0], env, s.cwd))) {
       throw new Error(`"${s.command[0] ?? ''}" was not found on PATH or is not executable: check the command, or give its full path`);
@@ -422,12 +434,14 @@ export class PaneService implements PaneServiceApi {
     this.changed();
   }
 
-  attach(paneId: string, splitOf?: string, direction: 'right' | 'down' = 'right'): void {
+  attach(paneId: string, splitOf?: string, direction?: 'right' | 'down'): void {
     this.need(paneId);
     if (L.containsPane(this.layoutTree, paneId)) return;
-    const target = splitOf && L.containsPane(this.layoutTree, splitOf) ? splitOf : (this.focusedId ?? undefined);
-    this.layoutTree = L.splitPane(this.layoutTree, target, paneId, direction);
+    const placed = this.place(paneId, splitOf, direction);
+    if (!placed.ok) throw new Error(placed.error);
+    this.layoutTree = placed.layout;
     this.focusedId = paneId;
+    this.focusOrder = L.focusedLast(this.focusOrder, paneId);
     this.emitLayout();
     this.changed();
   }
@@ -551,22 +565,55 @@ export class PaneService implements PaneServiceApi {
       if (p.kind !== 'tick' && !L.containsPane(this.layoutTree, p.id)) this.layoutTree = L.splitPane(this.layoutTree, undefined, p.id, 'right');
     }
     this.focusedId = focused && L.containsPane(this.layoutTree, focused) ? focused : (L.paneIds(this.layoutTree)[0] ?? null);
+    this.focusOrder = this.focusedId ? [this.focusedId] : [];
     this.emitLayout();
     this.changed();
+  }
+
+  /** Where a pane would go now (main/panes/tiling.ts): beside `splitOf` or the focused pane, where there is room. */
+  private place(paneId: string, splitOf?: string, direction?: 'right' | 'down'): Placed {
+    const target = splitOf && L.containsPane(this.layoutTree, splitOf) ? splitOf : (this.focusedId ?? undefined);
+    const a = this.area;
+    const min = { width: a.minWidth, height: a.minHeight };
+    const withBench = { width: a.minWidth + a.benchWidth, height: a.minHeight };
+    return placePane(this.layoutTree, paneId, {
+      area: { width: a.width, height: a.height },
+      min: (id) => (this.panes.get(id)?.info.benchOpen ? withBench : min),
+      target,
+      direction: target && direction ? direction : undefined,
+      mustFit: this.areaKnown,
+    });
+  }
+
+  /** The panes area of a window and the smallest usable pane, in px (`layout.area`): where new panes go follows it. */
+  setArea(value: unknown): void {
+    const v = (value ?? {}) as Record<string, unknown>;
+    const ok = (k: string, lo: number, hi: number): number => {
+      const n = v[k];
+      if (typeof n !== 'number' || !Number.isFinite(n) || n < lo || n > hi) throw new Error(`${k} ${JSON.stringify(n)} is not usable: send a number of pixels from ${lo} to ${hi}`);
+      return n;
+    };
+    this.area = { width: ok('width', 1, 100_000), height: ok('height', 1, 100_000), minWidth: ok('minWidth', 1, 10_000), minHeight: ok('minHeight', 1, 10_000), benchWidth: v.benchWidth === undefined ? 0 : ok('benchWidth', 0, 10_000) };
+    this.areaKnown = true;
   }
 
   focus(paneId: string): void {
     this.need(paneId);
     if (this.focusedId === paneId) return;
     this.focusedId = paneId;
+    this.focusOrder = L.focusedLast(this.focusOrder, paneId);
     this.changed();
   }
 
   private removeFromLayout(paneId: string): void {
     if (!L.containsPane(this.layoutTree, paneId)) return;
-    const next = this.focusedId === paneId ? L.neighbour(this.layoutTree, paneId, -1) : this.focusedId;
+    const before = this.layoutTree;
     this.layoutTree = L.removePane(this.layoutTree, paneId);
-    this.focusedId = next && next !== paneId && L.containsPane(this.layoutTree, next) ? next : (L.paneIds(this.layoutTree)[0] ?? null);
+    this.focusOrder = this.focusOrder.filter((id) => id !== paneId);
+    // The focused pane gone: focus goes to the pane focused before it, else the one that took its place.
+    this.focusedId = this.focusedId !== paneId && this.focusedId && L.containsPane(this.layoutTree, this.focusedId)
+      ? this.focusedId
+      : L.nextFocus(before, this.layoutTree, paneId, this.focusOrder);
     this.emitLayout();
   }
 

@@ -68,7 +68,7 @@ export async function runAgent(argv: string[], request: Request, io: { out(s: st
     io.err(`terminal-delight agent: ${args}\n`);
     return 2;
   }
-  const place = io.paneId ? { splitOf: io.paneId, direction: 'right' as const } : {};
+  const place = io.paneId ? { splitOf: io.paneId } : {};
   if (!args.worktree) {
     const pane = await request('agent.new', { ...(args.command ? { command: args.command } : {}), cwd: io.cwd, ...place });
     io.out(`started ${pane.command.join(' ')} in pane ${pane.id} (${pane.cwd})\n`);

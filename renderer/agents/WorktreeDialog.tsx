@@ -88,7 +88,7 @@ function Dialog({ n }: { n: number }): ReactElement {
         ...(base ? { base } : {}),
         ...(name.trim() ? { name: name.trim() } : {}),
         ...(prompt.trim() ? { prompt: prompt.trim() } : {}),
-        ...(focused ? { splitOf: focused, direction: 'right' as const } : {}),
+        ...(focused ? { splitOf: focused } : {}),
       });
       if (res.ok) {
         hideWorktreeDialog();

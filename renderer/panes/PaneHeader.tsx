@@ -36,7 +36,13 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
   const { title, cwd, showCwd } = headerTitle(pane);
 
   return (
-    <header className="pane-header" data-focused={focused ? 'true' : 'false'} onDoubleClick={() => focusPane(ctx, paneId, true)}>
+    <header
+      className="pane-header"
+      data-focused={focused ? 'true' : 'false'}
+      // A press on the header's bare parts leaves the keyboard in the terminal (the pane takes it), not on the page.
+      onMouseDown={(e) => { if (!(e.target as HTMLElement).closest('button, a, input, select, textarea')) e.preventDefault(); }}
+      onDoubleClick={() => focusPane(ctx, paneId, true)}
+    >
       <span className={`pane-dot ${exited ? (pane?.exitCode === 0 ? 'ok' : 'bad') : 'live'}`} aria-hidden="true" />
       <span className="pane-title" title={title}>{title}</span>
       {showCwd ? <span className="pane-cwd" title={cwd}>{shortPath(cwd)}</span> : null}

@@ -12,6 +12,9 @@ import { EndedOverlay } from '../service/EndedOverlay.tsx';
 import { FindBar } from './FindBar.tsx';
 import { PaneHeader } from './PaneHeader.tsx';
 
+/** What a press in a pane leaves the keyboard to. */
+const KEEPS_FOCUS = '.pane-bench, input, select, textarea:not(.xterm-helper-textarea), [contenteditable="true"]';
+
 export function PaneView({ paneId }: { paneId: string }): ReactElement {
   const ctx = useWindow();
   const pane = useWindowState((s) => s.panes[paneId]);
@@ -26,7 +29,9 @@ export function PaneView({ paneId }: { paneId: string }): ReactElement {
       data-focused={focused ? 'true' : 'false'}
       data-status={pane?.status ?? 'unknown'}
       aria-label={`Pane ${pane?.title || paneId}`}
-      onPointerDownCapture={() => focusPane(ctx, paneId, false)}
+      // A press in the pane gives its terminal the keyboard too, so the focus ring shows where keys
+      // go; the bench (its fields, its text to select) and the pane's own fields (find) keep theirs.
+      onPointerDownCapture={(e) => focusPane(ctx, paneId, !(e.target as HTMLElement).closest(KEEPS_FOCUS))}
     >
       <PaneHeader paneId={paneId} pane={pane} focused={focused} single={single} />
       <div className="pane-body">

@@ -4,12 +4,11 @@
  * (The core owns splitting and removing; the renderer only resizes and looks.)
  */
 import type { Layout } from '../../preload/contract.ts';
-import { leafIds, normalise } from '../../common/layout.ts';
+import { leafIds, leafRects, normalise, type Rect } from '../../common/layout.ts';
 
-export { leafIds, normalise };
+export { leafIds, leafRects, normalise, type Rect };
 
 export type Direction = 'left' | 'right' | 'up' | 'down';
-export interface Rect { x: number; y: number; w: number; h: number }
 /** Child indices from the root to a node. */
 export type LayoutPath = readonly number[];
 
@@ -54,26 +53,6 @@ export function dragDivider(sizes: readonly number[], index: number, delta: numb
   const out = s.slice();
   out[index] = nextA;
   out[index + 1] = pair - nextA;
-  return out;
-}
-
-/** Where each pane sits, in a unit square. */
-export function leafRects(layout: Layout | null, rect: Rect = { x: 0, y: 0, w: 1, h: 1 }, out = new Map<string, Rect>()): Map<string, Rect> {
-  if (!layout) return out;
-  if (layout.type === 'pane') {
-    out.set(layout.paneId, rect);
-    return out;
-  }
-  const sizes = normalise(layout.sizes.length === layout.children.length ? layout.sizes : layout.children.map(() => 1));
-  let offset = 0;
-  layout.children.forEach((child, i) => {
-    const f = sizes[i]!;
-    const r = layout.direction === 'row'
-      ? { x: rect.x + offset * rect.w, y: rect.y, w: f * rect.w, h: rect.h }
-      : { x: rect.x, y: rect.y + offset * rect.h, w: rect.w, h: f * rect.h };
-    offset += f;
-    leafRects(child, r, out);
-  });
   return out;
 }
 
