@@ -76,7 +76,7 @@ describe('new panes where there is room', () => {
       await win.page.keyboard.press('Control+Shift+T');
       await win.waitFor(async () => (await notice.count()) > 0 || (await win.paneIds()).length > before, 'a new pane or a notice');
     }
-    expect(await notice.first().textContent()).toMatch(/^Splitting the pane failed: there is no room for another pane: each pane keeps at least 40 columns and 8 rows \(\d+ × \d+ px here\), so close a pane or make the window bigger/);
+    expect(await notice.first().textContent()).toMatch(/^Opening a new pane failed: there is no room for another pane: each pane keeps at least 40 columns and 8 rows \(\d+ × \d+ px here\), so close a pane or make the window bigger/);
     // (A press before the window's new size reached the core made a pane; those go again.)
     for (const id of await win.paneIds()) if (!ids.includes(id)) await win.header(id).getByRole('button', { name: 'Close pane' }).click();
     await win.waitFor(async () => (await win.paneIds()).length === ids.length, 'the first seven panes again');

@@ -51,7 +51,7 @@ export async function splitPane(ctx: CommandContext, direction?: 'right' | 'down
     ctx.store.getState().paneUpdated(info);
     focusPane(ctx, info.id, true);
   } catch (err) {
-    report(ctx, 'Splitting the pane', err);
+    report(ctx, direction ? 'Splitting the pane' : 'Opening a new pane', err);
   }
 }
 
