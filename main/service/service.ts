@@ -38,8 +38,8 @@ export interface RunningService {
   doors: Doors;
   paths: Paths;
   record: LockRecord;
-  /** Stop: save the session saying why, end the panes (cleanly with endPanes), release the lock. */
-  stop(reason: string, endPanes?: boolean): Promise<void>;
+  /** Stop: save the session saying why, end the panes (escalating: main/panes/ending.ts), release the lock. */
+  stop(reason: string): Promise<void>;
 }
 
 export type StartResult = { started: true; service: RunningService } | { started: false; holder: LockRecord };
@@ -72,7 +72,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
     let idleTimer: NodeJS.Timeout | undefined;
     // Control connections (serve, the Electron main), told when the service quits for good.
     const controls = new Set<(line: string) => void>();
-    const stop = (reason: string, endPanes = false, quit = false): Promise<void> => {
+    const stop = (reason: string, quit = false): Promise<void> => {
       stopping ??= (async () => {
         clearInterval(idleTimer);
         // "Quit and end all panes": serve stops too, instead of starting the service again.
@@ -80,7 +80,10 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
           for (const send of controls) send(JSON.stringify({ t: 'bye', quit: true, reason }));
           doors.quitHolders();
         }
-        if (endPanes) await app.endAll(reason).catch(() => undefined);
+        // Every pane is ended before the service goes, whatever stops it (a stop, a restart, a
+        // signal, Quit): a hang-up, then SIGTERM and SIGKILL to what is left in each pane's
+        // session (a program that ignores SIGHUP), so nothing it ran outlives it.
+        await app.endAll(reason).catch(() => undefined);
         await doors.closeAll().catch(() => undefined);
         app.hub.closeAll('the Terminal Delight service stopped');
         server?.close();
@@ -92,7 +95,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
       return stopping;
     };
 
-    app = await createApp({ env, fresh: opts.fresh, bootedAt: opts.bootedAt, quit: (endPanes) => void stop(endPanes ? 'you quit and ended all panes' : 'the service was stopped', endPanes, endPanes) });
+    app = await createApp({ env, fresh: opts.fresh, bootedAt: opts.bootedAt, quit: (endPanes) => void stop(endPanes ? 'you quit and ended all panes' : 'the service was stopped', endPanes) });
     doors.ready(app);
 
     const onSocket = (socket: net.Socket): void => {
@@ -202,7 +205,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
       clearTimeout(lastWindowTimer);
       if (n > 0 || app.settings.get().windowClose !== 'end') return;
       lastWindowTimer = setTimeout(() => {
-        if (app.hub.windows === 0 && app.settings.get().windowClose === 'end') void stop('the last window was closed', true);
+        if (app.hub.windows === 0 && app.settings.get().windowClose === 'end') void stop('the last window was closed');
       }, opts.lastWindowGraceMs ?? 3_000);
       lastWindowTimer.unref();
     });
