@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempState, waitFor } from '../panes/testing.ts';
+import { processAlive } from '../panes/proc.ts';
 import { connectService, stopService, type ServiceConnection } from './client.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -34,20 +35,8 @@ afterEach(async () => {
   state.cleanup();
 });
 
-/** Whether `pid` runs: kill(pid, 0) succeeds, and it is not a zombie waiting for its parent to collect it. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? '');
-  } catch {
-    return false;
-  }
-}
+/** Whether `pid` runs: kill(pid, 0) succeeds and it is not a zombie waiting for its parent to collect it. */
+const alive = (pid: number): boolean => processAlive(pid);
 
 /** The live perl processes whose arguments hold `marker`. */
 function perls(marker: string): number[] {
