@@ -13,7 +13,7 @@ import { firstPaintFor } from '../door/first-paint.ts';
 import { Doors } from './door.ts';
 import { binaryHeader } from '../clients/frames.ts';
 import { FrameSender } from './sender.ts';
-import type { Connection } from '../clients/hub.ts';
+import { HELLO_WITHIN_MS, type Connection } from '../clients/hub.ts';
 import { checkPrivateDir, takeServiceLock, type Acquired, type LockRecord } from './lock.ts';
 import { LineSplitter, parseClientHello, type ServiceHello } from '../clients/wire.ts';
 
@@ -46,7 +46,6 @@ export type StartResult = { started: true; service: RunningService } | { started
 
 export { checkPrivateDir };
 
-const HELLO_TIMEOUT_MS = 10_000;
 
 export async function startService(opts: ServiceOptions = {}): Promise<StartResult> {
   const env = opts.env ?? process.env;
@@ -101,10 +100,15 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
     const onSocket = (socket: net.Socket): void => {
       socket.setEncoding('utf8');
       let conn: Connection | undefined;
-      const helloTimer = setTimeout(() => socket.destroy(), HELLO_TIMEOUT_MS);
       const answer = (h: ServiceHello): void => {
         socket.write(JSON.stringify(h) + '\n');
       };
+      // A client that never says hello is let go, saying why (as a window's WebSocket is: main/clients/hub.ts).
+      const helloTimer = setTimeout(() => {
+        answer({ t: 'hello', ok: false, error: `no hello came within ${HELLO_WITHIN_MS / 1000} s: a client's first line is {"t":"hello",...} (docs/spec/service.md)`, protocol: PROTOCOL, version: appVersion() });
+        socket.end();
+        setTimeout(() => socket.destroy(), 1000).unref();
+      }, HELLO_WITHIN_MS);
       const split = new LineSplitter(
         (line) => {
           if (conn) return conn.receive(line);
