@@ -22,6 +22,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { connectService, serviceStarting, type ServiceConnection } from '../service/client.ts';
+import { makeWayForFresh } from '../service/fresh.ts';
 import { statePaths, type Paths } from '../paths.ts';
 import { HANDOVER_SUPPORTED } from '../door/handover.ts';
 import { processAlive } from '../panes/proc.ts';
@@ -79,6 +80,7 @@ export function parseServeArgs(argv: string[]): ServeArgs {
   const serviceSocket = values['service-socket'] as string | undefined;
   const serviceToken = values['service-token'] as string | undefined;
   if ((serviceSocket === undefined) !== (serviceToken === undefined)) throw new Error('--service-socket and --service-token go together: give both (the forwarded socket and a copy of that service\'s run/service.token)');
+  if (serviceSocket !== undefined && values.fresh === true) throw new Error('--fresh starts this machine\'s service afresh and --service-socket reaches another\'s: give one of them');
   return {
     ...(serviceSocket ? { serviceSocket: path.resolve(serviceSocket), serviceToken: path.resolve(serviceToken!) } : {}),
     port: portText === undefined ? undefined : Number(portText),
@@ -348,6 +350,15 @@ export async function run(argv: string[]): Promise<number> {
   if (typeof resume === 'string') {
     process.stderr.write(`serve: ${resume}\n`);
     return 1;
+  }
+  // --fresh with a service running: stopped and started afresh when that loses nothing, else
+  // nothing is touched and serve says why (main/service/fresh.ts).
+  if (args.fresh && !resume && !args.serviceSocket) {
+    const way = await makeWayForFresh();
+    if (!way.ok) {
+      process.stderr.write(`serve: ${way.error}\n`);
+      return 1;
+    }
   }
   if (!args.serviceSocket) {
     let door;
