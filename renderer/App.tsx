@@ -14,6 +14,9 @@ import { AgentPicker } from './agents/AgentPicker.tsx';
 import { WorktreeDialog } from './agents/WorktreeDialog.tsx';
 import { QuitDialog } from './service/QuitDialog.tsx';
 import { ServiceBar } from './service/ServiceBar.tsx';
+import { StoppedBar } from './service/StoppedBar.tsx';
+import { serviceUi } from './service/ui.ts';
+import { useStore } from 'zustand';
 import './service/service.css';
 import { SettingsDialog } from './settings/SettingsDialog.tsx';
 import { showSettings } from './settings/ui.ts';
@@ -51,6 +54,7 @@ export function App(): ReactElement {
   return (
     <div className={`app${dragging ? ' dragging' : ''}`}>
       <TitleBar />
+      <StoppedBar />
       {ready ? <ServiceBar /> : null}
       <main className="workspace">
         {error && !ready ? (
@@ -86,6 +90,8 @@ function TitleBar(): ReactElement {
   const connection = useWindowState((s) => s.connection);
   const shell = useWindowState((s) => s.shell);
   const count = useWindowState((s) => leafIds(s.layout).length);
+  // Stopped on purpose: the bar under the title says so (service/StoppedBar.tsx), not "retrying".
+  const stopped = useStore(serviceUi, (s) => s.stopped !== null);
   useEffect(() => {
     document.title = unseen > 0 ? `(${unseen}) Terminal Delight` : 'Terminal Delight';
   }, [unseen]);
@@ -96,7 +102,7 @@ function TitleBar(): ReactElement {
       <span className="titlebar-dim">{count === 1 ? '1 pane' : `${count} panes`}</span>
       <span className="titlebar-spacer" />
       <AgentsBar />
-      {connection !== 'open' && shell === 'serve' ? (
+      {connection !== 'open' && shell === 'serve' && !stopped ? (
         <span className="badge warn" role="status">{connection === 'connecting' ? 'Connecting…' : 'Disconnected, retrying…'}</span>
       ) : null}
       <ThemeButton />
