@@ -386,7 +386,7 @@ export async function run(argv: string[]): Promise<number> {
         const message = stoppedMessage(paths.serviceStopped);
         let held;
         try {
-          held = await waitStopped(next.door, message);
+          held = await waitStopped(next.door, message, () => serviceStarting());
         } catch (err) {
           process.stderr.write(`serve: ${message} Its door could not be held for the windows (${(err as Error).message}); serve stops\n`);
           return 1;
@@ -398,7 +398,7 @@ export async function run(argv: string[]): Promise<number> {
           h.stop();
         });
         if ((await h.done) === 'stop') return 0;
-        process.stderr.write('serve: a window asked for the service; starting it with this door\n');
+        process.stderr.write('serve: the service is wanted again (a window asked, or it was started); opening this door on it\n');
         next = { door: next.door, failures: [] };
       }
       let door;

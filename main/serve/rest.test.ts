@@ -170,7 +170,7 @@ describe.runIf(process.platform === 'linux')('serve at rest', () => {
   }, 120_000);
 
   for (const rests of [true, false]) {
-    it(`after \`service stop\` (${rests ? 'at rest as sh' : 'waiting in Node'}), does not start the service again: its window is told why, the door stays, and a window's service.start starts it`, async () => {
+    it(`after \`service stop\` (${rests ? 'at rest as sh' : 'waiting in Node'}), does not start the service again: its window is told why, the door stays, and ${rests ? 'a window\'s service.start' : '`service start`'} starts it`, async () => {
       const st = tempState();
       const env = { ...st.env, SHELL: '/bin/bash', ...(rests ? {} : { TD_SERVE_REST: '0' }) };
       let s: Running | undefined;
@@ -204,8 +204,10 @@ describe.runIf(process.platform === 'linux')('serve at rest', () => {
         expect(refused.error).toBe(`${STOPPED_BY_COMMAND} Start it again from this window (Start the service) or with \`terminal-delight service start\`.`);
         expect(lockedServicePid(env)).toBeUndefined();
 
-        // Start the service: a new one, behind the same URL, and the window's hello answered by it.
-        expect(await again.request('service.start')).toMatchObject({ ok: true, res: { ok: true } });
+        // Start the service (from the window; or from a terminal, `terminal-delight service start`):
+        // a new one, behind the same URL, and the window's hello answered by it.
+        if (rests) expect(await again.request('service.start')).toMatchObject({ ok: true, res: { ok: true } });
+        else expect((await cli(['service', 'start'], env)).code).toBe(0);
         await waitFor(() => again.closed, 'the stopped door to let the window go');
         const second = await waitFor(() => lockedServicePid(env), 'a new service', 30_000);
         expect(second).not.toBe(first);

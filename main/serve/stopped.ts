@@ -5,8 +5,9 @@
  * checks: main/door/server.ts) whose windows are told why (`service.stopping`, how 'stop', the
  * sentence the service left in run/service.stopped) and may ask for `service.start`; every
  * other request is answered with that sentence. The renderer's page is served as always, so
- * a reload shows the same. `waitStopped` resolves once a window asks to start it (the door is
- * closed by then, for the service serve starts next to open), or `stop()` is called.
+ * a reload shows the same. `waitStopped` resolves once a window asks to start it, or a service
+ * runs again (started some other way), the door closed by then for the service to open; or
+ * once `stop()` is called.
  */
 import fs from 'node:fs';
 import type { WebSocket } from 'ws';
@@ -69,7 +70,7 @@ export interface Stopped {
  * Hold `spec`'s port for the windows while the service is stopped. The service closes its door
  * only after it has ended its panes, so the port is tried for up to `claimMs`.
  */
-export async function waitStopped(spec: DoorSpec, message: string, claimMs = 30_000): Promise<Stopped> {
+export async function waitStopped(spec: DoorSpec, message: string, started: () => boolean, claimMs = 30_000): Promise<Stopped> {
   let finish!: (how: 'start' | 'stop') => void;
   const done = new Promise<'start' | 'stop'>((resolve) => (finish = resolve));
   let served: Served | undefined;
@@ -92,5 +93,12 @@ export async function waitStopped(spec: DoorSpec, message: string, claimMs = 30_
     }
   }
   if (over) await served.close();
+  // Started some other way (`terminal-delight service start`, a command that needs it): serve opens its door on it.
+  const watch = setInterval(() => {
+    if (over) clearInterval(watch);
+    else if (started()) end('start');
+  }, 500);
+  watch.unref();
+  void done.then(() => clearInterval(watch));
   return { done, stop: () => end('stop') };
 }
