@@ -232,7 +232,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
     idleTimer = setInterval(() => {
       const busy = app.hub.size > 0 || app.panes.list().some((p) => p.status === 'running');
       if (busy) idleSince = Date.now();
-      else if (idleMs > 0 && Date.now() - idleSince >= idleMs) void stop('the service stopped: nothing ran and no window was open', 'stop', `The service stopped by itself: nothing ran and no window was open for ${Math.round(idleMs / 60_000)} minutes.`);
+      else if (idleMs > 0 && Date.now() - idleSince >= idleMs) void stop('the service stopped: nothing ran and no window was open', 'stop', `The service stopped by itself: nothing ran and no window was open for ${idleMs >= 120_000 ? `${Math.round(idleMs / 60_000)} minutes` : `${Math.round(idleMs / 1000)} seconds`}.`);
     }, Math.min(30_000, Math.max(250, idleMs / 4)));
     idleTimer.unref();
 
