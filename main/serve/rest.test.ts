@@ -3,17 +3,17 @@
  * not Node; it starts a service that went away again behind the same URL, stops with a
  * signal (its door closing and nothing of it left behind), and stops with a quit.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempState, waitFor } from '../panes/testing.ts';
+import { runCli, tempState, waitFor } from '../panes/testing.ts';
 import { statePaths } from '../paths.ts';
 import { connectService, stopService } from '../service/client.ts';
 import { canRest } from './rest.ts';
 import WebSocket from 'ws';
 import { STOPPED_BY_COMMAND } from '../service/service.ts';
-import { get, lockedServicePid } from './testing.ts';
+import { get, lockedServicePid, windowOver, type TestWindow } from './testing.ts';
 
 const MAIN = path.join(import.meta.dirname, 'main.ts');
 
@@ -180,10 +180,10 @@ describe.runIf(process.platform === 'linux')('serve at rest', () => {
         if (rests) await waitFor(() => atRest(pid), 'serve resting as sh', 30_000);
         const first = lockedServicePid(env)!;
         const w = await windowAt(s.url);
-        expect((await w.request('app.hello')).ok).toBe(true);
+        expect(await w.request('app.hello')).toMatchObject({ t: 'res', ok: true });
 
-        const stop = await cli(['service', 'stop'], env);
-        expect(stop).toEqual({ code: 0, stdout: 'stopped\n' });
+        const stop = await runCli(['service', 'stop'], env);
+        expect(stop).toMatchObject({ code: 0, stdout: 'stopped\n' });
         // The window heard why before its socket closed.
         await waitFor(() => w.closed, 'the window\'s socket to close');
         expect(w.events).toContainEqual({ name: 'service.stopping', payload: { how: 'stop', message: STOPPED_BY_COMMAND } });
@@ -200,14 +200,13 @@ describe.runIf(process.platform === 'linux')('serve at rest', () => {
         await waitFor(() => again.events.length > 0, 'the stopped notice');
         expect(again.events[0]).toEqual({ name: 'service.stopping', payload: { how: 'stop', message: STOPPED_BY_COMMAND } });
         const refused = await again.request('app.hello');
-        expect(refused.ok).toBe(false);
-        expect(refused.error).toBe(`${STOPPED_BY_COMMAND} Start it again from this window (Start the service) or with \`terminal-delight service start\`.`);
+        expect(refused).toEqual({ t: 'res', id: 1, ok: false, error: `${STOPPED_BY_COMMAND} Start it again from this window (Start the service) or with \`terminal-delight service start\`.` });
         expect(lockedServicePid(env)).toBeUndefined();
 
         // Start the service (from the window; or from a terminal, `terminal-delight service start`):
         // a new one, behind the same URL, and the window's hello answered by it.
         if (rests) expect(await again.request('service.start')).toMatchObject({ ok: true, res: { ok: true } });
-        else expect((await cli(['service', 'start'], env)).code).toBe(0);
+        else expect((await runCli(['service', 'start'], env)).code).toBe(0);
         await waitFor(() => again.closed, 'the stopped door to let the window go');
         const second = await waitFor(() => lockedServicePid(env), 'a new service', 30_000);
         expect(second).not.toBe(first);
@@ -215,10 +214,9 @@ describe.runIf(process.platform === 'linux')('serve at rest', () => {
           const b = await windowAt(s!.url).catch(() => undefined);
           if (!b) return undefined;
           const h = await b.request('app.hello');
-          b.close();
-          return h.ok ? h : undefined;
+          return h.t === 'res' && h.ok ? h : undefined;
         }, 'a window on the new service', 30_000);
-        expect(back.ok).toBe(true);
+        expect(back).toMatchObject({ t: 'res', ok: true });
         expect(s.out()).toBe(`serving ${s.url.href}\n`);
       } catch (e) {
         throw new Error(`${(e as Error).message}; serve said: ${s?.err()}`);
@@ -232,46 +230,12 @@ describe.runIf(process.platform === 'linux')('serve at rest', () => {
   }
 });
 
-/** A window's socket at serve's URL: its requests by id (answering the core's pings), the events it got, whether it closed. */
-async function windowAt(url: URL): Promise<{ request(name: string, req?: unknown): Promise<{ ok: boolean; res?: unknown; error?: string }>; events: Array<{ name: string; payload: unknown }>; closed: boolean; close(): void }> {
-  const port = url.port;
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/ws?token=${url.searchParams.get('token')}`, { headers: { Origin: `http://127.0.0.1:${port}` } });
-  const events: Array<{ name: string; payload: unknown }> = [];
-  const waiting = new Map<number, (f: { ok: boolean; res?: unknown; error?: string }) => void>();
-  let next = 1;
-  const w = {
-    events,
-    closed: false,
-    request(name: string, req: unknown = {}) {
-      const id = next++;
-      return new Promise<{ ok: boolean; res?: unknown; error?: string }>((resolve) => {
-        waiting.set(id, resolve);
-        ws.send(JSON.stringify({ t: 'req', id, name, req }));
-      });
-    },
-    close: () => ws.close(),
-  };
-  ws.on('message', (raw: Buffer, isBinary: boolean) => {
-    if (isBinary) return;
-    const f = JSON.parse(raw.toString()) as { t: string; id?: number; name?: string; payload?: unknown; ok?: boolean; res?: unknown; error?: string };
-    if (f.t === 'ping') ws.send('{"t":"pong"}');
-    else if (f.t === 'evt' && f.name !== 'pane.output' && f.name !== 'pane.updated' && f.name !== 'layout.changed' && f.name !== 'settings.changed') events.push({ name: f.name!, payload: f.payload });
-    else if (f.t === 'res') waiting.get(f.id!)?.({ ok: f.ok!, res: f.res, error: f.error });
-  });
-  ws.on('close', () => {
-    w.closed = true;
-    for (const r of waiting.values()) r({ ok: false, error: 'closed' });
-  });
+/** A window's socket at serve's URL (main/serve/testing.ts's windowOver). */
+async function windowAt(url: URL): Promise<TestWindow> {
+  const ws = new WebSocket(`ws://127.0.0.1:${url.port}/ws?token=${url.searchParams.get('token')}`, { headers: { Origin: `http://127.0.0.1:${url.port}` } });
   ws.on('error', () => undefined);
+  // Listening before it opens: the stopped door's notice may come in the same read as the upgrade.
+  const w = windowOver(ws);
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
   return w;
-}
-
-/** `terminal-delight ARGS` as a person types it. */
-function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve) => {
-    execFile(path.join(import.meta.dirname, '..', '..', 'bin', 'terminal-delight'), args, { env, timeout: 60_000 }, (err, stdout) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout });
-    });
-  });
 }

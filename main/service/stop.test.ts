@@ -2,16 +2,14 @@
 // that ignores SIGHUP, run from a pane's shell or as a pane's own program, does not survive
 // the stop; and a pane whose program outlived a killed service is never resumed beside it.
 // Real services (spawned as every entry point spawns them), real PTYs, real perl.
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempState, waitFor } from '../panes/testing.ts';
+import { runCli, tempState, waitFor } from '../panes/testing.ts';
 import { processAlive } from '../panes/proc.ts';
 import { connectService, stopService, type ServiceConnection } from './client.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const IGNORES_HUP = '$SIG{HUP}="IGNORE"; sleep 1 while 1';
 
 let state: ReturnType<typeof tempState>;
@@ -54,15 +52,6 @@ function perls(marker: string): number[] {
   return out;
 }
 
-/** `terminal-delight ARGS` as a person types it, with this test's state folder. */
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(path.join(ROOT, 'bin', 'terminal-delight'), args, { env: state.env, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
-
 describe.runIf(process.platform === 'linux')('service stop', () => {
   it('ends a program that ignores SIGHUP, run from a pane\'s shell and as a pane\'s own program', async () => {
     const inShell = `in-shell-${randomBytes(4).toString('hex')}`;
@@ -78,7 +67,7 @@ describe.runIf(process.platform === 'linux')('service stop', () => {
     conn.close();
     conn = undefined;
 
-    const stop = await cli(['service', 'stop']);
+    const stop = await runCli(['service', 'stop'], state.env);
     expect(stop.stdout).toBe('stopped\n');
     expect(stop.code).toBe(0);
     // The stop returns once the service is gone, and the service goes once its panes' programs are.
