@@ -43,6 +43,12 @@ describe('a service stopped on purpose', () => {
     await new Promise((r) => setTimeout(r, 3_000));
     expect(serve.servicePid()).toBeUndefined();
     expect(await line.innerText()).toContain(STOPPED_BY_COMMAND);
+    // A reload meanwhile says the same (the page from serve, which holds the door), before any hello could succeed.
+    await win.page.reload();
+    await line.waitFor();
+    expect(await line.innerText()).toContain(STOPPED_BY_COMMAND);
+    await win.screenshot('service-stopped-reloaded');
+    expect(serve.servicePid()).toBeUndefined();
 
     await line.getByRole('button', { name: 'Start the service' }).click();
     await win.waitFor(() => !!serve.servicePid() && serve.servicePid() !== first, 'a new service', 30_000);

@@ -29,6 +29,7 @@ export function App(): ReactElement {
   const theme = useWindowState(resolvedTheme);
   const dragging = useWindowState((s) => s.dragging);
   const platform = useWindowState((s) => s.platform);
+  const stopped = useStore(serviceUi, (s) => s.stopped !== null);
 
   // A theme the door put on the page (from the settings it knows) stays until this window knows them too.
   useEffect(() => {
@@ -57,7 +58,12 @@ export function App(): ReactElement {
       <StoppedBar />
       {ready ? <ServiceBar /> : null}
       <main className="workspace">
-        {error && !ready ? (
+        {stopped && !ready ? (
+          <div className="empty-state" role="status">
+            <p className="empty-title">Terminal Delight's service is stopped</p>
+            <p className="empty-detail">Start it with Start the service above (or `terminal-delight service start`): your panes come back where they were.</p>
+          </div>
+        ) : error && !ready ? (
           <div className="empty-state" role="alert">
             <p className="empty-title">Terminal Delight could not start this window</p>
             <p className="empty-detail">{error}</p>
