@@ -3,11 +3,15 @@
 // the stop; and a pane whose program outlived a killed service is never resumed beside it.
 // Real services (spawned as every entry point spawns them), real PTYs, real perl.
 import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempState, waitFor } from '../panes/testing.ts';
 import { processAlive } from '../panes/proc.ts';
+import { processRecord } from '../panes/ending.ts';
+import { statePaths } from '../paths.ts';
+import { createApp } from '../app.ts';
 import { connectService, stopService, type ServiceConnection } from './client.ts';
 
 const IGNORES_HUP = '$SIG{HUP}="IGNORE"; sleep 1 while 1';
@@ -98,5 +102,34 @@ describe.runIf(process.platform === 'linux')('service stop', () => {
     expect(now).toHaveLength(1);
     expect(now[0]).not.toBe(before);
     expect(alive(before!)).toBe(false);
+  }, 120_000);
+
+  it('refuses, in one sentence, to resume a pane beside its program from before; pane.resume ends that program first', async () => {
+    const marker = `before-${randomBytes(4).toString('hex')}`;
+    // What a killed service leaves: the pane's program, in a session of its own, and the pane's record naming it.
+    const before = spawn('perl', ['-e', IGNORES_HUP, marker], { detached: true, stdio: 'ignore' });
+    const pid = before.pid!;
+    await waitFor(() => perls(marker).includes(pid), 'the perl from before');
+    const paths = statePaths(state.env);
+    fs.mkdirSync(paths.state, { recursive: true });
+    fs.writeFileSync(paths.sessionFile, JSON.stringify({
+      version: 2, session: '20261204-abcdef12', savedAt: new Date().toISOString(), layout: null, focused: null,
+      panes: [{ id: 'p1', tag: 'abcd1234', kind: 'shell', command: ['perl', '-e', IGNORES_HUP, marker], cwd: state.dir, running: true, process: processRecord(pid) }],
+    }));
+    const app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir });
+    try {
+      expect(app.panes.get('p1')?.ended?.reason).toBe('the service stopped unexpectedly (killed or crashed)');
+      expect(() => app.panes.resume('p1')).toThrow(`pane "p1" cannot resume while its program from before (pid ${pid}) still runs without its terminal: end it (kill -TERM -- -${pid}) and resume again`);
+      expect(alive(pid)).toBe(true);
+      const resumed = await app.core.request('pane.resume', { paneId: 'p1' }, { id: 'test' });
+      expect(resumed.status).toBe('running');
+      expect(alive(pid)).toBe(false);
+      const now = await waitFor(() => (perls(marker).length > 0 ? perls(marker) : undefined), 'the resumed perl');
+      expect(now).toHaveLength(1);
+      expect(now[0]).not.toBe(pid);
+    } finally {
+      await app.endAll('test over');
+      await app.dispose('test over');
+    }
   }, 120_000);
 });
