@@ -22,6 +22,8 @@ export interface Paths {
   serviceLog: string;
   /** The port the last serve listened on, tried first by the next (the browser's cache is per origin). */
   servePort: string;
+  /** Why the last service was stopped on purpose ({how, message, at}), for the serve that waits meanwhile; removed when one starts. */
+  serviceStopped: string;
 }
 
 export function statePaths(env: NodeJS.ProcessEnv = process.env): Paths {
@@ -41,6 +43,7 @@ export function statePaths(env: NodeJS.ProcessEnv = process.env): Paths {
     serviceLock: path.join(state, 'run', 'service.lock'),
     serviceLog: path.join(state, 'run', 'service.log'),
     servePort: path.join(state, 'run', 'serve-port'),
+    serviceStopped: path.join(state, 'run', 'service.stopped'),
   };
 }
 

@@ -321,6 +321,12 @@ export interface Requests {
   'service.info': { req: Record<string, never>; res: ServiceInfo };
   /** Stop the service. endPanes: hang up every pane (SIGHUP, then SIGTERM/SIGKILL) and close every Tick first. */
   'service.quit': { req: { endPanes: boolean }; res: { ok: boolean; error?: string } };
+  /**
+   * Start the service again after it was stopped on purpose (`service.stopping` with how
+   * 'stop'): answered by serve, which holds the window's door meanwhile (main/serve/stopped.ts);
+   * a running service answers ok, as it runs.
+   */
+  'service.start': { req: Record<string, never>; res: { ok: boolean; error?: string } };
 
   /** What "New agent in a worktree" offers for a folder (default: the focused pane's): the repository, its branches, the current one. */
   'worktree.probe': { req: { dir?: string }; res: WorktreeResult<{ repo: string; current: string | null; branches: string[]; folder: string; setup: string }> };
@@ -402,6 +408,13 @@ export interface Events {
   'notify': { title: string; body: string; paneId?: string };
   /** Native menu items in Electron arrive as commands the renderer runs. */
   'command': { name: AppCommand; paneId?: string };
+  /**
+   * The service is going, and why, before its connections close: `stop` on purpose (it is
+   * not started again by itself: the window says `message` and offers service.start),
+   * `restart` (an upgrade: the window reconnects to the next one), `quit` (Quit and end all
+   * panes: everything has ended).
+   */
+  'service.stopping': { how: 'stop' | 'restart' | 'quit'; message: string };
 }
 
 export type AppCommand =
@@ -439,7 +452,7 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',
   'tick.packages',
   'agent.new', 'agent.available',
-  'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit',
+  'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit', 'service.start',
   'worktree.probe', 'worktree.new', 'worktree.list', 'worktree.status', 'worktree.commit',
   'worktree.merge', 'worktree.push', 'worktree.remove', 'worktree.revert', 'worktree.open',
 ] as const;
@@ -447,7 +460,7 @@ export const REQUEST_NAMES: readonly RequestName[] = [
 export const EVENT_NAMES: readonly EventName[] = [
   'pane.output', 'pane.updated', 'pane.removed', 'pane.stale', 'layout.changed', 'settings.changed',
   'surface.changed', 'tick.changed', 'approval.changed', 'notify', 'command',
-  'worktree.changed',
+  'worktree.changed', 'service.stopping',
 ] as const;
 
 /** Wire frames of the serve shell's WebSocket (Electron IPC carries the same payloads). */

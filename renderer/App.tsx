@@ -15,6 +15,9 @@ import { AgentPicker } from './agents/AgentPicker.tsx';
 import { WorktreeDialog } from './agents/WorktreeDialog.tsx';
 import { QuitDialog } from './service/QuitDialog.tsx';
 import { ServiceBar } from './service/ServiceBar.tsx';
+import { StoppedBar } from './service/StoppedBar.tsx';
+import { serviceUi } from './service/ui.ts';
+import { useStore } from 'zustand';
 import './service/service.css';
 import { SettingsDialog } from './settings/SettingsDialog.tsx';
 import { showSettings } from './settings/ui.ts';
@@ -29,6 +32,7 @@ export function App(): ReactElement {
   const platform = useWindowState((s) => s.platform);
   const workspace = useRef<HTMLElement>(null);
   useReportArea(workspace);
+  const stopped = useStore(serviceUi, (s) => s.stopped !== null);
 
   // A theme the door put on the page (from the settings it knows) stays until this window knows them too.
   useEffect(() => {
@@ -76,9 +80,15 @@ export function App(): ReactElement {
   return (
     <div className={`app${dragging ? ' dragging' : ''}`}>
       <TitleBar />
+      <StoppedBar />
       {ready ? <ServiceBar /> : null}
       <main className="workspace" ref={workspace}>
-        {error && !ready ? (
+        {stopped && !ready ? (
+          <div className="empty-state" role="status">
+            <p className="empty-title">Terminal Delight's service is stopped</p>
+            <p className="empty-detail">Start it with Start the service above (or `terminal-delight service start`): your panes come back where they were.</p>
+          </div>
+        ) : error && !ready ? (
           <div className="empty-state" role="alert">
             <p className="empty-title">Terminal Delight could not start this window</p>
             <p className="empty-detail">{error}</p>
@@ -111,6 +121,8 @@ function TitleBar(): ReactElement {
   const connection = useWindowState((s) => s.connection);
   const shell = useWindowState((s) => s.shell);
   const count = useWindowState((s) => leafIds(s.layout).length);
+  // Stopped on purpose: the bar under the title says so (service/StoppedBar.tsx), not "retrying".
+  const stopped = useStore(serviceUi, (s) => s.stopped !== null);
   useEffect(() => {
     document.title = unseen > 0 ? `(${unseen}) Terminal Delight` : 'Terminal Delight';
   }, [unseen]);
@@ -121,7 +133,7 @@ function TitleBar(): ReactElement {
       <span className="titlebar-dim">{count === 1 ? '1 pane' : `${count} panes`}</span>
       <span className="titlebar-spacer" />
       <AgentsBar />
-      {connection !== 'open' && shell === 'serve' ? (
+      {connection !== 'open' && shell === 'serve' && !stopped ? (
         <span className="badge warn" role="status">{connection === 'connecting' ? 'Connecting…' : 'Disconnected, retrying…'}</span>
       ) : null}
       <ThemeButton />

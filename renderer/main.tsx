@@ -28,6 +28,7 @@ import { preloadBench } from './workbench/lazy.ts';
 import { desktopNotify } from './agents/notify.ts';
 import { doorTheme } from './first-paint/door-theme.ts';
 import { retireFirstPaint } from './first-paint/retire.ts';
+import { serviceUi } from './service/ui.ts';
 
 // The page's timeline on attach (read by bench/peer.bench.ts): marks cost nothing.
 performance.mark('td:script');
@@ -87,6 +88,19 @@ api.on('notify', (n) => {
   store.getState().notice(n.body ? `${n.title}: ${n.body}` : n.title, 'info');
   desktopNotify(ctx, n);
 });
+// The service is going: stopped on purpose, the window says so and offers to start it again
+// (service/StoppedBar.tsx); after a quit, everything has ended; a restart needs no word.
+api.on('service.stopping', (p) => {
+  if (p.how === 'stop') serviceUi.setState({ stopped: p.message });
+  else if (p.how === 'quit') {
+    serviceUi.setState({ quit: true });
+    ctx.disconnect?.();
+  }
+});
+// Electron's windows have no socket of their own to reconnect: asked to start, they say hello again.
+serviceUi.subscribe((s, prev) => {
+  if (s.startedN !== prev.startedN && !ws) hello();
+});
 api.on('command', (c) => {
   // Electron: the main made this window's link to the service anew (the service restarted).
   if (c.name === 'resync') return hello();
@@ -108,6 +122,7 @@ function hello(): void {
       if (first) terminals.prefetch(first);
       // The WebGL addon's chunk, where it will draw (the DOM renderer draws until it is there).
       preloadRenderer(ctx.rendererMode);
+      if (serviceUi.getState().stopped) serviceUi.setState({ stopped: null });
       store.getState().hello(res);
       for (const text of res.notices ?? []) store.getState().notice(text, 'info');
       preloadBench();

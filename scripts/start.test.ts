@@ -107,4 +107,38 @@ describe('npm start', () => {
     expect((await conn.request('service.info', {})).running.map((p) => p.paneId)).toEqual([hello.panes[0].id]);
     conn.close();
   }));
+
+  it('with --fresh while a service runs a pane, touches nothing and says why in one line, exiting nonzero', () => withState(async (st) => {
+    const conn = await connectService({ env: st.env, client: 'cli', cwd: st.dir, fresh: true });
+    const pane = await conn.request('pane.create', { command: ['/bin/bash', '--norc', '--noprofile'] });
+    const run = launch(['--serve', '--no-open', '--fresh', '--cwd', st.dir], st.env);
+    expect(await run.exited).toBe(1);
+    expect(run.out()).toBe('');
+    const lines = run.err().split('\n').filter(Boolean);
+    expect(lines).toEqual([`serve: --fresh was not applied: the service (pid ${conn.hello.pid}) has 1 pane running (bash); end them with \`terminal-delight service stop --end-panes\` (or Quit and end all panes) and start again with --fresh, or start without --fresh to attach to them`]);
+    // The same service, its pane still running.
+    const info = await conn.request('service.info', {});
+    expect(info.pid).toBe(conn.hello.pid);
+    expect(info.running.map((p) => p.paneId)).toEqual([pane.id]);
+    conn.close();
+  }));
+
+  it('with --fresh while a service runs nothing and no window is attached, starts afresh: a new service, an empty session', () => withState(async (st) => {
+    const conn = await connectService({ env: st.env, client: 'cli', cwd: st.dir, fresh: true });
+    const before = await conn.request('app.hello', {});
+    const old = before.panes[0]!.id;
+    // Its only pane ends: nothing runs, and the window (this connection) goes.
+    await conn.request('pane.input', { paneId: old, data: 'exit\r' });
+    await waitFor(async () => (await conn.request('service.info', {})).running.length === 0, 'the pane to end');
+    conn.close();
+    const run = await serving(['--serve', '--no-open', '--fresh', '--cwd', st.dir], st.env);
+    const again = await connectService({ env: st.env, client: 'cli', start: false, cwd: st.dir });
+    expect(again.hello.pid).not.toBe(conn.hello.pid);
+    const after = await again.request('app.hello', {});
+    expect(after.session).not.toBe(before.session);
+    expect(after.panes.map((p) => p.id)).not.toContain(old);
+    again.close();
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+  }));
 });

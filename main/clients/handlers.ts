@@ -26,6 +26,8 @@ export function serviceInfo(panes: PaneService, ticks: TickHost, hub: ClientHub)
 
 export function installServiceHandlers(core: Core, deps: { panes: PaneService; ticks: TickHost; hub: ClientHub; quit?: (endPanes: boolean) => void }): void {
   core.handle('service.info', () => serviceInfo(deps.panes, deps.ticks, deps.hub));
+  // serve answers it while the service is stopped (main/serve/stopped.ts); here it runs already.
+  core.handle('service.start', () => ({ ok: true }));
   core.handle('service.quit', (req) => {
     if (typeof req.endPanes !== 'boolean') throw new Error('endPanes is missing: send true to end every pane, false to stop the service only');
     if (!deps.quit) return { ok: false, error: 'This core runs inside the window\'s own process: close the window to stop it.' };

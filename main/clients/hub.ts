@@ -31,6 +31,8 @@ export interface HubOptions {
   pingMs?: number;
   silentMs?: number;
   maxBacklog?: number;
+  /** How long a window's own transport may go without app.hello (HELLO_WITHIN_MS). */
+  helloWithinMs?: number;
 }
 
 export interface ConnectOptions {
@@ -42,6 +44,19 @@ export interface ConnectOptions {
   onDoor?: (frame: Extract<ControlFrame, { t: 'door' }>) => Promise<DoorAnswer>;
   /** Called for a `first-paint` control frame (main/door/first-paint.ts firstPaintFor); its answer is sent back. */
   onFirstPaint?: (ask: FirstPaintAsk) => FirstPaintAnswer;
+  /**
+   * A window's own transport (a door's WebSocket): let go, saying why, when it has not said
+   * `app.hello` within this many ms (HELLO_WITHIN_MS), so a socket that never does holds nothing.
+   */
+  helloWithinMs?: number;
+}
+
+/** How long a window's WebSocket may stay open without saying app.hello (the service socket's own hello waits as long). */
+export const HELLO_WITHIN_MS = 10_000;
+
+/** Why a window's transport that never said app.hello was closed (short: a WebSocket's close reason holds 123 bytes). */
+export function noHelloReason(ms: number): string {
+  return `no app.hello came within ${Math.round(ms / 1000)} s: reload the window`;
 }
 
 const PING_MS = 2_000;
@@ -57,12 +72,20 @@ export class Connection {
   private readonly link: Link;
   private readonly opts: ConnectOptions;
   private closed = false;
+  private helloTimer: NodeJS.Timeout | undefined;
 
   constructor(hub: ClientHub, link: Link, client: Client, opts: ConnectOptions) {
     this.hub = hub;
     this.link = link;
     this.client = client;
     this.opts = opts;
+    const within = opts.helloWithinMs;
+    if (within !== undefined && within > 0) {
+      this.helloTimer = setTimeout(() => {
+        if (!this.window) this.close(noHelloReason(within));
+      }, within);
+      this.helloTimer.unref?.();
+    }
   }
 
   get isClosed(): boolean {
@@ -119,6 +142,7 @@ export class Connection {
     }
     if (frame.name === 'app.hello' && !this.window) {
       this.window = true;
+      clearTimeout(this.helloTimer);
       this.hub.windowsChanged();
     }
     try {
@@ -196,6 +220,7 @@ export class Connection {
   gone(): void {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.helloTimer);
     this.hub.remove(this);
   }
 }
@@ -203,6 +228,8 @@ export class Connection {
 export class ClientHub {
   readonly core: Core;
   readonly maxBacklog: number;
+  /** How long a window's own transport may go without app.hello (ConnectOptions.helloWithinMs). */
+  readonly helloWithinMs: number;
   private readonly connections = new Set<Connection>();
   private readonly byId = new Map<string, Connection>();
   private readonly listeners = new Set<(windows: number) => void>();
@@ -218,6 +245,7 @@ export class ClientHub {
     this.pingMs = opts.pingMs ?? PING_MS;
     this.silentMs = opts.silentMs ?? SILENT_MS;
     this.maxBacklog = opts.maxBacklog ?? MAX_BACKLOG;
+    this.helloWithinMs = opts.helloWithinMs ?? HELLO_WITHIN_MS;
     this.offEvents = core.onEvent((name, payload) => this.broadcast(name, payload));
     this.offEventsTo = core.onEventTo((clientId, name, payload) => {
       const c = this.byId.get(clientId);

@@ -53,8 +53,12 @@ export type ControlFrame =
    * `holder`, while that process does (a serve at rest: docs/design/service.md).
    */
   | { t: 'door'; id: number; host: string; port: number; token: string; holder?: DoorHolder }
-  /** From the service, before it stops for good ("Quit and end all panes"): serve stops too, instead of starting it again. */
-  | { t: 'bye'; quit: boolean; reason: string };
+  /**
+   * From the service, before it stops for good: after a quit ("Quit and end all panes") serve
+   * stops too; after a stop on purpose (`stopped`) it waits for a window to start it again;
+   * either way it does not start it by itself. `reason`: the window's sentence.
+   */
+  | { t: 'bye'; quit: boolean; stopped?: boolean; reason: string };
 
 /** Where a door listens and the token its windows show (the one in serve's URL). */
 export interface DoorSpec {

@@ -44,6 +44,8 @@ export function coreBackend(app: App): Backend {
           },
         },
         { idPrefix: 'ws', shell: 'serve' },
+        // A window's socket says app.hello at once (renderer/early.ts, td-client's reconnect); one that never does is let go.
+        { helloWithinMs: app.hub.helloWithinMs },
       );
       ws.on('message', (raw, isBinary) => {
         if (isBinary) return conn.sendFrame({ t: 'res', id: -1, ok: false, error: 'frames must be JSON text, not binary' });

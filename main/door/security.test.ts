@@ -65,5 +65,6 @@ describe('serve arguments', () => {
     expect(() => parseServeArgs(['--port', '70000'])).toThrow(/is not a port/);
     expect(() => parseServeArgs(['--cwd', '/definitely/not/here'])).toThrow(/is not a folder/);
     expect(() => parseServeArgs(['--bogus'])).toThrow(/usage: serve/);
+    expect(() => parseServeArgs(['--fresh', '--service-socket', '/tmp/s', '--service-token', '/tmp/t'])).toThrow(/^--fresh starts this machine's service afresh and --service-socket reaches another's: give one of them$/);
   });
 });

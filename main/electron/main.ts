@@ -17,6 +17,7 @@ import { REQUEST_NAMES } from '../../preload/contract.ts';
 import { appRoot } from '../panes/env.ts';
 import { menuTemplate, offersDevTools, revealTarget, shouldNotifyNatively } from './desktop.ts';
 import { ElectronRelay } from './relay.ts';
+import { makeWayForFresh } from '../service/fresh.ts';
 import { ORIGIN, routeAppUrl, SCHEME, trustedSenderUrl, WINDOW_BACKGROUND, withAppFirstPaint } from './routes.ts';
 
 const rendererDir = path.join(appRoot, 'out', 'renderer');
@@ -301,7 +302,18 @@ async function main(): Promise<void> {
   const s = session.defaultSession;
   s.setPermissionRequestHandler((_wc, permission, callback) => callback(permission === 'clipboard-sanitized-write'));
   s.setPermissionCheckHandler((_wc, permission) => permission === 'clipboard-sanitized-write');
-  relay = new ElectronRelay({ cwd: startDir(), fresh: process.argv.includes('--fresh') });
+  const fresh = process.argv.includes('--fresh');
+  // --fresh with a service running: applied when that loses nothing, else refused with why (main/service/fresh.ts).
+  if (fresh) {
+    const way = await makeWayForFresh();
+    if (!way.ok) {
+      process.stderr.write(`terminal-delight: ${way.error}\n`);
+      dialog.showErrorBox('Terminal Delight did not start afresh', way.error);
+      app.exit(1);
+      return;
+    }
+  }
+  relay = new ElectronRelay({ cwd: startDir(), fresh });
   protocol.handle(SCHEME, serveAppFile);
   await startRelay();
   installDesktop();

@@ -6,6 +6,7 @@ import { tempState, waitFor } from '../panes/testing.ts';
 import { stopService } from '../service/client.ts';
 import { readLock } from '../service/lock.ts';
 import { ElectronRelay } from './relay.ts';
+import { STOPPED_BY_COMMAND } from '../service/service.ts';
 import { withAppFirstPaint } from './routes.ts';
 
 let state: ReturnType<typeof tempState>;
@@ -105,5 +106,31 @@ describe('the Electron main as a relay (a real service, no Electron)', () => {
     expect(pane.status).toBe('running');
     const session = JSON.parse(fs.readFileSync(path.join(state.env.XDG_STATE_HOME!, 'terminal-delight', 'session.json'), 'utf8'));
     expect(session.panes.map((p: { id: string }) => p.id)).toContain(pane.id);
+  });
+
+  it('after `service stop`, starts no service by itself: the window hears why, its requests get the sentence, and its service.start starts one', async () => {
+    await relay.start();
+    const first = lockPid();
+    const heard: Array<{ name: EventName; payload: unknown }> = [];
+    relay.onWindowEvent((id, name, payload) => {
+      if (id === 'w1' && name === 'service.stopping') heard.push({ name, payload });
+    });
+    let gone = 0;
+    relay.onServiceGone(() => gone++);
+    await relay.request('w1', 'app.hello', {});
+    expect(await stopService({ env: state.env, reason: 'asked' })).toBe(true);
+    await waitFor(() => heard.length > 0, 'the window to hear why');
+    expect(heard).toEqual([{ name: 'service.stopping', payload: { how: 'stop', message: STOPPED_BY_COMMAND } }]);
+    // Nothing starts it: not the main's link, not a window's request.
+    await expect(relay.request('w1', 'app.hello', {})).rejects.toThrow(STOPPED_BY_COMMAND);
+    await expect(relay.ask('service.info', {})).rejects.toThrow(STOPPED_BY_COMMAND);
+    expect(lockPid()).toBe(0);
+    expect(gone).toBe(0);
+    // The window's Start the service.
+    expect(await relay.request('w1', 'service.start', {})).toEqual({ ok: true });
+    const second = lockPid();
+    expect(second).not.toBe(0);
+    expect(second).not.toBe(first);
+    expect((await relay.request('w1', 'app.hello', {})).panes.length).toBeGreaterThan(0);
   });
 });

@@ -30,6 +30,8 @@ export class ElectronRelay {
   private readonly goneListeners = new Set<() => void>();
   private readonly lostListeners = new Set<(windowId: string) => void>();
   private closed = false;
+  /** The service was stopped on purpose (its bye said so): this sentence, until a window asks for service.start. */
+  private stopped: string | undefined;
 
   constructor(opts: RelayOptions = {}) {
     this.opts = opts;
@@ -38,15 +40,21 @@ export class ElectronRelay {
   /** The main's own connection (made now: the service is up before the first window loads). */
   async start(): Promise<ServiceConnection> {
     if (this.control && !this.control.isClosed) return this.control;
+    // Stopped on purpose: nothing starts it again but a window's service.start.
+    if (this.stopped) throw new ServiceError(this.stopped);
     this.controlPending ??= connectService({ env: this.opts.env, client: 'electron', cwd: this.opts.cwd, fresh: this.opts.fresh, firstPane: true }).then((c) => {
       this.control = c;
       this.controlPending = undefined;
       c.on('event', (name: EventName, payload: unknown) => {
         for (const l of [...this.appListeners]) l(name, payload);
       });
+      c.on('bye', (f: { stopped?: boolean; reason?: string }) => {
+        if (f.stopped) this.stopped = typeof f.reason === 'string' ? f.reason : 'The service was stopped.';
+      });
       c.on('close', () => {
         this.control = undefined;
-        if (!this.closed) for (const l of [...this.goneListeners]) l();
+        // A restart or a crash: the main's link comes back (main.ts). A stop on purpose stays stopped.
+        if (!this.closed && !this.stopped) for (const l of [...this.goneListeners]) l();
       });
       return c;
     }, (err: unknown) => {
@@ -58,6 +66,13 @@ export class ElectronRelay {
 
   /** A request from a window (its own connection: the service knows each window apart). */
   async request<K extends RequestName>(windowId: string, name: K, req: Req<K>): Promise<Res<K>> {
+    if (this.stopped) {
+      // The window's "Start the service" (renderer/service/StoppedBar.tsx): the one way back.
+      if (name !== 'service.start') throw new ServiceError(this.stopped);
+      this.stopped = undefined;
+      await this.start();
+      for (const l of [...this.goneListeners]) l();
+    }
     const conn = await this.window(windowId);
     return conn.request(name, req);
   }

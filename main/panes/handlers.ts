@@ -54,17 +54,20 @@ export function installPaneHandlers(core: Core, panes: PaneService, settings: Se
     return { closed: true };
   });
 
-  core.handle('pane.restart', (req) => panes.restart(str(req.paneId, 'paneId')));
+  core.handle('pane.restart', async (req) => {
+    const id = str(req.paneId, 'paneId');
+    return panes.get(id)?.ended ? panes.resumeAfterLeftover(id) : panes.restart(id);
+  });
 
-  core.handle('pane.resume', (req) => panes.resume(str(req.paneId, 'paneId')));
+  core.handle('pane.resume', (req) => panes.resumeAfterLeftover(str(req.paneId, 'paneId')));
 
-  core.handle('pane.resumeAll', () => {
+  core.handle('pane.resumeAll', async () => {
     const resumed: string[] = [];
     const failed: Array<{ paneId: string; error: string }> = [];
     for (const p of panes.list()) {
       if (!p.ended) continue;
       try {
-        panes.resume(p.id);
+        await panes.resumeAfterLeftover(p.id);
         resumed.push(p.id);
       } catch (err) {
         failed.push({ paneId: p.id, error: (err as Error).message });

@@ -14,6 +14,7 @@ import { FlowMeter } from './flow.ts';
 import type { Launch } from './integration.ts';
 import { ShellMarks, type PromptState } from './marks.ts';
 import { processCwd } from './proc.ts';
+import { processRecord, type ProcessRecord } from './ending.ts';
 import { setCloseOnExec } from '../libc.ts';
 import { Screen } from './screen.ts';
 import { ScreenPrompts } from './screen-prompts.ts';
@@ -108,6 +109,8 @@ export interface PaneSpawn {
   /** Come back ended (a saved pane whose process went with the last service): nothing starts until relaunch. */
   ended?: NonNullable<PaneInfo['ended']>;
   agentCli?: PaneInfo['agentCli'];
+  /** With `ended`: the process of its last run, as recorded (what of it may still run: main/panes/ending.ts). */
+  leftover?: ProcessRecord;
   /** How to start the command (shell integration, main/panes/integration.ts), asked at every start; absent or undefined: as it is. */
   launch?: (command: string[], env: Record<string, string>) => Launch | undefined;
 }
@@ -190,6 +193,8 @@ export class Pane {
   private programCheckedAt = 0;
   private disposed = false;
   private readonly launch: PaneSpawn['launch'];
+  /** The process of the current run (its session's leader), or of the last one as recorded when the pane came back ended. */
+  process: ProcessRecord | undefined;
   /** Shell integration marks in the output (OSC 133, OSC 7), and what they say. */
   private marks = new ShellMarks(isLocalHost);
 
@@ -240,7 +245,10 @@ export class Pane {
       ...(spawn.agentCli ? { agentCli: spawn.agentCli } : {}),
     };
     this.info.title = this.defaultTitle();
-    if (spawn.ended) this.info = { ...this.info, status: 'exited', ended: spawn.ended };
+    if (spawn.ended) {
+      this.info = { ...this.info, status: 'exited', ended: spawn.ended };
+      this.process = spawn.leftover;
+    }
     else this.start();
   }
 
@@ -300,6 +308,7 @@ export class Pane {
       env: launch.env,
     });
     this.proc = proc;
+    this.process = processRecord(proc.pid);
     // Before anything else can start a process: the master is no one's to inherit.
     closeOnExec(proc);
     rawOutput(proc);

@@ -114,3 +114,62 @@ export function processAlive(pid: number, startTicks?: number): boolean {
   if (stat.state === 'Z' || stat.state === 'X') return false;
   return startTicks === undefined || stat.startTicks === startTicks;
 }
+
+/** This boot's id (Linux), to tell a process of this boot from one with the same pid before a restart. */
+export function bootId(): string | undefined {
+  try {
+    return fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The process groups with a live process in session `sid` (a pane's: its first process leads
+ * it, and everything started from its terminal stays in it unless it calls setsid), counting
+ * only processes started at or after `since` (start ticks; the session's leader's). Linux:
+ * every process in /proc; elsewhere the group `sid` when it still has a process.
+ */
+export function sessionGroups(sid: number, since?: number): number[] {
+  if (!Number.isInteger(sid) || sid <= 1) return [];
+  let names: string[];
+  try {
+    names = fs.readdirSync('/proc');
+  } catch {
+    try {
+      process.kill(-sid, 0);
+      return [sid];
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'EPERM' ? [sid] : [];
+    }
+  }
+  const groups = new Set<number>();
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // after "pid (comm) ": state ppid pgrp session ... starttime (the 20th)
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(f[3]) !== sid || f[0] === 'Z' || f[0] === 'X') continue;
+    if (since !== undefined && Number(f[19]) < since) continue;
+    groups.add(Number(f[2]));
+  }
+  return [...groups];
+}
+
+/** Send `sig` to every process group in session `sid` (see sessionGroups); the groups signalled. */
+export function signalSession(sid: number, sig: NodeJS.Signals, since?: number): number[] {
+  const groups = sessionGroups(sid, since);
+  for (const g of groups) {
+    try {
+      process.kill(-g, sig);
+    } catch {
+      // gone already, or not ours
+    }
+  }
+  return groups;
+}

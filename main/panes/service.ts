@@ -21,7 +21,8 @@ import { GOVERNOR, OutputGovernor } from './governor.ts';
 import * as L from './layout.ts';
 import { DEFAULT_AREA, DEFAULT_MIN, placePane, type Placed } from './tiling.ts';
 import { DEFAULT_COLS, DEFAULT_ROWS, Pane, SCROLLBACK } from './pane.ts';
-import { findAncestor, foregroundGroup } from './proc.ts';
+import { findAncestor, foregroundGroup, sessionGroups, signalSession } from './proc.ts';
+import { endRecorded, escalate, QUIT_ESCALATION, stillRunning, type Escalation, type ProcessRecord } from './ending.ts';
 import { agentOf, flagValue, resumeArgv, SHELLS } from './resume.ts';
 
 
@@ -55,6 +56,12 @@ export interface SavedPane {
   /** Whether its process was running when this was saved (absent in files of earlier versions: true). */
   running?: boolean;
   exitCode?: number;
+  /**
+   * Its process (running, or the last run's of a pane that came back ended): the pid that
+   * leads its session, when it started and on which boot, so a resume can tell whether
+   * anything of it still runs (main/panes/ending.ts).
+   */
+  process?: ProcessRecord;
 }
 
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -258,7 +265,7 @@ export class PaneService implements PaneServiceApi {
       {
         id: saved.id, tag: saved.tag, kind: saved.kind, command, cwd: saved.cwd, env,
         cols: validSize(saved.cols, DEFAULT_COLS, 2000), rows: validSize(saved.rows, DEFAULT_ROWS, 1000), title: saved.title,
-        agentCli: saved.agentCli, ended: { ...ended, resumeArgv: resumeArgv(command, saved.agentCli) },
+        agentCli: saved.agentCli, ended: { ...ended, resumeArgv: resumeArgv(command, saved.agentCli) }, leftover: saved.process,
       },
       { detached: true },
     );
@@ -321,10 +328,18 @@ export class PaneService implements PaneServiceApi {
     };
   }
 
-  /** Start an ended pane again as it was: the same id, folder, environment (the app's variables renewed), cwd and size. */
+  /**
+   * Start an ended pane again as it was: the same id, folder, environment (the app's
+   * variables renewed), cwd and size. Never while its last run's program still runs (a
+   * service that died without ending it): `endLeftover` first, as the requests do.
+   */
   resume(paneId: string): PaneInfo {
     const pane = this.need(paneId);
     if (pane.running) throw new Error(`pane "${paneId}" is running: only a pane that ended with the service can be resumed`);
+    const left = pane.info.ended ? stillRunning(pane.process) : [];
+    if (left.length > 0) {
+      throw new Error(`pane "${paneId}" cannot resume while its program from before (pid ${pane.process!.pid}) still runs without its terminal: end it (kill -TERM -- -${left[0]}) and resume again`);
+    }
     const argv = pane.info.ended?.resumeArgv ?? pane.command;
     const cwd = usableCwd(pane.info.cwd) ?? usableCwd(pane.cwd) ?? usableCwd(this.defaultCwd) ?? os.homedir();
     const env = paneEnv(pane.env, { session: this.session, paneId: pane.id, tag: pane.tag, socket: this.paths.socket });
@@ -342,7 +357,7 @@ export class PaneService implements PaneServiceApi {
       id: string; tag: string; kind: PaneInfo['kind']; command: string[]; cwd: string; cols: number; rows: number; title?: string; instanceId?: string;
       /** Extra variables (create), or the whole environment of a saved pane (restoreEnded). */
       extraEnv?: Record<string, string>; env?: Record<string, string>;
-      agentCli?: PaneInfo['agentCli']; ended?: NonNullable<PaneInfo['ended']>;
+      agentCli?: PaneInfo['agentCli']; ended?: NonNullable<PaneInfo['ended']>; leftover?: ProcessRecord;
     },
     place: Pick<CreatePaneOptions, 'detached' | 'splitOf' | 'direction'>,
   ): PaneInfo {
@@ -360,7 +375,7 @@ export class PaneService implements PaneServiceApi {
     const agentCli = s.agentCli ?? (name ? { name, ...(sessionId ? { sessionId } : {}) } : undefined);
     const pane = new Pane(
       {
-        id: s.id, tag: s.tag, kind: s.kind, command: s.command, cwd: s.cwd, env, cols: s.cols, rows: s.rows, title: s.title, instanceId: s.instanceId, scrollback: this.scrollback(), ended: s.ended, agentCli,
+        id: s.id, tag: s.tag, kind: s.kind, command: s.command, cwd: s.cwd, env, cols: s.cols, rows: s.rows, title: s.title, instanceId: s.instanceId, scrollback: this.scrollback(), ended: s.ended, leftover: s.leftover, agentCli,
         launch: (command, base) => (this.shellIntegration() ? integrate(command, base, { bin: appBin, zdotdir: () => zshDotdir(this.paths.state) }) : undefined),
       },
       {
@@ -505,36 +520,48 @@ export class PaneService implements PaneServiceApi {
       };
       if (info.agentCli) rec.agentCli = info.agentCli;
       if (info.exitCode !== undefined && !info.ended) rec.exitCode = info.exitCode;
+      if (p.process && (p.running || info.ended)) rec.process = p.process;
       return rec;
     });
   }
 
   /**
    * End every pane cleanly: SIGHUP to each (as a terminal closing does), SIGTERM to the
-   * process groups still there after `termAfterMs`, SIGKILL after `killAfterMs`. Resolves
-   * once every process has exited (or was killed).
+   * process groups of its session still there after `termAfterMs`, SIGKILL after
+   * `killAfterMs`. A pane's session is its terminal's: what its shell started there (a job
+   * that ignores SIGHUP, say) is ended with it, not only the shell. Resolves once every
+   * pane has exited and nothing is left in their sessions (or all of it was killed).
    */
-  async endAll(termAfterMs = 2_000, killAfterMs = 5_000): Promise<void> {
+  async endAll(e: Escalation = QUIT_ESCALATION): Promise<void> {
     const running = [...this.panes.values()].filter((p) => p.running);
-    const exited = running.map((p) => new Promise<void>((resolve) => {
-      const off = this.onExit((info) => {
-        if (info.id !== p.id) return;
-        off();
-        resolve();
-      });
-      if (!p.running) {
-        off();
-        resolve();
-      }
-    }));
+    const sessions = running.map((p) => p.process).filter((r): r is ProcessRecord => r !== undefined);
     for (const p of running) p.signal('SIGHUP');
-    const all = Promise.all(exited);
-    const within = (ms: number) => Promise.race([all.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
-    if (await within(termAfterMs)) return;
-    for (const p of running) if (p.running) p.signal('SIGTERM', true);
-    if (await within(killAfterMs - termAfterMs)) return;
-    for (const p of running) if (p.running) p.signal('SIGKILL', true);
-    await within(2_000);
+    await escalate(
+      () => running.every((p) => !p.running) && sessions.every((r) => sessionGroups(r.pid, r.startTicks).length === 0),
+      (sig) => {
+        for (const p of running) if (p.running) p.signal(sig, true);
+        for (const r of sessions) signalSession(r.pid, sig, r.startTicks);
+      },
+      e,
+    );
+  }
+
+  /**
+   * A pane that came back ended, whose last run's program still runs without its terminal
+   * (the service before was killed or crashed, and the program ignored the hang-up): end it
+   * (its whole session, escalating as endAll does) so a resume never starts a second copy.
+   * False when something of it would not end.
+   */
+  endLeftover(paneId: string, e: Escalation = QUIT_ESCALATION): Promise<boolean> {
+    const pane = this.need(paneId);
+    if (pane.running || !pane.info.ended) return Promise.resolve(true);
+    return endRecorded(pane.process, e);
+  }
+
+  /** Resume, ending first what its last run left running (endLeftover): what pane.resume and Resume all do. */
+  async resumeAfterLeftover(paneId: string): Promise<PaneInfo> {
+    await this.endLeftover(paneId);
+    return this.resume(paneId);
   }
 
   snapshot(paneId: string, clientId?: string, scrollback?: number | 'all'): Promise<Res<'pane.snapshot'>> {

@@ -1,4 +1,5 @@
 /** Helpers for tests of the panes and the shells (real PTYs, temp state folders). */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -96,4 +97,13 @@ export function listeningHolders(port: number): number[] {
     if (held) holders.push(Number(pid));
   }
   return holders.sort((a, b) => a - b);
+}
+
+/** `terminal-delight ARGS` as a person types it (bin/terminal-delight), with `env`: its exit code and output. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(path.resolve(import.meta.dirname, '..', '..', 'bin', 'terminal-delight'), args, { env, timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
 }

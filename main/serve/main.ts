@@ -22,11 +22,13 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { connectService, serviceStarting, type ServiceConnection } from '../service/client.ts';
+import { makeWayForFresh } from '../service/fresh.ts';
 import { statePaths, type Paths } from '../paths.ts';
 import { HANDOVER_SUPPORTED } from '../door/handover.ts';
 import { processAlive } from '../panes/proc.ts';
 import type { DoorHolder, DoorSpec } from '../clients/wire.ts';
 import { canRest, letGo, makeHolder, REST_AFTER_MS, rest, takeResume, type Resume } from './rest.ts';
+import { stoppedMessage, waitStopped } from './stopped.ts';
 import { loopbackBindAddress, newToken, serveUrl } from '../door/security.ts';
 
 export const USAGE = 'usage: serve [--port N] [--host 127.0.0.1|::1|localhost] [--fresh] [--cwd DIR] [--no-open] [--service-socket PATH --service-token FILE]';
@@ -79,6 +81,7 @@ export function parseServeArgs(argv: string[]): ServeArgs {
   const serviceSocket = values['service-socket'] as string | undefined;
   const serviceToken = values['service-token'] as string | undefined;
   if ((serviceSocket === undefined) !== (serviceToken === undefined)) throw new Error('--service-socket and --service-token go together: give both (the forwarded socket and a copy of that service\'s run/service.token)');
+  if (serviceSocket !== undefined && values.fresh === true) throw new Error('--fresh starts this machine\'s service afresh and --service-socket reaches another\'s: give one of them');
   return {
     ...(serviceSocket ? { serviceSocket: path.resolve(serviceSocket), serviceToken: path.resolve(serviceToken!) } : {}),
     port: portText === undefined ? undefined : Number(portText),
@@ -184,7 +187,7 @@ const OLD_SERVICE = /^the frame is not a request/;
  * on the next service if this one goes away. Resolves undefined when the service is too old
  * to open a door (serve then relays, as before).
  */
-async function serveThroughDoor(args: ServeArgs, print: (url: string) => void, resume: Resume | undefined, onHolder: (h: DoorHolder) => void): Promise<{ done: Promise<number>; stop: () => void } | undefined> {
+async function serveThroughDoor(args: ServeArgs, print: (url: string) => void, resume: Resume | undefined, onHolder: (h: DoorHolder) => void): Promise<{ done: Promise<number | 'stopped'>; stop: () => void; spec: DoorSpec } | undefined> {
   const bind = loopbackBindAddress(args.host);
   if (!bind) throw new Error(`host "${args.host}" is not a loopback address: serve listens only on 127.0.0.1, ::1 or localhost`);
   // Where the service can take over serve's bound socket, the URL goes out as soon as a service
@@ -241,8 +244,8 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void, r
   if (!conn && !startFailed && !resume) return undefined;
 
   let stopping = false;
-  let finish!: (code: number) => void;
-  const done = new Promise<number>((resolve) => (finish = resolve));
+  let finish!: (code: number | 'stopped') => void;
+  const done = new Promise<number | 'stopped'>((resolve) => (finish = resolve));
   const failures: number[] = resume ? [...resume.failures] : [];
   // The door is this process's and the URL out: nothing is left to do but wait, which sh does
   // for ~2 MiB where Node takes ~55 (main/serve/rest.ts). A second after, not at once: while
@@ -261,9 +264,11 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void, r
     if (!stopping && held && service !== undefined && processAlive(service)) rest(holder, { door: spec, failures }, service);
   };
   let quit = false;
+  let stopped = false;
   const keep = (c: ServiceConnection): void => {
-    c.once('bye', (f: { quit?: boolean }) => {
+    c.once('bye', (f: { quit?: boolean; stopped?: boolean }) => {
       if (f.quit) quit = true;
+      else if (f.stopped) stopped = true;
     });
     c.once('close', () => {
       if (stopping) return;
@@ -271,6 +276,12 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void, r
         process.stderr.write('serve: Terminal Delight quit and ended every pane; serve stops too\n');
         stopping = true;
         return finish(0);
+      }
+      // Stopped on purpose: not started again by itself (run() holds the door for the windows).
+      if (stopped) {
+        stopping = true;
+        clearTimeout(restTimer);
+        return finish('stopped');
       }
       process.stderr.write('serve: the service went away; starting it again with this door\n');
       void again();
@@ -313,6 +324,7 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void, r
   }
   return {
     done,
+    spec,
     stop: () => {
       stopping = true;
       clearTimeout(restTimer);
@@ -357,6 +369,9 @@ export async function run(argv: string[]): Promise<number> {
     process.exit(0);
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => onStop(signal));
+  // The service's word to a holder that a stop was on purpose (main/service/door.ts): Node's
+  // default for it would end serve; the bye on serve's connection says the same.
+  process.on('SIGUSR2', () => {});
   const onSignals = (stop: (signal: string) => void): void => {
     onStop = stop;
   };
@@ -365,24 +380,59 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`serve: ${resume}\n`);
     return 1;
   }
-  if (!args.serviceSocket) {
-    let door;
-    try {
-      door = await serveThroughDoor(args, (url) => {
-        process.stdout.write(`serving ${url}\n`);
-        if (args.open) openBrowser(url);
-      }, resume, (h) => (holder = h));
-    } catch (err) {
-      process.stderr.write(`serve: ${(err as Error).message}\n`);
+  // --fresh with a service running: stopped and started afresh when that loses nothing, else
+  // nothing is touched and serve says why (main/service/fresh.ts).
+  if (args.fresh && !resume && !args.serviceSocket) {
+    const way = await makeWayForFresh();
+    if (!way.ok) {
+      process.stderr.write(`serve: ${way.error}\n`);
       return 1;
     }
-    if (door) {
+  }
+  if (!args.serviceSocket) {
+    const print = (url: string): void => {
+      process.stdout.write(`serving ${url}\n`);
+      if (args.open) openBrowser(url);
+    };
+    let next: Resume | undefined = resume;
+    for (;;) {
+      // Stopped on purpose (told by its bye, or by the resting sh): hold the door until a window asks.
+      if (next?.stopped) {
+        const paths = statePaths(process.env);
+        const message = stoppedMessage(paths.serviceStopped);
+        let held;
+        try {
+          held = await waitStopped(next.door, message, () => serviceStarting());
+        } catch (err) {
+          process.stderr.write(`serve: ${message} Its door could not be held for the windows (${(err as Error).message}); serve stops\n`);
+          return 1;
+        }
+        process.stderr.write(`serve: ${message} Not starting it again: a window can (Start the service), or \`terminal-delight service start\`; Ctrl-C stops serve\n`);
+        const h = held;
+        onSignals((signal) => {
+          process.stderr.write(`serve: ${signal}, shutting down\n`);
+          h.stop();
+        });
+        if ((await h.done) === 'stop') return 0;
+        process.stderr.write('serve: the service is wanted again (a window asked, or it was started); opening this door on it\n');
+        next = { door: next.door, failures: [] };
+      }
+      let door;
+      try {
+        door = await serveThroughDoor(args, print, next, (h) => (holder = h));
+      } catch (err) {
+        process.stderr.write(`serve: ${(err as Error).message}\n`);
+        return 1;
+      }
+      if (!door) break;
       const d = door;
       onSignals((signal) => {
         process.stderr.write(`serve: ${signal}, shutting down\n`);
         d.stop();
       });
-      return d.done;
+      const code = await d.done;
+      if (code !== 'stopped') return code;
+      next = { door: d.spec, failures: [], stopped: true };
     }
     process.stderr.write('serve: the running service is too old to open a door: relaying windows to it instead (restart it to update)\n');
   }

@@ -7,6 +7,7 @@
 import type { Backend } from '../door/backend.ts';
 import { wireAsk } from '../door/first-paint.ts';
 import { connectService, serviceStarting, type ServiceConnection } from '../service/client.ts';
+import { HELLO_WITHIN_MS, noHelloReason } from '../clients/hub.ts';
 
 /**
  * A window whose socket holds this much unsent is not reading: it is cut off (it reconnects
@@ -15,11 +16,16 @@ import { connectService, serviceStarting, type ServiceConnection } from '../serv
  */
 const RELAY_MAX = 64 * 1024 * 1024;
 
-/** Frames a window may send: requests, acknowledgements and pongs. Nothing else is passed on (file routes, first paints, shutdown, doors are the relay's own). */
-function windowFrameOk(text: string): boolean {
+/**
+ * Frames a window may send: requests, acknowledgements and pongs (false for anything else:
+ * file routes, first paints, shutdown, doors are the relay's own); 'hello' for its app.hello.
+ */
+function windowFrameOk(text: string): boolean | 'hello' {
   try {
-    const f = JSON.parse(text) as { t?: unknown };
-    return !!f && typeof f === 'object' && (f.t === 'req' || f.t === 'pong' || f.t === 'ack');
+    const f = JSON.parse(text) as { t?: unknown; name?: unknown };
+    if (!f || typeof f !== 'object') return false;
+    if (f.t === 'req' && f.name === 'app.hello') return 'hello';
+    return f.t === 'req' || f.t === 'pong' || f.t === 'ack';
   } catch {
     return false;
   }
@@ -56,16 +62,27 @@ export async function serviceBackend(opts: ServiceBackendOptions): Promise<Backe
     window(ws, wopts = {}) {
       const early: string[] = [];
       let conn: ServiceConnection | undefined;
+      // A window says app.hello as its socket opens: one that never does is let go, as the service's own door does.
+      const noHello = setTimeout(() => {
+        if (ws.readyState === ws.OPEN) ws.close(1008, noHelloReason(HELLO_WITHIN_MS));
+        setTimeout(() => ws.terminate(), 1_000).unref();
+      }, HELLO_WITHIN_MS);
+      noHello.unref();
       ws.on('message', (raw, isBinary) => {
         const text = isBinary ? '' : raw.toString();
-        if (!windowFrameOk(text)) {
+        const ok = windowFrameOk(text);
+        if (!ok) {
           if (ws.readyState === ws.OPEN) ws.send(NOT_A_REQUEST);
           return;
         }
+        if (ok === 'hello') clearTimeout(noHello);
         if (conn) conn.sendLine(text);
         else early.push(text);
       });
-      ws.on('close', () => conn?.close());
+      ws.on('close', () => {
+        clearTimeout(noHello);
+        conn?.close();
+      });
       connect(false, wopts.binary === true).then(
         (c) => {
           if (ws.readyState !== ws.OPEN || closed) return c.close();

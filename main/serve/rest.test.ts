@@ -7,11 +7,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempState, waitFor } from '../panes/testing.ts';
+import { runCli, tempState, waitFor } from '../panes/testing.ts';
 import { statePaths } from '../paths.ts';
 import { connectService, stopService } from '../service/client.ts';
 import { canRest } from './rest.ts';
-import { get, lockedServicePid } from './testing.ts';
+import WebSocket from 'ws';
+import { STOPPED_BY_COMMAND } from '../service/service.ts';
+import { get, lockedServicePid, windowOver, type TestWindow } from './testing.ts';
 
 const MAIN = path.join(import.meta.dirname, 'main.ts');
 
@@ -35,14 +37,18 @@ interface Running {
   exited: Promise<number | null>;
 }
 
-async function startServe(env: NodeJS.ProcessEnv, cwd: string): Promise<Running> {
-  const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', MAIN, '--port', '0', '--no-open', '--fresh', '--cwd', cwd], { stdio: ['ignore', 'pipe', 'pipe'], env });
+/** serve on a free port; `fresh` (the first in a state folder: a later one's --fresh would be refused while panes run). */
+async function startServe(env: NodeJS.ProcessEnv, cwd: string, fresh = true): Promise<Running> {
+  const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', MAIN, '--port', '0', '--no-open', ...(fresh ? ['--fresh'] : []), '--cwd', cwd], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-  const url = new URL(await waitFor(() => /^serving (\S+)$/m.exec(out)?.[1], `the serving line (serve said: ${err})`, 30_000));
+  const url = new URL(await waitFor(() => {
+    if (child.exitCode !== null) throw new Error(`serve exited ${child.exitCode}: ${err}`);
+    return /^serving (\S+)$/m.exec(out)?.[1];
+  }, 'the serving line', 30_000));
   return { child, url, out: () => out, err: () => err, exited };
 }
 
@@ -114,7 +120,7 @@ describe.runIf(process.platform === 'linux')('serve at rest', () => {
     const paths = statePaths(env);
     try {
       for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-        const s = await startServe(env, st.dir);
+        const s = await startServe(env, st.dir, signal === 'SIGINT');
         const pid = s.child.pid!;
         await waitFor(() => atRest(pid), 'serve resting as sh', 30_000);
         expect(await answers(s.url)).toBe(true);
@@ -128,7 +134,7 @@ describe.runIf(process.platform === 'linux')('serve at rest', () => {
       }
       // Stopped in its first second, before it rests: Node stops it, as cleanly.
       {
-        const s = await startServe(env, st.dir);
+        const s = await startServe(env, st.dir, false);
         s.child.kill('SIGTERM');
         expect(await s.exited).toBe(0);
         expect(s.err()).toContain('serve: SIGTERM, shutting down\n');
@@ -137,7 +143,7 @@ describe.runIf(process.platform === 'linux')('serve at rest', () => {
       }
       // Killed outright (no trap runs): the service finds it gone, closes its door and its FIFO, whose end lets its `cat` go.
       {
-        const s = await startServe(env, st.dir);
+        const s = await startServe(env, st.dir, false);
         const pid = s.child.pid!;
         await waitFor(() => atRest(pid), 'serve resting as sh', 30_000);
         s.child.kill('SIGKILL');
@@ -150,7 +156,7 @@ describe.runIf(process.platform === 'linux')('serve at rest', () => {
       expect((await conn.request('service.info', {})).running).toHaveLength(1);
       conn.close();
 
-      const s = await startServe({ ...env, TD_SERVE_REST: '0' }, st.dir);
+      const s = await startServe({ ...env, TD_SERVE_REST: '0' }, st.dir, false);
       await new Promise((r) => setTimeout(r, 1000));
       expect(runsAs(s.child.pid!)).not.toBe('sh');
       expect(await answers(s.url)).toBe(true);
@@ -162,4 +168,74 @@ describe.runIf(process.platform === 'linux')('serve at rest', () => {
       st.cleanup();
     }
   }, 120_000);
+
+  for (const rests of [true, false]) {
+    it(`after \`service stop\` (${rests ? 'at rest as sh' : 'waiting in Node'}), does not start the service again: its window is told why, the door stays, and ${rests ? 'a window\'s service.start' : '`service start`'} starts it`, async () => {
+      const st = tempState();
+      const env = { ...st.env, SHELL: '/bin/bash', ...(rests ? {} : { TD_SERVE_REST: '0' }) };
+      let s: Running | undefined;
+      try {
+        s = await startServe(env, st.dir);
+        const pid = s.child.pid!;
+        if (rests) await waitFor(() => atRest(pid), 'serve resting as sh', 30_000);
+        const first = lockedServicePid(env)!;
+        const w = await windowAt(s.url);
+        expect(await w.request('app.hello')).toMatchObject({ t: 'res', ok: true });
+
+        const stop = await runCli(['service', 'stop'], env);
+        expect(stop).toMatchObject({ code: 0, stdout: 'stopped\n' });
+        // The window heard why before its socket closed.
+        await waitFor(() => w.closed, 'the window\'s socket to close');
+        expect(w.events).toContainEqual({ name: 'service.stopping', payload: { how: 'stop', message: STOPPED_BY_COMMAND } });
+        // serve says so, keeps running, and starts no service: none holds the lock a few seconds on.
+        await waitFor(() => s!.err().includes(`serve: ${STOPPED_BY_COMMAND} Not starting it again`), 'serve saying the service was stopped', 30_000);
+        await new Promise((r) => setTimeout(r, 3_000));
+        expect(lockedServicePid(env), 'a service after the stop').toBeUndefined();
+        expect(s.child.exitCode).toBeNull();
+        expect(s.err()).not.toContain('starting it again with this door');
+        expect(fs.existsSync(`/proc/${first}`), 'the stopped service (not a zombie left)').toBe(false);
+
+        // A window that comes meanwhile (a reload, a reconnect) is told the same; its requests get the sentence.
+        const again = await windowAt(s.url);
+        await waitFor(() => again.events.length > 0, 'the stopped notice');
+        expect(again.events[0]).toEqual({ name: 'service.stopping', payload: { how: 'stop', message: STOPPED_BY_COMMAND } });
+        const refused = await again.request('app.hello');
+        expect(refused).toEqual({ t: 'res', id: 1, ok: false, error: `${STOPPED_BY_COMMAND} Start it again from this window (Start the service) or with \`terminal-delight service start\`.` });
+        expect(lockedServicePid(env)).toBeUndefined();
+
+        // Start the service (from the window; or from a terminal, `terminal-delight service start`):
+        // a new one, behind the same URL, and the window's hello answered by it.
+        if (rests) expect(await again.request('service.start')).toMatchObject({ ok: true, res: { ok: true } });
+        else expect((await runCli(['service', 'start'], env)).code).toBe(0);
+        await waitFor(() => again.closed, 'the stopped door to let the window go');
+        const second = await waitFor(() => lockedServicePid(env), 'a new service', 30_000);
+        expect(second).not.toBe(first);
+        const back = await waitFor(async () => {
+          const b = await windowAt(s!.url).catch(() => undefined);
+          if (!b) return undefined;
+          const h = await b.request('app.hello');
+          return h.t === 'res' && h.ok ? h : undefined;
+        }, 'a window on the new service', 30_000);
+        expect(back).toMatchObject({ t: 'res', ok: true });
+        expect(s.out()).toBe(`serving ${s.url.href}\n`);
+      } catch (e) {
+        throw new Error(`${(e as Error).message}; serve said: ${s?.err()}`);
+      } finally {
+        s?.child.kill('SIGTERM');
+        await s?.exited;
+        await stopService({ env }).catch(() => undefined);
+        st.cleanup();
+      }
+    }, 120_000);
+  }
 });
+
+/** A window's socket at serve's URL (main/serve/testing.ts's windowOver). */
+async function windowAt(url: URL): Promise<TestWindow> {
+  const ws = new WebSocket(`ws://127.0.0.1:${url.port}/ws?token=${url.searchParams.get('token')}`, { headers: { Origin: `http://127.0.0.1:${url.port}` } });
+  ws.on('error', () => undefined);
+  // Listening before it opens: the stopped door's notice may come in the same read as the upgrade.
+  const w = windowOver(ws);
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  return w;
+}

@@ -8,6 +8,9 @@
  *    Node (the same command, `TD_SERVE_RESUME` giving the door and the failures so far), which
  *    starts the service with the same door and rests again;
  *  - SIGUSR1 from the service says it quit for good: serve stops too;
+ *  - SIGUSR2 says it was stopped on purpose: sh runs serve again in Node with
+ *    `TD_SERVE_STOPPED=1`, which holds the door for the windows without starting the service
+ *    until one asks (main/serve/stopped.ts);
  *  - SIGINT, SIGTERM and SIGHUP stop serve with the line Node's serve prints, and "stop" on
  *    the FIFO closes the door at once (killed with SIGKILL, the service finds the pid gone
  *    within HOLDER_CHECK_MS).
@@ -25,12 +28,16 @@ export const REST_AFTER_MS = 1000;
 
 /** The environment variable a resting serve's sh passes the door on in, when it runs serve again. */
 export const RESUME_ENV = 'TD_SERVE_RESUME';
+/** Set ("1") by the resting sh when the service was stopped on purpose (SIGUSR2). */
+export const STOPPED_ENV = 'TD_SERVE_STOPPED';
 
 /** What serve, run again by its sh, carries on with. */
 export interface Resume {
   door: DoorSpec;
   /** When starts failed within the last minute (three end serve). */
   failures: number[];
+  /** The service was stopped on purpose: hold the door for the windows, start it only when one asks. */
+  stopped?: boolean;
 }
 
 /**
@@ -39,13 +46,15 @@ export interface Resume {
  * (sh's `wait` returns for it) and the trap ends `cat` too.
  */
 export const REST_SCRIPT = [
-  'fifo=$1; svc=$2; shift 2',
+  'fifo=$1; svc=$2; shift 2; stopped=',
   // "stop" on the FIFO closes the door at once; <> opens it without waiting for a reader.
   'stop() { kill "$reader" "$checker" 2>/dev/null; wait "$reader" 2>/dev/null; printf \'stop\\n\' 1<>"$fifo"; rm -f "$fifo"; printf \'%s\\n\' "$1" >&2; exit 0; }',
   'trap \'stop "serve: SIGINT, shutting down"\' INT',
   'trap \'stop "serve: SIGTERM, shutting down"\' TERM',
   'trap \'stop "serve: SIGHUP, shutting down"\' HUP',
   'trap \'stop "serve: Terminal Delight quit and ended every pane; serve stops too"\' USR1',
+  // Stopped on purpose: the same as the service going away, but serve then waits for a window to ask for it.
+  'trap \'stopped=1; kill "$reader" 2>/dev/null\' USR2',
   // Whether a process runs (a zombie, ended and not yet collected, does not).
   'alive() { kill -0 "$1" 2>/dev/null || return 1; [ -r "/proc/$1/stat" ] || return 0; read -r s < "/proc/$1/stat" || return 1; case ${s##*") "} in Z*|X*) return 1;; esac; }',
   'cat "$fifo" >/dev/null & reader=$!',
@@ -55,7 +64,10 @@ export const REST_SCRIPT = [
   'wait "$reader"',
   'kill "$checker" 2>/dev/null',
   'rm -f "$fifo"',
-  'printf \'%s\\n\' "serve: the service went away; starting it again with this door" >&2',
+  // Stopped: wait (up to 30 s) for the service to end first, so its port is free and it is collected here, not left a zombie.
+  // (sh's wait collects any child that ended, the service among them: one more after it is gone.)
+  'if [ -n "$stopped" ]; then n=0; while alive "$svc" && [ $n -lt 150 ]; do sleep 0.2 & wait $!; n=$((n+1)); done; sleep 0 & wait $!; fi',
+  'if [ -n "$stopped" ]; then export TD_SERVE_STOPPED=1; else printf \'%s\\n\' "serve: the service went away; starting it again with this door" >&2; fi',
   'exec "$@"',
 ].join('\n');
 
@@ -96,6 +108,8 @@ export function letGo(holder: DoorHolder): void {
 /** Take the door a resting serve's sh passed back (and out of the environment, so no child sees its token). */
 export function takeResume(env: NodeJS.ProcessEnv = process.env): Resume | string | undefined {
   const raw = env[RESUME_ENV];
+  const stopped = env[STOPPED_ENV] === '1';
+  delete env[STOPPED_ENV];
   if (raw === undefined) return undefined;
   delete env[RESUME_ENV];
   let v: { door?: unknown; failures?: unknown };
@@ -107,7 +121,7 @@ export function takeResume(env: NodeJS.ProcessEnv = process.env): Resume | strin
   const door = parseDoorSpec(v?.door);
   if (typeof door === 'string') return door;
   const failures = Array.isArray(v.failures) ? v.failures.filter((t): t is number => typeof t === 'number' && Number.isFinite(t)) : [];
-  return { door, failures };
+  return { door, failures, ...(stopped ? { stopped } : {}) };
 }
 
 /**

@@ -12,7 +12,7 @@ import { connectService, serviceStarting, stopService } from '../service/client.
 import { takeServiceLock } from '../service/lock.ts';
 import { startService } from '../service/service.ts';
 import { startServe, type Served } from './server.ts';
-import { get, lockedServicePid } from './testing.ts';
+import { get, lockedServicePid, windowOver } from './testing.ts';
 
 let state: ReturnType<typeof tempState>;
 let served: Served;
@@ -130,38 +130,6 @@ function connect(headers: Record<string, string>): Promise<WebSocket> {
     ws.once('unexpected-response', (_req, res) => reject(new Error(`refused with ${res.statusCode}`)));
     ws.once('error', reject);
   });
-}
-
-/** A tiny window: requests by id, events collected. */
-function windowOver(ws: WebSocket): { request(name: string, req: unknown): Promise<ServerFrame>; events: Array<{ name: string; payload: unknown }>; raw(text: string): Promise<ServerFrame> } {
-  const events: Array<{ name: string; payload: unknown }> = [];
-  const waiting = new Map<number, (f: ServerFrame) => void>();
-  let next = 1;
-  let loose: ((f: ServerFrame) => void) | undefined;
-  ws.on('message', (data) => {
-    const f = JSON.parse(String(data)) as ServerFrame;
-    if (f.t === 'evt') events.push({ name: f.name, payload: f.payload });
-    else if (waiting.has(f.id)) {
-      waiting.get(f.id)!(f);
-      waiting.delete(f.id);
-    } else loose?.(f);
-  });
-  return {
-    events,
-    request(name, req) {
-      const id = next++;
-      return new Promise((resolve) => {
-        waiting.set(id, resolve);
-        ws.send(JSON.stringify({ t: 'req', id, name, req }));
-      });
-    },
-    raw(text) {
-      return new Promise((resolve) => {
-        loose = resolve;
-        ws.send(text);
-      });
-    },
-  };
 }
 
 describe('serve\'s start', () => {

@@ -1,8 +1,9 @@
 /**
  * `terminal-delight service status|start|stop|restart [--end-panes]`: the per-user service
- * the windows attach to (docs/design/service.md). `stop` keeps nothing running: without
- * --end-panes the panes end with the service and come back ended, ready to resume;
- * with it they are ended cleanly first. `restart` is stop (for an upgrade) then start.
+ * the windows attach to (docs/design/service.md). `stop` keeps nothing running: every
+ * pane's programs are ended first (a hang-up, then SIGTERM and SIGKILL to what ignores it)
+ * and come back ended, ready to resume; --end-panes says so as "Quit and end all panes"
+ * does. `restart` is stop (for an upgrade) then start.
  */
 import { parseArgs } from 'node:util';
 import { statePaths } from '../paths.ts';
@@ -21,7 +22,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   }
   const [verb = 'status', ...extra] = parsed.positionals;
   if (parsed.values.help) {
-    process.stdout.write(`${USAGE}\n  status   whether the service runs, since when, and what runs in it\n  start    start it (windows and commands also start it when they need it)\n  stop     stop it; --end-panes ends every pane cleanly first\n  restart  stop it for an upgrade and start it again (panes come back through resume)\n`);
+    process.stdout.write(`${USAGE}\n  status   whether the service runs, since when, and what runs in it\n  start    start it (windows and commands also start it when they need it)\n  stop     stop it, ending every pane's programs first; --end-panes: as Quit and end all panes\n  restart  stop it for an upgrade and start it again (panes come back through resume)\n`);
     return 0;
   }
   if (extra.length > 0 || !['status', 'start', 'stop', 'restart'].includes(verb)) {

@@ -153,11 +153,15 @@ export class Doors {
     }
   }
 
-  /** Before this service stops for good ("Quit and end all panes"): every holder stops too. */
-  quitHolders(): void {
+  /**
+   * Before this service stops for good: every holder hears it. SIGUSR1, a quit ("Quit and end
+   * all panes"): serve stops too; SIGUSR2, a stop on purpose: serve waits for a window to ask
+   * for the service again instead of starting it (main/serve/rest.ts).
+   */
+  signalHolders(sig: 'SIGUSR1' | 'SIGUSR2'): void {
     for (const h of this.holders.values()) {
       try {
-        process.kill(h.pid, 'SIGUSR1');
+        process.kill(h.pid, sig);
       } catch {
         // gone already
       }

@@ -13,7 +13,7 @@ import { firstPaintFor } from '../door/first-paint.ts';
 import { Doors } from './door.ts';
 import { binaryHeader } from '../clients/frames.ts';
 import { FrameSender } from './sender.ts';
-import type { Connection } from '../clients/hub.ts';
+import { HELLO_WITHIN_MS, type Connection } from '../clients/hub.ts';
 import { checkPrivateDir, takeServiceLock, type Acquired, type LockRecord } from './lock.ts';
 import { LineSplitter, parseClientHello, type ServiceHello } from '../clients/wire.ts';
 
@@ -38,15 +38,40 @@ export interface RunningService {
   doors: Doors;
   paths: Paths;
   record: LockRecord;
-  /** Stop: save the session saying why, end the panes (cleanly with endPanes), release the lock. */
-  stop(reason: string, endPanes?: boolean): Promise<void>;
+  /**
+   * Stop: tell every client why (`how`: a stop on purpose, default, is not undone by serve;
+   * a restart is), save the session saying `reason`, end the panes (escalating:
+   * main/panes/ending.ts), release the lock.
+   */
+  stop(reason: string, how?: StopHow, message?: string): Promise<void>;
+}
+
+/** How the service goes: on purpose, and stays stopped; for a restart; or a quit that ended everything. */
+export type StopHow = 'stop' | 'restart' | 'quit';
+
+/** What a window says when the service was stopped on purpose, by `terminal-delight service stop` (its shutdown line). */
+export const STOPPED_BY_COMMAND = 'The service was stopped with `terminal-delight service stop`.';
+export const STOPPED_FOR_FRESH = 'The service was stopped to start afresh (--fresh).';
+
+/** The window's sentence for a stop whose reason is `reason` (a signal names itself). */
+function stopMessage(reason: string): string {
+  const signal = /\((SIG[A-Z]+)\)$/.exec(reason)?.[1];
+  return signal ? `The service was stopped by ${signal}.` : `The service was stopped (${reason}).`;
+}
+
+/** Why the service was stopped on purpose, for the serve that waits for a window to start it again (main/serve/stopped.ts). */
+function writeStopped(file: string, message: string): void {
+  try {
+    fs.writeFileSync(file, JSON.stringify({ how: 'stop', message, at: new Date().toISOString() }) + '\n', { mode: 0o600 });
+  } catch {
+    // serve then says it in general words
+  }
 }
 
 export type StartResult = { started: true; service: RunningService } | { started: false; holder: LockRecord };
 
 export { checkPrivateDir };
 
-const HELLO_TIMEOUT_MS = 10_000;
 
 export async function startService(opts: ServiceOptions = {}): Promise<StartResult> {
   const env = opts.env ?? process.env;
@@ -70,17 +95,24 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
 
     let stopping: Promise<void> | undefined;
     let idleTimer: NodeJS.Timeout | undefined;
-    // Control connections (serve, the Electron main), told when the service quits for good.
+    // Control connections (serve, the Electron main), told when the service quits or stops for good.
     const controls = new Set<(line: string) => void>();
-    const stop = (reason: string, endPanes = false, quit = false): Promise<void> => {
+    // A stop on purpose is left for the windows' side to say (run/service.stopped), not undone.
+    fs.rmSync(paths.serviceStopped, { force: true });
+    const stop = (reason: string, how: StopHow = 'stop', message = stopMessage(reason)): Promise<void> => {
       stopping ??= (async () => {
         clearInterval(idleTimer);
-        // "Quit and end all panes": serve stops too, instead of starting the service again.
-        if (quit) {
-          for (const send of controls) send(JSON.stringify({ t: 'bye', quit: true, reason }));
-          doors.quitHolders();
-        }
-        if (endPanes) await app.endAll(reason).catch(() => undefined);
+        // Every client hears why first: windows as an event, relays (serve, the Electron main) as
+        // a bye, a serve at rest as a signal (quit: SIGUSR1; a stop on purpose: SIGUSR2). After a
+        // quit or a stop, nothing starts the service again by itself; after a restart, it is.
+        app.core.emit('service.stopping', { how, message });
+        if (how === 'stop') writeStopped(paths.serviceStopped, message);
+        for (const send of controls) send(JSON.stringify({ t: 'bye', quit: how === 'quit', stopped: how === 'stop', reason: message }));
+        if (how !== 'restart') doors.signalHolders(how === 'quit' ? 'SIGUSR1' : 'SIGUSR2');
+        // Every pane is ended before the service goes, whatever stops it (a stop, a restart, a
+        // signal, Quit): a hang-up, then SIGTERM and SIGKILL to what is left in each pane's
+        // session (a program that ignores SIGHUP), so nothing it ran outlives it.
+        await app.endAll(reason).catch(() => undefined);
         await doors.closeAll().catch(() => undefined);
         app.hub.closeAll('the Terminal Delight service stopped');
         server?.close();
@@ -91,17 +123,25 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
       })();
       return stopping;
     };
+    const shutdown = (asked: string): Promise<void> =>
+      asked === 'upgrade' ? stop('the service was restarted for an upgrade', 'restart') : stop('the service was stopped', 'stop', asked === 'fresh' ? STOPPED_FOR_FRESH : STOPPED_BY_COMMAND);
 
-    app = await createApp({ env, fresh: opts.fresh, bootedAt: opts.bootedAt, quit: (endPanes) => void stop(endPanes ? 'you quit and ended all panes' : 'the service was stopped', endPanes, endPanes) });
+    // "Quit and end all panes" quits; the window's Restart service (endPanes false) restarts.
+    app = await createApp({ env, fresh: opts.fresh, bootedAt: opts.bootedAt, quit: (endPanes) => void (endPanes ? stop('you quit and ended all panes', 'quit', 'Terminal Delight has quit and every pane has ended.') : stop('the service was restarted', 'restart')) });
     doors.ready(app);
 
     const onSocket = (socket: net.Socket): void => {
       socket.setEncoding('utf8');
       let conn: Connection | undefined;
-      const helloTimer = setTimeout(() => socket.destroy(), HELLO_TIMEOUT_MS);
       const answer = (h: ServiceHello): void => {
         socket.write(JSON.stringify(h) + '\n');
       };
+      // A client that never says hello is let go, saying why (as a window's WebSocket is: main/clients/hub.ts).
+      const helloTimer = setTimeout(() => {
+        answer({ t: 'hello', ok: false, error: `no hello came within ${HELLO_WITHIN_MS / 1000} s: a client's first line is {"t":"hello",...} (docs/spec/service.md)`, protocol: PROTOCOL, version: appVersion() });
+        socket.end();
+        setTimeout(() => socket.destroy(), 1000).unref();
+      }, HELLO_WITHIN_MS);
       const split = new LineSplitter(
         (line) => {
           if (conn) return conn.receive(line);
@@ -116,7 +156,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
             }
             if (f.t === 'shutdown' && typeof f.token === 'string' && tokenOk(f.token)) {
               socket.end();
-              void stop(f.reason === 'upgrade' ? 'the service was restarted for an upgrade' : 'the service was stopped');
+              void shutdown(typeof f.reason === 'string' ? f.reason : 'asked');
               return;
             }
           }
@@ -144,7 +184,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
             { idPrefix: `sock-${hello.client}`, shell: hello.client, cwd: hello.cwd },
             {
               control: true,
-              onShutdown: (reason) => void stop(reason === 'upgrade' ? 'the service was restarted for an upgrade' : 'the service was stopped'),
+              onShutdown: (reason) => void shutdown(reason),
               onDoor: (frame) => doors.answer(frame, socket, () => socket.destroyed, paths.run),
               onFirstPaint: (ask) => firstPaintFor(app, ask),
             },
@@ -192,7 +232,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
     idleTimer = setInterval(() => {
       const busy = app.hub.size > 0 || app.panes.list().some((p) => p.status === 'running');
       if (busy) idleSince = Date.now();
-      else if (idleMs > 0 && Date.now() - idleSince >= idleMs) void stop('the service stopped: nothing ran and no window was open');
+      else if (idleMs > 0 && Date.now() - idleSince >= idleMs) void stop('the service stopped: nothing ran and no window was open', 'stop', `The service stopped by itself: nothing ran and no window was open for ${idleMs >= 120_000 ? `${Math.round(idleMs / 60_000)} minutes` : `${Math.round(idleMs / 1000)} seconds`}.`);
     }, Math.min(30_000, Math.max(250, idleMs / 4)));
     idleTimer.unref();
 
@@ -202,7 +242,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
       clearTimeout(lastWindowTimer);
       if (n > 0 || app.settings.get().windowClose !== 'end') return;
       lastWindowTimer = setTimeout(() => {
-        if (app.hub.windows === 0 && app.settings.get().windowClose === 'end') void stop('the last window was closed', true);
+        if (app.hub.windows === 0 && app.settings.get().windowClose === 'end') void stop('the last window was closed', 'stop', 'The service stopped and ended every pane when the last window closed (the windowClose setting).');
       }, opts.lastWindowGraceMs ?? 3_000);
       lastWindowTimer.unref();
     });

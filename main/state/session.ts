@@ -12,6 +12,7 @@ import os from 'node:os';
 import type { Layout, PaneKind, Settings } from '../../preload/contract.ts';
 import * as L from '../panes/layout.ts';
 import { isShell } from '../panes/resume.ts';
+import { stillRunning } from '../panes/ending.ts';
 import type { PaneService, SavedPane } from '../panes/service.ts';
 import { readJson, writeJsonAtomic } from './files.ts';
 
@@ -74,6 +75,12 @@ export function loadSession(file: string): SavedSession | undefined {
     }
     rec.running = o.running !== false;
     if (typeof o.exitCode === 'number') rec.exitCode = o.exitCode;
+    const proc = o.process as { pid?: unknown; startTicks?: unknown; boot?: unknown } | undefined;
+    if (proc && typeof proc === 'object' && Number.isInteger(proc.pid) && (proc.pid as number) > 1) {
+      rec.process = { pid: proc.pid as number };
+      if (Number.isInteger(proc.startTicks)) rec.process.startTicks = proc.startTicks as number;
+      if (typeof proc.boot === 'string' && /^[0-9a-f-]{1,64}$/.test(proc.boot)) rec.process.boot = proc.boot;
+    }
     panes.push(rec);
   }
   const check = raw.layout ? L.validateLayout(L.prune(raw.layout as Layout, (id) => seen.has(id)), (id) => seen.has(id)) : undefined;
@@ -141,6 +148,11 @@ export function restoreSession(panes: PaneService, saved: SavedSession, resumeAt
   if (resumeAtStart === 'none') return;
   for (const p of saved.panes) {
     if (resumeAtStart === 'shells' && !isShell(p.command)) continue;
+    // What the last run left running (a service killed under it) is ended first: never two copies.
+    if (stillRunning(p.process).length > 0) {
+      panes.resumeAfterLeftover(p.id).catch(() => undefined);
+      continue;
+    }
     try {
       panes.resume(p.id);
     } catch {

@@ -7,9 +7,13 @@ export interface ServiceUi {
   quitN: number;
   /** The person quit and ended every pane: the window stops reconnecting and says so. */
   quit: boolean;
+  /** The service was stopped on purpose (`service.stopping`, how 'stop'): its sentence, until a hello succeeds again. */
+  stopped: string | null;
+  /** Rises each time this window asked for the service to start again and it said yes. */
+  startedN: number;
 }
 
-export const serviceUi = createStore<ServiceUi>()(() => ({ quitOpen: false, quitN: 0, quit: false }));
+export const serviceUi = createStore<ServiceUi>()(() => ({ quitOpen: false, quitN: 0, quit: false, stopped: null, startedN: 0 }));
 
 export function showQuit(): void {
   serviceUi.setState((s) => ({ quitOpen: true, quitN: s.quitN + 1 }));
