@@ -11,3 +11,27 @@ export function turnsTestEnv(): { dir: string; env: NodeJS.ProcessEnv; state: st
   }, t.dir);
   return { dir: t.dir, env, state: path.join(t.dir, 'state', 'terminal-delight'), cleanup: t.cleanup };
 }
+
+/**
+ * An agent-like program for turn tests (Node, reading its terminal line by line), which
+ * runs the real hook as Claude Code does: `prompt <text>` runs it with a UserPromptSubmit
+ * payload, `stop` with a Stop payload (each waits for the hook, as the agent does), `do
+ * <shell command>` edits files; every other line (what the window types back) is
+ * appended to `$AGENT_LOG`.
+ */
+export const TURN_AGENT_SOURCE = `
+import { execFileSync, execSync } from 'node:child_process';
+import fs from 'node:fs';
+import readline from 'node:readline';
+const hook = (payload) => execFileSync('sh', [process.env.TURN_HOOK, '--agent', 'claude'], { input: JSON.stringify({ session_id: 'sess-1', transcript_path: '', cwd: process.cwd(), ...payload }), stdio: ['pipe', 'ignore', 'ignore'] });
+process.stdout.write('agent ready\\n');
+const rl = readline.createInterface({ input: process.stdin });
+rl.on('line', (line) => {
+  if (line.startsWith('prompt ')) { hook({ hook_event_name: 'UserPromptSubmit', prompt: line.slice(7) }); process.stdout.write('prompted\\n'); }
+  else if (line === 'stop') { hook({ hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'Done.' }); process.stdout.write('stopped\\n'); }
+  else if (line.startsWith('do ')) {
+    try { execSync(line.slice(3), { stdio: 'ignore', shell: '/bin/sh' }); process.stdout.write('did it\\n'); }
+    catch (e) { process.stdout.write('failed: ' + e.message + '\\n'); }
+  } else if (line.trim()) fs.appendFileSync(process.env.AGENT_LOG, line + '\\n');
+});
+`;

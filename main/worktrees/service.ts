@@ -26,6 +26,7 @@ import { worktreesFolder } from './folders.ts';
 import { commitMessage } from '../../common/worktree-names.ts';
 import { REGISTRY_FILE, WorktreeRegistry, type WorktreeRecord } from './registry.ts';
 import { aheadBehind, branches, gitOut, pushRemote, repoOf, uncommitted, worktreeDiff } from './repo.ts';
+import type { TurnService } from '../turns/service.ts';
 
 export interface WorktreeServiceOptions {
   core: Pick<Core, 'emit' | 'handle' | 'onDispose'>;
@@ -38,6 +39,8 @@ export interface WorktreeServiceOptions {
   paths: Paths;
   /** Quiet time after a file change before the card is refreshed (default 150 ms; at most 4× this under a stream of changes). */
   debounceMs?: number;
+  /** The pane's turns (main/turns): the card's view (This turn, Not yet reviewed, All), its timeline and Reviewed marks. */
+  turns?: Pick<TurnService, 'compose' | 'decorate'>;
 }
 
 interface Watched {
@@ -190,8 +193,17 @@ export class WorktreeService {
       if (w.closed) return;
       const { surfaces } = this.opts;
       const prev = w.stamps ?? stampsOf(surfaces.list(w.paneId).find((s) => s.id === CHANGES_ID)?.model);
-      const { doc, stamps } = changesSurface(splitDiff(text), { branch: rec.branch, base: rec.base, against, path: rec.path }, prev, new Date().toISOString());
+      const all = splitDiff(text);
+      // With turns, the card shows the view the person chose (main/turns).
+      const byTurn = await this.opts.turns?.compose(w.paneId, { files: all, against }).catch(() => undefined);
+      if (w.closed) return;
+      const { doc, stamps } = changesSurface(byTurn?.files ?? all, { branch: rec.branch, base: rec.base, against, path: rec.path }, prev, new Date().toISOString());
       w.stamps = stamps;
+      if (byTurn) {
+        const model = doc.model as Record<string, unknown>;
+        if (byTurn.view === 'all') byTurn.allSummary = String(model.summary);
+        await this.opts.turns!.decorate(w.paneId, byTurn, model);
+      }
       const r = surfaces.ingest(w.paneId, doc, 'worktree', { strict: true });
       if (r.refusal) process.stderr.write(`terminal-delight: the Changes card of ${rec.branch} was refused: ${r.refusal}\n`);
       w.ahead = counts.ahead;
@@ -206,6 +218,25 @@ export class WorktreeService {
         void this.refresh(w);
       }
     }
+  }
+
+  /** Whether this pane's Changes card is this service's (a worktree pane). */
+  owns(paneId: string): boolean {
+    return this.watched.has(paneId) || !!this.registry.byPane(paneId);
+  }
+
+  /** Refresh a worktree pane's card now (its turns changed). */
+  refreshPane(paneId: string): void {
+    const w = this.watched.get(paneId);
+    if (w) void this.refresh(w);
+  }
+
+  /** A worktree pane's diff against its base, as its card's All shows it. */
+  async allDiff(paneId: string): Promise<{ files: ReturnType<typeof splitDiff>; against: string } | undefined> {
+    const rec = this.registry.byPane(paneId);
+    if (!rec) return undefined;
+    const { against, text } = await worktreeDiff(rec.path, rec.base, this.env);
+    return { files: splitDiff(text), against };
   }
 
   private patchPane(w: Watched, rec: WorktreeRecord): void {

@@ -1,0 +1,77 @@
+/**
+ * Hunks a person marked Reviewed, and the view each pane's Changes card shows: kept in
+ * `turns/review.json` in the state folder (0600, written atomically), so both survive a
+ * service restart. A mark is keyed by the folder and the hunk's key (its file and lines,
+ * `hunkKey` in main/worktrees/changes.ts): a hunk whose lines change afterwards is
+ * another hunk, and has no mark.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import type { TurnView } from '../../preload/contract.ts';
+
+export type { TurnView };
+export const VIEWS: readonly TurnView[] = ['turn', 'reviewed', 'all'];
+/** Marks kept per folder at most (the oldest go first). */
+const MARKS_KEPT = 5000;
+
+interface Saved {
+  v: 1;
+  /** folder → hunk key → when it was marked. */
+  reviewed: Record<string, Record<string, string>>;
+  /** pane id → the view its card shows. */
+  views: Record<string, TurnView>;
+}
+
+export class ReviewStore {
+  private readonly file: string;
+  private saved: Saved;
+
+  constructor(file: string) {
+    this.file = file;
+    this.saved = this.load();
+  }
+
+  private load(): Saved {
+    try {
+      const s = JSON.parse(fs.readFileSync(this.file, 'utf8')) as Saved;
+      if (s && s.v === 1 && typeof s.reviewed === 'object' && typeof s.views === 'object') return s;
+    } catch {
+      // none yet, or unreadable: start empty (an unreadable file is kept aside)
+      if (fs.existsSync(this.file)) fs.renameSync(this.file, `${this.file}.broken-${Date.now()}`);
+    }
+    return { v: 1, reviewed: {}, views: {} };
+  }
+
+  private save(): void {
+    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    const tmp = `${this.file}.${randomBytes(4).toString('hex')}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify(this.saved), { mode: 0o600 });
+    fs.renameSync(tmp, this.file);
+  }
+
+  /** The keys marked reviewed in this folder. */
+  marks(folder: string): ReadonlySet<string> {
+    return new Set(Object.keys(this.saved.reviewed[folder] ?? {}));
+  }
+
+  mark(folder: string, key: string, reviewed: boolean): void {
+    const marks = this.saved.reviewed[folder] ?? {};
+    if (reviewed) marks[key] = new Date().toISOString();
+    else delete marks[key];
+    const keys = Object.keys(marks);
+    for (const k of keys.slice(0, Math.max(0, keys.length - MARKS_KEPT))) delete marks[k];
+    this.saved.reviewed[folder] = marks;
+    this.save();
+  }
+
+  view(paneId: string): TurnView {
+    return this.saved.views[paneId] ?? 'turn';
+  }
+
+  setView(paneId: string, view: TurnView): void {
+    this.saved.views[paneId] = view;
+    this.save();
+  }
+}
