@@ -219,4 +219,23 @@ describe('changes by turn', () => {
     expect(await req('turns.revert', { paneId, file: 'todo.md', key: files(c)[0]!.hunks[0]!.key })).toMatchObject({ ok: true });
     expect(fs.readFileSync(path.join(dir, 'todo.md'), 'utf8')).toBe('one\ntwo\n');
   });
+
+  it('in a worktree: the worktree\'s card shows This turn, and All against the base keeps its summary and Put back', async () => {
+    const made = await req('worktree.new', { repo, name: 'by-turn', command: agent });
+    if (!made.ok) throw new Error(made.error);
+    const paneId = made.pane.id;
+    await waitFor(() => app.panes.screenText(paneId).includes('agent ready'), 'the agent to start');
+    await turn(paneId, 'first', sed('line 2', 'LINE TWO'));
+    await turn(paneId, 'second', sed('line 20', 'LINE TWENTY'));
+    const c = await cardWhen(paneId, (s) => turnsOf(s)?.turn === 2 && turnsOf(s)!.ended, 'turn 2 on the worktree\'s card');
+    expect(c.model.worktree).toMatchObject({ branch: 'by-turn', base: 'main' });
+    expect(files(c)[0]!.hunks).toHaveLength(1);
+    expect(files(c)[0]!.diff).toContain('+LINE TWENTY');
+    await req('turns.view', { paneId, view: 'all' });
+    const all = await cardWhen(paneId, (s) => turnsOf(s)?.view === 'all', 'All on the worktree\'s card');
+    expect(files(all)[0]!.hunks).toHaveLength(2);
+    expect(String(all.model.summary)).toBe('1 file changed on `by-turn` against `main`: +2 −2, committed and not.');
+    // The main checkout is untouched by the worktree's checkpoints.
+    expect(gitSync(['status', '--porcelain'], repo, t.env)).toBe('');
+  });
 });
