@@ -83,6 +83,9 @@ export interface Composed {
   allSummary?: string;
 }
 
+/** How long after a told line its return is typed. */
+const SUBMIT_DELAY_MS = 200;
+
 function reason(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
@@ -400,7 +403,12 @@ export class TurnService {
     const { panes } = this.opts;
     const pane = panes.get(paneId);
     if (!pane || pane.status !== 'running' || panes.shellAtPrompt(paneId)) return false;
-    panes.write(paneId, `${actionLine(pane.tag, action, CHANGES_ID, target, comment)}\r`);
+    panes.write(paneId, actionLine(pane.tag, action, CHANGES_ID, target, comment));
+    // The return on its own, a moment later: Claude Code takes a line and its return in one
+    // read as a paste, and leaves it in its input unsent.
+    setTimeout(() => {
+      if (panes.get(paneId)?.status === 'running') panes.write(paneId, '\r');
+    }, SUBMIT_DELAY_MS).unref?.();
     return true;
   }
 
