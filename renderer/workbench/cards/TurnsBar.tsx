@@ -8,6 +8,7 @@ import { useState, type ReactNode } from 'react';
 import type { TurnView } from '../../../preload/contract.ts';
 import { benchApi, errorText } from '../runtime.ts';
 import { arr, obj, str } from './model.ts';
+import { sentence } from './WorktreeFinish.tsx';
 
 export interface TimelineEntry {
   n: number;
@@ -42,11 +43,6 @@ export function cardTurns(model: Record<string, unknown>): CardTurns | undefined
     restoreOf: typeof e.restoreOf === 'number' ? e.restoreOf : undefined, files: arr(e.files).map(str), fileCount: num(e.fileCount), added: num(e.added), removed: num(e.removed),
   }));
   return { view, turn: num(m.turn), ended: m.ended === true, timeline };
-}
-
-function sentence(t: string): string {
-  const s = t.trim();
-  return s ? `${s[0]!.toUpperCase()}${s.slice(1)}${/[.!?]$/.test(s) ? '' : '.'}` : '';
 }
 
 /** Run a turns.* request; its refusal goes to `onError` as a sentence. */
