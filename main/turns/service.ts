@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { watch, type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import type { Core } from '../core.ts';
 import type { Paths } from '../paths.ts';
 import type { PaneServiceApi, SurfaceServiceApi } from '../services.ts';
@@ -26,6 +26,7 @@ import { actionLine } from '../surfaces/actions.ts';
 import { CHANGES_ID, changesSurface, hunkPatch, splitDiff, type ChangesStamps, type DiffFile } from '../worktrees/changes.ts';
 import { git, gitReason } from '../worktrees/git.ts';
 import { diffArgs } from '../worktrees/repo.ts';
+import { Quiet, watchTree } from '../worktrees/watch.ts';
 import { decorate, keepHunks, parseNumstat, timelineEntry, TIMELINE_TURNS, viewSummary, type TurnStat } from './card.ts';
 import { checkpoint, snapshotTree, tgit, targetEnv, type Target } from './checkpoint.ts';
 import { appendEntry, readEntries, TURNS_FILE, turnRef, turnsOf, type Turn } from './log.ts';
@@ -58,8 +59,7 @@ interface PaneTurns {
   folderWatch?: fs.FSWatcher;
   treeWatch?: FSWatcher;
   watchedTop?: string;
-  timer?: NodeJS.Timeout;
-  pendingSince?: number;
+  quiet: Quiet;
   busy: boolean;
   again: boolean;
   closed: boolean;
@@ -129,7 +129,7 @@ export class TurnService {
     } catch {
       return;
     }
-    const p: PaneTurns = { paneId, folder, turns: [], size: -1, busy: false, again: false, closed: false };
+    const p: PaneTurns = { paneId, folder, turns: [], size: -1, quiet: new Quiet(this.opts.debounceMs ?? 150, () => void this.refresh(paneId)), busy: false, again: false, closed: false };
     this.panes.set(paneId, p);
     try {
       fs.mkdirSync(folder, { recursive: true });
@@ -147,7 +147,7 @@ export class TurnService {
     const p = this.panes.get(paneId);
     if (!p) return;
     p.closed = true;
-    if (p.timer) clearTimeout(p.timer);
+    p.quiet.cancel();
     p.folderWatch?.close();
     void p.treeWatch?.close();
     this.panes.delete(paneId);
@@ -182,30 +182,10 @@ export class TurnService {
     if (!top || p.watchedTop === top || this.owned(p)) return;
     void p.treeWatch?.close();
     p.watchedTop = top;
-    const w = watch(top, {
-      ignoreInitial: true, atomic: false, followSymlinks: false,
-      ignored: (f: string) => {
-        const rel = path.relative(top, f);
-        return !rel.startsWith('..') && !path.isAbsolute(rel) && rel.split(path.sep).some((s) => s === '.git' || s === 'node_modules');
-      },
+    const w = watchTree(top, [], () => {
+      if (!p.closed) p.quiet.poke();
     });
-    w.on('all', () => this.schedule(p));
-    w.on('ready', () => this.schedule(p));
-    w.on('error', () => { /* a folder that went away */ });
     p.treeWatch = w;
-  }
-
-  private schedule(p: PaneTurns): void {
-    if (p.closed) return;
-    const quiet = this.opts.debounceMs ?? 150;
-    const now = Date.now();
-    p.pendingSince ??= now;
-    if (p.timer) clearTimeout(p.timer);
-    p.timer = setTimeout(() => {
-      p.timer = undefined;
-      p.pendingSince = undefined;
-      void this.refresh(p.paneId);
-    }, Math.max(0, Math.min(quiet, p.pendingSince + quiet * 4 - now)));
   }
 
   private changed(p: PaneTurns): void {

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import type { PaneInfo, PaneWorktree, WorktreeInfo } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
 import type { Paths } from '../paths.ts';
@@ -27,6 +27,7 @@ import { commitMessage } from '../../common/worktree-names.ts';
 import { REGISTRY_FILE, WorktreeRegistry, type WorktreeRecord } from './registry.ts';
 import { aheadBehind, branches, gitOut, pushRemote, repoOf, uncommitted, worktreeDiff } from './repo.ts';
 import type { TurnService } from '../turns/service.ts';
+import { Quiet, watchTree } from './watch.ts';
 
 export interface WorktreeServiceOptions {
   core: Pick<Core, 'emit' | 'handle' | 'onDispose'>;
@@ -47,9 +48,7 @@ interface Watched {
   paneId: string;
   path: string;
   watcher?: FSWatcher;
-  timer?: NodeJS.Timeout;
-  /** When the first change not yet refreshed came. */
-  pendingSince?: number;
+  quiet: Quiet;
   busy: boolean;
   again: boolean;
   closed: boolean;
@@ -107,7 +106,7 @@ export class WorktreeService {
     if (this.disposed || this.watched.has(paneId)) return;
     const rec = this.registry.byPane(paneId);
     if (!rec || !this.opts.panes.get(paneId)) return;
-    const w: Watched = { paneId, path: rec.path, busy: false, again: false, closed: false, ahead: 0, behind: 0 };
+    const w: Watched = { paneId, path: rec.path, quiet: new Quiet(this.opts.debounceMs ?? 150, () => void this.refresh(w)), busy: false, again: false, closed: false, ahead: 0, behind: 0 };
     this.watched.set(paneId, w);
     this.patchPane(w, rec);
     void this.watch(w, rec);
@@ -118,7 +117,7 @@ export class WorktreeService {
     const w = this.watched.get(paneId);
     if (!w) return;
     w.closed = true;
-    if (w.timer) clearTimeout(w.timer);
+    w.quiet.cancel();
     void w.watcher?.close();
     this.watched.delete(paneId);
   }
@@ -135,39 +134,14 @@ export class WorktreeService {
       // not a worktree any more: files alone
     }
     if (w.closed) return;
-    const root = rec.path;
-    const watcher = watch([root, ...gitFiles], {
-      ignoreInitial: true,
-      atomic: false,
-      followSymlinks: false,
-      ignored: (p: string) => {
-        const rel = path.relative(root, p);
-        if (rel.startsWith('..') || path.isAbsolute(rel)) return false;
-        return rel.split(path.sep).some((seg) => seg === '.git' || seg === 'node_modules');
-      },
-    });
-    watcher.on('all', () => this.schedule(w));
-    // What changed between the first refresh and the watch starting (the agent's first commit,
-    // on a busy machine) fires no event: read once more when it is up.
-    watcher.on('ready', () => this.schedule(w));
-    watcher.on('error', () => { /* a folder that went away: the next refresh says so */ });
+    const watcher = watchTree(rec.path, gitFiles, () => this.schedule(w));
     if (w.closed) void watcher.close();
     else w.watcher = watcher;
   }
 
   /** Refresh soon: after `debounceMs` of quiet, or at most 4× that after the first change. */
   private schedule(w: Watched): void {
-    if (w.closed) return;
-    const quiet = this.opts.debounceMs ?? 150;
-    const now = Date.now();
-    w.pendingSince ??= now;
-    if (w.timer) clearTimeout(w.timer);
-    const wait = Math.max(0, Math.min(quiet, w.pendingSince + quiet * 4 - now));
-    w.timer = setTimeout(() => {
-      w.timer = undefined;
-      w.pendingSince = undefined;
-      void this.refresh(w);
-    }, wait);
+    if (!w.closed) w.quiet.poke();
   }
 
   /** Refresh every watched card now (after a merge the other branches' counts move too). */
