@@ -4,7 +4,8 @@
  * tool call editing a.txt; the agent channel's hook checkpoints each prompt and each
  * Stop; the Changes card's This turn shows only the third, All all three, the timeline
  * each turn; hunks marked Reviewed; a hunk reverted from the card, which Claude Code is
- * told of in one line (its next request carries it). The person's index, HEAD and stash
+ * told of in one line (its next request carries it); turn 1 restored from the timeline,
+ * which Claude Code is told of too. The person's index, HEAD and stash
  * are as they were. Screenshots of the timeline and of a card with reviewed hunks,
  * light and dark, go to e2e/artifacts/.
  */
@@ -74,7 +75,7 @@ async function turn(nth: number, text: string, sed: string): Promise<void> {
 const hunks = (c: Locator) => c.locator('.tdb-hunk');
 
 describe('changes by turn, with Claude Code', () => {
-  it('three turns: This turn shows the third, All all three; hunks reviewed; one reverted and Claude Code told', async () => {
+  it('three turns: This turn shows the third, All all three; hunks reviewed; one reverted and a turn restored, Claude Code told of each', async () => {
     const { win, model } = rig;
     const before = looks();
     await turn(1, 'shout line two', 's/^line 2$/LINE TWO/');
@@ -128,9 +129,23 @@ describe('changes by turn, with Claude Code', () => {
     expect(JSON.stringify(told.body.messages)).toContain('revert_part on surface worktree-changes · a.txt#hunk-1 — the person reverted this hunk from the changes in the working tree');
     await win.waitFor(async () => (await headerStatus(win, paneId)) === 'done', 'the header to say done', 60_000);
 
+    // Restore turn 1 from the timeline (the revert's line was turn 4, so all turns are asked for first):
+    // a.txt, which turn 1 touched, goes back to how it was before it; Claude Code is told.
+    const original = gitSync(['show', 'HEAD:a.txt'], repo, gitEnv);
+    await c.getByRole('button', { name: /^Show all \d turns$/ }).click();
+    const m = model.main().length;
+    model.script({ text: 'Understood, a.txt is as it was.' });
+    win.page.once('dialog', (d) => void d.accept());
+    await c.getByRole('button', { name: 'Restore turn 1' }).click();
+    await win.waitFor(() => fs.readFileSync(path.join(repo, 'a.txt'), 'utf8') === original, 'a.txt as before turn 1');
+    const restored = await model.mainRequest(m, 90_000, 'the request carrying the restore line');
+    expect(JSON.stringify(restored.body.messages)).toContain('restore_turn on surface worktree-changes · turn 1 — the person restored this file to how it was before turn 1: a.txt');
+    await win.waitFor(async () => /↺ Restore of turn 1/.test(await c.locator('.tdb-timeline').innerText()), 'the restore on the timeline');
+    await win.waitFor(async () => (await headerStatus(win, paneId)) === 'done', 'the header to say done', 60_000);
+
     // Through it all, the person's index, HEAD, stash and branches are untouched.
     expect(looks()).toEqual(before);
-    expect(gitSync(['status', '--porcelain'], repo, gitEnv)).toBe(' M a.txt\n');
+    expect(gitSync(['status', '--porcelain'], repo, gitEnv)).toBe('');
     expect(win.errors).toEqual([]);
   });
 });

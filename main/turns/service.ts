@@ -363,7 +363,7 @@ export class TurnService {
     const after = await checkpoint(t, turnRef(p.folder, m, 'restore-after'), `terminal-delight restore of turn ${n}: after\n`, this.env);
     appendEntry(p.folder, { kind: 'restore', n: m, of: n, commit: before, after, at: new Date().toISOString(), target: t });
     const list = touched.length > 5 ? `${touched.slice(0, 5).join(', ')} and ${touched.length - 5} more` : touched.join(', ');
-    const told = this.tell(p.paneId, 'restore_turn', `turn ${n}`, `the person restored ${touched.length === 1 ? 'this file' : `these ${touched.length} files`} to how they were before turn ${n}: ${list}`);
+    const told = this.tell(p.paneId, 'restore_turn', `turn ${n}`, touched.length === 1 ? `the person restored this file to how it was before turn ${n}: ${list}` : `the person restored these ${touched.length} files to how they were before turn ${n}: ${list}`);
     this.reload(p);
     return { files: touched, told };
   }
