@@ -34,13 +34,15 @@ export class ReviewStore {
   }
 
   private load(): Saved {
+    if (!fs.existsSync(this.file)) return { v: 1, reviewed: {}, views: {} };
     try {
       const s = JSON.parse(fs.readFileSync(this.file, 'utf8')) as Saved;
-      if (s && s.v === 1 && typeof s.reviewed === 'object' && typeof s.views === 'object') return s;
+      if (s && s.v === 1 && s.reviewed && typeof s.reviewed === 'object' && s.views && typeof s.views === 'object') return s;
     } catch {
-      // none yet, or unreadable: start empty (an unreadable file is kept aside)
-      if (fs.existsSync(this.file)) fs.renameSync(this.file, `${this.file}.broken-${Date.now()}`);
+      // unreadable: kept aside below
     }
+    // A file this build cannot use is kept aside, never overwritten silently.
+    fs.renameSync(this.file, `${this.file}.broken-${Date.now()}`);
     return { v: 1, reviewed: {}, views: {} };
   }
 

@@ -233,7 +233,7 @@ export class TurnService {
     const from = all?.against ?? first.start;
     if (view === 'reviewed') {
       const marks = this.store.marks(t.top);
-      files = files.map((f) => keepHunks(f, (k) => !marks.has(k))).filter((f): f is DiffFile => f !== undefined && (f.hunks.length > 0));
+      files = files.map((f) => keepHunks(f, (k) => !marks.has(k))).filter((f): f is DiffFile => f !== undefined);
     }
     return { view, last, files, from, to: nowTree, ended: false, gone: new Set(), target: t, nowTree, ...(all?.summary ? { allSummary: all.summary } : {}) };
   }
