@@ -94,6 +94,10 @@ describe('changes by turn, with Claude Code', () => {
     expect(await timeline.nth(0).innerText()).toContain('shout line two');
     expect(await timeline.nth(2).innerText()).toMatch(/shout line twenty[\s\S]*1 file[\s\S]*\+1[\s\S]*−1/);
     await shot(c.locator('.tdb-turns'), 'turns-timeline-dark');
+    // Any turn of the timeline, shown on its own.
+    await c.getByRole('button', { name: 'Show turn 2' }).click();
+    await win.waitFor(async () => (await hunks(c).count()) === 1 && /LINE TEN/.test(await hunks(c).first().innerText()), 'turn 2 shown');
+    expect(await c.getByRole('button', { name: 'Show turn 2' }).getAttribute('aria-pressed')).toBe('true');
 
     await c.getByRole('button', { name: 'All', exact: true }).click();
     await win.waitFor(async () => (await hunks(c).count()) === 3, 'All: three hunks');
@@ -113,7 +117,7 @@ describe('changes by turn, with Claude Code', () => {
       await light.close();
     }
 
-    await c.getByRole('button', { name: 'Not yet reviewed' }).click();
+    await c.getByRole('button', { name: 'Since I last reviewed' }).click();
     await win.waitFor(async () => (await hunks(c).count()) === 1 && /LINE TWENTY/.test(await hunks(c).first().innerText()), 'only the unreviewed hunk');
 
     // Revert it from the card: the file loses that hunk only, and Claude Code is told.

@@ -335,7 +335,7 @@ export interface Requests {
   /** Put one hunk of the Changes card back as the base has it (`key` is the hunk as the person saw it). */
   'worktree.revert': { req: { path: string; file: string; hunk: number; key: string }; res: WorktreeResult };
   /** Changes by turn (main/turns): the view the pane's Changes card shows. */
-  'turns.view': { req: { paneId: string; view: TurnView }; res: TurnsResult };
+  'turns.view': { req: { paneId: string; view: TurnView; turn?: number }; res: TurnsResult };
   /** Mark a hunk (by its key) Reviewed, or not; remembered in the state folder. */
   'turns.review': { req: { paneId: string; key: string; reviewed: boolean }; res: TurnsResult };
   /** Revert one hunk of the card's view in the working tree (`git apply -R`, checked first); `told`: the agent was told in one line. */

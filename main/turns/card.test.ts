@@ -79,7 +79,7 @@ describe('the card by turn, pure', () => {
     expect(viewSummary('turn', last, [f!])).toBe('Turn 3 (“shout the lines”), ended: 1 file, +3 −2.');
     expect(viewSummary('turn', { ...last, end: undefined }, [])).toBe('Turn 3 (“shout the lines”), still running: no changes.');
     expect(viewSummary('turn', { ...last, restoreOf: 1 }, [])).toBe('Restore of turn 1, ended: no changes.');
-    expect(viewSummary('reviewed', last, [])).toBe('Every hunk is marked Reviewed.');
+    expect(viewSummary('reviewed', last, [])).toBe('Nothing new since you last reviewed: every hunk is marked Reviewed.');
     expect(viewSummary('all', last, [f!])).toBe('Since turn 1 began: 1 file, +3 −2.');
     expect(viewSummary('all', last, [f!], 'the worktree says')).toBe('the worktree says');
     const model: Record<string, unknown> = { files: [{ path: 'a.txt', hunks: f!.hunks.map((h) => ({ key: h.key })) }] };

@@ -86,7 +86,7 @@ export function viewSummary(view: TurnView, last: Turn, files: DiffFile[], allSu
     const state = last.end ? 'ended' : 'still running';
     return files.length ? `${name}, ${state}: ${counts}.` : `${name}, ${state}: no changes.`;
   }
-  if (view === 'reviewed') return files.length ? `Not yet reviewed: ${counts}.` : 'Every hunk is marked Reviewed.';
+  if (view === 'reviewed') return files.length ? `Since you last reviewed: ${counts}.` : 'Nothing new since you last reviewed: every hunk is marked Reviewed.';
   return allSummary ?? (files.length ? `Since turn 1 began: ${counts}.` : 'No changes since turn 1 began.');
 }
 

@@ -22,6 +22,8 @@ interface Saved {
   reviewed: Record<string, Record<string, string>>;
   /** pane id → the view its card shows. */
   views: Record<string, TurnView>;
+  /** pane id → the turn This turn shows, when the person chose one (else the last). */
+  shown?: Record<string, number>;
 }
 
 export class ReviewStore {
@@ -72,8 +74,17 @@ export class ReviewStore {
     return this.saved.views[paneId] ?? 'turn';
   }
 
-  setView(paneId: string, view: TurnView): void {
+  /** The turn This turn shows for the pane, when the person chose one. */
+  shownTurn(paneId: string): number | undefined {
+    return this.saved.shown?.[paneId];
+  }
+
+  setView(paneId: string, view: TurnView, turn?: number): void {
     this.saved.views[paneId] = view;
+    const shown = this.saved.shown ?? {};
+    if (view === 'turn' && turn !== undefined) shown[paneId] = turn;
+    else delete shown[paneId];
+    this.saved.shown = shown;
     this.save();
   }
 }

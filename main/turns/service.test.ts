@@ -2,7 +2,7 @@
  * Changes by turn inside the real app (createApp: real panes with PTYs, the real
  * surfaces service), against real repositories: an agent-like program in a pane runs the
  * real hook (scripts/hooks/tdac-hook.sh, Claude Code's payloads) at each prompt and each
- * turn's end, and edits files; the Changes card shows This turn, Not yet reviewed and
+ * turn's end, and edits files; the Changes card shows This turn, Since I last reviewed and
  * All, with the timeline; Reviewed survives a restart and is lost when the hunk changes;
  * a hunk is reverted (or refused), a turn restored, and each is typed back in one line.
  */
@@ -110,6 +110,13 @@ describe('changes by turn', () => {
       [1, 'shout line two', ['a.txt'], 1, 1], [2, 'shout line ten', ['a.txt'], 1, 1], [3, 'shout line twenty', ['a.txt'], 1, 1],
     ]);
     expect(c.model.worktree).toBeUndefined();
+    // Show turn 2 from the timeline: its hunk alone; the last turn again follows new turns.
+    expect(await req('turns.view', { paneId, view: 'turn', turn: 2 })).toEqual({ ok: true });
+    const second = await cardWhen(paneId, (s) => turnsOf(s)?.turn === 2, 'turn 2 shown');
+    expect(files(second)[0]!.diff).toContain('+LINE TEN');
+    expect(files(second)[0]!.hunks).toHaveLength(1);
+    expect(String(second.model.summary)).toBe('Turn 2 (“shout line ten”), ended: 1 file, +1 −1.');
+    expect(await req('turns.view', { paneId, view: 'turn', turn: 7 })).toEqual({ ok: false, error: 'this pane has no turn 7: pick one from the timeline' });
     expect(await req('turns.view', { paneId, view: 'all' })).toEqual({ ok: true });
     const all = await cardWhen(paneId, (s) => turnsOf(s)?.view === 'all', 'the All view');
     expect(files(all)[0]!.hunks).toHaveLength(3);
@@ -119,7 +126,7 @@ describe('changes by turn', () => {
     expect(gitSync(['for-each-ref', '--format=%(refname)', 'refs/terminal-delight'], repo, t.env).split('\n').filter(Boolean)).toHaveLength(6);
   });
 
-  it('Reviewed marks survive a service restart, leave Not yet reviewed, and are lost when the hunk changes', async () => {
+  it('Reviewed marks survive a service restart, leave Since I last reviewed, and are lost when the hunk changes', async () => {
     const paneId = await startAgent();
     await turn(paneId, 'two edits', `${sed('line 2', 'LINE TWO')} && ${sed('line 20', 'LINE TWENTY')}`);
     await req('turns.view', { paneId, view: 'all' });
@@ -135,13 +142,13 @@ describe('changes by turn', () => {
     expect(files(again)[0]!.hunks.map((h) => [h.key, h.reviewed ?? false])).toEqual([[h1!.key, true], [h2!.key, false]]);
 
     expect(await req('turns.view', { paneId, view: 'reviewed' })).toEqual({ ok: true });
-    const open = await cardWhen(paneId, (s) => turnsOf(s)?.view === 'reviewed', 'Not yet reviewed');
+    const open = await cardWhen(paneId, (s) => turnsOf(s)?.view === 'reviewed', 'Since I last reviewed');
     expect(files(open)[0]!.hunks.map((h) => h.key)).toEqual([h2!.key]);
     expect(files(open)[0]!.diff).not.toContain('LINE TWO');
 
     // The reviewed hunk changes: it is another hunk now, and shows again, unmarked.
     fs.writeFileSync(path.join(repo, 'a.txt'), fs.readFileSync(path.join(repo, 'a.txt'), 'utf8').replace('LINE TWO', 'LINE 2 AGAIN'));
-    const changed = await cardWhen(paneId, (s) => files(s)[0]?.hunks.length === 2, 'the changed hunk back in Not yet reviewed');
+    const changed = await cardWhen(paneId, (s) => files(s)[0]?.hunks.length === 2, 'the changed hunk back in Since I last reviewed');
     expect(files(changed)[0]!.hunks.every((h) => !h.reviewed)).toBe(true);
     expect(files(changed)[0]!.diff).toContain('+LINE 2 AGAIN');
   });

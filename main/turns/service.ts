@@ -1,7 +1,7 @@
 /**
  * Changes by turn: each pane's turns (turns.jsonl, written by the agent channel's hook
  * with a checkpoint at each start and end), and its Changes card shown by turn: This
- * turn (the last turn's start to its end, or to the files now while it runs), Not yet
+ * turn (the last turn's start to its end, or to the files now while it runs), Since I last
  * reviewed (All without the hunks the person marked Reviewed), All (a worktree's diff
  * against its base; elsewhere, since the pane's first turn began), with the timeline of
  * the turns. A worktree pane's card is the worktree service's, which asks `view` here;
@@ -69,6 +69,7 @@ interface PaneTurns {
 /** What a view of a pane's changes is. */
 export interface Composed {
   view: TurnView;
+  /** The turn shown (This turn), else the last. */
   last: Turn;
   files: DiffFile[];
   from: string;
@@ -219,14 +220,17 @@ export class TurnService {
     const view = this.store.view(paneId);
     const nowTree = await snapshotTree(t, this.env);
     if (view === 'turn') {
-      const to = last.end ?? nowTree;
-      const files = await this.diff(t, last.start, to);
+      // The turn the person chose to see (Show on the timeline), else the last.
+      const pinned = this.store.shownTurn(paneId);
+      const shown = (pinned !== undefined ? p.turns.find((x) => x.n === pinned && x.target.gitDir === t.gitDir) : undefined) ?? last;
+      const to = shown.end ?? nowTree;
+      const files = await this.diff(t, shown.start, to);
       const gone = new Set<string>();
-      if (last.end) {
-        const now = new Set((await this.diff(t, last.start, nowTree)).flatMap((f) => f.hunks.map((h) => h.key)));
+      if (shown.end) {
+        const now = new Set((await this.diff(t, shown.start, nowTree)).flatMap((f) => f.hunks.map((h) => h.key)));
         for (const f of files) for (const h of f.hunks) if (!now.has(h.key)) gone.add(h.key);
       }
-      return { view, last, files, from: last.start, to, ended: !!last.end, gone, target: t, nowTree };
+      return { view, last: shown, files, from: shown.start, to, ended: !!shown.end, gone, target: t, nowTree };
     }
     const first = p.turns.find((x) => x.target.gitDir === t.gitDir && x.target.top === t.top) ?? last;
     let files = all?.files ?? await this.diff(t, first.start, nowTree);
@@ -300,10 +304,12 @@ export class TurnService {
 
   // ───────────── the person's acts ─────────────
 
-  setView(paneId: string, view: TurnView): void {
+  setView(paneId: string, view: TurnView, turn?: number): void {
     const p = this.need(paneId);
     if (!VIEWS.includes(view)) throw new Error(`"${String(view).slice(0, 40)}" is not a view: choose turn, reviewed or all`);
-    this.store.setView(p.paneId, view);
+    if (turn !== undefined && !p.turns.some((x) => x.n === turn)) throw new Error(`this pane has no turn ${String(turn).slice(0, 12)}: pick one from the timeline`);
+    // The last turn is not pinned: This turn then follows the turns as they come.
+    this.store.setView(p.paneId, view, turn === p.turns.at(-1)!.n ? undefined : turn);
     this.changed(p);
   }
 
@@ -401,7 +407,7 @@ export class TurnService {
         return { ok: false, error: reason(e) };
       }
     };
-    core.handle('turns.view', ({ paneId, view }) => guard(() => { this.setView(paneId, view); return {}; }));
+    core.handle('turns.view', ({ paneId, view, turn }) => guard(() => { this.setView(paneId, view, turn); return {}; }));
     core.handle('turns.review', ({ paneId, key, reviewed }) => guard(() => { this.review(paneId, key, reviewed); return {}; }));
     core.handle('turns.revert', ({ paneId, file, key }) => guard(() => this.revert(paneId, file, key)));
     core.handle('turns.restore', ({ paneId, n }) => guard(() => this.restore(paneId, n)));

@@ -40,7 +40,7 @@ export interface WorktreeServiceOptions {
   paths: Paths;
   /** Quiet time after a file change before the card is refreshed (default 150 ms; at most 4× this under a stream of changes). */
   debounceMs?: number;
-  /** The pane's turns (main/turns): the card's view (This turn, Not yet reviewed, All), its timeline and Reviewed marks. */
+  /** The pane's turns (main/turns): the card's view (This turn, Since I last reviewed, All), its timeline and Reviewed marks. */
   turns?: Pick<TurnService, 'compose' | 'decorate'>;
 }
 

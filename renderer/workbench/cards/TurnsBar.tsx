@@ -1,5 +1,5 @@
 /**
- * The Changes card by turn (main/turns, `model.turns`): the view (This turn, Not yet
+ * The Changes card by turn (main/turns, `model.turns`): the view (This turn, Since I last
  * reviewed, All), the timeline of the pane's turns with Restore…, and on each hunk
  * Reviewed and Revert. These are the person's own requests ('turns.*'); what Revert and
  * Restore put back is told to the agent by the core, in one line.
@@ -60,7 +60,7 @@ async function run(call: () => Promise<{ ok: boolean; error?: string }>, onError
 
 const VIEW_LABELS: Array<[TurnView, string, string]> = [
   ['turn', 'This turn', 'What the last turn changed: its start to its end (to now while it runs)'],
-  ['reviewed', 'Not yet reviewed', 'Everything, without the hunks you marked Reviewed'],
+  ['reviewed', 'Since I last reviewed', 'Everything, without the hunks you marked Reviewed'],
   ['all', 'All', 'Everything the agent changed (a worktree: against its base)'],
 ];
 
@@ -74,8 +74,8 @@ export function TurnsBar(props: { paneId: string; turns: CardTurns; onError(text
   const { paneId, turns, onError } = props;
   const [busy, setBusy] = useState(false);
   const [open, setOpen] = useState(false);
-  const setView = (view: TurnView): void => {
-    void run(() => benchApi().invoke('turns.view', { paneId, view }), onError);
+  const setView = (view: TurnView, turn?: number): void => {
+    void run(() => benchApi().invoke('turns.view', { paneId, view, ...(turn !== undefined ? { turn } : {}) }), onError);
   };
   const restore = async (e: TimelineEntry): Promise<void> => {
     const what = e.restoreOf !== undefined ? `undo the restore of turn ${e.restoreOf}` : `put the ${e.fileCount === 1 ? 'file' : `${e.fileCount} files`} turn ${e.n} touched back as they were before it`;
@@ -96,8 +96,10 @@ export function TurnsBar(props: { paneId: string; turns: CardTurns; onError(text
       </div>
       <ol className="tdb-timeline" aria-label="Turns">
         {shown.map((e) => (
-          <li key={e.n} className={`tdb-turn${e.n === turns.turn ? ' is-last' : ''}`}>
-            <span className="tdb-turn-n">Turn {e.n}</span>
+          <li key={e.n} className={`tdb-turn${e.n === turns.turn && turns.view === 'turn' ? ' is-shown' : ''}`}>
+            <button type="button" className="tdb-turn-n" aria-pressed={e.n === turns.turn && turns.view === 'turn'} aria-label={`Show turn ${e.n}`} title={`Show what turn ${e.n} changed`} onClick={() => setView('turn', e.n)}>
+              Turn {e.n}
+            </button>
             <span className="tdb-meta">{clock(e.at)}{e.running ? ' · running' : ''}</span>
             <span className="tdb-turn-prompt" title={e.prompt}>{e.restoreOf !== undefined ? `↺ Restore of turn ${e.restoreOf}` : e.prompt || '(no prompt text)'}</span>
             <span className="tdb-meta" title={e.files.join('\n')}>{e.fileCount} {e.fileCount === 1 ? 'file' : 'files'}</span>
