@@ -139,6 +139,8 @@ describe('changes by turn', () => {
     app = await createApp({ shell: 'serve', env: t.env, cwd: repo, fresh: false });
     await waitFor(() => app.panes.get(paneId), 'the pane restored');
     const again = await cardWhen(paneId, (s) => turnsOf(s)?.view === 'all' && files(s)[0]?.hunks.length === 2, 'the card after the restart');
+    // Each hunk keeps when it first showed (so actions taken on it still count).
+    expect(files(again)[0]!.hunks.map((h) => (h as { since?: string }).since)).toEqual(files(c)[0]!.hunks.map((h) => (h as { since?: string }).since));
     expect(files(again)[0]!.hunks.map((h) => [h.key, h.reviewed ?? false])).toEqual([[h1!.key, true], [h2!.key, false]]);
 
     expect(await req('turns.view', { paneId, view: 'reviewed' })).toEqual({ ok: true });

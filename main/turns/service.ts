@@ -23,7 +23,7 @@ import type { Core } from '../core.ts';
 import type { Paths } from '../paths.ts';
 import type { PaneServiceApi, SurfaceServiceApi } from '../services.ts';
 import { actionLine } from '../surfaces/actions.ts';
-import { CHANGES_ID, changesSurface, hunkPatch, splitDiff, type ChangesStamps, type DiffFile } from '../worktrees/changes.ts';
+import { CHANGES_ID, changesSurface, hunkPatch, splitDiff, stampsOf, type ChangesStamps, type DiffFile } from '../worktrees/changes.ts';
 import { git, gitReason } from '../worktrees/git.ts';
 import { diffArgs } from '../worktrees/repo.ts';
 import { Quiet, watchTree } from '../worktrees/watch.ts';
@@ -274,7 +274,9 @@ export class TurnService {
       const c = await this.compose(paneId);
       if (!c || p.closed) return;
       const now = new Date().toISOString();
-      const { doc, stamps } = changesSurface(c.files, { branch: '', base: '', against: c.from, path: c.target.top }, p.stamps, now);
+      // A restarted service keeps the card's stamps (when each hunk first showed), so actions taken on it still count.
+      const prev = p.stamps ?? stampsOf(this.opts.surfaces.list(paneId).find((x) => x.id === CHANGES_ID)?.model);
+      const { doc, stamps } = changesSurface(c.files, { branch: '', base: '', against: c.from, path: c.target.top }, prev, now);
       p.stamps = stamps;
       const model = doc.model as Record<string, unknown>;
       delete model.worktree;
