@@ -35,6 +35,9 @@ const IDENTITY = {
   GIT_COMMITTER_NAME: 'Terminal Delight', GIT_COMMITTER_EMAIL: 'turns@terminal-delight.invalid',
 };
 
+/** In a shadow repository: the folder took too long to record, and is not tried again. */
+export const SKIP_FILE = 'td-skip';
+
 /** The ref namespace checkpoints live under (never a branch, a tag or the stash). */
 export const REF_ROOT = 'refs/terminal-delight/turns';
 
@@ -51,8 +54,8 @@ export function targetEnv(t: Target, index?: string): Record<string, string> {
 }
 
 /** Run git against a target; throws git's reason on a non-zero exit. */
-export async function tgit(t: Target, args: string[], env: Env, opts: { index?: string; input?: string; extra?: Record<string, string>; what?: string } = {}): Promise<string> {
-  const r = await git(args, { cwd: t.top, env, input: opts.input, extraEnv: { ...targetEnv(t, opts.index), ...opts.extra }, timeoutMs: 120_000 });
+export async function tgit(t: Target, args: string[], env: Env, opts: { index?: string; input?: string; extra?: Record<string, string>; what?: string; timeoutMs?: number } = {}): Promise<string> {
+  const r = await git(args, { cwd: t.top, env, input: opts.input, extraEnv: { ...targetEnv(t, opts.index), ...opts.extra }, timeoutMs: opts.timeoutMs ?? 120_000 });
   if (r.code !== 0) throw new Error(`${opts.what ?? `git ${args[0]} failed`}: ${gitReason(r)}`);
   return r.stdout;
 }
@@ -74,6 +77,8 @@ export async function targetOf(dir: string, stateDir: string, env: Env): Promise
   const home = env.HOME && path.isAbsolute(env.HOME) ? env.HOME : os.homedir();
   if (top === path.parse(top).root || top === (fs.existsSync(home) ? fs.realpathSync(home) : home)) return undefined;
   const gitDir = path.join(stateDir, 'shadow', `${createHash('sha256').update(top).digest('hex').slice(0, 16)}.git`);
+  // A folder too large to record in time once is not tried again (remove the shadow to try again).
+  if (fs.existsSync(path.join(gitDir, SKIP_FILE))) return undefined;
   if (!fs.existsSync(path.join(gitDir, 'HEAD'))) {
     fs.mkdirSync(path.dirname(gitDir), { recursive: true, mode: 0o700 });
     const init = await git(['init', '-q', '--bare', gitDir], { cwd: top, env });
@@ -89,7 +94,7 @@ export async function targetOf(dir: string, stateDir: string, env: Env): Promise
  * (so unchanged files are not hashed again), `git add -A`, `git write-tree`. A shadow
  * repository keeps the index it made for next time.
  */
-export async function snapshotTree(t: Target, env: Env): Promise<string> {
+export async function snapshotTree(t: Target, env: Env, timeoutMs?: number): Promise<string> {
   const tmp = path.join(os.tmpdir(), `td-turn-${process.pid}-${randomBytes(6).toString('hex')}.index`);
   try {
     try {
@@ -97,12 +102,13 @@ export async function snapshotTree(t: Target, env: Env): Promise<string> {
     } catch {
       // no index yet: git makes one
     }
-    await tgit(t, ['add', '-A', '--ignore-errors', '--', '.'], env, { index: tmp, what: 'git could not read the working tree' });
+    await tgit(t, ['add', '-A', '--ignore-errors', '--', '.'], env, { index: tmp, what: 'git could not read the working tree', timeoutMs });
     const tree = (await tgit(t, ['write-tree'], env, { index: tmp, what: 'git could not write the tree' })).trim();
     if (t.shadow) fs.renameSync(tmp, t.seed);
     return tree;
   } finally {
     fs.rmSync(tmp, { force: true });
+    fs.rmSync(`${tmp}.lock`, { force: true });
   }
 }
 
@@ -114,6 +120,6 @@ export async function commitTree(t: Target, tree: string, ref: string, message: 
 }
 
 /** A checkpoint of the working tree under `ref`: the commit. */
-export async function checkpoint(t: Target, ref: string, message: string, env: Env): Promise<string> {
-  return commitTree(t, await snapshotTree(t, env), ref, message, env);
+export async function checkpoint(t: Target, ref: string, message: string, env: Env, timeoutMs?: number): Promise<string> {
+  return commitTree(t, await snapshotTree(t, env, timeoutMs), ref, message, env);
 }

@@ -8,9 +8,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { checkpoint, REF_ROOT, refSegment, targetOf, type Env, type Target } from './checkpoint.ts';
+import { checkpoint, REF_ROOT, refSegment, SKIP_FILE, targetOf, type Env, type Target } from './checkpoint.ts';
 
 export const TURNS_FILE = 'turns.jsonl';
+/** How long the agent waits for a turn's checkpoint at most (a shadow that takes longer is not tried again). */
+export const HOOK_CHECKPOINT_MS = 20_000;
 /** Longest prompt kept with a turn. */
 const PROMPT_CHARS = 2000;
 
@@ -101,21 +103,25 @@ export function turnRef(folder: string, n: number, what: string): string {
  * The hook's part: a checkpoint of the folder the agent works in, recorded as the start
  * or the end of a turn. Never throws: a folder with no checkpoint is a turn without one.
  */
-export async function recordTurn(folder: string, env: Env, kind: 'start' | 'end', info: { cwd: string; prompt?: string; agent: string }): Promise<TurnEntry | undefined> {
+export async function recordTurn(folder: string, env: Env, kind: 'start' | 'end', info: { cwd: string; prompt?: string; agent: string }, timeoutMs = HOOK_CHECKPOINT_MS): Promise<TurnEntry | undefined> {
+  let target: Target | undefined;
+  const started = Date.now();
   try {
     const entries = readEntries(folder);
     const last = turnsOf(entries).at(-1);
     if (kind === 'end' && (!last || last.end)) return undefined;
     const n = kind === 'end' ? last!.n : (entries.at(-1)?.n ?? 0) + 1;
     const stateDir = path.resolve(folder, '..', '..', '..');
-    const target = kind === 'end' ? last!.target : await targetOf(info.cwd, stateDir, env);
+    target = kind === 'end' ? last!.target : await targetOf(info.cwd, stateDir, env);
     if (!target) return undefined;
     const prompt = info.prompt ? info.prompt.slice(0, PROMPT_CHARS) : undefined;
-    const commit = await checkpoint(target, turnRef(folder, n, kind), `terminal-delight turn ${n} ${kind}${prompt ? `\n\n${prompt}` : ''}\n`, env);
+    const commit = await checkpoint(target, turnRef(folder, n, kind), `terminal-delight turn ${n} ${kind}${prompt ? `\n\n${prompt}` : ''}\n`, env, timeoutMs);
     const entry: TurnEntry = { kind, n, commit, at: new Date().toISOString(), target, agent: info.agent, ...(prompt !== undefined ? { prompt } : {}) };
     appendEntry(folder, entry);
     return entry;
   } catch {
+    // A folder outside any repository that could not be recorded in time is not tried again.
+    if (target?.shadow && Date.now() - started >= timeoutMs) fs.writeFileSync(path.join(target.gitDir, SKIP_FILE), `not recorded within ${timeoutMs} ms\n`);
     return undefined;
   }
 }
