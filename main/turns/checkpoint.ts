@@ -35,8 +35,10 @@ const IDENTITY = {
   GIT_COMMITTER_NAME: 'Terminal Delight', GIT_COMMITTER_EMAIL: 'turns@terminal-delight.invalid',
 };
 
-/** In a shadow repository: the folder took too long to record, and is not tried again. */
-export const SKIP_FILE = 'td-skip';
+/** The mark left in the state folder for a folder that took too long to record: it is not tried again. */
+export function skipMark(stateDir: string, top: string): string {
+  return path.join(stateDir, 'shadow', `${createHash('sha256').update(top).digest('hex').slice(0, 16)}.skip`);
+}
 
 /** The ref namespace checkpoints live under (never a branch, a tag or the stash). */
 export const REF_ROOT = 'refs/terminal-delight/turns';
@@ -70,15 +72,14 @@ export async function targetOf(dir: string, stateDir: string, env: Env): Promise
   const r = await git(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-dir', '--git-path', 'index'], { cwd: dir, env });
   if (r.code === 0) {
     const [top, gitDir, seed] = r.stdout.split('\n');
-    if (top && gitDir && seed) return { top, gitDir, seed, shadow: false };
+    if (top && gitDir && seed) return fs.existsSync(skipMark(stateDir, top)) ? undefined : { top, gitDir, seed, shadow: false };
   }
   if (/bare repository|must be run in a work tree/.test(r.stderr)) return undefined;
   const top = fs.realpathSync(dir);
   const home = env.HOME && path.isAbsolute(env.HOME) ? env.HOME : os.homedir();
   if (top === path.parse(top).root || top === (fs.existsSync(home) ? fs.realpathSync(home) : home)) return undefined;
   const gitDir = path.join(stateDir, 'shadow', `${createHash('sha256').update(top).digest('hex').slice(0, 16)}.git`);
-  // A folder too large to record in time once is not tried again (remove the shadow to try again).
-  if (fs.existsSync(path.join(gitDir, SKIP_FILE))) return undefined;
+  if (fs.existsSync(skipMark(stateDir, top))) return undefined;
   if (!fs.existsSync(path.join(gitDir, 'HEAD'))) {
     fs.mkdirSync(path.dirname(gitDir), { recursive: true, mode: 0o700 });
     const init = await git(['init', '-q', '--bare', gitDir], { cwd: top, env });

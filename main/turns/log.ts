@@ -8,10 +8,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { checkpoint, REF_ROOT, refSegment, SKIP_FILE, targetOf, type Env, type Target } from './checkpoint.ts';
+import { checkpoint, REF_ROOT, refSegment, skipMark, targetOf, type Env, type Target } from './checkpoint.ts';
 
 export const TURNS_FILE = 'turns.jsonl';
-/** How long the agent waits for a turn's checkpoint at most (a shadow that takes longer is not tried again). */
+/** How long the agent waits for a turn's checkpoint at most (a folder that takes longer is not tried again). */
 export const HOOK_CHECKPOINT_MS = 20_000;
 /** Longest prompt kept with a turn. */
 const PROMPT_CHARS = 2000;
@@ -106,12 +106,12 @@ export function turnRef(folder: string, n: number, what: string): string {
 export async function recordTurn(folder: string, env: Env, kind: 'start' | 'end', info: { cwd: string; prompt?: string; agent: string }, timeoutMs = HOOK_CHECKPOINT_MS): Promise<TurnEntry | undefined> {
   let target: Target | undefined;
   const started = Date.now();
+  const stateDir = path.resolve(folder, '..', '..', '..');
   try {
     const entries = readEntries(folder);
     const last = turnsOf(entries).at(-1);
     if (kind === 'end' && (!last || last.end)) return undefined;
     const n = kind === 'end' ? last!.n : (entries.at(-1)?.n ?? 0) + 1;
-    const stateDir = path.resolve(folder, '..', '..', '..');
     target = kind === 'end' ? last!.target : await targetOf(info.cwd, stateDir, env);
     if (!target) return undefined;
     const prompt = info.prompt ? info.prompt.slice(0, PROMPT_CHARS) : undefined;
@@ -120,8 +120,15 @@ export async function recordTurn(folder: string, env: Env, kind: 'start' | 'end'
     appendEntry(folder, entry);
     return entry;
   } catch {
-    // A folder outside any repository that could not be recorded in time is not tried again.
-    if (target?.shadow && Date.now() - started >= timeoutMs) fs.writeFileSync(path.join(target.gitDir, SKIP_FILE), `not recorded within ${timeoutMs} ms\n`);
+    // A folder that could not be recorded in time is not tried again (the agent would wait each turn).
+    if (target && Date.now() - started >= timeoutMs) {
+      try {
+        fs.mkdirSync(path.join(stateDir, 'shadow'), { recursive: true, mode: 0o700 });
+        fs.writeFileSync(skipMark(stateDir, target.top), `${target.top}\nnot recorded within ${timeoutMs} ms\n`);
+      } catch {
+        // tried again next time
+      }
+    }
     return undefined;
   }
 }
