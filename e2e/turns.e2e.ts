@@ -14,6 +14,7 @@ import path from 'node:path';
 import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitSync, gitTestEnv, makeRepo } from '../main/worktrees/testing.ts';
+import { repoLooks } from '../main/turns/testing.ts';
 import { agentRig, card, headerStatus, newAgentPane, openWindow, prompt, reportFailures, shot, type AgentRig } from './agent-cli.ts';
 
 const KEY = 'sk-ant-td-fake-key-0123456789abcdef';
@@ -53,12 +54,7 @@ afterAll(async () => {
   await rig?.close();
 });
 
-const looks = () => ({
-  index: fs.readFileSync(path.join(repo, '.git', 'index')).toString('base64'),
-  head: gitSync(['rev-parse', 'HEAD'], repo, gitEnv),
-  stash: gitSync(['stash', 'list'], repo, gitEnv),
-  branches: gitSync(['for-each-ref', 'refs/heads', 'refs/tags'], repo, gitEnv),
-});
+const looks = () => repoLooks(repo, gitEnv);
 
 /** One turn of Claude Code: the prompt, a Bash tool call editing a.txt, a reply; waits for the header to say done. */
 async function turn(nth: number, text: string, sed: string): Promise<void> {

@@ -4,21 +4,15 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gitSync, makeRepo } from '../worktrees/testing.ts';
 import { checkpoint, REF_ROOT, snapshotTree, targetOf } from './checkpoint.ts';
-import { turnsTestEnv } from './testing.ts';
+import { repoLooks, turnsTestEnv } from './testing.ts';
 
 let t: ReturnType<typeof turnsTestEnv>;
 beforeEach(() => { t = turnsTestEnv(); });
 afterEach(() => t.cleanup());
 
-/** What the person's repository looks like from outside: status, index bytes, stash, HEAD, branches. */
+/** What the person's repository looks like from outside, and its status. */
 function looks(repo: string, env: NodeJS.ProcessEnv): Record<string, string> {
-  return {
-    status: gitSync(['status', '--porcelain', '--untracked-files=all'], repo, env),
-    index: fs.readFileSync(path.join(repo, '.git', 'index')).toString('base64'),
-    stash: gitSync(['stash', 'list'], repo, env),
-    head: gitSync(['rev-parse', 'HEAD'], repo, env),
-    branches: gitSync(['for-each-ref', 'refs/heads', 'refs/tags'], repo, env),
-  };
+  return { ...repoLooks(repo, env), status: gitSync(['status', '--porcelain', '--untracked-files=all'], repo, env) };
 }
 
 describe('checkpoints', () => {

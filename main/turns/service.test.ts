@@ -16,7 +16,7 @@ import type { Client } from '../core.ts';
 import { waitFor } from '../panes/testing.ts';
 import { CHANGES_ID } from '../worktrees/changes.ts';
 import { gitSync, makeRepo } from '../worktrees/testing.ts';
-import { TURN_AGENT_SOURCE, turnsTestEnv } from './testing.ts';
+import { repoLooks, TURN_AGENT_SOURCE, turnsTestEnv } from './testing.ts';
 
 const HOOK = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'scripts', 'hooks', 'tdac-hook.sh');
 
@@ -78,15 +78,7 @@ function cardWhen(paneId: string, ok: (s: Surface) => boolean, what: string): Pr
   return waitFor(async () => { const s = await card(paneId); return s && ok(s) ? s : undefined; }, what);
 }
 
-/** What the person's repository looks like from outside (not its files). */
-function looks(): Record<string, string> {
-  return {
-    index: fs.readFileSync(path.join(repo, '.git', 'index')).toString('base64'),
-    stash: gitSync(['stash', 'list'], repo, t.env),
-    head: gitSync(['rev-parse', 'HEAD'], repo, t.env),
-    refs: gitSync(['for-each-ref', 'refs/heads', 'refs/tags', 'refs/stash'], repo, t.env),
-  };
-}
+const looks = () => repoLooks(repo, t.env);
 
 const sed = (from: string, to: string) => `sed -i "s/^${from}$/${to}/" a.txt`;
 const agentLines = () => (fs.existsSync(agentLog) ? fs.readFileSync(agentLog, 'utf8') : '');

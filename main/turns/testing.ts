@@ -1,7 +1,8 @@
 /** Helpers for turn tests: a test's own HOME and XDG folders, and git with a fixed identity. */
+import fs from 'node:fs';
 import path from 'node:path';
 import { tempState } from '../panes/testing.ts';
-import { gitTestEnv } from '../worktrees/testing.ts';
+import { gitSync, gitTestEnv } from '../worktrees/testing.ts';
 
 export function turnsTestEnv(): { dir: string; env: NodeJS.ProcessEnv; state: string; cleanup(): void } {
   const t = tempState('td-turns-');
@@ -35,3 +36,13 @@ rl.on('line', (line) => {
   } else if (line.trim()) fs.appendFileSync(process.env.AGENT_LOG, line + '\\n');
 });
 `;
+
+/** What a person's repository looks like from outside, but its files: the index's bytes, HEAD, the stash, branches and tags. */
+export function repoLooks(repo: string, env: NodeJS.ProcessEnv): Record<string, string> {
+  return {
+    index: fs.readFileSync(path.join(repo, '.git', 'index')).toString('base64'),
+    head: gitSync(['rev-parse', 'HEAD'], repo, env),
+    stash: gitSync(['stash', 'list'], repo, env),
+    refs: gitSync(['for-each-ref', 'refs/heads', 'refs/tags', 'refs/stash'], repo, env),
+  };
+}
