@@ -120,8 +120,8 @@ export function TurnsBar(props: { paneId: string; turns: CardTurns; onError(text
   );
 }
 
-/** Reviewed and Revert on one hunk. */
-export function HunkTurnButtons(props: { paneId: string; path: string; hunk: number; hunkKey: string | undefined; reviewed: boolean; gone: boolean; view: TurnView; onError(text: string | null): void }): ReactNode {
+/** Reviewed and Revert on one hunk (`putBack`: a worktree's All, where Put back does what Revert would). */
+export function HunkTurnButtons(props: { paneId: string; path: string; hunk: number; hunkKey: string | undefined; reviewed: boolean; gone: boolean; putBack: boolean; onError(text: string | null): void }): ReactNode {
   const [busy, setBusy] = useState(false);
   const { paneId, path, hunk, hunkKey: key, onError } = props;
   if (!key) return null;
@@ -142,7 +142,7 @@ export function HunkTurnButtons(props: { paneId: string; path: string; hunk: num
       <button type="button" className={`tdb-btn tdb-quiet tdb-reviewed${props.reviewed ? ' is-on' : ''}`} aria-pressed={props.reviewed} disabled={busy} aria-label={`Reviewed: hunk ${hunk} of ${path}`} title="Mark this hunk reviewed (remembered; a hunk whose lines change loses the mark)" onClick={(e) => { e.stopPropagation(); void review(); }}>
         {props.reviewed ? '✓ Reviewed' : 'Reviewed'}
       </button>
-      {!props.gone && (
+      {!props.gone && !props.putBack && (
         <button type="button" className="tdb-btn tdb-quiet tdb-putback" disabled={busy} aria-label={`Revert hunk ${hunk} of ${path}`} title="Take this hunk's change out of the file (asks first; refused when the file changed since)" onClick={(e) => { e.stopPropagation(); void revert(); }}>
           Revert
         </button>
