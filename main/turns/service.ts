@@ -15,21 +15,19 @@
  * line, typed into its pane as actions are (control characters become spaces).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { FSWatcher } from 'chokidar';
 import type { Core } from '../core.ts';
 import type { Paths } from '../paths.ts';
 import type { PaneServiceApi, SurfaceServiceApi } from '../services.ts';
 import { actionLine } from '../surfaces/actions.ts';
-import { CHANGES_ID, changesSurface, hunkPatch, splitDiff, stampsOf, type ChangesStamps, type DiffFile } from '../worktrees/changes.ts';
-import { git, gitReason } from '../worktrees/git.ts';
+import { CHANGES_ID, changesSurface, splitDiff, stampsOf, type ChangesStamps, type DiffFile } from '../worktrees/changes.ts';
 import { diffArgs } from '../worktrees/repo.ts';
 import { Quiet, watchTree } from '../worktrees/watch.ts';
 import { decorate, keepHunks, parseNumstat, timelineEntry, TIMELINE_TURNS, viewSummary, type TurnStat } from './card.ts';
-import { checkpoint, snapshotTree, tgit, targetEnv, type Target } from './checkpoint.ts';
-import { appendEntry, readEntries, TURNS_FILE, turnRef, turnsOf, type Turn } from './log.ts';
+import { snapshotTree, tgit, type Target } from './checkpoint.ts';
+import { readEntries, TURNS_FILE, turnsOf, type Turn } from './log.ts';
+import { restoreTurn, revertHunk } from './putback.ts';
 import { ReviewStore, VIEWS, type TurnView } from './reviewed.ts';
 
 type Panes = Pick<PaneServiceApi, 'list' | 'get' | 'folder' | 'write' | 'shellAtPrompt' | 'onCreated' | 'onRemoved'>;
@@ -327,20 +325,7 @@ export class TurnService {
     const p = this.need(paneId);
     if (typeof file !== 'string' || typeof key !== 'string') throw new Error('name the hunk to revert: its file and its key');
     const c = await this.current(p);
-    const f = c.files.find((x) => x.path === file);
-    const n = f ? f.hunks.findIndex((h) => h.key === key) + 1 : 0;
-    if (!f || n === 0) throw new Error(`that hunk of "${file}" is not in this view any more: the file changed since you saw it; look at the card again`);
-    const t = c.target;
-    if (c.gone.has(key)) throw new Error(`hunk ${n} of "${file}" is no longer in the files, so there is nothing to revert`);
-    if (c.ended && await this.blob(t, file) !== await this.blobAt(t, c.to, file)) {
-      throw new Error(`"${file}" has changed since turn ${c.last.n} ended, so nothing was reverted: revert the hunk in All, which shows the file as it is now`);
-    }
-    const patch = hunkPatch(f, n)!;
-    const apply = (check: boolean) => git(['apply', '--reverse', '--whitespace=nowarn', ...(check ? ['--check'] : []), '-'], { cwd: t.top, env: this.env, input: patch, extraEnv: targetEnv(t) });
-    const checked = await apply(true);
-    if (checked.code !== 0) throw new Error(`hunk ${n} of "${file}" no longer matches the file, so nothing was reverted (${gitReason(checked)}): look at the card again`);
-    const r = await apply(false);
-    if (r.code !== 0) throw new Error(`git could not revert hunk ${n} of "${file}": ${gitReason(r)}`);
+    const n = await revertHunk({ files: c.files, target: c.target, turn: c.last.n, ended: c.ended, to: c.to, gone: c.gone }, file, key, this.env);
     const where = c.view === 'turn' ? `from turn ${c.last.n}` : 'from the changes';
     const told = this.tell(p.paneId, 'revert_part', `${file}#hunk-${n}`, `the person reverted this hunk ${where} in the working tree; the file no longer has it`);
     this.changed(p);
@@ -352,38 +337,11 @@ export class TurnService {
     const p = this.need(paneId);
     const turn = p.turns.find((x) => x.n === n);
     if (!turn) throw new Error(`this pane has no turn ${String(n).slice(0, 12)}: pick one from the timeline`);
-    const t = turn.target;
-    const to = turn.end ?? await snapshotTree(t, this.env);
-    const touched = (await tgit(t, ['diff', '--name-only', '-z', '--no-renames', turn.start, to, '--'], this.env)).split('\0').filter(Boolean);
-    if (touched.length === 0) throw new Error(`turn ${n} changed no files, so there is nothing to restore`);
-    const m = (readEntries(p.folder).at(-1)?.n ?? 0) + 1;
-    const before = await checkpoint(t, turnRef(p.folder, m, 'restore-before'), `terminal-delight restore of turn ${n}: before\n`, this.env);
-    const had = new Set((await tgit(t, ['ls-tree', '-r', '-z', '--name-only', turn.start, '--', ...touched], this.env)).split('\0').filter(Boolean));
-    const tmp = path.join(os.tmpdir(), `td-restore-${process.pid}-${randomBytes(6).toString('hex')}.index`);
-    try {
-      await tgit(t, ['read-tree', turn.start], this.env, { index: tmp, what: 'git could not read the turn\'s start' });
-      const back = touched.filter((f) => had.has(f));
-      if (back.length) await tgit(t, ['checkout-index', '-f', '-z', '--stdin'], this.env, { index: tmp, input: `${back.join('\0')}\0`, what: 'git could not write the files back' });
-    } finally {
-      fs.rmSync(tmp, { force: true });
-    }
-    for (const f of touched) if (!had.has(f)) fs.rmSync(path.join(t.top, f), { force: true });
-    const after = await checkpoint(t, turnRef(p.folder, m, 'restore-after'), `terminal-delight restore of turn ${n}: after\n`, this.env);
-    appendEntry(p.folder, { kind: 'restore', n: m, of: n, commit: before, after, at: new Date().toISOString(), target: t });
+    const touched = await restoreTurn(p.folder, turn, this.env);
     const list = touched.length > 5 ? `${touched.slice(0, 5).join(', ')} and ${touched.length - 5} more` : touched.join(', ');
     const told = this.tell(p.paneId, 'restore_turn', `turn ${n}`, touched.length === 1 ? `the person restored this file to how it was before turn ${n}: ${list}` : `the person restored these ${touched.length} files to how they were before turn ${n}: ${list}`);
     this.reload(p);
     return { files: touched, told };
-  }
-
-  private async blob(t: Target, file: string): Promise<string | null> {
-    if (!fs.existsSync(path.join(t.top, file))) return null;
-    return (await tgit(t, ['hash-object', '--', file], this.env)).trim();
-  }
-
-  private async blobAt(t: Target, commit: string, file: string): Promise<string | null> {
-    const r = await git(['rev-parse', '--verify', '--quiet', `${commit}:${file}`], { cwd: t.top, env: this.env, extraEnv: targetEnv(t) });
-    return r.code === 0 ? r.stdout.trim() : null;
   }
 
   /** One line to the agent, as an action's, when a program (not a bare shell) reads the pane. */
