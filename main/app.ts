@@ -17,6 +17,7 @@ import { installAgentChannel, type AgentChannel } from './agent-channel/service.
 import { TickHost } from './tick/host.ts';
 import { tickTools } from './tick/mcp-tools.ts';
 import { installWorktrees, type WorktreeService } from './worktrees/service.ts';
+import { installTurns } from './turns/service.ts';
 import { ClientHub } from './clients/hub.ts';
 import { installServiceHandlers } from './clients/handlers.ts';
 import { SERVICE_STARTED_AT } from './version.ts';
@@ -108,7 +109,11 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // The agent channel (main/agent-channel): inbound.jsonl, answers/, agent status, agent.new.
   const agents = installAgentChannel({ core, panes, surfaces, settings, env });
   // Agents in worktrees (main/worktrees): worktree.* requests, worktrees.json, Changes cards.
-  const worktrees = installWorktrees({ core, panes, surfaces, settings, env, paths, newAgentPane: (req) => agents.newAgentPane(req) });
+  // Changes by turn (main/turns): turns.jsonl, checkpoints, the card's views, turns.* requests.
+  const turns = installTurns({ core, panes, surfaces, env, paths });
+  const worktrees = installWorktrees({ core, panes, surfaces, settings, env, paths, newAgentPane: (req) => agents.newAgentPane(req), turns });
+  turns.linkWorktrees({ owns: (id) => worktrees.owns(id), refresh: (id) => worktrees.refreshPane(id), allDiff: (id) => worktrees.allDiff(id) });
+  turns.start();
   // Other services install here (each in its own folder): surfaces, agent-channel, tick, mcp.
 
   // The clients (main/clients/hub.ts) and the service's own requests.

@@ -88,6 +88,9 @@ export interface WorktreeInfo extends PaneWorktree {
 
 /** The answer of worktree requests: ok with what was done, or one sentence saying what was wrong. */
 export type WorktreeResult<T extends object = Record<never, never>> = ({ ok: true } & T) | { ok: false; error: string };
+/** What a pane's Changes card shows by turn (main/turns): the last turn, the hunks not yet marked Reviewed, or everything. */
+export type TurnView = 'turn' | 'reviewed' | 'all';
+export type TurnsResult<T extends object = Record<never, never>> = ({ ok: true } & T) | { ok: false; error: string };
 
 /** The window's tiling: leaves are panes, splits share space by fractions summing to 1. */
 export type Layout =
@@ -345,6 +348,14 @@ export interface Requests {
   'worktree.remove': { req: { path: string; force?: boolean }; res: { ok: true } | { ok: false; error: string; confirm?: boolean } };
   /** Put one hunk of the Changes card back as the base has it (`key` is the hunk as the person saw it). */
   'worktree.revert': { req: { path: string; file: string; hunk: number; key: string }; res: WorktreeResult };
+  /** Changes by turn (main/turns): the view the pane's Changes card shows. */
+  'turns.view': { req: { paneId: string; view: TurnView; turn?: number }; res: TurnsResult };
+  /** Mark a hunk (by its key) Reviewed, or not; remembered in the state folder. */
+  'turns.review': { req: { paneId: string; key: string; reviewed: boolean }; res: TurnsResult };
+  /** Revert one hunk of the card's view in the working tree (`git apply -R`, checked first); `told`: the agent was told in one line. */
+  'turns.revert': { req: { paneId: string; file: string; key: string }; res: TurnsResult<{ told: boolean }> };
+  /** Put the files turn `n` touched back as they were at its start (a checkpoint first; recorded as a turn). */
+  'turns.restore': { req: { paneId: string; n: number }; res: TurnsResult<{ files: string[]; told: boolean }> };
   /** Start an agent pane in a worktree that has none. */
   'worktree.open': { req: { path: string; command?: string[] }; res: WorktreeResult<{ pane: PaneInfo }> };
 }
@@ -455,6 +466,7 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit', 'service.start',
   'worktree.probe', 'worktree.new', 'worktree.list', 'worktree.status', 'worktree.commit',
   'worktree.merge', 'worktree.push', 'worktree.remove', 'worktree.revert', 'worktree.open',
+  'turns.view', 'turns.review', 'turns.revert', 'turns.restore',
 ] as const;
 
 export const EVENT_NAMES: readonly EventName[] = [

@@ -19,6 +19,7 @@ import path from 'node:path';
 import { isAnswer, readSettlement, settle, type AnswerFile } from './answers.ts';
 import { AGENTS, isAgentName } from './agents/index.ts';
 import type { EventDraft, HookWait } from './agents/types.ts';
+import { recordTurn } from '../turns/log.ts';
 
 export const TDAC = '0.2';
 
@@ -198,7 +199,15 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   }
   if (!input || typeof input !== 'object' || Array.isArray(input)) return undefined;
   const plan = agent.hook(input as Record<string, unknown>, { id: newId, eventArg: args.eventArg });
-  for (const e of plan.events) append(folder, agent.name, e);
+  for (const e of plan.events) {
+    // A turn's checkpoint is taken before the agent goes on (it waits for this hook), so a
+    // turn's start is the files before any edit of it (main/turns/log.ts). TD_TURNS=0: none.
+    if ((e.type === 'prompt' || e.type === 'reply') && env.TD_TURNS !== '0') {
+      const cwd = typeof (input as { cwd?: unknown }).cwd === 'string' && path.isAbsolute((input as { cwd: string }).cwd) ? (input as { cwd: string }).cwd : process.cwd();
+      await recordTurn(folder, env, e.type === 'prompt' ? 'start' : 'end', { cwd, agent: agent.name, ...(e.type === 'prompt' && typeof e.text === 'string' ? { prompt: e.text } : {}) });
+    }
+    append(folder, agent.name, e);
+  }
   if (!plan.wait) return undefined;
   armSignals();
   // The window watches this process: an agent that kills it (SIGKILL: Codex on Esc) leaves no line behind.

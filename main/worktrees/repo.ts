@@ -119,6 +119,18 @@ export async function pushRemote(repo: string, base: string, env: Env): Promise<
 }
 
 /**
+ * `git diff` as the Changes card reads it (whatever the person's config says: no
+ * renames, no external diff or textconv, unquoted paths, a/ and b/), between `revs`
+ * (one: against the working tree; two: between them) for `paths` (all when none).
+ */
+export function diffArgs(...revs: string[]): string[] {
+  return [
+    '-c', 'core.quotePath=false', '-c', 'diff.noprefix=false', '-c', 'diff.mnemonicPrefix=false', '-c', 'diff.relative=false',
+    'diff', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--src-prefix=a/', '--dst-prefix=b/', ...revs, '--',
+  ];
+}
+
+/**
  * The worktree's diff against the merge base of its branch and base: committed and
  * uncommitted changes, new files included. New files are shown by marking them
  * intent-to-add in a copy of the worktree's index (GIT_INDEX_FILE), so the agent's own
@@ -138,10 +150,7 @@ export async function worktreeDiff(dir: string, base: string, env: Env): Promise
     const extraEnv = { GIT_INDEX_FILE: tmp };
     const add = await git(['add', '--intent-to-add', '--all', '--', '.'], { cwd: dir, env, extraEnv });
     if (add.code !== 0) throw new Error(`git could not list the new files: ${gitReason(add)}`);
-    const diff: GitResult = await git([
-      '-c', 'core.quotePath=false', '-c', 'diff.noprefix=false', '-c', 'diff.mnemonicPrefix=false', '-c', 'diff.relative=false',
-      'diff', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--src-prefix=a/', '--dst-prefix=b/', against, '--',
-    ], { cwd: dir, env, extraEnv });
+    const diff: GitResult = await git(diffArgs(against), { cwd: dir, env, extraEnv });
     if (diff.code !== 0) throw new Error(`git diff failed: ${gitReason(diff)}`);
     return { against, text: diff.stdout };
   } finally {

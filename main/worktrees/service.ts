@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import type { PaneInfo, PaneWorktree, WorktreeInfo } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
 import type { Paths } from '../paths.ts';
@@ -26,6 +26,8 @@ import { worktreesFolder } from './folders.ts';
 import { commitMessage } from '../../common/worktree-names.ts';
 import { REGISTRY_FILE, WorktreeRegistry, type WorktreeRecord } from './registry.ts';
 import { aheadBehind, branches, gitOut, pushRemote, repoOf, uncommitted, worktreeDiff } from './repo.ts';
+import type { TurnService } from '../turns/service.ts';
+import { Quiet, watchTree } from './watch.ts';
 
 export interface WorktreeServiceOptions {
   core: Pick<Core, 'emit' | 'handle' | 'onDispose'>;
@@ -38,15 +40,15 @@ export interface WorktreeServiceOptions {
   paths: Paths;
   /** Quiet time after a file change before the card is refreshed (default 150 ms; at most 4× this under a stream of changes). */
   debounceMs?: number;
+  /** The pane's turns (main/turns): the card's view (This turn, Since I last reviewed, All), its timeline and Reviewed marks. */
+  turns?: Pick<TurnService, 'compose' | 'decorate'>;
 }
 
 interface Watched {
   paneId: string;
   path: string;
   watcher?: FSWatcher;
-  timer?: NodeJS.Timeout;
-  /** When the first change not yet refreshed came. */
-  pendingSince?: number;
+  quiet: Quiet;
   busy: boolean;
   again: boolean;
   closed: boolean;
@@ -104,7 +106,7 @@ export class WorktreeService {
     if (this.disposed || this.watched.has(paneId)) return;
     const rec = this.registry.byPane(paneId);
     if (!rec || !this.opts.panes.get(paneId)) return;
-    const w: Watched = { paneId, path: rec.path, busy: false, again: false, closed: false, ahead: 0, behind: 0 };
+    const w: Watched = { paneId, path: rec.path, quiet: new Quiet(this.opts.debounceMs ?? 150, () => void this.refresh(w)), busy: false, again: false, closed: false, ahead: 0, behind: 0 };
     this.watched.set(paneId, w);
     this.patchPane(w, rec);
     void this.watch(w, rec);
@@ -115,7 +117,7 @@ export class WorktreeService {
     const w = this.watched.get(paneId);
     if (!w) return;
     w.closed = true;
-    if (w.timer) clearTimeout(w.timer);
+    w.quiet.cancel();
     void w.watcher?.close();
     this.watched.delete(paneId);
   }
@@ -132,39 +134,14 @@ export class WorktreeService {
       // not a worktree any more: files alone
     }
     if (w.closed) return;
-    const root = rec.path;
-    const watcher = watch([root, ...gitFiles], {
-      ignoreInitial: true,
-      atomic: false,
-      followSymlinks: false,
-      ignored: (p: string) => {
-        const rel = path.relative(root, p);
-        if (rel.startsWith('..') || path.isAbsolute(rel)) return false;
-        return rel.split(path.sep).some((seg) => seg === '.git' || seg === 'node_modules');
-      },
-    });
-    watcher.on('all', () => this.schedule(w));
-    // What changed between the first refresh and the watch starting (the agent's first commit,
-    // on a busy machine) fires no event: read once more when it is up.
-    watcher.on('ready', () => this.schedule(w));
-    watcher.on('error', () => { /* a folder that went away: the next refresh says so */ });
+    const watcher = watchTree(rec.path, gitFiles, () => this.schedule(w));
     if (w.closed) void watcher.close();
     else w.watcher = watcher;
   }
 
   /** Refresh soon: after `debounceMs` of quiet, or at most 4× that after the first change. */
   private schedule(w: Watched): void {
-    if (w.closed) return;
-    const quiet = this.opts.debounceMs ?? 150;
-    const now = Date.now();
-    w.pendingSince ??= now;
-    if (w.timer) clearTimeout(w.timer);
-    const wait = Math.max(0, Math.min(quiet, w.pendingSince + quiet * 4 - now));
-    w.timer = setTimeout(() => {
-      w.timer = undefined;
-      w.pendingSince = undefined;
-      void this.refresh(w);
-    }, wait);
+    if (!w.closed) w.quiet.poke();
   }
 
   /** Refresh every watched card now (after a merge the other branches' counts move too). */
@@ -190,8 +167,17 @@ export class WorktreeService {
       if (w.closed) return;
       const { surfaces } = this.opts;
       const prev = w.stamps ?? stampsOf(surfaces.list(w.paneId).find((s) => s.id === CHANGES_ID)?.model);
-      const { doc, stamps } = changesSurface(splitDiff(text), { branch: rec.branch, base: rec.base, against, path: rec.path }, prev, new Date().toISOString());
+      const all = splitDiff(text);
+      // With turns, the card shows the view the person chose (main/turns).
+      const byTurn = await this.opts.turns?.compose(w.paneId, { files: all, against }).catch(() => undefined);
+      if (w.closed) return;
+      const { doc, stamps } = changesSurface(byTurn?.files ?? all, { branch: rec.branch, base: rec.base, against, path: rec.path }, prev, new Date().toISOString());
       w.stamps = stamps;
+      if (byTurn) {
+        const model = doc.model as Record<string, unknown>;
+        if (byTurn.view === 'all') byTurn.allSummary = String(model.summary);
+        await this.opts.turns!.decorate(w.paneId, byTurn, model);
+      }
       const r = surfaces.ingest(w.paneId, doc, 'worktree', { strict: true });
       if (r.refusal) process.stderr.write(`terminal-delight: the Changes card of ${rec.branch} was refused: ${r.refusal}\n`);
       w.ahead = counts.ahead;
@@ -206,6 +192,25 @@ export class WorktreeService {
         void this.refresh(w);
       }
     }
+  }
+
+  /** Whether this pane's Changes card is this service's (a worktree pane). */
+  owns(paneId: string): boolean {
+    return this.watched.has(paneId) || !!this.registry.byPane(paneId);
+  }
+
+  /** Refresh a worktree pane's card now (its turns changed). */
+  refreshPane(paneId: string): void {
+    const w = this.watched.get(paneId);
+    if (w) void this.refresh(w);
+  }
+
+  /** A worktree pane's diff against its base, as its card's All shows it. */
+  async allDiff(paneId: string): Promise<{ files: ReturnType<typeof splitDiff>; against: string } | undefined> {
+    const rec = this.registry.byPane(paneId);
+    if (!rec) return undefined;
+    const { against, text } = await worktreeDiff(rec.path, rec.base, this.env);
+    return { files: splitDiff(text), against };
   }
 
   private patchPane(w: Watched, rec: WorktreeRecord): void {

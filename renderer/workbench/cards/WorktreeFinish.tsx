@@ -22,7 +22,8 @@ export function cardWorktree(model: Record<string, unknown>): CardWorktree | und
   return w && typeof w.path === 'string' && typeof w.branch === 'string' && typeof w.base === 'string' ? { path: w.path, branch: w.branch, base: w.base } : undefined;
 }
 
-function sentence(t: string): string {
+/** A refusal as a sentence: a capital first letter and a full stop. */
+export function sentence(t: string): string {
   const s = t.trim();
   return s ? `${s[0]!.toUpperCase()}${s.slice(1)}${/[.!?]$/.test(s) ? '' : '.'}` : '';
 }
