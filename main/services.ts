@@ -41,6 +41,8 @@ export interface PaneServiceApi {
   resize(paneId: string, cols: number, rows: number): void;
   /** Raw bytes to the pane's PTY, exactly as given. */
   write(paneId: string, data: string): void;
+  /** A line typed as a person would: the text, then its return a moment later; lines to one pane in order. */
+  submit(paneId: string, line: string): void;
   /** The visible screen as plain text, one line per row, trailing spaces trimmed. */
   screenText(paneId: string): string;
   /** The pane's folder (created on demand): $XDG_STATE_HOME/terminal-delight/surfaces/$TD_SESSION/$TD_PANE_ID */

@@ -48,6 +48,20 @@ function exited(paneId: string): Promise<void> {
 }
 
 describe('PaneService with real PTYs', () => {
+  it('submits a line as a person types it: the text, then its return in a read of its own; lines to one pane in order', async () => {
+    // A program that reads its terminal raw and shows each read it gets.
+    const reader = "import os,tty\ntty.setraw(0)\nos.write(1, b'RAW\\r\\n')\nfor _ in range(4): os.write(1, (repr(os.read(0, 100)) + '\\r\\n').encode())\nos.read(0, 1)";
+    const pane = panes.create({ command: ['python3', '-c', reader] });
+    const out = capture(pane.id);
+    await waitFor(() => /^RAW$/m.test(panes.screenText(pane.id)), 'the reader in raw mode');
+    panes.submit(pane.id, 'first');
+    panes.submit(pane.id, 'second');
+    await waitFor(() => (panes.screenText(pane.id).match(/^b'/gm) ?? []).length >= 4, 'four reads').catch((e: Error) => {
+      throw new Error(`${e.message}: ${panes.screenText(pane.id).trim()} ${JSON.stringify(out.text())}`);
+    });
+    expect(panes.screenText(pane.id).split('\n').filter((l) => l.startsWith("b'"))).toEqual(["b'first'", "b'\\r'", "b'second'", "b'\\r'"]);
+  });
+
   it('round-trips input and output through the PTY and the headless screen', async () => {
     const pane = panes.create({ command: BASH });
     const out = capture(pane.id);

@@ -69,6 +69,8 @@ const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 /** A pane's screen kept at a clean shutdown (in its folder), and how much history it keeps. */
 const SCREEN_FILE = '.last-screen.ans';
 const SCREEN_KEPT_LINES = 500;
+/** How long a submitted line waits before its return (submit). */
+export const SUBMIT_DELAY_MS = 200;
 
 export function newPaneId(): string {
   const bytes = randomBytes(8);
@@ -92,6 +94,8 @@ export class PaneService implements PaneServiceApi {
   private readonly scrollback: () => number;
   private readonly shellIntegration: () => boolean;
   private readonly panes = new Map<string, Pane>();
+  /** Lines on their way into a pane (submit), so that the next waits for the one before. */
+  private readonly submits = new Map<string, Promise<void>>();
   private readonly bus = new EventEmitter();
   /** Windows reading pane output (for flow control). */
   private readonly readers = new Set<string>();
@@ -476,6 +480,37 @@ export class PaneService implements PaneServiceApi {
     if (this.governor.input(paneId, performance.now())) this.pace();
     pane.write(data);
     this.bus.emit('input', paneId);
+  }
+
+  /**
+   * A line typed and sent as a person would: the text, then its return on its own a moment
+   * later (Claude Code takes a line and its return in one read as a paste and leaves it in its
+   * input unsent). Lines to one pane go one after another, never interleaved; a pane that ends
+   * meanwhile gets nothing more. Throws, as write does, when the first write cannot be made.
+   */
+  submit(paneId: string, line: string): void {
+    const send = () => {
+      this.write(paneId, line);
+      return new Promise<void>((resolve) => {
+        setTimeout(() => {
+          try {
+            if (this.get(paneId)?.status === 'running') this.write(paneId, '\r');
+          } catch {
+            // the pane went meanwhile: nothing is left to send to
+          }
+          // and the next line a moment after this return, not in the same read
+          setTimeout(resolve, SUBMIT_DELAY_MS).unref?.();
+        }, SUBMIT_DELAY_MS).unref?.();
+      });
+    };
+    const pending = this.submits.get(paneId);
+    const next = pending
+      ? pending.then(() => (this.get(paneId)?.status === 'running' ? send() : undefined)).catch(() => undefined)
+      : send();
+    this.submits.set(paneId, next);
+    void next.finally(() => {
+      if (this.submits.get(paneId) === next) this.submits.delete(paneId);
+    });
   }
 
   /** Output counted for the governor; its slices run while output comes or a pane waits its turn. */

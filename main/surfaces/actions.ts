@@ -36,7 +36,8 @@ export interface ActionDeps {
   store: SurfaceStore;
   pane(paneId: string): PaneInfo | undefined;
   folder(paneId: string): string;
-  write(paneId: string, data: string): void;
+  /** Types a line and its return into the pane (PaneService.submit). */
+  submit(paneId: string, line: string): void;
   interceptors(): readonly Interceptor[];
   /** Whether the pane's shell sits at its prompt (it would run a typed line as a command). */
   shellAtPrompt?(paneId: string): boolean;
@@ -178,7 +179,7 @@ export class ActionWriter {
       // As the text shows it: a target only where the action names a part (an option, a hunk).
       const line = actionLine(pane.tag, action, surfaceId, spec.targeted.includes(action) ? target : undefined, comment);
       try {
-        this.deps.write(paneId, `${line}\r`);
+        this.deps.submit(paneId, line);
       } catch (e) {
         return { ok: false, error: `could not type the action into the pane (${(e as Error).message}) — it is in actions.jsonl; try again` };
       }

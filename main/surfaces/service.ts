@@ -58,7 +58,7 @@ export class SurfaceService implements SurfaceServiceApi {
       store: this.store,
       pane: (paneId) => this.panes.get(paneId),
       folder,
-      write: (paneId, data) => this.panes.write(paneId, data),
+      submit: (paneId, line) => this.panes.submit(paneId, line),
       interceptors: () => this.interceptors,
       shellAtPrompt: (paneId) => this.panes.shellAtPrompt(paneId),
     });

@@ -30,7 +30,7 @@ import { readEntries, TURNS_FILE, turnsOf, type Turn } from './log.ts';
 import { restoreTurn, revertHunk } from './putback.ts';
 import { ReviewStore, VIEWS, type TurnView } from './reviewed.ts';
 
-type Panes = Pick<PaneServiceApi, 'list' | 'get' | 'folder' | 'write' | 'shellAtPrompt' | 'onCreated' | 'onRemoved'>;
+type Panes = Pick<PaneServiceApi, 'list' | 'get' | 'folder' | 'submit' | 'shellAtPrompt' | 'onCreated' | 'onRemoved'>;
 
 /** What the worktree service lends: whether a pane's card is its, refreshing it, and its diff against the base. */
 export interface WorktreeLink {
@@ -83,7 +83,6 @@ export interface Composed {
 }
 
 /** How long after a told line its return is typed. */
-const SUBMIT_DELAY_MS = 200;
 
 function reason(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -349,12 +348,7 @@ export class TurnService {
     const { panes } = this.opts;
     const pane = panes.get(paneId);
     if (!pane || pane.status !== 'running' || panes.shellAtPrompt(paneId)) return false;
-    panes.write(paneId, actionLine(pane.tag, action, CHANGES_ID, target, comment));
-    // The return on its own, a moment later: Claude Code takes a line and its return in one
-    // read as a paste, and leaves it in its input unsent.
-    setTimeout(() => {
-      if (panes.get(paneId)?.status === 'running') panes.write(paneId, '\r');
-    }, SUBMIT_DELAY_MS).unref?.();
+    panes.submit(paneId, actionLine(pane.tag, action, CHANGES_ID, target, comment));
     return true;
   }
 
