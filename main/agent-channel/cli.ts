@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AgentName } from '../../preload/contract.ts';
-import { findProgram } from '../panes/env.ts';
+import { findProgram, userPath } from '../panes/env.ts';
 import { AGENT_NAMES, AGENTS, isAgentName } from './agents/index.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -114,7 +114,9 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   const vars = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'));
   let agents = [...new Set(chosen)];
   if (agents.length === 0) {
-    agents = AGENT_NAMES.filter((n) => AGENTS[n].programs.some((p) => findProgram(p, vars, home(env))));
+    // What the person installed: not this app's own node_modules/.bin (panes/env.ts).
+    const user = { ...vars, PATH: userPath(env).join(path.delimiter) };
+    agents = AGENT_NAMES.filter((n) => AGENTS[n].programs.some((p) => findProgram(p, user, home(env))));
     if (agents.length === 0) agents = ['claude'];
   }
   const onlyClaudeOptions = claudeArgs.filter((a) => a !== '--uninstall');
