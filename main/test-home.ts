@@ -10,6 +10,7 @@
  * What still points at the person's home on purpose, read-only in practice: npm's cache
  * (so anything run through npm works offline) and Playwright's own Chromium.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,6 +35,29 @@ export function homeEnv(root: string): Record<string, string> {
   };
   for (const dir of Object.values(env)) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   return env;
+}
+
+/**
+ * Every entry under `dir` but those in `leaveOut` (relative paths): its kind, mode and (files)
+ * a hash of its bytes, (links) its target; equal trees are the same, byte for byte.
+ */
+export function tree(dir: string, leaveOut: string[] = []): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of fs.readdirSync(d).sort()) {
+      const p = path.join(d, name);
+      const key = path.relative(dir, p);
+      if (leaveOut.includes(key)) continue;
+      const st = fs.lstatSync(p);
+      if (st.isSymbolicLink()) out[key] = `link ${fs.readlinkSync(p)}`;
+      else if (st.isDirectory()) {
+        out[key] = `dir ${(st.mode & 0o7777).toString(8)}`;
+        walk(p);
+      } else out[key] = `file ${(st.mode & 0o7777).toString(8)} ${crypto.createHash('sha256').update(fs.readFileSync(p)).digest('hex')}`;
+    }
+  };
+  walk(dir);
+  return out;
 }
 
 const saved = { ...process.env };
