@@ -53,7 +53,7 @@ export async function agentRig(agent: string, opts: RigOptions): Promise<AgentRi
   const serve = await startServe({ env: { PATH: `${agents}:${process.env.PATH}`, ...opts.env(model.url) } });
   opts.setup(serve.home, serve.cwd, model.url);
   const r = spawnSync(path.join(ROOT, 'bin', 'terminal-delight'), ['hooks', '--agent', agent, ...(agent === 'claude' ? ['--no-mcp'] : [])], {
-    env: { ...process.env, HOME: serve.home, TD_NODE: process.execPath }, encoding: 'utf8',
+    env: { ...serve.env, TD_NODE: process.execPath }, encoding: 'utf8',
   });
   if (r.status !== 0) throw new Error(`terminal-delight hooks --agent ${agent} failed: ${r.stderr}`);
   const browser = await launchBrowser();

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { homeEnv, tree } from './test-home.ts';
+import { homeEnv, tree } from './panes/testing.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
