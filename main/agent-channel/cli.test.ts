@@ -49,6 +49,9 @@ it('passes the script\'s refusal and exit code on; an unknown agent or option is
   const s = cli('--agent', 'claude', '--project', path.join(dir, 'missing'));
   expect(s.status).toBe(2);
   expect(s.stderr).toMatch(/project folder ".*missing" does not exist: give an existing folder; nothing was changed/);
+  const t = cli('--agent', 'claude', '--project');
+  expect(t.status).toBe(2);
+  expect(t.stderr).toMatch(/--project needs a folder/);
   const a = cli('--agent', 'aider');
   expect(a.status).toBe(2);
   expect(a.stderr.trim()).toBe('terminal-delight hooks: "aider" is not an agent this app knows: choose from claude, codex, gemini, opencode or all.');

@@ -130,8 +130,9 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     } else if (a === '-h' || a === '--help') {
       process.stdout.write(usage());
       return 0;
-    } else if (/^--(project|settings|mcp-config)$/.test(a) && i + 1 < argv.length) {
-      claudeArgs.push(a, argv[++i]!);
+    } else if (/^--(project|settings|mcp-config)$/.test(a)) {
+      // Its value (the script says so when it is missing).
+      claudeArgs.push(a, ...(i + 1 < argv.length ? [argv[++i]!] : []));
     } else if (/^--(project|settings|mcp-config)=./.test(a) || a === '--no-mcp' || a === '--uninstall') {
       if (a === '--uninstall') uninstall = true;
       claudeArgs.push(a);
@@ -218,7 +219,7 @@ function plugin(mode: 'install' | 'uninstall', file: string, record: string, mad
 
 /** An agent's install or uninstall where the agent reads it now (Claude Code: where its options say). */
 function usual(agent: AgentName, mode: 'install' | 'uninstall', claudeArgs: string[], record: string, env: NodeJS.ProcessEnv): Step {
-  if (agent === 'claude') return spawnSync('sh', [INSTALL_SCRIPT, ...claudeArgs, '--record', record], { stdio: 'inherit', env });
+  if (agent === 'claude') return spawnSync('sh', [INSTALL_SCRIPT, '--record', record, ...claudeArgs], { stdio: 'inherit', env });
   if (agent === 'opencode') return plugin(mode, settingsFile('opencode', env), record);
   return merge(mode, settingsFile(agent, env), 'none', agent, record, env);
 }
