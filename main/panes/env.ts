@@ -71,7 +71,7 @@ export function userPath(env: NodeJS.ProcessEnv, root = appRoot): string[] {
   const own = realOf(path.join(root, 'node_modules', '.bin'));
   const entries = (env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(path.delimiter).filter(Boolean);
   let first = 0;
-  if (Object.keys(env).some((k) => k.startsWith('npm_config_') || k.startsWith('npm_lifecycle_'))) {
+  if (Object.entries(env).some(([k, v]) => v !== undefined && (k.startsWith('npm_config_') || k.startsWith('npm_lifecycle_')))) {
     while (first < entries.length && (isBinOfNodeModules(entries[first]!) || path.basename(entries[first]!) === 'node-gyp-bin')) first++;
   }
   return entries.slice(first).filter((dir) => !(isBinOfNodeModules(dir) && (path.resolve(dir) === path.join(root, 'node_modules', '.bin') || realOf(dir) === own)));
