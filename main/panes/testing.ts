@@ -1,4 +1,5 @@
 /** Helpers for tests of the panes and the shells (real PTYs, temp state folders). */
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -102,6 +103,41 @@ export function tree(dir: string, leaveOut: string[] = []): Record<string, strin
   };
   walk(dir);
   return out;
+}
+
+/**
+ * Runs Vitest on `files` of `project` with HOME, every XDG_* folder, CODEX_HOME and
+ * CLAUDE_CONFIG_DIR in a sentinel folder that holds what a person has (the README's
+ * `tick install counter`, a mimeapps.list, an OpenCode config): the run's status and
+ * output, and the sentinel's tree before and after (less Vitest's own token, which the
+ * runner, not a test, keeps in $XDG_DATA_HOME/vitest). The sentinel is removed after.
+ */
+export function runInSentinelHome(project: 'unit' | 'e2e', files: string[], timeoutMs: number): { status: number | null; output: string; before: Record<string, string>; after: Record<string, string> } {
+  const root = path.resolve(import.meta.dirname, '..', '..');
+  const sentinel = fs.mkdtempSync(path.join(os.tmpdir(), 'td-sentinel-'));
+  try {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...homeEnv(sentinel),
+      CODEX_HOME: path.join(sentinel, 'home', '.codex'),
+      CLAUDE_CONFIG_DIR: path.join(sentinel, 'home', '.claude'),
+      TD_NODE: process.execPath,
+      NO_COLOR: '1',
+    };
+    delete env.FORCE_COLOR;
+    for (const k of Object.keys(env)) if (k.startsWith('VITEST') || k === 'TEST' || k === 'NODE_ENV') delete env[k];
+    const installed = spawnSync(path.join(root, 'bin', 'terminal-delight'), ['tick', 'install', 'counter'], { cwd: env.HOME, env, encoding: 'utf8' });
+    if (installed.status !== 0 || !fs.existsSync(path.join(env.XDG_DATA_HOME!, 'terminal-delight', 'ticks', 'counter', 'SKILL.md'))) throw new Error(`tick install counter failed: ${installed.stderr}`);
+    fs.writeFileSync(path.join(env.XDG_CONFIG_HOME!, 'mimeapps.list'), '[Default Applications]\nx-scheme-handler/https=firefox.desktop\n');
+    fs.mkdirSync(path.join(env.XDG_CONFIG_HOME!, 'opencode'));
+    fs.writeFileSync(path.join(env.XDG_CONFIG_HOME!, 'opencode', 'opencode.json'), '{"theme": "mine"}\n');
+    const vitestOwn = [path.join('home', '.local', 'share', 'vitest')];
+    const before = tree(sentinel, vitestOwn);
+    const run = spawnSync(path.join(root, 'node_modules', '.bin', 'vitest'), ['run', '--project', project, ...files], { cwd: root, env, encoding: 'utf8', timeout: timeoutMs });
+    return { status: run.status, output: `${run.stdout}\n${run.stderr}`, before, after: tree(sentinel, vitestOwn) };
+  } finally {
+    fs.rmSync(sentinel, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  }
 }
 
 /** A plain bash with no startup files, for predictable screens. */
