@@ -16,13 +16,12 @@
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AgentName } from '../../preload/contract.ts';
 import { readRecord, recordAdd, recordRemove, type RecordEntry } from '../../scripts/hooks/record.mjs';
 import { findProgram, userPath } from '../panes/env.ts';
-import { statePaths } from '../paths.ts';
+import { homeOf, statePaths } from '../paths.ts';
 import { AGENT_NAMES, AGENTS, isAgentName } from './agents/index.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -38,7 +37,7 @@ const BIN = path.join(ROOT, 'bin', 'terminal-delight');
  */
 export const CODEX_TRUST = 'Codex asks you to trust these hooks the next time it starts ("Hooks need review": choose "Trust all and continue"); until you do, they do not run.';
 
-const home = (env: NodeJS.ProcessEnv) => (env.HOME && path.isAbsolute(env.HOME) ? env.HOME : os.homedir());
+const home = homeOf;
 
 /** Where each agent's hook settings are, from the environment (as each agent finds them). */
 export function settingsFile(agent: Exclude<AgentName, 'claude'>, env: NodeJS.ProcessEnv = process.env): string {
