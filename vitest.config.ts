@@ -8,6 +8,8 @@ export default defineConfig({
           name: 'unit',
           include: ['main/**/*.test.ts', 'preload/**/*.test.ts', 'common/**/*.test.ts', 'renderer/**/*.test.{ts,tsx}', 'scripts/**/*.test.ts', 'assets/**/*.test.ts'],
           environment: 'node',
+          // A home and XDG_* folders of its own for every test file (main/test-home.ts).
+          setupFiles: ['main/test-home.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },
@@ -18,6 +20,7 @@ export default defineConfig({
           include: ['e2e/**/*.e2e.ts'],
           // No browser: fail once, here, with one sentence (scripts/find-browser.mjs).
           globalSetup: ['e2e/global-setup.ts'],
+          setupFiles: ['main/test-home.ts'],
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 120_000,

@@ -1,7 +1,7 @@
 /**
  * Shared setup for the real agent CLIs' end-to-end tests (e2e/agent-<name>.e2e.ts): the
- * scripted model server, a serve whose panes find the pinned CLIs (node_modules/.bin) on
- * PATH and the agent pointed at the model server with a fake key, and the agent channel
+ * scripted model server, a serve whose panes find the pinned CLIs (linked from
+ * node_modules/.bin into a folder of their own, as a person's install) on PATH and the agent pointed at the model server with a fake key, and the agent channel
  * installed into the test's own HOME by the real installer (`terminal-delight hooks`).
  * The agents never reach the internet: every base URL is 127.0.0.1.
  */
@@ -11,9 +11,19 @@ import path from 'node:path';
 import type { Browser, Locator } from 'playwright-core';
 import { ModelServer } from './model-server.ts';
 import { afterEach, expect } from 'vitest';
-import { ARTIFACTS, launchBrowser, openWindow, paneFolder, ROOT, startServe, waitForBenchFile, type Serve, type TdPage } from './harness.ts';
+import { ARTIFACTS, launchBrowser, openWindow, paneFolder, ROOT, startServe, tempDir, waitForBenchFile, type Serve, type TdPage } from './harness.ts';
 
 export const BIN = path.join(ROOT, 'node_modules', '.bin');
+
+/**
+ * The pinned CLIs installed as a person installs them: a folder of their own on PATH (links
+ * to node_modules/.bin, which the app never counts as the person's: main/panes/env.ts).
+ */
+function installedAgents(): string {
+  const dir = tempDir('agents');
+  for (const name of ['claude', 'codex', 'gemini', 'opencode']) fs.symlinkSync(path.join(BIN, name), path.join(dir, name));
+  return dir;
+}
 
 export interface AgentRig {
   model: ModelServer;
@@ -39,10 +49,11 @@ export interface RigOptions {
  */
 export async function agentRig(agent: string, opts: RigOptions): Promise<AgentRig> {
   const model = await new ModelServer().start();
-  const serve = await startServe({ env: { PATH: `${BIN}:${process.env.PATH}`, ...opts.env(model.url) } });
+  const agents = installedAgents();
+  const serve = await startServe({ env: { PATH: `${agents}:${process.env.PATH}`, ...opts.env(model.url) } });
   opts.setup(serve.home, serve.cwd, model.url);
   const r = spawnSync(path.join(ROOT, 'bin', 'terminal-delight'), ['hooks', '--agent', agent, ...(agent === 'claude' ? ['--no-mcp'] : [])], {
-    env: { ...process.env, HOME: serve.home, TD_NODE: process.execPath }, encoding: 'utf8',
+    env: { ...serve.env, TD_NODE: process.execPath }, encoding: 'utf8',
   });
   if (r.status !== 0) throw new Error(`terminal-delight hooks --agent ${agent} failed: ${r.stderr}`);
   const browser = await launchBrowser();
@@ -58,6 +69,7 @@ export async function agentRig(agent: string, opts: RigOptions): Promise<AgentRi
         endLeftovers(serve.home);
         await serve.close();
         await model.close();
+        fs.rmSync(agents, { recursive: true, force: true });
       }
     },
   };
@@ -116,7 +128,7 @@ export async function newAgentPane(rig: AgentRig, agent: string): Promise<{ pane
   await win.page.getByRole('button', { name: '+ Agent' }).click();
   const row = win.page.getByRole('dialog', { name: 'Start an agent' }).locator(`[role="option"][data-agent="${agent}"]`);
   await row.waitFor();
-  expect(await row.getAttribute('aria-disabled'), `${agent} to be installed (node_modules/.bin on PATH)`).toBeNull();
+  expect(await row.getAttribute('aria-disabled'), `${agent} to be installed (its link on PATH)`).toBeNull();
   await row.click();
   let paneId = '';
   await win.waitFor(async () => {

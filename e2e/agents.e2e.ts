@@ -295,7 +295,7 @@ describe('Open Tick…', () => {
   it('lists installed packages first, with their prerequisites, and opens one by keyboard', async () => {
     // Two samples for the user (the real installer, in the serve's home) and one project
     // package in the focused pane's folder that needs a token nobody set.
-    const cli = (args: string[]) => execFileSync(path.join(ROOT, 'bin', 'terminal-delight'), args, { cwd: serve.cwd, env: { ...process.env, HOME: serve.home, TD_NODE: process.execPath }, encoding: 'utf8' });
+    const cli = (args: string[]) => execFileSync(path.join(ROOT, 'bin', 'terminal-delight'), args, { cwd: serve.cwd, env: { ...serve.env, TD_NODE: process.execPath }, encoding: 'utf8' });
     cli(['tick', 'install', 'counter']);
     cli(['tick', 'install', 'note']);
     // The dialog looks for project packages from the focused pane's folder.

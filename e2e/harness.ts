@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Layout, PaneInfo } from '../preload/contract.ts';
-import { quietDotfiles } from '../main/panes/testing.ts';
+import { quietDotfiles, xdgOf } from '../main/panes/testing.ts';
 import { stopService } from '../main/service/client.ts';
 import { findBrowser } from '../scripts/find-browser.mjs';
 
@@ -34,6 +34,8 @@ export interface Serve {
   stateDir: string;
   home: string;
   cwd: string;
+  /** The environment serve (and so the service and every pane) started with: run a command as if in its home with it. */
+  env: NodeJS.ProcessEnv;
   child: ChildProcess;
   /** Everything the child wrote to stderr (for failure messages). */
   stderr(): string;
@@ -66,7 +68,11 @@ export function tempDir(prefix: string): string {
 export async function ensureRendererBuilt(): Promise<void> {
   if (fs.existsSync(path.join(ROOT, 'out', 'renderer', 'index.html'))) return;
   await new Promise<void>((resolve, reject) => {
-    const p = spawn(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
+    // Not with Vitest's NODE_ENV=test: Vite would bundle React's development JSX runtime with its
+    // production build, and the window would throw at once ("getOwner is not a function").
+    const env = { ...process.env };
+    delete env.NODE_ENV;
+    const p = spawn(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit', env });
     p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`building the renderer failed (exit ${code}); run npm run build to see why`))));
   });
 }
@@ -81,6 +87,8 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
   opts.before?.({ stateDir, home, cwd });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    // Every XDG folder in the test's home (installed Ticks, the agents' config, caches).
+    ...xdgOf(home),
     XDG_STATE_HOME: stateDir,
     HOME: home,
     SHELL: '/bin/bash',
@@ -88,8 +96,8 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
     TD_TEST: '1',
     ...opts.env,
   };
-  // Installed Tick packages and agents' Skills go under the temp home too.
-  for (const k of ['XDG_DATA_HOME', 'CLAUDE_CONFIG_DIR']) if (!opts.env?.[k]) delete env[k];
+  // Agents' config and Skills go under the temp home too.
+  for (const k of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME']) if (!opts.env?.[k]) delete env[k];
   // Panes get a person's environment, not a CI job's: agent CLIs change under CI (Gemini CLI
   // with CI=true ignores its terminal and runs headless, waiting for a prompt on stdin).
   for (const k of Object.keys(env)) if (/^(CI|CI_.*|CONTINUOUS_INTEGRATION|GITHUB_ACTIONS|BUILD_NUMBER|RUN_ID)$/.test(k) && !opts.env?.[k]) delete env[k];
@@ -131,6 +139,7 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
     stateDir,
     home,
     cwd,
+    env,
     child,
     stderr: () => {
       // The service logs beside its socket (it runs detached from serve).

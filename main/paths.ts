@@ -26,10 +26,18 @@ export interface Paths {
   serviceStopped: string;
 }
 
+/** The home folder of `env`: its HOME when that is absolute, else the process's. */
+export function homeOf(env: NodeJS.ProcessEnv): string {
+  return env.HOME && path.isAbsolute(env.HOME) ? env.HOME : os.homedir();
+}
+
+/** $XDG_STATE_HOME when absolute, else ~/.local/state of `env`'s home. */
+export function stateHomeOf(env: NodeJS.ProcessEnv): string {
+  return env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(homeOf(env), '.local', 'state');
+}
+
 export function statePaths(env: NodeJS.ProcessEnv = process.env): Paths {
-  const stateHome = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME)
-    ? env.XDG_STATE_HOME
-    : path.join(os.homedir(), '.local', 'state');
+  const stateHome = stateHomeOf(env);
   const state = path.join(stateHome, 'terminal-delight');
   return {
     state,

@@ -8,6 +8,7 @@
 # Claude Code's user scope); $CLAUDE_CONFIG_DIR moves both as it does for Claude Code.
 # With --project DIR: DIR/.claude/settings.json and DIR/.mcp.json (project scope).
 # --settings FILE and --mcp-config FILE name other files. Needs node (Claude Code's own).
+# (--record FILE, from `terminal-delight hooks`: note the files changed in that record.)
 set -eu
 
 usage() {
@@ -24,6 +25,7 @@ project=
 settings=
 mcp=
 no_mcp=
+record=
 while [ $# -gt 0 ]; do
   case $1 in
     --project) [ $# -ge 2 ] || die "--project needs a folder, like --project ~/src/app"; project=$2; shift 2 ;;
@@ -33,6 +35,7 @@ while [ $# -gt 0 ]; do
     --mcp-config) [ $# -ge 2 ] || die "--mcp-config needs a file, like --mcp-config ~/.claude.json"; mcp=$2; shift 2 ;;
     --mcp-config=*) mcp=${1#*=}; shift ;;
     --no-mcp) no_mcp=1; shift ;;
+    --record) [ $# -ge 2 ] || die "--record needs a file"; record=$2; shift 2 ;;
     --uninstall) mode=uninstall; shift ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown option \"$1\": see --help" ;;
@@ -62,4 +65,5 @@ fi
 
 exec node "$root/scripts/hooks/settings-merge.mjs" "$mode" \
   --settings "$settings" --mcp "$mcp" \
-  --hook "$root/scripts/hooks/tdac-hook.sh" --bin "$root/bin/terminal-delight"
+  --hook "$root/scripts/hooks/tdac-hook.sh" --bin "$root/bin/terminal-delight" \
+  ${record:+--record "$record"}

@@ -14,8 +14,8 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { stateHomeOf } from '../paths.ts';
 import { isAnswer, readSettlement, settle, type AnswerFile } from './answers.ts';
 import { AGENTS, isAgentName } from './agents/index.ts';
 import type { EventDraft, HookWait } from './agents/types.ts';
@@ -40,8 +40,7 @@ const safeSegment = (v: string | undefined): v is string => typeof v === 'string
 
 export function paneFolder(env: NodeJS.ProcessEnv): string | undefined {
   if (!safeSegment(env.TD_SESSION) || !safeSegment(env.TD_PANE_ID)) return undefined;
-  const stateHome = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(os.homedir(), '.local', 'state');
-  return path.join(stateHome, 'terminal-delight', 'surfaces', env.TD_SESSION, env.TD_PANE_ID);
+  return path.join(stateHomeOf(env), 'terminal-delight', 'surfaces', env.TD_SESSION, env.TD_PANE_ID);
 }
 
 /** All of standard input; a non-blocking pipe (EAGAIN) is waited on, for at most 10 s. */

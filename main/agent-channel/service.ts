@@ -26,7 +26,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AgentStatus, AvailableAgent, PaneInfo, Surface } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
-import { findProgram } from '../panes/env.ts';
+import { findProgram, userPath } from '../panes/env.ts';
 import { processAlive } from '../panes/proc.ts';
 import type { AgentStatusApi, PaneServiceApi, SettingsApi, SurfaceServiceApi } from '../services.ts';
 import { fencedBlocks } from '../surfaces/transcript.ts';
@@ -649,7 +649,8 @@ export class AgentChannel implements AgentStatusApi {
    */
   available(): AvailableAgent[] {
     const env = this.opts.env ?? process.env;
-    const vars = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    // What the person installed: not this app's own node_modules/.bin (panes/env.ts).
+    const vars = { ...Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string')), PATH: userPath(env).join(path.delimiter) };
     const cwd = env.HOME && fs.existsSync(env.HOME) ? env.HOME : process.cwd();
     const configured = this.opts.settings?.get().agentCommand ?? [];
     const preferred = agentOf(configured)?.name;

@@ -51,12 +51,38 @@ export interface PaneEnvInput {
   extra?: Record<string, string>;
 }
 
+const realOf = (p: string): string => {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+};
+const isBinOfNodeModules = (dir: string): boolean => path.basename(dir) === '.bin' && path.basename(path.dirname(dir)) === 'node_modules';
+
+/**
+ * The PATH entries of what the person installed: `env.PATH` without this app's own
+ * `node_modules/.bin` (its devDependencies hold copies of the agent CLIs) and, when npm ran
+ * us (`npm start`, `npx`: it sets npm_config_* or npm_lifecycle_* and puts each
+ * `node_modules/.bin` up the tree, and its node-gyp-bin, before the PATH it was given),
+ * the entries npm put first. Agents are looked up on it and panes get it.
+ */
+export function userPath(env: NodeJS.ProcessEnv, root = appRoot): string[] {
+  const own = realOf(path.join(root, 'node_modules', '.bin'));
+  const entries = (env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(path.delimiter).filter(Boolean);
+  let first = 0;
+  if (Object.entries(env).some(([k, v]) => v !== undefined && (k.startsWith('npm_config_') || k.startsWith('npm_lifecycle_')))) {
+    while (first < entries.length && (isBinOfNodeModules(entries[first]!) || path.basename(entries[first]!) === 'node-gyp-bin')) first++;
+  }
+  return entries.slice(first).filter((dir) => !(isBinOfNodeModules(dir) && (path.resolve(dir) === path.join(root, 'node_modules', '.bin') || realOf(dir) === own)));
+}
+
 export function paneEnv(base: NodeJS.ProcessEnv, input: PaneEnvInput): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(base)) if (typeof v === 'string') env[k] = v;
   for (const k of DROPPED) delete env[k];
   const bin = appBin;
-  const pathParts = (env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(path.delimiter).filter((p) => p && p !== bin);
+  const pathParts = userPath(env).filter((p) => p !== bin);
   Object.assign(env, input.extra ?? {}, {
     TD_SESSION: input.session,
     TD_PANE_ID: input.paneId,

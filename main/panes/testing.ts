@@ -1,5 +1,6 @@
 /** Helpers for tests of the panes and the shells (real PTYs, temp state folders). */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,7 +29,7 @@ export function quietDotfiles(home: string, prompt: string): void {
 }
 
 /**
- * A fresh temp folder; the environment a test's app runs with (XDG_STATE_HOME inside it).
+ * A fresh temp folder; the environment a test's app runs with (HOME and XDG_* inside it).
  * Its cleanup retries a folder that is not empty yet: a shell ended a moment ago may still
  * be writing its history into the home.
  */
@@ -42,6 +43,7 @@ export function tempState(prefix = 'td-test-'): { dir: string; env: NodeJS.Proce
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOME: home,
+    ...xdgOf(home),
     XDG_STATE_HOME: path.join(dir, 'state'),
     TD_SOCKET: path.join(dir, 'state', 'td.sock'),
     SHELL: '/bin/bash',
@@ -50,10 +52,92 @@ export function tempState(prefix = 'td-test-'): { dir: string; env: NodeJS.Proce
   delete env.TD_PANE_ID;
   delete env.TD_SESSION;
   delete env.TD_TAG;
-  // Installed Tick packages and agents' Skills go under the temp home too.
-  delete env.XDG_DATA_HOME;
+  // Installed Tick packages, agents' config and Skills go under the temp home too.
   delete env.CLAUDE_CONFIG_DIR;
+  delete env.CODEX_HOME;
   return { dir, env, cleanup: () => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }) };
+}
+
+/** XDG's config, data and cache folders where they are by default in `home`: a test's home gets its own. */
+export function xdgOf(home: string): { XDG_CONFIG_HOME: string; XDG_DATA_HOME: string; XDG_CACHE_HOME: string } {
+  return { XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local', 'share'), XDG_CACHE_HOME: path.join(home, '.cache') };
+}
+
+/** Variables that name a place to write outside HOME and XDG_*, or a running service: unset in tests. */
+export const LEAKING = [
+  'CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'GEMINI_CLI_HOME', 'OPENCODE_CONFIG', 'OPENCODE_CONFIG_DIR', 'ZDOTDIR',
+  'TD_SOCKET', 'TD_SESSION', 'TD_PANE_ID', 'TD_TAG', 'TD_SERVICE_SOCKET', 'TD_SERVICE_TOKEN_FILE',
+];
+
+/** HOME and every XDG_* base folder inside `root` (made, the runtime folder 0700), as environment variables. */
+export function homeEnv(root: string): Record<string, string> {
+  const home = path.join(root, 'home');
+  const env = {
+    HOME: home,
+    ...xdgOf(home),
+    XDG_STATE_HOME: path.join(home, '.local', 'state'),
+    XDG_RUNTIME_DIR: path.join(root, 'run'),
+  };
+  for (const dir of Object.values(env)) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return env;
+}
+
+/**
+ * Every entry under `dir` but those in `leaveOut` (relative paths): its kind, mode and (files)
+ * a hash of its bytes, (links) its target; equal trees are the same, byte for byte.
+ */
+export function tree(dir: string, leaveOut: string[] = []): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of fs.readdirSync(d).sort()) {
+      const p = path.join(d, name);
+      const key = path.relative(dir, p);
+      if (leaveOut.includes(key)) continue;
+      const st = fs.lstatSync(p);
+      if (st.isSymbolicLink()) out[key] = `link ${fs.readlinkSync(p)}`;
+      else if (st.isDirectory()) {
+        out[key] = `dir ${(st.mode & 0o7777).toString(8)}`;
+        walk(p);
+      } else out[key] = `file ${(st.mode & 0o7777).toString(8)} ${crypto.createHash('sha256').update(fs.readFileSync(p)).digest('hex')}`;
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/**
+ * Runs Vitest on `files` of `project` with HOME, every XDG_* folder, CODEX_HOME and
+ * CLAUDE_CONFIG_DIR in a sentinel folder that holds what a person has (the README's
+ * `tick install counter`, a mimeapps.list, an OpenCode config): the run's status and
+ * output, and the sentinel's tree before and after (less Vitest's own token, which the
+ * runner, not a test, keeps in $XDG_DATA_HOME/vitest). The sentinel is removed after.
+ */
+export function runInSentinelHome(project: 'unit' | 'e2e', files: string[], timeoutMs: number): { status: number | null; output: string; before: Record<string, string>; after: Record<string, string> } {
+  const root = path.resolve(import.meta.dirname, '..', '..');
+  const sentinel = fs.mkdtempSync(path.join(os.tmpdir(), 'td-sentinel-'));
+  try {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...homeEnv(sentinel),
+      CODEX_HOME: path.join(sentinel, 'home', '.codex'),
+      CLAUDE_CONFIG_DIR: path.join(sentinel, 'home', '.claude'),
+      TD_NODE: process.execPath,
+      NO_COLOR: '1',
+    };
+    delete env.FORCE_COLOR;
+    for (const k of Object.keys(env)) if (k.startsWith('VITEST') || k === 'TEST' || k === 'NODE_ENV') delete env[k];
+    const installed = spawnSync(path.join(root, 'bin', 'terminal-delight'), ['tick', 'install', 'counter'], { cwd: env.HOME, env, encoding: 'utf8' });
+    if (installed.status !== 0 || !fs.existsSync(path.join(env.XDG_DATA_HOME!, 'terminal-delight', 'ticks', 'counter', 'SKILL.md'))) throw new Error(`tick install counter failed: ${installed.stderr}`);
+    fs.writeFileSync(path.join(env.XDG_CONFIG_HOME!, 'mimeapps.list'), '[Default Applications]\nx-scheme-handler/https=firefox.desktop\n');
+    fs.mkdirSync(path.join(env.XDG_CONFIG_HOME!, 'opencode'));
+    fs.writeFileSync(path.join(env.XDG_CONFIG_HOME!, 'opencode', 'opencode.json'), '{"theme": "mine"}\n');
+    const vitestOwn = [path.join('home', '.local', 'share', 'vitest')];
+    const before = tree(sentinel, vitestOwn);
+    const run = spawnSync(path.join(root, 'node_modules', '.bin', 'vitest'), ['run', '--project', project, ...files], { cwd: root, env, encoding: 'utf8', timeout: timeoutMs });
+    return { status: run.status, output: `${run.stdout}\n${run.stderr}`, before, after: tree(sentinel, vitestOwn) };
+  } finally {
+    fs.rmSync(sentinel, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  }
 }
 
 /** A plain bash with no startup files, for predictable screens. */

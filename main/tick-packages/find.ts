@@ -6,9 +6,9 @@
  * Delight (`assets/ticks/`). A project's package shadows the user's of the same name.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { TickPackageInfo } from '../../preload/contract.ts';
+import { homeOf } from '../paths.ts';
 import { checkPrerequisites, unmetPhrase } from './prerequisites.ts';
 import { launchOf, parseSkill, SKILL_FILE, type TickSkill } from './skill.ts';
 
@@ -16,9 +16,7 @@ export const PROJECT_TICKS = path.join('.terminal-delight', 'ticks');
 /** The sample packages shipped with Terminal Delight. */
 export const BUNDLED_TICKS = path.resolve(import.meta.dirname, '..', '..', 'assets', 'ticks');
 
-export function homeOf(env: NodeJS.ProcessEnv): string {
-  return env.HOME && path.isAbsolute(env.HOME) ? env.HOME : os.homedir();
-}
+export { homeOf };
 
 export function userTicksFolder(env: NodeJS.ProcessEnv): string {
   const data = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(homeOf(env), '.local', 'share');

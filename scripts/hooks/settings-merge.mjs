@@ -4,7 +4,10 @@
 // Codex's hooks.json, Gemini CLI's settings.json: the same shape) and its MCP server into a
 // Claude Code MCP file, or takes exactly those out again. Plain Node (>= 18), no dependencies.
 //
-//   node settings-merge.mjs install|uninstall --settings FILE --mcp FILE|none --hook PATH --bin PATH [--agent claude|codex|gemini]
+//   node settings-merge.mjs install|uninstall --settings FILE|none --mcp FILE|none --hook PATH --bin PATH [--agent claude|codex|gemini] [--record FILE]
+//
+// With --record, each file installed is noted in that record (record.mjs) and each file
+// taken out is struck from it, so `terminal-delight hooks --uninstall` finds them later.
 //
 // Rules: what is there is never lost (other hooks, other settings, other servers); a file
 // that is not plain JSON (comments, trailing commas) is refused with the reason and left
@@ -15,6 +18,7 @@
 // file renamed in) and keep the file's indentation, line ends and mode.
 import fs from 'node:fs';
 import path from 'node:path';
+import { recordAdd, recordRemove } from './record.mjs';
 
 export const MCP_NAME = 'terminal-delight';
 const HOOK_FILE = 'tdac-hook.sh';
@@ -325,7 +329,7 @@ function parseArgs(argv) {
   for (let i = 0; i < rest.length; i += 2) {
     const key = rest[i];
     const value = rest[i + 1];
-    if (!['--settings', '--mcp', '--hook', '--bin', '--agent'].includes(key) || value === undefined) throw new Refusal(`settings-merge: unexpected argument ${key}`);
+    if (!['--settings', '--mcp', '--hook', '--bin', '--agent', '--record'].includes(key) || value === undefined) throw new Refusal(`settings-merge: unexpected argument ${key}`);
     opts[key.slice(2)] = value;
   }
   if (mode !== 'install' && mode !== 'uninstall') throw new Refusal('settings-merge: the first argument is install or uninstall');
@@ -335,12 +339,15 @@ function parseArgs(argv) {
 
 function main() {
   const opts = parseArgs(process.argv.slice(2));
-  const jobs = [[path.resolve(opts.settings), hooksPart(path.resolve(opts.hook), opts.agent ?? 'claude')]];
-  if (opts.mcp && opts.mcp !== 'none') jobs.push([path.resolve(opts.mcp), mcpPart(path.resolve(opts.bin))]);
+  const agent = opts.agent ?? 'claude';
+  const jobs = [];
+  if (opts.settings !== 'none') jobs.push([path.resolve(opts.settings), hooksPart(path.resolve(opts.hook), agent), 'hooks']);
+  if (opts.mcp && opts.mcp !== 'none') jobs.push([path.resolve(opts.mcp), mcpPart(path.resolve(opts.bin)), 'mcp']);
   // Read and check every file before changing any, so a refusal changes nothing.
   for (const [file, part] of jobs) part.strip(readJsonFile(file).value, file);
-  for (const [file, part] of jobs) {
+  for (const [file, part, name] of jobs) {
     console.log(opts.mode === 'install' ? installFile(file, part) : uninstallFile(file, part));
+    if (opts.record) (opts.mode === 'install' ? recordAdd : recordRemove)(path.resolve(opts.record), { agent, part: name, file });
   }
 }
 

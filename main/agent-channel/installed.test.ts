@@ -1,0 +1,71 @@
+/**
+ * "+ Agent" offers only the agents the person installed: this app's own node_modules/.bin
+ * holds the pinned agent CLIs (devDependencies), and npm puts it on PATH when it runs us;
+ * those copies never count, and the panes' shells do not get that entry either. A real app
+ * with a real PATH: the project's node_modules/.bin (which holds claude, codex, gemini and
+ * opencode) first, then a folder with the person's own `claude`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import type { AvailableAgent, PaneInfo } from '../../preload/contract.ts';
+import { type App, createApp } from '../app.ts';
+import { appRoot } from '../panes/env.ts';
+import { tempState, waitFor } from '../panes/testing.ts';
+
+const PROJECT_BIN = path.join(appRoot, 'node_modules', '.bin');
+const client = { id: 'window' };
+
+let app: App | undefined;
+let state: ReturnType<typeof tempState> | undefined;
+afterEach(async () => {
+  await app?.dispose();
+  app = undefined;
+  state?.cleanup();
+});
+
+/** A real app whose environment's PATH is `path(own)`, `own` a folder holding the person's own `claude`. */
+async function start(pathOf: (own: string) => string[], extra: NodeJS.ProcessEnv = {}): Promise<{ app: App; own: string }> {
+  state = tempState('td-installed-');
+  const own = path.join(state.dir, 'own-bin');
+  fs.mkdirSync(own);
+  fs.writeFileSync(path.join(own, 'claude'), '#!/bin/sh\necho "the person\'s claude $*"\n', { mode: 0o755 });
+  app = await createApp({ shell: 'serve', env: { ...state.env, ...extra, PATH: pathOf(own).join(':') }, cwd: state.dir, fresh: true });
+  return { app, own };
+}
+
+/** The agents "+ Agent" offers as installed, with where it found each. */
+const installed = async (a: App) => ((await a.core.request('agent.available', {}, client)) as AvailableAgent[]).filter((x) => x.installed).map((x) => `${x.name} ${x.path}`);
+
+it('offers the person\'s own claude, not the project\'s copies ahead of it on PATH, and the pane\'s shell finds the same', async () => {
+  for (const name of ['claude', 'codex', 'gemini', 'opencode']) expect(fs.existsSync(path.join(PROJECT_BIN, name)), `${name} in node_modules/.bin`).toBe(true);
+  const { app: a, own } = await start((own) => [PROJECT_BIN, own, '/usr/bin', '/bin']);
+  expect(await installed(a)).toEqual([`claude ${path.join(own, 'claude')}`]);
+  const pane = (await a.core.request('pane.create', { command: ['/bin/sh', '-c', 'command -v claude; command -v codex || echo no-codex; echo "PATH=$PATH"; exec sleep 60'] }, client)) as PaneInfo;
+  const screen = await waitFor(() => {
+    const s = a.panes.screenText(pane.id);
+    return /^PATH=/m.test(s) ? s : undefined;
+  }, 'the pane\'s answers');
+  expect(screen).toContain(`${path.join(own, 'claude')}\n`);
+  expect(screen).toMatch(/^no-codex$/m);
+  expect(screen).not.toContain(PROJECT_BIN);
+});
+
+it('with only the project\'s copies on PATH, no agent is installed', async () => {
+  const { app: a } = await start(() => ['/usr/bin', PROJECT_BIN, '/bin']);
+  expect(await installed(a)).toEqual([]);
+});
+
+it('run by npm (npm_config_*), the node_modules/.bin entries npm put first do not count, wherever they are; the person\'s later ones do', async () => {
+  const { app: a, own } = await start((own) => {
+    // npm start from a project elsewhere puts its node_modules/.bin, each one up the tree, and node-gyp-bin first.
+    const other = path.join(path.dirname(own), 'other', 'node_modules', '.bin');
+    fs.mkdirSync(other, { recursive: true });
+    fs.writeFileSync(path.join(other, 'codex'), '#!/bin/sh\n', { mode: 0o755 });
+    const mine = path.join(path.dirname(own), 'mine', 'node_modules', '.bin');
+    fs.mkdirSync(mine, { recursive: true });
+    fs.writeFileSync(path.join(mine, 'gemini'), '#!/bin/sh\n', { mode: 0o755 });
+    return [other, path.join(path.dirname(own), 'node_modules', '.bin'), '/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin', own, mine, '/usr/bin', '/bin'];
+  }, { npm_config_user_agent: 'npm/11.0.0 node/v24.0.0 linux x64', npm_lifecycle_event: 'start' });
+  expect(await installed(a)).toEqual([`claude ${path.join(own, 'claude')}`, `gemini ${path.join(path.dirname(own), 'mine', 'node_modules', '.bin', 'gemini')}`]);
+});
