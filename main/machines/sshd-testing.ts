@@ -30,6 +30,9 @@ export interface FarMachine {
   /** Log in with a key the server does not know. */
   wrongKey(): void;
   sshdLog(): string;
+  /** Stop the server listening (sessions already open go on), and start it again on the same port. */
+  sshdDown(): Promise<void>;
+  sshdUp(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -126,20 +129,33 @@ export async function startFarMachine(alias = 'far-box'): Promise<FarMachine> {
     '',
   ].join('\n'));
   let log = '';
-  const sshd: ChildProcess = spawn(SSHD, ['-D', '-e', '-f', path.join(dir, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'] });
-  sshd.stderr!.setEncoding('utf8');
-  sshd.stderr!.on('data', (s: string) => {
-    log = (log + s).slice(-20_000);
-  });
-  await waitFor(() => new Promise<boolean>((resolve) => {
-    if (sshd.exitCode !== null) throw new Error(`sshd exited ${sshd.exitCode}: ${log}`);
-    const s = net.createConnection(port, '127.0.0.1');
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
+  let sshd: ChildProcess | undefined;
+  const up = async (): Promise<void> => {
+    const child = spawn(SSHD, ['-D', '-e', '-f', path.join(dir, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    sshd = child;
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (s: string) => {
+      log = (log + s).slice(-20_000);
     });
-    s.once('error', () => resolve(false));
-  }), 'sshd to listen', 10_000, 50);
+    await waitFor(() => new Promise<boolean>((resolve) => {
+      if (child.exitCode !== null) throw new Error(`sshd exited ${child.exitCode}: ${log}`);
+      const s = net.createConnection(port, '127.0.0.1');
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    }), 'sshd to listen', 10_000, 50);
+  };
+  const down = async (): Promise<void> => {
+    const child = sshd;
+    sshd = undefined;
+    if (child && child.exitCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+  };
+  await up();
 
   return {
     alias,
@@ -150,11 +166,10 @@ export async function startFarMachine(alias = 'far-box'): Promise<FarMachine> {
     farInstalled,
     wrongKey: () => writeConfig('other_ed25519'),
     sshdLog: () => log,
+    sshdDown: down,
+    sshdUp: up,
     async stop() {
-      if (sshd.exitCode === null) {
-        sshd.kill('SIGTERM');
-        await new Promise((r) => sshd.once('exit', r));
-      }
+      await down();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

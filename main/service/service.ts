@@ -94,6 +94,8 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
 
     app = await createApp({ env, fresh: opts.fresh, bootedAt: opts.bootedAt, quit: (endPanes) => void stop(endPanes ? 'you quit and ended all panes' : 'the service was stopped', endPanes, endPanes) });
     doors.ready(app);
+    // The machines connected before are connected again (each retried with backoff until it answers).
+    app.machines.connectSaved();
 
     const onSocket = (socket: net.Socket): void => {
       socket.setEncoding('utf8');

@@ -16,7 +16,7 @@ describe('settings', () => {
   it('has the documented defaults', () => {
     expect(new SettingsService(file).get()).toEqual({
       theme: 'system', fontSize: 13, fontFamily: '', scrollback: 10000, copyOnSelect: true, mcpServer: true, mcpWrites: true, agentCommand: ['claude'],
-      notifications: true, windowClose: 'keep', resumeAtStart: 'shells', shellIntegration: true, worktreeFolder: '', worktreeSetup: '',
+      notifications: true, windowClose: 'keep', resumeAtStart: 'shells', shellIntegration: true, worktreeFolder: '', worktreeSetup: '', machines: [],
     });
     expect(fs.existsSync(file)).toBe(false);
   });
