@@ -122,6 +122,7 @@ describe('machines: the home service holds a link to another machine', () => {
     await win.wait(viaRes(4), 'app.hello again');
     win.via({ t: 'req', id: 5, name: 'pane.snapshot', req: { paneId } });
     const snap = (await win.wait(viaRes(5), 'the snapshot')).f as { ok: boolean; res: { data: string } };
+    expect(snap).toMatchObject({ ok: true });
     expect(snap.res.data).toContain('meanwhile-6');
     expect(snap.res.data).not.toContain('never-2');
     win.close();
@@ -133,5 +134,20 @@ describe('machines: the home service holds a link to another machine', () => {
     expect(c.code).toBe(1);
     expect(c.stderr).toMatch(/^connect: nowhere is unreachable \(ssh: connect to host 127\.0\.0\.1 port 1: Connection refused\): check that it is up and its address and port are right, then `terminal-delight connect nobody@127\.0\.0\.1:1 --name nowhere`\n$/);
     expect(home.app.settings.get().machines.map((r) => r.name)).toEqual([m.alias]);
+  }, 60_000);
+
+  it('cuts off a far host that sends a frame no link carries, in one sentence, touching nothing here', async () => {
+    // What runs there answers with a good hello, then a frame of a kind no link knows.
+    const hostile = path.join(m.farEnv.HOME!, 'hostile');
+    const hello = JSON.stringify({ bridge: 1, version: '0.1.0', protocol: PROTOCOL, hostname: 'evil', service: { pid: 1, startedAt: 'x', version: '0.1.0', protocol: PROTOCOL } });
+    fs.writeFileSync(hostile, `#!/bin/sh\nprintf 'TD-BRIDGE %s\\n' '${hello}'\nprintf '\\000\\000\\000\\006\\011\\000\\000\\000\\001x'\nsleep 10\n`, { mode: 0o755 });
+    const conn = await connectService({ env: m.near.env, client: 'cli' });
+    const before = home.app.panes.list().length;
+    await expect(conn.request('machine.connect', { target: m.alias, name: 'hostile', command: '~/hostile' }))
+      .rejects.toThrow(/^the link to hostile is down: hostile sent what a link does not carry \(it sent a frame of kind 9, which no link knows\): the link was cut off$/);
+    expect((await conn.request('machine.list', {})).map((i) => i.name)).toEqual([m.alias]);
+    expect(home.app.settings.get().machines.map((r) => r.name)).toEqual([m.alias]);
+    expect(home.app.panes.list().length).toBe(before);
+    conn.close();
   }, 60_000);
 });
