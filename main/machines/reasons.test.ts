@@ -35,8 +35,8 @@ describe('why a link failed', () => {
   it('names the older side when the protocols differ', () => {
     const home = { bridge: 1, version: '0.2.0', protocol: 2 };
     expect(versionProblem('box', { bridge: 1, version: '0.2.1', protocol: 2 }, home)).toBeUndefined();
-    expect(versionProblem('box', { bridge: 1, version: '0.1.0', protocol: 1 }, home)?.sentence).toBe('box runs terminal-delight 0.1.0 (protocol 1), too old for this one (0.2.0, protocol 2): update it there (npm install -g terminal-delight), then `terminal-delight service restart` there');
-    expect(versionProblem('box', { bridge: 1, version: '0.3.0', protocol: 3 }, home)?.sentence).toMatch(/newer than this one .*update this machine's terminal-delight/);
+    expect(versionProblem('box', { bridge: 1, version: '0.1.0', protocol: 1 }, home)?.sentence).toBe('box runs terminal-delight 0.1.0 (protocol 1), too old for this one (0.2.0, protocol 2): update terminal-delight there (README, "Machines"), then run `terminal-delight service restart` there');
+    expect(versionProblem('box', { bridge: 1, version: '0.3.0', protocol: 3 }, home)?.sentence).toMatch(/newer than this one .*update terminal-delight on this machine/);
   });
 
   it('backs off 1, 2, 4, 8, 16, then 30 s, within a fifth either way', () => {

@@ -106,8 +106,8 @@ export function versionProblem(name: string, far: { bridge: number; version: str
   return {
     kind: 'version',
     sentence: older === 'far'
-      ? `${name} runs terminal-delight ${far.version} (protocol ${far.protocol}), too old for this one (${home.version}, protocol ${home.protocol}): update it there (npm install -g terminal-delight), then \`terminal-delight service restart\` there`
-      : `${name} runs terminal-delight ${far.version} (protocol ${far.protocol}), newer than this one (${home.version}, protocol ${home.protocol}): update this machine's terminal-delight, then \`terminal-delight service restart\``,
+      ? `${name} runs terminal-delight ${far.version} (protocol ${far.protocol}), too old for this one (${home.version}, protocol ${home.protocol}): update terminal-delight there (README, "Machines"), then run \`terminal-delight service restart\` there`
+      : `${name} runs terminal-delight ${far.version} (protocol ${far.protocol}), newer than this one (${home.version}, protocol ${home.protocol}): update terminal-delight on this machine (README, "Machines"), then run \`terminal-delight service restart\``,
   };
 }
 
