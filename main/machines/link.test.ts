@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopService } from '../service/client.ts';
 import { statePaths } from '../paths.ts';
+import { appVersion, PROTOCOL } from '../version.ts';
 import { openLink, type Channel, type LinkError } from './link.ts';
 import { parseTarget, type Target } from './reasons.ts';
 import { startFarMachine, type FarMachine } from './sshd-testing.ts';
@@ -62,6 +63,16 @@ describe('a link over the real ssh to a real sshd', () => {
     } finally {
       m.farInstalled(true);
     }
+  }, 30_000);
+
+  it('says in one sentence that the far side is too old, and which command updates it', async () => {
+    // What answers there is an older terminal-delight: its bridge's hello names protocol 0.
+    const old = path.join(m.farEnv.HOME!, 'old-td');
+    const hello = JSON.stringify({ bridge: 1, version: '0.0.1', protocol: 0, hostname: 'old', service: { pid: 1, startedAt: 'x', version: '0.0.1', protocol: 0 } });
+    fs.writeFileSync(old, `#!/bin/sh\nprintf 'TD-BRIDGE %s\\n' '${hello}'\nsleep 10\n`, { mode: 0o755 });
+    const err = (await link('~/old-td').catch((e: LinkError) => e)) as LinkError;
+    expect(err.failure.kind).toBe('version');
+    expect(err.message).toBe(`${m.alias} runs terminal-delight 0.0.1 (protocol 0), too old for this one (${appVersion()}, protocol ${PROTOCOL}): update terminal-delight there (README, "Machines"), then run \`terminal-delight service restart\` there`);
   }, 30_000);
 
   it('says in one sentence that ssh could not log in, with the commands that fix it', async () => {

@@ -95,7 +95,7 @@ export class Link extends EventEmitter {
 
   /** A service connection on the far machine. */
   openChannel(spec: OpenSpec): Promise<Channel> {
-    if (this.down) return Promise.reject(new Error(`the link to ${this.name} is down: ${this.down}`));
+    if (this.down) return Promise.reject(new Error(this.down));
     if (this.channels.size >= MAX_CHANNELS) return Promise.reject(new Error(`the link to ${this.name} carries ${MAX_CHANNELS} channels already`));
     const id = this.nextChannel++;
     const ch = new Channel(this, id);
