@@ -16,6 +16,8 @@ import { QuitDialog } from './service/QuitDialog.tsx';
 import { ServiceBar } from './service/ServiceBar.tsx';
 import './service/service.css';
 import { SettingsDialog } from './settings/SettingsDialog.tsx';
+import { MachineDialog } from './machines/MachineDialog.tsx';
+import { MachinesBar } from './machines/MachinesBar.tsx';
 import { showSettings } from './settings/ui.ts';
 
 export function App(): ReactElement {
@@ -77,6 +79,7 @@ export function App(): ReactElement {
       <WorktreeDialog />
       <QuitDialog />
       <SettingsDialog />
+      <MachineDialog />
     </div>
   );
 }
@@ -96,6 +99,7 @@ function TitleBar(): ReactElement {
       <span className="titlebar-dim">{count === 1 ? '1 pane' : `${count} panes`}</span>
       <span className="titlebar-spacer" />
       <AgentsBar />
+      <MachinesBar />
       {connection !== 'open' && shell === 'serve' ? (
         <span className="badge warn" role="status">{connection === 'connecting' ? 'Connecting…' : 'Disconnected, retrying…'}</span>
       ) : null}

@@ -38,6 +38,8 @@ class Machine {
   retry: NodeJS.Timeout | undefined;
   panes: string[] = [];
   authSock: string | undefined;
+  /** Saved, or connected once: windows hear of it (a first connect that fails is only the asker's). */
+  kept = false;
   readonly windows = new Map<ViaWindow, WindowChannel>();
   private nextId = 1;
   private readonly pending = new Map<number, (f: { ok: boolean; res?: unknown; error?: string }) => void>();
@@ -124,6 +126,7 @@ export class Machines implements ViaRouter {
       if (typeof target === 'string' || this.byName.has(rec.name)) continue;
       const m = new Machine(rec, target);
       m.state = 'reconnecting';
+      m.kept = true;
       this.byName.set(rec.name, m);
       void this.attempt(m).catch(() => undefined);
     }
@@ -207,6 +210,7 @@ export class Machines implements ViaRouter {
     m.state = 'connected';
     m.reason = undefined;
     m.attempts = 0;
+    m.kept = true;
     this.changed(m);
   }
 
@@ -246,7 +250,7 @@ export class Machines implements ViaRouter {
   }
 
   private changed(m: Machine): void {
-    if (!this.disposed) this.core.emit('machine.changed', m.info());
+    if (!this.disposed && m.kept) this.core.emit('machine.changed', m.info());
   }
 
   // ── windows: via frames ──
