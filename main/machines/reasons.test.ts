@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BRIDGE_MARK, FRAME, LinkReader, MAX_LINK_FRAME, encodeFrame, parseBridgeHello } from './link-frames.ts';
 import { backoffMs, linkFailure, machineName, parseTarget, sshArgv, targetText, versionProblem } from './reasons.ts';
@@ -83,5 +85,19 @@ describe('the link stream', () => {
   it('keeps only plain text of what a far hello says', () => {
     expect(parseBridgeHello('{"bridge":1,"version":"1.0.0","protocol":1,"hostname":"b\\u001b[2Jox","error":"x\\ny"}')).toEqual({ bridge: 1, version: '1.0.0', protocol: 1, hostname: 'b[2Jox', error: 'x y' });
     expect(parseBridgeHello('[]')).toBe('its hello has no bridge protocol');
+  });
+});
+
+describe('terminal-delight connect', () => {
+  it('says what the far machine needs in --help, and refuses bad arguments in one sentence with exit 2', () => {
+    const bin = path.resolve(import.meta.dirname, '..', '..', 'bin', 'terminal-delight');
+    const run = (...args: string[]) => spawnSync(bin, args, { encoding: 'utf8', env: { ...process.env, TD_NODE: process.execPath } });
+    const help = run('connect', '--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^usage: terminal-delight connect \[user@\]host\[:port\] /);
+    expect(help.stdout).toContain('needs Node 22.12 or newer and terminal-delight');
+    const none = run('connect');
+    expect([none.status, none.stderr]).toEqual([2, 'connect: give one machine; usage: terminal-delight connect [user@]host[:port] [--name NAME] [--colour #RRGGBB] [--command PATH]\n']);
+    expect(run('connect', 'a', '--port', '2').status).toBe(2);
   });
 });
