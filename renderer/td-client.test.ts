@@ -245,7 +245,7 @@ describe('panes of other machines (qualified ids, via frames)', () => {
     expect(seen[1]).toMatchObject({ t: 'req', name: 'pane.input', req: { paneId: 'p9' } });
     await expect(c.invoke('layout.set' as never, { paneId: 'a/p1', splitOf: 'b/p2' } as never)).rejects.toThrow('a request names panes of two machines: a pane is split or moved within its own machine only');
     // Acks go to the pane's machine too.
-    c.ack('build-box/p2', 12);
+    c.ack!('build-box/p2', 12);
     await until(() => seen.length === 3);
     expect(seen[2]).toEqual({ t: 'via', m: 'build-box', f: { t: 'ack', paneId: 'p2', chars: 12 } });
   });
