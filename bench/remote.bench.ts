@@ -2,7 +2,7 @@
  * Machines (issue 33): a pane on another machine, reached through the home service's link
  * (the real ssh to an sshd the benchmark starts on 127.0.0.1: main/machines/sshd-testing.ts),
  * against a pane of the home service itself, measured in the same run by the same window
- * (a client of the home socket, JSON frames, acking at once):
+ * (a client of the home socket taking output as binary frames, as the renderer does, acking at once):
  *  1. keystroke echo: a key into `cat`, until its echo comes back; p50/p99 over 200 keys
  *     (goal: far p50 within +2 ms of home).
  *  2. throughput: `cat` of a 32 MiB coloured file (TD_BENCH_MB) (goal: far at least 0.8x home).
@@ -14,6 +14,9 @@ import { stopService } from '../main/service/client.ts';
 import { startService } from '../main/service/service.ts';
 import { startFarMachine } from '../main/machines/sshd-testing.ts';
 import { PROTOCOL } from '../main/version.ts';
+import { FrameSplitter } from '../main/clients/frames.ts';
+import { VIA_OUTPUT_FRAME } from '../preload/contract.ts';
+import { decodeOutputFrame } from '../preload/output-frame.ts';
 import { colouredFile } from './window-raw.ts';
 import { benchLog } from './log.ts';
 
@@ -28,37 +31,53 @@ function pct(xs: number[], p: number): number {
 
 type Frame = { t: string; id?: number; ok?: boolean; res?: unknown; error?: string; name?: string; payload?: { paneId?: string; data?: string } };
 
-/** A window on the home socket that speaks to the home service (m undefined) or to a machine through via frames. */
+/**
+ * A window on the home socket that speaks to the home service (m undefined) or to a machine
+ * through via frames; pane output as binary frames, as the renderer takes it.
+ */
 async function homeWindow(socketPath: string, token: string) {
   const socket = net.createConnection(socketPath);
   await new Promise((r) => socket.once('connect', r));
-  socket.setEncoding('utf8');
-  socket.write(JSON.stringify({ t: 'hello', protocol: PROTOCOL, version: '0.1.0', token, client: 'serve' }) + '\n');
-  let buf = '';
+  socket.write(JSON.stringify({ t: 'hello', protocol: PROTOCOL, version: '0.1.0', token, client: 'serve', binary: true }) + '\n');
+  let helloSeen = false;
   let nextId = 1;
   const answers = new Map<number, (f: Frame) => void>();
   let onOutput: (m: string | undefined, paneId: string, data: string) => void = () => {};
   let onStale: (m: string | undefined, paneId: string) => void = () => {};
   const send = (m: string | undefined, f: unknown): void => void socket.write(JSON.stringify(m ? { t: 'via', m, f } : f) + '\n');
-  socket.on('data', (d: string) => {
-    buf += d;
-    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-      const outer = JSON.parse(buf.slice(0, nl)) as Frame & { m?: string; f?: Frame };
-      buf = buf.slice(nl + 1);
-      const m = outer.t === 'via' ? outer.m : undefined;
-      const f = outer.t === 'via' ? outer.f! : outer;
-      if (f.t === 'ping') send(m, { t: 'pong' });
-      else if (f.t === 'res' && typeof f.id === 'number') answers.get(f.id)?.(f);
-      else if (f.t === 'evt' && f.name === 'pane.output' && f.payload?.paneId) {
-        // Acknowledged at once, as a window that draws as fast as it reads.
-        send(m, { t: 'ack', paneId: f.payload.paneId, chars: f.payload.data!.length });
-        onOutput(m, f.payload.paneId, f.payload.data!);
-      } else if (f.t === 'evt' && f.name === 'pane.stale' && f.payload?.paneId) {
-        // Left behind in a flood (docs/spec/service.md): a window redraws from a snapshot.
-        onStale(m, f.payload.paneId);
-      }
+  const line = (b: Buffer): void => {
+    if (!helloSeen) {
+      helloSeen = true;
+      return;
     }
-  });
+    const outer = JSON.parse(b.toString('utf8')) as Frame & { m?: string; f?: Frame };
+    const m = outer.t === 'via' ? outer.m : undefined;
+    const f = outer.t === 'via' ? outer.f! : outer;
+    if (f.t === 'ping') send(m, { t: 'pong' });
+    else if (f.t === 'res' && typeof f.id === 'number') answers.get(f.id)?.(f);
+    else if (f.t === 'evt' && f.name === 'pane.output' && f.payload?.paneId) output(m, f.payload.paneId, f.payload.data!);
+    else if (f.t === 'evt' && f.name === 'pane.stale' && f.payload?.paneId) {
+      // Left behind in a flood (docs/spec/service.md): a window redraws from a snapshot.
+      onStale(m, f.payload.paneId);
+    }
+  };
+  const binary = (b: Buffer): void => {
+    let m: string | undefined;
+    let bytes: Uint8Array = b;
+    if (b[0] === VIA_OUTPUT_FRAME) {
+      m = b.subarray(2, 2 + b[1]!).toString('latin1');
+      bytes = b.subarray(2 + b[1]!);
+    }
+    const out = decodeOutputFrame(bytes);
+    if (out) output(m, out.paneId, out.data);
+  };
+  /** Acknowledged at once, as a window that draws as fast as it reads. */
+  const output = (m: string | undefined, paneId: string, data: string): void => {
+    send(m, { t: 'ack', paneId, chars: data.length });
+    onOutput(m, paneId, data);
+  };
+  const split = new FrameSplitter(line, binary, () => socket.destroy(), 64 * MB);
+  socket.on('data', (d: Buffer) => split.push(d));
   return {
     request<T>(m: string | undefined, name: string, req: unknown): Promise<T> {
       const id = nextId++;
