@@ -23,7 +23,7 @@ export const COMMANDS: Record<string, Subcommand> = {
   hooks: { summary: 'Install the agent channel\'s hooks: --agent claude|codex|gemini|opencode|all (default: those on PATH), --uninstall', load: () => import('../agent-channel/cli.ts') },
   agent: { summary: 'Start an agent pane in the running app; agent new --worktree [--repo DIR] [--base BRANCH] [--name NAME] [--prompt TEXT] [-- argv…] gives it a git worktree of its own', load: () => import('../worktrees/cli.ts') },
   serve: { summary: 'Serve the window over HTTP and WebSocket on 127.0.0.1 (--port N, --fresh, --cwd DIR)', load: () => import('../serve/main.ts') },
-  connect: { summary: 'Connect a machine over your own ssh: connect [user@]host[:port] [--name NAME] [--colour #RRGGBB] [--command PATH]; its panes join the window', load: () => import('../machines/cli.ts') },
+  connect: { summary: 'Connect a machine over your own ssh: connect [user@]host[:port] [--name NAME] [--colour #RRGGBB] [--command PATH]; your service keeps the link', load: () => import('../machines/cli.ts') },
   bridge: { summary: 'The far end of a machine\'s link (run by ssh for `connect`)', load: () => import('../service/bridge.ts'), hidden: true },
   service: { summary: 'The service that keeps your panes running with no window open: status, start, stop [--end-panes], restart', load: () => import('../service/cli.ts') },
 };

@@ -14,7 +14,8 @@ const HELP = `${USAGE}
 Connects another machine's Terminal Delight service to this one over your own ssh
 (your ~/.ssh/config, keys, agent and known_hosts; ssh runs in batch mode, so a host key to
 accept or a passphrase to type fails at once: run \`ssh HOST\` once in a terminal first).
-Its panes join the window, named by the machine. Nothing listens on a new port.
+Your service keeps the link (and reconnects it); the window shows the machine in its
+title bar. Nothing listens on a new port.
 
 The other machine needs Node 22.12 or newer and terminal-delight on the PATH that ssh
 commands get (or give its path with --command).
