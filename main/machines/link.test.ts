@@ -81,4 +81,12 @@ describe('a link over the real ssh to a real sshd', () => {
     expect(err.failure.kind).toBe('auth');
     expect(err.message).toMatch(new RegExp(`^ssh could not log in to ${m.alias} \\(.*Permission denied \\(publickey\\)\\.?\\): add your key there with \`ssh-copy-id ${m.alias}\`, or load it into your agent with \`ssh-add\`, then \`terminal-delight connect ${m.alias}\`$`));
   }, 30_000);
+
+  it('refuses a host whose key changed, as ssh does, and says so with the command ssh gives to remove the old key', async () => {
+    await m.newHostKey();
+    const err = (await link().catch((e: LinkError) => e)) as LinkError;
+    expect(err.failure.kind).toBe('hostkey');
+    const knownHosts = path.join(m.near.env.HOME!, '.ssh', 'known_hosts');
+    expect(err.message).toBe(`${m.alias}'s host key has changed and ssh refuses it: check with its owner that it was changed, then run \`ssh-keygen -f "${knownHosts}" -R "[127.0.0.1]:${m.port}"\` and \`ssh ${m.alias}\` once to accept the new one`);
+  }, 30_000);
 });

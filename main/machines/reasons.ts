@@ -79,7 +79,9 @@ export function linkFailure(name: string, exit: { code: number | null; signal: s
   const err = exit.stderr;
   const said = lastSaid(err);
   if (/REMOTE HOST IDENTIFICATION HAS CHANGED|Host key for .* has changed/i.test(err)) {
-    return { kind: 'hostkey', sentence: `${name}'s host key has changed and ssh refuses it: check with its owner, then run \`ssh-keygen -R ${name}\` and \`ssh ${name}\` once to accept the new one` };
+    // ssh names the line to remove (its known_hosts file and the host as it is written there).
+    const remove = /(ssh-keygen -f (["'])[^"'\n]{1,400}\2 -R (["'])[^"'\n]{1,300}\3)/.exec(err)?.[1] ?? `ssh-keygen -R ${name}`;
+    return { kind: 'hostkey', sentence: `${name}'s host key has changed and ssh refuses it: check with its owner that it was changed, then run \`${remove}\` and \`ssh ${name}\` once to accept the new one` };
   }
   if (/Host key verification failed|No .* host key is known/i.test(err)) {
     return { kind: 'hostkey', sentence: `ssh does not know ${name}'s host key yet: run \`ssh ${name}\` once in a terminal to check and accept it, then \`${connectCmd}\`` };

@@ -30,6 +30,8 @@ export interface FarMachine {
   /** Log in with a key the server does not know. */
   wrongKey(): void;
   sshdLog(): string;
+  /** The server gets a new host key (a reinstalled machine, or one posing as it); it is restarted. */
+  newHostKey(): Promise<void>;
   /** Stop the server listening (sessions already open go on), and start it again on the same port. */
   sshdDown(): Promise<void>;
   sshdUp(): Promise<void>;
@@ -166,6 +168,12 @@ export async function startFarMachine(alias = 'far-box'): Promise<FarMachine> {
     farInstalled,
     wrongKey: () => writeConfig('other_ed25519'),
     sshdLog: () => log,
+    async newHostKey() {
+      await down();
+      for (const f of ['host_ed25519', 'host_ed25519.pub']) fs.rmSync(path.join(dir, f));
+      keygen(path.join(dir, 'host_ed25519'));
+      await up();
+    },
     sshdDown: down,
     sshdUp: up,
     async stop() {
