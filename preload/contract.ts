@@ -351,6 +351,8 @@ export interface Requests {
   'machine.connect': { req: { target: string; name?: string; colour?: string; command?: string; authSock?: string }; res: MachineInfo };
   /** Every machine the home service holds, with its state and panes. */
   'machine.list': { req: Record<string, never>; res: MachineInfo[] };
+  /** "Retry now": try a machine that is not connected at once, instead of at its next backoff. */
+  'machine.retry': { req: { name: string }; res: MachineInfo };
 
   /** What "New agent in a worktree" offers for a folder (default: the focused pane's): the repository, its branches, the current one. */
   'worktree.probe': { req: { dir?: string }; res: WorktreeResult<{ repo: string; current: string | null; branches: string[]; folder: string; setup: string }> };
@@ -471,7 +473,7 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',
   'tick.packages',
   'agent.new', 'agent.available',
-  'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit', 'machine.connect', 'machine.list',
+  'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit', 'machine.connect', 'machine.list', 'machine.retry',
   'worktree.probe', 'worktree.new', 'worktree.list', 'worktree.status', 'worktree.commit',
   'worktree.merge', 'worktree.push', 'worktree.remove', 'worktree.revert', 'worktree.open',
 ] as const;

@@ -114,8 +114,14 @@ describe('machines: the home service holds a link to another machine', () => {
     // Tries again with backoff, each failure saying why.
     const failing = await waitFor(() => changes.find((i) => i.state === 'reconnecting' && i.attempts >= 2), 'two failed attempts', 30_000);
     expect(failing.reason).toMatch(new RegExp(`^${m.alias} is unreachable \\(ssh: connect to host 127\\.0\\.0\\.1 port ${m.port}: Connection refused\\): check that it is up and its address and port are right, then \`terminal-delight connect ${m.alias}\`$`));
+    // Retry now: tried at once (while sshd is still down: one more failure, saying why).
+    const retried = await waitFor(() => conn.request('machine.retry', { name: m.alias }).catch(() => undefined), 'a retry that is not racing a backoff try');
+    expect(retried).toMatchObject({ state: 'reconnecting', reason: failing.reason });
+    expect(retried.attempts).toBeGreaterThan(failing.attempts);
     await m.sshdUp();
     await waitFor(() => changes.find((i) => i.state === 'connected'), 'the machine back', 60_000);
+    expect((await conn.request('machine.retry', { name: m.alias })).state).toBe('connected');
+    await expect(conn.request('machine.retry', { name: 'elsewhere' })).rejects.toThrow('no machine is named "elsewhere": connect it with `terminal-delight connect HOST`');
 
     // The window attaches again (a new channel) and its snapshot replays what was printed meanwhile.
     win.via({ t: 'req', id: 4, name: 'app.hello', req: {} });

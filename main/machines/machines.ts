@@ -15,6 +15,8 @@ import { backoffMs, checkFarCommand, machineName, parseTarget, targetText, type 
 
 const COLOURS = ['#2f81f7', '#d2691e', '#2da44e', '#a371f7', '#db61a2', '#bf8700'];
 const PANE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** How often the clock is read for a jump (a laptop that slept). */
+const CLOCK_MS = 5_000;
 
 interface SettingsLike {
   get(): Settings;
@@ -105,6 +107,7 @@ export class Machines implements ViaRouter {
   private readonly env: NodeJS.ProcessEnv;
   private readonly byName = new Map<string, Machine>();
   private disposed = false;
+  private clock: NodeJS.Timeout | undefined;
 
   constructor(deps: { core: Core; settings: SettingsLike; env: NodeJS.ProcessEnv }) {
     this.core = deps.core;
@@ -112,7 +115,27 @@ export class Machines implements ViaRouter {
     this.env = deps.env;
     deps.core.handle('machine.connect', (req) => this.connect(req));
     deps.core.handle('machine.list', () => this.list());
+    deps.core.handle('machine.retry', (req) => this.retryNow(req.name));
     deps.core.onDispose(() => this.dispose());
+    // The clock jumped (the laptop slept): machines waiting for their next try are tried at once.
+    let last = Date.now();
+    this.clock = setInterval(() => {
+      const now = Date.now();
+      if (now - last > CLOCK_MS * 3) for (const m of this.byName.values()) if (m.state === 'reconnecting' && m.retry) void this.attempt(m).catch(() => undefined);
+      last = now;
+    }, CLOCK_MS);
+    this.clock.unref();
+  }
+
+  /** "Retry now": a machine not connected is tried at once; its answer says how it went. */
+  async retryNow(name: string): Promise<MachineInfo> {
+    const m = this.byName.get(name);
+    if (!m) throw new Error(`no machine is named "${String(name).slice(0, 40)}": connect it with \`terminal-delight connect HOST\``);
+    if (m.state === 'connected') return m.info();
+    if (m.state === 'connecting' || (m.state === 'reconnecting' && !m.retry)) throw new Error(`${m.record.name} is being tried already: wait for its answer`);
+    if (m.state === 'failed') m.state = 'reconnecting';
+    await this.attempt(m).catch(() => undefined);
+    return m.info();
   }
 
   list(): MachineInfo[] {
@@ -324,6 +347,7 @@ export class Machines implements ViaRouter {
 
   dispose(): void {
     this.disposed = true;
+    clearInterval(this.clock);
     for (const m of this.byName.values()) {
       clearTimeout(m.retry);
       m.link?.close('the service stopped');

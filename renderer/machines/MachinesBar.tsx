@@ -1,6 +1,6 @@
 /**
  * The title bar's machines: each connected machine's name in its colour (with
- * "reconnecting…" while its link is down, and why on hover), and "+ Machine…".
+ * "reconnecting…" while its link is down, why on hover, and Retry now), and "+ Machine…".
  */
 import { useEffect, type ReactElement } from 'react';
 import { useStore } from 'zustand';
@@ -27,6 +27,11 @@ export function MachinesBar(): ReactElement {
             <span className="machine-dot" style={{ background: m.colour }} aria-hidden="true" />
             <span className="machine-name">{m.name}</span>
             {label ? <span className="machine-state" role="status">{label}</span> : null}
+            {m.state === 'reconnecting' || m.state === 'failed' ? (
+              <button type="button" className="machine-retry" aria-label={`Retry ${m.name} now`} onClick={() => {
+                ctx.api.invoke('machine.retry', { name: m.name }).then(machineChanged, (err: Error) => ctx.store.getState().notice(err.message));
+              }}>Retry now</button>
+            ) : null}
           </span>
         );
       })}
