@@ -15,11 +15,15 @@ import { connectService, serviceStarting, type ServiceConnection } from '../serv
  */
 const RELAY_MAX = 64 * 1024 * 1024;
 
-/** Frames a window may send: requests, acknowledgements and pongs. Nothing else is passed on (file routes, first paints, shutdown, doors are the relay's own). */
+/**
+ * Frames a window may send: requests, acknowledgements, pongs, and the same for another
+ * machine wrapped in `via` (the service checks what is inside). Nothing else is passed on
+ * (file routes, first paints, shutdown, doors are the relay's own).
+ */
 function windowFrameOk(text: string): boolean {
   try {
     const f = JSON.parse(text) as { t?: unknown };
-    return !!f && typeof f === 'object' && (f.t === 'req' || f.t === 'pong' || f.t === 'ack');
+    return !!f && typeof f === 'object' && (f.t === 'req' || f.t === 'pong' || f.t === 'ack' || f.t === 'via');
   } catch {
     return false;
   }
