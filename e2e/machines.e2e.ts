@@ -5,6 +5,7 @@
  * "reconnecting…" while its link is down (ssh killed, its sshd stopped) until it is back.
  * Screenshots, light and dark, go to e2e/artifacts/.
  */
+import fs from 'node:fs';
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectService, stopService } from '../main/service/client.ts';
@@ -88,5 +89,22 @@ describe('+ Machine…', () => {
     expect(await row.allTextContents()).toEqual([`${m.alias}${m.alias}connected`]);
     await win.screenshot('machine-dialog-dark');
     await win.page.keyboard.press('Escape');
+  }, 180_000);
+
+  it('shows a far service of another version with Restart service, which brings up the one installed there', async () => {
+    // The far machine's service restarted into another version (same protocol).
+    fs.writeFileSync(m.farEnv.TD_TEST_VERSION_FILE!, '9.9.9\n');
+    const conn = await connectService({ env: homeEnv(), client: 'cli', start: false });
+    await conn.request('machine.restart', { name: m.alias });
+    conn.close();
+    const restart = chip(win).getByRole('button', { name: `Restart ${m.alias}'s service` });
+    await restart.waitFor({ timeout: 60_000 });
+    expect(await chip(win).locator('.machine-version').textContent()).toBe('9.9.9');
+    await win.screenshot('machines-version-dark');
+    // Its install is back to this version: Restart service brings that one up.
+    fs.rmSync(m.farEnv.TD_TEST_VERSION_FILE!);
+    await restart.click();
+    await chip(win).locator('.machine-version').waitFor({ state: 'detached', timeout: 60_000 });
+    await chip(win).locator('.machine-state').waitFor({ state: 'detached', timeout: 60_000 });
   }, 180_000);
 });

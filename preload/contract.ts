@@ -139,7 +139,7 @@ export interface MachineInfo extends MachineRecord {
   state: 'connecting' | 'connected' | 'reconnecting' | 'failed';
   /** Why it is not connected (one sentence with the command that fixes it). */
   reason?: string;
-  /** The far machine's hostname and terminal-delight version, from its bridge's hello. */
+  /** The far machine's hostname and its service's terminal-delight version, from its bridge's hello. */
   hostname?: string;
   version?: string;
   /** Its running panes, qualified (`build-box/p3k9…`), as last heard. */
@@ -353,6 +353,8 @@ export interface Requests {
   'machine.list': { req: Record<string, never>; res: MachineInfo[] };
   /** "Retry now": try a machine that is not connected at once, instead of at its next backoff. */
   'machine.retry': { req: { name: string }; res: MachineInfo };
+  /** "Restart build-box's service" (a far service of another version): it stops for an upgrade, the link comes back to the new one, its panes through resume. */
+  'machine.restart': { req: { name: string }; res: { ok: true } };
 
   /** What "New agent in a worktree" offers for a folder (default: the focused pane's): the repository, its branches, the current one. */
   'worktree.probe': { req: { dir?: string }; res: WorktreeResult<{ repo: string; current: string | null; branches: string[]; folder: string; setup: string }> };
@@ -473,7 +475,7 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',
   'tick.packages',
   'agent.new', 'agent.available',
-  'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit', 'machine.connect', 'machine.list', 'machine.retry',
+  'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit', 'machine.connect', 'machine.list', 'machine.retry', 'machine.restart',
   'worktree.probe', 'worktree.new', 'worktree.list', 'worktree.status', 'worktree.commit',
   'worktree.merge', 'worktree.push', 'worktree.remove', 'worktree.revert', 'worktree.open',
 ] as const;

@@ -156,4 +156,24 @@ describe('machines: the home service holds a link to another machine', () => {
     expect(home.app.panes.list().length).toBe(before);
     conn.close();
   }, 60_000);
+
+  it('shows a far service of another version, and restarts it on request: the link comes back to the new one', async () => {
+    const conn = await connectService({ env: m.near.env, client: 'cli' });
+    const before = (await conn.request('machine.list', {})).find((i) => i.name === m.alias)!;
+    expect(before.state).toBe('connected');
+    const lock = path.join(m.farEnv.XDG_STATE_HOME!, 'terminal-delight', 'run', 'service.lock');
+    const oldPid = (JSON.parse(fs.readFileSync(lock, 'utf8')) as { pid: number }).pid;
+    // The far machine's terminal-delight was updated: its next service is another version (same protocol).
+    fs.writeFileSync(m.farEnv.TD_TEST_VERSION_FILE!, '9.9.9\n');
+    const changes: MachineInfo[] = [];
+    conn.onEvent('machine.changed', (info) => changes.push(info));
+    expect(await conn.request('machine.restart', { name: m.alias })).toEqual({ ok: true });
+    const back = await waitFor(() => changes.find((i) => i.state === 'connected'), 'the machine back after its restart', 60_000);
+    expect(changes.some((i) => i.state === 'reconnecting')).toBe(true);
+    expect(back.version).toBe('9.9.9');
+    expect(before.version).not.toBe('9.9.9');
+    expect((JSON.parse(fs.readFileSync(lock, 'utf8')) as { pid: number }).pid).not.toBe(oldPid);
+    await expect(conn.request('machine.restart', { name: 'elsewhere' })).rejects.toThrow('no machine is named "elsewhere"');
+    conn.close();
+  }, 90_000);
 });

@@ -56,7 +56,7 @@ class Machine {
       ...this.record,
       state: this.state,
       ...(this.reason ? { reason: this.reason } : {}),
-      ...(this.link?.hello ? { hostname: this.link.hello.hostname, version: this.link.hello.version } : {}),
+      ...(this.link?.hello ? { hostname: this.link.hello.hostname, version: this.link.hello.service?.version ?? this.link.hello.version } : {}),
       panes: this.panes.map((p) => `${this.record.name}/${p}`),
       attempts: this.attempts,
       ...(this.link && !this.link.isDown && this.link.child.pid ? { sshPid: this.link.child.pid } : {}),
@@ -116,6 +116,7 @@ export class Machines implements ViaRouter {
     deps.core.handle('machine.connect', (req) => this.connect(req));
     deps.core.handle('machine.list', () => this.list());
     deps.core.handle('machine.retry', (req) => this.retryNow(req.name));
+    deps.core.handle('machine.restart', (req) => this.restart(req.name));
     deps.core.onDispose(() => this.dispose());
     // The clock jumped (the laptop slept): machines waiting for their next try are tried at once.
     let last = Date.now();
@@ -125,6 +126,18 @@ export class Machines implements ViaRouter {
       last = now;
     }, CLOCK_MS);
     this.clock.unref();
+  }
+
+  /**
+   * Restart a machine's service for an upgrade: a `shutdown` on the control channel (every
+   * protocol keeps it); its bridge ends with it, and the link's reconnect starts the new one.
+   */
+  restart(name: string): { ok: true } {
+    const m = this.byName.get(name);
+    if (!m) throw new Error(`no machine is named "${String(name).slice(0, 40)}": connect it with \`terminal-delight connect HOST\``);
+    if (m.state !== 'connected' || !m.control) throw new Error(`${m.record.name} is unreachable (${m.state}): its service was not restarted`);
+    m.control.sendLine(JSON.stringify({ t: 'shutdown', reason: 'upgrade' }));
+    return { ok: true };
   }
 
   /** "Retry now": a machine not connected is tried at once; its answer says how it went. */

@@ -98,6 +98,9 @@ export async function startFarMachine(alias = 'far-box'): Promise<FarMachine> {
     SHELL: '/bin/bash',
     PS1: '$ ',
     LANG: 'C.UTF-8',
+    // A test can make the far machine's terminal-delight another version (main/version.ts).
+    TD_TEST: '1',
+    TD_TEST_VERSION_FILE: path.join(far.dir, 'version'),
     PATH: `${farBin}:${path.dirname(process.execPath)}:/usr/bin:/bin`,
   };
   Object.assign(far.env, farEnv);
