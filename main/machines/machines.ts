@@ -40,6 +40,8 @@ class Machine {
   retry: NodeJS.Timeout | undefined;
   panes: string[] = [];
   authSock: string | undefined;
+  refreshing = false;
+  refreshAgain = false;
   /** Saved, or connected once: windows hear of it (a first connect that fails is only the asker's). */
   kept = false;
   readonly windows = new Map<ViaWindow, WindowChannel>();
@@ -228,7 +230,7 @@ export class Machines implements ViaRouter {
       const control = await link.openChannel({ client: 'cli' });
       m.control = control;
       control.on('line', (b: Buffer) => {
-        const wrong = m.controlLine(b, () => this.refreshPanes(m));
+        const wrong = m.controlLine(b, () => this.panesChanged(m));
         if (wrong) link.close(`${name} sent ${wrong} on its control channel: the link was cut off`);
       });
       control.on('binary', () => link.close(`${name} sent output on its control channel: the link was cut off`));
@@ -274,12 +276,33 @@ export class Machines implements ViaRouter {
     m.retry.unref();
   }
 
+  /**
+   * The far panes changed (pane.updated comes often: titles, status): one service.info at a
+   * time, and one more after it when more changes came meanwhile.
+   */
+  private panesChanged(m: Machine): void {
+    if (m.refreshing) {
+      m.refreshAgain = true;
+      return;
+    }
+    m.refreshing = true;
+    void this.refreshPanes(m).finally(() => {
+      m.refreshing = false;
+      if (m.refreshAgain) {
+        m.refreshAgain = false;
+        this.panesChanged(m);
+      }
+    });
+  }
+
   private async refreshPanes(m: Machine, strict = false): Promise<void> {
     try {
       const info = (await m.request('service.info', {})) as { running?: unknown };
       const running = Array.isArray(info?.running) ? info.running : [];
-      m.panes = running.map((p: { paneId?: unknown }) => p?.paneId).filter((id): id is string => typeof id === 'string' && PANE_ID.test(id));
-      if (!strict) this.changed(m);
+      const panes = running.slice(0, 1024).map((p: { paneId?: unknown }) => p?.paneId).filter((id): id is string => typeof id === 'string' && PANE_ID.test(id));
+      const same = panes.length === m.panes.length && panes.every((p, i) => p === m.panes[i]);
+      m.panes = panes;
+      if (!strict && !same) this.changed(m);
     } catch (err) {
       if (strict) throw err;
     }
