@@ -20,6 +20,7 @@ import { installWorktrees, type WorktreeService } from './worktrees/service.ts';
 import { installTurns } from './turns/service.ts';
 import { ClientHub } from './clients/hub.ts';
 import { installServiceHandlers } from './clients/handlers.ts';
+import { Machines } from './machines/machines.ts';
 import { SERVICE_STARTED_AT } from './version.ts';
 import { NoticeBook } from './state/notices.ts';
 
@@ -55,6 +56,8 @@ export interface App {
   worktrees: WorktreeService;
   /** Every client of this core (windows through their relays, commands), whatever transport carries it. */
   hub: ClientHub;
+  /** Other machines reached over ssh (main/machines): links, reconnects, windows' via frames. */
+  machines: Machines;
   /** Save the session with why the core stops, then hang up every pane and stop every service. */
   dispose(reason?: string): Promise<void>;
   /** End every pane cleanly (SIGHUP, then SIGTERM and SIGKILL to stragglers) and close every Tick; the session says `reason`. */
@@ -126,13 +129,16 @@ export async function createApp(opts: AppOptions): Promise<App> {
     await Promise.all([panes.endAll(), ticks.closeAll()]);
   };
   installServiceHandlers(core, { panes, ticks, hub, quit: opts.quit });
+  // Other machines over the person's own ssh (main/machines): their links, and windows' via frames.
+  const machines = new Machines({ core, settings, env });
+  hub.via = machines;
 
   // Last, so every service above sees the restored panes arrive (onCreated).
   if (saved) restoreSession(panes, saved, settings.get().resumeAtStart, opts.bootedAt);
   // Records of the panes as they are now (ended, resumed), before anything else happens.
   keeper.saveNow();
   return {
-    core, paths, panes, settings, surfaces, agents, mcp, ticks, worktrees, hub, endAll,
+    core, paths, panes, settings, surfaces, agents, mcp, ticks, worktrees, hub, machines, endAll,
     dispose: (reason?: string) => {
       if (reason) stopReason = reason;
       return core.dispose();

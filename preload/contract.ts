@@ -127,6 +127,36 @@ export interface Settings {
   worktreeFolder: string;
   /** A shell command run in a new worktree before its agent starts (e.g. "npm ci"); empty: none. */
   worktreeSetup: string;
+  /** Machines connected before (docs/design/remote.md): the home service connects them again as it starts. */
+  machines: MachineRecord[];
+}
+
+/** A machine the home service reaches over the person's own ssh, as saved in settings. */
+export interface MachineRecord {
+  /** Letters, digits, . _ - (never /: it qualifies pane ids, `build-box/p3k9…`). */
+  name: string;
+  /** `[user@]host[:port]`, as given to ssh (a Host alias works). */
+  target: string;
+  /** `#rrggbb`, shown with the machine's name in each of its pane headers. */
+  colour: string;
+  /** The far command, when terminal-delight is not on the far PATH as `terminal-delight`. */
+  command?: string;
+}
+
+/** A machine as the home service holds it now. */
+export interface MachineInfo extends MachineRecord {
+  state: 'connecting' | 'connected' | 'reconnecting' | 'failed';
+  /** Why it is not connected (one sentence with the command that fixes it). */
+  reason?: string;
+  /** The far machine's hostname and its service's terminal-delight version, from its bridge's hello. */
+  hostname?: string;
+  version?: string;
+  /** Its running panes, qualified (`build-box/p3k9…`), as last heard. */
+  panes: string[];
+  /** Attempts since the link last dropped. */
+  attempts: number;
+  /** The link's ssh process, while one runs. */
+  sshPid?: number;
 }
 
 // ───────────────────────────── surfaces (TDSP) ─────────────────────────────
@@ -330,6 +360,18 @@ export interface Requests {
    * a running service answers ok, as it runs.
    */
   'service.start': { req: Record<string, never>; res: { ok: boolean; error?: string } };
+  /**
+   * Connect a machine over the person's own ssh (docs/design/remote.md); saved in settings once
+   * connected. `authSock`: the asking client's SSH_AUTH_SOCK. Refused in one sentence (why, and
+   * the command that fixes it) when it cannot be reached.
+   */
+  'machine.connect': { req: { target: string; name?: string; colour?: string; command?: string; authSock?: string }; res: MachineInfo };
+  /** Every machine the home service holds, with its state and panes. */
+  'machine.list': { req: Record<string, never>; res: MachineInfo[] };
+  /** "Retry now": try a machine that is not connected at once, instead of at its next backoff. */
+  'machine.retry': { req: { name: string }; res: MachineInfo };
+  /** "Restart build-box's service" (a far service of another version): it stops for an upgrade, the link comes back to the new one, its panes through resume. */
+  'machine.restart': { req: { name: string }; res: { ok: true } };
 
   /** What "New agent in a worktree" offers for a folder (default: the focused pane's): the repository, its branches, the current one. */
   'worktree.probe': { req: { dir?: string }; res: WorktreeResult<{ repo: string; current: string | null; branches: string[]; folder: string; setup: string }> };
@@ -426,6 +468,8 @@ export interface Events {
    * panes: everything has ended).
    */
   'service.stopping': { how: 'stop' | 'restart' | 'quit'; message: string };
+  /** A machine connected, dropped, came back or failed (docs/design/remote.md). */
+  'machine.changed': MachineInfo;
 }
 
 export type AppCommand =
@@ -463,7 +507,7 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',
   'tick.packages',
   'agent.new', 'agent.available',
-  'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit', 'service.start',
+  'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit', 'service.start', 'machine.connect', 'machine.list', 'machine.retry', 'machine.restart',
   'worktree.probe', 'worktree.new', 'worktree.list', 'worktree.status', 'worktree.commit',
   'worktree.merge', 'worktree.push', 'worktree.remove', 'worktree.revert', 'worktree.open',
   'turns.view', 'turns.review', 'turns.revert', 'turns.restore',
@@ -472,7 +516,7 @@ export const REQUEST_NAMES: readonly RequestName[] = [
 export const EVENT_NAMES: readonly EventName[] = [
   'pane.output', 'pane.updated', 'pane.removed', 'pane.stale', 'layout.changed', 'settings.changed',
   'surface.changed', 'tick.changed', 'approval.changed', 'notify', 'command',
-  'worktree.changed', 'service.stopping',
+  'worktree.changed', 'service.stopping', 'machine.changed',
 ] as const;
 
 /** Wire frames of the serve shell's WebSocket (Electron IPC carries the same payloads). */
@@ -483,11 +527,22 @@ export type ClientFrame =
    * a frame during a flood, and an answer to each was a frame back and a JSON parse in the
    * page for nothing. A wrong one is dropped, as a late ack for a gone pane is.
    */
-  | { t: 'ack'; paneId: string; chars: number };
+  | { t: 'ack'; paneId: string; chars: number }
+  /**
+   * A frame for machine `m` (docs/design/remote.md, "One window, many machines"): `f` goes to
+   * that machine's service over the window's own channel; its answers and events come back
+   * wrapped the same way, and its binary output frames with a prefix (VIA_OUTPUT_FRAME). While
+   * the machine is unreachable a request is refused at once, and nothing is queued.
+   */
+  | { t: 'via'; m: string; f: ClientFrame };
 export type ServerFrame =
   | { t: 'res'; id: number; ok: true; res: unknown }
   | { t: 'res'; id: number; ok: false; error: string }
   | { t: 'evt'; name: EventName; payload: unknown };
+/** What a machine's service sends a window, wrapped by the home service (ClientFrame's `via`). */
+export type ViaServerFrame = { t: 'via'; m: string; f: ServerFrame | { t: 'ping' } };
+/** Before a machine's binary output frame: this byte, the machine name's length and name. */
+export const VIA_OUTPUT_FRAME = 2;
 
 /** Settings a new user starts with (the core's settings file and the renderer's first paint agree). */
 export const DEFAULT_SETTINGS: Settings = {
@@ -505,6 +560,7 @@ export const DEFAULT_SETTINGS: Settings = {
   shellIntegration: true,
   worktreeFolder: '',
   worktreeSetup: '',
+  machines: [],
 };
 
 /**

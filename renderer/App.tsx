@@ -20,6 +20,8 @@ import { serviceUi } from './service/ui.ts';
 import { useStore } from 'zustand';
 import './service/service.css';
 import { SettingsDialog } from './settings/SettingsDialog.tsx';
+import { MachineDialog } from './machines/MachineDialog.tsx';
+import { MachinesBar } from './machines/MachinesBar.tsx';
 import { showSettings } from './settings/ui.ts';
 
 export function App(): ReactElement {
@@ -112,6 +114,7 @@ export function App(): ReactElement {
       <WorktreeDialog />
       <QuitDialog />
       <SettingsDialog />
+      <MachineDialog />
     </div>
   );
 }
@@ -133,6 +136,7 @@ function TitleBar(): ReactElement {
       <span className="titlebar-dim">{count === 1 ? '1 pane' : `${count} panes`}</span>
       <span className="titlebar-spacer" />
       <AgentsBar />
+      <MachinesBar />
       {connection !== 'open' && shell === 'serve' && !stopped ? (
         <span className="badge warn" role="status">{connection === 'connecting' ? 'Connecting…' : 'Disconnected, retrying…'}</span>
       ) : null}

@@ -225,3 +225,56 @@ describe('createWsClient', () => {
     });
   });
 });
+
+describe('panes of other machines (qualified ids, via frames)', () => {
+  it('sends a request about build-box/p1 to build-box with the id unwrapped, and qualifies what comes back', async () => {
+    const seen: unknown[] = [];
+    const srv = await startServer(0, (frame, ws) => {
+      seen.push(frame);
+      const f = frame as unknown as { t: string; m?: string; f?: { t: string; id: number; name: string; req: Record<string, unknown> } };
+      if (f.t === 'via' && f.f?.t === 'req') {
+        const res = f.f.name === 'pane.create' ? { id: 'p2', title: 'sh' } : null;
+        ws.send(JSON.stringify({ t: 'via', m: f.m, f: { t: 'res', id: f.f.id, ok: true, res } }));
+      } else if (f.t === 'req') reply(ws, { t: 'res', id: frame.id, ok: true, res: null });
+    });
+    const c = client(srv.port);
+    const pane = await c.invoke('pane.create', { splitOf: 'build-box/p1', direction: 'right' });
+    expect(pane.id).toBe('build-box/p2');
+    await c.invoke('pane.input', { paneId: 'p9', data: 'home' });
+    expect(seen[0]).toMatchObject({ t: 'via', m: 'build-box', f: { t: 'req', name: 'pane.create', req: { splitOf: 'p1', direction: 'right' } } });
+    expect(seen[1]).toMatchObject({ t: 'req', name: 'pane.input', req: { paneId: 'p9' } });
+    await expect(c.invoke('layout.set' as never, { paneId: 'a/p1', splitOf: 'b/p2' } as never)).rejects.toThrow('a request names panes of two machines: a pane is split or moved within its own machine only');
+    // Acks go to the pane's machine too.
+    c.ack!('build-box/p2', 12);
+    await until(() => seen.length === 3);
+    expect(seen[2]).toEqual({ t: 'via', m: 'build-box', f: { t: 'ack', paneId: 'p2', chars: 12 } });
+  });
+
+  it('qualifies a machine\'s events and output (JSON and binary), answers its pings through it, and keeps its layout out of this window', async () => {
+    const seen: unknown[] = [];
+    const srv = await startServer(0, (frame, ws) => {
+      seen.push(frame);
+      if ((frame as { t: string }).t === 'req') reply(ws, { t: 'res', id: frame.id, ok: true, res: null });
+    });
+    const c = client(srv.port);
+    await c.invoke('pane.focus', { paneId: 'x' });
+    const out: Array<{ paneId: string; data: string }> = [];
+    const stale: string[] = [];
+    const layouts: unknown[] = [];
+    c.on('pane.output', (p) => out.push(p));
+    c.on('pane.stale', (p) => stale.push(p.paneId));
+    c.on('layout.changed', (p) => layouts.push(p));
+    const ws = srv.sockets[0]!;
+    ws.send(JSON.stringify({ t: 'via', m: 'gpu', f: { t: 'evt', name: 'pane.output', payload: { paneId: 'p3', data: 'json' } } }));
+    const frame = encodeOutputFrame('p3', 'binary \x1b[1m😀');
+    ws.send(Buffer.concat([Buffer.from([2, 3]), Buffer.from('gpu'), frame]), { binary: true });
+    ws.send(JSON.stringify({ t: 'via', m: 'gpu', f: { t: 'evt', name: 'pane.stale', payload: { paneId: 'p3' } } }));
+    ws.send(JSON.stringify({ t: 'via', m: 'gpu', f: { t: 'evt', name: 'layout.changed', payload: { layout: { type: 'pane', paneId: 'p3' }, focused: 'p3' } } }));
+    ws.send(JSON.stringify({ t: 'via', m: 'gpu', f: { t: 'ping' } }));
+    await until(() => out.length === 2 && stale.length === 1 && seen.length === 2);
+    expect(out).toEqual([{ paneId: 'gpu/p3', data: 'json' }, { paneId: 'gpu/p3', data: 'binary \x1b[1m😀' }]);
+    expect(stale).toEqual(['gpu/p3']);
+    expect(layouts).toEqual([]);
+    expect(seen[1]).toEqual({ t: 'via', m: 'gpu', f: { t: 'pong' } });
+  });
+});

@@ -12,8 +12,9 @@
  *   the frames it kept, replayed in order once the app has registered its handlers (a
  *   microtask later), and its requests answer the app's first `invoke` of the same ones.
  */
-import type { ClientFrame, EventName, Events, Req, RequestName, Res, ServerFrame, TdApi } from '../preload/contract.ts';
+import { VIA_OUTPUT_FRAME, type ClientFrame, type EventName, type Events, type Req, type RequestName, type Res, type ServerFrame, type TdApi, type ViaServerFrame } from '../preload/contract.ts';
 import { decodeOutputFrame } from '../preload/output-frame.ts';
+import { qualify, qualifyEvent, qualifyResult, routeRequest, splitPaneId } from './machines/qualify.ts';
 import { defaultWsUrl, type EarlySocket } from './early.ts';
 
 export { defaultWsUrl };
@@ -46,6 +47,8 @@ export interface WsClientOptions {
 
 interface Pending {
   name: RequestName;
+  /** The machine it went to (its answer's pane ids are qualified); none: the home service. */
+  machine?: string;
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
 }
@@ -99,7 +102,9 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
 
   const send = (p: Pending, req: unknown): void => {
     const id = nextId++;
-    const frame: ClientFrame = { t: 'req', id, name: p.name, req };
+    const inner: ClientFrame = { t: 'req', id, name: p.name, req };
+    // A request about another machine's pane goes to it, wrapped (docs/design/remote.md).
+    const frame: ClientFrame = p.machine ? { t: 'via', m: p.machine, f: inner } : inner;
     pending.set(id, p);
     try {
       socket!.send(JSON.stringify(frame));
@@ -129,8 +134,16 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
   /** Handle one frame; true when it answered a request (its awaiters run before the next frame). */
   const handle = (data: string | ArrayBuffer): boolean => {
     if (data instanceof ArrayBuffer) {
-      const out = decodeOutputFrame(new Uint8Array(data));
-      if (out) dispatch('pane.output', out);
+      let bytes = new Uint8Array(data);
+      let machine: string | undefined;
+      if (bytes[0] === VIA_OUTPUT_FRAME && bytes.length > 2) {
+        // Another machine's output: its name, then its frame.
+        const n = bytes[1]!;
+        machine = String.fromCharCode(...bytes.subarray(2, 2 + n));
+        bytes = bytes.subarray(2 + n);
+      }
+      const out = decodeOutputFrame(bytes);
+      if (out) dispatch('pane.output', machine ? { paneId: qualify(machine, out.paneId), data: out.data } : out);
       else console.warn('td-client: ignored a binary frame that is not pane output');
       return false;
     }
@@ -141,6 +154,7 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
       console.warn('td-client: ignored a frame that is not JSON');
       return false;
     }
+    if ((frame as { t: string }).t === 'via') return handleVia(frame as unknown as ViaServerFrame);
     if ((frame as { t: string }).t === 'ping') {
       // The core checks that this window is alive (a frozen tab is let go, then reconnects).
       try {
@@ -159,6 +173,33 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
       return true;
     } else if (frame.t === 'evt') {
       dispatch(frame.name, frame.payload);
+    }
+    return false;
+  };
+
+  /** A machine's frame: its ping answered through it, its answers and events with their pane ids qualified. */
+  const handleVia = (v: ViaServerFrame): boolean => {
+    const f = v.f;
+    if (!f || typeof v.m !== 'string') return false;
+    if (f.t === 'ping') {
+      try {
+        socket?.send(JSON.stringify({ t: 'via', m: v.m, f: { t: 'pong' } }));
+      } catch {
+        // closing
+      }
+      return false;
+    }
+    if (f.t === 'res') {
+      const p = pending.get(f.id);
+      if (!p || p.machine !== v.m) return false;
+      pending.delete(f.id);
+      if (f.ok) p.resolve(qualifyResult(v.m, p.name, f.res));
+      else p.reject(new Error(f.error));
+      return true;
+    }
+    if (f.t === 'evt') {
+      const payload = qualifyEvent(v.m, f.name, f.payload as never);
+      if (payload !== undefined) dispatch(f.name, payload);
     }
     return false;
   };
@@ -262,8 +303,10 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
     ack(paneId: string, chars: number): void {
       // Not connected: the core forgets a gone window's debt, and a new connection starts afresh.
       if (!socket || socket.readyState !== WS.OPEN) return;
+      const { machine, local } = splitPaneId(paneId);
+      const ack: ClientFrame = { t: 'ack', paneId: local, chars };
       try {
-        socket.send(JSON.stringify({ t: 'ack', paneId, chars } satisfies ClientFrame));
+        socket.send(JSON.stringify(machine ? ({ t: 'via', m: machine, f: ack } satisfies ClientFrame) : ack));
       } catch {
         // closing: the same
       }
@@ -282,7 +325,13 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
           a.answer.then(resolve as (v: unknown) => void, reject);
           return;
         }
-        const p: Pending = { name, resolve: resolve as (v: unknown) => void, reject };
+        const routed = routeRequest(req);
+        if ('error' in routed) {
+          reject(new Error(routed.error));
+          return;
+        }
+        req = routed.req as Req<K>;
+        const p: Pending = { name, resolve: resolve as (v: unknown) => void, reject, ...(routed.machine ? { machine: routed.machine } : {}) };
         if (socket && socket.readyState === WS.OPEN) {
           send(p, req);
           return;

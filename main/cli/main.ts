@@ -11,6 +11,8 @@ export interface Subcommand {
   summary: string;
   /** Loads the module that runs it. */
   load: () => Promise<{ run(argv: string[]): Promise<number> }>;
+  /** Run by the app itself, not by a person: left out of `terminal-delight help`. */
+  hidden?: boolean;
 }
 
 export const COMMANDS: Record<string, Subcommand> = {
@@ -21,6 +23,8 @@ export const COMMANDS: Record<string, Subcommand> = {
   hooks: { summary: 'Install the agent channel\'s hooks: --agent claude|codex|gemini|opencode|all (default: those on PATH), --uninstall', load: () => import('../agent-channel/cli.ts') },
   agent: { summary: 'Start an agent pane in the running app; agent new --worktree [--repo DIR] [--base BRANCH] [--name NAME] [--prompt TEXT] [-- argv…] gives it a git worktree of its own', load: () => import('../worktrees/cli.ts') },
   serve: { summary: 'Serve the window over HTTP and WebSocket on 127.0.0.1 (--port N, --fresh, --cwd DIR)', load: () => import('../serve/main.ts') },
+  connect: { summary: 'Connect a machine over your own ssh: connect [user@]host[:port] [--name NAME] [--colour #RRGGBB] [--command PATH]; your service keeps the link', load: () => import('../machines/cli.ts') },
+  bridge: { summary: 'The far end of a machine\'s link (run by ssh for `connect`)', load: () => import('../service/bridge.ts'), hidden: true },
   service: { summary: 'The service that keeps your panes running with no window open: status, start, stop [--end-panes], restart', load: () => import('../service/cli.ts') },
 };
 
@@ -31,7 +35,7 @@ const OWN: Record<string, string> = {
 };
 
 export function helpText(): string {
-  const rows = [...Object.entries(OWN), ...Object.entries(COMMANDS).map(([n, c]) => [n, c.summary] as const)];
+  const rows = [...Object.entries(OWN), ...Object.entries(COMMANDS).filter(([, c]) => !c.hidden).map(([n, c]) => [n, c.summary] as const)];
   const width = Math.max(...rows.map(([n]) => n.length));
   return `Usage: terminal-delight <command> [arguments]\n\nCommands:\n${rows.map(([n, text]) => `  ${n.padEnd(width)}  ${text}`).join('\n')}\n\nEvery command answers --help.\n`;
 }

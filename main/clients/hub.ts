@@ -27,6 +27,19 @@ export interface Link {
   close(reason: string): void;
 }
 
+/** A window as the machines' router sees it (main/machines/machines.ts): where a far frame goes back to. */
+export interface ViaWindow {
+  readonly binary: boolean;
+  sendText(text: string): void;
+  sendBinary(frame: Buffer, key: string): void;
+}
+
+/** Takes a window's `via` frames for other machines (docs/design/remote.md). */
+export interface ViaRouter {
+  receive(win: ViaWindow, machine: unknown, frame: unknown): void;
+  gone(win: ViaWindow): void;
+}
+
 export interface HubOptions {
   pingMs?: number;
   silentMs?: number;
@@ -63,7 +76,7 @@ const PING_MS = 2_000;
 const SILENT_MS = 8_000;
 const MAX_BACKLOG = 64 * 1024 * 1024;
 
-export class Connection {
+export class Connection implements ViaWindow {
   readonly client: Client;
   /** Said app.hello: a window, pinged and held to liveness. */
   window = false;
@@ -109,6 +122,9 @@ export class Connection {
       case 'pong':
       case 'ping':
         return;
+      case 'via':
+        if (this.hub.via) return this.hub.via.receive(this, frame.m, frame.f);
+        break;
       case 'ack':
         // No answer, right or wrong (contract.ts); a wrong one changes nothing.
         if (typeof frame.paneId === 'string' && typeof frame.chars === 'number') {
@@ -195,6 +211,10 @@ export class Connection {
     if (this.reading()) this.link.send(text);
   }
 
+  sendText(text: string): void {
+    this.send(text);
+  }
+
   /** A binary frame to a client that asked for them, unless it stopped reading. */
   sendBinary(frame: Buffer, paneId: string): void {
     if (this.reading()) this.link.sendBinary!(frame, paneId);
@@ -230,6 +250,8 @@ export class ClientHub {
   readonly maxBacklog: number;
   /** How long a window's own transport may go without app.hello (ConnectOptions.helloWithinMs). */
   readonly helloWithinMs: number;
+  /** Where `via` frames go (the home service's machines); none: they are refused. */
+  via: ViaRouter | undefined;
   private readonly connections = new Set<Connection>();
   private readonly byId = new Map<string, Connection>();
   private readonly listeners = new Set<(windows: number) => void>();
@@ -289,6 +311,7 @@ export class ClientHub {
     if (!this.connections.delete(c)) return;
     this.byId.delete(c.client.id);
     this.core.clientGone(c.client);
+    this.via?.gone(c);
     if (c.window) this.windowsChanged();
     if (this.connections.size === 0 && this.pingTimer) {
       clearInterval(this.pingTimer);

@@ -17,15 +17,16 @@ import { HELLO_WITHIN_MS, noHelloReason } from '../clients/hub.ts';
 const RELAY_MAX = 64 * 1024 * 1024;
 
 /**
- * Frames a window may send: requests, acknowledgements and pongs (false for anything else:
- * file routes, first paints, shutdown, doors are the relay's own); 'hello' for its app.hello.
+ * Frames a window may send: requests, acknowledgements, pongs, and the same for another
+ * machine wrapped in `via` (the service checks what is inside); 'hello' for its app.hello.
+ * Nothing else is passed on (file routes, first paints, shutdown, doors are the relay's own).
  */
 function windowFrameOk(text: string): boolean | 'hello' {
   try {
     const f = JSON.parse(text) as { t?: unknown; name?: unknown };
     if (!f || typeof f !== 'object') return false;
     if (f.t === 'req' && f.name === 'app.hello') return 'hello';
-    return f.t === 'req' || f.t === 'pong' || f.t === 'ack';
+    return f.t === 'req' || f.t === 'pong' || f.t === 'ack' || f.t === 'via';
   } catch {
     return false;
   }

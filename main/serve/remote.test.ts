@@ -44,7 +44,16 @@ describe('serve with --service-socket and --service-token (a service elsewhere, 
       });
       ws.on('error', reject);
     });
+    // A frame for another machine (docs/spec/remote.md) is passed on too, and answered by the service.
+    const via = await new Promise<unknown>((resolve) => {
+      ws.on('message', (msg) => {
+        const f = JSON.parse(msg.toString()) as { t: string };
+        if (f.t === 'via') resolve(f);
+      });
+      ws.send(JSON.stringify({ t: 'via', m: 'nowhere', f: { t: 'req', id: 2, name: 'service.info', req: {} } }));
+    });
     ws.close();
+    expect(via).toEqual({ t: 'via', m: 'nowhere', f: { t: 'res', id: 2, ok: false, error: 'no machine is named "nowhere": connect it with `terminal-delight connect HOST`' } });
     expect(answer).toMatchObject({ t: 'res', id: 1, ok: true, res: { pid: process.pid } });
     // Nothing was started in this machine's own state folder.
     expect(fs.existsSync(path.join(here.env.XDG_STATE_HOME!, 'terminal-delight', 'run', 'service.lock'))).toBe(false);

@@ -129,6 +129,8 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
     // "Quit and end all panes" quits; the window's Restart service (endPanes false) restarts.
     app = await createApp({ env, fresh: opts.fresh, bootedAt: opts.bootedAt, quit: (endPanes) => void (endPanes ? stop('you quit and ended all panes', 'quit', 'Terminal Delight has quit and every pane has ended.') : stop('the service was restarted', 'restart')) });
     doors.ready(app);
+    // The machines connected before are connected again (each retried with backoff until it answers).
+    app.machines.connectSaved();
 
     const onSocket = (socket: net.Socket): void => {
       socket.setEncoding('utf8');

@@ -16,7 +16,7 @@ describe('settings', () => {
   it('has the documented defaults', () => {
     expect(new SettingsService(file).get()).toEqual({
       theme: 'system', fontSize: 13, fontFamily: '', scrollback: 10000, copyOnSelect: true, mcpServer: true, mcpWrites: true, agentCommand: ['claude'],
-      notifications: true, windowClose: 'keep', resumeAtStart: 'shells', shellIntegration: true, worktreeFolder: '', worktreeSetup: '',
+      notifications: true, windowClose: 'keep', resumeAtStart: 'shells', shellIntegration: true, worktreeFolder: '', worktreeSetup: '', machines: [],
     });
     expect(fs.existsSync(file)).toBe(false);
   });
@@ -42,9 +42,16 @@ describe('settings', () => {
       [{ agentCommand: [] }, /agentCommand must be a non-empty list of strings/],
       [{ agentCommand: 'claude' }, /agentCommand must be a non-empty list/],
       [{ fontSize: 14, colour: 'red' }, /there is no setting "colour"/],
+      // Machines (docs/spec/remote.md): a name that would qualify a pane id wrongly, a target ssh would read as an option, a colour that is not #rrggbb, a name twice.
+      [{ machines: [{ name: 'a/b', target: 'box', colour: '#112233' }] }, /^machines must be a list of \{name, target, colour\}/],
+      [{ machines: [{ name: 'box', target: '-oProxyCommand=x', colour: '#112233' }] }, /^machines must be a list/],
+      [{ machines: [{ name: 'box', target: 'box', colour: 'red' }] }, /^machines must be a list/],
+      [{ machines: [{ name: 'box', target: 'box', colour: '#112233' }, { name: 'box', target: 'b2', colour: '#112233' }] }, /^machines must be a list/],
     ];
     for (const [patch, msg] of cases) expect(() => s.set(patch as never)).toThrow(msg);
     expect(() => applySettings(DEFAULT_SETTINGS, null)).toThrow(/settings must be an object/);
+    expect(applySettings(DEFAULT_SETTINGS, { machines: [{ name: 'gpu', target: 'ada@10.0.0.7:2222', colour: '#d2691e', command: '~/td/bin/terminal-delight', extra: 1 }] }).machines)
+      .toEqual([{ name: 'gpu', target: 'ada@10.0.0.7:2222', colour: '#d2691e', command: '~/td/bin/terminal-delight' }]);
     expect(s.get()).toEqual(DEFAULT_SETTINGS);
     expect(fs.existsSync(file)).toBe(false);
   });

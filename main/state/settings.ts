@@ -39,9 +39,30 @@ function checkField(key: string, value: unknown): { ok: true; value: unknown } |
         : { ok: false, error: 'worktreeFolder must be empty (beside the repository) or an absolute folder path' };
     case 'worktreeSetup':
       return typeof value === 'string' && value.length <= 4096 && !/[\x00-\x08\x0a-\x1f]/.test(value) ? { ok: true, value } : { ok: false, error: 'worktreeSetup must be one line of shell command (at most 4096 characters), or empty' };
+    case 'machines':
+      return checkMachines(value);
     default:
       return { ok: false, error: `there is no setting "${key}": known settings are ${Object.keys(DEFAULT_SETTINGS).join(', ')}` };
   }
+}
+
+/** settings.machines: records of machines connected before (docs/design/remote.md). */
+function checkMachines(value: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
+  const bad = { ok: false as const, error: 'machines must be a list of {name, target, colour} (names of letters, digits, . _ -; colours as #rrggbb)' };
+  if (!Array.isArray(value) || value.length > 64) return bad;
+  const out: Array<Record<string, string>> = [];
+  const names = new Set<string>();
+  for (const m of value as Array<Record<string, unknown>>) {
+    if (!m || typeof m !== 'object') return bad;
+    const { name, target, colour, command } = m;
+    if (typeof name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/.test(name) || names.has(name)) return bad;
+    if (typeof target !== 'string' || target.length > 300 || /[\s\x00-\x1f]/.test(target) || target.startsWith('-')) return bad;
+    if (typeof colour !== 'string' || !/^#[0-9a-fA-F]{6}$/.test(colour)) return bad;
+    if (command !== undefined && (typeof command !== 'string' || !/^[A-Za-z0-9_./~-]{1,1024}$/.test(command) || command.startsWith('-'))) return bad;
+    names.add(name);
+    out.push({ name, target, colour, ...(command ? { command } : {}) });
+  }
+  return { ok: true, value: out };
 }
 
 /** Apply a patch from outside; throws one sentence on the first bad field, changing nothing. */

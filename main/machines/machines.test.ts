@@ -1,0 +1,179 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MachineInfo } from '../../preload/contract.ts';
+import { appRoot } from '../panes/env.ts';
+import { waitFor } from '../panes/testing.ts';
+import { connectService, stopService } from '../service/client.ts';
+import { startService, type RunningService } from '../service/service.ts';
+import { PROTOCOL } from '../version.ts';
+import { startFarMachine, type FarMachine } from './sshd-testing.ts';
+
+let m: FarMachine;
+let home: RunningService;
+
+beforeAll(async () => {
+  m = await startFarMachine();
+  const r = await startService({ env: m.near.env, fresh: true, idleMs: 0 });
+  if (!r.started) throw new Error('no home service');
+  home = r.service;
+}, 30_000);
+afterAll(async () => {
+  await home?.stop('test over');
+  await stopService({ env: m.farEnv, endPanes: true });
+  await m.stop();
+  m.near.cleanup();
+  m.far.cleanup();
+});
+
+/** `terminal-delight …` as a person runs it, with the near machine's environment. */
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(path.join(appRoot, 'bin', 'terminal-delight'), args, { env: { ...m.near.env, PATH: `${path.dirname(process.execPath)}:${m.near.env.PATH}` } }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** A window on the home service's socket, as serve's relay is: JSON lines, pings answered (its own and the far service's, through via). */
+async function homeWindow(): Promise<{ send(f: unknown): void; via(f: unknown): void; frames: Array<Record<string, unknown>>; wait(pred: (f: Record<string, unknown>) => boolean, what: string, ms?: number): Promise<Record<string, unknown>>; close(): void }> {
+  const socket = net.createConnection(home.paths.serviceSocket);
+  await new Promise((r) => socket.once('connect', r));
+  const token = fs.readFileSync(home.paths.serviceToken, 'utf8').trim();
+  socket.write(JSON.stringify({ t: 'hello', protocol: PROTOCOL, version: '0.1.0', token, client: 'serve' }) + '\n');
+  const frames: Array<Record<string, unknown>> = [];
+  let buf = '';
+  socket.setEncoding('utf8');
+  const send = (f: unknown): void => void socket.write(JSON.stringify(f) + '\n');
+  socket.on('data', (d: string) => {
+    buf += d;
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+      const f = JSON.parse(buf.slice(0, nl)) as Record<string, unknown>;
+      buf = buf.slice(nl + 1);
+      if (f.t === 'ping') send({ t: 'pong' });
+      const inner = f.f as Record<string, unknown> | undefined;
+      if (f.t === 'via' && inner?.t === 'ping') send({ t: 'via', m: f.m, f: { t: 'pong' } });
+      frames.push(f);
+    }
+  });
+  return {
+    send,
+    via: (f) => send({ t: 'via', m: m.alias, f }),
+    frames,
+    wait: (pred, what, ms = 20_000) => waitFor(() => frames.find(pred), what, ms),
+    close: () => socket.destroy(),
+  };
+}
+
+const viaRes = (id: number) => (f: Record<string, unknown>): boolean => f.t === 'via' && (f.f as { t?: string; id?: number }).t === 'res' && (f.f as { id?: number }).id === id;
+
+describe('machines: the home service holds a link to another machine', () => {
+  it('connect, its panes, a pane opened there and read through the home service, a dropped link that comes back and replays, a click refused meanwhile', async () => {
+    // `terminal-delight connect` starts nothing on a new port and leaves the link with the home service.
+    const c = await cli(['connect', m.alias]);
+    expect(c.stderr).toBe('');
+    expect(c.stdout).toMatch(new RegExp(`^connected ${m.alias} \\(${m.alias}\\): terminal-delight \\S+ on \\S+, 0 panes running\\n$`));
+    expect(c.code).toBe(0);
+    const conn = await connectService({ env: m.near.env, client: 'cli' });
+    const [listed] = await conn.request('machine.list', {});
+    expect(listed).toMatchObject({ name: m.alias, target: m.alias, state: 'connected', panes: [], attempts: 0 });
+    expect(listed!.colour).toMatch(/^#[0-9a-f]{6}$/);
+    // Saved in the home settings, for the next start and for + Machine…'s list.
+    expect(home.app.settings.get().machines).toEqual([{ name: m.alias, target: m.alias, colour: listed!.colour }]);
+
+    // A window: attaches to the far machine through via frames; its app.hello starts the far machine's first pane.
+    const win = await homeWindow();
+    win.via({ t: 'req', id: 1, name: 'app.hello', req: {} });
+    const hello = (await win.wait(viaRes(1), 'the far app.hello')).f as { ok: boolean; res: { panes: Array<{ id: string }>; service: { pid: number } } };
+    expect(hello.ok).toBe(true);
+    const farPid = (JSON.parse(fs.readFileSync(path.join(m.farEnv.XDG_STATE_HOME!, 'terminal-delight', 'run', 'service.lock'), 'utf8')) as { pid: number }).pid;
+    expect(hello.res.service.pid).toBe(farPid);
+    const paneId = hello.res.panes[0]!.id;
+    win.via({ t: 'req', id: 2, name: 'pane.input', req: { paneId, data: 'echo far-$((6*7))\r' } });
+    await win.wait(viaRes(2), 'the input answered');
+    await win.wait((f) => f.t === 'via' && (f.f as { name?: string }).name === 'pane.output' && /far-42/.test(JSON.stringify(f.f)), 'far-42 from the far pane, through the home service');
+    // The home service lists it, qualified by its machine.
+    await waitFor(async () => (await conn.request('machine.list', {}))[0]!.panes.includes(`${m.alias}/${paneId}`), 'the far pane in machine.list');
+
+    // The link drops (ssh killed) while the machine's sshd is down: reconnecting, with backoff.
+    const changes: MachineInfo[] = [];
+    conn.onEvent('machine.changed', (info) => changes.push(info));
+    const sshPid = (await conn.request('machine.list', {}))[0]!.sshPid!;
+    await m.sshdDown();
+    process.kill(sshPid, 'SIGKILL');
+    await waitFor(() => changes.find((i) => i.state === 'reconnecting'), 'the machine reconnecting');
+    // A click while it is unreachable: refused at once, in one sentence; nothing is queued.
+    win.via({ t: 'req', id: 3, name: 'pane.input', req: { paneId, data: 'echo never-$((1+1))\r' } });
+    expect((await win.wait(viaRes(3), 'the refusal')).f).toEqual({ t: 'res', id: 3, ok: false, error: `${m.alias} is unreachable (reconnecting): nothing was sent` });
+    // Output printed there meanwhile (typed at the far machine's own desk).
+    const farDesk = await connectService({ env: m.farEnv, client: 'cli', start: false });
+    await farDesk.request('pane.input', { paneId, data: 'echo meanwhile-$((2*3))\r' });
+    farDesk.close();
+    // Tries again with backoff, each failure saying why.
+    const failing = await waitFor(() => changes.find((i) => i.state === 'reconnecting' && i.attempts >= 2), 'two failed attempts', 30_000);
+    expect(failing.reason).toMatch(new RegExp(`^${m.alias} is unreachable \\(ssh: connect to host 127\\.0\\.0\\.1 port ${m.port}: Connection refused\\): check that it is up and its address and port are right, then \`terminal-delight connect ${m.alias}\`$`));
+    // Retry now: tried at once (while sshd is still down: one more failure, saying why).
+    const retried = await waitFor(() => conn.request('machine.retry', { name: m.alias }).catch(() => undefined), 'a retry that is not racing a backoff try');
+    expect(retried).toMatchObject({ state: 'reconnecting', reason: failing.reason });
+    expect(retried.attempts).toBeGreaterThan(failing.attempts);
+    await m.sshdUp();
+    await waitFor(() => changes.find((i) => i.state === 'connected'), 'the machine back', 60_000);
+    expect((await conn.request('machine.retry', { name: m.alias })).state).toBe('connected');
+    await expect(conn.request('machine.retry', { name: 'elsewhere' })).rejects.toThrow('no machine is named "elsewhere": connect it with `terminal-delight connect HOST`');
+
+    // The window attaches again (a new channel) and its snapshot replays what was printed meanwhile.
+    win.via({ t: 'req', id: 4, name: 'app.hello', req: {} });
+    await win.wait(viaRes(4), 'app.hello again');
+    win.via({ t: 'req', id: 5, name: 'pane.snapshot', req: { paneId } });
+    const snap = (await win.wait(viaRes(5), 'the snapshot')).f as { ok: boolean; res: { data: string } };
+    expect(snap).toMatchObject({ ok: true });
+    expect(snap.res.data).toContain('meanwhile-6');
+    expect(snap.res.data).not.toContain('never-2');
+    win.close();
+    conn.close();
+  }, 120_000);
+
+  it('refuses a machine it cannot log in to, in one sentence, and keeps nothing of it', async () => {
+    const c = await cli(['connect', 'nobody@127.0.0.1:1', '--name', 'nowhere']);
+    expect(c.code).toBe(1);
+    expect(c.stderr).toMatch(/^connect: nowhere is unreachable \(ssh: connect to host 127\.0\.0\.1 port 1: Connection refused\): check that it is up and its address and port are right, then `terminal-delight connect nobody@127\.0\.0\.1:1 --name nowhere`\n$/);
+    expect(home.app.settings.get().machines.map((r) => r.name)).toEqual([m.alias]);
+  }, 60_000);
+
+  it('cuts off a far host that sends a frame no link carries, in one sentence, touching nothing here', async () => {
+    // What runs there answers with a good hello, then a frame of a kind no link knows.
+    const hostile = path.join(m.farEnv.HOME!, 'hostile');
+    const hello = JSON.stringify({ bridge: 1, version: '0.1.0', protocol: PROTOCOL, hostname: 'evil', service: { pid: 1, startedAt: 'x', version: '0.1.0', protocol: PROTOCOL } });
+    fs.writeFileSync(hostile, `#!/bin/sh\nprintf 'TD-BRIDGE %s\\n' '${hello}'\nprintf '\\000\\000\\000\\006\\011\\000\\000\\000\\001x'\nsleep 10\n`, { mode: 0o755 });
+    const conn = await connectService({ env: m.near.env, client: 'cli' });
+    const before = home.app.panes.list().length;
+    await expect(conn.request('machine.connect', { target: m.alias, name: 'hostile', command: '~/hostile' }))
+      .rejects.toThrow(/^hostile sent what a link does not carry \(it sent a frame of kind 9, which no link knows\): the link was cut off$/);
+    expect((await conn.request('machine.list', {})).map((i) => i.name)).toEqual([m.alias]);
+    expect(home.app.settings.get().machines.map((r) => r.name)).toEqual([m.alias]);
+    expect(home.app.panes.list().length).toBe(before);
+    conn.close();
+  }, 60_000);
+
+  it('shows a far service of another version, and restarts it on request: the link comes back to the new one', async () => {
+    const conn = await connectService({ env: m.near.env, client: 'cli' });
+    const before = (await conn.request('machine.list', {})).find((i) => i.name === m.alias)!;
+    expect(before.state).toBe('connected');
+    const lock = path.join(m.farEnv.XDG_STATE_HOME!, 'terminal-delight', 'run', 'service.lock');
+    const oldPid = (JSON.parse(fs.readFileSync(lock, 'utf8')) as { pid: number }).pid;
+    // The far machine's terminal-delight was updated: its next service is another version (same protocol).
+    fs.writeFileSync(m.farEnv.TD_TEST_VERSION_FILE!, '9.9.9\n');
+    const changes: MachineInfo[] = [];
+    conn.onEvent('machine.changed', (info) => changes.push(info));
+    expect(await conn.request('machine.restart', { name: m.alias })).toEqual({ ok: true });
+    const back = await waitFor(() => changes.find((i) => i.state === 'connected'), 'the machine back after its restart', 60_000);
+    expect(changes.some((i) => i.state === 'reconnecting')).toBe(true);
+    expect(back.version).toBe('9.9.9');
+    expect(before.version).not.toBe('9.9.9');
+    expect((JSON.parse(fs.readFileSync(lock, 'utf8')) as { pid: number }).pid).not.toBe(oldPid);
+    await expect(conn.request('machine.restart', { name: 'elsewhere' })).rejects.toThrow('no machine is named "elsewhere"');
+    conn.close();
+  }, 90_000);
+});

@@ -1,0 +1,30 @@
+/**
+ * The machines as this window knows them (docs/spec/remote.md): the home service's list,
+ * kept by its `machine.changed` events, and whether "+ Machine…" shows.
+ */
+import { createStore } from 'zustand/vanilla';
+import type { MachineInfo } from '../../preload/contract.ts';
+
+export const machinesUi = createStore<{ open: boolean; n: number; machines: MachineInfo[] }>()(() => ({ open: false, n: 0, machines: [] }));
+
+export function showMachineDialog(): void {
+  machinesUi.setState((s) => ({ open: true, n: s.n + 1 }));
+}
+
+export function hideMachineDialog(): void {
+  machinesUi.setState({ open: false });
+}
+
+/** One machine's news: replaces its entry (by name), or adds it. */
+export function machineChanged(info: MachineInfo): void {
+  machinesUi.setState((s) => {
+    const at = s.machines.findIndex((m) => m.name === info.name);
+    const machines = at < 0 ? [...s.machines, info] : s.machines.map((m, i) => (i === at ? info : m));
+    return { machines };
+  });
+}
+
+/** What a machine's chip says after its name: nothing when connected. */
+export function machineStateLabel(m: Pick<MachineInfo, 'state'>): string {
+  return m.state === 'connected' ? '' : m.state === 'reconnecting' ? 'reconnecting…' : m.state === 'connecting' ? 'connecting…' : 'unreachable';
+}
