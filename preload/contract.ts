@@ -378,9 +378,11 @@ export interface Events {
   /**
    * This window fell too far behind the pane's output (while another window kept up, or
    * in a long flood: FLOW.skipAfterChars), so it was left out of the pane's output; it has
-   * caught up and should redraw from a snapshot.
+   * caught up and should redraw from a snapshot. `history: 'all'` when the pane's output
+   * has gone quiet (the flood is over): the redraw asks for the whole history, so that the
+   * window never shows the end of a flood above a short one (issue 38).
    */
-  'pane.stale': { paneId: string };
+  'pane.stale': { paneId: string; history?: 'all' };
 
   /** A surface arrived or changed (`surface`), or left the bench (`removedId`). */
   'surface.changed': { paneId: string; surface?: Surface; removedId?: string };

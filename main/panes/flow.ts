@@ -207,12 +207,14 @@ export class FlowMeter {
   /**
    * The reader's snapshot is being taken (it holds all output sent so far): a reader taken
    * back from skipping ahead is sent output from now on, read at the rate it read the flood
-   * at. A new sample of that rate starts now (the wait was not reading).
+   * at. A new sample of that rate starts now (the wait was not reading). True when it was
+   * waiting for this snapshot.
    */
-  redrawn(reader: string): void {
+  redrawn(reader: string): boolean {
     const r = this.readers.get(reader);
-    if (!r?.redrawing) return;
+    if (!r?.redrawing) return false;
     this.into(r);
+    return true;
   }
 
   private into(r: Reader): void {

@@ -121,8 +121,8 @@ export interface PaneHooks {
   exited(pane: Pane): void;
   /** The headless screen moved old scrollback to its archive (memory can be given back). */
   compacted?(pane: Pane): void;
-  /** A window left behind in a long flood is taken back after waiting its time (FLOW.skipRedrawMs): it should redraw. */
-  stale?(pane: Pane, clientId: string): void;
+  /** A window left behind in a long flood is taken back after waiting its time (FLOW.skipRedrawMs): it should redraw (with the whole history when `over`: the flood ended). */
+  stale?(pane: Pane, clientId: string, over: boolean): void;
 }
 
 /** The private socket node-pty reads the PTY master through (see armTail). */
@@ -184,8 +184,15 @@ export class Pane {
   private programTimer: NodeJS.Timeout | undefined;
   /** When windows left behind in a flood, caught up, are taken back (FlowMeter.nextTakeBack). */
   private takeBackTimer: NodeJS.Timeout | undefined;
-  /** While a window is left behind: when output was last sent, and the timer that notices it went quiet. */
+  /** While a window is left behind, or holds a short history (shortHistory): when output was last sent, and the timer that notices it went quiet. */
   private lastFlushAt = 0;
+  /**
+   * Windows that redrew from a short history (FLOW.skipRedrawScrollback lines) when taken
+   * back in a flood, and have not had the whole of it since: each is told to redraw with all
+   * of it once the flood is over (issue 38: one that kept up with the flood's last lines
+   * after its redraw showed them above a history hundreds of lines short).
+   */
+  private readonly shortHistory = new Set<string>();
   private quietTimer: NodeJS.Timeout | undefined;
   private programCheckedAt = 0;
   private disposed = false;
@@ -442,7 +449,7 @@ export class Pane {
     // keeps up is left out of this pane's output from here (FlowMeter.sent).
     // (One left behind holding nothing more to acknowledge waits its time to be taken back.)
     if (this.meter.sent(data.length).length > 0) this.scheduleTakeBack();
-    if (this.meter.skipping()) this.watchQuiet();
+    if (this.meter.skipping() || this.shortHistory.size > 0) this.watchQuiet();
     this.hooks.output(this, data);
     if (!this.disposed) this.applyFlow();
     this.watchProgram();
@@ -516,6 +523,8 @@ export class Pane {
     } catch {
       // the process is gone: nothing to pause
     }
+    // Read again: whether the flood is over is watched from now (watchQuiet).
+    if (!paused && (this.meter.skipping() || this.shortHistory.size > 0)) this.watchQuiet();
   }
 
   /** Whether the PTY is paused now (by flow control, or by the governor: isPaced). */
@@ -529,7 +538,18 @@ export class Pane {
 
   detachReader(clientId: string): void {
     this.meter.detach(clientId);
+    this.shortHistory.delete(clientId);
     this.applyFlow();
+  }
+
+  /**
+   * Whether a flood that left windows behind is over: its output has been quiet for
+   * FLOW.skipQuietMs while its PTY was read (not held by flow control or the governor, whose
+   * turns pause each of 16 floods for hundreds of milliseconds). A window taken back then redraws with the whole history, not
+   * FLOW.skipRedrawScrollback lines (nothing more is coming to fill the rest in).
+   */
+  floodOver(): boolean {
+    return !this.paused && performance.now() - this.lastFlushAt >= FLOW.skipQuietMs;
   }
 
   /** True when the window had been left out of the flow and has now caught up (it should redraw). */
@@ -547,7 +567,16 @@ export class Pane {
     this.takeBackDue();
   }
 
-  /** While a window is left behind in a flood: once output has been quiet for FLOW.skipQuietMs, the flood ended. */
+  /** The flood is over: windows in the flow that hold a short history redraw with the whole of it (those still left behind do when taken back: floodOver). */
+  private floodEnded(): void {
+    for (const clientId of this.shortHistory) {
+      if (!this.meter.accepts(clientId)) continue;
+      this.shortHistory.delete(clientId);
+      this.hooks.stale?.(this, clientId, true);
+    }
+  }
+
+  /** While a window is left behind in a flood, or holds a short history: once output has been quiet for FLOW.skipQuietMs, the flood ended. */
   private watchQuiet(): void {
     this.lastFlushAt = performance.now();
     if (this.quietTimer || this.disposed) return;
@@ -560,7 +589,10 @@ export class Pane {
         return;
       }
       this.quietTimer = undefined;
+      // Held by flow control or the governor: not the flood's end (watched again once the PTY reads: setPaused).
+      if (this.paused) return;
       this.hurryBack();
+      this.floodEnded();
     };
     this.quietTimer = setTimeout(check, FLOW.skipQuietMs);
     this.quietTimer.unref?.();
@@ -579,7 +611,7 @@ export class Pane {
 
   /** Take back the windows left behind whose time has come (each redraws), and wait for the next. */
   private takeBackDue(): void {
-    for (const clientId of this.meter.takeBack()) this.hooks.stale?.(this, clientId);
+    for (const clientId of this.meter.takeBack()) this.hooks.stale?.(this, clientId, this.floodOver());
     this.scheduleTakeBack();
   }
 
@@ -621,8 +653,8 @@ export class Pane {
     this.flush();
     // A window taken back after falling behind a flood is sent output again from here: what
     // came before is in this snapshot, and what comes while it is taken follows its answer.
+    const retaken = clientId !== undefined && this.meter.redrawn(clientId);
     if (clientId !== undefined) {
-      this.meter.redrawn(clientId);
       // Ready again, it may let a PTY another window holds paused run (not left to the
       // screen's catch-up below to ask).
       this.applyFlow();
@@ -631,6 +663,14 @@ export class Pane {
     if (mine) this.held = [];
     try {
       const snap = await this.screen.serialize(scrollback);
+      if (clientId !== undefined) {
+        if (snap.complete) this.shortHistory.delete(clientId);
+        else if (retaken) {
+          this.shortHistory.add(clientId);
+          // (Taken on a flood's last output, it is told once that has been quiet.)
+          this.watchQuiet();
+        }
+      }
       // Prompts within what the snapshot holds (its history lines and the screen).
       const lines = Math.max(0, Math.min(scrollback, this.screen.term.buffer.normal.baseY));
       const cursorRow = this.screen.term.buffer.active.cursorY + lines;

@@ -358,8 +358,8 @@ export class PaneService implements PaneServiceApi {
           this.bus.emit('output', p.id, data);
           this.govern(p.id, data.length);
         },
-        stale: (p, clientId) => {
-          if (this.panes.get(p.id) === p) this.core.emitTo(clientId, 'pane.stale', { paneId: p.id });
+        stale: (p, clientId, over) => {
+          if (this.panes.get(p.id) === p) this.core.emitTo(clientId, 'pane.stale', over ? { paneId: p.id, history: 'all' } : { paneId: p.id });
         },
         compacted: (p) => {
           if (this.panes.get(p.id) === p) this.bus.emit('compacted', p.id);
@@ -610,7 +610,7 @@ export class PaneService implements PaneServiceApi {
       throw new Error(`ack of ${String(chars)} characters is not usable: send a non-negative number`);
     }
     // Caught up after being left out: it redraws from a snapshot.
-    if (pane.ack(clientId, chars)) this.core.emitTo(clientId, 'pane.stale', { paneId });
+    if (pane.ack(clientId, chars)) this.core.emitTo(clientId, 'pane.stale', pane.floodOver() ? { paneId, history: 'all' } : { paneId });
   }
 
   // ───────────── listeners ─────────────
