@@ -173,7 +173,14 @@ async function ours(file: string, log: (l: string) => void): Promise<Side> {
           const td = (window as unknown as { __td?: { paneIds(): string[]; live(id: string): boolean } }).__td;
           const shown = td?.paneIds() ?? [];
           return shown.length >= n && shown.every((id) => td!.live(id));
-        }, PANES, { polling: 'raf', timeout: 60_000 });
+        }, PANES, { polling: 'raf', timeout: 180_000 }).catch(async (e: Error) => {
+          const seen = await page.evaluate(() => {
+            const td = (window as unknown as { __td?: { paneIds(): string[]; live(id: string): boolean } }).__td;
+            const shown = td?.paneIds() ?? [];
+            return { shown: shown.length, live: shown.filter((id) => td!.live(id)).length };
+          }).catch(() => undefined);
+          throw new Error(`${e.message}: the window shows ${seen?.shown} panes, ${seen?.live} of them live`);
+        });
         attach.push(performance.now() - t0);
       } finally {
         await context.close();
