@@ -507,6 +507,13 @@ export const FLOW = {
    */
   latencyStartChars: 32_768,
   /**
+   * A window holding output of several panes shares latencyMinChars and latencyStartChars
+   * among them (main/panes/flow.ts, WindowShares), each pane's share never under this: 16
+   * floods held 16 x 128 KiB on a page's one socket, and a quiet pane's echo waited behind
+   * all of it (issue 38).
+   */
+  latencyShareFloorChars: 16_384,
+  /**
    * Skipping ahead in a long flood: once a pane has sent this much output with no quiet
    * spell longer than latencyMs, a window that cannot take more is left behind rather than
    * holding the program paused. It is sent nothing until it has read what it holds, then

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FLOW } from '../../preload/contract.ts';
-import { FlowMeter, type LatencyBound } from './flow.ts';
+import { FlowMeter, WindowShares, type LatencyBound } from './flow.ts';
 
 /** A meter that skips ahead in a long flood, on a clock the test moves (what the skip tests share). */
 function skipping(extra: Partial<LatencyBound>): { m: FlowMeter; clock: { t: number } } {
@@ -9,6 +9,41 @@ function skipping(extra: Partial<LatencyBound>): { m: FlowMeter; clock: { t: num
 }
 
 describe('FlowMeter', () => {
+  it('shares a window\'s floor among the panes holding output for it: 16 floods hold what one would, no pane under the share floor', () => {
+    const clock = { t: 0 };
+    const shares = new WindowShares();
+    const bound: LatencyBound = { ms: 150, minChars: 128_000, startChars: 32_000, shares, shareFloorChars: 8_000, now: () => clock.t };
+    const panes = Array.from({ length: 16 }, () => new FlowMeter(1_000_000, 500_000, bound));
+    for (const m of panes) m.attach('w');
+    // The first pane alone may hold its whole start allowance.
+    panes[0]!.sent(31_000);
+    expect(panes[0]!.shouldPause()).toBe(false);
+    panes[0]!.ack('w', 31_000);
+    expect(shares.count('w')).toBe(1);
+    // 16 panes holding output: each may hold a sixteenth of it, and never less than the floor.
+    for (const m of panes) m.sent(4_000);
+    expect(shares.count('w')).toBe(16);
+    for (const m of panes) expect(m.shouldPause()).toBe(false);
+    for (const m of panes) m.sent(4_001);
+    for (const m of panes) expect(m.shouldPause()).toBe(true);
+    // Another window's share is its own.
+    const other = new FlowMeter(1_000_000, 500_000, bound);
+    other.attach('v');
+    other.sent(31_000);
+    expect(other.shouldPause()).toBe(false);
+    // Fifteen read all they held: the last, once it has read what it held (it was paused), may hold the whole allowance again.
+    for (const m of panes.slice(1)) m.ack('w', 8_001);
+    expect(shares.count('w')).toBe(1);
+    panes[0]!.ack('w', 8_001);
+    expect(panes[0]!.shouldPause()).toBe(false);
+    panes[0]!.sent(20_000);
+    expect(panes[0]!.shouldPause()).toBe(false);
+    // A reader that goes counts in no share.
+    panes[0]!.detach('w');
+    expect(shares.count('w')).toBe(1);
+    expect(shares.count('v')).toBe(1);
+  });
+
   it('uses the contract watermarks by default', () => {
     const m = new FlowMeter();
     m.attach('w');

@@ -10,7 +10,7 @@ import type { IPty } from 'node-pty';
 import type { PaneInfo, PaneKind, SnapshotPrompt } from '../../preload/contract.ts';
 import type { ScreenCells } from '../../common/first-paint.ts';
 import { FLOW } from '../../preload/contract.ts';
-import { FlowMeter } from './flow.ts';
+import { FlowMeter, type WindowShares } from './flow.ts';
 import type { Launch } from './integration.ts';
 import { ShellMarks, type PromptState } from './marks.ts';
 import { processCwd } from './proc.ts';
@@ -108,6 +108,8 @@ export interface PaneSpawn {
   /** Come back ended (a saved pane whose process went with the last service): nothing starts until relaunch. */
   ended?: NonNullable<PaneInfo['ended']>;
   agentCli?: PaneInfo['agentCli'];
+  /** The windows' output held across the service's panes: a window's flow-control floor is shared among the panes that hold output for it (main/panes/flow.ts). */
+  shares?: WindowShares;
   /** How to start the command (shell integration, main/panes/integration.ts), asked at every start; absent or undefined: as it is. */
   launch?: (command: string[], env: Record<string, string>) => Launch | undefined;
 }
@@ -153,7 +155,7 @@ export class Pane {
   private readonly screen: Screen;
   /** The prompts on the headless screen, for snapshots. */
   private readonly screenPrompts: ScreenPrompts;
-  private readonly meter = new FlowMeter(FLOW.highWatermarkChars, FLOW.lowWatermarkChars, { ms: FLOW.latencyMs, minChars: FLOW.latencyMinChars, startChars: FLOW.latencyStartChars, skipAfterChars: FLOW.skipAfterChars, skipBelowRate: FLOW.skipBelowCharsPerMs, skipBackChars: FLOW.ackChunkChars, skipRedrawMs: FLOW.skipRedrawMs });
+  private readonly meter: FlowMeter;
   private readonly screenMeter = new FlowMeter(HEADLESS_HIGH, HEADLESS_LOW);
   private readonly hooks: PaneHooks;
   /** Output waiting to be sent, as it came (decoded or joined once at flush: a string built by += is slow to flatten). */
@@ -201,6 +203,7 @@ export class Pane {
   private marks = new ShellMarks(isLocalHost);
 
   constructor(spawn: PaneSpawn, hooks: PaneHooks) {
+    this.meter = new FlowMeter(FLOW.highWatermarkChars, FLOW.lowWatermarkChars, { ms: FLOW.latencyMs, minChars: FLOW.latencyMinChars, startChars: FLOW.latencyStartChars, skipAfterChars: FLOW.skipAfterChars, skipBelowRate: FLOW.skipBelowCharsPerMs, skipBackChars: FLOW.ackChunkChars, skipRedrawMs: FLOW.skipRedrawMs, ...(spawn.shares ? { shares: spawn.shares, shareFloorChars: FLOW.latencyShareFloorChars } : {}) });
     this.id = spawn.id;
     this.tag = spawn.tag;
     this.kind = spawn.kind;

@@ -18,6 +18,7 @@ import { appBin, findProgram, newTag, paneEnv, loginShell } from './env.ts';
 import { integrate, zshDotdir } from './integration.ts';
 import { atPrompt, type PromptState } from './marks.ts';
 import { GOVERNOR, OutputGovernor } from './governor.ts';
+import { WindowShares } from './flow.ts';
 import * as L from './layout.ts';
 import { DEFAULT_COLS, DEFAULT_ROWS, Pane, SCROLLBACK } from './pane.ts';
 import { findAncestor, foregroundGroup } from './proc.ts';
@@ -87,6 +88,8 @@ export class PaneService implements PaneServiceApi {
   private readonly bus = new EventEmitter();
   /** Windows reading pane output (for flow control). */
   private readonly readers = new Set<string>();
+  /** The windows' output held across the panes: each window's flow-control floor is shared among the panes holding output for it (main/panes/flow.ts). */
+  private readonly shares = new WindowShares();
   /** Each pane's cwd as last reported, to save the session when one moves. */
   private readonly cwds = new Map<string, string>();
   /** Panes flooding at once take turns (main/panes/governor.ts); a slice every GOVERNOR.sliceMs while output comes. */
@@ -349,6 +352,7 @@ export class PaneService implements PaneServiceApi {
     const pane = new Pane(
       {
         id: s.id, tag: s.tag, kind: s.kind, command: s.command, cwd: s.cwd, env, cols: s.cols, rows: s.rows, title: s.title, instanceId: s.instanceId, scrollback: this.scrollback(), ended: s.ended, agentCli,
+        shares: this.shares,
         launch: (command, base) => (this.shellIntegration() ? integrate(command, base, { bin: appBin, zdotdir: () => zshDotdir(this.paths.state) }) : undefined),
       },
       {
