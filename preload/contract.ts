@@ -507,8 +507,8 @@ export const FLOW = {
    */
   latencyStartChars: 32_768,
   /**
-   * A window holding output of several panes shares latencyMinChars and latencyStartChars
-   * among them (main/panes/flow.ts, WindowShares), each pane's share never under this: 16
+   * A window holding output of several panes shares latencyMinChars, latencyStartChars and
+   * what it reads in latencyMs among them (main/panes/flow.ts, WindowShares), each pane's share never under this: 16
    * floods held 16 x 128 KiB on a page's one socket, and a quiet pane's echo waited behind
    * all of it (issue 38).
    */

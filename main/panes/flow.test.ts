@@ -44,6 +44,27 @@ describe('FlowMeter', () => {
     expect(shares.count('v')).toBe(1);
   });
 
+  it('shares what a window reads in the latency bound among its panes too: a pane holds its part of the page\'s 150 ms, not the whole', () => {
+    const clock = { t: 1_000 };
+    const shares = new WindowShares();
+    const bound: LatencyBound = { ms: 150, minChars: 4_000, startChars: 30_000, shares, shareFloorChars: 2_000, now: () => clock.t };
+    const [a, b] = [new FlowMeter(1_000_000, 500_000, bound), new FlowMeter(1_000_000, 500_000, bound)];
+    a.attach('w');
+    b.attach('w');
+    a.sent(20_000);
+    clock.t = 1_100;
+    // 10,000 read in 100 ms: 100 a millisecond, 15,000 in 150 ms.
+    a.ack('w', 10_000);
+    expect(a.shouldPause()).toBe(false);
+    // A second pane holds output for the window: each may hold half of that.
+    b.sent(1_000);
+    expect(a.shouldPause()).toBe(true);
+    b.ack('w', 1_000);
+    expect(a.shouldPause()).toBe(true);
+    a.ack('w', 3_000);
+    expect(a.shouldPause()).toBe(false);
+  });
+
   it('uses the contract watermarks by default', () => {
     const m = new FlowMeter();
     m.attach('w');

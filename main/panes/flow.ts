@@ -83,8 +83,8 @@ export interface LatencyBound {
   skipRedrawMs?: number;
   /**
    * The windows' output held across a service's panes (WindowShares): a window that holds
-   * output of several panes shares `minChars` and `startChars` among them, never going under
-   * `shareFloorChars` a pane. Without it each pane's floor was its own: 16 floods let one
+   * output of several panes shares `minChars`, `startChars` and what it reads in `ms` among
+   * them, never going under `shareFloorChars` a pane. Without it each pane's floor was its own: 16 floods let one
    * page hold 16 x 128 KiB, and a quiet pane's echo waited behind ~2 MB on the page's one
    * socket (issue 38).
    */
@@ -366,7 +366,7 @@ export class FlowMeter {
 
   /** What a reader may hold before it counts as full for its latency: what it reads in `latency.ms`, or `startChars` until that is known (floors shared: WindowShares). */
   private allowance(r: Reader, l: LatencyBound): number {
-    return r.rate > 0 ? Math.max(this.share(r, l.minChars), r.rate * l.ms) : this.share(r, l.startChars ?? l.minChars);
+    return r.rate > 0 ? Math.max(this.share(r, l.minChars), this.share(r, r.rate * l.ms)) : this.share(r, l.startChars ?? l.minChars);
   }
 
   /** Whether this reader can take no more (with `more` sent to it): over the high watermark, or (latency) holding more than its allowance. */
@@ -398,7 +398,7 @@ export class FlowMeter {
     if (r.unacked >= this.low) return false;
     const l = this.latency;
     if (!l) return true;
-    return r.rate > 0 ? r.unacked < Math.max(this.share(r, l.minChars), (r.rate * l.ms) / 2) : r.unacked < this.allowance(r, l) / 2;
+    return r.rate > 0 ? r.unacked < Math.max(this.share(r, l.minChars), this.share(r, r.rate * l.ms) / 2) : r.unacked < this.allowance(r, l) / 2;
   }
 
   /**
