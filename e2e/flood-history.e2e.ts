@@ -36,7 +36,8 @@ afterAll(async () => {
 });
 
 type Buf = { length: number; baseY: number; viewportY: number; getLine(y: number): { translateToString(t?: boolean): string } | undefined };
-type Td = { term(id: string): { rows: number; buffer: { active: Buf } }; stats(id: string): { partial: boolean; syncs: number } };
+type Td = { term(id: string): { rows: number; buffer: { active: Buf } }; stats(id: string): { partial: boolean; syncs: number; redraws: number } };
+const redraws = (w: TdPage, paneId: string) => w.page.evaluate((p) => (window as unknown as { __td: Td }).__td.stats(p).redraws, paneId);
 
 /** The page's buffer for the pane: every line, and the screen's height. */
 function buffer(w: TdPage, paneId: string): Promise<{ lines: string[]; rows: number; viewportY: number }> {
@@ -56,6 +57,7 @@ describe('a flood\'s history in the page', () => {
     const file = path.join(dir, 'lines.txt');
     for (let round = 1; round <= 3; round++) {
       const marker = `flood-done-${round}`;
+      const before = await redraws(win, id!);
       // $((…)) keeps the marker out of the echoed command line.
       await win.typeLine(id!, `cat ${file}; echo flood-done-$((${round}))`);
       await win.waitForText(id!, new RegExp(`^${marker}$`, 'm'), 180_000, 5);
@@ -69,6 +71,8 @@ describe('a flood\'s history in the page', () => {
         steady = top === 0 ? steady + 1 : 0;
       }
       const { lines, rows } = await buffer(win, id!);
+      // The page was left behind the flood and redrew from the core's screen (the way that left a short history).
+      expect(await redraws(win, id!), `round ${round}: redraws`).toBeGreaterThan(before);
       const done = lines.lastIndexOf(marker);
       expect(done, `round ${round}: the marker in the buffer`).toBeGreaterThan(0);
       // Full: the scrollback setting's lines above a screen.
