@@ -87,12 +87,17 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     const calm = await echoes(page, quiet, KEYS);
     for (const id of floods) await type(id, 'yes');
     await sleep(3000);
+    // Redraws of the flooding panes (left behind, then drawn from a snapshot) while the keys were timed.
+    const redraws = () => page.evaluate((ids) => ids.reduce((n, id) => n + ((window as unknown as { __td: { stats(id: string): { redraws: number } | null } }).__td.stats(id)?.redraws ?? 0), 0), floods);
+    const redraws0 = await redraws();
+    const t0 = performance.now();
     const loaded = await echoes(page, quiet, KEYS);
+    const redrawRate = (await redraws() - redraws0) / ((performance.now() - t0) / 1000);
     for (const id of floods) {
       await page.locator(`[data-pane-id="${id}"] .xterm-helper-textarea`).focus();
       await page.keyboard.press('Control+C');
     }
-    log(`echo     a quiet pane's keys in a real browser (keydown to the echo drawn, ${KEYS} keys): 16 panes idle p50 ${pct(calm, 50).toFixed(0)} ms, p99 ${pct(calm, 99).toFixed(0)} ms; beside 16 floods p50 ${pct(loaded, 50).toFixed(0)} ms, p99 ${pct(loaded, 99).toFixed(0)} ms (goal p99 <= 50 ms): ${pct(loaded, 99) <= 50 ? 'goal met' : 'GOAL NOT MET'}`);
+    log(`echo     a quiet pane's keys in a real browser (keydown to the echo drawn, ${KEYS} keys): 16 panes idle p50 ${pct(calm, 50).toFixed(0)} ms, p99 ${pct(calm, 99).toFixed(0)} ms; beside 16 floods p50 ${pct(loaded, 50).toFixed(0)} ms, p99 ${pct(loaded, 99).toFixed(0)} ms (goal p99 <= 50 ms): ${pct(loaded, 99) <= 50 ? 'goal met' : 'GOAL NOT MET'}; the flooding panes redrew ${redrawRate.toFixed(1)} times a second meanwhile`);
   } finally {
     await browser.close();
     await app.stop();
