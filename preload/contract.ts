@@ -510,7 +510,9 @@ export const FLOW = {
    * A window holding output of several panes shares latencyMinChars, latencyStartChars and
    * what it reads in latencyMs among them (main/panes/flow.ts, WindowShares), each pane's share never under this: 16
    * floods held 16 x 128 KiB on a page's one socket, and a quiet pane's echo waited behind
-   * all of it (issue 38).
+   * all of it (issue 38). At least twice ackChunkChars: a paused pane resumes under half
+   * of what it may hold, and the renderer acknowledges in chunks of ackChunkChars (what it
+   * parsed short of a chunk waits for more output), so a smaller floor could wait forever.
    */
   latencyShareFloorChars: 16_384,
   /**

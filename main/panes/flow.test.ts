@@ -65,6 +65,31 @@ describe('FlowMeter', () => {
     expect(a.shouldPause()).toBe(false);
   });
 
+  it('with the contract\'s constants, a pane paused on its share resumes once the renderer has acknowledged all it can (whole chunks: what is short of one waits)', () => {
+    const clock = { t: 1_000 };
+    const shares = new WindowShares();
+    const bound: LatencyBound = { ms: FLOW.latencyMs, minChars: FLOW.latencyMinChars, startChars: FLOW.latencyStartChars, shares, shareFloorChars: FLOW.latencyShareFloorChars, now: () => clock.t };
+    const panes = Array.from({ length: 64 }, () => new FlowMeter(FLOW.highWatermarkChars, FLOW.lowWatermarkChars, bound));
+    for (const m of panes) {
+      m.attach('w');
+      m.sent(1);
+    }
+    const a = panes[0]!;
+    // Past its share, holding what leaves a chunk short of one once whole chunks are acknowledged: paused.
+    const chunk = FLOW.ackChunkChars;
+    let target = FLOW.latencyShareFloorChars + 1;
+    while (target % chunk !== chunk - 1) target++;
+    a.sent(target - a.behind('w'));
+    expect(a.shouldPause()).toBe(true);
+    // The renderer parses all of it and acknowledges whole chunks only.
+    let held = a.behind('w');
+    while (held >= FLOW.ackChunkChars) {
+      a.ack('w', FLOW.ackChunkChars);
+      held -= FLOW.ackChunkChars;
+    }
+    expect(a.shouldPause()).toBe(false);
+  });
+
   it('uses the contract watermarks by default', () => {
     const m = new FlowMeter();
     m.attach('w');
