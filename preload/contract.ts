@@ -445,9 +445,11 @@ export interface Events {
   /**
    * This window fell too far behind the pane's output (while another window kept up, or
    * in a long flood: FLOW.skipAfterChars), so it was left out of the pane's output; it has
-   * caught up and should redraw from a snapshot.
+   * caught up and should redraw from a snapshot. `history: 'all'` when the pane's output
+   * has gone quiet (the flood is over): the redraw asks for the whole history, so that the
+   * window never shows the end of a flood above a short one (issue 38).
    */
-  'pane.stale': { paneId: string };
+  'pane.stale': { paneId: string; history?: 'all' };
 
   /** A surface arrived or changed (`surface`), or left the bench (`removedId`). */
   'surface.changed': { paneId: string; surface?: Surface; removedId?: string };
@@ -593,6 +595,15 @@ export const FLOW = {
    * so show its rate, from which its allowance then grows.
    */
   latencyStartChars: 32_768,
+  /**
+   * A window holding output of several panes shares latencyMinChars, latencyStartChars and
+   * what it reads in latencyMs among them (main/panes/flow.ts, WindowShares), each pane's share never under this: 16
+   * floods held 16 x 128 KiB on a page's one socket, and a quiet pane's echo waited behind
+   * all of it (issue 38). At least twice ackChunkChars: a paused pane resumes under half
+   * of what it may hold, and the renderer acknowledges in chunks of ackChunkChars (what it
+   * parsed short of a chunk waits for more output), so a smaller floor could wait forever.
+   */
+  latencyShareFloorChars: 16_384,
   /**
    * Skipping ahead in a long flood: once a pane has sent this much output with no quiet
    * spell longer than latencyMs, a window that cannot take more is left behind rather than

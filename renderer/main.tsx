@@ -80,7 +80,7 @@ api.on('pane.removed', (p) => {
 });
 api.on('layout.changed', (p) => store.getState().layoutChanged(p.layout, p.focused));
 // This window fell behind a pane's output (while another window kept up, or in a long flood) and has caught up: redraw it.
-api.on('pane.stale', (p) => void terminals.get(p.paneId)?.sync('stale'));
+api.on('pane.stale', (p) => void terminals.get(p.paneId)?.sync(p.history === 'all' ? 'flood-over' : 'stale'));
 api.on('settings.changed', (s) => store.getState().settingsChanged(s));
 api.on('notify', (n) => {
   // A person already looking at the pane needs no notice about it.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FLOW } from '../../preload/contract.ts';
-import { FlowMeter, type LatencyBound } from './flow.ts';
+import { FlowMeter, WindowShares, type LatencyBound } from './flow.ts';
 
 /** A meter that skips ahead in a long flood, on a clock the test moves (what the skip tests share). */
 function skipping(extra: Partial<LatencyBound>): { m: FlowMeter; clock: { t: number } } {
@@ -9,6 +9,87 @@ function skipping(extra: Partial<LatencyBound>): { m: FlowMeter; clock: { t: num
 }
 
 describe('FlowMeter', () => {
+  it('shares a window\'s floor among the panes holding output for it: 16 floods hold what one would, no pane under the share floor', () => {
+    const clock = { t: 0 };
+    const shares = new WindowShares();
+    const bound: LatencyBound = { ms: 150, minChars: 128_000, startChars: 32_000, shares, shareFloorChars: 8_000, now: () => clock.t };
+    const panes = Array.from({ length: 16 }, () => new FlowMeter(1_000_000, 500_000, bound));
+    for (const m of panes) m.attach('w');
+    // The first pane alone may hold its whole start allowance.
+    panes[0]!.sent(31_000);
+    expect(panes[0]!.shouldPause()).toBe(false);
+    panes[0]!.ack('w', 31_000);
+    expect(shares.count('w')).toBe(1);
+    // 16 panes holding output: each may hold a sixteenth of it, and never less than the floor.
+    for (const m of panes) m.sent(4_000);
+    expect(shares.count('w')).toBe(16);
+    for (const m of panes) expect(m.shouldPause()).toBe(false);
+    for (const m of panes) m.sent(4_001);
+    for (const m of panes) expect(m.shouldPause()).toBe(true);
+    // Another window's share is its own.
+    const other = new FlowMeter(1_000_000, 500_000, bound);
+    other.attach('v');
+    other.sent(31_000);
+    expect(other.shouldPause()).toBe(false);
+    // Fifteen read all they held: the last, once it has read what it held (it was paused), may hold the whole allowance again.
+    for (const m of panes.slice(1)) m.ack('w', 8_001);
+    expect(shares.count('w')).toBe(1);
+    panes[0]!.ack('w', 8_001);
+    expect(panes[0]!.shouldPause()).toBe(false);
+    panes[0]!.sent(20_000);
+    expect(panes[0]!.shouldPause()).toBe(false);
+    // A reader that goes counts in no share.
+    panes[0]!.detach('w');
+    expect(shares.count('w')).toBe(1);
+    expect(shares.count('v')).toBe(1);
+  });
+
+  it('shares what a window reads in the latency bound among its panes too: a pane holds its part of the page\'s 150 ms, not the whole', () => {
+    const clock = { t: 1_000 };
+    const shares = new WindowShares();
+    const bound: LatencyBound = { ms: 150, minChars: 4_000, startChars: 30_000, shares, shareFloorChars: 2_000, now: () => clock.t };
+    const [a, b] = [new FlowMeter(1_000_000, 500_000, bound), new FlowMeter(1_000_000, 500_000, bound)];
+    a.attach('w');
+    b.attach('w');
+    a.sent(20_000);
+    clock.t = 1_100;
+    // 10,000 read in 100 ms: 100 a millisecond, 15,000 in 150 ms.
+    a.ack('w', 10_000);
+    expect(a.shouldPause()).toBe(false);
+    // A second pane holds output for the window: each may hold half of that.
+    b.sent(1_000);
+    expect(a.shouldPause()).toBe(true);
+    b.ack('w', 1_000);
+    expect(a.shouldPause()).toBe(true);
+    a.ack('w', 3_000);
+    expect(a.shouldPause()).toBe(false);
+  });
+
+  it('with the contract\'s constants, a pane paused on its share resumes once the renderer has acknowledged all it can (whole chunks: what is short of one waits)', () => {
+    const clock = { t: 1_000 };
+    const shares = new WindowShares();
+    const bound: LatencyBound = { ms: FLOW.latencyMs, minChars: FLOW.latencyMinChars, startChars: FLOW.latencyStartChars, shares, shareFloorChars: FLOW.latencyShareFloorChars, now: () => clock.t };
+    const panes = Array.from({ length: 64 }, () => new FlowMeter(FLOW.highWatermarkChars, FLOW.lowWatermarkChars, bound));
+    for (const m of panes) {
+      m.attach('w');
+      m.sent(1);
+    }
+    const a = panes[0]!;
+    // Past its share, holding what leaves a chunk short of one once whole chunks are acknowledged: paused.
+    const chunk = FLOW.ackChunkChars;
+    let target = FLOW.latencyShareFloorChars + 1;
+    while (target % chunk !== chunk - 1) target++;
+    a.sent(target - a.behind('w'));
+    expect(a.shouldPause()).toBe(true);
+    // The renderer parses all of it and acknowledges whole chunks only.
+    let held = a.behind('w');
+    while (held >= FLOW.ackChunkChars) {
+      a.ack('w', FLOW.ackChunkChars);
+      held -= FLOW.ackChunkChars;
+    }
+    expect(a.shouldPause()).toBe(false);
+  });
+
   it('uses the contract watermarks by default', () => {
     const m = new FlowMeter();
     m.attach('w');

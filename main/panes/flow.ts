@@ -34,6 +34,7 @@
 import { FLOW } from '../../preload/contract.ts';
 
 interface Reader {
+  name: string;
   unacked: number;
   dropped: boolean;
   /** Dropped by skipping ahead in a long flood (taken back under skipBackChars, not the low watermark), and when. */
@@ -80,7 +81,42 @@ export interface LatencyBound {
    * then it waits, caught up (`nextTakeBack`, `takeBack`).
    */
   skipRedrawMs?: number;
+  /**
+   * The windows' output held across a service's panes (WindowShares): a window that holds
+   * output of several panes shares `minChars`, `startChars` and what it reads in `ms` among
+   * them, never going under `shareFloorChars` a pane. Without it each pane's floor was its own: 16 floods let one
+   * page hold 16 x 128 KiB, and a quiet pane's echo waited behind ~2 MB on the page's one
+   * socket (issue 38).
+   */
+  shares?: WindowShares;
+  /** The least a pane's share may be (what lets the renderer acknowledge: FLOW.ackChunkChars and more). */
+  shareFloorChars?: number;
   now?: () => number;
+}
+
+/**
+ * Which panes hold unacknowledged output for each window, across a service's panes (one
+ * FlowMeter a pane): how many the window's floor is shared among.
+ */
+export class WindowShares {
+  private readonly holding = new Map<string, Set<object>>();
+
+  /** The pane (its meter) holds output for the reader now, or holds none. */
+  set(reader: string, meter: object, holds: boolean): void {
+    let s = this.holding.get(reader);
+    if (holds) {
+      if (!s) this.holding.set(reader, (s = new Set()));
+      s.add(meter);
+    } else if (s) {
+      s.delete(meter);
+      if (s.size === 0) this.holding.delete(reader);
+    }
+  }
+
+  /** Panes holding output for the reader (at least 1). */
+  count(reader: string): number {
+    return Math.max(1, this.holding.get(reader)?.size ?? 0);
+  }
 }
 
 export class FlowMeter {
@@ -103,12 +139,18 @@ export class FlowMeter {
 
   /** A reader that must keep up from now on. */
   attach(reader: string): void {
-    if (!this.readers.has(reader)) this.readers.set(reader, { unacked: 0, dropped: false, skipped: false, skippedAt: 0, redrawing: false, redrawingSince: 0, rate: 0, lastAckAt: 0, sampleStart: 0, sampleChars: 0 });
+    if (!this.readers.has(reader)) this.readers.set(reader, { name: reader, unacked: 0, dropped: false, skipped: false, skippedAt: 0, redrawing: false, redrawingSince: 0, rate: 0, lastAckAt: 0, sampleStart: 0, sampleChars: 0 });
   }
 
   /** A reader went away: it no longer holds the pane paused. */
   detach(reader: string): void {
     this.readers.delete(reader);
+    this.latency?.shares?.set(reader, this, false);
+  }
+
+  /** Tell the window's shares whether this pane holds output for it now. */
+  private held(name: string, r: Reader): void {
+    this.latency?.shares?.set(name, this, r.unacked > 0);
   }
 
   has(reader: string): boolean {
@@ -149,6 +191,7 @@ export class FlowMeter {
       } else {
         if (r.unacked === 0 && this.latency) this.startReading(r, this.latency);
         r.unacked += chars;
+        if (r.unacked === chars) this.held(name, r);
       }
     }
     return droppedNow;
@@ -174,6 +217,7 @@ export class FlowMeter {
       r.lastAckAt = t;
     }
     r.unacked = Math.max(0, r.unacked - chars);
+    if (r.unacked === 0) this.held(reader, r);
     // (A late acknowledgement of what it read before it was taken back.)
     if (r.redrawing) return false;
     if (r.skipped) return this.due(r, this.now()) && this.back(r);
@@ -194,6 +238,7 @@ export class FlowMeter {
   /** Back in the flow: one dropped by skipping ahead waits for its snapshot first (redrawn). */
   private back(r: Reader): true {
     r.unacked = 0;
+    this.released(r);
     if (r.skipped) {
       r.skipped = false;
       r.redrawing = true;
@@ -207,12 +252,14 @@ export class FlowMeter {
   /**
    * The reader's snapshot is being taken (it holds all output sent so far): a reader taken
    * back from skipping ahead is sent output from now on, read at the rate it read the flood
-   * at. A new sample of that rate starts now (the wait was not reading).
+   * at. A new sample of that rate starts now (the wait was not reading). True when it was
+   * waiting for this snapshot.
    */
-  redrawn(reader: string): void {
+  redrawn(reader: string): boolean {
     const r = this.readers.get(reader);
-    if (!r?.redrawing) return;
+    if (!r?.redrawing) return false;
     this.into(r);
+    return true;
   }
 
   private into(r: Reader): void {
@@ -220,6 +267,7 @@ export class FlowMeter {
     r.redrawing = false;
     r.dropped = false;
     r.unacked = 0;
+    this.released(r);
     r.lastAckAt = t;
     r.sampleStart = t;
     r.sampleChars = 0;
@@ -277,8 +325,9 @@ export class FlowMeter {
 
   /** Forget what was outstanding (a restarted process starts clean). */
   reset(): void {
-    for (const r of this.readers.values()) {
+    for (const [name, r] of this.readers) {
       r.unacked = 0;
+      this.held(name, r);
       r.lastAckAt = 0;
       r.sampleStart = 0;
       r.sampleChars = 0;
@@ -303,9 +352,21 @@ export class FlowMeter {
     }
   }
 
-  /** What a reader may hold before it counts as full for its latency: what it reads in `latency.ms`, or `startChars` until that is known. */
+  /** A reader's share of a floor: the floor over the panes holding output for it (WindowShares), never under shareFloorChars. */
+  private share(r: Reader, chars: number): number {
+    const s = this.latency?.shares;
+    if (!s) return chars;
+    return Math.max(Math.min(chars, this.latency?.shareFloorChars ?? 0), chars / s.count(r.name));
+  }
+
+  /** A reader holds nothing now: it no longer counts among the window's shares. */
+  private released(r: Reader): void {
+    this.latency?.shares?.set(r.name, this, false);
+  }
+
+  /** What a reader may hold before it counts as full for its latency: what it reads in `latency.ms`, or `startChars` until that is known (floors shared: WindowShares). */
   private allowance(r: Reader, l: LatencyBound): number {
-    return r.rate > 0 ? Math.max(l.minChars, r.rate * l.ms) : (l.startChars ?? l.minChars);
+    return r.rate > 0 ? Math.max(this.share(r, l.minChars), this.share(r, r.rate * l.ms)) : this.share(r, l.startChars ?? l.minChars);
   }
 
   /** Whether this reader can take no more (with `more` sent to it): over the high watermark, or (latency) holding more than its allowance. */
@@ -337,7 +398,7 @@ export class FlowMeter {
     if (r.unacked >= this.low) return false;
     const l = this.latency;
     if (!l) return true;
-    return r.rate > 0 ? r.unacked < Math.max(l.minChars, (r.rate * l.ms) / 2) : r.unacked < this.allowance(r, l) / 2;
+    return r.rate > 0 ? r.unacked < Math.max(this.share(r, l.minChars), this.share(r, r.rate * l.ms) / 2) : r.unacked < this.allowance(r, l) / 2;
   }
 
   /**

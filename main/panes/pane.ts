@@ -10,7 +10,7 @@ import type { IPty } from 'node-pty';
 import type { PaneInfo, PaneKind, SnapshotPrompt } from '../../preload/contract.ts';
 import type { ScreenCells } from '../../common/first-paint.ts';
 import { FLOW } from '../../preload/contract.ts';
-import { FlowMeter } from './flow.ts';
+import { FlowMeter, type WindowShares } from './flow.ts';
 import type { Launch } from './integration.ts';
 import { ShellMarks, type PromptState } from './marks.ts';
 import { processCwd } from './proc.ts';
@@ -111,6 +111,8 @@ export interface PaneSpawn {
   agentCli?: PaneInfo['agentCli'];
   /** With `ended`: the process of its last run, as recorded (what of it may still run: main/panes/ending.ts). */
   leftover?: ProcessRecord;
+  /** The windows' output held across the service's panes: a window's flow-control floor is shared among the panes that hold output for it (main/panes/flow.ts). */
+  shares?: WindowShares;
   /** How to start the command (shell integration, main/panes/integration.ts), asked at every start; absent or undefined: as it is. */
   launch?: (command: string[], env: Record<string, string>) => Launch | undefined;
 }
@@ -124,8 +126,8 @@ export interface PaneHooks {
   exited(pane: Pane): void;
   /** The headless screen moved old scrollback to its archive (memory can be given back). */
   compacted?(pane: Pane): void;
-  /** A window left behind in a long flood is taken back after waiting its time (FLOW.skipRedrawMs): it should redraw. */
-  stale?(pane: Pane, clientId: string): void;
+  /** A window left behind in a long flood is taken back after waiting its time (FLOW.skipRedrawMs): it should redraw (with the whole history when `over`: the flood ended). */
+  stale?(pane: Pane, clientId: string, over: boolean): void;
 }
 
 /** The private socket node-pty reads the PTY master through (see armTail). */
@@ -156,7 +158,7 @@ export class Pane {
   private readonly screen: Screen;
   /** The prompts on the headless screen, for snapshots. */
   private readonly screenPrompts: ScreenPrompts;
-  private readonly meter = new FlowMeter(FLOW.highWatermarkChars, FLOW.lowWatermarkChars, { ms: FLOW.latencyMs, minChars: FLOW.latencyMinChars, startChars: FLOW.latencyStartChars, skipAfterChars: FLOW.skipAfterChars, skipBelowRate: FLOW.skipBelowCharsPerMs, skipBackChars: FLOW.ackChunkChars, skipRedrawMs: FLOW.skipRedrawMs });
+  private readonly meter: FlowMeter;
   private readonly screenMeter = new FlowMeter(HEADLESS_HIGH, HEADLESS_LOW);
   private readonly hooks: PaneHooks;
   /** Output waiting to be sent, as it came (decoded or joined once at flush: a string built by += is slow to flatten). */
@@ -187,8 +189,15 @@ export class Pane {
   private programTimer: NodeJS.Timeout | undefined;
   /** When windows left behind in a flood, caught up, are taken back (FlowMeter.nextTakeBack). */
   private takeBackTimer: NodeJS.Timeout | undefined;
-  /** While a window is left behind: when output was last sent, and the timer that notices it went quiet. */
+  /** While a window is left behind, or holds a short history (shortHistory): when output was last sent, and the timer that notices it went quiet. */
   private lastFlushAt = 0;
+  /**
+   * Windows that redrew from a short history (FLOW.skipRedrawScrollback lines) when taken
+   * back in a flood, and have not had the whole of it since: each is told to redraw with all
+   * of it once the flood is over (issue 38: one that kept up with the flood's last lines
+   * after its redraw showed them above a history hundreds of lines short).
+   */
+  private readonly shortHistory = new Set<string>();
   private quietTimer: NodeJS.Timeout | undefined;
   private programCheckedAt = 0;
   private disposed = false;
@@ -199,6 +208,7 @@ export class Pane {
   private marks = new ShellMarks(isLocalHost);
 
   constructor(spawn: PaneSpawn, hooks: PaneHooks) {
+    this.meter = new FlowMeter(FLOW.highWatermarkChars, FLOW.lowWatermarkChars, { ms: FLOW.latencyMs, minChars: FLOW.latencyMinChars, startChars: FLOW.latencyStartChars, skipAfterChars: FLOW.skipAfterChars, skipBelowRate: FLOW.skipBelowCharsPerMs, skipBackChars: FLOW.ackChunkChars, skipRedrawMs: FLOW.skipRedrawMs, ...(spawn.shares ? { shares: spawn.shares, shareFloorChars: FLOW.latencyShareFloorChars } : {}) });
     this.id = spawn.id;
     this.tag = spawn.tag;
     this.kind = spawn.kind;
@@ -451,7 +461,7 @@ export class Pane {
     // keeps up is left out of this pane's output from here (FlowMeter.sent).
     // (One left behind holding nothing more to acknowledge waits its time to be taken back.)
     if (this.meter.sent(data.length).length > 0) this.scheduleTakeBack();
-    if (this.meter.skipping()) this.watchQuiet();
+    if (this.meter.skipping() || this.shortHistory.size > 0) this.watchQuiet();
     this.hooks.output(this, data);
     if (!this.disposed) this.applyFlow();
     this.watchProgram();
@@ -525,6 +535,8 @@ export class Pane {
     } catch {
       // the process is gone: nothing to pause
     }
+    // Read again: whether the flood is over is watched from now (watchQuiet).
+    if (!paused && (this.meter.skipping() || this.shortHistory.size > 0)) this.watchQuiet();
   }
 
   /** Whether the PTY is paused now (by flow control, or by the governor: isPaced). */
@@ -538,7 +550,18 @@ export class Pane {
 
   detachReader(clientId: string): void {
     this.meter.detach(clientId);
+    this.shortHistory.delete(clientId);
     this.applyFlow();
+  }
+
+  /**
+   * Whether a flood that left windows behind is over: its output has been quiet for
+   * FLOW.skipQuietMs while its PTY was read (not held by flow control or the governor, whose
+   * turns pause each of 16 floods for hundreds of milliseconds). A window taken back then redraws with the whole history, not
+   * FLOW.skipRedrawScrollback lines (nothing more is coming to fill the rest in).
+   */
+  floodOver(): boolean {
+    return !this.paused && performance.now() - this.lastFlushAt >= FLOW.skipQuietMs;
   }
 
   /** True when the window had been left out of the flow and has now caught up (it should redraw). */
@@ -556,7 +579,16 @@ export class Pane {
     this.takeBackDue();
   }
 
-  /** While a window is left behind in a flood: once output has been quiet for FLOW.skipQuietMs, the flood ended. */
+  /** The flood is over: windows in the flow that hold a short history redraw with the whole of it (those still left behind do when taken back: floodOver). */
+  private floodEnded(): void {
+    for (const clientId of this.shortHistory) {
+      if (!this.meter.accepts(clientId)) continue;
+      this.shortHistory.delete(clientId);
+      this.hooks.stale?.(this, clientId, true);
+    }
+  }
+
+  /** While a window is left behind in a flood, or holds a short history: once output has been quiet for FLOW.skipQuietMs, the flood ended. */
   private watchQuiet(): void {
     this.lastFlushAt = performance.now();
     if (this.quietTimer || this.disposed) return;
@@ -569,7 +601,10 @@ export class Pane {
         return;
       }
       this.quietTimer = undefined;
+      // Held by flow control or the governor: not the flood's end (watched again once the PTY reads: setPaused).
+      if (this.paused) return;
       this.hurryBack();
+      this.floodEnded();
     };
     this.quietTimer = setTimeout(check, FLOW.skipQuietMs);
     this.quietTimer.unref?.();
@@ -588,7 +623,7 @@ export class Pane {
 
   /** Take back the windows left behind whose time has come (each redraws), and wait for the next. */
   private takeBackDue(): void {
-    for (const clientId of this.meter.takeBack()) this.hooks.stale?.(this, clientId);
+    for (const clientId of this.meter.takeBack()) this.hooks.stale?.(this, clientId, this.floodOver());
     this.scheduleTakeBack();
   }
 
@@ -630,8 +665,8 @@ export class Pane {
     this.flush();
     // A window taken back after falling behind a flood is sent output again from here: what
     // came before is in this snapshot, and what comes while it is taken follows its answer.
+    const retaken = clientId !== undefined && this.meter.redrawn(clientId);
     if (clientId !== undefined) {
-      this.meter.redrawn(clientId);
       // Ready again, it may let a PTY another window holds paused run (not left to the
       // screen's catch-up below to ask).
       this.applyFlow();
@@ -640,6 +675,14 @@ export class Pane {
     if (mine) this.held = [];
     try {
       const snap = await this.screen.serialize(scrollback);
+      if (clientId !== undefined) {
+        if (snap.complete) this.shortHistory.delete(clientId);
+        else if (retaken) {
+          this.shortHistory.add(clientId);
+          // (Taken on a flood's last output, it is told once that has been quiet.)
+          this.watchQuiet();
+        }
+      }
       // Prompts within what the snapshot holds (its history lines and the screen).
       const lines = Math.max(0, Math.min(scrollback, this.screen.term.buffer.normal.baseY));
       const cursorRow = this.screen.term.buffer.active.cursorY + lines;

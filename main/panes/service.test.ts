@@ -371,9 +371,21 @@ describe('flow control', () => {
       if (core.accepts('pane.output', { paneId: id, data }, { id: 'w1' })) sent += data.length;
     });
     const stale: number[] = [];
+    // Redraws that were told to ask for the whole history, how long after the last output each came, and the last redraw's kind.
+    const whole: number[] = [];
+    let last: string | undefined;
+    let lastOutput = 0;
+    panes.onOutput((id) => {
+      if (id === pane.id) lastOutput = performance.now();
+    });
     core.onEventTo((client, name, payload) => {
       if (client !== 'w1' || name !== 'pane.stale' || (payload as { paneId: string }).paneId !== pane.id) return;
       stale.push(performance.now());
+      last = (payload as { history?: string }).history;
+      if (last === 'all') {
+        whole.push(performance.now() - lastOutput);
+        stale.pop();
+      }
       // Redrawn as a page redraws: it asks for a snapshot, and is sent output again from there.
       void panes.snapshot(pane.id, 'w1', FLOW.skipRedrawScrollback);
     });
@@ -390,9 +402,13 @@ describe('flow control', () => {
       expect(total).toBeGreaterThan(4_000_000);
       expect(sent).toBeLessThan(total / 2);
       // Once the window has caught up it is taken back: told to redraw, sent output again.
-      await waitFor(() => stale.length > 0 && core.accepts('pane.output', { paneId: pane.id, data: '' }, { id: 'w1' }), 'the window to be taken back');
-      // Redrawn at most every FLOW.skipRedrawMs (a little early is the timer's slack).
+      await waitFor(() => (stale.length > 0 || whole.length > 0) && core.accepts('pane.output', { paneId: pane.id, data: '' }, { id: 'w1' }), 'the window to be taken back');
+      // Redrawn at most every FLOW.skipRedrawMs while the flood runs (a little early is the timer's slack; the redraw once it is over comes at once).
       for (let i = 1; i < stale.length; i++) expect(stale[i]! - stale[i - 1]!).toBeGreaterThan(FLOW.skipRedrawMs - 20);
+      // Once the flood is over (its output quiet), the window, which redrew from short histories, is
+      // told to redraw with the whole of it (issue 38), and only then: never while the flood runs.
+      await waitFor(() => last === 'all', 'a redraw with the whole history after the flood');
+      for (const quiet of whole) expect(quiet).toBeGreaterThanOrEqual(FLOW.skipQuietMs - 1);
     } finally {
       clearInterval(reader);
     }

@@ -18,6 +18,7 @@ import { appBin, findProgram, newTag, paneEnv, loginShell } from './env.ts';
 import { integrate, zshDotdir } from './integration.ts';
 import { atPrompt, type PromptState } from './marks.ts';
 import { GOVERNOR, OutputGovernor } from './governor.ts';
+import { WindowShares } from './flow.ts';
 import * as L from './layout.ts';
 import { DEFAULT_AREA, DEFAULT_MIN, placePane, type Placed } from './tiling.ts';
 import { DEFAULT_COLS, DEFAULT_ROWS, Pane, SCROLLBACK } from './pane.ts';
@@ -99,6 +100,8 @@ export class PaneService implements PaneServiceApi {
   private readonly bus = new EventEmitter();
   /** Windows reading pane output (for flow control). */
   private readonly readers = new Set<string>();
+  /** The windows' output held across the panes: each window's flow-control floor is shared among the panes holding output for it (main/panes/flow.ts). */
+  private readonly shares = new WindowShares();
   /** Each pane's cwd as last reported, to save the session when one moves. */
   private readonly cwds = new Map<string, string>();
   /** Panes flooding at once take turns (main/panes/governor.ts); a slice every GOVERNOR.sliceMs while output comes. */
@@ -380,6 +383,7 @@ export class PaneService implements PaneServiceApi {
     const pane = new Pane(
       {
         id: s.id, tag: s.tag, kind: s.kind, command: s.command, cwd: s.cwd, env, cols: s.cols, rows: s.rows, title: s.title, instanceId: s.instanceId, scrollback: this.scrollback(), ended: s.ended, leftover: s.leftover, agentCli,
+        shares: this.shares,
         launch: (command, base) => (this.shellIntegration() ? integrate(command, base, { bin: appBin, zdotdir: () => zshDotdir(this.paths.state) }) : undefined),
       },
       {
@@ -389,8 +393,8 @@ export class PaneService implements PaneServiceApi {
           this.bus.emit('output', p.id, data);
           this.govern(p.id, data.length);
         },
-        stale: (p, clientId) => {
-          if (this.panes.get(p.id) === p) this.core.emitTo(clientId, 'pane.stale', { paneId: p.id });
+        stale: (p, clientId, over) => {
+          if (this.panes.get(p.id) === p) this.core.emitTo(clientId, 'pane.stale', over ? { paneId: p.id, history: 'all' } : { paneId: p.id });
         },
         compacted: (p) => {
           if (this.panes.get(p.id) === p) this.bus.emit('compacted', p.id);
@@ -719,7 +723,7 @@ export class PaneService implements PaneServiceApi {
       throw new Error(`ack of ${String(chars)} characters is not usable: send a non-negative number`);
     }
     // Caught up after being left out: it redraws from a snapshot.
-    if (pane.ack(clientId, chars)) this.core.emitTo(clientId, 'pane.stale', { paneId });
+    if (pane.ack(clientId, chars)) this.core.emitTo(clientId, 'pane.stale', pane.floodOver() ? { paneId, history: 'all' } : { paneId });
   }
 
   // ───────────── listeners ─────────────

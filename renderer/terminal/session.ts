@@ -57,6 +57,12 @@ export interface SessionOptions {
 const RESIZE_SETTLE_MS = 60;
 
 export type RendererKind = 'webgl' | 'dom';
+/**
+ * What a redraw is for (TerminalSession.sync): 'all' the whole history (the view kept on its
+ * line); 'stale' caught up in a flood that goes on (FLOW.skipRedrawScrollback lines);
+ * 'flood-over' caught up after it ended (the whole history).
+ */
+export type SyncMode = 'all' | 'stale' | 'flood-over';
 export type RendererMode = 'auto' | RendererKind;
 
 let hardwareWebglCache: boolean | undefined;
@@ -156,6 +162,8 @@ export class TerminalSession {
   private theme: ThemeName;
   /** The last snapshot left older history out; it is fetched when the person scrolls to the top. */
   private partial = false;
+  /** The redraw waiting while the person reads scrollback ('behind'). */
+  private behindFor: 'stale' | 'flood-over' = 'stale';
   /** Whether anything was written to the terminal yet (a fresh one needs no reset before its first snapshot). */
   private written = false;
 
@@ -212,7 +220,7 @@ export class TerminalSession {
     this.term.onScroll((top) => {
       const buf = this.term.buffer.active;
       if (top === 0 && this.partial && this.phase === 'live' && buf.baseY > 0) void this.sync('all');
-      else if (this.phase === 'behind' && buf.viewportY >= buf.baseY) void this.sync('stale');
+      else if (this.phase === 'behind' && buf.viewportY >= buf.baseY) void this.sync(this.behindFor);
     });
   }
 
@@ -242,15 +250,17 @@ export class TerminalSession {
 
   /**
    * Redraw from the core's snapshot: on first attach, after a reconnect, when this window
-   * caught up after falling behind ('pane.stale'), and with `history: 'all'` when the person
-   * scrolls to the top of a partial history (the view stays on the same line).
+   * caught up after falling behind ('pane.stale': 'stale' while the flood goes on,
+   * 'flood-over' with the whole history once it has ended), and with `history: 'all'` when
+   * the person scrolls to the top of a partial history (the view stays on the same line).
    */
-  sync(history?: 'all' | 'stale'): Promise<void> {
+  sync(history?: SyncMode): Promise<void> {
     // Left behind a flood while the person reads scrollback: a redraw now would pull the view
     // to the bottom under them. It waits until they are back there (onScroll).
     const buf = this.term.buffer.active;
-    if (history === 'stale' && (this.phase === 'live' || this.phase === 'behind') && buf.viewportY < buf.baseY) {
+    if ((history === 'stale' || history === 'flood-over') && (this.phase === 'live' || this.phase === 'behind') && buf.viewportY < buf.baseY) {
       this.phase = 'behind';
+      this.behindFor = history;
       return Promise.resolve();
     }
     const queue = this.opts.snapshots;
@@ -263,14 +273,15 @@ export class TerminalSession {
    * FLOW.skipRedrawScrollback lines (the flood may still run: a redraw every
    * FLOW.skipRedrawMs costs the core a snapshot each); else the core's default.
    */
-  private async syncNow(mode?: 'all' | 'stale'): Promise<void> {
-    const history = mode === 'all' ? mode : undefined;
+  private async syncNow(mode?: SyncMode): Promise<void> {
+    const history = mode === 'all' || mode === 'flood-over' ? 'all' : undefined;
     if (this.disposed || !this.opened) return;
     const gen = ++this.generation;
-    // Lines below the top of the view, kept when more history arrives above them.
-    const fromBottom = history ? this.term.buffer.active.baseY - this.term.buffer.active.viewportY : 0;
+    // Lines below the top of the view, kept when more history arrives above them (read again
+    // as the snapshot is drawn: the person may scroll while it is on its way).
+    let fromBottom = mode === 'all' ? this.term.buffer.active.baseY - this.term.buffer.active.viewportY : 0;
     this.phase = 'syncing';
-    if (mode === 'stale') this.stats.redraws++;
+    if (mode === 'stale' || mode === 'flood-over') this.stats.redraws++;
     this.fitNow(true);
     try {
       let snap: Res<'pane.snapshot'>;
@@ -310,6 +321,7 @@ export class TerminalSession {
       };
       if (this.written) {
         this.term.write('', () => {
+          if (mode === 'all') fromBottom = this.term.buffer.active.baseY - this.term.buffer.active.viewportY;
           // The reset scrolls the view to the top: not a person asking for older history.
           setPartial(false);
           this.term.reset();
@@ -331,7 +343,7 @@ export class TerminalSession {
         performance.mark('td:snapshot-parsed');
         this.fitNow(false);
         this.drawnOnce();
-        if (history) this.term.scrollToLine(Math.max(0, this.term.buffer.active.baseY - fromBottom));
+        if (mode === 'all') this.term.scrollToLine(Math.max(0, this.term.buffer.active.baseY - fromBottom));
       });
     } catch (err) {
       if (gen !== this.generation || this.disposed) return;

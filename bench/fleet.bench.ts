@@ -1,0 +1,106 @@
+/**
+ * A quiet pane beside 16 floods, in a real browser (issue 38, item 2): one window (Chromium,
+ * 1600 x 1000, the DOM renderer) with 17 panes, 16 running `yes` and one running `cat`; keys
+ * typed into the quiet pane with the real keyboard, each from its keydown (in the page) until
+ * the character is in xterm's buffer and the frame after it has begun (drawn), p50 and p99,
+ * beside the same keys with the 16 panes idle. Goal: p99 under the floods <= 50 ms.
+ * `TD_BENCH_FLEET_KEYS` (60) changes the number of keys.
+ */
+import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../e2e/harness.ts';
+import { ensureBuilt, startOurs } from './peer-apps.ts';
+import { benchLog } from './log.ts';
+import { wsWindow } from './ws-window.ts';
+import type { Page } from 'playwright-core';
+
+const KEYS = Number(process.env.TD_BENCH_FLEET_KEYS) || 60;
+const FLOODS = 16;
+const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+
+/** ms from each key's keydown to its echo drawn in the pane's terminal. */
+async function echoes(page: Page, paneId: string, count: number): Promise<number[]> {
+  await page.locator(`[data-pane-id="${paneId}"] .xterm-helper-textarea`).focus();
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const ch = String.fromCharCode(97 + (i % 26));
+    // Armed in the page before the key: the keydown's time, then the first frame after the buffer's cursor row holds it.
+    await page.evaluate(([id, want]) => {
+      const w = window as unknown as { __fleet?: Promise<number>; __td: { term(id: string): { onWriteParsed(f: () => void): { dispose(): void }; buffer: { active: { cursorY: number; baseY: number; getLine(y: number): { translateToString(t?: boolean): string } | undefined } } } } };
+      const term = w.__td.term(id);
+      w.__fleet = new Promise<number>((resolve) => {
+        let t0 = 0;
+        const onKey = () => {
+          t0 = performance.now();
+        };
+        document.addEventListener('keydown', onKey, { capture: true, once: true });
+        const sub = term.onWriteParsed(() => {
+          const b = term.buffer.active;
+          const row = b.getLine(b.baseY + b.cursorY)?.translateToString(true) ?? '';
+          if (!row.endsWith(want)) return;
+          sub.dispose();
+          requestAnimationFrame(() => resolve(performance.now() - t0));
+        });
+      });
+    }, [paneId, ch] as const);
+    await page.keyboard.press(ch);
+    times.push(await page.evaluate(() => (window as unknown as { __fleet: Promise<number> }).__fleet));
+    await sleep(20 + (i % 7) * 3);
+  }
+  return times;
+}
+
+export async function run(): Promise<{ name: string; lines: string[] }> {
+  const { lines, log } = benchLog('fleet bench');
+  ensureBuilt();
+  const app = await startOurs();
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: [...CHROMIUM_ARGS, '--disable-3d-apis'], headless: true });
+  try {
+    const win = await wsWindow(app.url);
+    const hello = await win.request<{ panes: Array<{ id: string }> }>('app.hello', {});
+    const quiet = hello.panes[0]!.id;
+    const floods: string[] = [];
+    for (let i = 0; i < FLOODS; i++) floods.push((await win.request<{ id: string }>('pane.create', {})).id);
+    win.close();
+    const context = await browser.newContext({ viewport: { width: 1600, height: 1000 }, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    await page.goto(`${app.url}&test=1`);
+    await page.waitForFunction((n) => {
+      const td = (window as unknown as { __td?: { paneIds(): string[]; live(id: string): boolean; text(id: string): string | null } }).__td;
+      const shown = td?.paneIds() ?? [];
+      // (Most of the 17 panes are narrow: their prompt wraps.)
+      return shown.length >= n && shown.every((id) => td!.live(id) && /\$ *$/.test(td!.text(id) ?? ''));
+    }, FLOODS + 1, { timeout: 120_000 }).catch(async (e: Error) => {
+      const seen = await page.evaluate(() => {
+        const td = (window as unknown as { __td?: { paneIds(): string[]; live(id: string): boolean; text(id: string): string | null } }).__td;
+        return (td?.paneIds() ?? []).map((id) => `${td!.live(id) ? 'live' : 'not live'}: ${JSON.stringify((td!.text(id) ?? '').slice(-30))}`);
+      });
+      throw new Error(`${e.message}: the window shows ${seen.length} panes: ${seen.join('; ')}`);
+    });
+    const type = async (id: string, line: string) => {
+      await page.locator(`[data-pane-id="${id}"] .xterm-helper-textarea`).focus();
+      await page.keyboard.type(line);
+      await page.keyboard.press('Enter');
+    };
+    await type(quiet, 'cat');
+    await sleep(500);
+    const calm = await echoes(page, quiet, KEYS);
+    for (const id of floods) await type(id, 'yes');
+    await sleep(3000);
+    // Redraws of the flooding panes (left behind, then drawn from a snapshot) while the keys were timed.
+    const redraws = () => page.evaluate((ids) => ids.reduce((n, id) => n + ((window as unknown as { __td: { stats(id: string): { redraws: number } | null } }).__td.stats(id)?.redraws ?? 0), 0), floods);
+    const redraws0 = await redraws();
+    const t0 = performance.now();
+    const loaded = await echoes(page, quiet, KEYS);
+    const redrawRate = (await redraws() - redraws0) / ((performance.now() - t0) / 1000);
+    for (const id of floods) {
+      await page.locator(`[data-pane-id="${id}"] .xterm-helper-textarea`).focus();
+      await page.keyboard.press('Control+C');
+    }
+    log(`echo     a quiet pane's keys in a real browser (keydown to the echo drawn, ${KEYS} keys): 16 panes idle p50 ${pct(calm, 50).toFixed(0)} ms, p99 ${pct(calm, 99).toFixed(0)} ms; beside 16 floods p50 ${pct(loaded, 50).toFixed(0)} ms, p99 ${pct(loaded, 99).toFixed(0)} ms (goal p99 <= 50 ms): ${pct(loaded, 99) <= 50 ? 'goal met' : 'GOAL NOT MET'}; the flooding panes redrew ${redrawRate.toFixed(1)} times a second meanwhile`);
+  } finally {
+    await browser.close();
+    await app.stop();
+  }
+  return { name: 'fleet: a quiet pane\'s echo beside 16 floods in a real browser (issue 38)', lines };
+}

@@ -1,0 +1,225 @@
+/**
+ * Against tmux (issue 38, item 1), in the same run: N panes (32; `TD_BENCH_TMUX_PANES` for
+ * a quicker run) each holding 10,000 lines of ~70-character output (a `cat` of the same
+ * file in every pane), then idle.
+ *  - memory: the server's resident memory (RSS) and its proportional share (PSS, shared
+ *    pages divided among the processes that map them; /proc/PID/smaps_rollup) with one
+ *    empty pane, and with the N full panes 10 s after the last output; per pane is the
+ *    difference over N. tmux: Debian's tmux server, started with its own socket (-S) and
+ *    no configuration (-f /dev/null), `history-limit 10000`. Ours: the service process
+ *    (serve rests as /bin/sh; the shells are neither's).
+ *  - attach: tmux: `tmux attach-session` in a pty (node-pty, 240 x 70), from its spawn until
+ *    the screen it draws shows every pane's prompt; ours: a fresh browser context (empty
+ *    cache) opening the window, from navigation until every pane's terminal is live (its
+ *    snapshot drawn, keys answered). Five attaches each, alternating.
+ * Each figure is printed beside its peer and the goal (memory per pane at most 0.5x tmux's;
+ * all panes live within 1 s).
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import nodePty from 'node-pty';
+import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../e2e/harness.ts';
+import { quietDotfiles } from '../main/panes/testing.ts';
+import { ensureBuilt, startOurs } from './peer-apps.ts';
+import { benchLog } from './log.ts';
+import { rss } from './window-raw.ts';
+import { wsWindow } from './ws-window.ts';
+
+const MB = 1024 * 1024;
+const PANES = Math.max(2, Number(process.env.TD_BENCH_TMUX_PANES) || 32);
+const LINES = 10_000;
+const ATTACHES = 5;
+/**
+ * tmux's window while the panes are filled: wide enough that no pane wraps a line (tmux's
+ * history counts rows); the first attach (240 x 70) resizes it, as a browser window resizes
+ * ours (both reflow their history then).
+ */
+const FILL_COLS = 1000;
+/** Memory is read this long after the last output (the service gives back what a flood took once quiet, and writes its compile cache 3 s after it starts). */
+const SETTLE_MS = 10_000;
+const FILL_ROWS = 400;
+const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
+const mib = (x: number) => `${(x / MB).toFixed(1)} MiB`;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const verdict = (ok: boolean) => (ok ? 'goal met' : 'GOAL NOT MET');
+
+/** A process's proportional set size (/proc/PID/smaps_rollup), in bytes. */
+function pss(pid: number): number {
+  try {
+    const m = /^Pss:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+interface Memory { rss: number; pss: number }
+const memory = (pid: number): Memory => ({ rss: rss(pid) ?? 0, pss: pss(pid) });
+
+/** 10,000 numbered lines of ~70 characters. */
+function fillFile(dir: string): string {
+  const file = path.join(dir, 'fill.txt');
+  const text = Array.from({ length: LINES }, (_, i) => `${String(i).padStart(5, '0')} ${'the quick brown fox jumps over the lazy dog 0123456789 ABCDEFGHIJ'.slice(0, 63)}`).join('\n');
+  fs.writeFileSync(file, `${text}\n`);
+  return file;
+}
+
+interface Side { idle: Memory; full: Memory; attach: number[] }
+
+/** tmux: its own socket and no configuration, a quiet bash with the prompt `td$ ` in each pane. */
+async function tmux(dir: string, file: string, log: (l: string) => void): Promise<Side> {
+  const home = path.join(dir, 'tmux-home');
+  fs.mkdirSync(home);
+  quietDotfiles(home, 'td$ ');
+  const sock = path.join(dir, 'tmux.sock');
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, SHELL: '/bin/bash', TERM: 'xterm-256color' };
+  delete env.TMUX;
+  const t = (...args: string[]): string => {
+    const r = spawnSync('tmux', ['-S', sock, '-f', '/dev/null', ...args], { env, encoding: 'utf8', cwd: dir });
+    if (r.status !== 0) throw new Error(`tmux ${args.join(' ')} failed (exit ${r.status}): ${r.stderr}`);
+    return r.stdout;
+  };
+  const prompted = (pane: string) => /td\$ *$/.test(t('capture-pane', '-p', '-t', pane).trimEnd());
+  const until = async (cond: () => boolean, what: string) => {
+    const end = Date.now() + 120_000;
+    while (!cond()) {
+      if (Date.now() > end) throw new Error(`tmux: timed out waiting for ${what}`);
+      await sleep(100);
+    }
+  };
+  t('start-server', ';', 'set-option', '-g', 'history-limit', String(LINES), ';', 'new-session', '-d', '-s', 'bench', '-x', String(FILL_COLS), '-y', String(FILL_ROWS));
+  const server = Number(t('display-message', '-p', '-t', 'bench', '#{pid}').trim());
+  try {
+    await until(() => prompted('bench:0.0'), 'the first prompt');
+    await sleep(SETTLE_MS);
+    const idle = memory(server);
+    for (let i = 1; i < PANES; i++) {
+      t('split-window', '-t', 'bench:0', '-d');
+      t('select-layout', '-t', 'bench:0', 'tiled');
+    }
+    const panes = t('list-panes', '-t', 'bench:0', '-F', '#{pane_id}').trim().split('\n');
+    if (panes.length !== PANES) throw new Error(`tmux made ${panes.length} panes, not ${PANES}`);
+    for (const p of panes) t('send-keys', '-t', p, `cat ${file}; echo fill-done`, 'Enter');
+    for (const p of panes) await until(() => /fill-done\n(.*\n)*td\$ *$/.test(t('capture-pane', '-p', '-t', p).trimEnd()), `pane ${p} to be filled`);
+    // Every line of the file in the pane, its history and its screen (a tall pane shows hundreds of them).
+    const [history, height] = t('display-message', '-p', '-t', panes[0]!, '#{history_size} #{pane_height}').trim().split(' ').map(Number);
+    if (history! + height! < LINES) throw new Error(`tmux's pane holds ${history} lines of history and ${height} on screen, not all ${LINES}`);
+    await sleep(SETTLE_MS);
+    const full = memory(server);
+    const attach: number[] = [];
+    for (let i = 0; i < ATTACHES; i++) attach.push(await tmuxAttach(sock, env, dir));
+    log(`tmux     server pid ${server}, ${PANES} panes of ${history} lines of history each`);
+    return { idle, full, attach };
+  } finally {
+    spawnSync('tmux', ['-S', sock, 'kill-server'], { env });
+  }
+}
+
+/** ms from spawning `tmux attach-session` in a pty until what it drew shows every pane's prompt. */
+function tmuxAttach(sock: string, env: NodeJS.ProcessEnv, cwd: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const p = nodePty.spawn('tmux', ['-S', sock, 'attach-session', '-t', 'bench'], { name: 'xterm-256color', cols: 240, rows: 70, cwd, env: env as Record<string, string> });
+    let seen = '';
+    let done = false;
+    const timer = setTimeout(() => finish(new Error(`tmux attach drew ${(seen.match(/td\$/g) ?? []).length} of ${PANES} prompts in 30 s`)), 30_000);
+    const finish = (err?: Error, ms?: number) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      // Detach the client (the server and its panes stay).
+      spawnSync('tmux', ['-S', sock, 'detach-client', '-s', 'bench'], { env });
+      p.onExit(() => (err ? reject(err) : resolve(ms!)));
+      setTimeout(() => p.kill(), 2_000).unref();
+    };
+    p.onData((d) => {
+      seen += d;
+      if ((seen.match(/td\$/g) ?? []).length >= PANES) finish(undefined, performance.now() - t0);
+    });
+  });
+}
+
+/** Ours: the service as serve starts it; the panes made and filled through a window without a page, then attached from a fresh browser context. */
+async function ours(file: string, log: (l: string) => void): Promise<Side> {
+  const app = await startOurs();
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: [...CHROMIUM_ARGS, '--disable-3d-apis'], headless: true });
+  try {
+    const service = app.servicePid!;
+    const win = await wsWindow(app.url);
+    const hello = await win.request<{ panes: Array<{ id: string }> }>('app.hello', {});
+    const ids = [hello.panes[0]!.id];
+    await win.redraw(ids[0]!);
+    await win.until(ids[0]!, /td\$ *$/, 30_000);
+    await sleep(SETTLE_MS);
+    const idle = memory(service);
+    for (let i = 1; i < PANES; i++) ids.push((await win.request<{ id: string }>('pane.create', {})).id);
+    for (const id of ids) await win.until(id, /td\$ *$/, 60_000);
+    for (const id of ids) win.send('pane.input', { paneId: id, data: `cat ${file}; echo fill-done\r` });
+    for (const id of ids) await win.until(id, /fill-done\r\n.*td\$ *$/s, 120_000);
+    win.close();
+    await sleep(SETTLE_MS);
+    const full = memory(service);
+    const attach: number[] = [];
+    for (let i = 0; i < ATTACHES; i++) {
+      const context = await browser.newContext({ viewport: { width: 1920, height: 1080 }, deviceScaleFactor: 1 });
+      try {
+        const page = await context.newPage();
+        const t0 = performance.now();
+        await page.goto(`${app.url}&test=1`, { waitUntil: 'commit' });
+        await page.waitForFunction((n) => {
+          const td = (window as unknown as { __td?: { paneIds(): string[]; live(id: string): boolean } }).__td;
+          const shown = td?.paneIds() ?? [];
+          return shown.length >= n && shown.every((id) => td!.live(id));
+        }, PANES, { polling: 'raf', timeout: 180_000 }).catch(async (e: Error) => {
+          const seen = await page.evaluate(() => {
+            const td = (window as unknown as { __td?: { paneIds(): string[]; live(id: string): boolean } }).__td;
+            const shown = td?.paneIds() ?? [];
+            return { shown: shown.length, live: shown.filter((id) => td!.live(id)).length };
+          }).catch(() => undefined);
+          throw new Error(`${e.message}: the window shows ${seen?.shown} panes, ${seen?.live} of them live`);
+        });
+        attach.push(performance.now() - t0);
+      } finally {
+        await context.close();
+      }
+      await sleep(500);
+    }
+    return { idle, full, attach };
+  } finally {
+    await browser.close();
+    await app.stop();
+  }
+}
+
+export async function run(): Promise<{ name: string; lines: string[] }> {
+  const { lines, log } = benchLog('tmux bench');
+  ensureBuilt();
+  const version = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
+  if (version.status !== 0) throw new Error('tmux is not installed: apt-get install tmux (Debian\'s), then run the bench again');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-bench-tmux-'));
+  try {
+    const file = fillFile(dir);
+    const peer = await tmux(dir, file, log);
+    const us = await ours(file, log);
+    const per = (s: Side, k: keyof Memory) => (s.full[k] - s.idle[k]) / PANES;
+    log(`${PANES} panes of ${LINES.toLocaleString('en')} lines (~70 characters) each, idle; ours beside ${version.stdout.trim()} (history-limit ${LINES}), one run:`);
+    for (const k of ['rss', 'pss'] as const) {
+      const a = per(us, k);
+      const b = per(peer, k);
+      log(`memory   ${k.toUpperCase()} per pane: ours ${mib(a)}, tmux ${mib(b)}, ratio ${(a / b).toFixed(2)} (goal <= 0.5): ${verdict(a <= 0.5 * b)}`);
+      log(`         ${k.toUpperCase()} of the server with one empty pane: ours ${mib(us.idle[k])}, tmux ${mib(peer.idle[k])}; with the ${PANES} full panes: ours ${mib(us.full[k])}, tmux ${mib(peer.full[k])} (ratio ${(us.full[k] / peer.full[k]).toFixed(2)})`);
+    }
+    const a = median(us.attach);
+    const b = median(peer.attach);
+    log(`attach   all ${PANES} panes drawn, median of ${ATTACHES}: ours (a fresh browser window until every pane is live) ${a.toFixed(0)} ms (${Math.min(...us.attach).toFixed(0)}-${Math.max(...us.attach).toFixed(0)}), tmux (attach-session in a pty until every prompt is drawn) ${b.toFixed(0)} ms (${Math.min(...peer.attach).toFixed(0)}-${Math.max(...peer.attach).toFixed(0)}), ratio ${(a / b).toFixed(1)} (goal: ours <= 1000 ms): ${verdict(a <= 1000)}`);
+    const a1 = us.attach[0]!;
+    const b1 = peer.attach[0]!;
+    log(`         the first attach (it resizes every pane from the size it was filled at): ours ${a1.toFixed(0)} ms, tmux ${b1.toFixed(0)} ms, ratio ${(a1 / b1).toFixed(1)} (goal: ours <= 1000 ms): ${verdict(a1 <= 1000)}`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return { name: `tmux: memory and attach with ${PANES} panes of 10,000 lines (issue 38)`, lines };
+}
