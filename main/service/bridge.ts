@@ -109,6 +109,10 @@ export async function bridge(io: BridgeIo): Promise<number> {
 }
 
 export async function run(argv: string[]): Promise<number> {
+  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
+    process.stdout.write('Usage: terminal-delight bridge\n\nThe far end of a machine\'s link: `terminal-delight connect HOST` runs it on HOST through ssh, to reach\nthat machine\'s service (started on demand) over stdio. Not run by hand.\n');
+    return 0;
+  }
   if (argv.length > 0) {
     process.stderr.write('bridge: takes no arguments; it is run by `terminal-delight connect` through ssh, not by hand\n');
     return 2;
