@@ -21,6 +21,7 @@ import { ClientHub } from './clients/hub.ts';
 import { installServiceHandlers } from './clients/handlers.ts';
 import { SERVICE_STARTED_AT } from './version.ts';
 import { NoticeBook } from './state/notices.ts';
+import { installDevices, type DeviceService } from './devices/service.ts';
 
 export interface AppOptions {
   /** Which shell carries the contract when the core runs inside it (tests); the service serves any. */
@@ -54,6 +55,8 @@ export interface App {
   worktrees: WorktreeService;
   /** Every client of this core (windows through their relays, commands), whatever transport carries it. */
   hub: ClientHub;
+  /** The device door (main/devices): phones paired, their inbox and agents list. */
+  devices: DeviceService;
   /** Save the session with why the core stops, then hang up every pane and stop every service. */
   dispose(reason?: string): Promise<void>;
   /** End every pane cleanly (SIGHUP, then SIGTERM and SIGKILL to stragglers) and close every Tick; the session says `reason`. */
@@ -121,13 +124,15 @@ export async function createApp(opts: AppOptions): Promise<App> {
     await Promise.all([panes.endAll(), ticks.closeAll()]);
   };
   installServiceHandlers(core, { panes, ticks, hub, quit: opts.quit });
+  // The device door (main/devices), off unless it was turned on.
+  const devices = installDevices({ core, panes, surfaces, stateDir: paths.state });
 
   // Last, so every service above sees the restored panes arrive (onCreated).
   if (saved) restoreSession(panes, saved, settings.get().resumeAtStart, opts.bootedAt);
   // Records of the panes as they are now (ended, resumed), before anything else happens.
   keeper.saveNow();
   return {
-    core, paths, panes, settings, surfaces, agents, mcp, ticks, worktrees, hub, endAll,
+    core, paths, panes, settings, surfaces, agents, mcp, ticks, worktrees, hub, devices, endAll,
     dispose: (reason?: string) => {
       if (reason) stopReason = reason;
       return core.dispose();

@@ -1,0 +1,247 @@
+/**
+ * The device door (docs/design/remote.md, "A phone: the device door"): HTTPS only, on the
+ * one address the person picked, knowing paired devices, never the window's token. It
+ * serves the phone's page (assets/phone/), pairing (`POST /api/pair`), the device
+ * contract (`GET /api/inbox`, `GET /api/agents`, `POST /api/act`) and one WebSocket per
+ * device (`/ws`) on which the inbox and the agents list are pushed as they change.
+ *
+ * Every request: the Host header must name this door (its address or a name its
+ * certificate is for) on its port. Every POST and WebSocket: an Origin of this very door
+ * (a page elsewhere cannot post here: CSRF), and a POST's body JSON. Every request but
+ * the page and pairing: the device's credential in its cookie (HttpOnly, Secure,
+ * SameSite=Strict, `__Host-`).
+ */
+import fs from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import https from 'node:https';
+import net, { type AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { appRoot } from '../panes/env.ts';
+import type { CertPair } from './cert.ts';
+import type { AgentRow, InboxCard } from './inbox.ts';
+import { credentialHash, type DeviceRecord } from './store.ts';
+
+export const DEVICE_COOKIE = '__Host-td_device';
+const MAX_BODY = 64 * 1024;
+/** WebSocket close code a revoked device's sockets get. */
+export const REVOKED_CODE = 4401;
+
+export interface DeviceApi {
+  /** The device whose credential's hash this is, if paired. */
+  device(hash: string): DeviceRecord | undefined;
+  /** Why this hash is refused, when it belonged to a device revoked since the service started. */
+  revoked(hash: string): boolean;
+  seen(hash: string): void;
+  pair(body: { secret?: unknown; code?: unknown; name?: unknown }): { ok: true; device: DeviceRecord; credential: string } | { ok: false; error: string };
+  inbox(): InboxCard[];
+  agents(): AgentRow[];
+  act(device: DeviceRecord, body: Record<string, unknown>): Promise<{ ok: true } | { ok: false; error: string }>;
+}
+
+export interface DeviceDoor {
+  url: string;
+  port: number;
+  /** Send one JSON message to every device's socket. */
+  broadcast(msg: unknown): void;
+  /** Close every socket of this device at once (revoked). */
+  closeDevice(hash: string, reason: string): void;
+  /** Sockets open per device hash. */
+  connected(hash: string): number;
+  close(): Promise<void>;
+}
+
+export function hostPart(address: string): string {
+  return net.isIPv6(address) ? `[${address}]` : address;
+}
+
+export function cookieCredential(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === DEVICE_COOKIE) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+export function deviceCookie(credential: string): string {
+  return `${DEVICE_COOKIE}=${credential}; HttpOnly; Secure; SameSite=Strict; Path=/; Max-Age=31536000`;
+}
+
+export function deviceCsp(): string {
+  return [
+    "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
+    "manifest-src 'self'", "worker-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml', '.png': 'image/png', '.webmanifest': 'application/manifest+json',
+};
+
+export async function startDeviceDoor(opts: { address: string; port: number; cert: CertPair; api: DeviceApi; pageDir?: string }): Promise<DeviceDoor> {
+  const { api } = opts;
+  const pageDir = opts.pageDir ?? path.join(appRoot, 'assets', 'phone');
+  let port = opts.port;
+  const hosts = (): string[] => [opts.address, ...opts.cert.names].map((h) => `${hostPart(h)}:${port}`.toLowerCase());
+  const hostOk = (host: string | undefined): boolean => typeof host === 'string' && hosts().includes(host.toLowerCase());
+  const originOk = (origin: string | undefined, host: string | undefined): boolean => !!origin && hostOk(host) && origin.toLowerCase() === `https://${host!.toLowerCase()}`;
+  const who = (req: IncomingMessage): { hash: string; device?: DeviceRecord } | undefined => {
+    const c = cookieCredential(req.headers.cookie);
+    if (!c) return undefined;
+    const hash = credentialHash(c);
+    return { hash, device: api.device(hash) };
+  };
+  const base = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Strict-Transport-Security': 'max-age=31536000', 'Content-Security-Policy': deviceCsp() };
+
+  const json = (res: ServerResponse, code: number, body: unknown, extra: Record<string, string> = {}): void => {
+    const text = JSON.stringify(body);
+    res.writeHead(code, { ...base, 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Length': String(Buffer.byteLength(text)), ...extra });
+    res.end(text);
+  };
+  const refuse = (res: ServerResponse, code: number, error: string): void => json(res, code, { ok: false, error });
+
+  const readBody = (req: IncomingMessage): Promise<Record<string, unknown> | string> => new Promise((resolve) => {
+    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+      req.resume();
+      return resolve('send the body as JSON (Content-Type: application/json)');
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY) chunks.push(c);
+    });
+    req.on('end', () => {
+      if (size > MAX_BODY) return resolve('the body is too large (at most 64 KiB)');
+      try {
+        const v = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+        resolve(v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : 'the body must be a JSON object');
+      } catch {
+        resolve('the body is not JSON');
+      }
+    });
+    req.on('error', () => resolve('the body could not be read'));
+  });
+
+  const server = https.createServer({ cert: opts.cert.cert, key: opts.cert.key, minVersion: 'TLSv1.2' }, (req, res) => {
+    void handle(req, res).catch((e: Error) => {
+      if (!res.headersSent) refuse(res, 500, `the door failed: ${e.message}`);
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!hostOk(req.headers.host)) return refuse(res, 403, 'this door answers only to its own address and port');
+    const url = new URL(req.url ?? '/', `https://${req.headers.host}`);
+    const p = url.pathname;
+    if (req.method === 'POST') {
+      if (!originOk(req.headers.origin, req.headers.host)) return refuse(res, 403, 'a request from another page is refused (Origin)');
+      const body = await readBody(req);
+      if (typeof body === 'string') return refuse(res, 400, body);
+      if (p === '/api/pair') {
+        const r = api.pair(body);
+        if (!r.ok) return refuse(res, 403, r.error);
+        return json(res, 200, { ok: true, name: r.device.name }, { 'Set-Cookie': deviceCookie(r.credential) });
+      }
+      const w = who(req);
+      if (!w?.device) return refuse(res, 401, w && api.revoked(w.hash) ? 'this device was revoked: pair it again' : 'this device is not paired: pair it with the code the desktop shows');
+      api.seen(w.hash);
+      if (p === '/api/act') return json(res, 200, await api.act(w.device, body));
+      return refuse(res, 404, 'no such request');
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'the door answers GET, HEAD and POST only');
+    if (p.startsWith('/api/')) {
+      const w = who(req);
+      if (!w?.device) return refuse(res, 401, w && api.revoked(w.hash) ? 'this device was revoked: pair it again' : 'this device is not paired: pair it with the code the desktop shows');
+      api.seen(w.hash);
+      if (p === '/api/me') return json(res, 200, { name: w.device.name, pairedAt: w.device.pairedAt, canType: w.device.canType });
+      if (p === '/api/inbox') return json(res, 200, api.inbox());
+      if (p === '/api/agents') return json(res, 200, api.agents());
+      return refuse(res, 404, 'no such request');
+    }
+    // The page (no data in it: everything comes through /api and /ws, behind the credential).
+    const name = p === '/' || p === '/pair' ? 'index.html' : p.slice(1);
+    if (!/^[a-z0-9-]+\.[a-z]+$/.test(name)) return refuse(res, 404, 'not found');
+    const file = path.join(pageDir, name);
+    let body: Buffer;
+    try {
+      body = fs.readFileSync(file);
+    } catch {
+      return refuse(res, 404, 'not found');
+    }
+    const type = TYPES[path.extname(name)] ?? 'application/octet-stream';
+    res.writeHead(200, { ...base, 'Content-Type': type, 'Cache-Control': 'no-cache', 'Content-Length': String(body.length), ...(name === 'sw.js' ? { 'Service-Worker-Allowed': '/' } : {}) });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  }
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY });
+  const sockets = new Map<string, Set<WebSocket>>();
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const deny = (code: number, why: string): void => {
+      socket.write(`HTTP/1.1 ${code} ${code === 401 ? 'Unauthorized' : 'Forbidden'}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${why}\n`);
+      socket.destroy();
+    };
+    if (new URL(req.url ?? '/', 'https://x').pathname !== '/ws') return deny(403, 'The WebSocket lives at /ws.');
+    if (!hostOk(req.headers.host)) return deny(403, 'Foreign Host header.');
+    if (!originOk(req.headers.origin, req.headers.host)) return deny(403, 'Foreign Origin.');
+    const w = who(req);
+    if (!w?.device) return deny(401, w && api.revoked(w.hash) ? 'This device was revoked: pair it again.' : 'This device is not paired.');
+    const hash = w.hash;
+    api.seen(hash);
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      let set = sockets.get(hash);
+      if (!set) sockets.set(hash, (set = new Set()));
+      set.add(ws);
+      ws.on('close', () => {
+        set.delete(ws);
+        if (set.size === 0 && sockets.get(hash) === set) sockets.delete(hash);
+      });
+      ws.on('error', () => ws.terminate());
+      // The device sends nothing on it but pings; what it sends is read and dropped.
+      ws.on('message', () => api.seen(hash));
+      ws.send(JSON.stringify({ t: 'hello', name: w.device!.name }));
+      ws.send(JSON.stringify({ t: 'inbox', cards: api.inbox() }));
+      ws.send(JSON.stringify({ t: 'agents', agents: api.agents() }));
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.address, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((err: NodeJS.ErrnoException) => {
+    throw new Error(err.code === 'EADDRINUSE' ? `port ${opts.port} on ${opts.address} is in use: pick another port`
+      : err.code === 'EADDRNOTAVAIL' ? `${opts.address} is not an address of this machine: pick one of its addresses (ip addr shows them)`
+        : `the device door could not listen on ${hostPart(opts.address)}:${opts.port}: ${err.message}`);
+  });
+  port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `https://${hostPart(opts.address)}:${port}/`,
+    port,
+    broadcast(msg) {
+      const text = JSON.stringify(msg);
+      for (const set of sockets.values()) for (const ws of set) if (ws.readyState === ws.OPEN) ws.send(text);
+    },
+    closeDevice(hash, reason) {
+      for (const ws of sockets.get(hash) ?? []) {
+        ws.close(REVOKED_CODE, reason.slice(0, 120));
+        // At once: a device that does not answer the close is cut off now, not in 30 s.
+        setTimeout(() => ws.terminate(), 200).unref();
+      }
+    },
+    connected: (hash) => sockets.get(hash)?.size ?? 0,
+    close: async () => {
+      for (const set of sockets.values()) for (const ws of set) ws.terminate();
+      sockets.clear();
+      wss.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

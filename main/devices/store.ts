@@ -1,0 +1,114 @@
+/**
+ * What the device door keeps in the state folder's `devices/` (0700): `door.json` (the
+ * door is on, where, with whose certificate), `devices.json` (each paired device: its
+ * name, when it was paired and last seen, and only the SHA-256 of its credential), and the
+ * certificate the app made (`cert.pem`, `key.pem`, 0600). Written atomically.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { readJson, writeJsonAtomic } from '../state/files.ts';
+
+export interface DoorConfig {
+  address: string;
+  port: number;
+  /** A certificate and key the person supplied (absolute paths); absent: the app's own. */
+  cert?: string;
+  key?: string;
+}
+
+export interface DeviceRecord {
+  id: string;
+  name: string;
+  /** SHA-256 (hex) of the device's credential; the credential itself is never kept. */
+  hash: string;
+  pairedAt: string;
+  lastSeen?: string;
+  /** Whether the device may type into a terminal (off by default; no way to turn it on yet). */
+  canType: boolean;
+}
+
+export function credentialHash(credential: string): string {
+  return createHash('sha256').update(credential).digest('hex');
+}
+
+/** A new credential: 256 random bits, base64url. */
+export function newCredential(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** A name as a device may give it: one line of printable text, at most 60 characters. */
+export function cleanName(raw: unknown): string {
+  const s = typeof raw === 'string' ? raw.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ').replace(/\s+/g, ' ').trim() : '';
+  return s.slice(0, 60) || 'A device';
+}
+
+export class DeviceStore {
+  readonly dir: string;
+  private devices: DeviceRecord[];
+
+  constructor(stateDir: string) {
+    this.dir = path.join(stateDir, 'devices');
+    const raw = readJson(path.join(this.dir, 'devices.json')) as { devices?: unknown } | undefined;
+    this.devices = Array.isArray(raw?.devices) ? (raw.devices as DeviceRecord[]).filter((d) => d && typeof d.hash === 'string' && typeof d.name === 'string') : [];
+  }
+
+  ensureDir(): void {
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    fs.chmodSync(this.dir, 0o700);
+  }
+
+  door(): DoorConfig | undefined {
+    const c = readJson(path.join(this.dir, 'door.json')) as DoorConfig | undefined;
+    return c && typeof c.address === 'string' && Number.isInteger(c.port) ? c : undefined;
+  }
+
+  setDoor(config: DoorConfig | undefined): void {
+    this.ensureDir();
+    if (config) writeJsonAtomic(path.join(this.dir, 'door.json'), config);
+    else fs.rmSync(path.join(this.dir, 'door.json'), { force: true });
+  }
+
+  list(): DeviceRecord[] {
+    return this.devices.map((d) => ({ ...d }));
+  }
+
+  byHash(hash: string): DeviceRecord | undefined {
+    return this.devices.find((d) => d.hash === hash);
+  }
+
+  /** A new device with this name (made unique: "Pixel (2)"); returns it and its credential. */
+  add(name: string, now: Date): { device: DeviceRecord; credential: string } {
+    const base = cleanName(name);
+    let unique = base;
+    for (let n = 2; this.devices.some((d) => d.name.toLowerCase() === unique.toLowerCase()); n++) unique = `${base} (${n})`;
+    const credential = newCredential();
+    const device: DeviceRecord = { id: randomBytes(6).toString('hex'), name: unique, hash: credentialHash(credential), pairedAt: now.toISOString(), canType: false };
+    this.devices.push(device);
+    this.save();
+    return { device: { ...device }, credential };
+  }
+
+  /** The device named `name` (case does not matter), removed; undefined when there is none. */
+  remove(name: string): DeviceRecord | undefined {
+    const i = this.devices.findIndex((d) => d.name.toLowerCase() === name.trim().toLowerCase() || d.id === name.trim());
+    if (i < 0) return undefined;
+    const [gone] = this.devices.splice(i, 1);
+    this.save();
+    return gone;
+  }
+
+  /** Note that a device was seen (saved at most once a minute per device). */
+  seen(hash: string, now: Date): void {
+    const d = this.byHash(hash);
+    if (!d) return;
+    const before = d.lastSeen ? Date.parse(d.lastSeen) : 0;
+    d.lastSeen = now.toISOString();
+    if (now.getTime() - before >= 60_000) this.save();
+  }
+
+  private save(): void {
+    this.ensureDir();
+    writeJsonAtomic(path.join(this.dir, 'devices.json'), { v: 1, devices: this.devices });
+  }
+}
