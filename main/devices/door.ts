@@ -19,6 +19,7 @@ import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { appRoot } from '../panes/env.ts';
+import { cookieValue } from '../door/security.ts';
 import type { CertPair } from './cert.ts';
 import type { AgentRow, InboxCard } from './inbox.ts';
 import { credentialHash, type DeviceRecord } from './store.ts';
@@ -57,12 +58,7 @@ export function hostPart(address: string): string {
 }
 
 export function cookieCredential(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === DEVICE_COOKIE) return part.slice(eq + 1).trim();
-  }
-  return undefined;
+  return cookieValue(header, DEVICE_COOKIE);
 }
 
 export function deviceCookie(credential: string): string {

@@ -4,7 +4,8 @@
  * good for one device within 5 minutes; 5 wrong tries end both. Pure: the clock and the
  * random bytes are given.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { tokensEqual } from '../door/security.ts';
 
 /** No 0/O, 1/I/L, 2/Z, 5/S, 8/B: what a person can read off a screen and type without doubt. */
 export const CODE_ALPHABET = 'ACDEFGHJKMNPQRTUVWXY34679';
@@ -39,12 +40,6 @@ export function normaliseCode(typed: string): string {
   return typed.toUpperCase().replace(/[\s-]/g, '');
 }
 
-function same(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
 export class Pairing {
   readonly offer: PairingOffer;
   private wrong = 0;
@@ -72,8 +67,8 @@ export class Pairing {
   attempt(given: { secret?: string; code?: string }, now: number): true | string {
     const was = this.ended(now);
     if (was) return endedSentence(was);
-    const ok = (typeof given.secret === 'string' && given.secret !== '' && same(given.secret.toLowerCase(), this.offer.secret))
-      || (typeof given.code === 'string' && given.code !== '' && same(normaliseCode(given.code), this.offer.code));
+    const ok = (typeof given.secret === 'string' && given.secret !== '' && tokensEqual(given.secret.toLowerCase(), this.offer.secret))
+      || (typeof given.code === 'string' && given.code !== '' && tokensEqual(normaliseCode(given.code), this.offer.code));
     if (ok) {
       this.endedAs = 'paired';
       return true;

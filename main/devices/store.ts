@@ -8,6 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { readJson, writeJsonAtomic } from '../state/files.ts';
+import { sanitize } from '../surfaces/actions.ts';
 
 export interface DoorConfig {
   address: string;
@@ -39,7 +40,7 @@ export function newCredential(): string {
 
 /** A name as a device may give it: one line of printable text, at most 60 characters. */
 export function cleanName(raw: unknown): string {
-  const s = typeof raw === 'string' ? raw.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ').replace(/\s+/g, ' ').trim() : '';
+  const s = typeof raw === 'string' ? sanitize(raw).replace(/\s+/g, ' ').trim() : '';
   return s.slice(0, 60) || 'A device';
 }
 

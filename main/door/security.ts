@@ -49,11 +49,16 @@ export function tokensEqual(given: string | undefined | null, token: string): bo
 
 /** The td_token cookie's value from a Cookie header. */
 export function cookieToken(cookieHeader: string | undefined): string | undefined {
+  return cookieValue(cookieHeader, COOKIE);
+}
+
+/** The value of the cookie `name` from a Cookie header (the device door's cookie too). */
+export function cookieValue(cookieHeader: string | undefined, name: string): string | undefined {
   if (!cookieHeader) return undefined;
   for (const part of cookieHeader.split(';')) {
     const eq = part.indexOf('=');
     if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === COOKIE) return part.slice(eq + 1).trim();
+    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
   }
   return undefined;
 }
