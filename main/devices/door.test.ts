@@ -115,10 +115,11 @@ describe('the device door', () => {
     });
     expect(presented).toBe(door.fingerprint);
     expect(fs.statSync(path.join(svc.paths.state, 'devices', 'key.pem')).mode & 0o777).toBe(0o600);
-    // The page loads; plain HTTP does not.
-    const page = await call('GET', '/');
-    expect(page.status).toBe(200);
-    expect(String(page.headers['content-security-policy'])).toContain("frame-ancestors 'none'");
+    // Every answer carries the page's policy (no framing, no forms elsewhere); plain HTTP gets nothing.
+    const me = await call('GET', '/api/me');
+    expect(me.status).toBe(401);
+    expect(String(me.headers['content-security-policy'])).toContain("frame-ancestors 'none'");
+    expect(me.headers['access-control-allow-origin']).toBeUndefined();
     const plain = await fetch(`http://127.0.0.1:${door.port}/`).then((r) => r.status, () => 'refused');
     expect(plain).not.toBe(200);
     // A foreign Host header is refused (DNS rebinding).

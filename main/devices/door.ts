@@ -1,7 +1,7 @@
 /**
  * The device door (docs/design/remote.md, "A phone: the device door"): HTTPS only, on the
  * one address the person picked, knowing paired devices, never the window's token. It
- * serves the phone's page (assets/phone/), pairing (`POST /api/pair`), the device
+ * serves the phone's page (renderer/phone.html, built into out/renderer), pairing (`POST /api/pair`), the device
  * contract (`GET /api/inbox`, `GET /api/agents`, `POST /api/act`) and one WebSocket per
  * device (`/ws`) on which the inbox and the agents list are pushed as they change.
  *
@@ -74,12 +74,12 @@ export function deviceCsp(): string {
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml', '.png': 'image/png', '.webmanifest': 'application/manifest+json',
+  '.svg': 'image/svg+xml', '.png': 'image/png', '.webmanifest': 'application/manifest+json', '.woff2': 'font/woff2',
 };
 
-export async function startDeviceDoor(opts: { address: string; port: number; cert: CertPair; api: DeviceApi; pageDir?: string }): Promise<DeviceDoor> {
+export async function startDeviceDoor(opts: { address: string; port: number; cert: CertPair; api: DeviceApi; rendererDir?: string }): Promise<DeviceDoor> {
   const { api } = opts;
-  const pageDir = opts.pageDir ?? path.join(appRoot, 'assets', 'phone');
+  const rendererDir = opts.rendererDir ?? path.join(appRoot, 'out', 'renderer');
   let port = opts.port;
   const hosts = (): string[] => [opts.address, ...opts.cert.names].map((h) => `${hostPart(h)}:${port}`.toLowerCase());
   const hostOk = (host: string | undefined): boolean => typeof host === 'string' && hosts().includes(host.toLowerCase());
@@ -159,18 +159,26 @@ export async function startDeviceDoor(opts: { address: string; port: number; cer
       return refuse(res, 404, 'no such request');
     }
     // The page (no data in it: everything comes through /api and /ws, behind the credential).
-    const name = p === '/' || p === '/pair' ? 'index.html' : p.slice(1);
-    if (!/^[a-z0-9-]+\.[a-z]+$/.test(name)) return refuse(res, 404, 'not found');
-    const file = path.join(pageDir, name);
+    const file = pageFile(p);
+    if (!file) return refuse(res, 404, 'not found');
     let body: Buffer;
     try {
-      body = fs.readFileSync(file);
+      body = fs.readFileSync(file.path);
     } catch {
-      return refuse(res, 404, 'not found');
+      return p === '/' || p === '/pair' ? refuse(res, 503, 'the phone\'s page is not built yet: run npm run build on the desktop, then reload') : refuse(res, 404, 'not found');
     }
-    const type = TYPES[path.extname(name)] ?? 'application/octet-stream';
-    res.writeHead(200, { ...base, 'Content-Type': type, 'Cache-Control': 'no-cache', 'Content-Length': String(body.length), ...(name === 'sw.js' ? { 'Service-Worker-Allowed': '/' } : {}) });
+    const type = TYPES[path.extname(file.path)] ?? 'application/octet-stream';
+    res.writeHead(200, { ...base, 'Content-Type': type, 'Cache-Control': file.immutable ? 'private, max-age=31536000, immutable' : 'no-cache', 'Content-Length': String(body.length) });
     res.end(req.method === 'HEAD' ? undefined : body);
+  }
+
+  /** The page's files: the phone's page of the built renderer, its hashed assets, the manifest, the service worker and the icons. */
+  function pageFile(p: string): { path: string; immutable?: boolean } | undefined {
+    if (p === '/' || p === '/pair') return { path: path.join(rendererDir, 'phone.html') };
+    if (p === '/manifest.webmanifest' || p === '/sw.js') return { path: path.join(rendererDir, p.slice(1)) };
+    if (p === '/icon.svg' || p === '/icon-256.png' || p === '/icon-512.png') return { path: path.join(appRoot, 'assets', 'icons', p.slice(1)) };
+    const m = /^\/assets\/([A-Za-z0-9_-]+\.(?:js|css|svg|png|woff2))$/.exec(p);
+    return m ? { path: path.join(rendererDir, 'assets', m[1]!), immutable: true } : undefined;
   }
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY });

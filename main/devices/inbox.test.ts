@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PaneInfo, Surface } from '../../preload/contract.ts';
-import { agentsOf, answerProblem, inboxOf, waitsForPerson } from './inbox.ts';
+import { agentsOf, answerProblem, inboxOf, programOf, waitsForPerson } from './inbox.ts';
 import { parseAddress } from './cli.ts';
 import { checkAddress } from './service.ts';
 
@@ -48,6 +48,14 @@ describe('the inbox', () => {
       { paneId: '1', agent: 'claude', title: 'pane 1', folder: '/src/1', status: 'blocked', detail: 'Bash', since: 's', lastLines: ['a', '1', 'b'] },
       { paneId: '2', agent: 'claude', title: 'pane 2', folder: '/src/2', status: 'ended', lastLines: ['a', '2', 'b'] },
     ]);
+  });
+});
+
+describe('who a pane is', () => {
+  it('names the agent CLI, else the program past env and its settings', () => {
+    expect(programOf({ agentCli: { name: 'codex' }, command: ['node', 'x'], title: 't' })).toBe('codex');
+    expect(programOf({ command: ['/usr/bin/env', '-i', 'A=1', '/bin/bash', '-c', 'x'], title: 't' })).toBe('bash');
+    expect(programOf({ command: [], title: 'the title' })).toBe('the title');
   });
 });
 

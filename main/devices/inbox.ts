@@ -3,41 +3,20 @@
  * every pane, newest first) and the agents list. The cards are the panes' benches; the
  * inbox is only a view of them, made again whenever one changes.
  */
-import type { AgentStatus, PaneInfo, Surface } from '../../preload/contract.ts';
+import type { PaneInfo, Surface } from '../../preload/contract.ts';
+import type { AgentRow, InboxCard, InboxKind } from '../../common/device-contract.ts';
 
-export type InboxKind = 'permission' | 'question' | 'decision' | 'change';
+export type { AgentRow, InboxCard, InboxKind };
 
-export interface InboxCard {
-  paneId: string;
-  surfaceId: string;
-  kind: InboxKind;
-  title: string;
-  /** The question, or the change's summary. */
-  text: string;
-  /** What a tap may send: the card's buttons, each an action and its target. */
-  buttons: Array<{ label: string; action: string; target?: string }>;
-  /** Whether a typed answer (a comment) is taken. */
-  freeText: boolean;
-  /** The agent's name (claude, codex…) or the pane's title. */
-  agent: string;
-  pane: string;
-  tag: string;
-  folder: string;
-  arrivedAt: string;
-  /** The card's revision: when it last changed (a token bound to it goes stale with it). */
-  revision: string;
-}
-
-export interface AgentRow {
-  paneId: string;
-  agent: string;
-  title: string;
-  folder: string;
-  status: AgentStatus | 'ended';
-  detail?: string;
-  since?: string;
-  /** The last non-empty lines of its screen, at most 5. */
-  lastLines: string[];
+/** Who a pane's program is: its agent CLI once known, else the program it runs (past an `env` and its settings). */
+export function programOf(pane: Pick<PaneInfo, 'agentCli' | 'command' | 'title'>): string {
+  if (pane.agentCli) return pane.agentCli.name;
+  const argv = [...pane.command];
+  if (argv[0] && /(^|\/)env$/.test(argv[0])) {
+    argv.shift();
+    while (argv[0] && (argv[0].startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[0]))) argv.shift();
+  }
+  return argv[0]?.split('/').pop() || pane.title;
 }
 
 const KINDS = new Set(['decision', 'question', 'change']);
@@ -81,7 +60,7 @@ export function cardOf(pane: PaneInfo, s: Surface): InboxCard {
     text: str(s.model.question) || str(s.model.summary),
     buttons,
     freeText,
-    agent: pane.agentCli?.name ?? pane.command[0]?.split('/').pop() ?? pane.title,
+    agent: programOf(pane),
     pane: pane.title,
     tag: pane.tag,
     folder: pane.cwd,
@@ -122,7 +101,7 @@ export function agentsOf(panes: readonly PaneInfo[], screen: (paneId: string) =>
     const status: AgentRow['status'] = p.status === 'exited' ? 'ended' : p.agent?.status ?? 'idle';
     return {
       paneId: p.id,
-      agent: p.agentCli?.name ?? p.command[0]?.split('/').pop() ?? 'agent',
+      agent: programOf(p),
       title: p.title,
       folder: p.cwd,
       status,

@@ -1,0 +1,131 @@
+/**
+ * The phone (issue 34): Chromium as an iPhone 13 (390×844, touch) over HTTPS on a loopback
+ * address, against the device door of a real service that a desktop window shares. It
+ * pairs with the QR code's URL, sees the inbox across three panes, answers a card (the line
+ * typed into the pane, the actions.jsonl record), sees a card answered on the desktop
+ * vanish, shows the agents, and is shut out by revoke. Screenshots of the inbox and the
+ * agents, light and dark, go to e2e/artifacts/.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { devices, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectService, type ServiceConnection } from '../main/service/client.ts';
+import { dropSurface, openPaneFixture, paneFolder, type PaneFixture } from './harness.ts';
+import type { DevicePairing } from '../preload/contract.ts';
+
+let fx: PaneFixture;
+let conn: ServiceConnection;
+let phoneCtx: BrowserContext;
+let phone: Page;
+let pairing: DevicePairing;
+const panes: Array<{ id: string; folder: string; out: string }> = [];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function shot(name: string): Promise<void> {
+  const dir = path.join(path.dirname(new URL(import.meta.url).pathname), 'artifacts');
+  fs.mkdirSync(dir, { recursive: true });
+  await phone.screenshot({ path: path.join(dir, `${name}.png`) });
+}
+
+beforeAll(async () => {
+  fx = await openPaneFixture({ theme: 'dark', viewport: { width: 1400, height: 900 } });
+  const env = { ...process.env, XDG_STATE_HOME: fx.serve.stateDir, HOME: fx.serve.home, TD_SOCKET: path.join(fx.serve.stateDir, 'app.sock') };
+  conn = await connectService({ env, client: 'cli', start: false });
+  const on = await conn.request('devices.enable', { address: '127.0.0.1', port: await freePort() });
+  if (!on.ok) throw new Error(on.error);
+  const r = await conn.request('devices.pair', {});
+  if (!r.ok) throw new Error(r.error);
+  pairing = r.pairing;
+  const { defaultBrowserType: _webkit, ...iphone } = devices['iPhone 13'];
+  // The door's own certificate: a phone whose person checked its fingerprint goes on (ignoreHTTPSErrors).
+  phoneCtx = await fx.browser.newContext({ ...iphone, ignoreHTTPSErrors: true, colorScheme: 'dark' });
+  phone = await phoneCtx.newPage();
+  // Three panes where a program (as an agent is) reads the lines typed back; the third is an agent's.
+  for (let i = 1; i <= 3; i++) {
+    const out = path.join(fx.serve.cwd, `typed-${i}.txt`);
+    // Started through env, as an agent's wrapper starts it: a pane whose own command is a shell, in the foreground, is at its prompt, and the bench refuses to type there.
+    const script = i === 3 ? `printf 'Reading the repository\\nPlanning the change to main.ts\\n'; exec cat > ${out}` : `exec cat > ${out}`;
+    const p = await conn.request('pane.create', { command: ['/usr/bin/env', 'bash', '-c', script], cwd: fx.serve.cwd, ...(i === 3 ? { kind: 'agent' as const } : {}) });
+    panes.push({ id: p.id, folder: await paneFolder(fx.win, fx.serve, p.id), out });
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await phoneCtx?.close().catch(() => undefined);
+  conn?.close();
+  await fx?.close();
+});
+
+describe('the phone', () => {
+  it('pairs with the QR code\'s URL, answers a card of its inbox across three panes, and sees a desktop answer vanish', async () => {
+    expect(phone.viewportSize()).toEqual({ width: 390, height: 664 });
+    await phone.goto(pairing.url);
+    // The secret left the address bar once read.
+    expect(new URL(phone.url()).pathname).toBe('/');
+    await phone.getByLabel('This device\'s name').fill('Ada\'s phone');
+    await phone.getByRole('button', { name: 'Pair' }).tap();
+    await phone.getByText('Nothing waits for you').waitFor();
+    const state = await conn.request('devices.state', {});
+    expect(state.devices).toEqual([expect.objectContaining({ name: 'Ada\'s phone', connected: 1 })]);
+
+    dropSurface(panes[0]!.folder, { id: 'pick', kind: 'decision', title: 'Which cache?', model: { question: 'LRU or TTL for the session cache?', options: [{ name: 'LRU', recommended: true }, { name: 'TTL' }] } });
+    dropSurface(panes[1]!.folder, { id: 'lunch', kind: 'question', title: 'Lunch?', model: { question: 'Tea or coffee with the review?', options: [{ name: 'Tea' }, { name: 'Coffee' }] } });
+    dropSurface(panes[2]!.folder, { id: 'diff', kind: 'change', title: 'Retry on 503', model: { summary: 'Retries a request that got 503, three times with backoff.', files: [{ path: 'main.ts', diff: '@@ -1 +1 @@\n-a\n+b\n' }] } });
+    const cards = phone.locator('.phone-card');
+    await expect.poll(() => cards.count(), { timeout: 20_000 }).toBe(3);
+    // Newest first: the change arrived last.
+    expect(await cards.locator('h2').allTextContents()).toEqual(['Retry on 503', 'Lunch?', 'Which cache?']);
+    expect(await cards.last().locator('.phone-meta').textContent()).toContain('bash');
+    await shot('phone-inbox-dark');
+    await phone.emulateMedia({ colorScheme: 'light' });
+    await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+    await shot('phone-inbox-light');
+
+    // Answered from the phone, with a comment: the same record and line as a click on the desktop.
+    const pick = cards.filter({ hasText: 'Which cache?' });
+    await pick.getByRole('button', { name: 'Comment…' }).tap();
+    await pick.getByLabel('Comment').fill('TTL is\nsimpler');
+    await pick.getByRole('button', { name: 'TTL' }).tap();
+    await expect.poll(async () => (await cards.count()) === 2 || (await pick.locator('.phone-error').textContent({ timeout: 100 }).catch(() => ''))).toBe(true);
+    const record = JSON.parse(fs.readFileSync(path.join(panes[0]!.folder, 'actions.jsonl'), 'utf8').trim()) as Record<string, unknown>;
+    expect(record).toMatchObject({ type: 'action', surface: 'pick', action: 'choose', target: 'TTL', comment: 'TTL is\nsimpler' });
+    const tag = (await conn.request('app.hello', {})).panes.find((p) => p.id === panes[0]!.id)!.tag;
+    await expect.poll(() => fs.existsSync(panes[0]!.out) && fs.readFileSync(panes[0]!.out, 'utf8')).toContain(`[workbench:${tag}] choose on surface pick · TTL — TTL is simpler`);
+
+    // Answered on the desktop (a click on the window's bench): gone from the phone.
+    const header = fx.win.header(panes[1]!.id);
+    if (await header.getByRole('button', { name: 'Open bench' }).count()) await header.getByRole('button', { name: 'Open bench' }).click();
+    await fx.win.page.locator(`[data-pane-id="${panes[1]!.id}"] [data-surface-id="lunch"]`).getByRole('button', { name: 'Choose Coffee' }).click();
+    await expect.poll(() => cards.count()).toBe(1);
+    expect(await cards.locator('h2').allTextContents()).toEqual(['Retry on 503']);
+    await expect.poll(() => fs.existsSync(panes[1]!.out) && fs.readFileSync(panes[1]!.out, 'utf8')).toContain('choose on surface lunch · Coffee');
+  }, 120_000);
+
+  it('shows the agents with their last lines, and revoke shuts the phone out at once', async () => {
+    await phone.getByRole('tab', { name: /Agents/ }).tap();
+    const agent = phone.locator('.phone-agent');
+    await expect.poll(() => agent.count()).toBe(1);
+    // (The pane is as narrow as its window made it: its lines wrap.)
+    expect((await agent.locator('.phone-lines').textContent())!.replace(/\n/g, '')).toContain('Planning the change to main.ts');
+    await shot('phone-agents-light');
+    await phone.emulateMedia({ colorScheme: 'dark' });
+    await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    await shot('phone-agents-dark');
+
+    expect(await conn.request('devices.revoke', { name: 'Ada\'s phone' })).toEqual({ ok: true });
+    await phone.getByRole('alert').filter({ hasText: 'this device was revoked: pair it again' }).waitFor();
+    expect(await phone.getByRole('heading', { name: 'Pair this device' }).count()).toBe(1);
+    const after = await phone.evaluate(async () => (await fetch('/api/inbox')).status);
+    expect(after).toBe(401);
+  }, 60_000);
+});

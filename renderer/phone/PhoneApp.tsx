@@ -1,0 +1,178 @@
+/**
+ * The phone: pairing when the device holds no credential, else two tabs: the Inbox (every
+ * card waiting for you across panes, answered with a tap and an optional comment) and
+ * Agents (each agent's status and last lines).
+ */
+import { useEffect, useState } from 'react';
+import { act, connect, pair, whoAmI, type AgentRow, type InboxCard } from './api.ts';
+
+type Who = { state: 'asking' } | { state: 'unpaired'; why?: string } | { state: 'paired'; name: string };
+
+export function PhoneApp({ secret }: { secret?: string }) {
+  const [who, setWho] = useState<Who>({ state: 'asking' });
+  const [cards, setCards] = useState<InboxCard[] | undefined>();
+  const [agents, setAgents] = useState<AgentRow[]>([]);
+  const [live, setLive] = useState(false);
+  const [tab, setTab] = useState<'inbox' | 'agents'>('inbox');
+
+  useEffect(() => {
+    void whoAmI().then((r) => setWho('name' in r ? { state: 'paired', name: r.name } : { state: 'unpaired' }), () => setWho({ state: 'unpaired', why: 'the door cannot be reached: check the address, then reload' }));
+  }, []);
+
+  useEffect(() => {
+    if (who.state !== 'paired') return;
+    return connect({
+      inbox: setCards,
+      agents: setAgents,
+      live: setLive,
+      revoked: (why) => {
+        setCards(undefined);
+        setWho({ state: 'unpaired', why });
+      },
+    });
+  }, [who.state]);
+
+  if (who.state === 'asking') return <main className="phone" aria-busy="true" />;
+  if (who.state === 'unpaired') return <Pairing secret={secret} why={who.why} onPaired={(name) => setWho({ state: 'paired', name })} />;
+  const waiting = cards?.length ?? 0;
+  return (
+    <main className="phone">
+      <header className="phone-top">
+        <h1>{tab === 'inbox' ? 'Inbox' : 'Agents'}</h1>
+        <span className={`phone-live${live ? ' on' : ''}`} role="status">{live ? who.name : 'reconnecting…'}</span>
+      </header>
+      <section className="phone-body" aria-label={tab === 'inbox' ? 'Inbox' : 'Agents'}>
+        {tab === 'inbox' ? <Inbox cards={cards} /> : <Agents agents={agents} />}
+      </section>
+      <nav className="phone-tabs" role="tablist">
+        <button role="tab" aria-selected={tab === 'inbox'} onClick={() => setTab('inbox')}>
+          Inbox{waiting > 0 ? <span className="phone-count">{waiting}</span> : null}
+        </button>
+        <button role="tab" aria-selected={tab === 'agents'} onClick={() => setTab('agents')}>
+          Agents{agents.some((a) => a.status === 'blocked') ? <span className="phone-count warn">!</span> : null}
+        </button>
+      </nav>
+    </main>
+  );
+}
+
+function Pairing({ secret, why, onPaired }: { secret?: string; why?: string; onPaired: (name: string) => void }) {
+  const [code, setCode] = useState('');
+  const [name, setName] = useState(defaultName());
+  const [error, setError] = useState<string | undefined>(why);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: React.FormEvent): Promise<void> => {
+    e.preventDefault();
+    setBusy(true);
+    const r = await pair(secret ? { secret } : { code }, name).catch((err: Error) => ({ ok: false as const, error: err.message }));
+    setBusy(false);
+    if (r.ok) onPaired(r.name);
+    else setError(r.error);
+  };
+  return (
+    <main className="phone">
+      <form className="phone-pair" onSubmit={(e) => void submit(e)}>
+        <img src="/icon.svg" alt="" width={72} height={72} />
+        <h1>Pair this device</h1>
+        <p>{secret ? 'You scanned the code the desktop shows. Name this device and pair it.' : 'Type the code the desktop shows (Pair a device, or terminal-delight devices pair).'}</p>
+        {secret ? null : (
+          <label>
+            Code
+            <input value={code} onChange={(e) => setCode(e.target.value)} autoCapitalize="characters" autoComplete="one-time-code" spellCheck={false} placeholder="ABCD EFGH" required />
+          </label>
+        )}
+        <label>
+          This device's name
+          <input value={name} onChange={(e) => setName(e.target.value)} maxLength={60} required />
+        </label>
+        {error ? <p className="phone-error" role="alert">{error}</p> : null}
+        <button className="phone-primary" type="submit" disabled={busy}>{busy ? 'Pairing…' : 'Pair'}</button>
+      </form>
+    </main>
+  );
+}
+
+function defaultName(): string {
+  const ua = navigator.userAgent;
+  return /iPhone/.test(ua) ? 'iPhone' : /iPad/.test(ua) ? 'iPad' : /Android/.test(ua) ? 'Android phone' : 'Browser';
+}
+
+function Inbox({ cards }: { cards: InboxCard[] | undefined }) {
+  if (!cards) return <p className="phone-empty">Loading…</p>;
+  if (cards.length === 0) return <p className="phone-empty">Nothing waits for you. Cards your agents send appear here.</p>;
+  return (
+    <ul className="phone-cards">
+      {cards.map((c) => <Card key={`${c.paneId}/${c.surfaceId}`} card={c} />)}
+    </ul>
+  );
+}
+
+const KIND_LABEL: Record<InboxCard['kind'], string> = { permission: 'Permission', question: 'Question', decision: 'Decision', change: 'Change' };
+
+function Card({ card }: { card: InboxCard }) {
+  const [comment, setComment] = useState('');
+  const [commenting, setCommenting] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const send = async (action: string, target?: string): Promise<void> => {
+    setBusy(true);
+    setError(undefined);
+    const r = await act(card, action, target, comment).catch((e: Error) => ({ ok: false as const, error: e.message }));
+    setBusy(false);
+    // Answered: the card leaves with the next inbox the door pushes.
+    if (!r.ok) setError(r.error);
+  };
+  const folder = card.folder.split('/').filter(Boolean).slice(-2).join('/');
+  return (
+    <li className={`phone-card kind-${card.kind}`} aria-label={card.title}>
+      <div className="phone-card-head">
+        <span className="phone-kind">{KIND_LABEL[card.kind]}</span>
+        <span className="phone-when">{ago(card.arrivedAt)}</span>
+      </div>
+      <h2>{card.title}</h2>
+      {card.text ? <p className="phone-text">{card.text}</p> : null}
+      <p className="phone-meta">{card.agent} · {card.pane} · <span title={card.folder}>{folder || card.folder}</span></p>
+      {commenting ? (
+        <textarea value={comment} onChange={(e) => setComment(e.target.value)} rows={3} placeholder={card.kind === 'question' ? 'Your answer, or a comment with a choice' : 'A comment goes with your answer'} aria-label="Comment" />
+      ) : null}
+      {error ? <p className="phone-error" role="alert">{error}</p> : null}
+      <div className="phone-buttons">
+        {card.buttons.map((b) => (
+          <button key={`${b.action}:${b.target ?? ''}`} disabled={busy} className={b.target === 'deny' || b.action === 'reject' ? 'deny' : b.target === 'allow' || b.action === 'approve' ? 'approve' : ''} onClick={() => void send(b.action, b.target)}>
+            {b.label}
+          </button>
+        ))}
+        {card.kind === 'question' && commenting && comment.trim() ? <button disabled={busy} className="approve" onClick={() => void send('answer')}>Send answer</button> : null}
+        {card.freeText && !commenting ? <button className="quiet" onClick={() => setCommenting(true)}>Comment…</button> : null}
+      </div>
+    </li>
+  );
+}
+
+function Agents({ agents }: { agents: AgentRow[] }) {
+  if (agents.length === 0) return <p className="phone-empty">No agent is running.</p>;
+  return (
+    <ul className="phone-agents">
+      {agents.map((a) => (
+        <li key={a.paneId} className="phone-agent">
+          <div className="phone-card-head">
+            <strong>{a.agent}</strong>
+            <span className={`phone-status status-${a.status}`}>{a.status === 'blocked' ? 'needs you' : a.status}</span>
+          </div>
+          <p className="phone-meta">{a.title} · {a.folder}</p>
+          {a.detail ? <p className="phone-text">{a.detail}</p> : null}
+          {a.lastLines.length > 0 ? <pre className="phone-lines">{a.lastLines.join('\n')}</pre> : null}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function ago(at: string): string {
+  const s = Math.max(0, Math.round((Date.now() - Date.parse(at)) / 1000));
+  if (!Number.isFinite(s)) return '';
+  if (s < 60) return 'now';
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return new Date(at).toLocaleDateString();
+}

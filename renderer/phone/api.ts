@@ -1,0 +1,87 @@
+/**
+ * The phone's side of the device contract (docs/spec/devices.md): fetches to /api with the
+ * device's cookie (sent by the browser; never read here: HttpOnly), and the device socket
+ * on which the inbox and the agents list arrive as they change.
+ */
+import type { AgentRow, InboxCard } from '../../common/device-contract.ts';
+
+export type { AgentRow, InboxCard };
+
+export type Answer = { ok: true } | { ok: false; error: string };
+
+async function post(path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin' });
+  let json: Record<string, unknown> = {};
+  try {
+    json = (await res.json()) as Record<string, unknown>;
+  } catch {
+    json = { ok: false, error: `the door answered ${res.status}` };
+  }
+  return { status: res.status, body: json };
+}
+
+/** The device's name, or null when it is not paired (or was revoked: the sentence says which). */
+export async function whoAmI(): Promise<{ name: string } | { unpaired: string }> {
+  const res = await fetch('/api/me', { credentials: 'same-origin' });
+  const body = (await res.json().catch(() => ({}))) as { name?: string; error?: string };
+  return res.ok && body.name ? { name: body.name } : { unpaired: body.error ?? 'this device is not paired' };
+}
+
+export async function pair(given: { code?: string; secret?: string }, name: string): Promise<{ ok: true; name: string } | { ok: false; error: string }> {
+  const r = await post('/api/pair', { ...given, name });
+  return r.body.ok === true ? { ok: true, name: String(r.body.name) } : { ok: false, error: String(r.body.error ?? `the door answered ${r.status}`) };
+}
+
+export async function act(card: InboxCard, action: string, target: string | undefined, comment: string): Promise<Answer> {
+  const r = await post('/api/act', { paneId: card.paneId, surfaceId: card.surfaceId, action, ...(target !== undefined ? { target } : {}), ...(comment.trim() ? { comment } : {}), revision: card.revision });
+  return r.body.ok === true ? { ok: true } : { ok: false, error: String(r.body.error ?? `the door answered ${r.status}`) };
+}
+
+export interface SocketHandlers {
+  inbox(cards: InboxCard[]): void;
+  agents(agents: AgentRow[]): void;
+  /** Open (true) or gone (false: it reconnects by itself, unless revoked). */
+  live(open: boolean): void;
+  revoked(reason: string): void;
+}
+
+/** The device socket, reconnecting after a drop (1, 2, 4 … 15 s) until it is revoked. Returns a function that closes it. */
+export function connect(h: SocketHandlers): () => void {
+  let ws: WebSocket | undefined;
+  let stopped = false;
+  let delay = 1000;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const open = (): void => {
+    ws = new WebSocket(`wss://${location.host}/ws`);
+    ws.onopen = () => {
+      delay = 1000;
+      h.live(true);
+    };
+    ws.onmessage = (e) => {
+      let m: { t?: string; cards?: InboxCard[]; agents?: AgentRow[] };
+      try {
+        m = JSON.parse(String(e.data));
+      } catch {
+        return;
+      }
+      if (m.t === 'inbox' && m.cards) h.inbox(m.cards);
+      if (m.t === 'agents' && m.agents) h.agents(m.agents);
+    };
+    ws.onclose = (e) => {
+      h.live(false);
+      if (e.code === 4401) {
+        stopped = true;
+        return h.revoked(e.reason || 'this device was revoked: pair it again');
+      }
+      if (stopped) return;
+      timer = setTimeout(open, delay);
+      delay = Math.min(delay * 2, 15_000);
+    };
+  };
+  open();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    ws?.close();
+  };
+}
