@@ -381,6 +381,8 @@ export interface DeviceInfo {
   lastSeen?: string;
   /** Its sockets open now. */
   connected: number;
+  /** Whether it subscribed to push notifications. */
+  push: boolean;
 }
 
 /** The device door: off, or on at `url` with its certificate's fingerprint; the paired devices; the pairing open now. */

@@ -39,6 +39,10 @@ export interface DeviceApi {
   inbox(): InboxCard[];
   agents(): AgentRow[];
   act(device: DeviceRecord, body: Record<string, unknown>): Promise<{ ok: true } | { ok: false; error: string }>;
+  /** Web Push (push.ts): the VAPID public key, a subscription, a notification's action with its token. */
+  pushKey(): Promise<string>;
+  subscribe(device: DeviceRecord, body: Record<string, unknown>): Promise<{ ok: true } | { ok: false; error: string }>;
+  pushAct(device: DeviceRecord, body: Record<string, unknown>): Promise<{ ok: true } | { ok: false; error: string }>;
 }
 
 export interface DeviceDoor {
@@ -146,6 +150,8 @@ export async function startDeviceDoor(opts: { address: string; port: number; cer
       if (!w?.device) return refuse(res, 401, w && api.revoked(w.hash) ? 'this device was revoked: pair it again' : 'this device is not paired: pair it with the code the desktop shows');
       api.seen(w.hash);
       if (p === '/api/act') return json(res, 200, await api.act(w.device, body));
+      if (p === '/api/push/subscribe') return json(res, 200, await api.subscribe(w.device, body));
+      if (p === '/api/push/act') return json(res, 200, await api.pushAct(w.device, body));
       return refuse(res, 404, 'no such request');
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'the door answers GET, HEAD and POST only');
@@ -156,6 +162,7 @@ export async function startDeviceDoor(opts: { address: string; port: number; cer
       if (p === '/api/me') return json(res, 200, { name: w.device.name, pairedAt: w.device.pairedAt, canType: w.device.canType });
       if (p === '/api/inbox') return json(res, 200, api.inbox());
       if (p === '/api/agents') return json(res, 200, api.agents());
+      if (p === '/api/push/key') return json(res, 200, { publicKey: await api.pushKey() });
       return refuse(res, 404, 'no such request');
     }
     // The page (no data in it: everything comes through /api and /ws, behind the credential).

@@ -14,6 +14,7 @@ import { madeCert, readSupplied, type CertPair } from './cert.ts';
 import { startDeviceDoor, REVOKED_CODE, type DeviceApi, type DeviceDoor } from './door.ts';
 import { agentsOf, answerProblem, inboxOf, type InboxCard } from './inbox.ts';
 import { endedSentence, makeOffer, Pairing } from './pairing.ts';
+import { PushCenter } from './push.ts';
 import { DeviceStore, type DeviceRecord, type DoorConfig } from './store.ts';
 
 export const DEFAULT_PORT = 8443;
@@ -47,12 +48,15 @@ export class DeviceService {
   private lastInbox = '';
   private pushTimer: NodeJS.Timeout | undefined;
   private starting: Promise<unknown> = Promise.resolve();
+  /** Web Push to the devices that subscribed (push.ts). */
+  readonly pushes: PushCenter;
 
   constructor(deps: { core: Core; panes: PaneServiceApi; surfaces: SurfaceServiceApi; stateDir: string }) {
     this.core = deps.core;
     this.panes = deps.panes;
     this.surfaces = deps.surfaces;
     this.store = new DeviceStore(deps.stateDir);
+    this.pushes = new PushCenter({ dir: this.store.dir, store: this.store, now: () => this.now() });
   }
 
   install(): void {
@@ -88,6 +92,7 @@ export class DeviceService {
       const gone = this.store.remove(name);
       if (!gone) return { ok: false, error: `no device is named "${name}": terminal-delight devices list shows them` };
       this.revokedHashes.add(gone.hash);
+      this.pushes.forget(gone.hash);
       this.open?.door.closeDevice(gone.hash, 'this device was revoked: pair it again');
       this.changed();
       return { ok: true };
@@ -119,7 +124,7 @@ export class DeviceService {
       on: !!o,
       ...(o ? { url: o.door.url, address: o.config.address, port: o.door.port, fingerprint: o.cert.fingerprint, certMade: o.cert.made } : {}),
       ...(this.problem ? { problem: this.problem } : {}),
-      devices: this.store.list().map((d) => ({ name: d.name, pairedAt: d.pairedAt, ...(d.lastSeen ? { lastSeen: d.lastSeen } : {}), connected: o?.door.connected(d.hash) ?? 0 })),
+      devices: this.store.list().map((d) => ({ name: d.name, pairedAt: d.pairedAt, ...(d.lastSeen ? { lastSeen: d.lastSeen } : {}), connected: o?.door.connected(d.hash) ?? 0, push: !!d.push })),
       ...(pairing ? { pairing: { open: !pairing.p.ended(this.now()), expiresAt: new Date(pairing.p.offer.expiresAt).toISOString(), ...(pairing.p.ended(this.now()) ? { ended: pairing.p.ended(this.now()) } : {}), ...(pairing.paired ? { paired: pairing.paired } : {}) } } : {}),
     };
   }
@@ -202,6 +207,7 @@ export class DeviceService {
     if (text !== this.lastInbox) {
       this.lastInbox = text;
       o.door.broadcast({ t: 'inbox', cards });
+      this.pushes.inboxChanged(cards);
     }
     if (this.pushAgents) {
       this.pushAgents = false;
@@ -238,6 +244,13 @@ export class DeviceService {
       inbox: () => this.inbox(),
       agents: () => this.agents(),
       act: (device, body) => this.act(device, body),
+      pushKey: async () => (await this.pushes.vapid()).publicKey,
+      subscribe: async (device, body) => {
+        const r = await this.pushes.subscribe(device, body);
+        if (r.ok) this.changed();
+        return r;
+      },
+      pushAct: (device, body) => this.pushes.act(device, body, () => this.inbox(), (b) => this.act(device, b)),
     };
   }
 

@@ -18,6 +18,12 @@ export interface DoorConfig {
   key?: string;
 }
 
+/** A device's Web Push subscription (what PushSubscription.toJSON() gives). */
+export interface PushSubscriptionRecord {
+  endpoint: string;
+  keys: { p256dh: string; auth: string };
+}
+
 export interface DeviceRecord {
   id: string;
   name: string;
@@ -27,6 +33,8 @@ export interface DeviceRecord {
   lastSeen?: string;
   /** Whether the device may type into a terminal (off by default; no way to turn it on yet). */
   canType: boolean;
+  /** Its push subscription, once it subscribed; it goes with the record. */
+  push?: PushSubscriptionRecord;
 }
 
 export function credentialHash(credential: string): string {
@@ -97,6 +105,15 @@ export class DeviceStore {
     const [gone] = this.devices.splice(i, 1);
     this.save();
     return gone;
+  }
+
+  /** Keep (or drop) a device's push subscription. */
+  setPush(hash: string, sub: PushSubscriptionRecord | undefined): void {
+    const d = this.byHash(hash);
+    if (!d) return;
+    if (sub) d.push = sub;
+    else delete d.push;
+    this.save();
   }
 
   /** Note that a device was seen (saved at most once a minute per device). */

@@ -4,7 +4,7 @@
  * Agents (each agent's status and last lines).
  */
 import { useEffect, useState } from 'react';
-import { act, connect, pair, whoAmI, type AgentRow, type InboxCard } from './api.ts';
+import { act, connect, pair, pushPossible, subscribePush, whoAmI, type AgentRow, type InboxCard } from './api.ts';
 
 type Who = { state: 'asking' } | { state: 'unpaired'; why?: string } | { state: 'paired'; name: string };
 
@@ -97,13 +97,36 @@ function defaultName(): string {
   return /iPhone/.test(ua) ? 'iPhone' : /iPad/.test(ua) ? 'iPad' : /Android/.test(ua) ? 'Android phone' : 'Browser';
 }
 
+/**
+ * "Notify me": offered only where push can work, that is where the browser took the service
+ * worker (it refuses one on a page whose certificate it does not trust), until subscribed.
+ */
+function NotifyMe() {
+  const [possible, setPossible] = useState(false);
+  const [asked, setAsked] = useState<string | undefined>();
+  useEffect(() => {
+    if (pushPossible()) void navigator.serviceWorker.getRegistration('/').then((reg) => setPossible(!!reg), () => undefined);
+  }, []);
+  if (!possible || asked === 'on') return null;
+  return (
+    <div className="phone-notify">
+      <button onClick={() => void subscribePush().then((r) => setAsked(r.ok ? 'on' : r.error), (e: Error) => setAsked(e.message))}>Notify me when an agent asks</button>
+      {asked ? <p className="phone-error" role="alert">{asked}</p> : null}
+    </div>
+  );
+}
+
 function Inbox({ cards }: { cards: InboxCard[] | undefined }) {
   if (!cards) return <p className="phone-empty">Loading…</p>;
-  if (cards.length === 0) return <p className="phone-empty">Nothing waits for you. Cards your agents send appear here.</p>;
   return (
-    <ul className="phone-cards">
-      {cards.map((c) => <Card key={`${c.paneId}/${c.surfaceId}`} card={c} />)}
-    </ul>
+    <>
+      <NotifyMe />
+      {cards.length === 0 ? <p className="phone-empty">Nothing waits for you. Cards your agents send appear here.</p> : (
+        <ul className="phone-cards">
+          {cards.map((c) => <Card key={`${c.paneId}/${c.surfaceId}`} card={c} />)}
+        </ul>
+      )}
+    </>
   );
 }
 

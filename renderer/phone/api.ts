@@ -85,3 +85,19 @@ export function connect(h: SocketHandlers): () => void {
     ws?.close();
   };
 }
+
+/** Whether this browser can take push notifications here (a trusted certificate, a service worker, the Push API). */
+export function pushPossible(): boolean {
+  return 'serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window && window.isSecureContext;
+}
+
+/** Ask for notifications and subscribe this device with the service's VAPID key; the sentence says why not. */
+export async function subscribePush(): Promise<Answer> {
+  if ((await Notification.requestPermission()) !== 'granted') return { ok: false, error: 'notifications are blocked for this page: allow them in the browser\'s settings' };
+  const reg = await navigator.serviceWorker.ready;
+  const key = (await (await fetch('/api/push/key', { credentials: 'same-origin' })).json()) as { publicKey: string };
+  const raw = atob(key.publicKey.replace(/-/g, '+').replace(/_/g, '/'));
+  const sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: Uint8Array.from(raw, (c) => c.charCodeAt(0)) });
+  const r = await post('/api/push/subscribe', sub.toJSON());
+  return r.body.ok === true ? { ok: true } : { ok: false, error: String(r.body.error ?? `the door answered ${r.status}`) };
+}
