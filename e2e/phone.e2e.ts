@@ -7,49 +7,23 @@
  * agents, light and dark, go to e2e/artifacts/.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import { devices, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectService, type ServiceConnection } from '../main/service/client.ts';
+import type { ServiceConnection } from '../main/service/client.ts';
 import { dropSurface, openPaneFixture, paneFolder, type PaneFixture } from './harness.ts';
-import type { DevicePairing } from '../preload/contract.ts';
+import { pairedPhone, type Phone } from './phone.ts';
 
 let fx: PaneFixture;
+let ph: Phone;
 let conn: ServiceConnection;
-let phoneCtx: BrowserContext;
 let phone: Page;
-let pairing: DevicePairing;
 const panes: Array<{ id: string; folder: string; out: string }> = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function shot(name: string): Promise<void> {
-  const dir = path.join(path.dirname(new URL(import.meta.url).pathname), 'artifacts');
-  fs.mkdirSync(dir, { recursive: true });
-  await phone.screenshot({ path: path.join(dir, `${name}.png`) });
-}
 
 beforeAll(async () => {
   fx = await openPaneFixture({ theme: 'dark', viewport: { width: 1400, height: 900 } });
-  const env = { ...process.env, XDG_STATE_HOME: fx.serve.stateDir, HOME: fx.serve.home, TD_SOCKET: path.join(fx.serve.stateDir, 'app.sock') };
-  conn = await connectService({ env, client: 'cli', start: false });
-  const on = await conn.request('devices.enable', { address: '127.0.0.1', port: await freePort() });
-  if (!on.ok) throw new Error(on.error);
-  const r = await conn.request('devices.pair', {});
-  if (!r.ok) throw new Error(r.error);
-  pairing = r.pairing;
-  const { defaultBrowserType: _webkit, ...iphone } = devices['iPhone 13'];
-  // The door's own certificate: a phone whose person checked its fingerprint goes on (ignoreHTTPSErrors).
-  phoneCtx = await fx.browser.newContext({ ...iphone, ignoreHTTPSErrors: true, colorScheme: 'dark' });
-  phone = await phoneCtx.newPage();
+  ph = await pairedPhone(fx.browser, fx.serve);
+  ({ conn, page: phone } = ph);
   // Three panes where a program (as an agent is) reads the lines typed back; the third is an agent's.
   for (let i = 1; i <= 3; i++) {
     const out = path.join(fx.serve.cwd, `typed-${i}.txt`);
@@ -61,19 +35,15 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await phoneCtx?.close().catch(() => undefined);
-  conn?.close();
+  await ph?.close();
   await fx?.close();
 });
 
 describe('the phone', () => {
   it('pairs with the QR code\'s URL, answers a card of its inbox across three panes, and sees a desktop answer vanish', async () => {
     expect(phone.viewportSize()).toEqual({ width: 390, height: 664 });
-    await phone.goto(pairing.url);
-    // The secret left the address bar once read.
+    // Paired from the QR code's URL: the secret left the address bar once read.
     expect(new URL(phone.url()).pathname).toBe('/');
-    await phone.getByLabel('This device\'s name').fill('Ada\'s phone');
-    await phone.getByRole('button', { name: 'Pair' }).tap();
     await phone.getByText('Nothing waits for you').waitFor();
     const state = await conn.request('devices.state', {});
     expect(state.devices).toEqual([expect.objectContaining({ name: 'Ada\'s phone', connected: 1 })]);
@@ -86,10 +56,10 @@ describe('the phone', () => {
     // Newest first: the change arrived last.
     expect(await cards.locator('h2').allTextContents()).toEqual(['Retry on 503', 'Lunch?', 'Which cache?']);
     expect(await cards.last().locator('.phone-meta').textContent()).toContain('bash');
-    await shot('phone-inbox-dark');
+    await ph.shot('phone-inbox-dark');
     await phone.emulateMedia({ colorScheme: 'light' });
     await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
-    await shot('phone-inbox-light');
+    await ph.shot('phone-inbox-light');
 
     // Answered from the phone, with a comment: the same record and line as a click on the desktop.
     const pick = cards.filter({ hasText: 'Which cache?' });
@@ -117,10 +87,10 @@ describe('the phone', () => {
     await expect.poll(() => agent.count()).toBe(1);
     // (The pane is as narrow as its window made it: its lines wrap.)
     expect((await agent.locator('.phone-lines').textContent())!.replace(/\n/g, '')).toContain('Planning the change to main.ts');
-    await shot('phone-agents-light');
+    await ph.shot('phone-agents-light');
     await phone.emulateMedia({ colorScheme: 'dark' });
     await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
-    await shot('phone-agents-dark');
+    await ph.shot('phone-agents-dark');
 
     expect(await conn.request('devices.revoke', { name: 'Ada\'s phone' })).toEqual({ ok: true });
     await phone.getByRole('alert').filter({ hasText: 'this device was revoked: pair it again' }).waitFor();
