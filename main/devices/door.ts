@@ -35,6 +35,8 @@ export interface DeviceApi {
   /** Why this hash is refused, when it belonged to a device revoked since the service started. */
   revoked(hash: string): boolean;
   seen(hash: string): void;
+  /** A device's socket opened or closed. */
+  sockets?(): void;
   pair(body: { secret?: unknown; code?: unknown; name?: unknown }): { ok: true; device: DeviceRecord; credential: string } | { ok: false; error: string };
   inbox(): InboxCard[];
   agents(): AgentRow[];
@@ -209,7 +211,9 @@ export async function startDeviceDoor(opts: { address: string; port: number; cer
       ws.on('close', () => {
         set.delete(ws);
         if (set.size === 0 && sockets.get(hash) === set) sockets.delete(hash);
+        api.sockets?.();
       });
+      api.sockets?.();
       ws.on('error', () => ws.terminate());
       // The device sends nothing on it but pings; what it sends is read and dropped.
       ws.on('message', () => api.seen(hash));

@@ -17,7 +17,9 @@ import { endedSentence, makeOffer, Pairing } from './pairing.ts';
 import { PushCenter } from './push.ts';
 import { DeviceStore, type DeviceRecord, type DoorConfig } from './store.ts';
 
-export const DEFAULT_PORT = 8443;
+import { DEFAULT_PORT } from '../../common/device-address.ts';
+
+export { DEFAULT_PORT };
 
 /** An address a person typed, checked: a string says what is wrong. `0.0.0.0` and `::` only with `allInterfaces`. */
 export function checkAddress(address: unknown, allInterfaces = false): string | undefined {
@@ -228,6 +230,7 @@ export class DeviceService {
       device: (hash) => this.store.byHash(hash),
       revoked: (hash) => this.revokedHashes.has(hash),
       seen: (hash) => this.store.seen(hash, new Date(this.now())),
+      sockets: () => this.changed(),
       pair: (body) => {
         const pairing = this.pairing;
         if (!pairing) return { ok: false, error: endedSentence('closed') };
