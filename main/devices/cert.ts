@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import tls from 'node:tls';
 
 export interface CertPair {
   cert: string;
@@ -48,7 +49,13 @@ export function readSupplied(certFile: string, keyFile: string, address: string)
     return `${certFile} is not a PEM certificate: give the certificate (for example fullchain.pem), not the key`;
   }
   if (Date.parse(x.validTo) < Date.now()) return `the certificate ${certFile} expired on ${x.validTo}: renew it, then turn the door on again`;
-  void address;
+  try {
+    tls.createSecureContext({ cert, key });
+  } catch {
+    return `the key ${keyFile} does not belong to the certificate ${certFile} (or is not a PEM private key): give the key the certificate was made for`;
+  }
+  const covers = net.isIP(address) ? x.checkIP(address) !== undefined : x.checkHost(address) !== undefined;
+  if (!covers && namesOf(x).length === 0) return `the certificate ${certFile} is not for ${address} and names no host: give one made for this address or this machine's name`;
   return { cert, key, fingerprint: x.fingerprint256, names: namesOf(x), made: false };
 }
 

@@ -4,6 +4,7 @@
  * checked its fingerprint would), pairing, the credential, revoke, and cards answered from
  * the device and from the desktop in a real pane.
  */
+import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
@@ -129,6 +130,32 @@ describe('the device door', () => {
     const closed = await svc.app.core.request('devices.disable', {}, WINDOW);
     expect(closed.on).toBe(false);
     expect(await fetch(`https://127.0.0.1:${door.port}/`).then(() => 'answered', () => 'refused')).toBe('refused');
+  });
+
+  it('takes the person\'s own certificate and key, and says in one sentence when they do not belong together', async () => {
+    const { generate } = await import('selfsigned');
+    const mk = () => generate([{ name: 'commonName', value: 'phone.example' }], { keyType: 'ec', curve: 'P-256', algorithm: 'sha256', extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'phone.example' }, { type: 7, ip: '127.0.0.1' }] }] });
+    const [a, b] = await Promise.all([mk(), mk()]);
+    const certFile = path.join(state.dir, 'fullchain.pem');
+    const keyFile = path.join(state.dir, 'key.pem');
+    const otherKey = path.join(state.dir, 'other-key.pem');
+    fs.writeFileSync(certFile, a.cert);
+    fs.writeFileSync(keyFile, a.private);
+    fs.writeFileSync(otherKey, b.private);
+    const wrong = await svc.app.core.request('devices.enable', { address: '127.0.0.1', port: 0, cert: certFile, key: otherKey }, WINDOW);
+    expect(wrong).toEqual({ ok: false, error: `the key ${otherKey} does not belong to the certificate ${certFile} (or is not a PEM private key): give the key the certificate was made for` });
+    const swapped = await svc.app.core.request('devices.enable', { address: '127.0.0.1', port: 0, cert: keyFile, key: certFile }, WINDOW);
+    expect(swapped).toEqual({ ok: false, error: `${keyFile} is not a PEM certificate: give the certificate (for example fullchain.pem), not the key` });
+    expect((await svc.app.core.request('devices.state', {}, WINDOW)).on).toBe(false);
+    const r = await svc.app.core.request('devices.enable', { address: '127.0.0.1', port: 0, cert: certFile, key: keyFile }, WINDOW);
+    if (!r.ok) throw new Error(r.error);
+    expect(r.state).toMatchObject({ on: true, certMade: false, fingerprint: new X509Certificate(a.cert).fingerprint256 });
+    door = r.state;
+    ca = a.cert;
+    // Its DNS name is a Host the door answers to, as the address is.
+    expect((await call('GET', '/api/me', { host: `phone.example:${door.port}` })).status).toBe(401);
+    expect((await call('GET', '/api/me', { host: `other.example:${door.port}` })).status).toBe(403);
+    expect(fs.existsSync(path.join(svc.paths.state, 'devices', 'cert.pem'))).toBe(false);
   });
 
   it('pairs with the right code once; its credential is kept only hashed, in a Secure HttpOnly SameSite=Strict cookie', async () => {
