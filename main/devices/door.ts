@@ -19,7 +19,7 @@ import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { appRoot } from '../panes/env.ts';
-import { cookieValue } from '../door/security.ts';
+import { cookieValue } from '../../common/cookies.ts';
 import type { CertPair } from './cert.ts';
 import type { AgentRow, InboxCard } from './inbox.ts';
 import { credentialHash, type DeviceRecord } from './store.ts';

@@ -5,7 +5,7 @@
  * random bytes are given.
  */
 import { randomBytes } from 'node:crypto';
-import { tokensEqual } from '../door/security.ts';
+import { tokensEqual } from '../tokens.ts';
 
 /** No 0/O, 1/I/L, 2/Z, 5/S, 8/B: what a person can read off a screen and type without doubt. */
 export const CODE_ALPHABET = 'ACDEFGHJKMNPQRTUVWXY34679';
