@@ -81,7 +81,7 @@ describe('the phone', () => {
     await expect.poll(() => fs.existsSync(panes[1]!.out) && fs.readFileSync(panes[1]!.out, 'utf8')).toContain('choose on surface lunch · Coffee');
   }, 120_000);
 
-  it('shows the agents with their last lines, and revoke shuts the phone out at once', async () => {
+  it('shows the agents with their last lines and an agent\'s terminal, read-only and live; revoke shuts the phone out at once', async () => {
     await phone.getByRole('tab', { name: /Agents/ }).tap();
     const agent = phone.locator('.phone-agent');
     await expect.poll(() => agent.count()).toBe(1);
@@ -91,6 +91,19 @@ describe('the phone', () => {
     await phone.emulateMedia({ colorScheme: 'dark' });
     await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
     await ph.shot('phone-agents-dark');
+
+    // Its terminal, read-only, following the pane's output.
+    await agent.getByRole('button', { name: 'Terminal' }).tap();
+    const screen = phone.locator('.phone-screen');
+    await expect.poll(async () => ((await screen.textContent({ timeout: 100 }).catch(() => '')) ?? '').replace(/\n/g, '')).toContain('Planning the change to main.ts');
+    await conn.request('pane.input', { paneId: panes[2]!.id, data: 'typed at the desk\r' });
+    await expect.poll(async () => ((await screen.textContent()) ?? '').replace(/\n/g, '')).toContain('typed at the desk');
+    await ph.shot('phone-terminal-dark');
+    await phone.emulateMedia({ colorScheme: 'light' });
+    await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+    await ph.shot('phone-terminal-light');
+    await phone.getByRole('button', { name: 'Back to the agents' }).tap();
+    await agent.first().waitFor();
 
     expect(await conn.request('devices.revoke', { name: 'Ada\'s phone' })).toEqual({ ok: true });
     await phone.getByRole('alert').filter({ hasText: 'this device was revoked: pair it again' }).waitFor();

@@ -37,6 +37,8 @@ export interface DeviceApi {
   seen(hash: string): void;
   /** A device's socket opened or closed. */
   sockets?(): void;
+  /** An agent pane's screen as text (the agents' read-only terminal), or undefined when the pane is not an agent's. */
+  screen(paneId: string): string | undefined;
   pair(body: { secret?: unknown; code?: unknown; name?: unknown }): { ok: true; device: DeviceRecord; credential: string } | { ok: false; error: string };
   inbox(): InboxCard[];
   agents(): AgentRow[];
@@ -56,6 +58,10 @@ export interface DeviceDoor {
   closeDevice(hash: string, reason: string): void;
   /** Sockets open per device hash. */
   connected(hash: string): number;
+  /** Whether any socket watches this pane's screen. */
+  watched(paneId: string): boolean;
+  /** A watched pane's screen changed: send it to the sockets watching it. */
+  screenChanged(paneId: string): void;
   close(): Promise<void>;
 }
 
@@ -192,6 +198,8 @@ export async function startDeviceDoor(opts: { address: string; port: number; cer
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY });
   const sockets = new Map<string, Set<WebSocket>>();
+  /** The pane whose screen each socket watches. */
+  const watching = new Map<WebSocket, string>();
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const deny = (code: number, why: string): void => {
       socket.write(`HTTP/1.1 ${code} ${code === 401 ? 'Unauthorized' : 'Forbidden'}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${why}\n`);
@@ -210,13 +218,30 @@ export async function startDeviceDoor(opts: { address: string; port: number; cer
       set.add(ws);
       ws.on('close', () => {
         set.delete(ws);
+        watching.delete(ws);
         if (set.size === 0 && sockets.get(hash) === set) sockets.delete(hash);
         api.sockets?.();
       });
       api.sockets?.();
       ws.on('error', () => ws.terminate());
-      // The device sends nothing on it but pings; what it sends is read and dropped.
-      ws.on('message', () => api.seen(hash));
+      // The device sends one thing on it: which agent's screen it watches (`{"t":"watch","paneId":…|null}`); anything else is dropped.
+      ws.on('message', (raw, isBinary) => {
+        api.seen(hash);
+        if (isBinary) return;
+        let m: { t?: unknown; paneId?: unknown };
+        try {
+          m = JSON.parse(raw.toString()) as typeof m;
+        } catch {
+          return;
+        }
+        if (m?.t !== 'watch') return;
+        watching.delete(ws);
+        if (typeof m.paneId !== 'string') return;
+        const text = api.screen(m.paneId);
+        if (text === undefined) return void ws.send(JSON.stringify({ t: 'screen', paneId: m.paneId, error: 'this pane is not an agent\'s, or has closed' }));
+        watching.set(ws, m.paneId);
+        ws.send(JSON.stringify({ t: 'screen', paneId: m.paneId, text }));
+      });
       ws.send(JSON.stringify({ t: 'hello', name: w.device!.name }));
       ws.send(JSON.stringify({ t: 'inbox', cards: api.inbox() }));
       ws.send(JSON.stringify({ t: 'agents', agents: api.agents() }));
@@ -251,6 +276,16 @@ export async function startDeviceDoor(opts: { address: string; port: number; cer
       }
     },
     connected: (hash) => sockets.get(hash)?.size ?? 0,
+    watched: (paneId) => [...watching.values()].includes(paneId),
+    screenChanged(paneId) {
+      let text: string | undefined;
+      for (const [ws, id] of watching) {
+        if (id !== paneId || ws.readyState !== ws.OPEN) continue;
+        text ??= api.screen(paneId);
+        if (text === undefined) return;
+        ws.send(JSON.stringify({ t: 'screen', paneId, text }));
+      }
+    },
     close: async () => {
       for (const set of sockets.values()) for (const ws of set) ws.terminate();
       sockets.clear();

@@ -30,6 +30,9 @@ export function checkAddress(address: unknown, allInterfaces = false): string | 
   return undefined;
 }
 
+/** How often a watched agent's screen is sent at most. */
+const SCREEN_MS = 250;
+
 interface Open {
   door: DeviceDoor;
   config: DoorConfig;
@@ -106,6 +109,19 @@ export class DeviceService {
     // The inbox follows the benches: any card or pane change is pushed once things settle (a tick).
     core.onEvent((name) => {
       if (name === 'surface.changed' || name === 'pane.updated' || name === 'pane.removed') this.schedulePush(name !== 'surface.changed');
+    });
+    // A watched agent's screen follows its output, at most 4 times a second.
+    const screenTimers = new Map<string, NodeJS.Timeout>();
+    this.panes.onOutput((paneId) => {
+      const door = this.open?.door;
+      if (!door || screenTimers.has(paneId) || !door.watched(paneId)) return;
+      screenTimers.set(paneId, setTimeout(() => {
+        screenTimers.delete(paneId);
+        this.open?.door.screenChanged(paneId);
+      }, SCREEN_MS));
+    });
+    core.onDispose(() => {
+      for (const t of screenTimers.values()) clearTimeout(t);
     });
     core.onDispose(() => this.stop());
     const saved = this.store.door();
@@ -231,6 +247,7 @@ export class DeviceService {
       revoked: (hash) => this.revokedHashes.has(hash),
       seen: (hash) => this.store.seen(hash, new Date(this.now())),
       sockets: () => this.changed(),
+      screen: (paneId) => (this.agents().some((a) => a.paneId === paneId) ? this.panes.screenText(paneId) : undefined),
       pair: (body) => {
         const pairing = this.pairing;
         if (!pairing) return { ok: false, error: endedSentence('closed') };

@@ -3,8 +3,8 @@
  * card waiting for you across panes, answered with a tap and an optional comment) and
  * Agents (each agent's status and last lines).
  */
-import { useEffect, useState } from 'react';
-import { act, connect, pair, pushPossible, subscribePush, whoAmI, type AgentRow, type InboxCard } from './api.ts';
+import { useEffect, useRef, useState } from 'react';
+import { act, connect, pair, pushPossible, subscribePush, whoAmI, type AgentRow, type DeviceSocket, type InboxCard } from './api.ts';
 
 type Who = { state: 'asking' } | { state: 'unpaired'; why?: string } | { state: 'paired'; name: string };
 
@@ -14,6 +14,8 @@ export function PhoneApp({ secret }: { secret?: string }) {
   const [agents, setAgents] = useState<AgentRow[]>([]);
   const [live, setLive] = useState(false);
   const [tab, setTab] = useState<'inbox' | 'agents'>('inbox');
+  const [screen, setScreen] = useState<{ paneId: string; text?: string; error?: string } | null>(null);
+  const socket = useRef<DeviceSocket | undefined>(undefined);
 
   useEffect(() => {
     void whoAmI().then((r) => setWho('name' in r ? { state: 'paired', name: r.name } : { state: 'unpaired' }), () => setWho({ state: 'unpaired', why: 'the door cannot be reached: check the address, then reload' }));
@@ -21,20 +23,43 @@ export function PhoneApp({ secret }: { secret?: string }) {
 
   useEffect(() => {
     if (who.state !== 'paired') return;
-    return connect({
+    const s = connect({
       inbox: setCards,
       agents: setAgents,
       live: setLive,
       revoked: (why) => {
         setCards(undefined);
+        setScreen(null);
         setWho({ state: 'unpaired', why });
       },
+      screen: (paneId, text, error) => setScreen((cur) => (cur?.paneId === paneId ? { paneId, text, error } : cur)),
     });
+    socket.current = s;
+    return () => s.close();
   }, [who.state]);
+  const openTerminal = (paneId: string | null): void => {
+    setScreen(paneId ? { paneId } : null);
+    socket.current?.watch(paneId);
+  };
 
   if (who.state === 'asking') return <main className="phone" aria-busy="true" />;
   if (who.state === 'unpaired') return <Pairing secret={secret} why={who.why} onPaired={(name) => setWho({ state: 'paired', name })} />;
   const waiting = cards?.length ?? 0;
+  if (screen) {
+    const a = agents.find((x) => x.paneId === screen.paneId);
+    return (
+      <main className="phone">
+        <header className="phone-top">
+          <button className="phone-back" onClick={() => openTerminal(null)} aria-label="Back to the agents">‹ Agents</button>
+          <span className="phone-live on">{a ? `${a.agent} · ${a.status === 'blocked' ? 'needs you' : a.status}` : ''}</span>
+        </header>
+        <section className="phone-body phone-terminal" aria-label={`Terminal of ${a?.title ?? 'the agent'} (read-only)`}>
+          {screen.error ? <p className="phone-error" role="alert">{screen.error}</p> : <pre className="phone-screen">{screen.text ?? 'Loading…'}</pre>}
+        </section>
+        <p className="phone-readonly">Read-only: answer its cards in the Inbox.</p>
+      </main>
+    );
+  }
   return (
     <main className="phone">
       <header className="phone-top">
@@ -42,7 +67,7 @@ export function PhoneApp({ secret }: { secret?: string }) {
         <span className={`phone-live${live ? ' on' : ''}`} role="status">{live ? who.name : 'reconnecting…'}</span>
       </header>
       <section className="phone-body" aria-label={tab === 'inbox' ? 'Inbox' : 'Agents'}>
-        {tab === 'inbox' ? <Inbox cards={cards} /> : <Agents agents={agents} />}
+        {tab === 'inbox' ? <Inbox cards={cards} /> : <Agents agents={agents} open={(id) => openTerminal(id)} />}
       </section>
       <nav className="phone-tabs" role="tablist">
         <button role="tab" aria-selected={tab === 'inbox'} onClick={() => setTab('inbox')}>
@@ -172,7 +197,7 @@ function Card({ card }: { card: InboxCard }) {
   );
 }
 
-function Agents({ agents }: { agents: AgentRow[] }) {
+function Agents({ agents, open }: { agents: AgentRow[]; open: (paneId: string) => void }) {
   if (agents.length === 0) return <p className="phone-empty">No agent is running.</p>;
   return (
     <ul className="phone-agents">
@@ -185,6 +210,7 @@ function Agents({ agents }: { agents: AgentRow[] }) {
           <p className="phone-meta">{a.title} · {a.folder}</p>
           {a.detail ? <p className="phone-text">{a.detail}</p> : null}
           {a.lastLines.length > 0 ? <pre className="phone-lines">{a.lastLines.join('\n')}</pre> : null}
+          <div className="phone-buttons"><button onClick={() => open(a.paneId)}>Terminal</button></div>
         </li>
       ))}
     </ul>

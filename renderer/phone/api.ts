@@ -43,11 +43,23 @@ export interface SocketHandlers {
   /** Open (true) or gone (false: it reconnects by itself, unless revoked). */
   live(open: boolean): void;
   revoked(reason: string): void;
+  /** A watched agent's screen (text), or why it cannot be shown. */
+  screen(paneId: string, text: string | undefined, error?: string): void;
 }
 
-/** The device socket, reconnecting after a drop (1, 2, 4 … 15 s) until it is revoked. Returns a function that closes it. */
-export function connect(h: SocketHandlers): () => void {
+export interface DeviceSocket {
+  close(): void;
+  /** Watch this agent pane's screen (null: none); asked again after a reconnect. */
+  watch(paneId: string | null): void;
+}
+
+/** The device socket, reconnecting after a drop (1, 2, 4 … 15 s) until it is revoked. */
+export function connect(h: SocketHandlers): DeviceSocket {
   let ws: WebSocket | undefined;
+  let watched: string | null = null;
+  const sendWatch = (): void => {
+    if (ws?.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ t: 'watch', paneId: watched }));
+  };
   let stopped = false;
   let delay = 1000;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -56,9 +68,10 @@ export function connect(h: SocketHandlers): () => void {
     ws.onopen = () => {
       delay = 1000;
       h.live(true);
+      if (watched) sendWatch();
     };
     ws.onmessage = (e) => {
-      let m: { t?: string; cards?: InboxCard[]; agents?: AgentRow[] };
+      let m: { t?: string; cards?: InboxCard[]; agents?: AgentRow[]; paneId?: string; text?: string; error?: string };
       try {
         m = JSON.parse(String(e.data));
       } catch {
@@ -66,6 +79,7 @@ export function connect(h: SocketHandlers): () => void {
       }
       if (m.t === 'inbox' && m.cards) h.inbox(m.cards);
       if (m.t === 'agents' && m.agents) h.agents(m.agents);
+      if (m.t === 'screen' && m.paneId) h.screen(m.paneId, m.text, m.error);
     };
     ws.onclose = (e) => {
       h.live(false);
@@ -79,10 +93,16 @@ export function connect(h: SocketHandlers): () => void {
     };
   };
   open();
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-    ws?.close();
+  return {
+    close: () => {
+      stopped = true;
+      clearTimeout(timer);
+      ws?.close();
+    },
+    watch: (paneId) => {
+      watched = paneId;
+      sendWatch();
+    },
   };
 }
 
