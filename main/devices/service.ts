@@ -51,6 +51,7 @@ export class DeviceService {
   private pairing: { p: Pairing; owner: string; paired?: string } | undefined;
   private readonly revokedHashes = new Set<string>();
   private lastInbox = '';
+  private lastAgents = '';
   private pushTimer: NodeJS.Timeout | undefined;
   private starting: Promise<unknown> = Promise.resolve();
   /** Web Push to the devices that subscribed (push.ts). */
@@ -229,7 +230,12 @@ export class DeviceService {
     }
     if (this.pushAgents) {
       this.pushAgents = false;
-      o.door.broadcast({ t: 'agents', agents: this.agents() });
+      const agents = this.agents();
+      const text = JSON.stringify(agents);
+      if (text !== this.lastAgents) {
+        this.lastAgents = text;
+        o.door.broadcast({ t: 'agents', agents });
+      }
     }
   }
 
