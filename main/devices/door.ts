@@ -26,6 +26,7 @@ import { credentialHash, type DeviceRecord } from './store.ts';
 
 export const DEVICE_COOKIE = '__Host-td_device';
 const MAX_BODY = 64 * 1024;
+const PING_MS = 30_000;
 /** WebSocket close code a revoked device's sockets get. */
 export const REVOKED_CODE = 4401;
 
@@ -224,6 +225,18 @@ export async function startDeviceDoor(opts: { address: string; port: number; cer
       });
       api.sockets?.();
       ws.on('error', () => ws.terminate());
+      // A phone that went away without a word (out of range, asleep) is let go: pinged every 30 s, gone if silent.
+      let alive = true;
+      ws.on('pong', () => {
+        alive = true;
+      });
+      const ping = setInterval(() => {
+        if (!alive) return ws.terminate();
+        alive = false;
+        ws.ping();
+      }, PING_MS);
+      ping.unref();
+      ws.on('close', () => clearInterval(ping));
       // The device sends one thing on it: which agent's screen it watches (`{"t":"watch","paneId":…|null}`); anything else is dropped.
       ws.on('message', (raw, isBinary) => {
         api.seen(hash);

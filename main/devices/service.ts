@@ -184,20 +184,21 @@ export class DeviceService {
     if (o) await o.door.close();
   }
 
-  private openPairing(owner: string): { ok: true; pairing: DevicePairing } | { ok: false; error: string } | Promise<{ ok: true; pairing: DevicePairing } | { ok: false; error: string }> {
+  private async openPairing(owner: string): Promise<{ ok: true; pairing: DevicePairing } | { ok: false; error: string }> {
     const o = this.open;
     if (!o) return { ok: false, error: 'the device door is off: turn it on first (terminal-delight devices on --address ADDRESS)' };
     this.endPairing('closed');
     const p = new Pairing(makeOffer(this.now()));
     this.pairing = { p, owner };
     const url = `${o.door.url}pair#${p.offer.secret}`;
-    const expiresAt = new Date(p.offer.expiresAt).toISOString();
-    const timer = setTimeout(() => {
+    // Its end by expiry is told to the window and the command waiting on it.
+    setTimeout(() => {
       if (this.pairing?.p === p) this.changed();
-    }, p.offer.expiresAt - this.now() + 50);
-    timer.unref();
+    }, p.offer.expiresAt - this.now() + 50).unref();
     this.changed();
-    return import('qrcode').then(async (QR) => ({ ok: true as const, pairing: { url, code: p.offer.code, expiresAt, fingerprint: o.cert.fingerprint, qrSvg: await QR.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }) } }));
+    const QR = await import('qrcode');
+    const qrSvg = await QR.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+    return { ok: true, pairing: { url, code: p.offer.code, expiresAt: new Date(p.offer.expiresAt).toISOString(), fingerprint: o.cert.fingerprint, qrSvg } };
   }
 
   private endPairing(why: 'closed'): void {
