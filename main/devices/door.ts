@@ -22,7 +22,7 @@ import { appRoot } from '../panes/env.ts';
 import { cookieValue } from '../../common/cookies.ts';
 import type { CertPair } from './cert.ts';
 import type { AgentRow, InboxCard } from './inbox.ts';
-import { credentialHash, type DeviceRecord } from './store.ts';
+import { credentialHash, type DeviceRecord, type NotifySettings } from './store.ts';
 
 export const DEVICE_COOKIE = '__Host-td_device';
 const MAX_BODY = 64 * 1024;
@@ -48,6 +48,8 @@ export interface DeviceApi {
   pushKey(): Promise<string>;
   subscribe(device: DeviceRecord, body: Record<string, unknown>): Promise<{ ok: true } | { ok: false; error: string }>;
   pushAct(device: DeviceRecord, body: Record<string, unknown>): Promise<{ ok: true } | { ok: false; error: string }>;
+  /** The device's own notification settings: read, or changed. */
+  notify(device: DeviceRecord, body?: Record<string, unknown>): { ok: true; notify: NotifySettings } | { ok: false; error: string };
 }
 
 export interface DeviceDoor {
@@ -161,6 +163,7 @@ export async function startDeviceDoor(opts: { address: string; port: number; cer
       if (p === '/api/act') return json(res, 200, await api.act(w.device, body));
       if (p === '/api/push/subscribe') return json(res, 200, await api.subscribe(w.device, body));
       if (p === '/api/push/act') return json(res, 200, await api.pushAct(w.device, body));
+      if (p === '/api/notify') return json(res, 200, api.notify(w.device, body));
       return refuse(res, 404, 'no such request');
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'the door answers GET, HEAD and POST only');
@@ -172,6 +175,7 @@ export async function startDeviceDoor(opts: { address: string; port: number; cer
       if (p === '/api/inbox') return json(res, 200, api.inbox());
       if (p === '/api/agents') return json(res, 200, api.agents());
       if (p === '/api/push/key') return json(res, 200, { publicKey: await api.pushKey() });
+      if (p === '/api/notify') return json(res, 200, api.notify(w.device));
       return refuse(res, 404, 'no such request');
     }
     // The page (no data in it: everything comes through /api and /ws, behind the credential).

@@ -15,7 +15,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { foregroundGroup } from '../panes/proc.ts';
 import { BASH, tempState, waitFor } from '../panes/testing.ts';
 import { startService, type RunningService } from '../service/service.ts';
-import { checkSubscription, topicOf } from './push.ts';
+import { checkNotify, checkSubscription, inQuiet, topicOf } from './push.ts';
+import { DEFAULT_NOTIFY } from './store.ts';
 
 let state: ReturnType<typeof tempState>;
 let svc: RunningService;
@@ -201,7 +202,53 @@ describe('Web Push to devices', () => {
   });
 });
 
+describe('what a device is notified of', () => {
+  it('by its own settings: not the cards it turned off, an agent done and a failed command when it asked, nothing in its quiet hours', async () => {
+    const cookie = await pairedDevice();
+    const ua = createECDH('prime256v1');
+    ua.generateKeys();
+    const auth = randomBytes(16);
+    await call('POST', '/api/push/subscribe', { cookie, body: { endpoint: endpoint.url, keys: { p256dh: ua.getPublicKey().toString('base64url'), auth: auth.toString('base64url') } } });
+    expect((await call('GET', '/api/notify', { cookie })).body).toEqual({ ok: true, notify: DEFAULT_NOTIFY });
+    expect((await call('POST', '/api/notify', { cookie, body: { quiet: { from: '25:00', to: '07:00' } } })).body).toMatchObject({ ok: false, error: expect.stringContaining('quiet hours are') });
+    // All day quiet: nothing goes out, whatever happens.
+    const allDay = await call('POST', '/api/notify', { cookie, body: { needsYou: false, done: true, failed: true, quiet: { from: '00:00', to: '23:59' } } });
+    expect(allDay.body).toEqual({ ok: true, notify: { needsYou: false, done: true, failed: true, quiet: { from: '00:00', to: '23:59' } } });
+    const pane = await readingPane();
+    const since = () => new Date().toISOString();
+    svc.app.panes.patch(pane.id, { agent: { status: 'working', since: since() } });
+    svc.app.panes.patch(pane.id, { agent: { status: 'done', since: since(), detail: 'Wrote the tests' } });
+    // Quiet hours over; cards still off: a question is not pushed, an agent done is.
+    expect((await call('POST', '/api/notify', { cookie, body: { quiet: null } })).body).toMatchObject({ ok: true });
+    svc.app.surfaces.ingest(pane.id, { td: '0.4', kind: 'question', id: 'q', title: 'Which?', model: { question: 'Which one?' } }, 'file');
+    svc.app.panes.patch(pane.id, { agent: { status: 'working', since: since() } });
+    svc.app.panes.patch(pane.id, { agent: { status: 'done', since: since(), detail: 'Fixed the login' } });
+    const first = await waitFor(() => endpoint.got[0], 'the note that the agent is done');
+    expect(JSON.parse(decrypt(first.body, ua, auth))).toEqual({ t: 'note', tag: first.headers.topic, title: 'bash is done', body: 'Fixed the login', kind: 'done' });
+    expect(endpoint.got).toHaveLength(1);
+    // A command that fails in a shell (its shell integration marks say so): a note too.
+    const sh = svc.app.panes.create({ cwd: state.dir });
+    await waitFor(() => /\$ $/m.test(svc.app.panes.screenText(sh.id)), 'the login shell\'s prompt', 20_000);
+    svc.app.panes.write(sh.id, 'false\r');
+    const second = await waitFor(() => endpoint.got[1], 'the note that a command failed', 20_000);
+    expect(JSON.parse(decrypt(second.body, ua, auth))).toMatchObject({ t: 'note', title: 'A command failed (exit 1)', kind: 'failed' });
+    expect(second.headers.topic).not.toBe(first.headers.topic);
+  });
+});
+
 describe('push, pure', () => {
+  it('reads notification settings and quiet hours', () => {
+    expect(checkNotify({ done: true }, DEFAULT_NOTIFY)).toEqual({ ...DEFAULT_NOTIFY, done: true });
+    expect(checkNotify({ done: 'yes' }, DEFAULT_NOTIFY)).toBe('done must be true or false');
+    expect(checkNotify({ quiet: { from: '22:00', to: '22:00' } }, DEFAULT_NOTIFY)).toContain('quiet hours are');
+    const at = (h: number, m: number) => new Date(2026, 0, 1, h, m);
+    const night = { from: '22:00', to: '07:00' };
+    expect([at(21, 59), at(22, 0), at(3, 0), at(6, 59), at(7, 0)].map((d) => inQuiet(d, night))).toEqual([false, true, true, true, false]);
+    const lunch = { from: '12:00', to: '13:30' };
+    expect([at(11, 59), at(12, 0), at(13, 29), at(13, 30)].map((d) => inQuiet(d, lunch))).toEqual([false, true, true, false]);
+    expect(inQuiet(at(3, 0), null)).toBe(false);
+  });
+
   it('checks a subscription and makes an opaque Topic', () => {
     const p256dh = Buffer.alloc(65, 4).toString('base64url');
     const auth = Buffer.alloc(16, 1).toString('base64url');

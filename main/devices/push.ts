@@ -13,7 +13,7 @@ import type https from 'node:https';
 import path from 'node:path';
 import type { InboxCard } from '../../common/device-contract.ts';
 import { readJson } from '../state/files.ts';
-import type { DeviceRecord, DeviceStore, PushSubscriptionRecord } from './store.ts';
+import { DEFAULT_NOTIFY, type DeviceRecord, type DeviceStore, type NotifySettings, type PushSubscriptionRecord } from './store.ts';
 
 export type Answer = { ok: true } | { ok: false; error: string };
 
@@ -42,6 +42,35 @@ export function checkSubscription(body: Record<string, unknown>): PushSubscripti
   const b64 = (v: unknown, bytes: number): boolean => typeof v === 'string' && /^[A-Za-z0-9_-]+={0,2}$/.test(v) && Buffer.from(v, 'base64url').length === bytes;
   if (!keys || !b64(keys.p256dh, 65) || !b64(keys.auth, 16)) return 'the subscription\'s keys are missing or malformed (p256dh: 65 bytes, auth: 16, base64url): subscribe again';
   return { endpoint, keys: { p256dh: keys.p256dh as string, auth: keys.auth as string } };
+}
+
+const HHMM = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+/** Notification settings as a device sends them, merged onto its current ones; a string says what is wrong. */
+export function checkNotify(body: Record<string, unknown>, current: NotifySettings): NotifySettings | string {
+  const out: NotifySettings = { ...current };
+  for (const k of ['needsYou', 'done', 'failed'] as const) {
+    if (body[k] === undefined) continue;
+    if (typeof body[k] !== 'boolean') return `${k} must be true or false`;
+    out[k] = body[k] as boolean;
+  }
+  if (body.quiet !== undefined) {
+    const q = body.quiet as { from?: unknown; to?: unknown } | null;
+    if (q === null) out.quiet = null;
+    else if (typeof q === 'object' && typeof q.from === 'string' && typeof q.to === 'string' && HHMM.test(q.from) && HHMM.test(q.to) && q.from !== q.to) out.quiet = { from: q.from, to: q.to };
+    else return 'quiet hours are {"from":"HH:MM","to":"HH:MM"} (24-hour, different times), or null for none';
+  }
+  return out;
+}
+
+/** Whether `at` (local time) falls in the quiet hours (from inclusive, to exclusive; across midnight when from > to). */
+export function inQuiet(at: Date, quiet: NotifySettings['quiet']): boolean {
+  if (!quiet) return false;
+  const m = at.getHours() * 60 + at.getMinutes();
+  const mins = (t: string) => Number(t.slice(0, 2)) * 60 + Number(t.slice(3));
+  const from = mins(quiet.from);
+  const to = mins(quiet.to);
+  return from < to ? m >= from && m < to : m >= from || m < to;
 }
 
 /** The opaque Topic of a card's notifications: 32 base64url characters that say nothing of the card. */
@@ -88,6 +117,20 @@ export class PushCenter {
     return { ok: true };
   }
 
+  /** Whether this device is notified of `kind` now. */
+  private wants(d: DeviceRecord, kind: 'needsYou' | 'done' | 'failed'): boolean {
+    const n = { ...DEFAULT_NOTIFY, ...d.notify };
+    return !!d.push && n[kind] && !inQuiet(new Date(this.now()), n.quiet);
+  }
+
+  /** An agent done, or a command failed, in a pane: a note (no actions) to each device that asked for it. */
+  note(kind: 'done' | 'failed', paneId: string, title: string, body: string): void {
+    const topic = topicOf(this.topicSecret, paneId, `note-${kind}`);
+    for (const d of this.store.list()) {
+      if (this.wants(d, kind)) this.sendTo(d.hash, { t: 'note', tag: topic, title: title.slice(0, 120), body: body.slice(0, 300), kind }, topic, () => true);
+    }
+  }
+
   /** A device revoked: its tokens die (its subscription went with its record). */
   forget(hash: string): void {
     for (const [t, tok] of this.tokens) if (tok.hash === hash) this.tokens.delete(t);
@@ -112,7 +155,7 @@ export class PushCenter {
       const n: Notified = { revision: card.revision, topic, hashes: new Set(), tokens: [] };
       this.notified.set(key, n);
       for (const d of this.store.list()) {
-        if (!d.push) continue;
+        if (!this.wants(d, 'needsYou')) continue;
         const actions = card.buttons.slice(0, MAX_ACTIONS).map((b, i) => {
           const token = randomBytes(16).toString('base64url');
           this.tokens.set(token, { hash: d.hash, paneId: card.paneId, surfaceId: card.surfaceId, revision: card.revision, action: b.action, ...(b.target !== undefined ? { target: b.target } : {}), expires: now + TOKEN_MS });

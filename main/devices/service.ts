@@ -12,10 +12,11 @@ import type { Core } from '../core.ts';
 import type { PaneServiceApi, SurfaceServiceApi } from '../services.ts';
 import { madeCert, readSupplied, type CertPair } from './cert.ts';
 import { startDeviceDoor, REVOKED_CODE, type DeviceApi, type DeviceDoor } from './door.ts';
-import { agentsOf, answerProblem, inboxOf, type InboxCard } from './inbox.ts';
+import { agentsOf, answerProblem, inboxOf, programOf, type InboxCard } from './inbox.ts';
 import { endedSentence, makeOffer, Pairing } from './pairing.ts';
-import { PushCenter } from './push.ts';
-import { DeviceStore, type DeviceRecord, type DoorConfig } from './store.ts';
+import { checkNotify, PushCenter } from './push.ts';
+import { DEFAULT_NOTIFY, DeviceStore, type DeviceRecord, type DoorConfig } from './store.ts';
+import type { PaneInfo } from '../../preload/contract.ts';
 
 import { DEFAULT_PORT } from '../../common/device-address.ts';
 
@@ -108,8 +109,10 @@ export class DeviceService {
       if (this.pairing && this.pairing.owner === client.id && !this.pairing.p.ended(this.now())) this.endPairing('closed');
     });
     // The inbox follows the benches: any card or pane change is pushed once things settle (a tick).
-    core.onEvent((name) => {
+    core.onEvent((name, payload) => {
       if (name === 'surface.changed' || name === 'pane.updated' || name === 'pane.removed') this.schedulePush(name !== 'surface.changed');
+      if (name === 'pane.updated') this.paneNotes(payload as PaneInfo);
+      if (name === 'pane.removed') this.lastSeen.delete((payload as { paneId: string }).paneId);
     });
     // A watched agent's screen follows its output, at most 4 times a second.
     const screenTimers = new Map<string, NodeJS.Timeout>();
@@ -207,6 +210,19 @@ export class DeviceService {
     this.changed();
   }
 
+  /** Each pane's agent status and last command as last seen, to notify of an agent done or a command failed once. */
+  private readonly lastSeen = new Map<string, { status?: string; commandAt?: string }>();
+
+  private paneNotes(p: PaneInfo): void {
+    const before = this.lastSeen.get(p.id);
+    this.lastSeen.set(p.id, { status: p.agent?.status, commandAt: p.lastCommand?.at });
+    if (!before || !this.open) return;
+    const who = programOf(p);
+    if (p.agent?.status === 'done' && before.status !== 'done') this.pushes.note('done', p.id, `${who} is done`, p.agent.detail ?? p.title);
+    const c = p.lastCommand;
+    if (c && c.at !== before.commandAt && c.exitCode !== 0) this.pushes.note('failed', p.id, `A command failed (exit ${c.exitCode})`, `${p.title} · ${p.cwd}`);
+  }
+
   private schedulePush(agents: boolean): void {
     if (!this.open) return;
     if (agents) this.pushAgents = true;
@@ -276,6 +292,14 @@ export class DeviceService {
         const r = await this.pushes.subscribe(device, body);
         if (r.ok) this.changed();
         return r;
+      },
+      notify: (device, body) => {
+        const current = { ...DEFAULT_NOTIFY, ...device.notify };
+        if (!body) return { ok: true, notify: current };
+        const next = checkNotify(body, current);
+        if (typeof next === 'string') return { ok: false, error: next };
+        this.store.setNotify(device.hash, next);
+        return { ok: true, notify: next };
       },
       pushAct: (device, body) => this.pushes.act(device, body, () => this.inbox(), (b) => this.act(device, b)),
     };

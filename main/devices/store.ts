@@ -24,6 +24,16 @@ export interface PushSubscriptionRecord {
   keys: { p256dh: string; auth: string };
 }
 
+/** What a device is notified of, and when not (quiet hours, the service's local time, HH:MM). */
+export interface NotifySettings {
+  needsYou: boolean;
+  done: boolean;
+  failed: boolean;
+  quiet: { from: string; to: string } | null;
+}
+
+export const DEFAULT_NOTIFY: NotifySettings = { needsYou: true, done: false, failed: false, quiet: null };
+
 export interface DeviceRecord {
   id: string;
   name: string;
@@ -35,6 +45,8 @@ export interface DeviceRecord {
   canType: boolean;
   /** Its push subscription, once it subscribed; it goes with the record. */
   push?: PushSubscriptionRecord;
+  /** What it is notified of (DEFAULT_NOTIFY until it chose). */
+  notify?: NotifySettings;
 }
 
 export function credentialHash(credential: string): string {
@@ -113,6 +125,13 @@ export class DeviceStore {
     if (!d) return;
     if (sub) d.push = sub;
     else delete d.push;
+    this.save();
+  }
+
+  setNotify(hash: string, notify: NotifySettings): void {
+    const d = this.byHash(hash);
+    if (!d) return;
+    d.notify = notify;
     this.save();
   }
 

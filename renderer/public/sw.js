@@ -41,6 +41,11 @@ self.addEventListener('push', (event) => {
     event.waitUntil(self.registration.getNotifications({ tag: m.tag }).then((ns) => ns.forEach((n) => n.close())));
     return;
   }
+  if (m.t === 'note') {
+    // An agent done, a command failed: no answers, a tap opens the page.
+    event.waitUntil(self.registration.showNotification(m.title, { body: m.body, tag: m.tag, icon: '/icon-256.png' }));
+    return;
+  }
   if (m.t !== 'card') return;
   event.waitUntil(self.registration.showNotification(m.title, {
     body: m.body,
