@@ -92,6 +92,15 @@ describe('the phone', () => {
     await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
     await ph.shot('phone-agents-dark');
 
+    // What this phone is notified of: its own settings, kept with its record.
+    const notifications = phone.getByRole('region', { name: 'Notifications' });
+    await notifications.getByLabel('An agent is done').tap();
+    await notifications.getByText('Saved.').waitFor();
+    await notifications.getByLabel('Quiet hours').tap();
+    const record = () => (JSON.parse(fs.readFileSync(path.join(fx.serve.stateDir, 'terminal-delight', 'devices', 'devices.json'), 'utf8')) as { devices: Array<{ notify?: unknown }> }).devices[0]!.notify;
+    await expect.poll(record).toEqual({ needsYou: true, done: true, failed: false, quiet: { from: '22:00', to: '07:00' } });
+    await ph.shot('phone-agents-settings-dark');
+
     // Its terminal, read-only, following the pane's output.
     await agent.getByRole('button', { name: 'Terminal' }).tap();
     const screen = phone.locator('.phone-screen');

@@ -4,7 +4,7 @@
  * Agents (each agent's status and last lines).
  */
 import { useEffect, useRef, useState } from 'react';
-import { act, connect, pair, pushPossible, subscribePush, whoAmI, type AgentRow, type DeviceSocket, type InboxCard } from './api.ts';
+import { act, connect, notifySettings, pair, pushPossible, subscribePush, whoAmI, type AgentRow, type DeviceSocket, type InboxCard, type NotifySettings } from './api.ts';
 
 type Who = { state: 'asking' } | { state: 'unpaired'; why?: string } | { state: 'paired'; name: string };
 
@@ -67,7 +67,7 @@ export function PhoneApp({ secret }: { secret?: string }) {
         <span className={`phone-live${live ? ' on' : ''}`} role="status">{live ? who.name : 'reconnecting…'}</span>
       </header>
       <section className="phone-body" aria-label={tab === 'inbox' ? 'Inbox' : 'Agents'}>
-        {tab === 'inbox' ? <Inbox cards={cards} /> : <Agents agents={agents} open={(id) => openTerminal(id)} />}
+        {tab === 'inbox' ? <Inbox cards={cards} /> : <><Agents agents={agents} open={(id) => openTerminal(id)} /><Notifications /></>}
       </section>
       <nav className="phone-tabs" role="tablist">
         <button role="tab" aria-selected={tab === 'inbox'} onClick={() => setTab('inbox')}>
@@ -194,6 +194,53 @@ function Card({ card }: { card: InboxCard }) {
         {card.freeText && !commenting ? <button className="quiet" onClick={() => setCommenting(true)}>Comment…</button> : null}
       </div>
     </li>
+  );
+}
+
+/** What this device is notified of (push needs a trusted certificate; these say what, once it works). */
+function Notifications() {
+  const [n, setN] = useState<NotifySettings | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [saved, setSaved] = useState(false);
+  const [from, setFrom] = useState('22:00');
+  const [to, setTo] = useState('07:00');
+  useEffect(() => {
+    void notifySettings().then((r) => {
+      if (!r.ok) return setError(r.error);
+      setN(r.notify);
+      if (r.notify.quiet) {
+        setFrom(r.notify.quiet.from);
+        setTo(r.notify.quiet.to);
+      }
+    });
+  }, []);
+  const change = (c: Partial<NotifySettings>): void => {
+    setSaved(false);
+    void notifySettings(c).then((r) => {
+      if (!r.ok) return setError(r.error);
+      setError(undefined);
+      setN(r.notify);
+      setSaved(true);
+    }, (e: Error) => setError(e.message));
+  };
+  if (!n) return error ? <p className="phone-error" role="alert">{error}</p> : null;
+  const box = (key: 'needsYou' | 'done' | 'failed', label: string) => (
+    <label className="phone-check"><input type="checkbox" checked={n[key]} onChange={(e) => change({ [key]: e.target.checked })} />{label}</label>
+  );
+  return (
+    <section className="phone-settings" aria-label="Notifications">
+      <h2>Notifications</h2>
+      {box('needsYou', 'An agent needs me (permissions, questions, decisions)')}
+      {box('done', 'An agent is done')}
+      {box('failed', 'A command failed')}
+      <label className="phone-check"><input type="checkbox" checked={!!n.quiet} onChange={(e) => change({ quiet: e.target.checked ? { from, to } : null })} />Quiet hours</label>
+      <div className="phone-quiet">
+        <label>From <input type="time" value={from} onChange={(e) => { setFrom(e.target.value); if (n.quiet) change({ quiet: { from: e.target.value, to } }); }} /></label>
+        <label>to <input type="time" value={to} onChange={(e) => { setTo(e.target.value); if (n.quiet) change({ quiet: { from, to: e.target.value } }); }} /></label>
+      </div>
+      <p className="phone-meta" role="status">{error ? '' : saved ? 'Saved.' : 'Push needs a certificate this phone trusts.'}</p>
+      {error ? <p className="phone-error" role="alert">{error}</p> : null}
+    </section>
   );
 }
 

@@ -121,3 +121,21 @@ export async function subscribePush(): Promise<Answer> {
   const r = await post('/api/push/subscribe', sub.toJSON());
   return r.body.ok === true ? { ok: true } : { ok: false, error: String(r.body.error ?? `the door answered ${r.status}`) };
 }
+
+export interface NotifySettings {
+  needsYou: boolean;
+  done: boolean;
+  failed: boolean;
+  quiet: { from: string; to: string } | null;
+}
+
+/** What this device is notified of; with a change, the change saved first. */
+export async function notifySettings(change?: Partial<NotifySettings>): Promise<{ ok: true; notify: NotifySettings } | { ok: false; error: string }> {
+  if (change) {
+    const r = await post('/api/notify', change);
+    return r.body.ok === true ? { ok: true, notify: r.body.notify as NotifySettings } : { ok: false, error: String(r.body.error ?? `the door answered ${r.status}`) };
+  }
+  const res = await fetch('/api/notify', { credentials: 'same-origin' });
+  const body = (await res.json()) as { ok?: boolean; notify?: NotifySettings; error?: string };
+  return body.ok && body.notify ? { ok: true, notify: body.notify } : { ok: false, error: body.error ?? `the door answered ${res.status}` };
+}
