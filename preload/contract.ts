@@ -342,6 +342,8 @@ export interface Requests {
   'devices.pairEnd': { req: Record<string, never>; res: void };
   /** Revoke a device by name: its record goes and its sockets close at once. */
   'devices.revoke': { req: { name: string }; res: { ok: true } | { ok: false; error: string } };
+  /** Let a device type into agents' terminals, or stop it. */
+  'devices.allowTyping': { req: { name: string; allow: boolean }; res: { ok: true } | { ok: false; error: string } };
 }
 
 /** An agent CLI found on PATH. */
@@ -383,6 +385,8 @@ export interface DeviceInfo {
   connected: number;
   /** Whether it subscribed to push notifications. */
   push: boolean;
+  /** Whether it may type into agents' terminals (off until allowed here). */
+  canType: boolean;
 }
 
 /** The device door: off, or on at `url` with its certificate's fingerprint; the paired devices; the pairing open now. */
@@ -481,7 +485,7 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit',
   'worktree.probe', 'worktree.new', 'worktree.list', 'worktree.status', 'worktree.commit',
   'worktree.merge', 'worktree.push', 'worktree.remove', 'worktree.revert', 'worktree.open',
-  'devices.state', 'devices.enable', 'devices.disable', 'devices.pair', 'devices.pairEnd', 'devices.revoke',
+  'devices.state', 'devices.enable', 'devices.disable', 'devices.pair', 'devices.pairEnd', 'devices.revoke', 'devices.allowTyping',
 ] as const;
 
 export const EVENT_NAMES: readonly EventName[] = [

@@ -294,4 +294,29 @@ describe('the device door', () => {
     expect(fs.readFileSync(out, 'utf8')).not.toContain('8080');
     dev.ws.close();
   });
+
+  it('types into an agent\'s terminal only once allowed: text without control characters, and the key bar\'s keys', async () => {
+    await turnOn();
+    const cookie = await pair();
+    const app = svc.app;
+    const out = path.join(state.dir, 'typed-by-phone.txt');
+    // An agent's pane (as the agent list knows it) whose program writes what it reads to a file.
+    const pane = app.panes.create({ kind: 'agent', command: ['/usr/bin/env', 'bash', '-c', `exec cat > ${out}`], cwd: state.dir });
+    const type = (body: Record<string, unknown>) => call('POST', '/api/type', { cookie, body: { paneId: pane.id, ...body } }).then((r) => r.body);
+    expect(await type({ text: 'ls' })).toEqual({ ok: false, error: 'this device may not type: allow it on the desktop (Settings → Phone and other devices); nothing was sent' });
+    expect(await svc.app.core.request('devices.allowTyping', { name: 'Ada\'s Pixel', allow: true }, WINDOW)).toEqual({ ok: true });
+    expect((await svc.app.core.request('devices.state', {}, WINDOW)).devices[0]).toMatchObject({ canType: true });
+    expect((await call('GET', '/api/me', { cookie })).body).toMatchObject({ canType: true });
+    expect(await type({ text: 'echo hi\u001b[2J' })).toMatchObject({ ok: false, error: expect.stringContaining('control character') });
+    expect(await type({ text: 'two\nlines' })).toMatchObject({ ok: false, error: expect.stringContaining('control character') });
+    expect(await type({ key: 'Ctrl-Z' })).toMatchObject({ ok: false, error: expect.stringContaining('is not a key of the bar') });
+    expect(await call('POST', '/api/type', { cookie, body: { paneId: 'nope', text: 'x' } }).then((r) => r.body)).toMatchObject({ ok: false, error: expect.stringContaining('not a running agent') });
+    expect(await type({ text: 'from the phone' })).toEqual({ ok: true });
+    expect(await type({ key: 'Enter' })).toEqual({ ok: true });
+    await waitFor(() => fs.existsSync(out) && fs.readFileSync(out, 'utf8') === 'from the phone\n', 'the typed line in the pane\'s program');
+    // Taken away on the desktop: refused at once.
+    await svc.app.core.request('devices.allowTyping', { name: 'Ada\'s Pixel', allow: false }, WINDOW);
+    expect(await type({ text: 'more' })).toMatchObject({ ok: false, error: expect.stringContaining('may not type') });
+    expect(fs.readFileSync(out, 'utf8')).toBe('from the phone\n');
+  });
 });

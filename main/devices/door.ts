@@ -48,6 +48,8 @@ export interface DeviceApi {
   pushKey(): Promise<string>;
   subscribe(device: DeviceRecord, body: Record<string, unknown>): Promise<{ ok: true } | { ok: false; error: string }>;
   pushAct(device: DeviceRecord, body: Record<string, unknown>): Promise<{ ok: true } | { ok: false; error: string }>;
+  /** Text or a key of the bar into an agent's terminal, for a device allowed to type. */
+  type(device: DeviceRecord, body: Record<string, unknown>): Promise<{ ok: true } | { ok: false; error: string }>;
   /** The device's own notification settings: read, or changed. */
   notify(device: DeviceRecord, body?: Record<string, unknown>): { ok: true; notify: NotifySettings } | { ok: false; error: string };
 }
@@ -164,6 +166,7 @@ export async function startDeviceDoor(opts: { address: string; port: number; cer
       if (p === '/api/push/subscribe') return json(res, 200, await api.subscribe(w.device, body));
       if (p === '/api/push/act') return json(res, 200, await api.pushAct(w.device, body));
       if (p === '/api/notify') return json(res, 200, api.notify(w.device, body));
+      if (p === '/api/type') return json(res, 200, await api.type(w.device, body));
       return refuse(res, 404, 'no such request');
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'the door answers GET, HEAD and POST only');

@@ -15,6 +15,7 @@ import { startDeviceDoor, REVOKED_CODE, type DeviceApi, type DeviceDoor } from '
 import { agentsOf, answerProblem, inboxOf, programOf, type InboxCard } from './inbox.ts';
 import { endedSentence, makeOffer, Pairing } from './pairing.ts';
 import { checkNotify, PushCenter } from './push.ts';
+import { deviceInput } from '../../common/device-keys.ts';
 import { DEFAULT_NOTIFY, DeviceStore, type DeviceRecord, type DoorConfig } from './store.ts';
 import type { PaneInfo } from '../../preload/contract.ts';
 
@@ -94,6 +95,13 @@ export class DeviceService {
     core.handle('devices.pairEnd', () => {
       this.endPairing('closed');
     });
+    core.handle('devices.allowTyping', ({ name, allow }) => {
+      const d = typeof name === 'string' ? this.store.byName(name) : undefined;
+      if (!d) return { ok: false, error: `no device is named "${String(name)}": terminal-delight devices list shows them` };
+      this.store.setCanType(d.hash, allow === true);
+      this.changed();
+      return { ok: true };
+    });
     core.handle('devices.revoke', ({ name }) => {
       if (typeof name !== 'string' || !name.trim()) return { ok: false, error: 'give the name of the device to revoke (terminal-delight devices list shows them)' };
       const gone = this.store.remove(name);
@@ -146,7 +154,7 @@ export class DeviceService {
       on: !!o,
       ...(o ? { url: o.door.url, address: o.config.address, port: o.door.port, fingerprint: o.cert.fingerprint, certMade: o.cert.made } : {}),
       ...(this.problem ? { problem: this.problem } : {}),
-      devices: this.store.list().map((d) => ({ name: d.name, pairedAt: d.pairedAt, ...(d.lastSeen ? { lastSeen: d.lastSeen } : {}), connected: o?.door.connected(d.hash) ?? 0, push: !!d.push })),
+      devices: this.store.list().map((d) => ({ name: d.name, pairedAt: d.pairedAt, ...(d.lastSeen ? { lastSeen: d.lastSeen } : {}), connected: o?.door.connected(d.hash) ?? 0, push: !!d.push, canType: d.canType })),
       ...(pairing ? { pairing: { open: !pairing.p.ended(this.now()), expiresAt: new Date(pairing.p.offer.expiresAt).toISOString(), ...(pairing.p.ended(this.now()) ? { ended: pairing.p.ended(this.now()) } : {}), ...(pairing.paired ? { paired: pairing.paired } : {}) } } : {}),
     };
   }
@@ -300,6 +308,17 @@ export class DeviceService {
         if (typeof next === 'string') return { ok: false, error: next };
         this.store.setNotify(device.hash, next);
         return { ok: true, notify: next };
+      },
+      type: async (device, body) => {
+        // Read again: the desktop may have just taken typing away.
+        if (!this.store.byHash(device.hash)?.canType) return { ok: false, error: 'this device may not type: allow it on the desktop (Settings → Phone and other devices); nothing was sent' };
+        const paneId = body.paneId;
+        if (typeof paneId !== 'string' || !this.agents().some((a) => a.paneId === paneId && a.status !== 'ended')) return { ok: false, error: 'that is not a running agent\'s terminal; nothing was sent' };
+        const input = deviceInput(body);
+        if ('error' in input) return { ok: false, error: `${input.error}; nothing was sent` };
+        // The window's own input path.
+        await this.core.request('pane.input', { paneId, data: input.data }, { id: `device-${device.id}` });
+        return { ok: true };
       },
       pushAct: (device, body) => this.pushes.act(device, body, () => this.inbox(), (b) => this.act(device, b)),
     };

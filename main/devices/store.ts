@@ -112,7 +112,8 @@ export class DeviceStore {
 
   /** The device named `name` (case does not matter), removed; undefined when there is none. */
   remove(name: string): DeviceRecord | undefined {
-    const i = this.devices.findIndex((d) => d.name.toLowerCase() === name.trim().toLowerCase() || d.id === name.trim());
+    const found = this.byName(name);
+    const i = found ? this.devices.indexOf(found) : -1;
     if (i < 0) return undefined;
     const [gone] = this.devices.splice(i, 1);
     this.save();
@@ -125,6 +126,18 @@ export class DeviceStore {
     if (!d) return;
     if (sub) d.push = sub;
     else delete d.push;
+    this.save();
+  }
+
+  /** The device named `name` (case does not matter, or its id). */
+  byName(name: string): DeviceRecord | undefined {
+    return this.devices.find((d) => d.name.toLowerCase() === name.trim().toLowerCase() || d.id === name.trim());
+  }
+
+  setCanType(hash: string, canType: boolean): void {
+    const d = this.byHash(hash);
+    if (!d) return;
+    d.canType = canType;
     this.save();
   }
 
