@@ -70,6 +70,11 @@ describe('Settings → Phone and other devices', () => {
     await section.getByText('Paired Ada\'s tablet.').waitFor();
     const row = section.getByRole('list', { name: 'Paired devices' }).getByRole('listitem');
     await expect.poll(() => row.textContent()).toContain('connected');
+    // May type: off until allowed here; the phone hears of it.
+    const me = () => phone.evaluate(async () => ((await (await fetch('/api/me')).json()) as { canType: boolean }).canType);
+    expect(await me()).toBe(false);
+    await row.getByLabel('May type').click();
+    await expect.poll(me).toBe(true);
     await settings.screenshot({ path: path.join(ARTIFACTS, 'settings-devices-dark.png') });
     await section.getByRole('button', { name: 'Revoke Ada\'s tablet' }).click();
     await section.getByText('No device is paired.').waitFor();

@@ -107,6 +107,17 @@ describe('the phone', () => {
     await expect.poll(async () => ((await screen.textContent({ timeout: 100 }).catch(() => '')) ?? '').replace(/\n/g, '')).toContain('Planning the change to main.ts');
     await conn.request('pane.input', { paneId: panes[2]!.id, data: 'typed at the desk\r' });
     await expect.poll(async () => ((await screen.textContent()) ?? '').replace(/\n/g, '')).toContain('typed at the desk');
+    // Read-only until the desktop lets this phone type; then a line and the key bar.
+    expect(await phone.getByText('Read-only: answer its cards in the Inbox.').count()).toBe(1);
+    expect(await conn.request('devices.allowTyping', { name: 'Ada\'s phone', allow: true })).toEqual({ ok: true });
+    await phone.getByRole('button', { name: 'Back to the agents' }).tap();
+    await agent.getByRole('button', { name: 'Terminal' }).tap();
+    await phone.getByRole('switch', { name: 'Type into this terminal' }).tap();
+    await phone.getByLabel('Text to type').fill('from the phone');
+    await phone.getByRole('button', { name: 'Send' }).tap();
+    await phone.getByRole('toolbar', { name: 'Keys' }).getByRole('button', { name: 'Enter' }).tap();
+    await expect.poll(() => fs.readFileSync(panes[2]!.out, 'utf8')).toBe('typed at the desk\nfrom the phone\n');
+    await expect.poll(async () => ((await screen.textContent()) ?? '').replace(/\n/g, '')).toContain('from the phone');
     await ph.shot('phone-terminal-dark');
     await phone.emulateMedia({ colorScheme: 'light' });
     await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('light');

@@ -4,7 +4,8 @@
  * Agents (each agent's status and last lines).
  */
 import { useEffect, useRef, useState } from 'react';
-import { act, connect, notifySettings, pair, pushPossible, subscribePush, whoAmI, type AgentRow, type DeviceSocket, type InboxCard, type NotifySettings } from './api.ts';
+import { DEVICE_KEYS } from '../../common/device-keys.ts';
+import { act, connect, notifySettings, pair, pushPossible, subscribePush, typeInto, whoAmI, type AgentRow, type DeviceSocket, type InboxCard, type NotifySettings } from './api.ts';
 
 type Who = { state: 'asking' } | { state: 'unpaired'; why?: string } | { state: 'paired'; name: string };
 
@@ -53,10 +54,10 @@ export function PhoneApp({ secret }: { secret?: string }) {
           <button className="phone-back" onClick={() => openTerminal(null)} aria-label="Back to the agents">‹ Agents</button>
           <span className="phone-live on">{a ? `${a.agent} · ${a.status === 'blocked' ? 'needs you' : a.status}` : ''}</span>
         </header>
-        <section className="phone-body phone-terminal" aria-label={`Terminal of ${a?.title ?? 'the agent'} (read-only)`}>
+        <section className="phone-body phone-terminal" aria-label={`Terminal of ${a?.title ?? 'the agent'}`}>
           {screen.error ? <p className="phone-error" role="alert">{screen.error}</p> : <pre className="phone-screen">{screen.text ?? 'Loading…'}</pre>}
         </section>
-        <p className="phone-readonly">Read-only: answer its cards in the Inbox.</p>
+        <Typing paneId={screen.paneId} />
       </main>
     );
   }
@@ -194,6 +195,43 @@ function Card({ card }: { card: InboxCard }) {
         {card.freeText && !commenting ? <button className="quiet" onClick={() => setCommenting(true)}>Comment…</button> : null}
       </div>
     </li>
+  );
+}
+
+/** Read-only unless the desktop let this device type: then a switch, a line to send, and the key bar. */
+function Typing({ paneId }: { paneId: string }) {
+  const [canType, setCanType] = useState(false);
+  const [on, setOn] = useState(false);
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  // Asked when the terminal opens: the desktop may have allowed it since the page loaded.
+  useEffect(() => {
+    void whoAmI().then((r) => setCanType('canType' in r && r.canType), () => undefined);
+  }, [paneId]);
+  const send = (what: { text: string } | { key: string }): void => {
+    setError(undefined);
+    void typeInto(paneId, what).then((r) => {
+      if (!r.ok) setError(r.error);
+      else if ('text' in what) setText('');
+    }, (e: Error) => setError(e.message));
+  };
+  if (!canType) return <p className="phone-readonly">Read-only: answer its cards in the Inbox.</p>;
+  return (
+    <div className="phone-typing">
+      <label className="phone-check"><input type="checkbox" role="switch" checked={on} onChange={(e) => setOn(e.target.checked)} />Type into this terminal</label>
+      {on ? (
+        <>
+          <form className="phone-line" onSubmit={(e) => { e.preventDefault(); if (text) send({ text }); }}>
+            <input value={text} onChange={(e) => setText(e.target.value)} aria-label="Text to type" autoCapitalize="off" autoCorrect="off" spellCheck={false} />
+            <button type="submit">Send</button>
+          </form>
+          <div className="phone-keys" role="toolbar" aria-label="Keys">
+            {Object.keys(DEVICE_KEYS).map((k) => <button key={k} onClick={() => send({ key: k })}>{k === 'Up' ? '↑' : k === 'Down' ? '↓' : k === 'Left' ? '←' : k === 'Right' ? '→' : k}</button>)}
+          </div>
+        </>
+      ) : null}
+      {error ? <p className="phone-error" role="alert">{error}</p> : null}
+    </div>
   );
 }
 

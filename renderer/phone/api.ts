@@ -20,11 +20,17 @@ async function post(path: string, body: unknown): Promise<{ status: number; body
   return { status: res.status, body: json };
 }
 
-/** The device's name, or null when it is not paired (or was revoked: the sentence says which). */
-export async function whoAmI(): Promise<{ name: string } | { unpaired: string }> {
+/** The device's name and whether it may type, or why it is not paired (or was revoked). */
+export async function whoAmI(): Promise<{ name: string; canType: boolean } | { unpaired: string }> {
   const res = await fetch('/api/me', { credentials: 'same-origin' });
-  const body = (await res.json().catch(() => ({}))) as { name?: string; error?: string };
-  return res.ok && body.name ? { name: body.name } : { unpaired: body.error ?? 'this device is not paired' };
+  const body = (await res.json().catch(() => ({}))) as { name?: string; canType?: boolean; error?: string };
+  return res.ok && body.name ? { name: body.name, canType: body.canType === true } : { unpaired: body.error ?? 'this device is not paired' };
+}
+
+/** Text, or one key of the bar, into an agent's terminal (for a device allowed to type). */
+export async function typeInto(paneId: string, what: { text: string } | { key: string }): Promise<Answer> {
+  const r = await post('/api/type', { paneId, ...what });
+  return r.body.ok === true ? { ok: true } : { ok: false, error: String(r.body.error ?? `the door answered ${r.status}`) };
 }
 
 export async function pair(given: { code?: string; secret?: string }, name: string): Promise<{ ok: true; name: string } | { ok: false; error: string }> {

@@ -106,6 +106,7 @@ export function DevicesSection(): ReactElement {
                 <li key={d.name}>
                   <span className="devices-name">{d.name}</span>
                   <span className="hint">paired {new Date(d.pairedAt).toLocaleString()} · last seen {d.lastSeen ? new Date(d.lastSeen).toLocaleString() : 'never'}{d.connected ? ' · connected' : ''}{d.push ? ' · notifications' : ''}</span>
+                  <label className="settings-toggle devices-type"><input type="checkbox" checked={d.canType} onChange={(e) => void run(async () => { const r = await ctx.api.invoke('devices.allowTyping', { name: d.name, allow: e.target.checked }); if (!r.ok) setError(r.error); })} />May type</label>
                   <button type="button" className="text-button" aria-label={`Revoke ${d.name}`} onClick={() => void revoke(d.name)}>Revoke</button>
                 </li>
               ))}
