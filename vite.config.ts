@@ -1,4 +1,4 @@
-// Builds the renderer (renderer/index.html + renderer/main.tsx) into out/renderer.
+// Builds the renderer (renderer/index.html + renderer/main.tsx, and the phone's page renderer/phone.html) into out/renderer.
 // Relative base './' so the page loads the same from serve's HTTP root and from
 // Electron's app:// protocol. No inline scripts: both shells send a strict CSP.
 import fs from 'node:fs';
@@ -23,6 +23,8 @@ function earlyScript(): Plugin {
     transformIndexHtml: {
       order: 'post',
       handler(html, ctx) {
+        // The window's page only: the phone's page (phone.html) opens no window socket.
+        if (!ctx.filename.endsWith('index.html')) return html;
         const chunk = Object.values(ctx.bundle ?? {}).find((c) => c.type === 'chunk' && c.isEntry && c.name === 'early');
         if (!chunk) return html;
         // async: it runs once fetched, not after the stylesheet and the parse as deferred scripts do;
@@ -143,6 +145,6 @@ export default defineConfig({
     // The renderer is one window's app, loaded locally: one chunk is fine.
     chunkSizeWarningLimit: 4096,
     modulePreload: { polyfill: false },
-    rollupOptions: { input: { index: path.join(root, 'renderer', 'index.html'), early: path.join(root, 'renderer', 'early.ts') } },
+    rollupOptions: { input: { index: path.join(root, 'renderer', 'index.html'), phone: path.join(root, 'renderer', 'phone.html'), early: path.join(root, 'renderer', 'early.ts') } },
   },
 });

@@ -23,6 +23,7 @@ import { installServiceHandlers } from './clients/handlers.ts';
 import { Machines } from './machines/machines.ts';
 import { SERVICE_STARTED_AT } from './version.ts';
 import { NoticeBook } from './state/notices.ts';
+import { installDevices, type DeviceService } from './devices/service.ts';
 
 export interface AppOptions {
   /** Which shell carries the contract when the core runs inside it (tests); the service serves any. */
@@ -58,6 +59,8 @@ export interface App {
   hub: ClientHub;
   /** Other machines reached over ssh (main/machines): links, reconnects, windows' via frames. */
   machines: Machines;
+  /** The device door (main/devices): phones paired, their inbox and agents list. */
+  devices: DeviceService;
   /** Save the session with why the core stops, then hang up every pane and stop every service. */
   dispose(reason?: string): Promise<void>;
   /** End every pane cleanly (SIGHUP, then SIGTERM and SIGKILL to stragglers) and close every Tick; the session says `reason`. */
@@ -132,13 +135,15 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // Other machines over the person's own ssh (main/machines): their links, and windows' via frames.
   const machines = new Machines({ core, settings, env });
   hub.via = machines;
+  // The device door (main/devices), off unless it was turned on.
+  const devices = installDevices({ core, panes, surfaces, stateDir: paths.state });
 
   // Last, so every service above sees the restored panes arrive (onCreated).
   if (saved) restoreSession(panes, saved, settings.get().resumeAtStart, opts.bootedAt);
   // Records of the panes as they are now (ended, resumed), before anything else happens.
   keeper.saveNow();
   return {
-    core, paths, panes, settings, surfaces, agents, mcp, ticks, worktrees, hub, machines, endAll,
+    core, paths, panes, settings, surfaces, agents, mcp, ticks, worktrees, hub, machines, devices, endAll,
     dispose: (reason?: string) => {
       if (reason) stopReason = reason;
       return core.dispose();

@@ -400,6 +400,17 @@ export interface Requests {
   'turns.restore': { req: { paneId: string; n: number }; res: TurnsResult<{ files: string[]; told: boolean }> };
   /** Start an agent pane in a worktree that has none. */
   'worktree.open': { req: { path: string; command?: string[] }; res: WorktreeResult<{ pane: PaneInfo }> };
+  /** The device door (issue 34): its state, on at an address (with the person's certificate, or one the app makes), off. */
+  'devices.state': { req: Record<string, never>; res: DevicesState };
+  'devices.enable': { req: { address: string; port?: number; cert?: string; key?: string; allInterfaces?: boolean }; res: { ok: true; state: DevicesState } | { ok: false; error: string } };
+  'devices.disable': { req: Record<string, never>; res: DevicesState };
+  /** Open a pairing (one at a time; it ends when the client that opened it goes, in 5 minutes, or after 5 wrong tries). */
+  'devices.pair': { req: Record<string, never>; res: { ok: true; pairing: DevicePairing } | { ok: false; error: string } };
+  'devices.pairEnd': { req: Record<string, never>; res: void };
+  /** Revoke a device by name: its record goes and its sockets close at once. */
+  'devices.revoke': { req: { name: string }; res: { ok: true } | { ok: false; error: string } };
+  /** Let a device type into agents' terminals, or stop it. */
+  'devices.allowTyping': { req: { name: string; allow: boolean }; res: { ok: true } | { ok: false; error: string } };
 }
 
 /** An agent CLI found on PATH. */
@@ -432,6 +443,44 @@ export interface ServiceInfo {
   clients: number;
 }
 
+/** A device paired with the device door (docs/design/remote.md). */
+export interface DeviceInfo {
+  name: string;
+  pairedAt: string;
+  lastSeen?: string;
+  /** Its sockets open now. */
+  connected: number;
+  /** Whether it subscribed to push notifications. */
+  push: boolean;
+  /** Whether it may type into agents' terminals (off until allowed here). */
+  canType: boolean;
+}
+
+/** The device door: off, or on at `url` with its certificate's fingerprint; the paired devices; the pairing open now. */
+export interface DevicesState {
+  on: boolean;
+  url?: string;
+  address?: string;
+  port?: number;
+  /** SHA-256 of the door's certificate (AB:CD:…), and whether the app made it. */
+  fingerprint?: string;
+  certMade?: boolean;
+  /** Why the door that should be on is not (its port taken, its certificate unreadable). */
+  problem?: string;
+  devices: DeviceInfo[];
+  /** The pairing open now, or how the last one ended. */
+  pairing?: { open: boolean; expiresAt: string; ended?: string; paired?: string };
+}
+
+/** A pairing just opened: the URL for the QR code (its secret in the fragment), the code to type, the QR code itself. */
+export interface DevicePairing {
+  url: string;
+  code: string;
+  expiresAt: string;
+  fingerprint: string;
+  qrSvg: string;
+}
+
 // ───────────────────────────── events ─────────────────────────────
 
 /** Every event the core pushes to windows. */
@@ -458,6 +507,8 @@ export interface Events {
   /** The worktrees the app made changed (made, removed, a pane came or went). */
   'worktree.changed': { worktrees: WorktreeInfo[] };
   'approval.changed': ApprovalRequest;
+  /** The device door, its devices or its pairing changed. */
+  'devices.changed': DevicesState;
 
   /** Something a person should notice (agent blocked or done, a Tick failed). */
   'notify': { title: string; body: string; paneId?: string };
@@ -513,12 +564,13 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'worktree.probe', 'worktree.new', 'worktree.list', 'worktree.status', 'worktree.commit',
   'worktree.merge', 'worktree.push', 'worktree.remove', 'worktree.revert', 'worktree.open',
   'turns.view', 'turns.review', 'turns.revert', 'turns.restore',
+  'devices.state', 'devices.enable', 'devices.disable', 'devices.pair', 'devices.pairEnd', 'devices.revoke', 'devices.allowTyping',
 ] as const;
 
 export const EVENT_NAMES: readonly EventName[] = [
   'pane.output', 'pane.updated', 'pane.removed', 'pane.stale', 'layout.changed', 'settings.changed',
   'surface.changed', 'tick.changed', 'approval.changed', 'notify', 'command',
-  'worktree.changed', 'service.stopping', 'machine.changed',
+  'worktree.changed', 'service.stopping', 'machine.changed', 'devices.changed',
 ] as const;
 
 /** Wire frames of the serve shell's WebSocket (Electron IPC carries the same payloads). */

@@ -94,7 +94,7 @@ describe('terminal-delight --help and --version', () => {
         const subs = [...r.stdout.matchAll(new RegExp(`terminal-delight ${name} ([a-z][a-z|]*)`, 'g'))].flatMap((m) => m[1]!.split('|'));
         if (subs.length > 0) subcommands[name] = [...new Set(subs)];
       }
-      expect(subcommands).toEqual({ tick: ['check', 'install', 'list'], agent: ['new'], service: ['status', 'start', 'stop', 'restart'] });
+      expect(subcommands).toEqual({ tick: ['check', 'install', 'list'], agent: ['new'], devices: ['on', 'off', 'list', 'pair', 'revoke'], service: ['status', 'start', 'stop', 'restart'] });
       for (const [name, subs] of Object.entries(subcommands)) {
         for (const sub of subs) {
           const r = td(name, sub, '--help');

@@ -25,6 +25,7 @@ export const COMMANDS: Record<string, Subcommand> = {
   serve: { summary: 'Serve the window over HTTP and WebSocket on 127.0.0.1 (--port N, --fresh, --cwd DIR)', load: () => import('../serve/main.ts') },
   connect: { summary: 'Connect a machine over your own ssh: connect [user@]host[:port] [--name NAME] [--colour #RRGGBB] [--command PATH]; your service keeps the link', load: () => import('../machines/cli.ts') },
   bridge: { summary: 'The far end of a machine\'s link (run by ssh for `connect`)', load: () => import('../service/bridge.ts'), hidden: true },
+  devices: { summary: 'The device door for phones (HTTPS, off by default): devices on --address ADDRESS[:PORT] [--cert F --key F], off, list, pair, revoke NAME', load: () => import('../devices/cli.ts') },
   service: { summary: 'The service that keeps your panes running with no window open: status, start, stop [--end-panes], restart', load: () => import('../service/cli.ts') },
 };
 

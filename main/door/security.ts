@@ -3,7 +3,11 @@
  * server (against DNS rebinding), a same-origin WebSocket, and the token from the
  * query or the cookie. Also the Content-Security-Policy the renderer is served with.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { cookieValue } from '../../common/cookies.ts';
+import { tokensEqual } from '../tokens.ts';
+
+export { cookieValue, tokensEqual };
 
 export const COOKIE = 'td_token';
 
@@ -40,22 +44,9 @@ export function originAllowed(origin: string | undefined, host: string | undefin
   return origin.toLowerCase() === `http://${host!.toLowerCase()}`;
 }
 
-export function tokensEqual(given: string | undefined | null, token: string): boolean {
-  if (typeof given !== 'string') return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 /** The td_token cookie's value from a Cookie header. */
 export function cookieToken(cookieHeader: string | undefined): string | undefined {
-  if (!cookieHeader) return undefined;
-  for (const part of cookieHeader.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === COOKIE) return part.slice(eq + 1).trim();
-  }
-  return undefined;
+  return cookieValue(cookieHeader, COOKIE);
 }
 
 export function setCookie(token: string): string {

@@ -24,8 +24,8 @@ beforeAll(() => {
 afterAll(() => state.cleanup());
 
 describe('app:// routes of the Electron shell', () => {
-  it('opens windows in the page\'s own background, in each theme (styles.css --bg)', () => {
-    const css = fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'renderer', 'styles.css'), 'utf8');
+  it('opens windows in the page\'s own background, in each theme (theme.css --bg)', () => {
+    const css = fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'renderer', 'theme.css'), 'utf8');
     const bg = (block: string) => /--bg:\s*(#[0-9a-f]{6})/i.exec(block)?.[1];
     expect(bg(css.slice(css.indexOf(':root {'), css.indexOf('}', css.indexOf(':root {'))))).toBe(WINDOW_BACKGROUND.dark);
     const light = css.indexOf(':root[data-theme="light"] {');

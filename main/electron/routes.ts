@@ -57,7 +57,7 @@ export async function routeAppUrl(rawUrl: string, files: FileRoutes | undefined,
 
 /**
  * A window's background before its page paints, in each theme: the page's own `--bg`
- * (renderer/styles.css), so a window opens in the colour its first frame has.
+ * (renderer/theme.css), so a window opens in the colour its first frame has.
  */
 export const WINDOW_BACKGROUND: Record<'light' | 'dark', string> = { dark: '#0e1013', light: '#e7e7e4' };
 

@@ -13,6 +13,7 @@ import { useWindow, useWindowState } from '../context.ts';
 import { shortcutLabel } from '../keys.ts';
 import { FIELDS, GROUPS, parseInput, shown, type Field } from './fields.ts';
 import { hideSettings, settingsUi } from './ui.ts';
+import { DevicesSection } from './DevicesSection.tsx';
 import './settings.css';
 
 export function SettingsDialog(): ReactElement | null {
@@ -105,6 +106,7 @@ function Dialog({ n }: { n: number }): ReactElement {
               ))}
             </fieldset>
           ))}
+          <DevicesSection />
         </div>
         <p className="settings-status" role="status" aria-live="polite">{status?.tone === 'saved' ? status.text : ''}</p>
       </div>

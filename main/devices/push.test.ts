@@ -1,0 +1,263 @@
+/**
+ * Web Push for real: a real service and its device door, a device subscribed with keys made
+ * here (node:crypto ECDH P-256, as a browser makes them), and a local HTTPS endpoint standing
+ * for the push service: it decrypts what it receives (RFC 8291, aes128gcm) with the
+ * subscription's private key and checks what a push service could read. The notification's
+ * action, posted with its token, types the answer into a real pane; a replayed or stale
+ * token is refused; 410 drops the subscription; 500 is retried.
+ */
+import { createECDH, createDecipheriv, hkdfSync, randomBytes, type ECDH } from 'node:crypto';
+import fs from 'node:fs';
+import https from 'node:https';
+import path from 'node:path';
+import tls from 'node:tls';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { foregroundGroup } from '../panes/proc.ts';
+import { BASH, tempState, waitFor } from '../panes/testing.ts';
+import { startService, type RunningService } from '../service/service.ts';
+import { checkNotify, checkSubscription, inQuiet, topicOf } from './push.ts';
+import { DEFAULT_NOTIFY } from './store.ts';
+
+let state: ReturnType<typeof tempState>;
+let svc: RunningService;
+let port: number;
+let ca: string;
+const WINDOW = { id: 'w1' };
+
+interface Received { headers: Record<string, string | string[] | undefined>; body: Buffer }
+let endpoint: { url: string; got: Received[]; answer: number[]; close(): Promise<void> };
+
+beforeEach(async () => {
+  state = tempState();
+  const r = await startService({ env: state.env, fresh: true, idleMs: 0 });
+  if (!r.started) throw new Error('not started');
+  svc = r.service;
+  const on = await svc.app.core.request('devices.enable', { address: '127.0.0.1', port: 0 }, WINDOW);
+  if (!on.ok) throw new Error(on.error);
+  port = on.state.port!;
+  ca = fs.readFileSync(path.join(svc.paths.state, 'devices', 'cert.pem'), 'utf8');
+  // The push service: HTTPS on loopback with a certificate of its own, trusted by the service's push agent.
+  const { generate } = await import('selfsigned');
+  const pems = await generate([{ name: 'commonName', value: 'push.test' }], { keyType: 'ec', curve: 'P-256', algorithm: 'sha256', extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }] });
+  const got: Received[] = [];
+  const answer: number[] = [];
+  const server = https.createServer({ cert: pems.cert, key: pems.private }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body: Buffer.concat(chunks) });
+      res.writeHead(answer.shift() ?? 201);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  endpoint = { url: `https://127.0.0.1:${(server.address() as { port: number }).port}/push/abc`, got, answer, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  svc.app.devices.pushes.agent = new https.Agent({ ca: pems.cert });
+});
+afterEach(async () => {
+  await endpoint.close();
+  await svc.stop('test over');
+  state.cleanup();
+});
+
+function call(method: string, p: string, opts: { body?: unknown; cookie?: string } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Record<string, unknown> }> {
+  const host = `127.0.0.1:${port}`;
+  const headers: Record<string, string> = { Host: host, Origin: `https://${host}` };
+  if (opts.cookie) headers.Cookie = opts.cookie;
+  if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
+  return new Promise((resolve, reject) => {
+    const req = https.request({ host: '127.0.0.1', port, path: p, method, headers, ca, agent: false, checkServerIdentity: (_h, cert) => tls.checkServerIdentity('127.0.0.1', cert) }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text || '{}') as Record<string, unknown> }));
+    });
+    req.on('error', reject);
+    req.end(opts.body === undefined ? undefined : JSON.stringify(opts.body));
+  });
+}
+
+async function pairedDevice(): Promise<string> {
+  const r = await svc.app.core.request('devices.pair', {}, WINDOW);
+  if (!r.ok) throw new Error(r.error);
+  const res = await call('POST', '/api/pair', { body: { code: r.pairing.code, name: 'Pixel' } });
+  return String(res.headers['set-cookie']).split(';')[0]!;
+}
+
+/** RFC 8291: the aes128gcm body (RFC 8188 header, one record) decrypted with the subscription's private key and auth secret. */
+function decrypt(body: Buffer, ua: ECDH, auth: Buffer): string {
+  const salt = body.subarray(0, 16);
+  const rs = body.readUInt32BE(16);
+  const idlen = body[20]!;
+  const asPublic = body.subarray(21, 21 + idlen);
+  const ciphertext = body.subarray(21 + idlen);
+  expect(rs).toBeGreaterThanOrEqual(ciphertext.length);
+  const secret = ua.computeSecret(asPublic);
+  const keyInfo = Buffer.concat([Buffer.from('WebPush: info\0'), ua.getPublicKey(), asPublic]);
+  const ikm = Buffer.from(hkdfSync('sha256', secret, auth, keyInfo, 32));
+  const cek = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: aes128gcm\0'), 16));
+  const nonce = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: nonce\0'), 12));
+  const d = createDecipheriv('aes-128-gcm', cek, nonce);
+  d.setAuthTag(ciphertext.subarray(ciphertext.length - 16));
+  const plain = Buffer.concat([d.update(ciphertext.subarray(0, ciphertext.length - 16)), d.final()]);
+  // The last record: the content, a 2 delimiter, zero padding.
+  let end = plain.length - 1;
+  while (end >= 0 && plain[end] === 0) end--;
+  expect(plain[end]).toBe(2);
+  return plain.subarray(0, end).toString('utf8');
+}
+
+async function readingPane(): Promise<{ id: string; out: string; tag: string }> {
+  const pane = svc.app.panes.create({ command: BASH, cwd: state.dir });
+  const out = path.join(state.dir, `typed-${pane.id}.txt`);
+  svc.app.panes.write(pane.id, `cat > ${out}\r`);
+  await waitFor(() => {
+    const g = foregroundGroup(svc.app.panes.pid(pane.id)!);
+    try {
+      return g && fs.readFileSync(`/proc/${g}/comm`, 'utf8').trim() === 'cat';
+    } catch {
+      return false;
+    }
+  }, 'cat reading in the pane', 20_000);
+  return { id: pane.id, out, tag: pane.tag };
+}
+
+describe('Web Push to devices', () => {
+  it('pushes a question encrypted to the device, with single-use answer tokens bound to the card; withdraws it when answered', async () => {
+    const cookie = await pairedDevice();
+    const key = await call('GET', '/api/push/key', { cookie });
+    expect(String(key.body.publicKey)).toMatch(/^[A-Za-z0-9_-]{87}$/);
+    expect(fs.statSync(path.join(svc.paths.state, 'devices', 'vapid.json')).mode & 0o777).toBe(0o600);
+    const ua = createECDH('prime256v1');
+    ua.generateKeys();
+    const auth = randomBytes(16);
+    const bad = await call('POST', '/api/push/subscribe', { cookie, body: { endpoint: 'http://127.0.0.1/x', keys: { p256dh: ua.getPublicKey().toString('base64url'), auth: auth.toString('base64url') } } });
+    expect(bad.body).toEqual({ ok: false, error: 'a push endpoint must be https: subscribe again' });
+    const sub = await call('POST', '/api/push/subscribe', { cookie, body: { endpoint: endpoint.url, keys: { p256dh: ua.getPublicKey().toString('base64url'), auth: auth.toString('base64url') } } });
+    expect(sub.body).toEqual({ ok: true });
+    expect((await svc.app.core.request('devices.state', {}, WINDOW)).devices[0]).toMatchObject({ name: 'Pixel', push: true });
+
+    const pane = await readingPane();
+    svc.app.surfaces.ingest(pane.id, { td: '0.4', kind: 'question', id: 'port', title: 'Which port?', model: { question: 'Which port should the dev server use?', options: [{ name: '8080' }, { name: '9090' }] } }, 'file');
+    const first = await waitFor(() => endpoint.got[0], 'the push to reach the push service');
+    // What the push service sees: VAPID, a TTL, an urgency, an opaque Topic; the rest is ciphertext.
+    expect(first.headers['content-encoding']).toBe('aes128gcm');
+    expect(String(first.headers.authorization)).toMatch(new RegExp(`^vapid t=[\\w-]+\\.[\\w-]+\\.[\\w-]+, k=${String(key.body.publicKey)}$`));
+    expect(first.headers.ttl).toBe('3600');
+    expect(first.headers.urgency).toBe('high');
+    expect(String(first.headers.topic)).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    for (const secret of ['port', 'Which port', '8080', pane.id]) {
+      expect(first.body.includes(Buffer.from(secret))).toBe(false);
+      expect(String(first.headers.topic)).not.toContain(secret);
+    }
+    const payload = JSON.parse(decrypt(first.body, ua, auth)) as { t: string; tag: string; title: string; body: string; actions: Array<{ action: string; title: string; token: string }> };
+    expect(payload).toMatchObject({ t: 'card', tag: first.headers.topic, title: 'bash: Which port?', body: 'Which port should the dev server use?', kind: 'question' });
+    expect(payload.actions.map((a) => a.title)).toEqual(['8080', '9090']);
+    expect(payload.actions[0]!.token).toMatch(/^[A-Za-z0-9_-]{22}$/);
+
+    // The action posted with its token answers exactly as a tap would.
+    const r = await call('POST', '/api/push/act', { cookie, body: { token: payload.actions[1]!.token } });
+    expect(r.body).toEqual({ ok: true });
+    await waitFor(() => fs.existsSync(pane.out) && fs.readFileSync(pane.out, 'utf8').includes(`[workbench:${pane.tag}] choose on surface port · 9090`), 'the line typed into the pane');
+    const record = JSON.parse(fs.readFileSync(path.join(svc.app.panes.folder(pane.id), 'actions.jsonl'), 'utf8').trim()) as Record<string, unknown>;
+    expect(record).toMatchObject({ surface: 'port', action: 'choose', target: '9090' });
+    // Replayed, or its sibling: refused, nothing typed.
+    expect((await call('POST', '/api/push/act', { cookie, body: { token: payload.actions[1]!.token } })).body).toEqual({ ok: false, error: 'this answer was used already: nothing was sent' });
+    expect((await call('POST', '/api/push/act', { cookie, body: { token: payload.actions[0]!.token } })).body).toEqual({ ok: false, error: 'this answer was used already: nothing was sent' });
+    expect((await call('POST', '/api/push/act', { cookie, body: { token: 'A'.repeat(22) } })).body).toMatchObject({ ok: false, error: expect.stringContaining('unknown') });
+    // Answered: the notification is withdrawn (same Topic).
+    const withdraw = await waitFor(() => endpoint.got[1], 'the withdrawal');
+    expect(withdraw.headers.topic).toBe(first.headers.topic);
+    expect(JSON.parse(decrypt(withdraw.body, ua, auth))).toEqual({ t: 'withdraw', tag: first.headers.topic });
+    expect(fs.readFileSync(pane.out, 'utf8')).not.toContain('8080');
+  });
+
+  it('a token goes stale when the card is answered on the desktop; 500 is retried; 410 drops the subscription', async () => {
+    const cookie = await pairedDevice();
+    const ua = createECDH('prime256v1');
+    ua.generateKeys();
+    const auth = randomBytes(16);
+    await call('POST', '/api/push/subscribe', { cookie, body: { endpoint: endpoint.url, keys: { p256dh: ua.getPublicKey().toString('base64url'), auth: auth.toString('base64url') } } });
+    const pane = await readingPane();
+    // The push service fails once, then takes it.
+    endpoint.answer.push(500);
+    svc.app.surfaces.ingest(pane.id, { td: '0.4', kind: 'decision', id: 'deploy', title: 'Deploy?', model: { question: 'Deploy to staging now?', options: [{ name: 'yes' }, { name: 'later' }] } }, 'file');
+    const second = await waitFor(() => endpoint.got[1], 'the retry after the 500');
+    const payload = JSON.parse(decrypt(second.body, ua, auth)) as { actions: Array<{ title: string; token: string }> };
+    expect(payload.actions.map((a) => a.title)).toEqual(['yes', 'later']);
+    // The retry carried what the failed attempt did (encrypted afresh).
+    expect(JSON.parse(decrypt(endpoint.got[0]!.body, ua, auth))).toEqual(payload);
+    expect(endpoint.got[0]!.body.equals(second.body)).toBe(false);
+
+    const desk = await svc.app.core.request('surface.act', { paneId: pane.id, surfaceId: 'deploy', action: 'choose', target: 'later' }, WINDOW);
+    expect(desk.ok).toBe(true);
+    const stale = await call('POST', '/api/push/act', { cookie, body: { token: payload.actions[0]!.token } });
+    expect(stale.body).toEqual({ ok: false, error: 'this card was already answered elsewhere (on the desktop or another device), or it changed: nothing was sent' });
+    await waitFor(() => fs.existsSync(pane.out) && fs.readFileSync(pane.out, 'utf8').includes('choose on surface deploy · later'), 'the desktop\'s line');
+    expect(fs.readFileSync(pane.out, 'utf8')).not.toContain('· yes');
+
+    // The push service says the subscription is gone: it is dropped.
+    endpoint.answer.push(410);
+    svc.app.surfaces.ingest(pane.id, { td: '0.4', kind: 'question', id: 'q2', title: 'Another?', model: { question: 'Another one?' } }, 'file');
+    await waitFor(async () => (await svc.app.core.request('devices.state', {}, WINDOW)).devices[0]!.push === false, 'the subscription dropped after 410');
+    expect(JSON.parse(fs.readFileSync(path.join(svc.paths.state, 'devices', 'devices.json'), 'utf8')).devices[0].push).toBeUndefined();
+  });
+});
+
+describe('what a device is notified of', () => {
+  it('by its own settings: not the cards it turned off, an agent done and a failed command when it asked, nothing in its quiet hours', async () => {
+    const cookie = await pairedDevice();
+    const ua = createECDH('prime256v1');
+    ua.generateKeys();
+    const auth = randomBytes(16);
+    await call('POST', '/api/push/subscribe', { cookie, body: { endpoint: endpoint.url, keys: { p256dh: ua.getPublicKey().toString('base64url'), auth: auth.toString('base64url') } } });
+    expect((await call('GET', '/api/notify', { cookie })).body).toEqual({ ok: true, notify: DEFAULT_NOTIFY });
+    expect((await call('POST', '/api/notify', { cookie, body: { quiet: { from: '25:00', to: '07:00' } } })).body).toMatchObject({ ok: false, error: expect.stringContaining('quiet hours are') });
+    // All day quiet: nothing goes out, whatever happens.
+    const allDay = await call('POST', '/api/notify', { cookie, body: { needsYou: false, done: true, failed: true, quiet: { from: '00:00', to: '23:59' } } });
+    expect(allDay.body).toEqual({ ok: true, notify: { needsYou: false, done: true, failed: true, quiet: { from: '00:00', to: '23:59' } } });
+    const pane = await readingPane();
+    const since = () => new Date().toISOString();
+    svc.app.panes.patch(pane.id, { agent: { status: 'working', since: since() } });
+    svc.app.panes.patch(pane.id, { agent: { status: 'done', since: since(), detail: 'Wrote the tests' } });
+    // Quiet hours over; cards still off: a question is not pushed, an agent done is.
+    expect((await call('POST', '/api/notify', { cookie, body: { quiet: null } })).body).toMatchObject({ ok: true });
+    svc.app.surfaces.ingest(pane.id, { td: '0.4', kind: 'question', id: 'q', title: 'Which?', model: { question: 'Which one?' } }, 'file');
+    svc.app.panes.patch(pane.id, { agent: { status: 'working', since: since() } });
+    svc.app.panes.patch(pane.id, { agent: { status: 'done', since: since(), detail: 'Fixed the login' } });
+    const first = await waitFor(() => endpoint.got[0], 'the note that the agent is done');
+    expect(JSON.parse(decrypt(first.body, ua, auth))).toEqual({ t: 'note', tag: first.headers.topic, title: 'bash is done', body: 'Fixed the login', kind: 'done' });
+    expect(endpoint.got).toHaveLength(1);
+    // A command that fails in a shell (its shell integration marks say so): a note too.
+    const sh = svc.app.panes.create({ cwd: state.dir });
+    await waitFor(() => /\$ $/m.test(svc.app.panes.screenText(sh.id)), 'the login shell\'s prompt', 20_000);
+    svc.app.panes.write(sh.id, 'false\r');
+    const second = await waitFor(() => endpoint.got[1], 'the note that a command failed', 20_000);
+    expect(JSON.parse(decrypt(second.body, ua, auth))).toMatchObject({ t: 'note', title: 'A command failed (exit 1)', kind: 'failed' });
+    expect(second.headers.topic).not.toBe(first.headers.topic);
+  });
+});
+
+describe('push, pure', () => {
+  it('reads notification settings and quiet hours', () => {
+    expect(checkNotify({ done: true }, DEFAULT_NOTIFY)).toEqual({ ...DEFAULT_NOTIFY, done: true });
+    expect(checkNotify({ done: 'yes' }, DEFAULT_NOTIFY)).toBe('done must be true or false');
+    expect(checkNotify({ quiet: { from: '22:00', to: '22:00' } }, DEFAULT_NOTIFY)).toContain('quiet hours are');
+    const at = (h: number, m: number) => new Date(2026, 0, 1, h, m);
+    const night = { from: '22:00', to: '07:00' };
+    expect([at(21, 59), at(22, 0), at(3, 0), at(6, 59), at(7, 0)].map((d) => inQuiet(d, night))).toEqual([false, true, true, true, false]);
+    const lunch = { from: '12:00', to: '13:30' };
+    expect([at(11, 59), at(12, 0), at(13, 29), at(13, 30)].map((d) => inQuiet(d, lunch))).toEqual([false, true, true, false]);
+    expect(inQuiet(at(3, 0), null)).toBe(false);
+  });
+
+  it('checks a subscription and makes an opaque Topic', () => {
+    const p256dh = Buffer.alloc(65, 4).toString('base64url');
+    const auth = Buffer.alloc(16, 1).toString('base64url');
+    expect(checkSubscription({ endpoint: 'https://push.example/x', keys: { p256dh, auth } })).toEqual({ endpoint: 'https://push.example/x', keys: { p256dh, auth } });
+    expect(checkSubscription({ endpoint: 'https://push.example/x', keys: { p256dh: 'abc', auth } })).toContain('malformed');
+    expect(checkSubscription({ keys: { p256dh, auth } })).toContain('no endpoint');
+    const s = Buffer.alloc(16, 9);
+    expect(topicOf(s, 'p1', 'card')).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(topicOf(s, 'p1', 'card')).not.toBe(topicOf(s, 'p1', 'card2'));
+    expect(topicOf(Buffer.alloc(16, 8), 'p1', 'card')).not.toBe(topicOf(s, 'p1', 'card'));
+  });
+});
