@@ -118,6 +118,54 @@ export interface Settings {
   worktreeFolder: string;
   /** A shell command run in a new worktree before its agent starts (e.g. "npm ci"); empty: none. */
   worktreeSetup: string;
+  /** Search everything (main/search): what is indexed, how long it is kept, which agents may search through MCP. */
+  search: SearchSettings;
+}
+
+export interface SearchSettings {
+  /** Whether anything is indexed (off: nothing new is added; what is there stays searchable until kept days pass). */
+  enabled: boolean;
+  /** Days an entry is kept (0: forever). */
+  keepDays: number;
+  /** Pane ids (or tags) whose output, commands and agent events are never indexed. */
+  excludePanes: string[];
+  /** Agents whose MCP connection may call search_history (off for every agent by default). */
+  mcpAgents: AgentName[];
+}
+
+/** What a line in the search index is. `failed` (a filter only) is a command whose exit status was not 0. */
+export type SearchKind = 'output' | 'command' | 'prompt' | 'reply' | 'tool' | 'surface' | 'decision' | 'tick';
+
+export interface SearchQuery {
+  query: string;
+  agent?: string;
+  pane?: string;
+  /** A folder: entries whose folder is it or inside it. */
+  folder?: string;
+  kind?: SearchKind | 'failed';
+  /** ISO date or time: only entries at or after it. */
+  since?: string;
+  /** At most this many hits (default 50, at most 500). */
+  limit?: number;
+}
+
+export interface SearchHit {
+  id: number;
+  kind: SearchKind;
+  /** Milliseconds since the epoch. */
+  at: number;
+  paneId: string;
+  session: string;
+  agent?: string;
+  folder?: string;
+  /** Output: the pane's output line (0 is its first line); a command's line where it ran. */
+  line?: number;
+  exitCode?: number;
+  /** A surface's id (surface, decision), a Tick instance (tick), an agent event's id. */
+  ref?: string;
+  text: string;
+  /** The text with each match between \u0001 and \u0002 (the renderer highlights them). */
+  marked: string;
 }
 
 // ───────────────────────────── surfaces (TDSP) ─────────────────────────────
@@ -313,6 +361,8 @@ export interface Requests {
   'service.info': { req: Record<string, never>; res: ServiceInfo };
   /** Stop the service. endPanes: hang up every pane (SIGHUP, then SIGTERM/SIGKILL) and close every Tick first. */
   'service.quit': { req: { endPanes: boolean }; res: { ok: boolean; error?: string } };
+  /** Search everything the panes, agents, surfaces and Ticks did (main/search). */
+  'search.query': { req: SearchQuery; res: { ok: true; hits: SearchHit[] } | { ok: false; error: string } };
 
   /** What "New agent in a worktree" offers for a folder (default: the focused pane's): the repository, its branches, the current one. */
   'worktree.probe': { req: { dir?: string }; res: WorktreeResult<{ repo: string; current: string | null; branches: string[]; folder: string; setup: string }> };
@@ -431,7 +481,7 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',
   'tick.packages',
   'agent.new', 'agent.available',
-  'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit',
+  'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit', 'search.query',
   'worktree.probe', 'worktree.new', 'worktree.list', 'worktree.status', 'worktree.commit',
   'worktree.merge', 'worktree.push', 'worktree.remove', 'worktree.revert', 'worktree.open',
 ] as const;
@@ -472,6 +522,7 @@ export const DEFAULT_SETTINGS: Settings = {
   shellIntegration: true,
   worktreeFolder: '',
   worktreeSetup: '',
+  search: { enabled: true, keepDays: 90, excludePanes: [], mcpAgents: [] },
 };
 
 /**
