@@ -21,6 +21,8 @@ import { ClientHub } from './clients/hub.ts';
 import { installServiceHandlers } from './clients/handlers.ts';
 import { SERVICE_STARTED_AT } from './version.ts';
 import { NoticeBook } from './state/notices.ts';
+import { installSearch, type SearchService } from './search/service.ts';
+import { searchTools } from './search/tools.ts';
 
 export interface AppOptions {
   /** Which shell carries the contract when the core runs inside it (tests); the service serves any. */
@@ -52,6 +54,8 @@ export interface App {
   ticks: TickHost;
   /** Agents in git worktrees (main/worktrees): the worktree.* requests, the Changes cards. */
   worktrees: WorktreeService;
+  /** Search everything (main/search): the index, fed as things happen; 'search.query'. */
+  search: SearchService;
   /** Every client of this core (windows through their relays, commands), whatever transport carries it. */
   hub: ClientHub;
   /** Save the session with why the core stops, then hang up every pane and stop every service. */
@@ -109,6 +113,9 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const agents = installAgentChannel({ core, panes, surfaces, settings, env });
   // Agents in worktrees (main/worktrees): worktree.* requests, worktrees.json, Changes cards.
   const worktrees = installWorktrees({ core, panes, surfaces, settings, env, paths, newAgentPane: (req) => agents.newAgentPane(req) });
+  // Search everything (main/search): pane output, commands, agents' events, surfaces, actions, Tick calls.
+  const search = installSearch({ core, panes, settings, paths, surfaces, ticks, log: (line) => void process.stderr.write(`terminal-delight: ${line}\n`) });
+  mcp.addTools(searchTools(search, { panes, settings: () => settings.get() }));
   // Other services install here (each in its own folder): surfaces, agent-channel, tick, mcp.
 
   // The clients (main/clients/hub.ts) and the service's own requests.
@@ -127,7 +134,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // Records of the panes as they are now (ended, resumed), before anything else happens.
   keeper.saveNow();
   return {
-    core, paths, panes, settings, surfaces, agents, mcp, ticks, worktrees, hub, endAll,
+    core, paths, panes, settings, surfaces, agents, mcp, ticks, worktrees, search, hub, endAll,
     dispose: (reason?: string) => {
       if (reason) stopReason = reason;
       return core.dispose();

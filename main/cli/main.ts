@@ -21,6 +21,7 @@ export const COMMANDS: Record<string, Subcommand> = {
   hooks: { summary: 'Install the agent channel\'s hooks: --agent claude|codex|gemini|opencode|all (default: those on PATH), --uninstall', load: () => import('../agent-channel/cli.ts') },
   agent: { summary: 'Start an agent pane in the running app; agent new --worktree [--repo DIR] [--base BRANCH] [--name NAME] [--prompt TEXT] [-- argv…] gives it a git worktree of its own', load: () => import('../worktrees/cli.ts') },
   serve: { summary: 'Serve the window over HTTP and WebSocket on 127.0.0.1 (--port N, --fresh, --cwd DIR)', load: () => import('../serve/main.ts') },
+  search: { summary: 'Search everything panes, agents, surfaces and Ticks did: search QUERY [--agent A] [--pane P] [--folder F] [--kind K] [--since DATE] [--json]', load: () => import('../search/cli.ts') },
   service: { summary: 'The service that keeps your panes running with no window open: status, start, stop [--end-panes], restart', load: () => import('../service/cli.ts') },
 };
 
