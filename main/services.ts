@@ -3,7 +3,7 @@
  * its own folder and is installed by main/app.ts; a service reaches another only
  * through these interfaces, so each can be built and tested on its own.
  */
-import type { ActionRecord, AgentStatus, PaneInfo, PaneKind, Settings, Surface, SurfaceRoute } from '../preload/contract.ts';
+import type { ActionRecord, AgentStatus, PaneInfo, PaneKind, Settings, SettingsPatch, Surface, SurfaceRoute } from '../preload/contract.ts';
 
 export interface CreatePaneOptions {
   cwd?: string;
@@ -112,6 +112,6 @@ export interface SettingsApi {
   get(): Settings;
   /** What was wrong with settings.json at start, in one sentence (until a setting is saved). */
   problem?(): string | undefined;
-  set(patch: Partial<Settings>): Settings;
+  set(patch: SettingsPatch): Settings;
   onChange(listener: (s: Settings) => void): () => void;
 }

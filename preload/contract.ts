@@ -122,6 +122,9 @@ export interface Settings {
   search: SearchSettings;
 }
 
+/** A change of some settings; of the search settings too, only the fields given change. */
+export type SettingsPatch = Partial<Omit<Settings, 'search'>> & { search?: Partial<SearchSettings> };
+
 export interface SearchSettings {
   /** Whether anything is indexed (off: nothing new is added; what is there stays searchable until kept days pass). */
   enabled: boolean;
@@ -307,7 +310,7 @@ export interface Requests {
       settingsProblem?: string;
     };
   };
-  'settings.set': { req: Partial<Settings>; res: Settings };
+  'settings.set': { req: SettingsPatch; res: Settings };
 
   'pane.create': { req: { cwd?: string; command?: string[]; kind?: PaneKind; splitOf?: string; direction?: 'right' | 'down' }; res: PaneInfo };
   'pane.close': { req: { paneId: string }; res: { closed: boolean } };
@@ -455,6 +458,8 @@ export type AppCommand =
   | 'open-settings' | 'quit-all'
   /** "New agent in a worktree…" (asks for the repository, base and name). */
   | 'new-agent-worktree'
+  /** The Search everything palette (main/search's index). */
+  | 'search-everything'
   /** The window's link to the core was made anew (the service restarted): say hello again and redraw. */
   | 'resync';
 

@@ -16,6 +16,7 @@ import { QuitDialog } from './service/QuitDialog.tsx';
 import { ServiceBar } from './service/ServiceBar.tsx';
 import './service/service.css';
 import { SettingsDialog } from './settings/SettingsDialog.tsx';
+import { SearchPalette } from './search/SearchPalette.tsx';
 import { showSettings } from './settings/ui.ts';
 
 export function App(): ReactElement {
@@ -77,6 +78,7 @@ export function App(): ReactElement {
       <WorktreeDialog />
       <QuitDialog />
       <SettingsDialog />
+      <SearchPalette />
     </div>
   );
 }

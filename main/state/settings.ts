@@ -2,7 +2,7 @@
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_SETTINGS, type Settings } from '../../preload/contract.ts';
+import { DEFAULT_SETTINGS, type Settings, type SettingsPatch } from '../../preload/contract.ts';
 import type { SettingsApi } from '../services.ts';
 import { writeJsonAtomic } from './files.ts';
 
@@ -197,7 +197,7 @@ export class SettingsService implements SettingsApi {
     return this.trouble;
   }
 
-  set(patch: Partial<Settings>): Settings {
+  set(patch: SettingsPatch): Settings {
     if (this.blocked) throw new Error(this.blocked);
     const next = applySettings(this.current, patch);
     this.current = next;
