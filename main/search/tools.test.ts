@@ -48,7 +48,7 @@ describe('search_history (MCP)', () => {
 
     const off = await client.callTool({ name: 'search_history', arguments: { query: 'migration' } });
     expect(off.isError).toBe(true);
-    expect(text(off)).toBe('Refused: search_history is off for codex — ask the person to turn on "Search history for codex" in Terminal Delight\'s settings (search.mcpAgents).');
+    expect(text(off)).toBe('Refused: search_history is off for codex — ask the person to turn on "Search history for Codex" in Terminal Delight\'s settings (MCP).');
 
     app.settings.set({ search: { mcpAgents: ['codex'] } });
     const on = await waitFor(async () => {

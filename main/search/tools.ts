@@ -12,11 +12,14 @@ import type { SearchService } from './service.ts';
 
 const KINDS = ['command', 'output', 'prompt', 'reply', 'tool', 'surface', 'decision', 'tick', 'failed'] as const;
 
+/** Each agent's name as the settings screen shows it. */
+const SHOWN: Record<string, string> = { claude: 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', opencode: 'OpenCode' };
+
 /** Why this agent may not search, or undefined when it may. */
 export function searchRefusal(agent: string | undefined, settings: Settings['search']): string | undefined {
   if (!agent) return 'search_history answers only agents running in a Terminal Delight pane — pass your own process id as `pid`';
   if (!settings.mcpAgents.includes(agent as Settings['search']['mcpAgents'][number])) {
-    return `search_history is off for ${agent} — ask the person to turn on "Search history for ${agent}" in Terminal Delight's settings (search.mcpAgents)`;
+    return `search_history is off for ${agent} — ask the person to turn on "Search history for ${SHOWN[agent] ?? agent}" in Terminal Delight's settings (MCP)`;
   }
   return undefined;
 }
