@@ -23,6 +23,7 @@ import { SERVICE_STARTED_AT } from './version.ts';
 import { NoticeBook } from './state/notices.ts';
 import { installSearch, type SearchService } from './search/service.ts';
 import { searchTools } from './search/tools.ts';
+import { installUsage } from './usage/service.ts';
 
 export interface AppOptions {
   /** Which shell carries the contract when the core runs inside it (tests); the service serves any. */
@@ -116,6 +117,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // Search everything (main/search): pane output, commands, agents' events, surfaces, actions, Tick calls.
   const search = installSearch({ core, panes, settings, paths, surfaces, ticks, log: (line) => void process.stderr.write(`terminal-delight: ${line}\n`) });
   mcp.addTools(searchTools(search, { panes, settings: () => settings.get() }));
+  // Usage and cost of each agent session (main/usage): read from its transcript, shown in its pane's header.
+  installUsage(core, panes);
   // Other services install here (each in its own folder): surfaces, agent-channel, tick, mcp.
 
   // The clients (main/clients/hub.ts) and the service's own requests.

@@ -48,7 +48,7 @@ export interface PaneServiceApi {
   /** The pane whose process tree holds this pid (walking parents), if any. */
   paneOfPid(pid: number): string | undefined;
   /** Fields other services own: the agent's status, the bench, unseen counts. */
-  patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId' | 'agentCli' | 'worktree'>>): void;
+  patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId' | 'agentCli' | 'worktree' | 'usage'>>): void;
   /** The pane's process group leader pid, while it runs. */
   pid(paneId: string): number | undefined;
   /**

@@ -51,6 +51,28 @@ export interface PaneInfo {
   lastCommand?: { exitCode: number; durationMs: number; at: string };
   /** Set when the pane's agent works in a git worktree the app made (issue 12). */
   worktree?: PaneWorktree;
+  /** Tokens and cost of the agent session the pane runs, read from its transcript (main/usage). */
+  usage?: SessionUsage;
+}
+
+/** An agent session's tokens, and their cost at the dated price file's prices (none for a model it does not list). */
+export interface SessionUsage {
+  /** The model the session used last. */
+  model?: string;
+  /** Input tokens not read from the cache. */
+  input: number;
+  output: number;
+  /** Input tokens read from the prompt cache. */
+  cacheRead: number;
+  /** Input tokens written to the prompt cache. */
+  cacheWrite: number;
+  /** In `currency`; absent when a model of the session has no price (tokens only). */
+  cost?: number;
+  currency: string;
+  /** The price file's date (assets/prices/<date>.json). */
+  pricesDate: string;
+  /** Models the price file does not list (their tokens are counted, not priced). */
+  unpriced?: string[];
 }
 
 /**

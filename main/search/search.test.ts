@@ -119,6 +119,7 @@ describe('terminal-delight search', () => {
 
   it('a kill -9 while it indexes loses nothing that was on disk: the service started again reads on from where it committed', async () => {
     const c = await connect(true);
+    const pid = (await c.request('service.info', {})).pid;
     const agent = await c.request('pane.create', { cwd: st.dir, command: ['cat'] });
     const session = (await c.request('app.hello', {})).session;
     const folder = paneFolder(statePaths(env), session, agent.id);
@@ -131,7 +132,6 @@ describe('terminal-delight search', () => {
       lines.push(JSON.stringify({ tdac: '0.2', id: `e${i}`, at: new Date().toISOString(), agent: 'codex', type: i % 2 ? 'reply' : 'prompt', text: `step w${tag}x${i}z of the migration, with some words to make the line as long as a real one ${'lorem ipsum '.repeat(10)}` }));
     }
     fs.writeFileSync(path.join(folder, 'inbound.jsonl'), `${lines.join('\n')}\n`);
-    const pid = (await c.request('service.info', {})).pid;
     await waitFor(async () => {
       const r = await c.request('search.query', { query: `w${tag}x0z`, kind: 'prompt' });
       return r.ok && r.hits.length === 1;
