@@ -10,10 +10,18 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** Tokens a scripted answer says it used (Anthropic's usage fields); absent: 10 in, 5 out. */
+export interface ScriptedUsage {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
 /** One scripted answer: text (a reply, perhaps with a ```td block), or a tool call. */
 export type Turn =
-  | { text: string }
-  | { tool: string; input: Record<string, unknown>; id?: string; text?: string };
+  | { text: string; usage?: ScriptedUsage }
+  | { tool: string; input: Record<string, unknown>; id?: string; text?: string; usage?: ScriptedUsage };
 
 export type Api = 'anthropic' | 'responses' | 'chat' | 'gemini';
 
@@ -147,7 +155,8 @@ const toolId = (turn: Extract<Turn, { tool: string }>, id: string, prefix: strin
 // ───────────── Anthropic Messages ─────────────
 
 function anthropic(res: http.ServerResponse, turn: Turn, id: string, stream: boolean): void {
-  const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const u = turn.usage;
+  const usage = { input_tokens: u?.input ?? 10, output_tokens: u?.output ?? 5, cache_creation_input_tokens: u?.cacheWrite ?? 0, cache_read_input_tokens: u?.cacheRead ?? 0 };
   const content: Array<Record<string, unknown>> = [];
   if ('tool' in turn) {
     if (turn.text) content.push({ type: 'text', text: turn.text });
@@ -173,7 +182,7 @@ function anthropic(res: http.ServerResponse, turn: Turn, id: string, stream: boo
     }
     events.push(['content_block_stop', { type: 'content_block_stop', index }]);
   });
-  events.push(['message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } }]);
+  events.push(['message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }]);
   events.push(['message_stop', { type: 'message_stop' }]);
   sse(res, events);
 }
