@@ -32,6 +32,27 @@ export interface RigOptions {
   teardown?(home: string): void;
 }
 
+/** Claude Code's rig: the model server by ANTHROPIC_BASE_URL and a fake key, first-run screens skipped (~/.claude.json), permission prompts on. */
+export const CLAUDE_KEY = 'sk-ant-td-fake-key-0123456789abcdef';
+export function claudeRig(): Promise<AgentRig> {
+  return agentRig('claude', {
+    env: (url) => ({
+      ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: CLAUDE_KEY,
+      DISABLE_AUTOUPDATER: '1', DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_ERROR_REPORTING: '1',
+    }),
+    setup: (home, cwd) => {
+      fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify({
+        hasCompletedOnboarding: true,
+        hasSeenAutoDefaultNudge: true,
+        customApiKeyResponses: { approved: [CLAUDE_KEY.slice(-20)], rejected: [] },
+        projects: { [fs.realpathSync(cwd)]: { hasTrustDialogAccepted: true }, [cwd]: { hasTrustDialogAccepted: true } },
+      }));
+      fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
+      fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'default' } }, null, 2));
+    },
+  });
+}
+
 /**
  * Starts the model server, then serve with `opts.env(modelUrl)` added to every pane's
  * environment, runs `opts.setup` and the installer for `agent`, and opens a window.

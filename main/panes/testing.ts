@@ -97,3 +97,11 @@ export function listeningHolders(port: number): number[] {
   }
   return holders.sort((a, b) => a - b);
 }
+
+/** A program named like an agent CLI (claude, codex…) that only waits, in `dir/bin`: a pane running it knows its agent. */
+export function fakeAgent(dir: string, name: string): string {
+  const file = path.join(dir, 'bin', name);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, '#!/bin/sh\nexec cat\n', { mode: 0o755 });
+  return file;
+}

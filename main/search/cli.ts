@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { SearchHit, SearchQuery } from '../../preload/contract.ts';
-import type { Request } from '../worktrees/cli.ts';
+import { throughService, type Request } from '../cli/through-service.ts';
 
 export const USAGE = 'usage: terminal-delight search QUERY [--agent A] [--pane P] [--folder F] [--kind command|output|prompt|reply|tool|surface|decision|tick|failed] [--since DATE] [--limit N] [--json]';
 const KINDS = ['command', 'output', 'prompt', 'reply', 'tool', 'surface', 'decision', 'tick', 'failed'];
@@ -91,20 +91,5 @@ export async function run(argv: string[]): Promise<number> {
   const io = { out: (s: string) => void process.stdout.write(s), err: (s: string) => void process.stderr.write(s), cwd: process.cwd(), tty: process.stdout.isTTY === true };
   const parsed = parseSearchArgs(argv, io.cwd);
   if (typeof parsed === 'string' || argv[0] === '--help' || argv[0] === '-h') return runSearch(argv, () => Promise.reject(new Error('unused')), io);
-  const { connectService } = await import('../service/client.ts');
-  let conn;
-  try {
-    conn = await connectService({ client: 'cli', cwd: io.cwd });
-  } catch (e) {
-    io.err(`terminal-delight search: ${(e as Error).message}\n`);
-    return 1;
-  }
-  try {
-    return await runSearch(argv, (name, req) => conn.request(name, req), io);
-  } catch (e) {
-    io.err(`terminal-delight search: ${(e as Error).message}\n`);
-    return 1;
-  } finally {
-    conn.close();
-  }
+  return throughService('search', io.cwd, (request) => runSearch(argv, request, io));
 }

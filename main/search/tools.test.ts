@@ -2,13 +2,12 @@
  * search_history through the SDK's real Client over a real `terminal-delight mcp` child
  * process, against a real app with real panes: off for every agent until the person names it.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../app.ts';
-import { tempState, waitFor } from '../panes/testing.ts';
+import { fakeAgent, tempState, waitFor } from '../panes/testing.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/terminal-delight');
 
@@ -32,9 +31,7 @@ const text = (r: unknown): string => ((r as { content: Array<{ text: string }> }
 describe('search_history (MCP)', () => {
   it('is off for every agent by default, and finds what another pane printed once the person turns it on for that agent', async () => {
     // An "agent" pane: a program named codex (it only waits), so the pane knows its agent.
-    const fake = path.join(state.dir, 'bin', 'codex');
-    fs.mkdirSync(path.dirname(fake));
-    fs.writeFileSync(fake, '#!/bin/sh\nexec cat\n', { mode: 0o755 });
+    const fake = fakeAgent(state.dir, 'codex');
     const agent = app.panes.create({ command: [fake] });
     expect(app.panes.get(agent.id)?.agentCli?.name).toBe('codex');
     // Another pane prints a word.

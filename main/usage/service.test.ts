@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../app.ts';
-import { tempState, waitFor } from '../panes/testing.ts';
+import { fakeAgent, tempState, waitFor } from '../panes/testing.ts';
 import { loadPrices } from './prices.ts';
 
 let state: ReturnType<typeof tempState>;
@@ -26,9 +26,7 @@ const assistant = (id: string, model: string, u: Record<string, number>) => JSON
 describe('usage of an agent pane', () => {
   it('is the scripted usage × the price file, kept up as the transcript grows; an unknown model shows tokens only', async () => {
     // A program named claude (it only waits), so the pane knows its agent.
-    const fake = path.join(state.dir, 'bin', 'claude');
-    fs.mkdirSync(path.dirname(fake));
-    fs.writeFileSync(fake, '#!/bin/sh\nexec cat\n', { mode: 0o755 });
+    const fake = fakeAgent(state.dir, 'claude');
     const pane = app.panes.create({ command: [fake] });
     const transcript = path.join(state.dir, 'session.jsonl');
     fs.writeFileSync(transcript, `${assistant('m1', 'claude-sonnet-4-5-20250929', { input_tokens: 1200, output_tokens: 800, cache_read_input_tokens: 50_000, cache_creation_input_tokens: 4_000 })}\n`);
