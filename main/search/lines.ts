@@ -15,6 +15,9 @@ export const MAX_LINE = 4096;
 
 type State = 'ground' | 'esc' | 'csi' | 'osc' | 'osc-esc' | 'str' | 'str-esc';
 
+/** What is not plain text: C0, DEL and C1 (a run up to one is taken whole). */
+const SPECIAL = /[\u0000-\u001f\u007f-\u009f]/g;
+
 export class OutputLines {
   /** The number the next line gets. */
   line: number;
@@ -40,14 +43,19 @@ export class OutputLines {
       const c = data.charCodeAt(i);
       switch (this.state) {
         case 'ground':
-          if (c === 0x1b) this.state = 'esc';
+          if (c >= 0x20 && c !== 0x7f && !(c >= 0x80 && c < 0xa0)) {
+            // Plain text up to the next control character, in one piece.
+            SPECIAL.lastIndex = i;
+            const end = SPECIAL.exec(data)?.index ?? data.length;
+            this.putRun(data.slice(i, end));
+            i = end - 1;
+          } else if (c === 0x1b) this.state = 'esc';
           else if (c === 0x0a) this.endLine(out);
           else if (c === 0x0d) this.returned = true;
           else if (c === 0x08) {
             this.text = this.text.slice(0, -1);
             if (this.typing) this.typed = this.typed.slice(0, -1);
-          } else if (c === 0x09) this.put(' ');
-          else if (c >= 0x20 && c !== 0x7f && !(c >= 0x80 && c < 0xa0)) this.put(ch);
+          } else if (c === 0x09) this.putRun(' ');
           break;
         case 'esc':
           if (ch === '[') this.state = 'csi';
@@ -87,13 +95,13 @@ export class OutputLines {
     return this.text.trimEnd();
   }
 
-  private put(ch: string): void {
+  private putRun(run: string): void {
     if (this.returned) {
       this.returned = false;
       this.text = '';
     }
-    if (this.text.length < MAX_LINE) this.text += ch;
-    if (this.typing && this.typed.length < MAX_LINE) this.typed += ch;
+    if (this.text.length < MAX_LINE) this.text += run.length > MAX_LINE - this.text.length ? run.slice(0, MAX_LINE - this.text.length) : run;
+    if (this.typing && this.typed.length < MAX_LINE) this.typed += run;
   }
 
   private endLine(out: OutputItem[]): void {
