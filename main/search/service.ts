@@ -11,8 +11,8 @@
  * - Surfaces as they arrive or change (`surface.changed`), and Tick calls (TickHost.onCall).
  *
  * Every flush (FLUSH_MS after something came) writes one transaction; a flush handles at
- * most SLICE_CHARS of output and then yields to the event loop, so a flood is indexed in
- * slices between the window's own work.
+ * most SLICE_CHARS of output and then waits as long as it took, so a flood is indexed in
+ * slices with at most half of the event loop's time.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,8 +28,8 @@ import { OutputLines } from './lines.ts';
 const FLUSH_MS = 250;
 /** Pane folders' files are looked at this often. */
 const FILES_MS = 1000;
-/** Output read into lines per slice before the event loop gets a turn. */
-const SLICE_CHARS = 512 * 1024;
+/** Output read into lines per slice before the event loop gets a turn (~10 ms of work). */
+const SLICE_CHARS = 128 * 1024;
 /** Output queued for one pane at most; a flood's older part beyond it is not indexed. */
 const MAX_QUEUED_CHARS = 32 * 1024 * 1024;
 /** A file is read at most this much at a time (one transaction); the rest after the event loop's next turn. */
@@ -333,10 +333,15 @@ export class SearchService {
     this.flushTimer.unref?.();
   }
 
-  /** One slice of the queued output and everything else waiting, in one transaction; the rest in the next turn. */
+  /**
+   * One slice of the queued output and everything else waiting, in one transaction; the rest
+   * after a pause as long as the slice took: a flood is indexed with at most half of the
+   * event loop's time, the other half left to the panes and the windows.
+   */
   private flushSlice(): void {
+    const t = performance.now();
     const more = this.write(SLICE_CHARS);
-    if (more && !this.disposed) setImmediate(() => this.flushSlice());
+    if (more && !this.disposed) setTimeout(() => this.flushSlice(), Math.ceil(performance.now() - t)).unref?.();
   }
 
   /** Everything waiting, now (a query sees what came until it was asked; a file's entries go with their cursor). */
