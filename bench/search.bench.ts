@@ -5,7 +5,7 @@
  *
  * - Indexing: synthetic pane output (log lines, commands, JSON-ish tool runs, some colour)
  *   as the service indexes it: read into lines by OutputLines in 4 KiB chunks, then written
- *   by SearchIndex.add in transactions of 512 KiB of output (the service's slice). MB/s of
+ *   by SearchIndex.add in transactions of 128 KiB of output (the service's slice). MB/s of
  *   output and the CPU it took.
  * - Queries: TD_BENCH_SEARCH_QUERIES words (common, middling and rare ones, and a prefix),
  *   p50 and p99 of `search` with the palette's limit (100), against `grep -c -w` over the
@@ -34,7 +34,7 @@ const MB = 1024 * 1024;
 const SIZE_MB = Number(process.env.TD_BENCH_SEARCH_MB) || 64;
 const QUERIES = Number(process.env.TD_BENCH_SEARCH_QUERIES) || 300;
 const CHUNK = 4096;
-const SLICE = 512 * 1024;
+const SLICE = 128 * 1024;
 
 /** A seeded generator, so every run indexes the same text. */
 function rng(seed: number): () => number {

@@ -53,6 +53,42 @@ export function claudeRig(): Promise<AgentRig> {
   });
 }
 
+/** Codex's rig: the model server as a Responses `model_provider` in ~/.codex/config.toml (model "scripted"), permission prompts on; its app-server daemon stopped at the end. */
+export function codexRig(): Promise<AgentRig> {
+  return agentRig('codex', {
+    env: () => ({ TD_CODEX_KEY: 'sk-td-fake-codex-key' }),
+    setup: (home, cwd, url) => {
+      fs.mkdirSync(path.join(home, '.codex'), { recursive: true });
+      fs.writeFileSync(path.join(home, '.codex', 'config.toml'), [
+        'model = "scripted"',
+        'model_provider = "td"',
+        'approval_policy = "on-request"',
+        'sandbox_mode = "read-only"',
+        'check_for_update_on_startup = false',
+        '[model_providers.td]',
+        'name = "Terminal Delight test model"',
+        `base_url = "${url}/v1"`,
+        'wire_api = "responses"',
+        'env_key = "TD_CODEX_KEY"',
+        `[projects."${fs.realpathSync(cwd)}"]`,
+        'trust_level = "trusted"',
+        '',
+      ].join('\n'));
+    },
+    // Codex starts an app-server daemon that outlives its TUI.
+    teardown: (home) => { spawnSync(path.join(BIN, 'codex'), ['app-server', 'daemon', 'stop'], { env: { ...process.env, HOME: home }, timeout: 20_000 }); },
+  });
+}
+
+/** Codex's first start after the installer asks to trust the new hooks, as it asks a person: trusted in its own screen. */
+export async function trustCodexHooks(rig: AgentRig, paneId: string): Promise<void> {
+  await rig.win.waitForText(paneId, /Hooks need review/, 120_000);
+  await rig.win.focusTerminal(paneId);
+  await rig.win.page.keyboard.press('2');
+  await rig.win.page.keyboard.press('Enter');
+  await rig.win.waitForText(paneId, /Ask Codex to do anything/, 60_000);
+}
+
 /**
  * Starts the model server, then serve with `opts.env(modelUrl)` added to every pane's
  * environment, runs `opts.setup` and the installer for `agent`, and opens a window.

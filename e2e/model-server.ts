@@ -189,6 +189,13 @@ function anthropic(res: http.ServerResponse, turn: Turn, id: string, stream: boo
 
 // ───────────── OpenAI Responses (Codex) ─────────────
 
+/** The Responses API's usage: input_tokens counts the cached ones too. */
+function responsesUsage(u: ScriptedUsage | undefined): Record<string, unknown> {
+  const input = (u?.input ?? 10) + (u?.cacheRead ?? 0);
+  const output = u?.output ?? 5;
+  return { input_tokens: input, input_tokens_details: { cached_tokens: u?.cacheRead ?? 0 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: input + output };
+}
+
 function responses(res: http.ServerResponse, turn: Turn, id: string): void {
   const respId = `resp_td${id}`;
   const output: Array<Record<string, unknown>> = [];
@@ -210,7 +217,7 @@ function responses(res: http.ServerResponse, turn: Turn, id: string): void {
   });
   events.push(['response.completed', {
     type: 'response.completed',
-    response: { ...base, status: 'completed', output, usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 } },
+    response: { ...base, status: 'completed', output, usage: responsesUsage(turn.usage) },
   }]);
   sse(res, events);
 }
