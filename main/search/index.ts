@@ -19,7 +19,7 @@ import type { SearchHit, SearchKind, SearchQuery } from '../../preload/contract.
 import { redact } from './secrets.ts';
 
 export const DB_FILE = 'search.db';
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 /** Kinds as stored (their index): a small integer a row rather than a word. */
 const KINDS: readonly SearchKind[] = ['output', 'command', 'prompt', 'reply', 'tool', 'surface', 'decision', 'tick'];
 /** The most hits one query returns. */
