@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { connectService, type ServiceConnection } from '../main/service/client.ts';
-import { dropSurface, launchBrowser, openWindow, paneFolder, ROOT, startServe, type Serve, type TdPage } from './harness.ts';
+import { axeViolations, dropSurface, launchBrowser, openWindow, paneFolder, ROOT, startServe, type Serve, type TdPage } from './harness.ts';
 import fs from 'node:fs';
 
 let serve: Serve;
@@ -70,6 +70,8 @@ describe('the Search everything palette', () => {
     expect(await dark.page.locator('.td-search-hit mark').first().textContent()).toBe('zqxpalette42');
     expect(await dark.page.locator('.td-search-group-head').first().textContent()).toContain(shellId);
     await dark.screenshot('search-palette-dark');
+    // The palette passes an axe-core scan (serious and critical).
+    expect(await axeViolations(dark, 'search palette, dark')).toEqual([]);
     await dark.page.keyboard.press('Enter');
     await dark.waitFor(async () => (await dark.page.locator('.td-search').count()) === 0, 'the palette to close');
     await dark.waitFor(async () => {
@@ -100,6 +102,7 @@ describe('the Search everything palette', () => {
     await light.page.locator('.td-search-hit', { hasText: 'zqxcorpus' }).first().waitFor();
     await light.page.locator('.td-search-group').nth(0).waitFor();
     await light.screenshot('search-palette-light');
+    expect(await axeViolations(light, 'search palette, light')).toEqual([]);
     await light.page.getByRole('searchbox', { name: 'Search everything' }).fill('zqxcorpus');
     // The decision, and the line the action typed into the pane (cat shows it, as the agent would get it).
     const decision = light.page.locator('.td-search-hit', { hasText: 'approve · LRU on "Cache eviction policy"' });

@@ -129,7 +129,8 @@ export class SearchService {
         this.deps.log?.(`search: pruning failed: ${(e as Error).message}`);
       }
     };
-    prune();
+    // A minute after start (a scan of the table: not while the window first attaches), then every few hours.
+    setTimeout(prune, 60_000).unref?.();
     this.pruneTimer = setInterval(prune, PRUNE_EVERY_MS);
     this.pruneTimer.unref?.();
   }
