@@ -25,7 +25,15 @@ beforeEach(() => {
   st = tempState('td-search-e2e-');
   env = { ...st.env, TD_NODE: process.execPath };
 });
-afterEach(async () => {
+afterEach(async (ctx) => {
+  // A failure says what the service logged.
+  if (ctx.task.result?.state === 'fail') {
+    try {
+      process.stderr.write(`[service.log]\n${fs.readFileSync(statePaths(env).serviceLog, 'utf8').slice(-6000)}\n`);
+    } catch {
+      // no log
+    }
+  }
   for (const c of conns.splice(0)) c.close();
   await stopService({ env, endPanes: true }).catch(() => undefined);
   st.cleanup();
@@ -45,6 +53,9 @@ function cli(...args: string[]): { code: number | null; hits: Array<Omit<SearchH
 }
 
 const uid = () => randomBytes(4).toString('hex');
+
+/** The service's session (its pane folders' parent), from the saved session (app.hello would make this connection a window, held to answering pings). */
+const session = (): string => (JSON.parse(fs.readFileSync(statePaths(env).sessionFile, 'utf8')) as { session: string }).session;
 
 async function screen(c: ServiceConnection, paneId: string): Promise<string> {
   return (await c.request('pane.snapshot', { paneId, scrollback: 'all' })).data;
@@ -95,7 +106,7 @@ describe('terminal-delight search', () => {
 
     // A decision and the comment a person wrote on it, in a pane where a program reads.
     const agent = await c.request('pane.create', { cwd: st.dir, command: ['cat'] });
-    const folder = paneFolder(statePaths(env), (await c.request('app.hello', {})).session, agent.id);
+    const folder = paneFolder(statePaths(env), session(), agent.id);
     fs.mkdirSync(folder, { recursive: true });
     fs.copyFileSync(path.join(ROOT, 'assets/surfaces/decision.json'), path.join(folder, 'cache-eviction.json'));
     await waitFor(async () => (await c.request('surface.list', { paneId: agent.id })).some((s) => s.id === 'cache-eviction'), 'the decision on the bench', 30_000, 100);
@@ -121,15 +132,14 @@ describe('terminal-delight search', () => {
     const c = await connect(true);
     const pid = (await c.request('service.info', {})).pid;
     const agent = await c.request('pane.create', { cwd: st.dir, command: ['cat'] });
-    const session = (await c.request('app.hello', {})).session;
-    const folder = paneFolder(statePaths(env), session, agent.id);
+    const folder = paneFolder(statePaths(env), session(), agent.id);
     fs.mkdirSync(folder, { recursive: true });
-    // 30,000 prompts and replies (~6 MB): more than one round of reading, so the kill comes in the middle.
+    // 30,000 prompts and tool runs (~6 MB): more than one round of reading, so the kill comes in the middle.
     const tag = uid();
     const N = 30_000;
     const lines: string[] = [];
     for (let i = 0; i < N; i++) {
-      lines.push(JSON.stringify({ tdac: '0.2', id: `e${i}`, at: new Date().toISOString(), agent: 'codex', type: i % 2 ? 'reply' : 'prompt', text: `step w${tag}x${i}z of the migration, with some words to make the line as long as a real one ${'lorem ipsum '.repeat(10)}` }));
+      lines.push(JSON.stringify({ tdac: '0.2', id: `e${i}`, at: new Date().toISOString(), agent: 'codex', ...(i % 2 ? { type: 'tool', tool_name: 'Bash', tool_input: { command: `step w${tag}x${i}z of the migration ${'lorem ipsum '.repeat(10)}` } } : { type: 'prompt', text: `step w${tag}x${i}z of the migration, with some words to make the line as long as a real one ${'lorem ipsum '.repeat(10)}` }) }));
     }
     fs.writeFileSync(path.join(folder, 'inbound.jsonl'), `${lines.join('\n')}\n`);
     await waitFor(async () => {
@@ -142,13 +152,13 @@ describe('terminal-delight search', () => {
     const c2 = await connect(false);
     expect((await c2.request('service.info', {})).pid).not.toBe(pid);
     await waitFor(async () => {
-      const r = await c2.request('search.query', { query: `w${tag}x${N - 1}z`, kind: 'reply' });
+      const r = await c2.request('search.query', { query: `w${tag}x${N - 1}z`, kind: 'tool' });
       return r.ok && r.hits.length === 1;
     }, 'the last line indexed after the restart', 60_000, 200);
     // Every line once: none lost, none read twice (the cursor is committed with its batch).
     for (let i = 0; i < N; i += 997) {
       const r = await c2.request('search.query', { query: `w${tag}x${i}z` });
-      expect(r.ok && r.hits.map((h) => [h.kind, h.agent, h.paneId])).toEqual([[i % 2 ? 'reply' : 'prompt', 'codex', agent.id]]);
+      expect(r.ok && r.hits.map((h) => [h.kind, h.agent, h.paneId])).toEqual([[i % 2 ? 'tool' : 'prompt', 'codex', agent.id]]);
     }
     const all = await c2.request('search.query', { query: 'migration', agent: 'codex', limit: 500 });
     expect(all.ok && all.hits.length).toBe(500);
