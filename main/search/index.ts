@@ -200,7 +200,7 @@ export class SearchIndex {
     }
   }
 
-  /** Hits for a query, newest first; throws one sentence for a filter that cannot be used. */
+  /** Hits for a query, newest first as indexed (rowid order); throws one sentence for a filter that cannot be used. */
   search(q: SearchQuery): SearchHit[] {
     const match = matchText(typeof q.query === 'string' ? q.query : '');
     if (!match) throw new Error('the query has no word to look for: give a word or more, for example "migration"');
