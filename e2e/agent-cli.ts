@@ -89,6 +89,40 @@ export async function trustCodexHooks(rig: AgentRig, paneId: string): Promise<vo
   await rig.win.waitForText(paneId, /Ask Codex to do anything/, 60_000);
 }
 
+/** Gemini CLI's rig: the model server by GOOGLE_GEMINI_BASE_URL and a fake key, the API key and a model chosen and the folder trusted in ~/.gemini. */
+export function geminiRig(): Promise<AgentRig> {
+  return agentRig('gemini', {
+    env: (url) => ({ GEMINI_API_KEY: 'td-fake-gemini-key', GOOGLE_GEMINI_BASE_URL: url }),
+    setup: (home, cwd) => {
+      fs.mkdirSync(path.join(home, '.gemini'), { recursive: true });
+      fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify({
+        security: { auth: { selectedType: 'gemini-api-key' } },
+        model: { name: 'gemini-2.5-flash' },
+        general: { disableAutoUpdate: true },
+        privacy: { usageStatisticsEnabled: false },
+      }, null, 2));
+      fs.writeFileSync(path.join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [fs.realpathSync(cwd)]: 'TRUST_FOLDER' }));
+    },
+  });
+}
+
+/** Gemini CLI takes a prompt once its SessionStart hooks have run (before that, Enter is lost). */
+export async function geminiReady(rig: AgentRig, paneId: string, folder: string): Promise<void> {
+  await rig.win.waitForText(paneId, /Type your message/, 120_000);
+  await rig.win.waitFor(() => fs.existsSync(path.join(folder, 'inbound.jsonl')) && fs.readFileSync(path.join(folder, 'inbound.jsonl'), 'utf8').includes('"type":"session"'), 'the session to start', 60_000);
+}
+
+/**
+ * A prompt as a person types it into Gemini CLI: once the hooks of its last turn have run,
+ * a key at a time, Enter once the whole line shows in its input. (Typed in one burst right
+ * after a turn, part of a line and its Enter were seen lost: "run the tests" arrived as
+ * "run the", and a next line was never sent.)
+ */
+export async function geminiPrompt(win: TdPage, id: string, text: string): Promise<void> {
+  await win.waitFor(async () => !/Executing Hooks/.test(await win.text(id, 40)), 'Gemini CLI\'s hooks to finish', 60_000);
+  await prompt(win, id, text, { delayMs: 40, echoed: new RegExp(`> ${text}\\s*$`, 'm') });
+}
+
 /**
  * Starts the model server, then serve with `opts.env(modelUrl)` added to every pane's
  * environment, runs `opts.setup` and the installer for `agent`, and opens a window.

@@ -245,6 +245,13 @@ function chat(res: http.ServerResponse, turn: Turn, id: string, stream: boolean)
 
 // ───────────── Gemini generateContent ─────────────
 
+/** Gemini's usageMetadata: promptTokenCount counts the cached ones too. */
+function geminiUsage(u: ScriptedUsage | undefined): Record<string, unknown> {
+  const prompt = (u?.input ?? 10) + (u?.cacheRead ?? 0);
+  const out = u?.output ?? 5;
+  return { promptTokenCount: prompt, candidatesTokenCount: out, totalTokenCount: prompt + out, ...(u?.cacheRead ? { cachedContentTokenCount: u.cacheRead } : {}) };
+}
+
 function gemini(res: http.ServerResponse, turn: Turn, stream: boolean): void {
   const parts: Array<Record<string, unknown>> = [];
   if ('tool' in turn) {
@@ -255,7 +262,7 @@ function gemini(res: http.ServerResponse, turn: Turn, stream: boolean): void {
   }
   const chunk = {
     candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
-    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+    usageMetadata: geminiUsage(turn.usage),
     modelVersion: 'scripted',
   };
   if (!stream) {

@@ -13,7 +13,7 @@ import type { PaneServiceApi } from '../services.ts';
 import { parseEvent } from '../agent-channel/events.ts';
 import { readTail } from '../surfaces/transcript.ts';
 import { loadPrices, sessionUsage, type PriceFile } from './prices.ts';
-import { claudeReader, codexReader, type TranscriptReader } from './transcripts.ts';
+import { claudeReader, codexReader, geminiReader, type TranscriptReader } from './transcripts.ts';
 
 const INBOUND_TAIL = 512 * 1024;
 const READ_MAX = 4 * 1024 * 1024;
@@ -26,8 +26,36 @@ interface Tracked {
   last?: string;
 }
 
-/** The transcript the pane's agent named last, and which agent wrote it. */
-export function sessionTranscript(folder: string): { path: string; agent: string } | undefined {
+/** Gemini CLI's chat record of a session: `~/.gemini/tmp/<project>/chats/session-<time>-<first 8 of the id>.jsonl`, the newest. */
+export function geminiChatFile(home: string, sessionId: string): string | undefined {
+  const tail = `-${sessionId.slice(0, 8)}.jsonl`;
+  const root = path.join(home, '.gemini', 'tmp');
+  let best: { file: string; mtime: number } | undefined;
+  let projects: string[] = [];
+  try {
+    projects = fs.readdirSync(root);
+  } catch {
+    return undefined;
+  }
+  for (const p of projects) {
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(path.join(root, p, 'chats'));
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      if (!n.startsWith('session-') || !n.endsWith(tail)) continue;
+      const file = path.join(root, p, 'chats', n);
+      const mtime = fs.statSync(file).mtimeMs;
+      if (!best || mtime > best.mtime) best = { file, mtime };
+    }
+  }
+  return best?.file;
+}
+
+/** The transcript the pane's agent named last (Gemini CLI's: found by its session id), and which agent wrote it. */
+export function sessionTranscript(folder: string, home = process.env.HOME ?? ''): { path: string; agent: string } | undefined {
   let text: string;
   try {
     text = readTail(path.join(folder, 'inbound.jsonl'), INBOUND_TAIL);
@@ -38,7 +66,12 @@ export function sessionTranscript(folder: string): { path: string; agent: string
   for (let i = lines.length - 1; i >= 0; i--) {
     if (!lines[i]!.includes('"session"')) continue;
     const e = parseEvent(lines[i]!);
-    if (e?.type === 'session' && e.transcript_path && path.isAbsolute(e.transcript_path)) return { path: e.transcript_path, agent: e.agent ?? 'claude' };
+    if (e?.type !== 'session') continue;
+    if (e.transcript_path && path.isAbsolute(e.transcript_path)) return { path: e.transcript_path, agent: e.agent ?? 'claude' };
+    if (e.agent === 'gemini' && e.session_id && home) {
+      const file = geminiChatFile(home, e.session_id);
+      return file ? { path: file, agent: 'gemini' } : undefined;
+    }
   }
   return undefined;
 }
@@ -77,7 +110,7 @@ export class UsageService {
     if (!named) return undefined;
     let t = this.tracked.get(p.id);
     if (!t || t.transcript !== named.path) {
-      const reader = named.agent === 'codex' ? codexReader() : named.agent === 'claude' ? claudeReader() : undefined;
+      const reader = named.agent === 'codex' ? codexReader() : named.agent === 'claude' ? claudeReader() : named.agent === 'gemini' ? geminiReader() : undefined;
       if (!reader) return undefined;
       t = { transcript: named.path, offset: 0, rest: '', reader };
       this.tracked.set(p.id, t);

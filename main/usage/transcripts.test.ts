@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadPrices, priceOf, sessionUsage, type PriceFile } from './prices.ts';
-import { claudeReader, codexReader } from './transcripts.ts';
+import { claudeReader, codexReader, geminiReader } from './transcripts.ts';
 
 const claudeLine = (id: string, model: string, u: Record<string, number>, block = 'text') => JSON.stringify({
   type: 'assistant', sessionId: 's1', requestId: `req_${id}`, timestamp: '2026-12-04T10:00:00Z',
@@ -61,5 +61,20 @@ describe('prices', () => {
     const p = loadPrices();
     expect(p.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     for (const m of ['claude-sonnet-4-5-20250929', 'gpt-5-codex', 'gemini-2.5-pro']) expect(priceOf(p, m), m).toBeDefined();
+  });
+});
+
+describe('geminiReader', () => {
+  it('counts each message\'s last record (Gemini CLI writes a message again as it changes), thoughts as output, cached input apart', () => {
+    const r = geminiReader();
+    const msg = (id: string, tokens?: Record<string, number>) => JSON.stringify({ id, timestamp: '2026-12-04T10:00:00Z', type: 'gemini', content: 'ok', model: 'gemini-2.5-flash', ...(tokens ? { tokens } : {}) });
+    r.feed([
+      JSON.stringify({ sessionId: 's', projectHash: 'h', startTime: '2026-12-04T10:00:00Z' }),
+      JSON.stringify({ id: 'u1', type: 'user', content: 'hi' }),
+      msg('g1'),
+      msg('g1', { input: 5000, output: 300, cached: 4000, thoughts: 120, tool: 0, total: 5420 }),
+      msg('g2', { input: 6000, output: 50, cached: 0, thoughts: 0, tool: 0, total: 6050 }),
+    ]);
+    expect(Object.fromEntries(r.tokens())).toEqual({ 'gemini-2.5-flash': { input: 7000, output: 470, cacheRead: 4000, cacheWrite: 0 } });
   });
 });

@@ -10,8 +10,11 @@
  *   carry the session's running `total_token_usage` (`input_tokens` including
  *   `cached_input_tokens`, `output_tokens`); the last one is the session's. The model is in
  *   `turn_context` lines.
- * Gemini CLI and OpenCode keep their sessions in other shapes (JSON files per chat or per
- * message), not read yet: their panes show no usage.
+ * - Gemini CLI (`~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl`): one record a
+ *   line, a message written again as it changes; a `gemini` message's `tokens` (`input`
+ *   including `cached`, `output`, `thoughts`: billed as output) and `model`, the last
+ *   record of each message id counted.
+ * OpenCode keeps its sessions as JSON files per message: not read yet (its panes show no usage).
  */
 
 /** Tokens of one model in a session. */
@@ -105,6 +108,35 @@ export function codexReader(): TranscriptReader {
     tokens() {
       const out: TokensByModel = new Map(done);
       if (last !== base) add(out, model, diff(last, base));
+      return out;
+    },
+  };
+}
+
+export function geminiReader(): TranscriptReader {
+  const byId = new Map<string, { model: string; t: ModelTokens }>();
+  return {
+    feed(lines) {
+      for (const line of lines) {
+        if (!line.includes('"tokens"')) continue;
+        let v: Record<string, unknown> | undefined;
+        try {
+          v = obj(JSON.parse(line));
+        } catch {
+          continue;
+        }
+        const t = obj(v?.tokens);
+        if (!v || v.type !== 'gemini' || !t || typeof v.id !== 'string') continue;
+        const cached = num(t.cached);
+        byId.set(v.id, {
+          model: typeof v.model === 'string' && v.model ? v.model : 'unknown',
+          t: { input: Math.max(0, num(t.input) - cached), output: num(t.output) + num(t.thoughts), cacheRead: cached, cacheWrite: 0 },
+        });
+      }
+    },
+    tokens() {
+      const out: TokensByModel = new Map();
+      for (const { model, t } of byId.values()) add(out, model, t);
       return out;
     },
   };
