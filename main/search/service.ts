@@ -137,7 +137,8 @@ export class SearchService {
 
   query(q: SearchQuery): { ok: true; hits: ReturnType<SearchIndex['search']> } | { ok: false; error: string } {
     try {
-      this.flushNow();
+      // What came until it was asked (a flood's queue at most a few slices: a query never waits it out).
+      this.flushNow([], undefined, 4 * SLICE_CHARS);
       return { ok: true, hits: this.index.search(q) };
     } catch (e) {
       return { ok: false, error: (e as Error).message };
@@ -345,10 +346,10 @@ export class SearchService {
     if (more && !this.disposed) setTimeout(() => this.flushSlice(), Math.ceil(performance.now() - t)).unref?.();
   }
 
-  /** Everything waiting, now (a query sees what came until it was asked; a file's entries go with their cursor). */
-  private flushNow(extra: Entry[] = [], cursors?: Map<string, number>): void {
+  /** The entries waiting (and `extra`, with the file cursors they were read to), now; queued output up to `outputBudget` characters. */
+  private flushNow(extra: Entry[] = [], cursors?: Map<string, number>, outputBudget = 0): void {
     this.pending.push(...extra);
-    this.write(Infinity, cursors);
+    this.write(outputBudget, cursors);
   }
 
   /** Read queued output into entries (up to `budget` characters) and write them with the others; true when output is left. */
@@ -359,6 +360,10 @@ export class SearchService {
     try {
       for (const [paneId, f] of this.feeds) {
         if (f.queue.length === 0) continue;
+        if (budget <= 0) {
+          left = true;
+          continue;
+        }
         const base = this.base(paneId);
         const at = Date.now();
         while (f.queue.length > 0 && budget > 0) {
@@ -370,6 +375,8 @@ export class SearchService {
           }
         }
         if (f.queue.length > 0) left = true;
+        // A closed pane's reader goes once its output is written.
+        else if (!this.deps.panes.get(paneId)) this.feeds.delete(paneId);
       }
       const entries = this.pending;
       this.pending = [];
@@ -388,7 +395,7 @@ export class SearchService {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     clearInterval(this.filesTimer);
     clearInterval(this.pruneTimer);
-    this.flushNow();
+    this.flushNow([], undefined, Infinity);
     this.disposed = true;
     this.index.close();
   }
