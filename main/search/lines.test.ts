@@ -41,3 +41,12 @@ describe('OutputLines', () => {
     expect(o.feed('a\x1bPq#0;2;0;0;0\x1b\\b\x1b_Gf=100;AAAA\x1b\\c\n')).toEqual([{ kind: 'output', line: 0, text: 'abc' }]);
   });
 });
+
+describe('OutputLines.skip', () => {
+  it('counts the lines of output it does not read, so the next ones keep their numbers', () => {
+    const o = new OutputLines();
+    expect(o.feed('one\npart')).toEqual([{ kind: 'output', line: 0, text: 'one' }]);
+    o.skip('ial\nx\ny\nhalf\x1b[3');
+    expect(o.feed('after\n')).toEqual([{ kind: 'output', line: 4, text: 'after' }]);
+  });
+});

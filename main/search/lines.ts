@@ -90,6 +90,21 @@ export class OutputLines {
     return out;
   }
 
+  /**
+   * Output that is not read (a flood's part the index let go): its lines are counted, so the
+   * lines after it keep their numbers; the line it ends in starts afresh.
+   */
+  skip(data: string): void {
+    let n = 0;
+    for (let at = data.indexOf('\n'); at >= 0; at = data.indexOf('\n', at + 1)) n++;
+    this.line += n;
+    this.text = '';
+    this.returned = false;
+    this.state = 'ground';
+    this.typing = false;
+    this.command = undefined;
+  }
+
   /** The line not yet ended by a newline (a prompt, the last thing a pane printed). */
   get pending(): string {
     return this.text.trimEnd();

@@ -30,8 +30,8 @@ const FLUSH_MS = 250;
 const FILES_MS = 1000;
 /** Output read into lines per slice before the event loop gets a turn (~10 ms of work). */
 const SLICE_CHARS = 128 * 1024;
-/** Output queued for one pane at most; a flood's older part beyond it is not indexed. */
-const MAX_QUEUED_CHARS = 32 * 1024 * 1024;
+/** Output queued for one pane at most (a flood outruns the index: its older part beyond this is counted, not indexed). */
+const MAX_QUEUED_CHARS = 4 * 1024 * 1024;
 /** A file is read at most this much at a time (one transaction); the rest after the event loop's next turn. */
 const FILE_READ_MAX = 512 * 1024;
 const PRUNE_EVERY_MS = 6 * 3600_000;
@@ -171,7 +171,11 @@ export class SearchService {
     const f = this.feed(paneId);
     f.queue.push(data);
     f.queued += data.length;
-    while (f.queued > MAX_QUEUED_CHARS && f.queue.length > 1) f.queued -= f.queue.shift()!.length;
+    while (f.queued > MAX_QUEUED_CHARS && f.queue.length > 1) {
+      const dropped = f.queue.shift()!;
+      f.queued -= dropped.length;
+      f.lines.skip(dropped);
+    }
     this.schedule();
   }
 
