@@ -11,8 +11,8 @@
  * - Surfaces as they arrive or change (`surface.changed`), and Tick calls (TickHost.onCall).
  *
  * Every flush (FLUSH_MS after something came) writes one transaction; a flush handles at
- * most SLICE_CHARS of output and then waits as long as it took, so a flood is indexed in
- * slices with at most half of the event loop's time.
+ * most SLICE_CHARS of output and then waits four times as long as it took, so a flood is
+ * indexed in slices with at most a fifth of the event loop's time.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,6 +30,8 @@ const FLUSH_MS = 250;
 const FILES_MS = 1000;
 /** Output read into lines per slice before the event loop gets a turn (~10 ms of work). */
 const SLICE_CHARS = 128 * 1024;
+/** While a flood is indexed, the event loop is left this many times as long as each slice took. */
+const IDLE_PER_BUSY = 4;
 /** Output queued for one pane at most (a flood outruns the index: its older part beyond this is counted, not indexed). */
 const MAX_QUEUED_CHARS = 4 * 1024 * 1024;
 /** A file is read at most this much at a time (one transaction); the rest after the event loop's next turn. */
@@ -77,6 +79,7 @@ export class SearchService {
   private flushTimer: NodeJS.Timeout | undefined;
   private filesTimer: NodeJS.Timeout | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
+  private firstPrune: NodeJS.Timeout | undefined;
   private readonly seenSurfaces = new Map<string, string>();
   /** Folders of earlier sessions, read once at start. */
   private olderFolders: string[] = [];
@@ -123,6 +126,7 @@ export class SearchService {
     this.filesTimer.unref?.();
     setImmediate(() => this.readFiles());
     const prune = () => {
+      if (this.disposed) return;
       try {
         this.index.prune(this.settings.keepDays);
       } catch (e) {
@@ -130,7 +134,8 @@ export class SearchService {
       }
     };
     // A minute after start (a scan of the table: not while the window first attaches), then every few hours.
-    setTimeout(prune, 60_000).unref?.();
+    this.firstPrune = setTimeout(prune, 60_000);
+    this.firstPrune.unref?.();
     this.pruneTimer = setInterval(prune, PRUNE_EVERY_MS);
     this.pruneTimer.unref?.();
   }
@@ -341,13 +346,21 @@ export class SearchService {
 
   /**
    * One slice of the queued output and everything else waiting, in one transaction; the rest
-   * after a pause as long as the slice took: a flood is indexed with at most half of the
-   * event loop's time, the other half left to the panes and the windows.
+   * after a pause of IDLE_PER_BUSY times as long as the slice took: a flood is indexed with at
+   * most a fifth of the event loop's time, the rest left to the panes and the windows (what
+   * it outruns is let go at MAX_QUEUED_CHARS).
    */
   private flushSlice(): void {
     const t = performance.now();
     const more = this.write(SLICE_CHARS);
-    if (more && !this.disposed) setTimeout(() => this.flushSlice(), Math.ceil(performance.now() - t)).unref?.();
+    // One slice at a time: output that comes meanwhile waits for this timer, not one of its own.
+    if (more && !this.disposed) {
+      this.flushTimer = setTimeout(() => {
+        this.flushTimer = undefined;
+        this.flushSlice();
+      }, Math.ceil((performance.now() - t) * IDLE_PER_BUSY));
+      this.flushTimer.unref?.();
+    }
   }
 
   /** The entries waiting (and `extra`, with the file cursors they were read to), now; queued output up to `outputBudget` characters. */
@@ -397,8 +410,10 @@ export class SearchService {
     if (this.disposed) return;
     for (const off of this.offs.splice(0)) off();
     if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
     clearInterval(this.filesTimer);
     clearInterval(this.pruneTimer);
+    clearTimeout(this.firstPrune);
     this.flushNow([], undefined, Infinity);
     this.disposed = true;
     this.index.close();
