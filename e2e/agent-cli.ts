@@ -42,6 +42,97 @@ export interface RigOptions {
   teardown?(home: string): void;
 }
 
+/** Claude Code's rig: the model server by ANTHROPIC_BASE_URL and a fake key, first-run screens skipped (~/.claude.json), permission prompts on. */
+export const CLAUDE_KEY = 'sk-ant-td-fake-key-0123456789abcdef';
+export function claudeRig(): Promise<AgentRig> {
+  return agentRig('claude', {
+    env: (url) => ({
+      ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: CLAUDE_KEY,
+      DISABLE_AUTOUPDATER: '1', DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_ERROR_REPORTING: '1',
+    }),
+    setup: (home, cwd) => {
+      fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify({
+        hasCompletedOnboarding: true,
+        hasSeenAutoDefaultNudge: true,
+        customApiKeyResponses: { approved: [CLAUDE_KEY.slice(-20)], rejected: [] },
+        projects: { [fs.realpathSync(cwd)]: { hasTrustDialogAccepted: true }, [cwd]: { hasTrustDialogAccepted: true } },
+      }));
+      fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
+      fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'default' } }, null, 2));
+    },
+  });
+}
+
+/** Codex's rig: the model server as a Responses `model_provider` in ~/.codex/config.toml (model "scripted"), permission prompts on; its app-server daemon stopped at the end. */
+export function codexRig(): Promise<AgentRig> {
+  return agentRig('codex', {
+    env: () => ({ TD_CODEX_KEY: 'sk-td-fake-codex-key' }),
+    setup: (home, cwd, url) => {
+      fs.mkdirSync(path.join(home, '.codex'), { recursive: true });
+      fs.writeFileSync(path.join(home, '.codex', 'config.toml'), [
+        'model = "scripted"',
+        'model_provider = "td"',
+        'approval_policy = "on-request"',
+        'sandbox_mode = "read-only"',
+        'check_for_update_on_startup = false',
+        '[model_providers.td]',
+        'name = "Terminal Delight test model"',
+        `base_url = "${url}/v1"`,
+        'wire_api = "responses"',
+        'env_key = "TD_CODEX_KEY"',
+        `[projects."${fs.realpathSync(cwd)}"]`,
+        'trust_level = "trusted"',
+        '',
+      ].join('\n'));
+    },
+    // Codex starts an app-server daemon that outlives its TUI.
+    teardown: (home) => { spawnSync(path.join(BIN, 'codex'), ['app-server', 'daemon', 'stop'], { env: { ...process.env, HOME: home }, timeout: 20_000 }); },
+  });
+}
+
+/** Codex's first start after the installer asks to trust the new hooks, as it asks a person: trusted in its own screen. */
+export async function trustCodexHooks(rig: AgentRig, paneId: string): Promise<void> {
+  await rig.win.waitForText(paneId, /Hooks need review/, 120_000);
+  await rig.win.focusTerminal(paneId);
+  await rig.win.page.keyboard.press('2');
+  await rig.win.page.keyboard.press('Enter');
+  await rig.win.waitForText(paneId, /Ask Codex to do anything/, 60_000);
+}
+
+/** Gemini CLI's rig: the model server by GOOGLE_GEMINI_BASE_URL and a fake key, the API key and a model chosen and the folder trusted in ~/.gemini. */
+export function geminiRig(): Promise<AgentRig> {
+  return agentRig('gemini', {
+    env: (url) => ({ GEMINI_API_KEY: 'td-fake-gemini-key', GOOGLE_GEMINI_BASE_URL: url }),
+    setup: (home, cwd) => {
+      fs.mkdirSync(path.join(home, '.gemini'), { recursive: true });
+      fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify({
+        security: { auth: { selectedType: 'gemini-api-key' } },
+        model: { name: 'gemini-2.5-flash' },
+        general: { disableAutoUpdate: true },
+        privacy: { usageStatisticsEnabled: false },
+      }, null, 2));
+      fs.writeFileSync(path.join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [fs.realpathSync(cwd)]: 'TRUST_FOLDER' }));
+    },
+  });
+}
+
+/** Gemini CLI takes a prompt once its SessionStart hooks have run (before that, Enter is lost). */
+export async function geminiReady(rig: AgentRig, paneId: string, folder: string): Promise<void> {
+  await rig.win.waitForText(paneId, /Type your message/, 120_000);
+  await rig.win.waitFor(() => fs.existsSync(path.join(folder, 'inbound.jsonl')) && fs.readFileSync(path.join(folder, 'inbound.jsonl'), 'utf8').includes('"type":"session"'), 'the session to start', 60_000);
+}
+
+/**
+ * A prompt as a person types it into Gemini CLI: once the hooks of its last turn have run,
+ * a key at a time, Enter once the whole line shows in its input. (Typed in one burst right
+ * after a turn, part of a line and its Enter were seen lost: "run the tests" arrived as
+ * "run the", and a next line was never sent.)
+ */
+export async function geminiPrompt(win: TdPage, id: string, text: string): Promise<void> {
+  await win.waitFor(async () => !/Executing Hooks/.test(await win.text(id, 40)), 'Gemini CLI\'s hooks to finish', 60_000);
+  await prompt(win, id, text, { delayMs: 40, echoed: new RegExp(`> ${text}\\s*$`, 'm') });
+}
+
 /**
  * Starts the model server, then serve with `opts.env(modelUrl)` added to every pane's
  * environment, runs `opts.setup` and the installer for `agent`, and opens a window.

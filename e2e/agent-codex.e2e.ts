@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentRig, bench, BIN, card, headerStatus, inOrder, newAgentPane, prompt, reportFailures, shot, shotLight, statusLog, tdReplyCard, type AgentRig } from './agent-cli.ts';
+import { bench, BIN, card, codexRig, trustCodexHooks, headerStatus, inOrder, newAgentPane, prompt, reportFailures, shot, shotLight, statusLog, tdReplyCard, type AgentRig } from './agent-cli.ts';
 
 let rig: AgentRig;
 let paneId: string;
@@ -39,38 +39,13 @@ async function permissionIds(): Promise<Set<string>> {
 }
 
 beforeAll(async () => {
-  rig = await agentRig('codex', {
-    env: () => ({ TD_CODEX_KEY: 'sk-td-fake-codex-key' }),
-    setup: (home, cwd, url) => {
-      fs.mkdirSync(path.join(home, '.codex'), { recursive: true });
-      fs.writeFileSync(path.join(home, '.codex', 'config.toml'), [
-        'model = "scripted"',
-        'model_provider = "td"',
-        'approval_policy = "on-request"',
-        'sandbox_mode = "read-only"',
-        'check_for_update_on_startup = false',
-        '[model_providers.td]',
-        'name = "Terminal Delight test model"',
-        `base_url = "${url}/v1"`,
-        'wire_api = "responses"',
-        'env_key = "TD_CODEX_KEY"',
-        `[projects."${fs.realpathSync(cwd)}"]`,
-        'trust_level = "trusted"',
-        '',
-      ].join('\n'));
-    },
-    // Codex starts an app-server daemon that outlives its TUI.
-    teardown: (home) => { spawnSync(path.join(BIN, 'codex'), ['app-server', 'daemon', 'stop'], { env: { ...process.env, HOME: home }, timeout: 20_000 }); },
-  });
+  rig = await codexRig();
   ({ paneId, folder } = await newAgentPane(rig, 'codex'));
   statuses = await statusLog(rig.win, paneId);
   // First start after the installer: Codex asks to trust the new hooks, as it asks a person.
   await rig.win.waitForText(paneId, /Hooks need review/, 120_000);
   await shot(rig.win.page.locator(`[data-pane-id="${paneId}"] .xterm-screen`), 'codex-hooks-review-dark');
-  await rig.win.focusTerminal(paneId);
-  await rig.win.page.keyboard.press('2');
-  await rig.win.page.keyboard.press('Enter');
-  await rig.win.waitForText(paneId, /Ask Codex to do anything/, 60_000);
+  await trustCodexHooks(rig, paneId);
   expect(fs.readFileSync(path.join(rig.serve.home, '.codex', 'config.toml'), 'utf8')).toMatch(/trusted_hash = "sha256:/);
 }, 240_000);
 

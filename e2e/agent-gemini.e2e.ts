@@ -15,46 +15,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentRig, card, headerStatus, inOrder, newAgentPane, prompt as typePrompt, reportFailures, shot, shotLight, statusLog, tdReplyCard, type AgentRig } from './agent-cli.ts';
+import { card, geminiPrompt, geminiReady, geminiRig, headerStatus, inOrder, newAgentPane, reportFailures, shot, shotLight, statusLog, tdReplyCard, type AgentRig } from './agent-cli.ts';
 
 let rig: AgentRig;
 let paneId: string;
 let folder: string;
 let statuses: () => Promise<string[]>;
 
-/**
- * A prompt as a person types it into Gemini CLI: once the hooks of its last turn have run,
- * a key at a time, Enter once the whole line shows in its input. (Typed in one burst right
- * after a turn, part of a line and its Enter were seen lost: "run the tests" arrived as
- * "run the", and a next line was never sent.)
- */
-async function prompt(win: AgentRig['win'], id: string, text: string): Promise<void> {
-  await win.waitFor(async () => !/Executing Hooks/.test(await win.text(id, 40)), 'Gemini CLI\'s hooks to finish', 60_000);
-  await typePrompt(win, id, text, { delayMs: 40, echoed: new RegExp(`> ${text}\\s*$`, 'm') });
-}
+const prompt = geminiPrompt;
 
 /** What the request hands back to the model for each function call. */
 const responses = (body: Record<string, unknown>) => (body.contents as Array<{ parts: Array<Record<string, unknown>> }>).flatMap((c) => c.parts).filter((p) => 'functionResponse' in p);
 
 beforeAll(async () => {
-  rig = await agentRig('gemini', {
-    env: (url) => ({ GEMINI_API_KEY: 'td-fake-gemini-key', GOOGLE_GEMINI_BASE_URL: url }),
-    setup: (home, cwd) => {
-      fs.mkdirSync(path.join(home, '.gemini'), { recursive: true });
-      fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify({
-        security: { auth: { selectedType: 'gemini-api-key' } },
-        model: { name: 'gemini-2.5-flash' },
-        general: { disableAutoUpdate: true },
-        privacy: { usageStatisticsEnabled: false },
-      }, null, 2));
-      fs.writeFileSync(path.join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [fs.realpathSync(cwd)]: 'TRUST_FOLDER' }));
-    },
-  });
+  rig = await geminiRig();
   ({ paneId, folder } = await newAgentPane(rig, 'gemini'));
   statuses = await statusLog(rig.win, paneId);
-  await rig.win.waitForText(paneId, /Type your message/, 120_000);
-  // Gemini CLI takes a prompt once its SessionStart hooks have run (before that, Enter is lost).
-  await rig.win.waitFor(() => fs.existsSync(path.join(folder, 'inbound.jsonl')) && fs.readFileSync(path.join(folder, 'inbound.jsonl'), 'utf8').includes('"type":"session"'), 'the session to start', 60_000);
+  await geminiReady(rig, paneId, folder);
 }, 240_000);
 
 reportFailures(() => ({ rig, paneId, folder, statuses }));

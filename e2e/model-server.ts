@@ -10,10 +10,18 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** Tokens a scripted answer says it used (Anthropic's usage fields); absent: 10 in, 5 out. */
+export interface ScriptedUsage {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
 /** One scripted answer: text (a reply, perhaps with a ```td block), or a tool call. */
 export type Turn =
-  | { text: string }
-  | { tool: string; input: Record<string, unknown>; id?: string; text?: string };
+  | { text: string; usage?: ScriptedUsage }
+  | { tool: string; input: Record<string, unknown>; id?: string; text?: string; usage?: ScriptedUsage };
 
 export type Api = 'anthropic' | 'responses' | 'chat' | 'gemini';
 
@@ -147,7 +155,8 @@ const toolId = (turn: Extract<Turn, { tool: string }>, id: string, prefix: strin
 // ───────────── Anthropic Messages ─────────────
 
 function anthropic(res: http.ServerResponse, turn: Turn, id: string, stream: boolean): void {
-  const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const u = turn.usage;
+  const usage = { input_tokens: u?.input ?? 10, output_tokens: u?.output ?? 5, cache_creation_input_tokens: u?.cacheWrite ?? 0, cache_read_input_tokens: u?.cacheRead ?? 0 };
   const content: Array<Record<string, unknown>> = [];
   if ('tool' in turn) {
     if (turn.text) content.push({ type: 'text', text: turn.text });
@@ -173,12 +182,19 @@ function anthropic(res: http.ServerResponse, turn: Turn, id: string, stream: boo
     }
     events.push(['content_block_stop', { type: 'content_block_stop', index }]);
   });
-  events.push(['message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } }]);
+  events.push(['message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }]);
   events.push(['message_stop', { type: 'message_stop' }]);
   sse(res, events);
 }
 
 // ───────────── OpenAI Responses (Codex) ─────────────
+
+/** The Responses API's usage: input_tokens counts the cached ones too. */
+function responsesUsage(u: ScriptedUsage | undefined): Record<string, unknown> {
+  const input = (u?.input ?? 10) + (u?.cacheRead ?? 0);
+  const output = u?.output ?? 5;
+  return { input_tokens: input, input_tokens_details: { cached_tokens: u?.cacheRead ?? 0 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: input + output };
+}
 
 function responses(res: http.ServerResponse, turn: Turn, id: string): void {
   const respId = `resp_td${id}`;
@@ -201,7 +217,7 @@ function responses(res: http.ServerResponse, turn: Turn, id: string): void {
   });
   events.push(['response.completed', {
     type: 'response.completed',
-    response: { ...base, status: 'completed', output, usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 } },
+    response: { ...base, status: 'completed', output, usage: responsesUsage(turn.usage) },
   }]);
   sse(res, events);
 }
@@ -229,6 +245,13 @@ function chat(res: http.ServerResponse, turn: Turn, id: string, stream: boolean)
 
 // ───────────── Gemini generateContent ─────────────
 
+/** Gemini's usageMetadata: promptTokenCount counts the cached ones too. */
+function geminiUsage(u: ScriptedUsage | undefined): Record<string, unknown> {
+  const prompt = (u?.input ?? 10) + (u?.cacheRead ?? 0);
+  const out = u?.output ?? 5;
+  return { promptTokenCount: prompt, candidatesTokenCount: out, totalTokenCount: prompt + out, ...(u?.cacheRead ? { cachedContentTokenCount: u.cacheRead } : {}) };
+}
+
 function gemini(res: http.ServerResponse, turn: Turn, stream: boolean): void {
   const parts: Array<Record<string, unknown>> = [];
   if ('tool' in turn) {
@@ -239,7 +262,7 @@ function gemini(res: http.ServerResponse, turn: Turn, stream: boolean): void {
   }
   const chunk = {
     candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
-    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+    usageMetadata: geminiUsage(turn.usage),
     modelVersion: 'scripted',
   };
   if (!stream) {

@@ -24,6 +24,9 @@ import { Machines } from './machines/machines.ts';
 import { SERVICE_STARTED_AT } from './version.ts';
 import { NoticeBook } from './state/notices.ts';
 import { installDevices, type DeviceService } from './devices/service.ts';
+import { installSearch, type SearchService } from './search/service.ts';
+import { searchTools } from './search/tools.ts';
+import { installUsage } from './usage/service.ts';
 
 export interface AppOptions {
   /** Which shell carries the contract when the core runs inside it (tests); the service serves any. */
@@ -55,6 +58,8 @@ export interface App {
   ticks: TickHost;
   /** Agents in git worktrees (main/worktrees): the worktree.* requests, the Changes cards. */
   worktrees: WorktreeService;
+  /** Search everything (main/search): the index, fed as things happen; 'search.query'. */
+  search: SearchService;
   /** Every client of this core (windows through their relays, commands), whatever transport carries it. */
   hub: ClientHub;
   /** Other machines reached over ssh (main/machines): links, reconnects, windows' via frames. */
@@ -120,6 +125,11 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const worktrees = installWorktrees({ core, panes, surfaces, settings, env, paths, newAgentPane: (req) => agents.newAgentPane(req), turns });
   turns.linkWorktrees({ owns: (id) => worktrees.owns(id), refresh: (id) => worktrees.refreshPane(id), allDiff: (id) => worktrees.allDiff(id) });
   turns.start();
+  // Search everything (main/search): pane output, commands, agents' events, surfaces, actions, Tick calls.
+  const search = installSearch({ core, panes, settings, paths, surfaces, ticks, log: (line) => void process.stderr.write(`terminal-delight: ${line}\n`) });
+  mcp.addTools(searchTools(search, { panes, settings: () => settings.get() }));
+  // Usage and cost of each agent session (main/usage): read from its transcript, shown in its pane's header.
+  installUsage(core, panes);
   // Other services install here (each in its own folder): surfaces, agent-channel, tick, mcp.
 
   // The clients (main/clients/hub.ts) and the service's own requests.
@@ -143,7 +153,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // Records of the panes as they are now (ended, resumed), before anything else happens.
   keeper.saveNow();
   return {
-    core, paths, panes, settings, surfaces, agents, mcp, ticks, worktrees, hub, machines, devices, endAll,
+    core, paths, panes, settings, surfaces, agents, mcp, ticks, worktrees, search, hub, machines, devices, endAll,
     dispose: (reason?: string) => {
       if (reason) stopReason = reason;
       return core.dispose();

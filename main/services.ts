@@ -3,7 +3,7 @@
  * its own folder and is installed by main/app.ts; a service reaches another only
  * through these interfaces, so each can be built and tested on its own.
  */
-import type { ActionRecord, AgentStatus, PaneInfo, PaneKind, Settings, Surface, SurfaceRoute } from '../preload/contract.ts';
+import type { ActionRecord, AgentStatus, PaneInfo, PaneKind, Settings, SettingsPatch, Surface, SurfaceRoute } from '../preload/contract.ts';
 
 export interface CreatePaneOptions {
   cwd?: string;
@@ -50,7 +50,7 @@ export interface PaneServiceApi {
   /** The pane whose process tree holds this pid (walking parents), if any. */
   paneOfPid(pid: number): string | undefined;
   /** Fields other services own: the agent's status, the bench, unseen counts. */
-  patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId' | 'agentCli' | 'worktree'>>): void;
+  patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId' | 'agentCli' | 'worktree' | 'usage'>>): void;
   /** The pane's process group leader pid, while it runs. */
   pid(paneId: string): number | undefined;
   /**
@@ -114,6 +114,6 @@ export interface SettingsApi {
   get(): Settings;
   /** What was wrong with settings.json at start, in one sentence (until a setting is saved). */
   problem?(): string | undefined;
-  set(patch: Partial<Settings>): Settings;
+  set(patch: SettingsPatch): Settings;
   onChange(listener: (s: Settings) => void): () => void;
 }

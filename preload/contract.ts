@@ -51,6 +51,28 @@ export interface PaneInfo {
   lastCommand?: { exitCode: number; durationMs: number; at: string };
   /** Set when the pane's agent works in a git worktree the app made (issue 12). */
   worktree?: PaneWorktree;
+  /** Tokens and cost of the agent session the pane runs, read from its transcript (main/usage). */
+  usage?: SessionUsage;
+}
+
+/** An agent session's tokens, and their cost at the dated price file's prices (none for a model it does not list). */
+export interface SessionUsage {
+  /** The model the session used last. */
+  model?: string;
+  /** Input tokens not read from the cache. */
+  input: number;
+  output: number;
+  /** Input tokens read from the prompt cache. */
+  cacheRead: number;
+  /** Input tokens written to the prompt cache. */
+  cacheWrite: number;
+  /** In `currency`; absent when a model of the session has no price (tokens only). */
+  cost?: number;
+  currency: string;
+  /** The price file's date (assets/prices/<date>.json). */
+  pricesDate: string;
+  /** Models the price file does not list (their tokens are counted, not priced). */
+  unpriced?: string[];
 }
 
 /**
@@ -129,6 +151,8 @@ export interface Settings {
   worktreeSetup: string;
   /** Machines connected before (docs/design/remote.md): the home service connects them again as it starts. */
   machines: MachineRecord[];
+  /** Search everything (main/search): what is indexed, how long it is kept, which agents may search through MCP. */
+  search: SearchSettings;
 }
 
 /** A machine the home service reaches over the person's own ssh, as saved in settings. */
@@ -157,6 +181,55 @@ export interface MachineInfo extends MachineRecord {
   attempts: number;
   /** The link's ssh process, while one runs. */
   sshPid?: number;
+}
+
+/** A change of some settings; of the search settings too, only the fields given change. */
+export type SettingsPatch = Partial<Omit<Settings, 'search'>> & { search?: Partial<SearchSettings> };
+
+export interface SearchSettings {
+  /** Whether anything is indexed (off: nothing new is added; what is there stays searchable until kept days pass). */
+  enabled: boolean;
+  /** Days an entry is kept (0: forever). */
+  keepDays: number;
+  /** Pane ids (or tags) whose output, commands and agent events are never indexed. */
+  excludePanes: string[];
+  /** Agents whose MCP connection may call search_history (off for every agent by default). */
+  mcpAgents: AgentName[];
+}
+
+/** What a line in the search index is. `failed` (a filter only) is a command whose exit status was not 0. */
+export type SearchKind = 'output' | 'command' | 'prompt' | 'reply' | 'tool' | 'surface' | 'decision' | 'tick';
+
+export interface SearchQuery {
+  query: string;
+  agent?: string;
+  pane?: string;
+  /** A folder: entries whose folder is it or inside it. */
+  folder?: string;
+  kind?: SearchKind | 'failed';
+  /** ISO date or time: only entries at or after it. */
+  since?: string;
+  /** At most this many hits (default 50, at most 500). */
+  limit?: number;
+}
+
+export interface SearchHit {
+  id: number;
+  kind: SearchKind;
+  /** Milliseconds since the epoch. */
+  at: number;
+  paneId: string;
+  session: string;
+  agent?: string;
+  folder?: string;
+  /** Output: the pane's output line (0 is its first line); a command's line where it ran. */
+  line?: number;
+  exitCode?: number;
+  /** A surface's id (surface, decision), a Tick instance (tick), an agent event's id. */
+  ref?: string;
+  text: string;
+  /** The text with each match between \u0001 and \u0002 (the renderer highlights them). */
+  marked: string;
 }
 
 // ───────────────────────────── surfaces (TDSP) ─────────────────────────────
@@ -298,7 +371,7 @@ export interface Requests {
       settingsProblem?: string;
     };
   };
-  'settings.set': { req: Partial<Settings>; res: Settings };
+  'settings.set': { req: SettingsPatch; res: Settings };
 
   'pane.create': { req: { cwd?: string; command?: string[]; kind?: PaneKind; splitOf?: string; direction?: 'right' | 'down' }; res: PaneInfo };
   'pane.close': { req: { paneId: string }; res: { closed: boolean } };
@@ -372,6 +445,8 @@ export interface Requests {
   'machine.retry': { req: { name: string }; res: MachineInfo };
   /** "Restart build-box's service" (a far service of another version): it stops for an upgrade, the link comes back to the new one, its panes through resume. */
   'machine.restart': { req: { name: string }; res: { ok: true } };
+  /** Search everything the panes, agents, surfaces and Ticks did (main/search). */
+  'search.query': { req: SearchQuery; res: { ok: true; hits: SearchHit[] } | { ok: false; error: string } };
 
   /** What "New agent in a worktree" offers for a folder (default: the focused pane's): the repository, its branches, the current one. */
   'worktree.probe': { req: { dir?: string }; res: WorktreeResult<{ repo: string; current: string | null; branches: string[]; folder: string; setup: string }> };
@@ -534,6 +609,8 @@ export type AppCommand =
   | 'open-settings' | 'quit-all'
   /** "New agent in a worktree…" (asks for the repository, base and name). */
   | 'new-agent-worktree'
+  /** The Search everything palette (main/search's index). */
+  | 'search-everything'
   /** The window's link to the core was made anew (the service restarted): say hello again and redraw. */
   | 'resync';
 
@@ -560,7 +637,7 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',
   'tick.packages',
   'agent.new', 'agent.available',
-  'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit', 'service.start', 'machine.connect', 'machine.list', 'machine.retry', 'machine.restart',
+  'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit', 'service.start', 'machine.connect', 'machine.list', 'machine.retry', 'machine.restart', 'search.query',
   'worktree.probe', 'worktree.new', 'worktree.list', 'worktree.status', 'worktree.commit',
   'worktree.merge', 'worktree.push', 'worktree.remove', 'worktree.revert', 'worktree.open',
   'turns.view', 'turns.review', 'turns.revert', 'turns.restore',
@@ -615,6 +692,7 @@ export const DEFAULT_SETTINGS: Settings = {
   worktreeFolder: '',
   worktreeSetup: '',
   machines: [],
+  search: { enabled: true, keepDays: 90, excludePanes: [], mcpAgents: [] },
 };
 
 /**

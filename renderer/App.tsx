@@ -22,6 +22,7 @@ import './service/service.css';
 import { SettingsDialog } from './settings/SettingsDialog.tsx';
 import { MachineDialog } from './machines/MachineDialog.tsx';
 import { MachinesBar } from './machines/MachinesBar.tsx';
+import { SearchPalette } from './search/SearchPalette.tsx';
 import { showSettings } from './settings/ui.ts';
 
 export function App(): ReactElement {
@@ -115,6 +116,7 @@ export function App(): ReactElement {
       <QuitDialog />
       <SettingsDialog />
       <MachineDialog />
+      <SearchPalette />
     </div>
   );
 }

@@ -12,6 +12,7 @@ import { showAgentPicker } from './agents/picker.ts';
 import { showWorktreeDialog } from './agents/worktrees.ts';
 import { showQuit } from './service/ui.ts';
 import { showSettings } from './settings/ui.ts';
+import { showSearch } from './search/ui.ts';
 
 /** The little the commands need of a pane's terminal. */
 export interface TerminalHandle {
@@ -182,6 +183,7 @@ export function runCommand(ctx: CommandContext, cmd: WindowCommand, paneId?: str
     case 'zoom-out': void zoom(ctx, -1); break;
     case 'zoom-reset': void zoom(ctx, 0); break;
     case 'find': toggleFind(ctx, id); break;
+    case 'search-everything': showSearch(); break;
     case 'focus-next': moveFocus(ctx, 'next'); break;
     case 'focus-prev': moveFocus(ctx, 'prev'); break;
     case 'focus-left': moveFocus(ctx, 'left'); break;

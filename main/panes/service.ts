@@ -538,7 +538,7 @@ export class PaneService implements PaneServiceApi {
     this.governTimer = undefined;
   }
 
-  patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId' | 'agentCli' | 'worktree'>>): void {
+  patch(paneId: string, patch: Partial<Pick<PaneInfo, 'agent' | 'benchOpen' | 'unseen' | 'title' | 'instanceId' | 'agentCli' | 'worktree' | 'usage'>>): void {
     const pane = this.need(paneId);
     const { title, ...rest } = patch;
     const sessionBefore = pane.info.agentCli?.sessionId;

@@ -191,3 +191,11 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: 
     });
   });
 }
+
+/** A program named like an agent CLI (claude, codex…) that only waits, in `dir/bin`: a pane running it knows its agent. */
+export function fakeAgent(dir: string, name: string): string {
+  const file = path.join(dir, 'bin', name);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, '#!/bin/sh\nexec cat\n', { mode: 0o755 });
+  return file;
+}

@@ -17,8 +17,15 @@ describe('settings', () => {
     expect(new SettingsService(file).get()).toEqual({
       theme: 'system', fontSize: 13, fontFamily: '', scrollback: 10000, copyOnSelect: true, mcpServer: true, mcpWrites: true, agentCommand: ['claude'],
       notifications: true, windowClose: 'keep', resumeAtStart: 'shells', shellIntegration: true, worktreeFolder: '', worktreeSetup: '', machines: [],
+      search: { enabled: true, keepDays: 90, excludePanes: [], mcpAgents: [] },
     });
     expect(fs.existsSync(file)).toBe(false);
+  });
+
+  it('changes one search setting and keeps the others', () => {
+    const s = new SettingsService(file);
+    expect(s.set({ search: { mcpAgents: ['codex'] } }).search).toEqual({ enabled: true, keepDays: 90, excludePanes: [], mcpAgents: ['codex'] });
+    expect(s.set({ search: { keepDays: 7 } }).search).toEqual({ enabled: true, keepDays: 7, excludePanes: [], mcpAgents: ['codex'] });
   });
 
   it('saves a change atomically, tells listeners, and reads it back', () => {
@@ -39,6 +46,9 @@ describe('settings', () => {
       [{ fontSize: 2 }, /fontSize 2 is out of range/],
       [{ scrollback: 1.5 }, /scrollback 1.5 is out of range/],
       [{ copyOnSelect: 'yes' }, /copyOnSelect must be true or false/],
+      [{ search: { keepDays: -1 } }, /search.keepDays -1 is out of range: use a whole number of days from 0 \(forever\) to 36500/],
+      [{ search: { mcpAgents: ['hal'] } }, /search.mcpAgents must be a list of agent names \(claude, codex, gemini, opencode\)/],
+      [{ search: { colour: 'red' } }, /there is no search setting "colour"/],
       [{ agentCommand: [] }, /agentCommand must be a non-empty list of strings/],
       [{ agentCommand: 'claude' }, /agentCommand must be a non-empty list/],
       [{ fontSize: 14, colour: 'red' }, /there is no setting "colour"/],

@@ -2,7 +2,7 @@
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_SETTINGS, type Settings } from '../../preload/contract.ts';
+import { DEFAULT_SETTINGS, type Settings, type SettingsPatch } from '../../preload/contract.ts';
 import type { SettingsApi } from '../services.ts';
 import { writeJsonAtomic } from './files.ts';
 
@@ -41,6 +41,8 @@ function checkField(key: string, value: unknown): { ok: true; value: unknown } |
       return typeof value === 'string' && value.length <= 4096 && !/[\x00-\x08\x0a-\x1f]/.test(value) ? { ok: true, value } : { ok: false, error: 'worktreeSetup must be one line of shell command (at most 4096 characters), or empty' };
     case 'machines':
       return checkMachines(value);
+    case 'search':
+      return checkSearch(value);
     default:
       return { ok: false, error: `there is no setting "${key}": known settings are ${Object.keys(DEFAULT_SETTINGS).join(', ')}` };
   }
@@ -65,6 +67,27 @@ function checkMachines(value: unknown): { ok: true; value: unknown } | { ok: fal
   return { ok: true, value: out };
 }
 
+const AGENT_NAMES = ['claude', 'codex', 'gemini', 'opencode'];
+
+/** The search settings (a whole object, or some of its fields: the rest keep their values in applySettings). */
+function checkSearch(value: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, error: 'search must be an object: for example {"enabled": true, "keepDays": 90, "excludePanes": [], "mcpAgents": []}' };
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (k === 'enabled') {
+      if (typeof v !== 'boolean') return { ok: false, error: 'search.enabled must be true or false' };
+    } else if (k === 'keepDays') {
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 36_500) return { ok: false, error: `search.keepDays ${JSON.stringify(v)} is out of range: use a whole number of days from 0 (forever) to 36500` };
+    } else if (k === 'excludePanes') {
+      if (!Array.isArray(v) || v.length > 1000 || !v.every((p) => typeof p === 'string' && /^[A-Za-z0-9._-]{1,128}$/.test(p))) return { ok: false, error: 'search.excludePanes must be a list of pane ids or tags' };
+    } else if (k === 'mcpAgents') {
+      if (!Array.isArray(v) || !v.every((a) => AGENT_NAMES.includes(a as string))) return { ok: false, error: `search.mcpAgents must be a list of agent names (${AGENT_NAMES.join(', ')})` };
+    } else return { ok: false, error: `there is no search setting "${k}": known ones are enabled, keepDays, excludePanes, mcpAgents` };
+    out[k] = Array.isArray(v) ? [...v] : v;
+  }
+  return { ok: true, value: out };
+}
+
 /** Apply a patch from outside; throws one sentence on the first bad field, changing nothing. */
 export function applySettings(current: Settings, patch: unknown): Settings {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw new Error('settings must be an object of setting names to values');
@@ -72,7 +95,7 @@ export function applySettings(current: Settings, patch: unknown): Settings {
   for (const [k, v] of Object.entries(patch)) {
     const c = checkField(k, v);
     if (!c.ok) throw new Error(c.error);
-    next[k] = c.value;
+    next[k] = k === 'search' ? { ...current.search, ...(c.value as object) } : c.value;
   }
   return next as unknown as Settings;
 }
@@ -106,7 +129,7 @@ export function readSettings(text: string): LoadedSettings {
       continue;
     }
     const c = checkField(k, v);
-    if (c.ok) out[k] = c.value;
+    if (c.ok) out[k] = k === 'search' ? { ...DEFAULT_SETTINGS.search, ...(c.value as object) } : c.value;
     else bad.push(c.error);
   }
   return { settings: out as unknown as Settings, extra, bad };
@@ -195,7 +218,7 @@ export class SettingsService implements SettingsApi {
     return this.trouble;
   }
 
-  set(patch: Partial<Settings>): Settings {
+  set(patch: SettingsPatch): Settings {
     if (this.blocked) throw new Error(this.blocked);
     const next = applySettings(this.current, patch);
     this.current = next;

@@ -60,6 +60,18 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** A call as it went, for listeners (TickHost.onCall). */
+export interface TickCallRecord {
+  at: number;
+  instanceId: string;
+  title: string;
+  tool: string;
+  args: unknown;
+  report: CallReport;
+  askingPaneId?: string;
+  tickPaneId?: string;
+}
+
 export interface CallReport {
   ok: boolean;
   outcome: Outcome;
@@ -100,6 +112,8 @@ export class TickHost {
   /** The environment Ticks start with (and their prerequisites are checked against). */
   readonly env: NodeJS.ProcessEnv;
   private readonly wire?: TickHostOptions['wire'];
+  /** Told of every call once it is over (the search index records them). */
+  private readonly callListeners = new Set<(call: TickCallRecord) => void>();
 
   constructor(opts: TickHostOptions = {}) {
     this.core = opts.core;
@@ -286,6 +300,26 @@ export class TickHost {
    * nothing is sent unless approved, and nothing is ever sent twice.
    */
   async call(instanceId: string, tool: string, args: unknown, opts: CallOptions = {}): Promise<CallReport> {
+    const report = await this.callOnce(instanceId, tool, args, opts);
+    const info = this.get(instanceId);
+    const record: TickCallRecord = { at: Date.now(), instanceId, title: info?.title ?? instanceId, tool, args, report, ...(opts.askingPaneId ? { askingPaneId: opts.askingPaneId } : {}), ...(info?.paneId ? { tickPaneId: info.paneId } : {}) };
+    for (const fn of this.callListeners) {
+      try {
+        fn(record);
+      } catch {
+        // a listener's failure is not the call's
+      }
+    }
+    return report;
+  }
+
+  /** Listen to every call once it is over; returns the unsubscribe. */
+  onCall(listener: (call: TickCallRecord) => void): () => void {
+    this.callListeners.add(listener);
+    return () => this.callListeners.delete(listener);
+  }
+
+  private async callOnce(instanceId: string, tool: string, args: unknown, opts: CallOptions): Promise<CallReport> {
     const refuse = (reason: string, code?: number, approval: CallReport['approval'] = 'not_needed', approvalId?: string): CallReport => ({
       ok: false, outcome: 'not_executed', reason, sent: false, approval, ...(approvalId ? { approvalId } : {}), ...(code ? { error: { code, message: reason } } : {}),
     });

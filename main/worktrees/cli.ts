@@ -6,9 +6,9 @@
  * beside it.
  */
 import path from 'node:path';
-import type { Req, RequestName, Res } from '../../preload/contract.ts';
+import { throughService, type Request } from '../cli/through-service.ts';
 
-export type Request = <K extends RequestName>(name: K, req: Req<K>) => Promise<Res<K>>;
+export type { Request };
 
 export const USAGE = 'usage: terminal-delight agent new [--worktree [--repo DIR] [--base BRANCH] [--name NAME] [--prompt TEXT]] [-- agent command…]';
 
@@ -92,22 +92,7 @@ export async function runAgent(argv: string[], request: Request, io: { out(s: st
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { connectService } = await import('../service/client.ts');
   const io = { out: (s: string) => void process.stdout.write(s), err: (s: string) => void process.stderr.write(s), cwd: process.cwd(), paneId: process.env.TD_PANE_ID || undefined };
   if (argv[0] !== 'new' || asksHelp(argv)) return runAgent(argv, () => Promise.reject(new Error('unused')), io);
-  let conn;
-  try {
-    conn = await connectService({ client: 'cli', cwd: io.cwd });
-  } catch (e) {
-    io.err(`terminal-delight agent: ${(e as Error).message}\n`);
-    return 1;
-  }
-  try {
-    return await runAgent(argv, (name, req) => conn.request(name, req), io);
-  } catch (e) {
-    io.err(`terminal-delight agent: ${(e as Error).message}\n`);
-    return 1;
-  } finally {
-    conn.close();
-  }
+  return throughService('agent', io.cwd, (request) => runAgent(argv, request, io));
 }

@@ -8,6 +8,7 @@ import { closePane, focusPane, restartPane, splitPane, toggleBench } from '../co
 import { useWindow, useWindowState } from '../context.ts';
 import { shortcutLabel, type WindowCommand } from '../keys.ts';
 import { BenchIcon, CloseIcon, RestartIcon, SplitDownIcon, SplitRightIcon } from './icons.tsx';
+import { usageBadge } from './usage.ts';
 import { TickHeaderParts, WorktreeBadge, agentTip, tickCloseTip } from '../agents/HeaderParts.tsx';
 import { exitText, headerTitle, lastCommandParts, shortPath } from '../../common/header-text.ts';
 
@@ -49,6 +50,7 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
       {pane?.lastCommand && !exited ? <LastCommand lc={pane.lastCommand} /> : null}
       <span className="pane-header-spacer" />
       {pane?.worktree ? <WorktreeBadge wt={pane.worktree} /> : null}
+      {pane?.usage ? <UsageBadge usage={pane.usage} /> : null}
       {pane?.agent ? (
         <span className={`badge agent agent-${pane.agent.status}`} title={agentTip(pane.agent, AGENT_LABEL[pane.agent.status])} data-testid="agent-status">
           <span className={`agent-dot agent-${pane.agent.status}`} aria-hidden="true" />
@@ -114,4 +116,10 @@ function IconButton({ label, tip, onClick, pressed, children }: { label: string;
       {children}
     </button>
   );
+}
+
+/** The running agent session's tokens and cost (main/usage), the detail as its tooltip. */
+function UsageBadge({ usage }: { usage: NonNullable<PaneInfo['usage']> }): ReactElement {
+  const b = usageBadge(usage);
+  return <span className="badge usage" title={b.title} data-testid="usage">{b.text}</span>;
 }

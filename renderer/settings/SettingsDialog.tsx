@@ -11,7 +11,7 @@ import { useStore } from 'zustand';
 import type { Settings } from '../../preload/contract.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { shortcutLabel } from '../keys.ts';
-import { FIELDS, GROUPS, parseInput, shown, type Field } from './fields.ts';
+import { FIELDS, GROUPS, fieldId, parseInput, patchFor, shown, type Field } from './fields.ts';
 import { hideSettings, settingsUi } from './ui.ts';
 import { DevicesSection } from './DevicesSection.tsx';
 import './settings.css';
@@ -23,7 +23,7 @@ export function SettingsDialog(): ReactElement | null {
   return <Dialog n={n} />;
 }
 
-type Status = { key: keyof Settings; text: string; tone: 'saved' | 'error' } | null;
+type Status = { key: string; text: string; tone: 'saved' | 'error' } | null;
 
 function Dialog({ n }: { n: number }): ReactElement {
   const ctx = useWindow();
@@ -31,7 +31,7 @@ function Dialog({ n }: { n: number }): ReactElement {
   const problem = useWindowState((s) => s.settingsProblem);
   const platform = useWindowState((s) => s.platform);
   const root = useRef<HTMLDivElement>(null);
-  const [errors, setErrors] = useState<Partial<Record<keyof Settings, string>>>({});
+  const [errors, setErrors] = useState<Partial<Record<string, string>>>({});
   const [status, setStatus] = useState<Status>(null);
 
   useEffect(() => {
@@ -47,21 +47,22 @@ function Dialog({ n }: { n: number }): ReactElement {
   /** Check, apply and save one setting; the core has the last word. */
   const save = async (field: Field, input: string | boolean): Promise<void> => {
     const parsed = parseInput(field, input);
+    const id = fieldId(field);
     if (!parsed.ok) {
-      setErrors((e) => ({ ...e, [field.key]: parsed.error }));
+      setErrors((e) => ({ ...e, [id]: parsed.error }));
       return;
     }
     try {
-      const next = await ctx.api.invoke('settings.set', { [field.key]: parsed.value } as Partial<Settings>);
+      const next = await ctx.api.invoke('settings.set', patchFor(field, parsed.value, ctx.store.getState().settings));
       ctx.store.getState().settingsChanged(next);
       ctx.store.getState().settingsSaved();
-      setErrors((e) => ({ ...e, [field.key]: undefined }));
-      setStatus({ key: field.key, text: `${field.label} saved.`, tone: 'saved' });
+      setErrors((e) => ({ ...e, [id]: undefined }));
+      setStatus({ key: id, text: `${field.label} saved.`, tone: 'saved' });
     } catch (err) {
       // The core names the setting by its key ("worktreeFolder must be …"); the screen by its label.
-      const msg = (err instanceof Error ? err.message : String(err)).replace(new RegExp(`^${field.key}\\b`), field.label);
+      const msg = (err instanceof Error ? err.message : String(err)).replace(new RegExp(`^${id.replace('.', '\\.')}\\b`), field.label);
       const text = /[.!?]$/.test(msg) ? msg : `${msg}.`;
-      setErrors((e) => ({ ...e, [field.key]: text.charAt(0).toUpperCase() + text.slice(1) }));
+      setErrors((e) => ({ ...e, [id]: text.charAt(0).toUpperCase() + text.slice(1) }));
     }
   };
 
@@ -102,7 +103,7 @@ function Dialog({ n }: { n: number }): ReactElement {
             <fieldset key={group} className="settings-group">
               <legend>{group}</legend>
               {FIELDS.filter((f) => f.group === group).map((f) => (
-                <SettingField key={f.key} field={f} value={shown(f, settings)} error={errors[f.key]} onSave={(v) => void save(f, v)} onDraft={() => setErrors((e) => ({ ...e, [f.key]: undefined }))} />
+                <SettingField key={fieldId(f)} field={f} value={shown(f, settings)} error={errors[fieldId(f)]} onSave={(v) => void save(f, v)} onDraft={() => setErrors((e) => ({ ...e, [fieldId(f)]: undefined }))} />
               ))}
             </fieldset>
           ))}
@@ -116,13 +117,13 @@ function Dialog({ n }: { n: number }): ReactElement {
 
 function SettingField(props: { field: Field; value: string | boolean; error: string | undefined; onSave(v: string | boolean): void; onDraft(): void }): ReactElement {
   const { field: f, value, error } = props;
-  const id = `setting-${f.key}`;
+  const id = `setting-${fieldId(f).replace('.', '-').replace(':', '-')}`;
   const described = `${id}-help${error ? ` ${id}-error` : ''}`;
   const help = <p id={`${id}-help`} className="hint">{f.help}</p>;
   const err = error ? <p id={`${id}-error`} className="settings-error" role="alert">{error}</p> : null;
   if (f.kind === 'toggle') {
     return (
-      <div className="settings-field is-toggle" data-setting={f.key}>
+      <div className="settings-field is-toggle" data-setting={fieldId(f)}>
         <label className="settings-toggle">
           <input id={id} type="checkbox" role="switch" checked={value === true} aria-describedby={described} onChange={(e) => props.onSave(e.target.checked)} />
           <span>{f.label}</span>
@@ -134,7 +135,7 @@ function SettingField(props: { field: Field; value: string | boolean; error: str
   }
   if (f.kind === 'choice') {
     return (
-      <div className="settings-field" data-setting={f.key}>
+      <div className="settings-field" data-setting={fieldId(f)}>
         <label htmlFor={id}>{f.label}</label>
         <select id={id} value={String(value)} aria-describedby={described} onChange={(e) => props.onSave(e.target.value)}>
           {f.choices.map((c) => <option key={c.value} value={c.value}>{c.label}</option>)}
@@ -164,7 +165,7 @@ function TextField(props: { field: Field; value: string | boolean; error: string
     if (text !== saved.current) props.onSave(text);
   };
   return (
-    <div className="settings-field" data-setting={f.key}>
+    <div className="settings-field" data-setting={fieldId(f)}>
       <label htmlFor={id}>{f.label}</label>
       <input
         id={id}

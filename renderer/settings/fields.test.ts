@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, type Settings } from '../../preload/contract.ts';
 import { parseCommandLine } from '../../common/argv.ts';
-import { FIELDS, GROUPS, commandLine, parseInput, shown } from './fields.ts';
+import { FIELDS, GROUPS, commandLine, fieldId, parseInput, patchFor, shown } from './fields.ts';
 
 const field = (key: keyof Settings) => FIELDS.find((f) => f.key === key)!;
 
 describe('settings fields', () => {
-  it('cover every setting once, in the six groups, each with a label and one line of help', () => {
+  it('cover every setting once, in the seven groups, each with a label and one line of help', () => {
     // (settings.machines is kept by "+ Machine…", not by a field: renderer/machines.)
-    expect(FIELDS.map((f) => f.key).sort()).toEqual(Object.keys(DEFAULT_SETTINGS).filter((k) => k !== 'machines').sort());
+    expect(FIELDS.filter((f) => !f.sub).map((f) => f.key).sort()).toEqual(Object.keys(DEFAULT_SETTINGS).filter((k) => k !== 'search' && k !== 'machines').sort());
+    // settings.search: each of its fields, and mcpAgents as one switch an agent.
+    expect(FIELDS.filter((f) => f.sub).map((f) => f.sub).sort()).toEqual(['enabled', 'excludePanes', 'keepDays', 'mcp:claude', 'mcp:codex', 'mcp:gemini', 'mcp:opencode']);
+    expect(new Set(FIELDS.map(fieldId)).size).toBe(FIELDS.length);
     expect(new Set(FIELDS.map((f) => f.group))).toEqual(new Set(GROUPS));
     for (const f of FIELDS) {
       expect(f.label.length, f.key).toBeGreaterThan(2);
@@ -25,6 +28,19 @@ describe('settings fields', () => {
     expect(shown(field('agentCommand'), { ...DEFAULT_SETTINGS, agentCommand: ['claude', '--x y'] })).toBe("claude '--x y'");
     expect(shown(field('mcpWrites'), DEFAULT_SETTINGS)).toBe(true);
     expect(shown(field('fontSize'), DEFAULT_SETTINGS)).toBe('13');
+  });
+
+  it('change only their part of the search settings', () => {
+    const sub = (s: string) => FIELDS.find((f) => f.sub === s)!;
+    const settings = { ...DEFAULT_SETTINGS, search: { ...DEFAULT_SETTINGS.search, mcpAgents: ['claude' as const] } };
+    expect(shown(sub('mcp:claude'), settings)).toBe(true);
+    expect(shown(sub('mcp:codex'), settings)).toBe(false);
+    expect(patchFor(sub('mcp:codex'), true, settings)).toEqual({ search: { mcpAgents: ['claude', 'codex'] } });
+    expect(patchFor(sub('mcp:claude'), false, settings)).toEqual({ search: { mcpAgents: [] } });
+    expect(patchFor(sub('excludePanes'), 'pabc, xyz12345  p2', settings)).toEqual({ search: { excludePanes: ['pabc', 'xyz12345', 'p2'] } });
+    expect(patchFor(sub('keepDays'), 30, settings)).toEqual({ search: { keepDays: 30 } });
+    expect(shown(sub('keepDays'), settings)).toBe('90');
+    expect(patchFor(field('fontSize'), 14, settings)).toEqual({ fontSize: 14 });
   });
 
   it('turn input into values, or say in one sentence what to change', () => {

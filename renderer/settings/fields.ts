@@ -3,17 +3,24 @@
  * a label and one line of help, and how a person's input becomes a value (checked here
  * first, then by the core). Pure: the dialog and its tests feed plain values.
  */
-import type { Settings } from '../../preload/contract.ts';
+import type { AgentName, SearchSettings, Settings, SettingsPatch } from '../../preload/contract.ts';
 import { parseCommandLine } from '../../common/argv.ts';
 
-export const GROUPS = ['Appearance', 'Terminal', 'Agents', 'MCP', 'Windows and panes', 'Worktrees'] as const;
+export const GROUPS = ['Appearance', 'Terminal', 'Agents', 'MCP', 'Search', 'Windows and panes', 'Worktrees'] as const;
 export type Group = (typeof GROUPS)[number];
 
+/** A field of settings.search: one of its fields, or one agent's place in its mcpAgents. */
+export type SearchSub = Exclude<keyof SearchSettings, 'mcpAgents'> | `mcp:${AgentName}`;
+
+interface FieldBase { key: keyof Settings; sub?: SearchSub; group: Group; label: string; help: string }
+
 export type Field =
-  | { key: keyof Settings; group: Group; label: string; help: string; kind: 'toggle' }
-  | { key: keyof Settings; group: Group; label: string; help: string; kind: 'choice'; choices: Array<{ value: string; label: string }> }
-  | { key: keyof Settings; group: Group; label: string; help: string; kind: 'number'; min: number; max: number; step: number }
-  | { key: keyof Settings; group: Group; label: string; help: string; kind: 'text' | 'command'; placeholder: string };
+  | (FieldBase & { kind: 'toggle' })
+  | (FieldBase & { kind: 'choice'; choices: Array<{ value: string; label: string }> })
+  | (FieldBase & { kind: 'number'; min: number; max: number; step: number })
+  | (FieldBase & { kind: 'text' | 'command'; placeholder: string });
+
+const mcpSearch = (agent: AgentName, name: string): Field => ({ key: 'search', sub: `mcp:${agent}`, group: 'MCP', label: `Search history for ${name}`, kind: 'toggle', help: `${name} may look up what happened in your panes with the MCP tool search_history; off by default.` });
 
 export const FIELDS: readonly Field[] = [
   { key: 'theme', group: 'Appearance', label: 'Theme', kind: 'choice', help: 'Follow the system\'s light or dark setting, or choose one.', choices: [{ value: 'system', label: 'System' }, { value: 'light', label: 'Light' }, { value: 'dark', label: 'Dark' }] },
@@ -26,6 +33,13 @@ export const FIELDS: readonly Field[] = [
   { key: 'notifications', group: 'Agents', label: 'Desktop notifications', kind: 'toggle', help: 'Say so on the desktop when an agent is blocked or done, or a Tick fails.' },
   { key: 'mcpServer', group: 'MCP', label: 'MCP server', kind: 'toggle', help: 'Agents reach this app with `terminal-delight mcp`; off: it answers none of them.' },
   { key: 'mcpWrites', group: 'MCP', label: 'MCP writes', kind: 'toggle', help: 'Agents may put surfaces on benches and call Ticks; off: they may only read.' },
+  mcpSearch('claude', 'Claude Code'),
+  mcpSearch('codex', 'Codex'),
+  mcpSearch('gemini', 'Gemini CLI'),
+  mcpSearch('opencode', 'OpenCode'),
+  { key: 'search', sub: 'enabled', group: 'Search', label: 'Index for search', kind: 'toggle', help: 'Keep pane output, commands, agents\' prompts and replies, decisions and Tick calls searchable (Ctrl+Shift+H).' },
+  { key: 'search', sub: 'keepDays', group: 'Search', label: 'Keep for days', kind: 'number', min: 0, max: 36_500, step: 1, help: 'Days an entry stays in the search index; 0 keeps everything.' },
+  { key: 'search', sub: 'excludePanes', group: 'Search', label: 'Panes left out', kind: 'text', placeholder: 'none', help: 'Pane ids or tags, separated by spaces or commas, whose output and agents are never indexed.' },
   { key: 'windowClose', group: 'Windows and panes', label: 'Closing the last window', kind: 'choice', help: 'Keep every pane running without a window, or end them all.', choices: [{ value: 'keep', label: 'Keeps panes running' }, { value: 'end', label: 'Ends every pane' }] },
   { key: 'resumeAtStart', group: 'Windows and panes', label: 'Resume at start', kind: 'choice', help: 'Panes that were running when the app last stopped: which start again.', choices: [{ value: 'none', label: 'None' }, { value: 'shells', label: 'Plain shells' }, { value: 'all', label: 'All panes' }] },
   { key: 'worktreeFolder', group: 'Worktrees', label: 'Worktree folder', kind: 'text', placeholder: 'beside the repository', help: 'Where new agent worktrees go, an absolute folder; empty: <repository>.worktrees/ beside it.' },
@@ -37,8 +51,28 @@ export function commandLine(argv: readonly string[]): string {
   return argv.map((w) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
+/** The field's name: its setting's key, or `search.<field>` for one of the search settings. */
+export function fieldId(field: Field): string {
+  return field.sub ? `${field.key}.${field.sub}` : field.key;
+}
+
+/** The change a field's value makes (a search field changes only its part of settings.search). */
+export function patchFor(field: Field, value: Settings[keyof Settings], settings: Settings): SettingsPatch {
+  if (!field.sub) return { [field.key]: value } as SettingsPatch;
+  if (field.sub.startsWith('mcp:')) {
+    const agent = field.sub.slice(4) as AgentName;
+    const rest = settings.search.mcpAgents.filter((a) => a !== agent);
+    return { search: { mcpAgents: value === true ? [...rest, agent] : rest } };
+  }
+  if (field.sub === 'excludePanes') return { search: { excludePanes: String(value).split(/[\s,]+/).filter(Boolean) } };
+  return { search: { [field.sub]: value } };
+}
+
 /** What the field shows for a setting's value. */
 export function shown(field: Field, settings: Settings): string | boolean {
+  if (field.sub?.startsWith('mcp:')) return settings.search.mcpAgents.includes(field.sub.slice(4) as AgentName);
+  if (field.sub === 'excludePanes') return settings.search.excludePanes.join(' ');
+  if (field.sub) return field.kind === 'toggle' ? settings.search[field.sub as 'enabled'] === true : String(settings.search[field.sub as keyof SearchSettings]);
   const v = settings[field.key];
   if (field.kind === 'command') return commandLine(v as string[]);
   if (field.kind === 'toggle') return v === true;

@@ -1,0 +1,129 @@
+/**
+ * Search everything in the window (issue 36): Ctrl+Shift+H opens the palette; results come
+ * as you type, grouped by pane, the match marked; Enter on a line of a pane's output scrolls
+ * its terminal to the line and marks it (also once the pane's shell has ended); Enter on a
+ * decision opens the pane's bench on its card. Screenshots in dark and light.
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { connectService, type ServiceConnection } from '../main/service/client.ts';
+import { axeViolations, dropSurface, launchBrowser, openWindow, paneFolder, ROOT, startServe, type Serve, type TdPage } from './harness.ts';
+import fs from 'node:fs';
+
+let serve: Serve;
+let browser: Browser;
+let dark: TdPage;
+let light: TdPage;
+let conn: ServiceConnection;
+let shellId: string;
+let catId: string;
+
+interface Term { rows: number; getSelection(): string; buffer: { active: { viewportY: number; baseY: number; length: number; getLine(y: number): { translateToString(trim: boolean): string } | undefined } } }
+
+beforeAll(async () => {
+  serve = await startServe();
+  browser = await launchBrowser();
+  dark = await openWindow(browser, serve, { theme: 'dark', viewport: { width: 1200, height: 760 } });
+  [shellId] = (await dark.paneIds()) as [string];
+  await dark.waitForPrompt(shellId);
+  conn = await connectService({ env: { ...process.env, XDG_STATE_HOME: serve.stateDir, TD_SOCKET: path.join(serve.stateDir, 'app.sock') }, client: 'cli', start: false });
+}, 120_000);
+
+afterAll(async () => {
+  conn?.close();
+  await browser?.close();
+  await serve?.close();
+});
+
+/** Where the pane's view is, and which buffer line holds `text` (the last one that does). */
+function view(w: TdPage, paneId: string, text: string): Promise<{ top: number; rows: number; line: number; selection: string }> {
+  return w.page.evaluate(([id, t]) => {
+    const term = (window as unknown as { __td: { term(id: string): Term } }).__td.term(id!);
+    const b = term.buffer.active;
+    let line = -1;
+    for (let y = b.length - 1; y >= 0; y--) if (b.getLine(y)?.translateToString(true) === t) { line = y; break; }
+    return { top: b.viewportY, rows: term.rows, line, selection: term.getSelection() };
+  }, [paneId, text] as const);
+}
+
+async function openPalette(w: TdPage, query: string): Promise<void> {
+  await w.focusTerminal(shellId);
+  await w.page.keyboard.press('Control+Shift+H');
+  const input = w.page.getByRole('searchbox', { name: 'Search everything' });
+  await input.waitFor();
+  await input.fill(query);
+}
+
+describe('the Search everything palette', () => {
+  it('finds a line as you type, grouped by pane with the match marked, and Enter scrolls the terminal to it and marks it', async () => {
+    // printf prints the word whole; the typed line has it in two halves. Then 80 lines push it out of view.
+    await dark.typeLine(shellId, "printf '%s%s\\n' zqx palette42; seq 1 80; echo ANTHROPIC_API_KEY=sk-ant-api03-Qw7ErT9yUiOp3AsDfGh");
+    await dark.waitForText(shellId, /^80$/m);
+    const before = await view(dark, shellId, 'zqxpalette42');
+    expect(before.line).toBeGreaterThanOrEqual(0);
+    expect(before.line).toBeLessThan(before.top);
+
+    await openPalette(dark, 'zqxpale');
+    const hit = dark.page.locator('.td-search-hit', { hasText: 'zqxpalette42' });
+    await hit.first().waitFor();
+    expect(await dark.page.locator('.td-search-hit mark').first().textContent()).toBe('zqxpalette42');
+    expect(await dark.page.locator('.td-search-group-head').first().textContent()).toContain(shellId);
+    await dark.screenshot('search-palette-dark');
+    // The palette passes an axe-core scan (serious and critical).
+    expect(await axeViolations(dark, 'search palette, dark')).toEqual([]);
+    await dark.page.keyboard.press('Enter');
+    await dark.waitFor(async () => (await dark.page.locator('.td-search').count()) === 0, 'the palette to close');
+    await dark.waitFor(async () => {
+      const v = await view(dark, shellId, 'zqxpalette42');
+      return v.line >= v.top && v.line < v.top + v.rows && v.selection === 'zqxpalette42';
+    }, 'the terminal scrolled to the line, the word marked');
+    await dark.screenshot('search-jumped-dark');
+
+    // The key's line is found; the key itself never reaches the index.
+    await openPalette(dark, 'ANTHROPIC_API_KEY');
+    await dark.page.locator('.td-search-hit', { hasText: 'ANTHROPIC_API_KEY=[redacted]' }).first().waitFor();
+    expect(await dark.page.locator('.td-search-results').textContent()).not.toContain('Qw7ErT9yUiOp3AsDfGh');
+    await dark.page.keyboard.press('Escape');
+    await dark.waitFor(async () => (await dark.page.locator('.td-search').count()) === 0, 'Escape to close the palette');
+  }, 120_000);
+
+  it('finds a decision by its comment and Enter opens the card on the pane\'s bench; light theme', async () => {
+    const cat = await conn.request('pane.create', { command: ['cat'], splitOf: shellId, direction: 'right' });
+    catId = cat.id;
+    const folder = await paneFolder(dark, serve, catId);
+    const doc = JSON.parse(fs.readFileSync(path.join(ROOT, 'assets/surfaces/decision.json'), 'utf8')) as { id: string };
+    dropSurface(folder, doc);
+    await dark.waitFor(async () => (await conn.request('surface.list', { paneId: catId })).some((s) => s.id === 'cache-eviction'), 'the decision on the bench');
+    expect(await conn.request('surface.act', { paneId: catId, surfaceId: 'cache-eviction', action: 'approve', comment: 'keep LRU, the replay corpus zqxcorpus says so' })).toMatchObject({ ok: true });
+
+    light = await openWindow(browser, serve, { theme: 'light', viewport: { width: 1200, height: 760 } });
+    await openPalette(light, 'replay');
+    await light.page.locator('.td-search-hit', { hasText: 'zqxcorpus' }).first().waitFor();
+    await light.page.locator('.td-search-group').nth(0).waitFor();
+    await light.screenshot('search-palette-light');
+    expect(await axeViolations(light, 'search palette, light')).toEqual([]);
+    await light.page.getByRole('searchbox', { name: 'Search everything' }).fill('zqxcorpus');
+    // The decision, and the line the action typed into the pane (cat shows it, as the agent would get it).
+    const decision = light.page.locator('.td-search-hit', { hasText: 'approve · LRU on "Cache eviction policy"' });
+    await decision.first().waitFor();
+    expect(await light.page.locator('.td-search-hit', { hasText: '[workbench:' }).count()).toBeGreaterThan(0);
+    await decision.first().click();
+    const card = light.page.locator(`[data-pane-id="${catId}"] [data-surface-id="cache-eviction"]`);
+    await light.waitFor(async () => (await card.count()) === 1 && (await card.isVisible()), 'the card on the bench');
+    await light.screenshot('search-card-light');
+  }, 120_000);
+
+  it('jumps to the line in a pane whose shell has ended (its screen kept)', async () => {
+    await dark.typeLine(shellId, 'exit');
+    await dark.waitFor(async () => (await dark.pane(shellId))?.status === 'exited', 'the shell to end');
+    await openPalette(dark, 'zqxpalette42');
+    await dark.page.locator('.td-search-hit', { hasText: 'zqxpalette42' }).first().waitFor();
+    expect(await dark.page.locator('.td-search-group-head').first().textContent()).toContain('ended');
+    await dark.page.keyboard.press('Enter');
+    await dark.waitFor(async () => {
+      const v = await view(dark, shellId, 'zqxpalette42');
+      return v.line >= v.top && v.line < v.top + v.rows && v.selection === 'zqxpalette42';
+    }, 'the ended pane scrolled to the line, the word marked');
+  }, 120_000);
+});

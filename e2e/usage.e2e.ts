@@ -1,0 +1,66 @@
+/**
+ * Usage and cost, for real (issue 36): the real Claude Code in a pane against the scripted
+ * model server, whose answers say what tokens they used; the pane header shows the
+ * session's tokens and its cost, which is the scripted usage × the price file.
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claudeRig, newAgentPane, prompt, reportFailures, type AgentRig } from './agent-cli.ts';
+import { loadPrices } from '../main/usage/prices.ts';
+
+let rig: AgentRig;
+let paneId: string;
+let folder: string;
+
+beforeAll(async () => {
+  rig = await claudeRig();
+  ({ paneId, folder } = await newAgentPane(rig, 'claude'));
+  await rig.win.waitForText(paneId, /for shortcuts|❯/, 90_000);
+}, 180_000);
+
+reportFailures(() => ({ rig, paneId, folder }));
+
+afterAll(async () => {
+  await rig?.close();
+});
+
+describe('the cost of a Claude Code session', () => {
+  it('is what the model said it used × the price file, in the pane header', async () => {
+    const { win, model } = rig;
+    const a = { input: 1234, output: 567, cacheRead: 8901, cacheWrite: 2345 };
+    const b = { input: 50, output: 1000, cacheRead: 12_000, cacheWrite: 0 };
+    const n = model.main().length;
+    model.script({ text: 'First answer.', usage: a });
+    await prompt(win, paneId, 'first');
+    await model.mainRequest(n, 90_000);
+    await win.waitForText(paneId, /First answer\./, 60_000);
+    model.script({ text: 'Second answer.', usage: b });
+    await prompt(win, paneId, 'second');
+    await model.mainRequest(n + 1, 90_000);
+    await win.waitForText(paneId, /Second answer\./, 60_000);
+
+    const p = loadPrices().models['claude-sonnet-4-5']!;
+    const cost = ((a.input + b.input) * p.input + (a.output + b.output) * p.output + (a.cacheRead + b.cacheRead) * p.cacheRead + (a.cacheWrite + b.cacheWrite) * p.cacheWrite) / 1e6;
+    await win.waitFor(async () => (await win.pane(paneId))?.usage?.output === a.output + b.output, 'the pane\'s usage of both answers', 30_000);
+    const usage = (await win.pane(paneId))!.usage!;
+    expect(usage).toMatchObject({ model: 'claude-sonnet-4-5', input: a.input + b.input, output: a.output + b.output, cacheRead: a.cacheRead + b.cacheRead, cacheWrite: a.cacheWrite + b.cacheWrite, currency: 'USD' });
+    expect(usage.cost).toBeCloseTo(cost, 10);
+    const badge = win.header(paneId).getByTestId('usage');
+    expect(await badge.innerText()).toBe(`${Math.round((a.input + b.input + a.output + b.output + a.cacheRead + b.cacheRead + a.cacheWrite + b.cacheWrite) / 1000)}k tok · $${cost.toFixed(3)}`);
+    expect(await badge.getAttribute('title')).toContain(`Cost $${cost.toFixed(3)} at the prices of ${loadPrices().date}.`);
+    await win.screenshot('usage-header-dark');
+  }, 240_000);
+
+  it('its prompts and replies are found by terminal-delight search, with the agent and the pane', async () => {
+    const search = (...args: string[]) => {
+      const r = spawnSync(path.join(import.meta.dirname, '..', 'bin', 'terminal-delight'), ['search', ...args, '--json'], {
+        env: { ...process.env, XDG_STATE_HOME: rig.serve.stateDir, TD_SOCKET: path.join(rig.serve.stateDir, 'app.sock'), TD_NODE: process.execPath }, encoding: 'utf8',
+      });
+      return r.stdout.trim() ? (JSON.parse(r.stdout) as { hits: Array<{ kind: string; agent?: string; paneId: string; text: string }> }).hits : [];
+    };
+    await rig.win.waitFor(() => search('Second answer', '--kind', 'reply').length > 0, 'the reply in the index', 30_000);
+    expect(search('Second answer', '--kind', 'reply')[0]).toMatchObject({ agent: 'claude', paneId, text: 'Second answer.' });
+    expect(search('second', '--kind', 'prompt', '--agent', 'claude')[0]).toMatchObject({ paneId, text: 'second' });
+  }, 60_000);
+});

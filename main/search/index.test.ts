@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempState } from '../panes/testing.ts';
+import { DB_FILE, matchText, SearchIndex, type Entry } from './index.ts';
+
+let state: ReturnType<typeof tempState>;
+beforeEach(() => {
+  state = tempState('td-search-');
+});
+afterEach(() => state.cleanup());
+
+const at = Date.parse('2026-12-01T10:00:00Z');
+const entry = (e: Partial<Entry>): Entry => ({ kind: 'output', at, paneId: 'pa', session: 's1', text: '', ...e });
+
+describe('matchText', () => {
+  it('quotes each word and makes the last a prefix, so no operator of FTS5 comes from the person', () => {
+    expect(matchText('cache eviction')).toBe('"cache" "eviction"*');
+    expect(matchText('NOT "x" OR y*')).toBe('"NOT" "x" "OR" "y"*');
+    expect(matchText('  ;; ')).toBe('');
+  });
+});
+
+describe('SearchIndex', () => {
+  it('finds entries by word and prefix, with filters, newest first, matches marked', () => {
+    const ix = new SearchIndex(state.dir);
+    ix.add([
+      entry({ text: 'running the migration 0042_users', line: 7, folder: '/src/app', agent: 'claude' }),
+      entry({ kind: 'command', text: 'npm run migrate', exitCode: 1, line: 9, folder: '/src/app/db', at: at + 1000 }),
+      entry({ kind: 'decision', text: 'approve on cache-eviction — keep LRU, the migration can wait', paneId: 'pb', ref: 'cache-eviction', at: at + 2000 }),
+    ]);
+    expect(ix.search({ query: 'migration' }).map((h) => h.kind)).toEqual(['decision', 'output']);
+    expect(ix.search({ query: 'migr' }).map((h) => h.kind)).toEqual(['decision', 'command', 'output']);
+    expect(ix.search({ query: '0042_users' })[0]).toMatchObject({ line: 7, agent: 'claude', folder: '/src/app', marked: 'running the migration \u00010042_users\u0002' });
+    expect(ix.search({ query: 'migr', kind: 'failed' }).map((h) => h.text)).toEqual(['npm run migrate']);
+    expect(ix.search({ query: 'migr', folder: '/src/app' }).length).toBe(2);
+    expect(ix.search({ query: 'migr', folder: '/src/ap' }).length).toBe(0);
+    expect(ix.search({ query: 'migr', pane: 'pb' })[0]!.ref).toBe('cache-eviction');
+    expect(ix.search({ query: 'migr', since: '2026-12-01T10:00:01Z' }).length).toBe(2);
+    expect(() => ix.search({ query: 'migr', since: 'yesterday-ish' })).toThrow('"yesterday-ish" is not a date: give one like 2026-12-01 or 2026-12-01T09:30');
+    expect(() => ix.search({ query: '!!' })).toThrow(/has no word/);
+    ix.close();
+  });
+
+  it('stores no secret: the token is redacted before it is written', () => {
+    const ix = new SearchIndex(state.dir);
+    ix.add([entry({ text: 'export ANTHROPIC_API_KEY=sk-ant-api03-Zq8vTn4LkW9mXr2PbY7c and go' })]);
+    expect(ix.search({ query: 'export' })[0]!.text).toBe('export ANTHROPIC_API_KEY=[redacted] and go');
+    ix.close();
+    for (const f of fs.readdirSync(state.dir).filter((n) => n.startsWith(DB_FILE))) {
+      expect(fs.readFileSync(path.join(state.dir, f)).includes('Zq8vTn4LkW9mXr2PbY7c')).toBe(false);
+    }
+  });
+
+  it('keeps cursors with the entries, and prunes entries older than the kept days', () => {
+    const ix = new SearchIndex(state.dir);
+    ix.add([entry({ text: 'old news', at: at - 10 * 86_400_000 }), entry({ text: 'fresh news', line: 4 })], new Map([['/x/actions.jsonl', 120]]));
+    expect(ix.cursor('/x/actions.jsonl')).toBe(120);
+    expect(ix.nextLine('pa')).toBe(5);
+    expect(ix.prune(7, at)).toBe(1);
+    expect(ix.search({ query: 'news' }).map((h) => h.text)).toEqual(['fresh news']);
+    ix.close();
+  });
+
+  it('moves a corrupt database aside and starts a new one', () => {
+    fs.writeFileSync(path.join(state.dir, DB_FILE), 'this is not a database, it only has a name like one'.repeat(200));
+    const ix = new SearchIndex(state.dir);
+    expect(ix.movedAside?.to).toMatch(/search\.db\.corrupt-\d{8}T\d{6}Z$/);
+    expect(fs.existsSync(ix.movedAside!.to)).toBe(true);
+    ix.add([entry({ text: 'after the rebuild' })]);
+    expect(ix.count()).toBe(1);
+    ix.close();
+  });
+});

@@ -1,0 +1,269 @@
+/**
+ * The search index (issue 36): one SQLite database in the state folder (`search.db`, WAL),
+ * through Node's built-in `node:sqlite`, whose FTS5 table indexes every entry's text. An
+ * entry is one line of a pane's output, a command with its exit status and folder, an
+ * agent's prompt, reply or tool run, a surface, an action on one (the decision log) or a
+ * Tick call. Entries come in batches, each batch one transaction with the file offsets it
+ * read up to (`cursors`), so a service killed at any moment comes back with a database that
+ * holds exactly the batches committed and reads its files on from where those ended.
+ *
+ * Opened, it is checked (`PRAGMA quick_check`); a database that fails it, or does not open,
+ * is moved aside (`search.db.corrupt-<time>`) and a new one starts empty, its files read
+ * again from the start by the feeder (main/search/service.ts). Text that looks like a
+ * secret is redacted before it is stored (main/search/secrets.ts).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { DatabaseSync as Db, StatementSync } from 'node:sqlite';
+import type { SearchHit, SearchKind, SearchQuery } from '../../preload/contract.ts';
+import { redact } from './secrets.ts';
+
+export const DB_FILE = 'search.db';
+const SCHEMA_VERSION = 4;
+/** Kinds as stored (their index): a small integer a row rather than a word. */
+const KINDS: readonly SearchKind[] = ['output', 'command', 'prompt', 'reply', 'tool', 'surface', 'decision', 'tick'];
+/** The most hits one query returns. */
+export const MAX_HITS = 500;
+/** The longest text one entry keeps. */
+const MAX_TEXT = 8192;
+
+export interface Entry {
+  kind: SearchKind;
+  at: number;
+  paneId: string;
+  session: string;
+  agent?: string;
+  folder?: string;
+  line?: number;
+  exitCode?: number;
+  ref?: string;
+  text: string;
+}
+
+/** `node:sqlite`, loaded without its ExperimentalWarning reaching the person (Node 22 prints one). */
+function sqlite(): typeof import('node:sqlite') {
+  const emit = process.emitWarning;
+  process.emitWarning = ((w: string | Error, ...rest: unknown[]) => {
+    const text = typeof w === 'string' ? w : w.message;
+    if (/SQLite/i.test(text)) return;
+    (emit as (...a: unknown[]) => void).call(process, w, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return process.getBuiltinModule('node:sqlite') as typeof import('node:sqlite');
+  } finally {
+    process.emitWarning = emit;
+  }
+}
+
+function stamp(d = new Date()): string {
+  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+}
+
+/** A query as FTS5 MATCH text: each word quoted (no operators from the person), the last one a prefix; '' when it has no word. */
+export function matchText(query: string): string {
+  const words = query.match(/[\p{L}\p{N}\p{M}_]+/gu) ?? [];
+  return words.map((w, i) => `"${w}"${i === words.length - 1 ? '*' : ''}`).join(' ');
+}
+
+export class SearchIndex {
+  readonly file: string;
+  /** Set when the database found at open was moved aside: where it went, and why. */
+  readonly movedAside?: { to: string; why: string };
+  private readonly db: Db;
+  private readonly insertDoc: StatementSync;
+  private readonly insertFts: StatementSync;
+  private readonly setCursor: StatementSync;
+  private readonly getCursor: StatementSync;
+  private readonly findSrc: StatementSync;
+  private readonly insertSrc: StatementSync;
+  private readonly setLine: StatementSync;
+  private readonly srcs = new Map<string, number>();
+
+  constructor(folder: string) {
+    this.file = path.join(folder, DB_FILE);
+    const { DatabaseSync } = sqlite();
+    let db: Db | undefined;
+    let why: string | undefined;
+    try {
+      db = new DatabaseSync(this.file);
+      const check = db.prepare('PRAGMA quick_check').all().map((r) => Object.values(r)[0]);
+      if (check.length !== 1 || check[0] !== 'ok') why = `quick_check said ${String(check[0])}`;
+      else if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'meta'").get()) {
+        const v = (db.prepare("SELECT v FROM meta WHERE k = 'schema'").get() as { v?: string } | undefined)?.v;
+        if (v !== String(SCHEMA_VERSION)) why = `it was made by another version (schema ${v ?? 'unknown'}, this one reads ${SCHEMA_VERSION})`;
+      }
+    } catch (e) {
+      why = (e as Error).message;
+    }
+    if (why) {
+      try {
+        db?.close();
+      } catch {
+        // it is being put aside anyway
+      }
+      const to = `${this.file}.corrupt-${stamp()}`;
+      for (const ext of ['', '-wal', '-shm']) {
+        try {
+          fs.renameSync(this.file + ext, to + ext);
+        } catch {
+          // not there
+        }
+      }
+      this.movedAside = { to, why };
+      db = new DatabaseSync(this.file);
+    }
+    this.db = db!;
+    fs.chmodSync(this.file, 0o600);
+    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 2000;');
+    // WAL written back every ~16 MB rather than 4 (each write-back syncs the file).
+    this.db.exec('PRAGMA wal_autocheckpoint = 4000;');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT);
+      CREATE TABLE IF NOT EXISTS src(id INTEGER PRIMARY KEY, pane TEXT NOT NULL, session TEXT NOT NULL, agent TEXT, folder TEXT,
+        UNIQUE(pane, session, agent, folder));
+      CREATE TABLE IF NOT EXISTS docs(id INTEGER PRIMARY KEY, at INTEGER NOT NULL, kind INTEGER NOT NULL, src INTEGER NOT NULL,
+        line INTEGER, exit INTEGER, ref TEXT, text TEXT NOT NULL);
+      CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='docs', content_rowid='id', tokenize="unicode61 remove_diacritics 2 tokenchars '_'", detail='none', columnsize=0);
+      CREATE TABLE IF NOT EXISTS cursors(file TEXT PRIMARY KEY, offset INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS lines(pane TEXT PRIMARY KEY, next INTEGER NOT NULL);
+    `);
+    this.db.prepare('INSERT OR IGNORE INTO meta(k, v) VALUES (?, ?)').run('schema', String(SCHEMA_VERSION));
+    this.insertDoc = this.db.prepare('INSERT INTO docs(at, kind, src, line, exit, ref, text) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.insertFts = this.db.prepare('INSERT INTO fts(rowid, text) VALUES (?, ?)');
+    this.setCursor = this.db.prepare('INSERT INTO cursors(file, offset) VALUES (?, ?) ON CONFLICT(file) DO UPDATE SET offset = excluded.offset');
+    this.getCursor = this.db.prepare('SELECT offset FROM cursors WHERE file = ?');
+    this.findSrc = this.db.prepare('SELECT id FROM src WHERE pane = ? AND session = ? AND agent IS ? AND folder IS ?');
+    this.insertSrc = this.db.prepare('INSERT INTO src(pane, session, agent, folder) VALUES (?, ?, ?, ?)');
+    this.setLine = this.db.prepare('INSERT INTO lines(pane, next) VALUES (?, ?) ON CONFLICT(pane) DO UPDATE SET next = max(next, excluded.next)');
+  }
+
+  /** The id of an entry's source (pane, session, agent, folder: kept once, not on every line). */
+  private srcId(e: Entry): number {
+    const key = `${e.paneId}\u0000${e.session}\u0000${e.agent ?? '\u0001'}\u0000${e.folder ?? '\u0001'}`;
+    let id = this.srcs.get(key);
+    if (id === undefined) {
+      const row = this.findSrc.get(e.paneId, e.session, e.agent ?? null, e.folder ?? null) as { id: number } | undefined;
+      id = row ? Number(row.id) : Number(this.insertSrc.run(e.paneId, e.session, e.agent ?? null, e.folder ?? null).lastInsertRowid);
+      this.srcs.set(key, id);
+    }
+    return id;
+  }
+
+  /** Where the feeder read a file up to (0: from the start). */
+  cursor(file: string): number {
+    const r = this.getCursor.get(file) as { offset: number } | undefined;
+    return r?.offset ?? 0;
+  }
+
+  /** The number a pane's next output line gets (one past the last indexed). */
+  nextLine(paneId: string): number {
+    const r = this.db.prepare('SELECT next FROM lines WHERE pane = ?').get(paneId) as { next: number } | undefined;
+    return r?.next ?? 0;
+  }
+
+  /** Add entries, and the file offsets they were read up to, in one transaction. */
+  add(entries: readonly Entry[], cursors: ReadonlyMap<string, number> = new Map()): void {
+    if (entries.length === 0 && cursors.size === 0) return;
+    this.db.exec('BEGIN');
+    try {
+      const next = new Map<string, number>();
+      for (const e of entries) {
+        const text = redact(e.text.length > MAX_TEXT ? e.text.slice(0, MAX_TEXT) : e.text);
+        const r = this.insertDoc.run(e.at, KINDS.indexOf(e.kind), this.srcId(e), e.line ?? null, e.exitCode ?? null, e.ref ?? null, text);
+        this.insertFts.run(r.lastInsertRowid, text);
+        if (e.kind === 'output' && e.line !== undefined) next.set(e.paneId, Math.max(next.get(e.paneId) ?? 0, e.line + 1));
+      }
+      for (const [pane, n] of next) this.setLine.run(pane, n);
+      for (const [file, offset] of cursors) this.setCursor.run(file, offset);
+      this.db.exec('COMMIT');
+    } catch (e) {
+      this.db.exec('ROLLBACK');
+      // A source made in the rolled-back transaction is gone with it.
+      this.srcs.clear();
+      throw e;
+    }
+  }
+
+  /** Entries older than `days` days go (0: keep everything); returns how many went. A scan of the table (no index on time: it would be a fifth of the index), run every few hours. */
+  prune(days: number, now = Date.now()): number {
+    if (days <= 0) return 0;
+    const before = now - days * 86_400_000;
+    this.db.exec('BEGIN');
+    try {
+      this.db.prepare("INSERT INTO fts(fts, rowid, text) SELECT 'delete', id, text FROM docs WHERE at < ?").run(before);
+      const r = this.db.prepare('DELETE FROM docs WHERE at < ?').run(before);
+      this.db.exec('COMMIT');
+      return Number(r.changes);
+    } catch (e) {
+      this.db.exec('ROLLBACK');
+      throw e;
+    }
+  }
+
+  /** Hits for a query, newest first as indexed (rowid order); throws one sentence for a filter that cannot be used. */
+  search(q: SearchQuery): SearchHit[] {
+    const match = matchText(typeof q.query === 'string' ? q.query : '');
+    if (!match) throw new Error('the query has no word to look for: give a word or more, for example "migration"');
+    const where: string[] = ['fts MATCH ?'];
+    const args: Array<string | number> = [match];
+    if (q.agent) {
+      where.push('s.agent = ?');
+      args.push(q.agent);
+    }
+    if (q.pane) {
+      where.push('s.pane = ?');
+      args.push(q.pane);
+    }
+    if (q.folder) {
+      const f = q.folder.replace(/\/+$/, '') || '/';
+      where.push("(s.folder = ? OR s.folder LIKE ? ESCAPE '\\')");
+      args.push(f, `${f.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`);
+    }
+    if (q.kind === 'failed') where.push(`d.kind = ${KINDS.indexOf('command')} AND d.exit IS NOT NULL AND d.exit <> 0`);
+    else if (q.kind) {
+      if (!KINDS.includes(q.kind)) throw new Error(`"${String(q.kind)}" is not a kind: use one of ${KINDS.join(', ')}, failed`);
+      where.push('d.kind = ?');
+      args.push(KINDS.indexOf(q.kind));
+    }
+    if (q.since) {
+      const t = Date.parse(q.since);
+      if (Number.isNaN(t)) throw new Error(`"${q.since}" is not a date: give one like 2026-12-01 or 2026-12-01T09:30`);
+      where.push('d.at >= ?');
+      args.push(t);
+    }
+    const limit = Math.max(1, Math.min(MAX_HITS, Number.isInteger(q.limit) ? q.limit! : 50));
+    // Newest first as indexed (rowid order, which FTS5 walks backwards without sorting the matches).
+    const sql = `SELECT d.id, d.kind, d.at, s.pane, s.session, s.agent, s.folder, d.line, d.exit, d.ref, d.text,
+        highlight(fts, 0, char(1), char(2)) AS marked
+      FROM fts JOIN docs d ON d.id = fts.rowid JOIN src s ON s.id = d.src WHERE ${where.join(' AND ')} ORDER BY fts.rowid DESC LIMIT ${limit}`;
+    const rows = this.db.prepare(sql).all(...args) as Array<Record<string, string | number | null>>;
+    return rows.map((r) => {
+      const hit: SearchHit = { id: Number(r.id), kind: KINDS[Number(r.kind)]!, at: Number(r.at), paneId: String(r.pane), session: String(r.session), text: String(r.text), marked: String(r.marked) };
+      if (r.agent !== null) hit.agent = String(r.agent);
+      if (r.folder !== null) hit.folder = String(r.folder);
+      if (r.line !== null) hit.line = Number(r.line);
+      if (r.exit !== null) hit.exitCode = Number(r.exit);
+      if (r.ref !== null) hit.ref = String(r.ref);
+      return hit;
+    });
+  }
+
+  /** How many entries the index holds. */
+  count(): number {
+    return Number((this.db.prepare('SELECT count(*) AS n FROM docs').get() as { n: number }).n);
+  }
+
+  /** Write the WAL back into the database file (at a quiet moment; a kill loses nothing either way). */
+  checkpoint(mode: 'PASSIVE' | 'TRUNCATE' = 'PASSIVE'): void {
+    this.db.exec(`PRAGMA wal_checkpoint(${mode})`);
+  }
+
+  close(): void {
+    try {
+      this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    } catch {
+      // closing anyway
+    }
+    this.db.close();
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * Search everything, end to end (issue 36): a real service (its own process), real panes with
+ * a real login shell, the real `terminal-delight search` command; a kill -9 of the service
+ * while it indexes.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SearchHit } from '../../preload/contract.ts';
+import { paneFolder, statePaths } from '../paths.ts';
+import { tempState, waitFor } from '../panes/testing.ts';
+import { connectService, stopService, type ServiceConnection } from '../service/client.ts';
+import { DB_FILE } from './index.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BIN = path.join(ROOT, 'bin', 'terminal-delight');
+
+let st: ReturnType<typeof tempState>;
+let env: NodeJS.ProcessEnv;
+const conns: ServiceConnection[] = [];
+
+beforeEach(() => {
+  st = tempState('td-search-e2e-');
+  env = { ...st.env, TD_NODE: process.execPath };
+});
+afterEach(async (ctx) => {
+  // A failure says what the service logged.
+  if (ctx.task.result?.state === 'fail') {
+    try {
+      process.stderr.write(`[service.log]\n${fs.readFileSync(statePaths(env).serviceLog, 'utf8').slice(-6000)}\n`);
+    } catch {
+      // no log
+    }
+  }
+  for (const c of conns.splice(0)) c.close();
+  await stopService({ env, endPanes: true }).catch(() => undefined);
+  st.cleanup();
+}, 60_000);
+
+async function connect(fresh: boolean): Promise<ServiceConnection> {
+  const c = await connectService({ env, client: 'cli', fresh, cwd: st.dir, timeoutMs: 60_000 });
+  conns.push(c);
+  return c;
+}
+
+/** `terminal-delight search … --json`, as a person runs it. */
+function cli(...args: string[]): { code: number | null; hits: Array<Omit<SearchHit, 'at' | 'marked'> & { at: string }>; stderr: string } {
+  const r = spawnSync(BIN, ['search', ...args, '--json'], { env, cwd: st.dir, encoding: 'utf8', timeout: 60_000 });
+  const hits = r.stdout.trim() ? (JSON.parse(r.stdout) as { hits: [] }).hits : [];
+  return { code: r.status, hits, stderr: r.stderr };
+}
+
+const uid = () => randomBytes(4).toString('hex');
+
+/** The service's session (its pane folders' parent), from the saved session (app.hello would make this connection a window, held to answering pings). */
+const session = (): string => (JSON.parse(fs.readFileSync(statePaths(env).sessionFile, 'utf8')) as { session: string }).session;
+
+async function screen(c: ServiceConnection, paneId: string): Promise<string> {
+  return (await c.request('pane.snapshot', { paneId, scrollback: 'all' })).data;
+}
+
+async function waitEnded(c: ServiceConnection, paneId: string): Promise<void> {
+  await waitFor(async () => !(await c.request('service.info', {})).running.some((r) => r.paneId === paneId), `pane ${paneId} to end`, 30_000, 100);
+}
+
+describe('terminal-delight search', () => {
+  it('finds a word that scrolled out of an ended login shell, with its pane and line; a decision\'s comment; never a secret', async () => {
+    const c = await connect(true);
+    await c.request('settings.set', { scrollback: 100 });
+    const shell = await c.request('pane.create', { cwd: st.dir });
+    expect(shell.command).toEqual(['/bin/bash', '-l']);
+    await waitFor(async () => (await screen(c, shell.id)).includes('$ '), 'the login shell\'s prompt', 30_000, 100);
+
+    // The word is printed whole only by printf (the typed line has it in two halves), then 400 lines push it out.
+    const a = `zqx${uid()}`;
+    const b = `w${uid()}`;
+    const word = a + b;
+    const end = `end${uid()}`;
+    const secret = `sk-ant-api03-${uid()}${uid()}${uid()}`;
+    c.request('pane.input', { paneId: shell.id, data: `printf '%s%s\\n' ${a} ${b}; seq 1 400; echo ANTHROPIC_API_KEY=${secret}; echo ${end}\r` });
+    await waitFor(() => cli(end, '--kind', 'output').hits.some((h) => h.text === end), 'the last line in the index', 30_000, 200);
+    expect(await screen(c, shell.id)).not.toContain(word);
+    c.request('pane.input', { paneId: shell.id, data: `false ${uid()}\rexit\r` });
+    await waitEnded(c, shell.id);
+
+    const found = cli(word);
+    expect(found.code).toBe(0);
+    expect(found.hits).toHaveLength(1);
+    const hit = found.hits[0]!;
+    expect(hit).toMatchObject({ kind: 'output', paneId: shell.id, text: word, folder: st.dir });
+    // Its line, counted as the pane printed them: the 400 numbers, the key, then the last word.
+    const last = cli(end, '--kind', 'output', '--pane', shell.id).hits.find((h) => h.text === end)!;
+    expect(last.line).toBe(hit.line! + 402);
+    expect(cli('399', '--kind', 'output', '--pane', shell.id).hits.map((h) => h.line)).toContain(hit.line! + 399);
+    // The command the shell integration marked, its exit status and folder; and the one that failed.
+    const cmd = cli(a, '--kind', 'command').hits;
+    expect(cmd).toEqual([expect.objectContaining({ paneId: shell.id, exitCode: 0, folder: st.dir, text: expect.stringContaining(`printf '%s%s\\n' ${a} ${b}`) })]);
+    expect(cli('false', '--kind', 'failed').hits).toEqual([expect.objectContaining({ paneId: shell.id, exitCode: 1 })]);
+
+    // The secret: its line is found, the secret is not, and no byte of it is in the index's files.
+    const keyLines = cli('ANTHROPIC_API_KEY', '--kind', 'output').hits;
+    expect(keyLines.map((h) => h.text)).toContain('ANTHROPIC_API_KEY=[redacted]');
+    expect(cli(secret.slice(-16)).code).toBe(1);
+
+    // A decision and the comment a person wrote on it, in a pane where a program reads.
+    const agent = await c.request('pane.create', { cwd: st.dir, command: ['cat'] });
+    const folder = paneFolder(statePaths(env), session(), agent.id);
+    fs.mkdirSync(folder, { recursive: true });
+    fs.copyFileSync(path.join(ROOT, 'assets/surfaces/decision.json'), path.join(folder, 'cache-eviction.json'));
+    await waitFor(async () => (await c.request('surface.list', { paneId: agent.id })).some((s) => s.id === 'cache-eviction'), 'the decision on the bench', 30_000, 100);
+    const because = `because${uid()}`;
+    expect(await c.request('surface.act', { paneId: agent.id, surfaceId: 'cache-eviction', action: 'approve', comment: `keep LRU ${because}, the replay corpus says so` })).toMatchObject({ ok: true });
+    const decision = await waitFor(() => cli(because).hits.find((h) => h.kind === 'decision'), 'the decision in the index', 30_000, 200);
+    expect(decision).toMatchObject({ paneId: agent.id, ref: 'cache-eviction', text: `approve · LRU on "Cache eviction policy" (cache-eviction) — keep LRU ${because}, the replay corpus says so` });
+    // The surface itself is found by what it says.
+    expect(cli('replay', '--kind', 'surface').hits).toEqual([expect.objectContaining({ paneId: agent.id, ref: 'cache-eviction' })]);
+
+    // Bad input: one sentence, exit 2.
+    const bad = spawnSync(BIN, ['search', 'x', '--kind', 'oops'], { env, encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toBe('terminal-delight search: --kind oops is not a kind: use one of command, output, prompt, reply, tool, surface, decision, tick, failed\n');
+
+    await stopService({ env });
+    const dbFiles = fs.readdirSync(statePaths(env).state).filter((n) => n.startsWith(DB_FILE));
+    expect(dbFiles.length).toBeGreaterThan(0);
+    for (const f of dbFiles) expect(fs.readFileSync(path.join(statePaths(env).state, f)).includes(secret.slice(-16))).toBe(false);
+  }, 180_000);
+
+  it('a kill -9 while it indexes loses nothing that was on disk: the service started again reads on from where it committed', async () => {
+    const c = await connect(true);
+    const pid = (await c.request('service.info', {})).pid;
+    const agent = await c.request('pane.create', { cwd: st.dir, command: ['cat'] });
+    const folder = paneFolder(statePaths(env), session(), agent.id);
+    fs.mkdirSync(folder, { recursive: true });
+    // 30,000 prompts and tool runs (~6 MB): more than one round of reading, so the kill comes in the middle.
+    const tag = uid();
+    const N = 30_000;
+    const lines: string[] = [];
+    for (let i = 0; i < N; i++) {
+      lines.push(JSON.stringify({ tdac: '0.2', id: `e${i}`, at: new Date().toISOString(), agent: 'codex', ...(i % 2 ? { type: 'tool', tool_name: 'Bash', tool_input: { command: `step w${tag}x${i}z of the migration ${'lorem ipsum '.repeat(10)}` } } : { type: 'prompt', text: `step w${tag}x${i}z of the migration, with some words to make the line as long as a real one ${'lorem ipsum '.repeat(10)}` }) }));
+    }
+    fs.writeFileSync(path.join(folder, 'inbound.jsonl'), `${lines.join('\n')}\n`);
+    await waitFor(async () => {
+      const r = await c.request('search.query', { query: `w${tag}x0z`, kind: 'prompt' });
+      return r.ok && r.hits.length === 1;
+    }, 'the first batch indexed', 30_000, 5);
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => { try { process.kill(pid, 0); return false; } catch { return true; } }, 'the service gone', 10_000);
+
+    const c2 = await connect(false);
+    expect((await c2.request('service.info', {})).pid).not.toBe(pid);
+    await waitFor(async () => {
+      const r = await c2.request('search.query', { query: `w${tag}x${N - 1}z`, kind: 'tool' });
+      return r.ok && r.hits.length === 1;
+    }, 'the last line indexed after the restart', 60_000, 200);
+    // Every line once: none lost, none read twice (the cursor is committed with its batch).
+    for (let i = 0; i < N; i += 997) {
+      const r = await c2.request('search.query', { query: `w${tag}x${i}z` });
+      expect(r.ok && r.hits.map((h) => [h.kind, h.agent, h.paneId])).toEqual([[i % 2 ? 'tool' : 'prompt', 'codex', agent.id]]);
+    }
+    const all = await c2.request('search.query', { query: 'migration', agent: 'codex', limit: 500 });
+    expect(all.ok && all.hits.length).toBe(500);
+    // The database the kill left passed its check: nothing was moved aside.
+    expect(fs.readdirSync(statePaths(env).state).filter((n) => n.includes('.corrupt-'))).toEqual([]);
+  }, 180_000);
+});

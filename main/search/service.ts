@@ -1,0 +1,428 @@
+/**
+ * Feeds the search index (main/search/index.ts) as things happen, and answers `search.query`.
+ *
+ * - Pane output: each batch a pane prints is queued as it is (one push, on the output's own
+ *   path) and read into lines and commands (main/search/lines.ts) by the next flush.
+ * - Files in the pane folders, read on from each file's cursor: `actions.jsonl` (the
+ *   decision log: every action, with its comment) and `inbound.jsonl` (agents' prompts,
+ *   replies and tool runs, as their hooks wrote them). A service killed at any moment reads
+ *   them on from the last committed batch; a new index (the old one corrupt) reads them
+ *   all again, and each ended pane's saved screen.
+ * - Surfaces as they arrive or change (`surface.changed`), and Tick calls (TickHost.onCall).
+ *
+ * Every flush (FLUSH_MS after something came) writes one transaction; a flush handles at
+ * most SLICE_CHARS of output and then waits four times as long as it took, so a flood is
+ * indexed in slices with at most a fifth of the event loop's time.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { PaneInfo, SearchQuery, Settings, Surface } from '../../preload/contract.ts';
+import type { Core } from '../core.ts';
+import type { Paths } from '../paths.ts';
+import type { PaneServiceApi, SettingsApi } from '../services.ts';
+import type { TickCallRecord } from '../tick/host.ts';
+import { parseEvent } from '../agent-channel/events.ts';
+import { SearchIndex, type Entry } from './index.ts';
+import { OutputLines } from './lines.ts';
+
+const FLUSH_MS = 250;
+/** Pane folders' files are looked at this often. */
+const FILES_MS = 1000;
+/** Output read into lines per slice before the event loop gets a turn (~10 ms of work). */
+const SLICE_CHARS = 128 * 1024;
+/** While a flood is indexed, the event loop is left this many times as long as each slice took. */
+const IDLE_PER_BUSY = 4;
+/** Output queued for one pane at most (a flood outruns the index: its older part beyond this is counted, not indexed). */
+const MAX_QUEUED_CHARS = 4 * 1024 * 1024;
+/** A file is read at most this much at a time (one transaction); the rest after the event loop's next turn. */
+const FILE_READ_MAX = 512 * 1024;
+const PRUNE_EVERY_MS = 6 * 3600_000;
+const SCREEN_FILE = '.last-screen.ans';
+const FILES = ['actions.jsonl', 'inbound.jsonl'] as const;
+
+export interface SearchDeps {
+  core: Pick<Core, 'handle' | 'onEvent' | 'onDispose'>;
+  panes: PaneServiceApi & { readonly session: string };
+  settings: SettingsApi;
+  paths: Paths;
+  /** Surfaces by pane (for the title an action was taken on). */
+  surfaces?: { list(paneId: string): Surface[] };
+  ticks?: { onCall(fn: (call: TickCallRecord) => void): () => void };
+  log?: (line: string) => void;
+}
+
+interface PaneFeed {
+  lines: OutputLines;
+  queue: string[];
+  queued: number;
+}
+
+const short = (v: unknown, max = 2000): string => {
+  const s = typeof v === 'string' ? v : JSON.stringify(v) ?? '';
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+};
+
+/** Every string in a surface's model, joined (its searchable text). */
+function modelText(v: unknown, out: string[] = [], depth = 0): string[] {
+  if (depth > 6 || out.length > 400) return out;
+  if (typeof v === 'string') out.push(v);
+  else if (Array.isArray(v)) for (const x of v) modelText(x, out, depth + 1);
+  else if (v && typeof v === 'object') for (const x of Object.values(v)) modelText(x, out, depth + 1);
+  return out;
+}
+
+export class SearchService {
+  readonly index: SearchIndex;
+  private readonly deps: SearchDeps;
+  private readonly feeds = new Map<string, PaneFeed>();
+  private pending: Entry[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+  private filesTimer: NodeJS.Timeout | undefined;
+  private pruneTimer: NodeJS.Timeout | undefined;
+  private firstPrune: NodeJS.Timeout | undefined;
+  private readonly seenSurfaces = new Map<string, string>();
+  /** Folders of earlier sessions, read once at start. */
+  private olderFolders: string[] = [];
+  private flushing = false;
+  private reading = false;
+  private disposed = false;
+  private readonly offs: Array<() => void> = [];
+
+  constructor(deps: SearchDeps) {
+    this.deps = deps;
+    fs.mkdirSync(deps.paths.state, { recursive: true, mode: 0o700 });
+    this.index = new SearchIndex(deps.paths.state);
+    if (this.index.movedAside) deps.log?.(`search: the index was unusable (${this.index.movedAside.why}); it is kept as ${this.index.movedAside.to} and rebuilt from the pane folders`);
+  }
+
+  private get settings(): Settings['search'] {
+    return this.deps.settings.get().search;
+  }
+
+  private excluded(paneId: string): boolean {
+    const s = this.settings;
+    if (!s.enabled) return true;
+    if (s.excludePanes.length === 0) return false;
+    const tag = this.deps.panes.get(paneId)?.tag;
+    return s.excludePanes.includes(paneId) || (tag !== undefined && s.excludePanes.includes(tag));
+  }
+
+  start(): void {
+    const { panes, core } = this.deps;
+    this.offs.push(panes.onOutput((paneId, data) => this.output(paneId, data)));
+    this.offs.push(panes.onExit((info) => this.ended(info)));
+    this.offs.push(core.onEvent((name, payload) => {
+      if (name === 'surface.changed') {
+        const p = payload as { paneId: string; surface?: Surface };
+        if (p.surface) this.surface(p.paneId, p.surface);
+      }
+    }));
+    if (this.deps.ticks) this.offs.push(this.deps.ticks.onCall((c) => this.tickCall(c)));
+    core.handle('search.query', (req) => this.query(req));
+    const fresh = this.index.count() === 0;
+    this.olderFolders = this.allFolders();
+    if (fresh) this.savedScreens();
+    this.filesTimer = setInterval(() => this.readFiles(), FILES_MS);
+    this.filesTimer.unref?.();
+    setImmediate(() => this.readFiles());
+    const prune = () => {
+      if (this.disposed) return;
+      try {
+        this.index.prune(this.settings.keepDays);
+      } catch (e) {
+        this.deps.log?.(`search: pruning failed: ${(e as Error).message}`);
+      }
+    };
+    // A minute after start (a scan of the table: not while the window first attaches), then every few hours.
+    this.firstPrune = setTimeout(prune, 60_000);
+    this.firstPrune.unref?.();
+    this.pruneTimer = setInterval(prune, PRUNE_EVERY_MS);
+    this.pruneTimer.unref?.();
+  }
+
+  query(q: SearchQuery): { ok: true; hits: ReturnType<SearchIndex['search']> } | { ok: false; error: string } {
+    try {
+      // What came until it was asked (a flood's queue at most a few slices: a query never waits it out).
+      this.flushNow([], undefined, 4 * SLICE_CHARS);
+      return { ok: true, hits: this.index.search(q) };
+    } catch (e) {
+      return { ok: false, error: (e as Error).message };
+    }
+  }
+
+  // ───────────── sources ─────────────
+
+  private base(paneId: string): Pick<Entry, 'paneId' | 'session' | 'agent' | 'folder'> {
+    const info = this.deps.panes.get(paneId);
+    return {
+      paneId,
+      session: this.deps.panes.session,
+      ...(info?.agentCli ? { agent: info.agentCli.name } : {}),
+      ...(info?.cwd ? { folder: info.cwd } : {}),
+    };
+  }
+
+  private feed(paneId: string): PaneFeed {
+    let f = this.feeds.get(paneId);
+    if (!f) {
+      f = { lines: new OutputLines(this.index.nextLine(paneId)), queue: [], queued: 0 };
+      this.feeds.set(paneId, f);
+    }
+    return f;
+  }
+
+  private output(paneId: string, data: string): void {
+    if (this.excluded(paneId)) return;
+    const f = this.feed(paneId);
+    f.queue.push(data);
+    f.queued += data.length;
+    while (f.queued > MAX_QUEUED_CHARS && f.queue.length > 1) {
+      const dropped = f.queue.shift()!;
+      f.queued -= dropped.length;
+      f.lines.skip(dropped);
+    }
+    this.schedule();
+  }
+
+  private ended(info: PaneInfo): void {
+    const f = this.feeds.get(info.id);
+    if (!f) return;
+    // What the pane printed last without a newline (its last prompt, a message) is a line too.
+    f.queue.push('\n');
+    this.schedule();
+  }
+
+  private surface(paneId: string, s: Surface): void {
+    // The agent channel's own cards (a reply, a question) are its events, indexed from inbound.jsonl.
+    if (s.route === 'agent' || this.excluded(paneId)) return;
+    const key = `${paneId}/${s.id}`;
+    if (this.seenSurfaces.get(key) === s.updatedAt) return;
+    this.seenSurfaces.set(key, s.updatedAt);
+    const text = [s.title, ...modelText(s.model)].join(' · ');
+    this.pending.push({ ...this.base(paneId), kind: 'surface', at: Date.parse(s.updatedAt) || Date.now(), ref: s.id, text });
+    this.schedule();
+  }
+
+  private tickCall(c: TickCallRecord): void {
+    const paneId = c.askingPaneId ?? c.tickPaneId ?? '';
+    if (paneId && this.excluded(paneId)) return;
+    if (!this.settings.enabled) return;
+    const r = c.report;
+    const outcome = r.ok ? `ok ${short(r.result, 1000)}` : `${r.outcome}: ${r.reason ?? r.error?.message ?? ''}`;
+    this.pending.push({ ...this.base(paneId), paneId, kind: 'tick', at: c.at, ref: c.instanceId, text: `${c.title} ${c.tool} ${short(c.args, 1000)} → ${outcome}` });
+    this.schedule();
+  }
+
+  /** Every pane folder on disk: surfaces/<session>/<pane>. */
+  private allFolders(): string[] {
+    const out: string[] = [];
+    const root = this.deps.paths.surfaces;
+    let sessions: string[] = [];
+    try {
+      sessions = fs.readdirSync(root);
+    } catch {
+      return out;
+    }
+    for (const s of sessions) {
+      try {
+        for (const p of fs.readdirSync(path.join(root, s))) out.push(path.join(root, s, p));
+      } catch {
+        // not a folder
+      }
+    }
+    return out;
+  }
+
+  /** A new index: what the ended panes' saved screens hold is indexed as their output. */
+  private savedScreens(): void {
+    for (const folder of this.olderFolders) {
+      let text: string;
+      try {
+        text = fs.readFileSync(path.join(folder, SCREEN_FILE), 'utf8');
+      } catch {
+        continue;
+      }
+      const paneId = path.basename(folder);
+      const session = path.basename(path.dirname(folder));
+      const at = fs.statSync(path.join(folder, SCREEN_FILE)).mtimeMs;
+      const items = new OutputLines().feed(`${text}\n`);
+      this.pending.push(...items.map((i) => ({ kind: i.kind, at, paneId, session, line: i.line, text: i.text })));
+    }
+    this.schedule();
+  }
+
+  /** Read the pane folders' files on from their cursors (this session's panes, and once the older ones). */
+  private readFiles(): void {
+    if (this.disposed || this.reading) return;
+    this.reading = true;
+    let more = false;
+    const folders = new Set(this.deps.panes.list().map((p) => this.deps.panes.folder(p.id)));
+    for (const f of this.olderFolders.splice(0)) folders.add(f);
+    for (const folder of folders) {
+      const paneId = path.basename(folder);
+      if (this.deps.panes.get(paneId) && this.excluded(paneId)) continue;
+      if (!this.settings.enabled) break;
+      for (const name of FILES) {
+        try {
+          if (this.readFile(folder, name)) more = true;
+        } catch (e) {
+          this.deps.log?.(`search: could not read ${path.join(folder, name)}: ${(e as Error).message}`);
+        }
+      }
+    }
+    this.reading = false;
+    // A long file (a rebuild, an agent's burst) is read a slice a turn.
+    if (more) setImmediate(() => this.readFiles());
+  }
+
+  /** Read one slice of a file on from its cursor; true when more of it is waiting. */
+  private readFile(folder: string, name: (typeof FILES)[number]): boolean {
+    const file = path.join(folder, name);
+    const size = fs.statSync(file, { throwIfNoEntry: false })?.size;
+    if (size === undefined) return false;
+    let from = this.index.cursor(file);
+    if (size < from) from = 0; // the file was replaced
+    if (size === from) return false;
+    const fd = fs.openSync(file, 'r');
+    let buf: Buffer;
+    try {
+      const len = Math.min(size - from, FILE_READ_MAX);
+      buf = Buffer.alloc(len);
+      fs.readSync(fd, buf, 0, len, from);
+    } finally {
+      fs.closeSync(fd);
+    }
+    const end = buf.lastIndexOf(0x0a);
+    if (end < 0) return false; // no whole line yet (or one longer than a slice: left alone)
+    const text = buf.subarray(0, end).toString('utf8');
+    const paneId = path.basename(folder);
+    const session = path.basename(path.dirname(folder));
+    const base = this.deps.panes.get(paneId) ? this.base(paneId) : { paneId, session };
+    const entries: Entry[] = [];
+    for (const line of text.split('\n')) {
+      const e = name === 'actions.jsonl' ? this.action(paneId, line) : this.agentEvent(line);
+      if (e) entries.push({ ...base, ...e } as Entry);
+    }
+    // The entries and the cursor past them in one transaction (with whatever else waits).
+    this.flushNow(entries, new Map([[file, from + end + 1]]));
+    return from + end + 1 < size;
+  }
+
+  private action(paneId: string, line: string): Partial<Entry> | undefined {
+    let e: { type?: unknown; surface?: unknown; action?: unknown; target?: unknown; comment?: unknown; at?: unknown };
+    try {
+      e = JSON.parse(line);
+    } catch {
+      return undefined;
+    }
+    if (!e || e.type !== 'action' || typeof e.surface !== 'string' || typeof e.action !== 'string') return undefined;
+    const title = this.deps.surfaces?.list(paneId).find((s) => s.id === e.surface)?.title;
+    const target = typeof e.target === 'string' ? ` · ${e.target}` : '';
+    const comment = typeof e.comment === 'string' && e.comment ? ` — ${e.comment}` : '';
+    return { kind: 'decision', at: typeof e.at === 'string' ? Date.parse(e.at) || Date.now() : Date.now(), ref: e.surface, text: `${e.action}${target} on ${title ? `"${title}" (${e.surface})` : e.surface}${comment}` };
+  }
+
+  private agentEvent(line: string): Partial<Entry> | undefined {
+    const e = parseEvent(line);
+    if (!e) return undefined;
+    const at = Date.parse(e.at) || Date.now();
+    const agent = { agent: e.agent ?? 'claude' };
+    if (e.type === 'prompt') return { kind: 'prompt', at, ref: e.id, text: e.text, ...agent };
+    if (e.type === 'reply') return { kind: 'reply', at, ref: e.id, text: e.text, ...agent };
+    if (e.type === 'tool') return { kind: 'tool', at, ref: e.id, text: `${e.tool_name}${e.failed ? ' (failed)' : ''} ${short(e.tool_input)}`, ...agent };
+    return undefined;
+  }
+
+  // ───────────── writing ─────────────
+
+  private schedule(): void {
+    if (this.flushTimer || this.disposed) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      this.flushSlice();
+    }, FLUSH_MS);
+    this.flushTimer.unref?.();
+  }
+
+  /**
+   * One slice of the queued output and everything else waiting, in one transaction; the rest
+   * after a pause of IDLE_PER_BUSY times as long as the slice took: a flood is indexed with at
+   * most a fifth of the event loop's time, the rest left to the panes and the windows (what
+   * it outruns is let go at MAX_QUEUED_CHARS).
+   */
+  private flushSlice(): void {
+    const t = performance.now();
+    const more = this.write(SLICE_CHARS);
+    // One slice at a time: output that comes meanwhile waits for this timer, not one of its own.
+    if (more && !this.disposed) {
+      this.flushTimer = setTimeout(() => {
+        this.flushTimer = undefined;
+        this.flushSlice();
+      }, Math.ceil((performance.now() - t) * IDLE_PER_BUSY));
+      this.flushTimer.unref?.();
+    }
+  }
+
+  /** The entries waiting (and `extra`, with the file cursors they were read to), now; queued output up to `outputBudget` characters. */
+  private flushNow(extra: Entry[] = [], cursors?: Map<string, number>, outputBudget = 0): void {
+    this.pending.push(...extra);
+    this.write(outputBudget, cursors);
+  }
+
+  /** Read queued output into entries (up to `budget` characters) and write them with the others; true when output is left. */
+  private write(budget: number, cursors?: Map<string, number>): boolean {
+    if (this.flushing) return false;
+    this.flushing = true;
+    let left = false;
+    try {
+      for (const [paneId, f] of this.feeds) {
+        if (f.queue.length === 0) continue;
+        if (budget <= 0) {
+          left = true;
+          continue;
+        }
+        const base = this.base(paneId);
+        const at = Date.now();
+        while (f.queue.length > 0 && budget > 0) {
+          const data = f.queue.shift()!;
+          f.queued -= data.length;
+          budget -= data.length;
+          for (const item of f.lines.feed(data)) {
+            this.pending.push({ ...base, kind: item.kind, at, line: item.line, text: item.text, ...(item.kind === 'command' && item.exitCode !== undefined ? { exitCode: item.exitCode } : {}) });
+          }
+        }
+        if (f.queue.length > 0) left = true;
+        // A closed pane's reader goes once its output is written.
+        else if (!this.deps.panes.get(paneId)) this.feeds.delete(paneId);
+      }
+      const entries = this.pending;
+      this.pending = [];
+      this.index.add(entries, cursors);
+    } catch (e) {
+      this.deps.log?.(`search: could not write to the index: ${(e as Error).message}`);
+    } finally {
+      this.flushing = false;
+    }
+    return left;
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    for (const off of this.offs.splice(0)) off();
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    clearInterval(this.filesTimer);
+    clearInterval(this.pruneTimer);
+    clearTimeout(this.firstPrune);
+    this.flushNow([], undefined, Infinity);
+    this.disposed = true;
+    this.index.close();
+  }
+}
+
+export function installSearch(deps: SearchDeps): SearchService {
+  const service = new SearchService(deps);
+  service.start();
+  deps.core.onDispose(() => service.dispose());
+  return service;
+}

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { loadPrices, priceOf, sessionUsage, type PriceFile } from './prices.ts';
+import { claudeReader, codexReader, geminiReader } from './transcripts.ts';
+
+const claudeLine = (id: string, model: string, u: Record<string, number>, block = 'text') => JSON.stringify({
+  type: 'assistant', sessionId: 's1', requestId: `req_${id}`, timestamp: '2026-12-04T10:00:00Z',
+  message: { id, type: 'message', role: 'assistant', model, content: [{ type: block, text: 'x' }], usage: u },
+});
+
+describe('claudeReader', () => {
+  it('counts each message once (Claude Code writes a line a content block, each with the message\'s usage), by model', () => {
+    const r = claudeReader();
+    const u1 = { input_tokens: 12, output_tokens: 340, cache_read_input_tokens: 15_000, cache_creation_input_tokens: 2_000 };
+    r.feed([
+      JSON.stringify({ type: 'user', message: { role: 'user', content: 'hello' } }),
+      claudeLine('msg_1', 'claude-sonnet-4-5-20250929', u1, 'thinking'),
+      claudeLine('msg_1', 'claude-sonnet-4-5-20250929', u1, 'text'),
+      '{"type":"assistant","message":{"id":"torn',
+      claudeLine('msg_2', 'claude-haiku-4-5-20251001', { input_tokens: 100, output_tokens: 20 }),
+      claudeLine('msg_3', '<synthetic>', { input_tokens: 0, output_tokens: 0 }),
+    ]);
+    r.feed([claudeLine('msg_4', 'claude-sonnet-4-5-20250929', { input_tokens: 3, output_tokens: 60, cache_read_input_tokens: 17_000 })]);
+    expect(Object.fromEntries(r.tokens())).toEqual({
+      'claude-sonnet-4-5-20250929': { input: 15, output: 400, cacheRead: 32_000, cacheWrite: 2_000 },
+      'claude-haiku-4-5-20251001': { input: 100, output: 20, cacheRead: 0, cacheWrite: 0 },
+    });
+  });
+});
+
+describe('codexReader', () => {
+  const count = (input: number, cached: number, output: number) => JSON.stringify({ timestamp: '2026-12-04T10:00:00Z', type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: { input_tokens: input, cached_input_tokens: cached, output_tokens: output, reasoning_output_tokens: 0, total_tokens: input + output }, last_token_usage: {} } } });
+  const turn = (model: string) => JSON.stringify({ type: 'turn_context', payload: { cwd: '/x', model } });
+  it('takes the running totals (cached input apart from the rest), split where the model changes', () => {
+    const r = codexReader();
+    r.feed([turn('gpt-5-codex'), count(1000, 600, 200), JSON.stringify({ type: 'event_msg', payload: { type: 'token_count', info: null } }), count(3000, 2000, 500)]);
+    expect(Object.fromEntries(r.tokens())).toEqual({ 'gpt-5-codex': { input: 1000, output: 500, cacheRead: 2000, cacheWrite: 0 } });
+    r.feed([turn('gpt-5-mini'), count(4000, 2500, 700)]);
+    expect(Object.fromEntries(r.tokens())).toEqual({
+      'gpt-5-codex': { input: 1000, output: 500, cacheRead: 2000, cacheWrite: 0 },
+      'gpt-5-mini': { input: 500, output: 200, cacheRead: 500, cacheWrite: 0 },
+    });
+  });
+});
+
+describe('prices', () => {
+  const prices: PriceFile = { date: '2026-12-01', currency: 'USD', models: { 'gpt-5': { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 }, 'gpt-5-mini': { input: 0.25, output: 2, cacheRead: 0.025, cacheWrite: 0 } } };
+  it('match a model by the longest key it starts with', () => {
+    expect(priceOf(prices, 'gpt-5-mini-2025-08-07')?.input).toBe(0.25);
+    expect(priceOf(prices, 'gpt-5-codex')?.input).toBe(1.25);
+    expect(priceOf(prices, 'llama-3')).toBeUndefined();
+  });
+  it('price a session at tokens × price per million; a model not listed leaves tokens only, named', () => {
+    const priced = sessionUsage(new Map([['gpt-5-codex', { input: 1_000_000, output: 200_000, cacheRead: 4_000_000, cacheWrite: 0 }]]), prices);
+    expect(priced).toEqual({ model: 'gpt-5-codex', input: 1_000_000, output: 200_000, cacheRead: 4_000_000, cacheWrite: 0, cost: 1.25 + 2 + 0.5, currency: 'USD', pricesDate: '2026-12-01' });
+    const unknown = sessionUsage(new Map([['gpt-5-codex', { input: 10, output: 1, cacheRead: 0, cacheWrite: 0 }], ['llama-3', { input: 5, output: 5, cacheRead: 0, cacheWrite: 0 }]]), prices);
+    expect(unknown.cost).toBeUndefined();
+    expect(unknown.unpriced).toEqual(['llama-3']);
+    expect(unknown.input).toBe(15);
+  });
+  it('the repository\'s price file is the newest dated one and lists the agents\' default models', () => {
+    const p = loadPrices();
+    expect(p.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    for (const m of ['claude-sonnet-4-5-20250929', 'gpt-5-codex', 'gemini-2.5-pro']) expect(priceOf(p, m), m).toBeDefined();
+  });
+});
+
+describe('geminiReader', () => {
+  it('counts each message\'s last record (Gemini CLI writes a message again as it changes), thoughts as output, cached input apart', () => {
+    const r = geminiReader();
+    const msg = (id: string, tokens?: Record<string, number>) => JSON.stringify({ id, timestamp: '2026-12-04T10:00:00Z', type: 'gemini', content: 'ok', model: 'gemini-2.5-flash', ...(tokens ? { tokens } : {}) });
+    r.feed([
+      JSON.stringify({ sessionId: 's', projectHash: 'h', startTime: '2026-12-04T10:00:00Z' }),
+      JSON.stringify({ id: 'u1', type: 'user', content: 'hi' }),
+      msg('g1'),
+      msg('g1', { input: 5000, output: 300, cached: 4000, thoughts: 120, tool: 0, total: 5420 }),
+      msg('g2', { input: 6000, output: 50, cached: 0, thoughts: 0, tool: 0, total: 6050 }),
+    ]);
+    expect(Object.fromEntries(r.tokens())).toEqual({ 'gemini-2.5-flash': { input: 7000, output: 470, cacheRead: 4000, cacheWrite: 0 } });
+  });
+});

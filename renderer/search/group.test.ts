@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import type { SearchHit } from '../../preload/contract.ts';
+import { groupHits, markedParts, when } from './group.ts';
+
+const hit = (id: number, paneId: string, agent?: string): SearchHit => ({ id, kind: 'output', at: 1000 - id, paneId, session: 's', text: 't', marked: 't', ...(agent ? { agent } : {}) });
+
+describe('groupHits', () => {
+  it('groups by pane in the order of each pane\'s newest hit, naming its agent', () => {
+    const g = groupHits([hit(1, 'a'), hit(2, 'b', 'codex'), hit(3, 'a', 'claude'), hit(4, 'c')]);
+    expect(g.map((x) => [x.paneId, x.agent, x.hits.map((h) => h.id)])).toEqual([['a', 'claude', [1, 3]], ['b', 'codex', [2]], ['c', undefined, [4]]]);
+  });
+});
+
+describe('markedParts', () => {
+  it('cuts the marked text into plain and matched parts', () => {
+    expect(markedParts('run the \u0001migration\u0002 now')).toEqual([{ text: 'run the ', match: false }, { text: 'migration', match: true }, { text: ' now', match: false }]);
+  });
+  it('starts a long line shortly before its first match and ends it with an ellipsis', () => {
+    const parts = markedParts(`${'x'.repeat(300)} \u0001word\u0002 ${'y'.repeat(300)}`, 100);
+    expect(parts[0]!.text.startsWith('…')).toBe(true);
+    expect(parts[1]).toEqual({ text: 'word', match: true });
+    expect(parts.at(-1)!.text.endsWith('…')).toBe(true);
+    expect(parts.reduce((n, p) => n + p.text.length, 0)).toBeLessThanOrEqual(101);
+  });
+});
+
+describe('when', () => {
+  it('says the time today and the day before', () => {
+    const now = new Date(2026, 11, 4, 18, 0).getTime();
+    expect(when(new Date(2026, 11, 4, 9, 5).getTime(), now)).toBe('09:05');
+    expect(when(new Date(2026, 11, 2, 14, 3).getTime(), now)).toBe('Dec 2 14:03');
+  });
+});

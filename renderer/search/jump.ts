@@ -1,0 +1,52 @@
+/**
+ * Enter on a hit: go where it happened. A card (a surface, a decision taken on one) opens
+ * its pane's bench on the card's shelf, selected and scrolled to; a line of a pane's output
+ * or a command scrolls the pane's terminal to its newest occurrence of the line and marks
+ * it (the terminal's find decorations); an ended pane shows its saved screen that way, with
+ * its Resume. A pane this window no longer has says so in one notice.
+ */
+import type { SearchHit } from '../../preload/contract.ts';
+import { focusPane, toggleBench } from '../commands.ts';
+import type { WindowContext } from '../context.ts';
+import { benchStore } from '../workbench/runtime.ts';
+
+/** Wait for `f` to give something, a frame at a time, for at most `ms`. */
+async function until<T>(f: () => T | undefined, ms = 3000): Promise<T | undefined> {
+  const end = performance.now() + ms;
+  for (;;) {
+    const v = f();
+    if (v !== undefined || performance.now() > end) return v;
+    await new Promise((r) => requestAnimationFrame(r));
+  }
+}
+
+export async function jumpTo(ctx: WindowContext, hit: SearchHit): Promise<void> {
+  const s = ctx.store.getState();
+  const pane = s.panes[hit.paneId];
+  if (!pane) {
+    s.notice(`That was in pane ${hit.paneId}, which this window no longer has: ${hit.text.slice(0, 120)}`);
+    return;
+  }
+  focusPane(ctx, hit.paneId, true);
+  if ((hit.kind === 'surface' || hit.kind === 'decision') && hit.ref) {
+    if (!pane.benchOpen) await toggleBench(ctx, hit.paneId);
+    const bench = benchStore();
+    const surface = await until(() => bench.getState().panes[hit.paneId]?.surfaces.find((x) => x.id === hit.ref));
+    if (!surface) {
+      s.notice(`The card "${hit.ref}" is no longer on the bench of pane ${hit.paneId}.`);
+      return;
+    }
+    bench.getState().showShelf(hit.paneId, surface.shelf);
+    bench.getState().select(hit.paneId, surface.id);
+    const el = await until(() => document.querySelector<HTMLElement>(`[data-surface-id="${CSS.escape(surface.id)}"]`) ?? undefined);
+    el?.scrollIntoView({ block: 'center' });
+    el?.focus();
+    return;
+  }
+  // The line in the pane's history: its newest occurrence, scrolled to and marked.
+  const term = await until(() => ctx.terminals.get(hit.paneId));
+  if (!term) return;
+  const text = hit.kind === 'command' ? hit.text : hit.text.trim();
+  const found = await term.find(text, true, { caseSensitive: true });
+  if (!found) s.notice(`The line is no longer in pane ${hit.paneId}'s history: ${hit.text.slice(0, 120)}`);
+}
