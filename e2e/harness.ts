@@ -105,7 +105,8 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
     // serve is only the relay, run as npm start runs it; the service it starts gets the core's V8 flags (spawnService).
     '--experimental-strip-types', '--no-warnings=ExperimentalWarning',
     path.join(ROOT, 'main', 'serve', 'main.ts'),
-    '--port', '0', ...(opts.reuse ? [] : ['--fresh']), '--no-open', '--cwd', cwd, ...(opts.args ?? []),
+    // (no --fresh for a relay to a service elsewhere: serve refuses the two together)
+    '--port', '0', ...(opts.reuse || opts.args?.includes('--service-socket') ? [] : ['--fresh']), '--no-open', '--cwd', cwd, ...(opts.args ?? []),
   ], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr!.setEncoding('utf8');

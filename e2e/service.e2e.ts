@@ -31,8 +31,9 @@ afterAll(async () => {
   await browser?.close();
 });
 
-function serviceEnv(serve: Pick<Serve, 'stateDir' | 'home'>): NodeJS.ProcessEnv {
-  return { ...process.env, XDG_STATE_HOME: serve.stateDir, HOME: serve.home, TD_SOCKET: path.join(serve.stateDir, 'app.sock'), SHELL: '/bin/bash', TD_TEST: '1' };
+function serviceEnv(serve: Pick<Serve, 'stateDir' | 'home' | 'env'>): NodeJS.ProcessEnv {
+  // serve's own environment (every XDG folder in the test's home), as a command in its panes has.
+  return { ...serve.env, XDG_STATE_HOME: serve.stateDir, HOME: serve.home, TD_SOCKET: path.join(serve.stateDir, 'app.sock'), SHELL: '/bin/bash', TD_TEST: '1' };
 }
 
 /** A command line client of the same service (as `terminal-delight` commands are). */
