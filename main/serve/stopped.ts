@@ -19,6 +19,15 @@ import { startDoorServer, type Served } from '../door/server.ts';
 /** What a window is told when the service left no sentence of its own. */
 export const STOPPED_FALLBACK = 'The service was stopped.';
 
+/**
+ * Whether the last service was stopped on purpose: it writes `file` (run/service.stopped) before
+ * it tells anyone, and the next service removes it as it starts, so while it is there no
+ * service runs that was not stopped on purpose (a crash leaves none).
+ */
+export function stoppedOnPurpose(file: string): boolean {
+  return fs.existsSync(file);
+}
+
 /** The sentence the service left as it stopped on purpose (run/service.stopped), else a general one. */
 export function stoppedMessage(file: string): string {
   try {
