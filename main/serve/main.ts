@@ -374,9 +374,13 @@ export async function run(argv: string[]): Promise<number> {
     process.exit(0);
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => onStop(signal));
-  // The service's word to a holder that a stop was on purpose (main/service/door.ts): Node's
-  // default for it would end serve; the bye on serve's connection says the same.
+  // The service's word to a holder that a stop was on purpose (SIGUSR2) or a quit (SIGUSR1)
+  // (main/service/door.ts), which reaches serve while it is still Node too (before it rests,
+  // or run again by its sh): the bye on serve's connection says the same. Node's default would
+  // end serve for SIGUSR2, and for SIGUSR1 open its inspector on 127.0.0.1:9229 (anyone on the
+  // machine could then run code as this user).
   process.on('SIGUSR2', () => {});
+  process.on('SIGUSR1', () => {});
   const onSignals = (stop: (signal: string) => void): void => {
     onStop = stop;
   };

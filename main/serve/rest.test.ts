@@ -160,6 +160,13 @@ describe.runIf(process.platform === 'linux')('serve at rest', () => {
       await new Promise((r) => setTimeout(r, 1000));
       expect(runsAs(s.child.pid!)).not.toBe('sh');
       expect(await answers(s.url)).toBe(true);
+      // The service's signals to a holder reach serve while it is Node too: it runs on, and Node's inspector stays shut.
+      s.child.kill('SIGUSR1');
+      s.child.kill('SIGUSR2');
+      await new Promise((r) => setTimeout(r, 500));
+      expect(s.child.exitCode).toBeNull();
+      expect(s.err()).not.toContain('Debugger listening');
+      expect(await answers(s.url)).toBe(true);
       s.child.kill('SIGTERM');
       expect(await s.exited).toBe(0);
       await waitFor(async () => !(await answers(s.url)), 'the door closed', 10_000);

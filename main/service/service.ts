@@ -105,8 +105,10 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
         // Every client hears why first: windows as an event, relays (serve, the Electron main) as
         // a bye, a serve at rest as a signal (quit: SIGUSR1; a stop on purpose: SIGUSR2). After a
         // quit or a stop, nothing starts the service again by itself; after a restart, it is.
-        app.core.emit('service.stopping', { how, message });
+        // The file first: serve reads its connection's close and its resting sh the FIFO's end
+        // against it, should the bye or the signal miss a serve just then becoming sh.
         if (how === 'stop') writeStopped(paths.serviceStopped, message);
+        app.core.emit('service.stopping', { how, message });
         for (const send of controls) send(JSON.stringify({ t: 'bye', quit: how === 'quit', stopped: how === 'stop', reason: message }));
         if (how !== 'restart') doors.signalHolders(how === 'quit' ? 'SIGUSR1' : 'SIGUSR2');
         // Every pane is ended before the service goes, whatever stops it (a stop, a restart, a
