@@ -256,9 +256,9 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void, r
   let quit = false;
   let stopped = false;
   // The service is going for good (its bye said so, or the file it leaves as it stops on purpose
-  // is there): serve stays Node for its connection's close, whose signal to a resting sh is
-  // already spent (it came while this was Node).
-  const going = (): boolean => quit || stopped || stoppedOnPurpose(paths.serviceStopped);
+  // or quits is there): serve stays Node for its connection's close, whose signal to a resting
+  // sh is already spent (it came while this was Node).
+  const going = (): boolean => quit || stopped || stoppedOnPurpose(paths.serviceStopped) !== undefined;
   const restNow = async (): Promise<void> => {
     if (!holder || !held || stopping || !printed) return;
     clearTimeout(restTimer);
@@ -276,14 +276,15 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void, r
     });
     c.once('close', () => {
       if (stopping) return;
-      if (quit) {
+      // Its bye says how it went, and so does the file it wrote before the bye (should the bye not arrive).
+      const left = quit || stopped ? undefined : stoppedOnPurpose(paths.serviceStopped);
+      if (quit || left === 'quit') {
         process.stderr.write('serve: Terminal Delight quit and ended every pane; serve stops too\n');
         stopping = true;
         return finish(0);
       }
       // Stopped on purpose: not started again by itself (run() holds the door for the windows).
-      // Its bye says so, and so does the file it wrote before the bye (should the bye not arrive).
-      if (stopped || stoppedOnPurpose(paths.serviceStopped)) {
+      if (stopped || left === 'stop') {
         stopping = true;
         clearTimeout(restTimer);
         return finish('stopped');

@@ -20,12 +20,23 @@ import { startDoorServer, type Served } from '../door/server.ts';
 export const STOPPED_FALLBACK = 'The service was stopped.';
 
 /**
- * Whether the last service was stopped on purpose: it writes `file` (run/service.stopped) before
- * it tells anyone, and the next service removes it as it starts, so while it is there no
- * service runs that was not stopped on purpose (a crash leaves none).
+ * How the last service went, when it went on purpose: it writes `file` (run/service.stopped)
+ * before it tells anyone, and the next service removes it as it starts, so while it is there
+ * no service runs that went any other way (a crash or a restart leaves none). 'quit' ("Quit
+ * and end all panes": serve stops too), else 'stop' (one being written included).
  */
-export function stoppedOnPurpose(file: string): boolean {
-  return fs.existsSync(file);
+export function stoppedOnPurpose(file: string): 'stop' | 'quit' | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    return (JSON.parse(text) as { how?: unknown }).how === 'quit' ? 'quit' : 'stop';
+  } catch {
+    return 'stop';
+  }
 }
 
 /** The sentence the service left as it stopped on purpose (run/service.stopped), else a general one. */
