@@ -22,6 +22,13 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** Why a service runs when none should: the old one still going, or a new one, and who started it (serve's stderr, the service's log). */
+function whoRuns(pid: number | undefined, old: number | undefined, stderr: string): string {
+  if (pid === undefined) return '';
+  const which = pid === old ? `the old service (pid ${pid}) still holds its lock after \`service stop\` said stopped` : `a new service (pid ${pid}; the stopped one was ${old}) runs although the stop was on purpose`;
+  return `${which}; serve's stderr and the service's log:\n${stderr.slice(-4000)}`;
+}
+
 describe('a service stopped on purpose', () => {
   it('is said in the window in one sentence, with a button that starts it again; nothing starts it meanwhile', async () => {
     const serve = await startServe();
@@ -41,14 +48,14 @@ describe('a service stopped on purpose', () => {
     expect(await axeViolations(win, 'the stopped line, light')).toEqual([]);
     // A few seconds on, still no service: serve holds the door and waits.
     await new Promise((r) => setTimeout(r, 3_000));
-    expect(serve.servicePid()).toBeUndefined();
+    expect(serve.servicePid(), whoRuns(serve.servicePid(), first, serve.stderr())).toBeUndefined();
     expect(await line.innerText()).toContain(STOPPED_BY_COMMAND);
     // A reload meanwhile says the same (the page from serve, which holds the door), before any hello could succeed.
     await win.page.reload();
     await line.waitFor();
     expect(await line.innerText()).toContain(STOPPED_BY_COMMAND);
     await win.screenshot('service-stopped-reloaded');
-    expect(serve.servicePid()).toBeUndefined();
+    expect(serve.servicePid(), whoRuns(serve.servicePid(), first, serve.stderr())).toBeUndefined();
 
     await line.getByRole('button', { name: 'Start the service' }).click();
     await win.waitFor(() => !!serve.servicePid() && serve.servicePid() !== first, 'a new service', 30_000);

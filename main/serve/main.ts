@@ -28,7 +28,7 @@ import { HANDOVER_SUPPORTED } from '../door/handover.ts';
 import { processAlive } from '../panes/proc.ts';
 import type { DoorHolder, DoorSpec } from '../clients/wire.ts';
 import { canRest, letGo, makeHolder, REST_AFTER_MS, rest, takeResume, type Resume } from './rest.ts';
-import { stoppedMessage, waitStopped } from './stopped.ts';
+import { stoppedMessage, stoppedOnPurpose, waitStopped } from './stopped.ts';
 import { loopbackBindAddress, newToken, serveUrl } from '../door/security.ts';
 
 export const USAGE = 'usage: serve [--port N] [--host 127.0.0.1|::1|localhost] [--fresh] [--cwd DIR] [--no-open] [--service-socket PATH --service-token FILE]';
@@ -253,6 +253,12 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void, r
   // closes only when the service next looks), and a serve stopped as soon as it started
   // (a script, a test, a quick Ctrl-C) is then still Node, stopping cleanly.
   let restTimer: NodeJS.Timeout | undefined;
+  let quit = false;
+  let stopped = false;
+  // The service is going for good (its bye said so, or the file it leaves as it stops on purpose
+  // or quits is there): serve stays Node for its connection's close, whose signal to a resting
+  // sh is already spent (it came while this was Node).
+  const going = (): boolean => quit || stopped || stoppedOnPurpose(paths.serviceStopped) !== undefined;
   const restNow = async (): Promise<void> => {
     if (!holder || !held || stopping || !printed) return;
     clearTimeout(restTimer);
@@ -261,10 +267,8 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void, r
     await new Promise<void>((r) => process.stdout.write('', () => process.stderr.write('', () => r())));
     // (A service gone meanwhile is started again by this Node, its connection's close says so.)
     const service = conn?.hello.pid;
-    if (!stopping && held && service !== undefined && processAlive(service)) rest(holder, { door: spec, failures }, service);
+    if (!stopping && held && !going() && service !== undefined && processAlive(service)) rest(holder, { door: spec, failures }, service, paths.serviceStopped);
   };
-  let quit = false;
-  let stopped = false;
   const keep = (c: ServiceConnection): void => {
     c.once('bye', (f: { quit?: boolean; stopped?: boolean }) => {
       if (f.quit) quit = true;
@@ -272,13 +276,15 @@ async function serveThroughDoor(args: ServeArgs, print: (url: string) => void, r
     });
     c.once('close', () => {
       if (stopping) return;
-      if (quit) {
+      // Its bye says how it went, and so does the file it wrote before the bye (should the bye not arrive).
+      const left = quit || stopped ? undefined : stoppedOnPurpose(paths.serviceStopped);
+      if (quit || left === 'quit') {
         process.stderr.write('serve: Terminal Delight quit and ended every pane; serve stops too\n');
         stopping = true;
         return finish(0);
       }
       // Stopped on purpose: not started again by itself (run() holds the door for the windows).
-      if (stopped) {
+      if (stopped || left === 'stop') {
         stopping = true;
         clearTimeout(restTimer);
         return finish('stopped');
@@ -369,9 +375,13 @@ export async function run(argv: string[]): Promise<number> {
     process.exit(0);
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => onStop(signal));
-  // The service's word to a holder that a stop was on purpose (main/service/door.ts): Node's
-  // default for it would end serve; the bye on serve's connection says the same.
+  // The service's word to a holder that a stop was on purpose (SIGUSR2) or a quit (SIGUSR1)
+  // (main/service/door.ts), which reaches serve while it is still Node too (before it rests,
+  // or run again by its sh): the bye on serve's connection says the same. Node's default would
+  // end serve for SIGUSR2, and for SIGUSR1 open its inspector on 127.0.0.1:9229 (anyone on the
+  // machine could then run code as this user).
   process.on('SIGUSR2', () => {});
+  process.on('SIGUSR1', () => {});
   const onSignals = (stop: (signal: string) => void): void => {
     onStop = stop;
   };

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli, tempState, waitFor } from '../panes/testing.ts';
 import { statePaths } from '../paths.ts';
 import { connectService, stopService } from '../service/client.ts';
-import { canRest } from './rest.ts';
+import { canRest, REST_SCRIPT } from './rest.ts';
 import WebSocket from 'ws';
 import { STOPPED_BY_COMMAND } from '../service/service.ts';
 import { get, lockedServicePid, windowOver, type TestWindow } from './testing.ts';
@@ -160,6 +160,13 @@ describe.runIf(process.platform === 'linux')('serve at rest', () => {
       await new Promise((r) => setTimeout(r, 1000));
       expect(runsAs(s.child.pid!)).not.toBe('sh');
       expect(await answers(s.url)).toBe(true);
+      // The service's signals to a holder reach serve while it is Node too: it runs on, and Node's inspector stays shut.
+      s.child.kill('SIGUSR1');
+      s.child.kill('SIGUSR2');
+      await new Promise((r) => setTimeout(r, 500));
+      expect(s.child.exitCode).toBeNull();
+      expect(s.err()).not.toContain('Debugger listening');
+      expect(await answers(s.url)).toBe(true);
       s.child.kill('SIGTERM');
       expect(await s.exited).toBe(0);
       await waitFor(async () => !(await answers(s.url)), 'the door closed', 10_000);
@@ -228,6 +235,62 @@ describe.runIf(process.platform === 'linux')('serve at rest', () => {
       }
     }, 120_000);
   }
+});
+
+/**
+ * REST_SCRIPT on its own: a "service" (sh) that holds the FIFO open, maybe leaves
+ * run/service.stopped (`how` 'stop' or 'quit'), and ends without a signal to serve (the signal
+ * went to serve while it was still Node); `gone` removes the FIFO before the script's cat can
+ * open it (the service let the door go first). The command sh runs again prints TD_SERVE_STOPPED.
+ */
+async function restScriptAfter(opts: { how?: 'stop' | 'quit'; gone: boolean }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const st = tempState();
+  try {
+    const fifo = path.join(st.dir, 'serve-1.fifo');
+    const marker = path.join(st.dir, 'service.stopped');
+    const left = opts.how ? JSON.stringify({ how: opts.how, message: 'The service was stopped.', at: new Date().toISOString() }) : '';
+    expect(await runCmd('mkfifo', ['-m', '600', fifo])).toBe(0);
+    const svc = spawn('/bin/sh', ['-c', 'exec 3<>"$1"; if [ -n "$2" ]; then printf %s "$2" > "$3"; fi; if [ "$4" = 1 ]; then rm -f "$1"; fi; sleep 1', 'svc', fifo, left, marker, opts.gone ? '1' : '0'], { stdio: 'ignore' });
+    const svcGone = new Promise((r) => svc.on('close', r));
+    // The service has the FIFO open (and has left its file, or removed the FIFO) before serve rests.
+    await waitFor(() => (opts.gone ? !fs.existsSync(fifo) : fs.existsSync(`/proc/${svc.pid}/fd/3`)) && (!opts.how || fs.existsSync(marker)), 'the service ready');
+    const sh = spawn('/bin/sh', ['-c', REST_SCRIPT, 'serve', fifo, String(svc.pid), marker, '/bin/sh', '-c', 'printf "%s\\n" "${TD_SERVE_STOPPED:-unset}"'], { stdio: ['ignore', 'pipe', 'pipe'], env: st.env });
+    let stdout = '';
+    let stderr = '';
+    sh.stdout!.on('data', (d) => (stdout += d));
+    sh.stderr!.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((r) => sh.on('close', r));
+    await svcGone;
+    return { code, stdout, stderr };
+  } finally {
+    st.cleanup();
+  }
+}
+
+/** A command's exit code. */
+function runCmd(cmd: string, args: string[]): Promise<number | null> {
+  return new Promise((resolve) => spawn(cmd, args, { stdio: 'ignore' }).on('close', resolve));
+}
+
+describe.runIf(process.platform === 'linux')('the resting sh, when the service\'s signal did not reach it', () => {
+  it('holds the door (TD_SERVE_STOPPED=1) when the service left run/service.stopped, the FIFO ending or gone before cat opened it', async () => {
+    for (const gone of [false, true]) {
+      const r = await restScriptAfter({ how: 'stop', gone });
+      expect(r.stdout, r.stderr).toBe('1\n');
+      expect(r.stderr).not.toContain('starting it again');
+    }
+  }, 30_000);
+
+  it('stops too, starting nothing, when that file says the service quit', async () => {
+    const r = await restScriptAfter({ how: 'quit', gone: false });
+    expect(r).toEqual({ code: 0, stdout: '', stderr: 'serve: Terminal Delight quit and ended every pane; serve stops too\n' });
+  }, 30_000);
+
+  it('starts the service again when it went away without leaving that file (a crash)', async () => {
+    const r = await restScriptAfter({ gone: false });
+    expect(r.stdout).toBe('unset\n');
+    expect(r.stderr).toBe('serve: the service went away; starting it again with this door\n');
+  }, 30_000);
 });
 
 /** A window's socket at serve's URL (main/serve/testing.ts's windowOver). */

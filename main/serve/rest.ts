@@ -10,7 +10,11 @@
  *  - SIGUSR1 from the service says it quit for good: serve stops too;
  *  - SIGUSR2 says it was stopped on purpose: sh runs serve again in Node with
  *    `TD_SERVE_STOPPED=1`, which holds the door for the windows without starting the service
- *    until one asks (main/serve/stopped.ts);
+ *    until one asks (main/serve/stopped.ts). Either signal can miss (sent while serve was
+ *    still Node, just before it became sh), so the FIFO's end is also read against the file a
+ *    service stopped on purpose or quit leaves (run/service.stopped, `how` in it, written
+ *    before it tells anyone, removed by the next service as it starts): there, it went on
+ *    purpose all the same;
  *  - SIGINT, SIGTERM and SIGHUP stop serve with the line Node's serve prints, and "stop" on
  *    the FIFO closes the door at once (killed with SIGKILL, the service finds the pid gone
  *    within HOLDER_CHECK_MS).
@@ -41,18 +45,20 @@ export interface Resume {
 }
 
 /**
- * The shell serve rests as. $1 is the FIFO, $2 the service's pid; the rest is serve's own command line, run again
+ * The shell serve rests as. $1 is the FIFO, $2 the service's pid, $3 the file a service
+ * stopped on purpose or quit leaves (run/service.stopped); the rest is serve's own command line, run again
  * when the service goes away. `cat` runs in the background so a signal's trap runs at once
  * (sh's `wait` returns for it) and the trap ends `cat` too.
  */
 export const REST_SCRIPT = [
-  'fifo=$1; svc=$2; shift 2; stopped=',
+  'fifo=$1; svc=$2; marker=$3; shift 3; stopped=',
   // "stop" on the FIFO closes the door at once; <> opens it without waiting for a reader.
   'stop() { kill "$reader" "$checker" 2>/dev/null; wait "$reader" 2>/dev/null; printf \'stop\\n\' 1<>"$fifo"; rm -f "$fifo"; printf \'%s\\n\' "$1" >&2; exit 0; }',
   'trap \'stop "serve: SIGINT, shutting down"\' INT',
   'trap \'stop "serve: SIGTERM, shutting down"\' TERM',
   'trap \'stop "serve: SIGHUP, shutting down"\' HUP',
-  'trap \'stop "serve: Terminal Delight quit and ended every pane; serve stops too"\' USR1',
+  'quit() { stop "serve: Terminal Delight quit and ended every pane; serve stops too"; }',
+  'trap quit USR1',
   // Stopped on purpose: the same as the service going away, but serve then waits for a window to ask for it.
   'trap \'stopped=1; kill "$reader" 2>/dev/null\' USR2',
   // Whether a process runs (a zombie, ended and not yet collected, does not).
@@ -64,6 +70,9 @@ export const REST_SCRIPT = [
   'wait "$reader"',
   'kill "$checker" 2>/dev/null',
   'rm -f "$fifo"',
+  // A service stopped on purpose (or quit) says so in this file before it signals or closes anything:
+  // the signal may have gone to serve while it was still Node, the FIFO gone before cat opened it.
+  'if [ -z "$stopped" ] && [ -e "$marker" ]; then case $(cat "$marker" 2>/dev/null) in *\'"how":"quit"\'*) quit;; *) stopped=1;; esac; fi',
   // Stopped: wait (up to 30 s) for the service to end first, so its port is free and it is collected here, not left a zombie.
   // (sh's wait collects any child that ended, the service among them: one more after it is gone.)
   'if [ -n "$stopped" ]; then n=0; while alive "$svc" && [ $n -lt 150 ]; do sleep 0.2 & wait $!; n=$((n+1)); done; sleep 0 & wait $!; fi',
@@ -128,13 +137,13 @@ export function takeResume(env: NodeJS.ProcessEnv = process.env): Resume | strin
  * Replace this process with the resting shell. Returns only if that failed (serve then
  * waits in Node); never returns otherwise.
  */
-export function rest(holder: DoorHolder, resume: Resume, servicePid: number): void {
+export function rest(holder: DoorHolder, resume: Resume, servicePid: number, stoppedFile: string): void {
   const again = [process.execPath, ...process.execArgv, process.argv[1]!, ...process.argv.slice(2)];
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   env[RESUME_ENV] = JSON.stringify(resume);
   try {
-    process.execve!('/bin/sh', ['sh', '-c', REST_SCRIPT, 'serve', holder.fifo, String(servicePid), ...again], env);
+    process.execve!('/bin/sh', ['sh', '-c', REST_SCRIPT, 'serve', holder.fifo, String(servicePid), stoppedFile, ...again], env);
   } catch (err) {
     process.stderr.write(`serve: could not rest as /bin/sh (${(err as Error).message}); waiting in Node instead\n`);
   }

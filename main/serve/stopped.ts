@@ -19,6 +19,26 @@ import { startDoorServer, type Served } from '../door/server.ts';
 /** What a window is told when the service left no sentence of its own. */
 export const STOPPED_FALLBACK = 'The service was stopped.';
 
+/**
+ * How the last service went, when it went on purpose: it writes `file` (run/service.stopped)
+ * before it tells anyone, and the next service removes it as it starts, so while it is there
+ * no service runs that went any other way (a crash or a restart leaves none). 'quit' ("Quit
+ * and end all panes": serve stops too), else 'stop' (one being written included).
+ */
+export function stoppedOnPurpose(file: string): 'stop' | 'quit' | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    return (JSON.parse(text) as { how?: unknown }).how === 'quit' ? 'quit' : 'stop';
+  } catch {
+    return 'stop';
+  }
+}
+
 /** The sentence the service left as it stopped on purpose (run/service.stopped), else a general one. */
 export function stoppedMessage(file: string): string {
   try {

@@ -59,10 +59,13 @@ function stopMessage(reason: string): string {
   return signal ? `The service was stopped by ${signal}.` : `The service was stopped (${reason}).`;
 }
 
-/** Why the service was stopped on purpose, for the serve that waits for a window to start it again (main/serve/stopped.ts). */
-function writeStopped(file: string, message: string): void {
+/**
+ * Why the service was stopped on purpose (or quit), for the serve that waits for a window to
+ * start it again, or stops too (main/serve/stopped.ts, main/serve/rest.ts).
+ */
+function writeStopped(file: string, how: 'stop' | 'quit', message: string): void {
   try {
-    fs.writeFileSync(file, JSON.stringify({ how: 'stop', message, at: new Date().toISOString() }) + '\n', { mode: 0o600 });
+    fs.writeFileSync(file, JSON.stringify({ how, message, at: new Date().toISOString() }) + '\n', { mode: 0o600 });
   } catch {
     // serve then says it in general words
   }
@@ -97,7 +100,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
     let idleTimer: NodeJS.Timeout | undefined;
     // Control connections (serve, the Electron main), told when the service quits or stops for good.
     const controls = new Set<(line: string) => void>();
-    // A stop on purpose is left for the windows' side to say (run/service.stopped), not undone.
+    // A stop on purpose (or a quit) is left for the windows' side to say (run/service.stopped), not undone.
     fs.rmSync(paths.serviceStopped, { force: true });
     const stop = (reason: string, how: StopHow = 'stop', message = stopMessage(reason)): Promise<void> => {
       stopping ??= (async () => {
@@ -105,8 +108,10 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
         // Every client hears why first: windows as an event, relays (serve, the Electron main) as
         // a bye, a serve at rest as a signal (quit: SIGUSR1; a stop on purpose: SIGUSR2). After a
         // quit or a stop, nothing starts the service again by itself; after a restart, it is.
+        // The file first: serve reads its connection's close and its resting sh the FIFO's end
+        // against it, should the bye or the signal miss a serve just then becoming sh.
+        if (how !== 'restart') writeStopped(paths.serviceStopped, how, message);
         app.core.emit('service.stopping', { how, message });
-        if (how === 'stop') writeStopped(paths.serviceStopped, message);
         for (const send of controls) send(JSON.stringify({ t: 'bye', quit: how === 'quit', stopped: how === 'stop', reason: message }));
         if (how !== 'restart') doors.signalHolders(how === 'quit' ? 'SIGUSR1' : 'SIGUSR2');
         // Every pane is ended before the service goes, whatever stops it (a stop, a restart, a
