@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadPrices, priceOf, sessionUsage, type PriceFile } from './prices.ts';
-import { claudeReader, codexReader, geminiReader } from './transcripts.ts';
+import { claudeReader, codexReader, dayOf, geminiReader } from './transcripts.ts';
 
 const claudeLine = (id: string, model: string, u: Record<string, number>, block = 'text') => JSON.stringify({
   type: 'assistant', sessionId: 's1', requestId: `req_${id}`, timestamp: '2026-12-04T10:00:00Z',
@@ -76,5 +76,16 @@ describe('geminiReader', () => {
       msg('g2', { input: 6000, output: 50, cached: 0, thoughts: 0, tool: 0, total: 6050 }),
     ]);
     expect(Object.fromEntries(r.tokens())).toEqual({ 'gemini-2.5-flash': { input: 7000, output: 470, cacheRead: 4000, cacheWrite: 0 } });
+  });
+});
+
+describe('tokens by day', () => {
+  it('counts each message on the local day of its timestamp', () => {
+    const r = claudeReader();
+    const line = (id: string, at: string, n: number) => JSON.stringify({ type: 'assistant', timestamp: at, message: { id, model: 'claude-sonnet-4-5', usage: { input_tokens: n, output_tokens: n } } });
+    r.feed([line('a', '2026-12-01T12:00:00', 10), line('b', '2026-12-02T12:00:00', 5), line('c', '2026-12-02T13:00:00', 1)]);
+    expect([...r.byDay()].map(([d, m]) => [d, m.get('claude-sonnet-4-5')!.input])).toEqual([['2026-12-01', 10], ['2026-12-02', 6]]);
+    expect(r.tokens().get('claude-sonnet-4-5')!.output).toBe(16);
+    expect(dayOf('2026-12-03T08:00:00')).toBe('2026-12-03');
   });
 });
