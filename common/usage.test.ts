@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { UsageRow } from '../preload/contract.ts';
-import { groupUsage, money, shortTokens, usageBars } from './usage.ts';
+import { groupUsage, money, tokens, usageBars } from './usage.ts';
 import { parseUsageArgs } from '../main/usage/cli.ts';
 
 const row = (day: string, paneId: string, agent: string, model: string, tokens: number, cost?: number, worktree?: string): UsageRow => ({
@@ -38,8 +38,8 @@ describe('usage summed for the Usage view', () => {
   });
 
   it('writes tokens and money short', () => {
-    expect([shortTokens(950), shortTokens(1234), shortTokens(56_789), shortTokens(4_560_000)]).toEqual(['950', '1.23k', '56.8k', '4.56M']);
-    expect([money(0.04213, 'USD'), money(12.345, 'USD'), money(3, 'EUR')]).toEqual(['$0.0421', '$12.35', 'EUR 3.00']);
+    expect([tokens(950), tokens(1234), tokens(56_789), tokens(4_560_000)]).toEqual(['950', '1.2k', '57k', '4.56M']);
+    expect([money(0.04213, 'USD'), money(12.345, 'USD'), money(3, 'EUR')]).toEqual(['$0.042', '$12.35', 'EUR 3.00']);
   });
 
   it('terminal-delight usage refuses bad options in one sentence', () => {

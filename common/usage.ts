@@ -76,15 +76,15 @@ export function usageBars(rows: readonly UsageRow[], measure: 'cost' | 'tokens')
   return { days, stacks };
 }
 
-/** A count of tokens, short: 950, 12.3k, 4.56M. */
-export function shortTokens(n: number): string {
+/** A count of tokens, short: 950, 12.3k, 1.25M (the pane header's badge and the Usage view). */
+export function tokens(n: number): string {
   if (n < 1000) return String(n);
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 2 : 1)}k`;
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
   return `${(n / 1_000_000).toFixed(2)}M`;
 }
 
-/** A cost: $0.0421 below a dollar (4 places), $12.34 above. */
-export function money(n: number, currency: string): string {
+/** $0.042, $1.24, $312 (US dollars; another currency by its code). */
+export function money(v: number, currency: string): string {
   const sign = currency === 'USD' ? '$' : `${currency} `;
-  return `${sign}${n.toFixed(n < 1 ? 4 : 2)}`;
+  return `${sign}${v < 1 ? v.toFixed(3) : v < 100 ? v.toFixed(2) : v.toFixed(0)}`;
 }
