@@ -41,7 +41,7 @@ export interface Entry {
 }
 
 /** `node:sqlite`, loaded without its ExperimentalWarning reaching the person (Node 22 prints one). */
-function sqlite(): typeof import('node:sqlite') {
+export function sqlite(): typeof import('node:sqlite') {
   const emit = process.emitWarning;
   process.emitWarning = ((w: string | Error, ...rest: unknown[]) => {
     const text = typeof w === 'string' ? w : w.message;

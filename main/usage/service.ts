@@ -13,6 +13,7 @@ import type { PaneServiceApi } from '../services.ts';
 import { parseEvent } from '../agent-channel/events.ts';
 import { readTail } from '../surfaces/transcript.ts';
 import { loadPrices, priceOf, sessionUsage, type PriceFile } from './prices.ts';
+import { opencodeDatabases, opencodeReader } from './opencode.ts';
 import { claudeReader, codexReader, dayOf, geminiReader, type TranscriptReader } from './transcripts.ts';
 
 const INBOUND_TAIL = 512 * 1024;
@@ -57,8 +58,11 @@ export function geminiChatFile(home: string, sessionId: string): string | undefi
   return best?.file;
 }
 
-/** The transcript the pane's agent named last (Gemini CLI's: found by its session id), and which agent wrote it. */
-export function sessionTranscript(folder: string, home = process.env.HOME ?? ''): { path: string; agent: string } | undefined {
+/**
+ * The transcript the pane's agent named last (Gemini CLI's: found by its session id;
+ * OpenCode's: its database, `<db>#<session id>`), and which agent wrote it.
+ */
+export function sessionTranscript(folder: string, home = process.env.HOME ?? '', env: NodeJS.ProcessEnv = process.env): { path: string; agent: string } | undefined {
   let text: string;
   try {
     text = readTail(path.join(folder, 'inbound.jsonl'), INBOUND_TAIL);
@@ -74,6 +78,10 @@ export function sessionTranscript(folder: string, home = process.env.HOME ?? '')
     if (e.agent === 'gemini' && e.session_id && home) {
       const file = geminiChatFile(home, e.session_id);
       return file ? { path: file, agent: 'gemini' } : undefined;
+    }
+    if (e.agent === 'opencode' && e.session_id) {
+      const db = opencodeDatabases({ ...env, HOME: home })[0];
+      return db ? { path: `${db}#${e.session_id}`, agent: 'opencode' } : undefined;
     }
   }
   return undefined;
@@ -117,7 +125,9 @@ export class UsageService {
     if (!t || t.transcript !== named.path) {
       t = this.sessions.get(named.path);
       if (!t) {
-        const reader = named.agent === 'codex' ? codexReader() : named.agent === 'claude' ? claudeReader() : named.agent === 'gemini' ? geminiReader() : undefined;
+        const hash = named.path.lastIndexOf('#');
+        const reader = named.agent === 'codex' ? codexReader() : named.agent === 'claude' ? claudeReader() : named.agent === 'gemini' ? geminiReader()
+          : named.agent === 'opencode' ? opencodeReader(named.path.slice(0, hash), named.path.slice(hash + 1)) : undefined;
         if (!reader) return undefined;
         t = { transcript: named.path, agent: named.agent, pane: p, offset: 0, rest: '', reader };
         this.sessions.set(named.path, t);
@@ -125,7 +135,8 @@ export class UsageService {
       this.tracked.set(p.id, t);
     }
     t.pane = p;
-    const size = fs.statSync(t.transcript, { throwIfNoEntry: false })?.size ?? 0;
+    const size = t.reader.refresh ? 0 : fs.statSync(t.transcript, { throwIfNoEntry: false })?.size ?? 0;
+    t.reader.refresh?.();
     if (size > t.offset) {
       const fd = fs.openSync(t.transcript, 'r');
       try {

@@ -14,7 +14,7 @@
  *   line, a message written again as it changes; a `gemini` message's `tokens` (`input`
  *   including `cached`, `output`, `thoughts`: billed as output) and `model`, the last
  *   record of each message id counted.
- * OpenCode keeps its sessions as JSON files per message: not read yet (its panes show no usage).
+ * OpenCode keeps its sessions in a database: opencode.ts.
  */
 
 /** Tokens of one model in a session. */
@@ -46,6 +46,8 @@ export interface TranscriptReader {
   tokens(): TokensByModel;
   /** What the session used so far, by day and model. */
   byDay(): TokensByDay;
+  /** For a session kept in a database (OpenCode): read it again (instead of lines fed). */
+  refresh?(): void;
 }
 
 /** Tokens by model, summed over the days. */
