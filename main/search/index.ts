@@ -24,9 +24,10 @@ const SCHEMA_VERSION = 5;
 /**
  * Consecutive output lines of a pane kept as one row, at most this many: the row's line is
  * the first's, its text the lines joined by newlines, deflated; a hit is the line in it that
- * has every word (a row per line cost more in overhead and FTS5 inserts than its text).
+ * has every word (a row per line cost more in overhead and FTS5 inserts than its text). The
+ * database's pages are 16 KiB, so a block (~2-3 KiB deflated) rarely spills onto a page of its own.
  */
-export const BLOCK_LINES = 32;
+export const BLOCK_LINES = 64;
 /** Kinds as stored (their index): a small integer a row rather than a word. */
 const KINDS: readonly SearchKind[] = ['output', 'command', 'prompt', 'reply', 'tool', 'surface', 'decision', 'tick'];
 /** The most hits one query returns. */
@@ -157,6 +158,8 @@ export class SearchIndex {
     }
     this.db = db!;
     fs.chmodSync(this.file, 0o600);
+    // Before the first table (a database made anew): 16 KiB pages hold several blocks each.
+    this.db.exec('PRAGMA page_size = 16384');
     this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 2000;');
     // WAL written back every ~16 MB rather than 4 (each write-back syncs the file).
     this.db.exec('PRAGMA wal_autocheckpoint = 4000;');
@@ -215,7 +218,7 @@ export class SearchIndex {
       const flush = (): void => {
         if (!block) return;
         const text = block.lines.join('\n');
-        const r = this.insertDoc.run(block.first.at, KINDS.indexOf('output'), block.src, block.first.line!, null, null, zlib.deflateRawSync(text, { level: 1 }));
+        const r = this.insertDoc.run(block.first.at, KINDS.indexOf('output'), block.src, block.first.line!, null, null, zlib.deflateRawSync(text, { level: 6 }));
         this.insertFts.run(r.lastInsertRowid, text);
         block = undefined;
       };
