@@ -67,14 +67,25 @@ function stamp(d = new Date()): string {
   return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
 }
 
-/** A word as the index's tokenizer keeps it (unicode61, diacritics removed, folded to lower case). */
-const fold = (w: string): string => w.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+/** A word as the index's tokenizer keeps it (unicode61, diacritics removed, folded to lower case); ASCII only lowered (the marks' search is the slow part). */
+const NON_ASCII = /[^\u0000-\u007f]/;
+const fold = (w: string): string => (NON_ASCII.test(w) ? w.normalize('NFD').replace(/\p{M}/gu, '') : w).toLowerCase();
 const WORD = /[\p{L}\p{N}\p{M}_]+/gu;
 
 /** The query's words, folded; the last one matches as a prefix. */
-export function queryWords(query: string): Array<{ word: string; prefix: boolean }> {
+export function queryWords(query: string): QueryWord[] {
   const words = query.match(WORD) ?? [];
-  return words.map((w, i) => ({ word: fold(w), prefix: i === words.length - 1 }));
+  return words.map((w, i) => {
+    const word = fold(w);
+    return { word, prefix: i === words.length - 1, re: new RegExp(word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i') };
+  });
+}
+
+/** A query word: folded, whether it is the last (a prefix), and a case-blind pattern of it for ASCII lines. */
+export interface QueryWord {
+  word: string;
+  prefix: boolean;
+  re: RegExp;
 }
 
 /**
@@ -82,11 +93,14 @@ export function queryWords(query: string): Array<{ word: string; prefix: boolean
  * FTS5's highlight() marks them; undefined when some query word matches none of its words
  * (unless `always`).
  */
-export function markWords(text: string, words: ReadonlyArray<{ word: string; prefix: boolean }>, always = false): string | undefined {
-  // Most lines of a block lack a word: said at once, without taking the line into words.
+export function markWords(text: string, words: readonly QueryWord[], always = false): string | undefined {
+  // Most lines of a block lack a word: said at once, without taking the line into words
+  // (an ASCII line without folding it: its words fold to themselves in lower case).
   if (!always) {
-    const folded = fold(text);
-    if (!words.every((q) => folded.includes(q.word))) return undefined;
+    if (NON_ASCII.test(text)) {
+      const folded = fold(text);
+      if (!words.every((q) => folded.includes(q.word))) return undefined;
+    } else if (!words.every((q) => q.re.test(text))) return undefined;
   }
   const found = new Set<number>();
   const marked = text.replace(WORD, (w) => {
