@@ -66,7 +66,7 @@ function zipf(words: string[], rand: () => number): string {
   return words[Math.min(words.length - 1, Math.floor(Math.exp(rand() * Math.log(words.length + 1))) - 1)]!;
 }
 
-function corpus(mb: number): { text: string; lines: number; words: string[] } {
+export function corpus(mb: number): { text: string; lines: number; words: string[] } {
   const rand = rng(36);
   const words = vocabulary(50_000, rand);
   const parts: string[] = [];

@@ -99,6 +99,33 @@ export async function trustCodexHooks(rig: AgentRig, paneId: string): Promise<vo
   await rig.win.waitForText(paneId, /Ask Codex to do anything/, 60_000);
 }
 
+/**
+ * OpenCode's rig: the model server as an `@ai-sdk/openai-compatible` provider in
+ * ~/.config/opencode/opencode.json (model td/scripted), permission prompts on. OpenCode
+ * installs `@opencode-ai/plugin` into its config folder the first time it starts (an npm
+ * install); the folder's package.json and lock already name it, so nothing is downloaded.
+ */
+export function opencodeRig(): Promise<AgentRig> {
+  return agentRig('opencode', {
+    env: () => ({ OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_SHARE: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1' }),
+    setup: (home, _cwd, url) => {
+      const dir = path.join(home, '.config', 'opencode');
+      fs.mkdirSync(path.join(dir, 'node_modules'), { recursive: true });
+      const deps = { '@opencode-ai/plugin': '1.18.33' };
+      fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ dependencies: deps }));
+      fs.writeFileSync(path.join(dir, 'package-lock.json'), JSON.stringify({ lockfileVersion: 3, packages: { '': { dependencies: deps } } }));
+      fs.writeFileSync(path.join(dir, 'opencode.json'), JSON.stringify({
+        $schema: 'https://opencode.ai/config.json',
+        autoupdate: false,
+        share: 'disabled',
+        model: 'td/scripted',
+        provider: { td: { npm: '@ai-sdk/openai-compatible', name: 'Terminal Delight test model', options: { baseURL: `${url}/v1`, apiKey: 'td-fake-opencode-key' }, models: { scripted: { name: 'Scripted', tool_call: true } } } },
+        permission: { bash: 'ask', edit: 'ask' },
+      }, null, 2));
+    },
+  });
+}
+
 /** Gemini CLI's rig: the model server by GOOGLE_GEMINI_BASE_URL and a fake key, the API key and a model chosen and the folder trusted in ~/.gemini. */
 export function geminiRig(): Promise<AgentRig> {
   return agentRig('gemini', {

@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentRig, card, headerStatus, inOrder, newAgentPane, prompt, reportFailures, shot, shotLight, statusLog, tdReplyCard, type AgentRig } from './agent-cli.ts';
+import { card, opencodeRig, headerStatus, inOrder, newAgentPane, prompt, reportFailures, shot, shotLight, statusLog, tdReplyCard, type AgentRig } from './agent-cli.ts';
 
 let rig: AgentRig;
 let paneId: string;
@@ -33,24 +33,7 @@ async function permissionIds(): Promise<Set<string>> {
 }
 
 beforeAll(async () => {
-  rig = await agentRig('opencode', {
-    env: () => ({ OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_SHARE: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1' }),
-    setup: (home, _cwd, url) => {
-      const dir = path.join(home, '.config', 'opencode');
-      fs.mkdirSync(path.join(dir, 'node_modules'), { recursive: true });
-      const deps = { '@opencode-ai/plugin': '1.18.33' };
-      fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ dependencies: deps }));
-      fs.writeFileSync(path.join(dir, 'package-lock.json'), JSON.stringify({ lockfileVersion: 3, packages: { '': { dependencies: deps } } }));
-      fs.writeFileSync(path.join(dir, 'opencode.json'), JSON.stringify({
-        $schema: 'https://opencode.ai/config.json',
-        autoupdate: false,
-        share: 'disabled',
-        model: 'td/scripted',
-        provider: { td: { npm: '@ai-sdk/openai-compatible', name: 'Terminal Delight test model', options: { baseURL: `${url}/v1`, apiKey: 'td-fake-opencode-key' }, models: { scripted: { name: 'Scripted', tool_call: true } } } },
-        permission: { bash: 'ask', edit: 'ask' },
-      }, null, 2));
-    },
-  });
+  rig = await opencodeRig();
   ({ paneId, folder } = await newAgentPane(rig, 'opencode'));
   statuses = await statusLog(rig.win, paneId);
   await rig.win.waitForText(paneId, /Ask anything/, 180_000);

@@ -224,12 +224,20 @@ function responses(res: http.ServerResponse, turn: Turn, id: string): void {
 
 // ───────────── OpenAI Chat Completions (OpenCode) ─────────────
 
+/** Chat Completions' usage: prompt_tokens counts the cached ones too (prompt_tokens_details.cached_tokens). */
+function chatUsage(u: ScriptedUsage | undefined): Record<string, unknown> {
+  const cached = u?.cacheRead ?? 0;
+  const prompt = (u?.input ?? 10) + cached;
+  const completion = u?.output ?? 5;
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: cached } };
+}
+
 function chat(res: http.ServerResponse, turn: Turn, id: string, stream: boolean): void {
   const base = { id: `chatcmpl-td${id}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: 'scripted' };
   const call = 'tool' in turn ? { id: toolId(turn, id, 'call_td'), type: 'function', function: { name: turn.tool, arguments: JSON.stringify(turn.input) } } : undefined;
   const text = 'tool' in turn ? turn.text : turn.text;
   const finish = call ? 'tool_calls' : 'stop';
-  const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+  const usage = chatUsage(turn.usage);
   if (!stream) {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text ?? null, ...(call ? { tool_calls: [call] } : {}) }, finish_reason: finish }], usage }));

@@ -8,10 +8,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeRig, newAgentPane, prompt, reportFailures, type AgentRig } from './agent-cli.ts';
 import { loadPrices } from '../main/usage/prices.ts';
+import { money } from '../common/usage.ts';
+import { axeViolations, openWindow } from './harness.ts';
 
 let rig: AgentRig;
 let paneId: string;
 let folder: string;
+/** The session's scripted usage and its cost at the price file, once both answers are in. */
+let expected: { input: number; output: number; cacheRead: number; cacheWrite: number; cost: number } | undefined;
 
 beforeAll(async () => {
   rig = await claudeRig();
@@ -46,6 +50,7 @@ describe('the cost of a Claude Code session', () => {
     const usage = (await win.pane(paneId))!.usage!;
     expect(usage).toMatchObject({ model: 'claude-sonnet-4-5', input: a.input + b.input, output: a.output + b.output, cacheRead: a.cacheRead + b.cacheRead, cacheWrite: a.cacheWrite + b.cacheWrite, currency: 'USD' });
     expect(usage.cost).toBeCloseTo(cost, 10);
+    expected = { input: a.input + b.input, output: a.output + b.output, cacheRead: a.cacheRead + b.cacheRead, cacheWrite: a.cacheWrite + b.cacheWrite, cost };
     const badge = win.header(paneId).getByTestId('usage');
     expect(await badge.innerText()).toBe(`${Math.round((a.input + b.input + a.output + b.output + a.cacheRead + b.cacheRead + a.cacheWrite + b.cacheWrite) / 1000)}k tok · $${cost.toFixed(3)}`);
     expect(await badge.getAttribute('title')).toContain(`Cost $${cost.toFixed(3)} at the prices of ${loadPrices().date}.`);
@@ -63,4 +68,53 @@ describe('the cost of a Claude Code session', () => {
     expect(search('Second answer', '--kind', 'reply')[0]).toMatchObject({ agent: 'claude', paneId, text: 'Second answer.' });
     expect(search('second', '--kind', 'prompt', '--agent', 'claude')[0]).toMatchObject({ paneId, text: 'second' });
   }, 60_000);
+
+  it('the Usage view shows the session by day in a chart and in a table, its figures the usage × the price file; light and dark; terminal-delight usage agrees', async () => {
+    if (!expected) throw new Error('the first test did not finish');
+    const e = expected;
+    const check = async (w: typeof rig.win, theme: string): Promise<void> => {
+      const view = w.page.getByRole('dialog', { name: 'Usage' });
+      await view.waitFor();
+      const row = view.locator('tbody tr', { hasText: paneId });
+      await w.waitFor(async () => (await row.count()) === 1 && (await row.locator('td.num').nth(1).innerText()) === e.output.toLocaleString('en'), 'the session\'s row', 30_000);
+      expect(await row.locator('td.num').allInnerTexts()).toEqual([e.input, e.output, e.cacheRead, e.cacheWrite].map((n) => n.toLocaleString('en')).concat(money(e.cost, 'USD')));
+      expect(Number(await row.locator('.td-usage-cost').getAttribute('data-cost'))).toBeCloseTo(e.cost, 10);
+      expect(await row.locator('td').first().innerText()).toBe('claude');
+      // The chart: one bar (today), Claude's stack.
+      const label = await view.locator('canvas').getAttribute('aria-label');
+      expect(label).toMatch(new RegExp(`^Cost by day and agent: \\d{4}-\\d{2}-\\d{2} claude \\$${money(e.cost, 'USD').slice(1).replace('.', '\\.')}$`));
+      // By worktree: the pane has none, said so.
+      await view.getByLabel('Table by').selectOption('worktree');
+      await view.locator('tbody tr', { hasText: 'no worktree' }).waitFor();
+      await view.getByLabel('Table by').selectOption('session');
+      await w.screenshot(`usage-view-${theme}`);
+      expect(await axeViolations(w, `usage view, ${theme}`)).toEqual([]);
+    };
+
+    // Dark: from the title bar.
+    await rig.win.page.getByTestId('open-usage').click();
+    await check(rig.win, 'dark');
+    await rig.win.page.getByRole('dialog', { name: 'Usage' }).getByRole('button', { name: 'Close' }).click();
+    await rig.win.page.getByRole('dialog', { name: 'Usage' }).waitFor({ state: 'detached' });
+
+    // Light: another window, by the shortcut.
+    const light = await openWindow(rig.browser, rig.serve, { theme: 'light', viewport: { width: 1200, height: 760 } });
+    try {
+      await light.page.locator('.titlebar').waitFor();
+      await light.page.keyboard.press('Control+Shift+U');
+      await check(light, 'light');
+    } finally {
+      await light.close();
+    }
+
+    // The command line sums the same figures.
+    const r = spawnSync(path.join(import.meta.dirname, '..', 'bin', 'terminal-delight'), ['usage', '--by', 'pane', '--json'], {
+      env: { ...process.env, XDG_STATE_HOME: rig.serve.stateDir, TD_SOCKET: path.join(rig.serve.stateDir, 'app.sock'), TD_NODE: process.execPath }, encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const groups = (JSON.parse(r.stdout) as { groups: Array<{ key: string; input: number; output: number; cacheRead: number; cacheWrite: number; cost: number }> }).groups;
+    const mine = groups.find((g) => g.key === paneId)!;
+    expect(mine).toMatchObject({ input: e.input, output: e.output, cacheRead: e.cacheRead, cacheWrite: e.cacheWrite });
+    expect(mine.cost).toBeCloseTo(e.cost, 10);
+  }, 120_000);
 });

@@ -75,6 +75,37 @@ export interface SessionUsage {
   unpriced?: string[];
 }
 
+/** One agent session's tokens on one day with one model (main/usage): what the Usage view and `terminal-delight usage` sum. */
+export interface UsageRow {
+  /** The local day the tokens were used on, `YYYY-MM-DD`. */
+  day: string;
+  paneId: string;
+  paneTitle: string;
+  agent: string;
+  /** The agent's own session id, when known. */
+  sessionId?: string;
+  /** The transcript the tokens were read from (one per agent session). */
+  transcript: string;
+  /** The worktree the pane's agent works in, when the app made one for it. */
+  worktree?: { branch: string; path: string };
+  /** The pane's folder. */
+  folder: string;
+  model: string;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** In the summary's currency; absent when the price file does not list the model (tokens only). */
+  cost?: number;
+}
+
+/** Every agent session's usage the service has read, by day and model, at the newest price file. */
+export interface UsageSummary {
+  currency: string;
+  pricesDate: string;
+  rows: UsageRow[];
+}
+
 /**
  * A shell prompt in a snapshot (shell integration, OSC 133): its line as an offset from the
  * cursor's line once the snapshot is drawn (0 or less), and its command's status and time
@@ -445,6 +476,8 @@ export interface Requests {
   'machine.retry': { req: { name: string }; res: MachineInfo };
   /** "Restart build-box's service" (a far service of another version): it stops for an upgrade, the link comes back to the new one, its panes through resume. */
   'machine.restart': { req: { name: string }; res: { ok: true } };
+  /** Tokens and cost of every agent session, by day and model (main/usage); `since` (a date) leaves out earlier days. */
+  'usage.summary': { req: { since?: string }; res: { ok: true; summary: UsageSummary } | { ok: false; error: string } };
   /** Search everything the panes, agents, surfaces and Ticks did (main/search). */
   'search.query': { req: SearchQuery; res: { ok: true; hits: SearchHit[] } | { ok: false; error: string } };
 
@@ -611,6 +644,8 @@ export type AppCommand =
   | 'new-agent-worktree'
   /** The Search everything palette (main/search's index). */
   | 'search-everything'
+  /** The Usage view: tokens and cost by day, agent, pane and worktree (main/usage). */
+  | 'show-usage'
   /** The window's link to the core was made anew (the service restarted): say hello again and redraw. */
   | 'resync';
 
@@ -637,7 +672,7 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',
   'tick.packages',
   'agent.new', 'agent.available',
-  'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit', 'service.start', 'machine.connect', 'machine.list', 'machine.retry', 'machine.restart', 'search.query',
+  'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit', 'service.start', 'machine.connect', 'machine.list', 'machine.retry', 'machine.restart', 'search.query', 'usage.summary',
   'worktree.probe', 'worktree.new', 'worktree.list', 'worktree.status', 'worktree.commit',
   'worktree.merge', 'worktree.push', 'worktree.remove', 'worktree.revert', 'worktree.open',
   'turns.view', 'turns.review', 'turns.revert', 'turns.restore',

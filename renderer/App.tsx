@@ -7,7 +7,7 @@ import { commandForKey, isDeleteWord, shortcutLabel } from './keys.ts';
 import { LayoutNode } from './panes/LayoutView.tsx';
 import { leafIds } from './panes/layout.ts';
 import { useReportArea } from './panes/useReportArea.ts';
-import { GearIcon, MoonIcon, SunIcon, SystemThemeIcon, TerminalIcon } from './panes/icons.tsx';
+import { ChartIcon, GearIcon, MoonIcon, SunIcon, SystemThemeIcon, TerminalIcon } from './panes/icons.tsx';
 import { resolvedTheme, totalUnseen } from './store/store.ts';
 import { AgentsBar } from './agents/AgentsBar.tsx';
 import { OpenTickDialog } from './agents/OpenTickDialog.tsx';
@@ -23,6 +23,8 @@ import { SettingsDialog } from './settings/SettingsDialog.tsx';
 import { MachineDialog } from './machines/MachineDialog.tsx';
 import { MachinesBar } from './machines/MachinesBar.tsx';
 import { SearchPalette } from './search/SearchPalette.tsx';
+import { UsageView } from './usage/UsageView.tsx';
+import { showUsage } from './usage/ui.ts';
 import { showSettings } from './settings/ui.ts';
 
 export function App(): ReactElement {
@@ -117,6 +119,7 @@ export function App(): ReactElement {
       <SettingsDialog />
       <MachineDialog />
       <SearchPalette />
+      <UsageView />
     </div>
   );
 }
@@ -143,11 +146,28 @@ function TitleBar(): ReactElement {
         <span className="badge warn" role="status">{connection === 'connecting' ? 'Connecting…' : 'Disconnected, retrying…'}</span>
       ) : null}
       <ThemeButton />
+      <UsageButton />
       <SettingsButton />
       <span className={`badge unseen-total${unseen > 0 ? '' : ' zero'}`} title="Unseen surfaces across all panes" data-testid="unseen-total">
         {unseen > 0 ? `${unseen} unseen` : 'all seen'}
       </span>
     </div>
+  );
+}
+
+function UsageButton(): ReactElement {
+  const platform = useWindowState((s) => s.platform);
+  return (
+    <button
+      type="button"
+      className="icon-button titlebar-button"
+      aria-label="Usage"
+      title={`Usage: tokens and cost of the agents (${shortcutLabel('show-usage', platform)})`}
+      data-testid="open-usage"
+      onClick={() => showUsage()}
+    >
+      <ChartIcon />
+    </button>
   );
 }
 

@@ -13,6 +13,7 @@ import { showWorktreeDialog } from './agents/worktrees.ts';
 import { showQuit } from './service/ui.ts';
 import { showSettings } from './settings/ui.ts';
 import { showSearch } from './search/ui.ts';
+import { showUsage } from './usage/ui.ts';
 
 /** The little the commands need of a pane's terminal. */
 export interface TerminalHandle {
@@ -184,6 +185,7 @@ export function runCommand(ctx: CommandContext, cmd: WindowCommand, paneId?: str
     case 'zoom-reset': void zoom(ctx, 0); break;
     case 'find': toggleFind(ctx, id); break;
     case 'search-everything': showSearch(); break;
+    case 'show-usage': showUsage(); break;
     case 'focus-next': moveFocus(ctx, 'next'); break;
     case 'focus-prev': moveFocus(ctx, 'prev'); break;
     case 'focus-left': moveFocus(ctx, 'left'); break;

@@ -12,6 +12,7 @@ describe('commandForKey', () => {
     expect(commandForKey(k('W', 'KeyW', { ctrlKey: true, shiftKey: true }))).toBe('close-pane');
     expect(commandForKey(k('F', 'KeyF', { ctrlKey: true, shiftKey: true }))).toBe('find');
     expect(commandForKey(k('H', 'KeyH', { ctrlKey: true, shiftKey: true }))).toBe('search-everything');
+    expect(commandForKey(k('U', 'KeyU', { ctrlKey: true, shiftKey: true }))).toBe('show-usage');
     expect(commandForKey(k('B', 'KeyB', { ctrlKey: true, shiftKey: true }))).toBe('toggle-bench');
     expect(commandForKey(k('C', 'KeyC', { ctrlKey: true, shiftKey: true }))).toBe('copy');
     expect(commandForKey(k('V', 'KeyV', { ctrlKey: true, shiftKey: true }))).toBe('paste');

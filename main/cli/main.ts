@@ -27,6 +27,7 @@ export const COMMANDS: Record<string, Subcommand> = {
   bridge: { summary: 'The far end of a machine\'s link (run by ssh for `connect`)', load: () => import('../service/bridge.ts'), hidden: true },
   devices: { summary: 'The device door for phones (HTTPS, off by default): devices on --address ADDRESS[:PORT] [--cert F --key F], off, list, pair, revoke NAME', load: () => import('../devices/cli.ts') },
   search: { summary: 'Search everything panes, agents, surfaces and Ticks did: search QUERY [--agent A] [--pane P] [--folder F] [--kind K] [--since DATE] [--json]', load: () => import('../search/cli.ts') },
+  usage: { summary: 'Tokens and cost of the agents\' sessions: usage [--by day|agent|pane|worktree|session] [--since DATE] [--json]', load: () => import('../usage/cli.ts') },
   service: { summary: 'The service that keeps your panes running with no window open: status, start, stop [--end-panes], restart', load: () => import('../service/cli.ts') },
 };
 

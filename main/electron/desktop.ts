@@ -98,6 +98,8 @@ export function menuTemplate(platform: string, on: { command(name: AppCommand): 
       submenu: [
         cmd('Find', 'find', 'CmdOrCtrl+Shift+F'),
         cmd('Toggle Workbench', 'toggle-bench', 'CmdOrCtrl+Shift+B'),
+        cmd('Search Everything…', 'search-everything', 'CmdOrCtrl+Shift+H'),
+        cmd('Usage…', 'show-usage', 'CmdOrCtrl+Shift+U'),
         { type: 'separator' },
         cmd('Zoom In', 'zoom-in', 'CmdOrCtrl+='),
         cmd('Zoom Out', 'zoom-out', 'CmdOrCtrl+-'),

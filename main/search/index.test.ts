@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempState } from '../panes/testing.ts';
-import { DB_FILE, matchText, SearchIndex, type Entry } from './index.ts';
+import { BLOCK_LINES, DB_FILE, matchText, SearchIndex, type Entry } from './index.ts';
 
 let state: ReturnType<typeof tempState>;
 beforeEach(() => {
@@ -39,6 +39,30 @@ describe('SearchIndex', () => {
     expect(ix.search({ query: 'migr', since: '2026-12-01T10:00:01Z' }).length).toBe(2);
     expect(() => ix.search({ query: 'migr', since: 'yesterday-ish' })).toThrow('"yesterday-ish" is not a date: give one like 2026-12-01 or 2026-12-01T09:30');
     expect(() => ix.search({ query: '!!' })).toThrow(/has no word/);
+    ix.close();
+  });
+
+  it('keeps consecutive output lines as blocks, and a hit is the exact line that has every word', () => {
+    const ix = new SearchIndex(state.dir);
+    const lines = Array.from({ length: 100 }, (_, i) => entry({ line: 500 + i, text: i === 10 ? 'alpha here' : i === 11 ? 'beta there' : i % 20 === 5 ? `Café gamma ${i}` : `plain ${i}` }));
+    ix.add(lines);
+    expect(ix.count()).toBe(Math.ceil(100 / BLOCK_LINES)); // 100 lines in blocks
+    expect(ix.search({ query: 'alpha' }).map((h) => [h.line, h.text, h.marked])).toEqual([[510, 'alpha here', '\u0001alpha\u0002 here']]);
+    expect(ix.search({ query: 'beta' }).map((h) => h.line)).toEqual([511]);
+    // Words on two lines of one block: no line has both.
+    expect(ix.search({ query: 'alpha beta' })).toEqual([]);
+    // Every line with the word, newest first, diacritics folded as the tokenizer folds them; the limit counts lines.
+    const cafe = ix.search({ query: 'cafe gam' });
+    expect(cafe.map((h) => h.line)).toEqual([585, 565, 545, 525, 505]);
+    expect(cafe[0]!.marked).toBe('\u0001Café\u0002 \u0001gamma\u0002 85');
+    expect(new Set(cafe.map((h) => h.id)).size).toBe(5);
+    expect(ix.search({ query: 'gamma', limit: 2 }).map((h) => h.line)).toEqual([585, 565]);
+    // A gap in the numbering starts a new block; the next line numbers go on.
+    ix.add([entry({ line: 700, text: 'after the gap' })]);
+    expect(ix.search({ query: 'gap' })[0]!.line).toBe(700);
+    expect(ix.nextLine('pa')).toBe(701);
+    expect(ix.prune(1, at + 2 * 86_400_000)).toBe(Math.ceil(100 / BLOCK_LINES) + 1);
+    expect(ix.search({ query: 'plain' })).toEqual([]);
     ix.close();
   });
 

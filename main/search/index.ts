@@ -14,12 +14,20 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import type { DatabaseSync as Db, StatementSync } from 'node:sqlite';
 import type { SearchHit, SearchKind, SearchQuery } from '../../preload/contract.ts';
 import { redact } from './secrets.ts';
 
 export const DB_FILE = 'search.db';
-const SCHEMA_VERSION = 4;
+const SCHEMA_VERSION = 5;
+/**
+ * Consecutive output lines of a pane kept as one row, at most this many: the row's line is
+ * the first's, its text the lines joined by newlines, deflated; a hit is the line in it that
+ * has every word (a row per line cost more in overhead and FTS5 inserts than its text). The
+ * database's pages are 16 KiB, so a block (~2-3 KiB deflated) rarely spills onto a page of its own.
+ */
+export const BLOCK_LINES = 64;
 /** Kinds as stored (their index): a small integer a row rather than a word. */
 const KINDS: readonly SearchKind[] = ['output', 'command', 'prompt', 'reply', 'tool', 'surface', 'decision', 'tick'];
 /** The most hits one query returns. */
@@ -41,7 +49,7 @@ export interface Entry {
 }
 
 /** `node:sqlite`, loaded without its ExperimentalWarning reaching the person (Node 22 prints one). */
-function sqlite(): typeof import('node:sqlite') {
+export function sqlite(): typeof import('node:sqlite') {
   const emit = process.emitWarning;
   process.emitWarning = ((w: string | Error, ...rest: unknown[]) => {
     const text = typeof w === 'string' ? w : w.message;
@@ -57,6 +65,56 @@ function sqlite(): typeof import('node:sqlite') {
 
 function stamp(d = new Date()): string {
   return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+}
+
+/** A word as the index's tokenizer keeps it (unicode61, diacritics removed, folded to lower case); ASCII only lowered (the marks' search is the slow part). */
+const NON_ASCII = /[^\u0000-\u007f]/;
+const fold = (w: string): string => (NON_ASCII.test(w) ? w.normalize('NFD').replace(/\p{M}/gu, '') : w).toLowerCase();
+const WORD = /[\p{L}\p{N}\p{M}_]+/gu;
+
+/** The query's words, folded; the last one matches as a prefix. */
+export function queryWords(query: string): QueryWord[] {
+  const words = query.match(WORD) ?? [];
+  return words.map((w, i) => {
+    const word = fold(w);
+    return { word, prefix: i === words.length - 1, re: new RegExp(word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i') };
+  });
+}
+
+/** A query word: folded, whether it is the last (a prefix), and a case-blind pattern of it for ASCII lines. */
+export interface QueryWord {
+  word: string;
+  prefix: boolean;
+  re: RegExp;
+}
+
+/**
+ * The text with each of its words that a query word matches between U+0001 and U+0002, as
+ * FTS5's highlight() marks them; undefined when some query word matches none of its words
+ * (unless `always`).
+ */
+export function markWords(text: string, words: readonly QueryWord[], always = false): string | undefined {
+  // Most lines of a block lack a word: said at once, without taking the line into words
+  // (an ASCII line without folding it: its words fold to themselves in lower case).
+  if (!always) {
+    if (NON_ASCII.test(text)) {
+      const folded = fold(text);
+      if (!words.every((q) => folded.includes(q.word))) return undefined;
+    } else if (!words.every((q) => q.re.test(text))) return undefined;
+  }
+  const found = new Set<number>();
+  const marked = text.replace(WORD, (w) => {
+    const f = fold(w);
+    let hit = false;
+    words.forEach((q, i) => {
+      if (f === q.word || (q.prefix && f.startsWith(q.word))) {
+        found.add(i);
+        hit = true;
+      }
+    });
+    return hit ? `\u0001${w}\u0002` : w;
+  });
+  return found.size === words.length || always ? marked : undefined;
 }
 
 /** A query as FTS5 MATCH text: each word quoted (no operators from the person), the last one a prefix; '' when it has no word. */
@@ -114,6 +172,8 @@ export class SearchIndex {
     }
     this.db = db!;
     fs.chmodSync(this.file, 0o600);
+    // Before the first table (a database made anew): 16 KiB pages hold several blocks each.
+    this.db.exec('PRAGMA page_size = 16384');
     this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 2000;');
     // WAL written back every ~16 MB rather than 4 (each write-back syncs the file).
     this.db.exec('PRAGMA wal_autocheckpoint = 4000;');
@@ -123,7 +183,7 @@ export class SearchIndex {
         UNIQUE(pane, session, agent, folder));
       CREATE TABLE IF NOT EXISTS docs(id INTEGER PRIMARY KEY, at INTEGER NOT NULL, kind INTEGER NOT NULL, src INTEGER NOT NULL,
         line INTEGER, exit INTEGER, ref TEXT, text TEXT NOT NULL);
-      CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='docs', content_rowid='id', tokenize="unicode61 remove_diacritics 2 tokenchars '_'", detail='none', columnsize=0);
+      CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='', contentless_delete=1, tokenize="unicode61 remove_diacritics 2 tokenchars '_'", detail='none');
       CREATE TABLE IF NOT EXISTS cursors(file TEXT PRIMARY KEY, offset INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS lines(pane TEXT PRIMARY KEY, next INTEGER NOT NULL);
     `);
@@ -167,12 +227,34 @@ export class SearchIndex {
     this.db.exec('BEGIN');
     try {
       const next = new Map<string, number>();
+      // A block of consecutive output lines of one source: its first entry, source and lines.
+      let block: { first: Entry; src: number; lines: string[] } | undefined;
+      const flush = (): void => {
+        if (!block) return;
+        const text = block.lines.join('\n');
+        const r = this.insertDoc.run(block.first.at, KINDS.indexOf('output'), block.src, block.first.line!, null, null, zlib.deflateRawSync(text, { level: 6 }));
+        this.insertFts.run(r.lastInsertRowid, text);
+        block = undefined;
+      };
       for (const e of entries) {
         const text = redact(e.text.length > MAX_TEXT ? e.text.slice(0, MAX_TEXT) : e.text);
+        if (e.kind === 'output' && e.line !== undefined) {
+          next.set(e.paneId, Math.max(next.get(e.paneId) ?? 0, e.line + 1));
+          const src = this.srcId(e);
+          const oneLine = text.replace(/\n/g, ' ');
+          if (block && block.src === src && block.first.line! + block.lines.length === e.line && block.lines.length < BLOCK_LINES) block.lines.push(oneLine);
+          else {
+            flush();
+            block = { first: e, src, lines: [oneLine] };
+          }
+          continue;
+        }
+        // Kept in the order it came: the block before it goes first.
+        flush();
         const r = this.insertDoc.run(e.at, KINDS.indexOf(e.kind), this.srcId(e), e.line ?? null, e.exitCode ?? null, e.ref ?? null, text);
         this.insertFts.run(r.lastInsertRowid, text);
-        if (e.kind === 'output' && e.line !== undefined) next.set(e.paneId, Math.max(next.get(e.paneId) ?? 0, e.line + 1));
       }
+      flush();
       for (const [pane, n] of next) this.setLine.run(pane, n);
       for (const [file, offset] of cursors) this.setCursor.run(file, offset);
       this.db.exec('COMMIT');
@@ -190,7 +272,7 @@ export class SearchIndex {
     const before = now - days * 86_400_000;
     this.db.exec('BEGIN');
     try {
-      this.db.prepare("INSERT INTO fts(fts, rowid, text) SELECT 'delete', id, text FROM docs WHERE at < ?").run(before);
+      this.db.prepare('DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE at < ?)').run(before);
       const r = this.db.prepare('DELETE FROM docs WHERE at < ?').run(before);
       this.db.exec('COMMIT');
       return Number(r.changes);
@@ -232,20 +314,35 @@ export class SearchIndex {
       args.push(t);
     }
     const limit = Math.max(1, Math.min(MAX_HITS, Number.isInteger(q.limit) ? q.limit! : 50));
-    // Newest first as indexed (rowid order, which FTS5 walks backwards without sorting the matches).
-    const sql = `SELECT d.id, d.kind, d.at, s.pane, s.session, s.agent, s.folder, d.line, d.exit, d.ref, d.text,
-        highlight(fts, 0, char(1), char(2)) AS marked
-      FROM fts JOIN docs d ON d.id = fts.rowid JOIN src s ON s.id = d.src WHERE ${where.join(' AND ')} ORDER BY fts.rowid DESC LIMIT ${limit}`;
-    const rows = this.db.prepare(sql).all(...args) as Array<Record<string, string | number | null>>;
-    return rows.map((r) => {
-      const hit: SearchHit = { id: Number(r.id), kind: KINDS[Number(r.kind)]!, at: Number(r.at), paneId: String(r.pane), session: String(r.session), text: String(r.text), marked: String(r.marked) };
-      if (r.agent !== null) hit.agent = String(r.agent);
-      if (r.folder !== null) hit.folder = String(r.folder);
-      if (r.line !== null) hit.line = Number(r.line);
-      if (r.exit !== null) hit.exitCode = Number(r.exit);
-      if (r.ref !== null) hit.ref = String(r.ref);
-      return hit;
-    });
+    const words = queryWords(typeof q.query === 'string' ? q.query : '');
+    // Newest first as indexed (rowid order, which FTS5 walks backwards without sorting the
+    // matches), read row by row until enough lines matched: a block can match on words its
+    // lines hold apart, and then none of its lines is a hit.
+    const sql = `SELECT d.id, d.kind, d.at, s.pane, s.session, s.agent, s.folder, d.line, d.exit, d.ref, d.text
+      FROM fts JOIN docs d ON d.id = fts.rowid JOIN src s ON s.id = d.src WHERE ${where.join(' AND ')} ORDER BY fts.rowid DESC`;
+    const hits: SearchHit[] = [];
+    for (const row of this.db.prepare(sql).iterate(...args)) {
+      const r = row as Record<string, string | number | null | Uint8Array>;
+      const base: SearchHit = { id: 0, kind: KINDS[Number(r.kind)]!, at: Number(r.at), paneId: String(r.pane), session: String(r.session), text: '', marked: '' };
+      if (r.agent !== null) base.agent = String(r.agent);
+      if (r.folder !== null) base.folder = String(r.folder);
+      if (r.exit !== null) base.exitCode = Number(r.exit);
+      if (r.ref !== null) base.ref = String(r.ref);
+      const id = Number(r.id) * BLOCK_LINES;
+      if (r.text instanceof Uint8Array) {
+        // A block: each of its lines that has every word, the newest first.
+        const lines = zlib.inflateRawSync(r.text).toString('utf8').split('\n');
+        for (let i = lines.length - 1; i >= 0 && hits.length < limit; i--) {
+          const marked = markWords(lines[i]!, words);
+          if (marked !== undefined) hits.push({ ...base, id: id + i, line: Number(r.line) + i, text: lines[i]!, marked });
+        }
+      } else {
+        const text = String(r.text);
+        hits.push({ ...base, id, text, marked: markWords(text, words, true)!, ...(r.line !== null ? { line: Number(r.line) } : {}) });
+      }
+      if (hits.length >= limit) break;
+    }
+    return hits;
   }
 
   /** How many entries the index holds. */

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../app.ts';
 import { fakeAgent, tempState, waitFor } from '../panes/testing.ts';
 import { loadPrices } from './prices.ts';
+import { dayOf } from './transcripts.ts';
 
 let state: ReturnType<typeof tempState>;
 let app: App;
@@ -51,5 +52,17 @@ describe('usage of an agent pane', () => {
     const unpriced = await waitFor(() => app.panes.get(pane.id)?.usage?.unpriced, 'the unpriced model', 15_000, 100);
     expect(unpriced).toEqual(['local-llama-70b']);
     expect(app.panes.get(pane.id)!.usage!.cost).toBeUndefined();
+
+    // The Usage view's summary: a row a day and model, priced where the model has a price.
+    const res = await app.core.request('usage.summary', {}, { id: 'w' });
+    if (!res.ok) throw new Error(res.error);
+    const today = dayOf(Date.now());
+    expect(res.summary.rows.map(({ day, paneId, agent, model, input, output, cost }) => ({ day, paneId, agent, model, input, output, priced: cost !== undefined }))).toEqual([
+      { day: today, paneId: pane.id, agent: 'claude', model: 'claude-sonnet-4-5-20250929', input: 1230, output: 1000, priced: true },
+      { day: today, paneId: pane.id, agent: 'claude', model: 'local-llama-70b', input: 5, output: 5, priced: false },
+    ]);
+    expect(res.summary.rows[0]!.cost).toBeCloseTo(grown.cost!, 12);
+    expect(await app.core.request('usage.summary', { since: '2999-01-01' }, { id: 'w' })).toMatchObject({ ok: true, summary: { rows: [] } });
+    expect(await app.core.request('usage.summary', { since: 'yesterday-ish' }, { id: 'w' })).toEqual({ ok: false, error: '"yesterday-ish" is not a date: give one like 2026-12-01' });
   }, 60_000);
 });

@@ -7,19 +7,23 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { PaneInfo, SessionUsage } from '../../preload/contract.ts';
+import type { PaneInfo, SessionUsage, UsageRow, UsageSummary } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
 import type { PaneServiceApi } from '../services.ts';
 import { parseEvent } from '../agent-channel/events.ts';
 import { readTail } from '../surfaces/transcript.ts';
-import { loadPrices, sessionUsage, type PriceFile } from './prices.ts';
-import { claudeReader, codexReader, geminiReader, type TranscriptReader } from './transcripts.ts';
+import { loadPrices, priceOf, sessionUsage, type PriceFile } from './prices.ts';
+import { opencodeDatabases, opencodeReader } from './opencode.ts';
+import { claudeReader, codexReader, dayOf, geminiReader, type TranscriptReader } from './transcripts.ts';
 
 const INBOUND_TAIL = 512 * 1024;
 const READ_MAX = 4 * 1024 * 1024;
 
 interface Tracked {
   transcript: string;
+  agent: string;
+  /** The pane as last seen (kept for the summary when the pane is gone). */
+  pane: PaneInfo;
   offset: number;
   rest: string;
   reader: TranscriptReader;
@@ -54,8 +58,11 @@ export function geminiChatFile(home: string, sessionId: string): string | undefi
   return best?.file;
 }
 
-/** The transcript the pane's agent named last (Gemini CLI's: found by its session id), and which agent wrote it. */
-export function sessionTranscript(folder: string, home = process.env.HOME ?? ''): { path: string; agent: string } | undefined {
+/**
+ * The transcript the pane's agent named last (Gemini CLI's: found by its session id;
+ * OpenCode's: its database, `<db>#<session id>`), and which agent wrote it.
+ */
+export function sessionTranscript(folder: string, home = process.env.HOME ?? '', env: NodeJS.ProcessEnv = process.env): { path: string; agent: string } | undefined {
   let text: string;
   try {
     text = readTail(path.join(folder, 'inbound.jsonl'), INBOUND_TAIL);
@@ -72,6 +79,10 @@ export function sessionTranscript(folder: string, home = process.env.HOME ?? '')
       const file = geminiChatFile(home, e.session_id);
       return file ? { path: file, agent: 'gemini' } : undefined;
     }
+    if (e.agent === 'opencode' && e.session_id) {
+      const db = opencodeDatabases({ ...env, HOME: home })[0];
+      return db ? { path: `${db}#${e.session_id}`, agent: 'opencode' } : undefined;
+    }
   }
   return undefined;
 }
@@ -79,6 +90,8 @@ export function sessionTranscript(folder: string, home = process.env.HOME ?? '')
 export class UsageService {
   private readonly panes: PaneServiceApi;
   private readonly tracked = new Map<string, Tracked>();
+  /** Every session read since the service started, by transcript (a pane's earlier sessions too). */
+  private readonly sessions = new Map<string, Tracked>();
   private readonly prices: PriceFile;
   private timer: NodeJS.Timeout | undefined;
 
@@ -110,12 +123,20 @@ export class UsageService {
     if (!named) return undefined;
     let t = this.tracked.get(p.id);
     if (!t || t.transcript !== named.path) {
-      const reader = named.agent === 'codex' ? codexReader() : named.agent === 'claude' ? claudeReader() : named.agent === 'gemini' ? geminiReader() : undefined;
-      if (!reader) return undefined;
-      t = { transcript: named.path, offset: 0, rest: '', reader };
+      t = this.sessions.get(named.path);
+      if (!t) {
+        const hash = named.path.lastIndexOf('#');
+        const reader = named.agent === 'codex' ? codexReader() : named.agent === 'claude' ? claudeReader() : named.agent === 'gemini' ? geminiReader()
+          : named.agent === 'opencode' ? opencodeReader(named.path.slice(0, hash), named.path.slice(hash + 1)) : undefined;
+        if (!reader) return undefined;
+        t = { transcript: named.path, agent: named.agent, pane: p, offset: 0, rest: '', reader };
+        this.sessions.set(named.path, t);
+      }
       this.tracked.set(p.id, t);
     }
-    const size = fs.statSync(t.transcript, { throwIfNoEntry: false })?.size ?? 0;
+    t.pane = p;
+    const size = t.reader.refresh ? 0 : fs.statSync(t.transcript, { throwIfNoEntry: false })?.size ?? 0;
+    t.reader.refresh?.();
     if (size > t.offset) {
       const fd = fs.openSync(t.transcript, 'r');
       try {
@@ -139,14 +160,43 @@ export class UsageService {
     return usage;
   }
 
+  /** Every session's tokens and cost by day and model, read on first; `since` (a date) leaves out earlier days. */
+  summary(since?: string): { ok: true; summary: UsageSummary } | { ok: false; error: string } {
+    let from = '';
+    if (since !== undefined && since !== '') {
+      if (Number.isNaN(Date.parse(since))) return { ok: false, error: `"${since}" is not a date: give one like 2026-12-01` };
+      from = /^\d{4}-\d{2}-\d{2}$/.test(since) ? since : dayOf(since);
+    }
+    this.scan();
+    const rows: UsageRow[] = [];
+    for (const t of this.sessions.values()) {
+      const p = t.pane;
+      for (const [day, models] of t.reader.byDay()) {
+        if (day < from) continue;
+        for (const [model, tok] of models) {
+          const price = priceOf(this.prices, model);
+          rows.push({
+            day, paneId: p.id, paneTitle: p.title, agent: t.agent, transcript: t.transcript, folder: p.cwd, model, ...tok,
+            ...(p.agentCli?.sessionId ? { sessionId: p.agentCli.sessionId } : {}),
+            ...(p.worktree ? { worktree: { branch: p.worktree.branch, path: p.worktree.path } } : {}),
+            ...(price ? { cost: (tok.input * price.input + tok.output * price.output + tok.cacheRead * price.cacheRead + tok.cacheWrite * price.cacheWrite) / 1_000_000 } : {}),
+          });
+        }
+      }
+    }
+    rows.sort((a, b) => a.day.localeCompare(b.day) || a.paneId.localeCompare(b.paneId) || a.model.localeCompare(b.model));
+    return { ok: true, summary: { currency: this.prices.currency, pricesDate: this.prices.date, rows } };
+  }
+
   dispose(): void {
     clearInterval(this.timer);
   }
 }
 
-export function installUsage(core: Pick<Core, 'onDispose'>, panes: PaneServiceApi): UsageService {
+export function installUsage(core: Pick<Core, 'onDispose' | 'handle'>, panes: PaneServiceApi): UsageService {
   const service = new UsageService(panes);
   service.start();
+  core.handle('usage.summary', (req) => service.summary(req?.since));
   core.onDispose(() => service.dispose());
   return service;
 }

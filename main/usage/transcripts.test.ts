@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadPrices, priceOf, sessionUsage, type PriceFile } from './prices.ts';
-import { claudeReader, codexReader, geminiReader } from './transcripts.ts';
+import { claudeReader, codexReader, dayOf, geminiReader } from './transcripts.ts';
+import { opencodeTokens } from './opencode.ts';
 
 const claudeLine = (id: string, model: string, u: Record<string, number>, block = 'text') => JSON.stringify({
   type: 'assistant', sessionId: 's1', requestId: `req_${id}`, timestamp: '2026-12-04T10:00:00Z',
@@ -76,5 +77,33 @@ describe('geminiReader', () => {
       msg('g2', { input: 6000, output: 50, cached: 0, thoughts: 0, tool: 0, total: 6050 }),
     ]);
     expect(Object.fromEntries(r.tokens())).toEqual({ 'gemini-2.5-flash': { input: 7000, output: 470, cacheRead: 4000, cacheWrite: 0 } });
+  });
+});
+
+describe('tokens by day', () => {
+  it('counts each message on the local day of its timestamp', () => {
+    const r = claudeReader();
+    const line = (id: string, at: string, n: number) => JSON.stringify({ type: 'assistant', timestamp: at, message: { id, model: 'claude-sonnet-4-5', usage: { input_tokens: n, output_tokens: n } } });
+    r.feed([line('a', '2026-12-01T12:00:00', 10), line('b', '2026-12-02T12:00:00', 5), line('c', '2026-12-02T13:00:00', 1)]);
+    expect([...r.byDay()].map(([d, m]) => [d, m.get('claude-sonnet-4-5')!.input])).toEqual([['2026-12-01', 10], ['2026-12-02', 6]]);
+    expect(r.tokens().get('claude-sonnet-4-5')!.output).toBe(16);
+    expect(dayOf('2026-12-03T08:00:00')).toBe('2026-12-03');
+  });
+});
+
+describe('OpenCode\'s messages (its database\'s message.data)', () => {
+  it('counts assistant messages\' tokens, reasoning as output, by day and model; other messages and bad JSON are left out', () => {
+    const msg = (role: string, tokens: unknown, created = Date.parse('2026-12-02T12:00:00')) => JSON.stringify({ id: 'm', role, modelID: 'scripted', providerID: 'td', time: { created }, tokens });
+    const days = opencodeTokens([
+      msg('user', undefined),
+      msg('assistant', { input: 100, output: 20, reasoning: 5, cache: { read: 400, write: 7 } }),
+      msg('assistant', { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } }, Date.parse('2026-12-03T12:00:00')),
+      msg('assistant', { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }),
+      '{not json',
+    ]);
+    expect([...days].map(([d, m]) => [d, m.get('scripted')])).toEqual([
+      ['2026-12-02', { input: 100, output: 25, cacheRead: 400, cacheWrite: 7 }],
+      ['2026-12-03', { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }],
+    ]);
   });
 });

@@ -14,7 +14,7 @@
  *   line, a message written again as it changes; a `gemini` message's `tokens` (`input`
  *   including `cached`, `output`, `thoughts`: billed as output) and `model`, the last
  *   record of each message id counted.
- * OpenCode keeps its sessions as JSON files per message: not read yet (its panes show no usage).
+ * OpenCode keeps its sessions in a database: opencode.ts.
  */
 
 /** Tokens of one model in a session. */
@@ -26,6 +26,15 @@ export interface ModelTokens {
 }
 
 export type TokensByModel = Map<string, ModelTokens>;
+/** Tokens by the local day they were used on (`YYYY-MM-DD`, from each line's `timestamp`), then by model. */
+export type TokensByDay = Map<string, TokensByModel>;
+
+/** The local day (`YYYY-MM-DD`) of a time; a line without one counts on the day it was read. */
+export function dayOf(at: unknown, now = Date.now()): string {
+  const t = typeof at === 'string' || typeof at === 'number' ? new Date(at).getTime() : NaN;
+  const d = new Date(Number.isFinite(t) ? t : now);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
 const obj = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
@@ -35,7 +44,26 @@ export interface TranscriptReader {
   feed(lines: string[]): void;
   /** What the session used so far, by model. */
   tokens(): TokensByModel;
+  /** What the session used so far, by day and model. */
+  byDay(): TokensByDay;
+  /** For a session kept in a database (OpenCode): read it again (instead of lines fed). */
+  refresh?(): void;
 }
+
+/** Tokens by model, summed over the days. */
+export function sumDays(days: TokensByDay): TokensByModel {
+  const out: TokensByModel = new Map();
+  for (const models of days.values()) for (const [model, t] of models) add(out, model, t);
+  return out;
+}
+
+function addDay(into: TokensByDay, day: string, model: string, t: ModelTokens): void {
+  let m = into.get(day);
+  if (!m) into.set(day, (m = new Map()));
+  add(m, model, t);
+}
+
+const copyDays = (days: TokensByDay): TokensByDay => new Map([...days].map(([d, m]) => [d, new Map(m)]));
 
 function add(into: TokensByModel, model: string, t: ModelTokens): void {
   const cur = into.get(model) ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
@@ -44,7 +72,7 @@ function add(into: TokensByModel, model: string, t: ModelTokens): void {
 
 export function claudeReader(): TranscriptReader {
   const seen = new Set<string>();
-  const total: TokensByModel = new Map();
+  const total: TokensByDay = new Map();
   return {
     feed(lines) {
       for (const line of lines) {
@@ -66,20 +94,19 @@ export function claudeReader(): TranscriptReader {
         const model = typeof msg.model === 'string' && msg.model ? msg.model : 'unknown';
         // Claude Code writes "<synthetic>" messages (its own, no model call): no tokens.
         if (model === '<synthetic>') continue;
-        add(total, model, { input: num(usage.input_tokens), output: num(usage.output_tokens), cacheRead: num(usage.cache_read_input_tokens), cacheWrite: num(usage.cache_creation_input_tokens) });
+        addDay(total, dayOf(v.timestamp), model, { input: num(usage.input_tokens), output: num(usage.output_tokens), cacheRead: num(usage.cache_read_input_tokens), cacheWrite: num(usage.cache_creation_input_tokens) });
       }
     },
-    tokens: () => new Map(total),
+    tokens: () => sumDays(total),
+    byDay: () => copyDays(total),
   };
 }
 
 export function codexReader(): TranscriptReader {
   let model = 'unknown';
-  /** The running total at the start of the current model's stretch, and the last total seen. */
+  /** The last running total seen: each new one adds what grew since to its day and the model of the turn. */
   let last: ModelTokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-  let base: ModelTokens = last;
-  const done: TokensByModel = new Map();
-  const diff = (a: ModelTokens, b: ModelTokens): ModelTokens => ({ input: a.input - b.input, output: a.output - b.output, cacheRead: a.cacheRead - b.cacheRead, cacheWrite: 0 });
+  const total: TokensByDay = new Map();
   return {
     feed(lines) {
       for (const line of lines) {
@@ -92,29 +119,30 @@ export function codexReader(): TranscriptReader {
         }
         const p = obj(v?.payload);
         if (!v || !p) continue;
-        if (v.type === 'turn_context' && typeof p.model === 'string' && p.model !== model) {
-          // A new model from here: what the old one used so far is its own.
-          if (last !== base) add(done, model, diff(last, base));
-          base = last;
-          model = p.model;
-        } else if (v.type === 'event_msg' && p.type === 'token_count') {
+        if (v.type === 'turn_context' && typeof p.model === 'string' && p.model) model = p.model;
+        else if (v.type === 'event_msg' && p.type === 'token_count') {
           const t = obj(obj(p.info)?.total_token_usage);
           if (!t) continue;
           const cached = num(t.cached_input_tokens);
-          last = { input: Math.max(0, num(t.input_tokens) - cached), output: num(t.output_tokens), cacheRead: cached, cacheWrite: 0 };
+          const cur = { input: Math.max(0, num(t.input_tokens) - cached), output: num(t.output_tokens), cacheRead: cached, cacheWrite: 0 };
+          const grew = { input: Math.max(0, cur.input - last.input), output: Math.max(0, cur.output - last.output), cacheRead: Math.max(0, cur.cacheRead - last.cacheRead), cacheWrite: 0 };
+          last = cur;
+          if (grew.input || grew.output || grew.cacheRead) addDay(total, dayOf(v.timestamp), model, grew);
         }
       }
     },
-    tokens() {
-      const out: TokensByModel = new Map(done);
-      if (last !== base) add(out, model, diff(last, base));
-      return out;
-    },
+    tokens: () => sumDays(total),
+    byDay: () => copyDays(total),
   };
 }
 
 export function geminiReader(): TranscriptReader {
-  const byId = new Map<string, { model: string; t: ModelTokens }>();
+  const days = (): TokensByDay => {
+    const out: TokensByDay = new Map();
+    for (const { model, day, t } of byId.values()) addDay(out, day, model, t);
+    return out;
+  };
+  const byId = new Map<string, { model: string; day: string; t: ModelTokens }>();
   return {
     feed(lines) {
       for (const line of lines) {
@@ -130,14 +158,12 @@ export function geminiReader(): TranscriptReader {
         const cached = num(t.cached);
         byId.set(v.id, {
           model: typeof v.model === 'string' && v.model ? v.model : 'unknown',
+          day: byId.get(v.id)?.day ?? dayOf(v.timestamp),
           t: { input: Math.max(0, num(t.input) - cached), output: num(t.output) + num(t.thoughts), cacheRead: cached, cacheWrite: 0 },
         });
       }
     },
-    tokens() {
-      const out: TokensByModel = new Map();
-      for (const { model, t } of byId.values()) add(out, model, t);
-      return out;
-    },
+    tokens: () => sumDays(days()),
+    byDay: () => days(),
   };
 }

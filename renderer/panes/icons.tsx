@@ -30,6 +30,9 @@ export const ArrowDownIcon = (): ReactElement => (
 export const GearIcon = (): ReactElement => (
   <svg {...base}><circle cx="8" cy="8" r="2.2" /><path d="M8 1.8l1 1.7 1.9-.5.5 1.9 1.7 1-1 1.7 1 1.7-1.7 1-.5 1.9-1.9-.5-1 1.7-1-1.7-1.9.5-.5-1.9-1.7-1 1-1.7-1-1.7 1.7-1 .5-1.9 1.9.5z" /></svg>
 );
+export const ChartIcon = (): ReactElement => (
+  <svg {...base}><path d="M2.5 13.5h11M4.5 11.5v-3M8 11.5v-7M11.5 11.5v-5" /></svg>
+);
 export const TerminalIcon = (): ReactElement => (
   <svg {...base}><path d="M3.5 5l3 3-3 3M8 11.5h4.5" /></svg>
 );
