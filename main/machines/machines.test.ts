@@ -9,6 +9,8 @@ import { waitFor } from '../panes/testing.ts';
 import { connectService, stopService } from '../service/client.ts';
 import { startService, type RunningService } from '../service/service.ts';
 import { PROTOCOL } from '../version.ts';
+import { paneIds } from '../panes/layout.ts';
+import { captureSession, loadSession } from '../state/session.ts';
 import { startFarMachine, type FarMachine } from './sshd-testing.ts';
 
 let m: FarMachine;
@@ -140,6 +142,36 @@ describe('machines: the home service holds a link to another machine', () => {
     expect(c.code).toBe(1);
     expect(c.stderr).toMatch(/^connect: nowhere is unreachable \(ssh: connect to host 127\.0\.0\.1 port 1: Connection refused\): check that it is up and its address and port are right, then `terminal-delight connect nobody@127\.0\.0\.1:1 --name nowhere`\n$/);
     expect(home.app.settings.get().machines.map((r) => r.name)).toEqual([m.alias]);
+  }, 60_000);
+
+  it('makes a pane on a machine and holds it in the home layout beside the focused pane, saved with the session, and takes it out when it is closed there', async () => {
+    const conn = await connectService({ env: m.near.env, client: 'cli' });
+    await waitFor(async () => (await conn.request('machine.list', {})).find((i) => i.name === m.alias && i.state === 'connected'), 'the machine connected');
+    await expect(conn.request('pane.create', { machine: 'elsewhere' })).rejects.toThrow('no machine is named "elsewhere": connect it with + Machine… or `terminal-delight connect HOST`');
+    const localBefore = home.app.panes.list().length;
+    const far = await conn.request('pane.create', { machine: m.alias, direction: 'right' });
+    expect(far.id).toMatch(new RegExp(`^${m.alias}/[A-Za-z0-9_-]+$`));
+    expect(paneIds(home.app.panes.layout)).toContain(far.id);
+    expect(home.app.panes.focused).toBe(far.id);
+    // Splitting a far pane makes the new one on the same machine, beside it.
+    const second = await conn.request('pane.create', { splitOf: far.id, direction: 'down' });
+    expect(second.id.startsWith(`${m.alias}/`)).toBe(true);
+    expect(paneIds(home.app.panes.layout)).toEqual(expect.arrayContaining([far.id, second.id]));
+    // Nothing was made here: both run on the far machine.
+    expect(home.app.panes.list().length).toBe(localBefore);
+    const farDesk = await connectService({ env: m.farEnv, client: 'cli', start: false });
+    const running = (await farDesk.request('service.info', {})).running.map((p) => `${m.alias}/${p.paneId}`);
+    expect(running).toEqual(expect.arrayContaining([far.id, second.id]));
+    // The saved session remembers which pane lives where: the far ids stay in its layout through a load.
+    const file = path.join(m.near.env.HOME!, 'session-copy.json');
+    fs.writeFileSync(file, JSON.stringify(captureSession(home.app.panes)));
+    expect(paneIds(loadSession(file)!.layout)).toEqual(expect.arrayContaining([far.id, second.id]));
+    // Closed on the far machine: out of the home layout.
+    await farDesk.request('pane.close', { paneId: second.id.split('/')[1]! });
+    await waitFor(() => !paneIds(home.app.panes.layout).includes(second.id) || undefined, 'the closed far pane out of the home layout');
+    expect(paneIds(home.app.panes.layout)).toContain(far.id);
+    farDesk.close();
+    conn.close();
   }, 60_000);
 
   it('cuts off a far host that sends a frame no link carries, in one sentence, touching nothing here', async () => {

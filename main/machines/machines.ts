@@ -5,7 +5,8 @@
  * Links that drop are reconnected with backoff; while a machine is unreachable a window's
  * request for it is refused at once in one sentence, and nothing is queued.
  */
-import type { MachineInfo, MachineRecord, ServerFrame, Settings } from '../../preload/contract.ts';
+import type { MachineInfo, MachineRecord, PaneInfo, ServerFrame, Settings } from '../../preload/contract.ts';
+import { isQualifiedPaneId, splitPaneId } from '../../common/pane-id.ts';
 import { OUTPUT_FRAME } from '../../preload/output-frame.ts';
 import { VIA_OUTPUT_FRAME } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
@@ -21,6 +22,12 @@ const CLOCK_MS = 5_000;
 interface SettingsLike {
   get(): Settings;
   set(patch: Partial<Settings>): Settings;
+}
+
+/** What of the home layout the machines use: far panes are placed in it and taken out of it. */
+interface LayoutLike {
+  attach(paneId: string, splitOf?: string, direction?: 'right' | 'down'): void;
+  dropFar(paneId: string): void;
 }
 
 interface WindowChannel {
@@ -77,7 +84,7 @@ class Machine {
   }
 
   /** A line on the control channel: an answer, or an event (which may change the panes). */
-  controlLine(bytes: Buffer, changed: () => void): string | undefined {
+  controlLine(bytes: Buffer, changed: () => void, removed: (paneId: string) => void = () => undefined): string | undefined {
     let f: { t?: unknown; id?: unknown; ok?: unknown; res?: unknown; error?: unknown; name?: unknown };
     try {
       f = JSON.parse(bytes.toString('utf8')) as typeof f;
@@ -91,6 +98,8 @@ class Machine {
       done?.({ ok: f.ok === true, res: f.res, error: typeof f.error === 'string' ? f.error : 'refused' });
     } else if (f.t === 'evt') {
       if (f.name === 'pane.updated' || f.name === 'pane.removed') changed();
+      const gone = (f as { payload?: { paneId?: unknown } }).payload?.paneId;
+      if (f.name === 'pane.removed' && typeof gone === 'string') removed(gone);
     } else if (f.t !== 'ping') {
       return `a frame of type ${JSON.stringify(f.t).slice(0, 20)}`;
     }
@@ -107,14 +116,21 @@ export class Machines implements ViaRouter {
   private readonly core: Core;
   private readonly settings: SettingsLike;
   private readonly env: NodeJS.ProcessEnv;
+  private readonly layout: LayoutLike | undefined;
   private readonly byName = new Map<string, Machine>();
   private disposed = false;
   private clock: NodeJS.Timeout | undefined;
 
-  constructor(deps: { core: Core; settings: SettingsLike; env: NodeJS.ProcessEnv }) {
+  constructor(deps: { core: Core; settings: SettingsLike; env: NodeJS.ProcessEnv; layout?: LayoutLike }) {
     this.core = deps.core;
     this.settings = deps.settings;
     this.env = deps.env;
+    this.layout = deps.layout;
+    // A pane on a machine (`machine`, or a qualified `splitOf`): made there, placed here.
+    if (deps.layout) {
+      deps.core.around('pane.create', (req, _c, next) => this.createFar('pane.create', req, next));
+      deps.core.around('agent.new', (req, _c, next) => this.createFar('agent.new', req, next));
+    }
     deps.core.handle('machine.connect', (req) => this.connect(req));
     deps.core.handle('machine.list', () => this.list());
     deps.core.handle('machine.retry', (req) => this.retryNow(req.name));
@@ -140,6 +156,29 @@ export class Machines implements ViaRouter {
     if (m.state !== 'connected' || !m.control) throw new Error(`${m.record.name} is unreachable (${m.state}): its service was not restarted`);
     m.control.sendLine(JSON.stringify({ t: 'shutdown', reason: 'upgrade' }));
     return { ok: true };
+  }
+
+  /**
+   * `pane.create` or `agent.new` for a machine: asked of its service over the control
+   * channel (its own folder there: a home `cwd` means nothing on it), and its qualified id
+   * placed in the home layout beside `splitOf` or the focused pane. Refused in one sentence
+   * while the machine is not connected; nothing is queued.
+   */
+  private async createFar<R extends { machine?: string; splitOf?: string; direction?: 'right' | 'down'; cwd?: string }>(name: 'pane.create' | 'agent.new', req: R, next: (req: R) => PaneInfo | Promise<PaneInfo>): Promise<PaneInfo> {
+    const split = typeof req.splitOf === 'string' && isQualifiedPaneId(req.splitOf) ? splitPaneId(req.splitOf) : undefined;
+    const mName = req.machine ?? split?.machine;
+    if (mName === undefined) return next(req);
+    const m = this.byName.get(mName);
+    if (!m) throw new Error(`no machine is named "${String(mName).slice(0, 40)}": connect it with + Machine… or \`terminal-delight connect HOST\``);
+    if (m.state !== 'connected') throw new Error(`${m.record.name} is unreachable (${m.state === 'failed' ? m.reason ?? 'failed' : m.state}): no pane was made there`);
+    const { machine: _m, splitOf: _s, cwd: _c, ...rest } = req;
+    const farReq = { ...rest, ...(split && split.machine === mName ? { splitOf: split.local } : {}) };
+    const info = (await m.request(name, farReq)) as PaneInfo;
+    if (!info || typeof info.id !== 'string' || !PANE_ID.test(info.id)) throw new Error(`${m.record.name} answered ${name} with no pane id: nothing was placed`);
+    const id = `${m.record.name}/${info.id}`;
+    if (!m.panes.includes(info.id)) m.panes = [...m.panes, info.id];
+    this.layout!.attach(id, req.splitOf, req.direction);
+    return { ...info, id };
   }
 
   /** "Retry now": a machine not connected is tried at once; its answer says how it went. */
@@ -230,7 +269,7 @@ export class Machines implements ViaRouter {
       const control = await link.openChannel({ client: 'cli' });
       m.control = control;
       control.on('line', (b: Buffer) => {
-        const wrong = m.controlLine(b, () => this.panesChanged(m));
+        const wrong = m.controlLine(b, () => this.panesChanged(m), (paneId) => this.layout?.dropFar(`${name}/${paneId}`));
         if (wrong) link.close(`${name} sent ${wrong} on its control channel: the link was cut off`);
       });
       control.on('binary', () => link.close(`${name} sent output on its control channel: the link was cut off`));
