@@ -44,11 +44,12 @@ export function focusPane(ctx: CommandContext, paneId: string, take = true): voi
 }
 
 /** A new pane beside `paneId` (the focused one): split `direction` when asked, else where there is room. */
-export async function splitPane(ctx: CommandContext, direction?: 'right' | 'down', paneId?: string): Promise<void> {
+export async function splitPane(ctx: CommandContext, direction?: 'right' | 'down', paneId?: string, machine?: string): Promise<void> {
   const s = ctx.store.getState();
   const splitOf = paneId ?? s.focused ?? undefined;
   try {
-    const info = await ctx.api.invoke('pane.create', splitOf ? { splitOf, ...(direction ? { direction } : {}) } : {});
+    // `machine`: a new pane on that machine, beside the focused pane (a split of a far pane goes on its machine anyway).
+    const info = await ctx.api.invoke('pane.create', { ...(splitOf ? { splitOf, ...(direction ? { direction } : {}) } : {}), ...(machine ? { machine } : {}) });
     ctx.store.getState().paneUpdated(info);
     focusPane(ctx, info.id, true);
   } catch (err) {

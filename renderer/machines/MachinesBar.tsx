@@ -6,6 +6,7 @@
 import { useEffect, type ReactElement } from 'react';
 import { useStore } from 'zustand';
 import { useWindow, useWindowState } from '../context.ts';
+import { splitPane } from '../commands.ts';
 import { machineChanged, machineStateLabel, machinesUi, showMachineDialog } from './ui.ts';
 import './machines.css';
 
@@ -36,6 +37,9 @@ export function MachinesBar(): ReactElement {
                   ctx.api.invoke('machine.restart', { name: m.name }).catch((err: Error) => ctx.store.getState().notice(err.message));
                 }}>Restart service</button>
               </>
+            ) : null}
+            {m.state === 'connected' ? (
+              <button type="button" className="machine-retry" aria-label={`New pane on ${m.name}`} title={`A new pane on ${m.name}, beside the focused pane`} onClick={() => void splitPane(ctx, undefined, undefined, m.name)}>+ Pane</button>
             ) : null}
             {m.state === 'reconnecting' || m.state === 'failed' ? (
               <button type="button" className="machine-retry" aria-label={`Retry ${m.name} now`} onClick={() => {
