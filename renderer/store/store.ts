@@ -208,6 +208,9 @@ export function createWindowStore(initial: Partial<WindowState> = {}): WindowSto
       set({ themeOverride });
     },
     notice(text, tone = 'error') {
+      // The same sentence again (each key typed into a pane whose machine is unreachable) is said once.
+      const same = get().notices.find((n) => n.text === text && n.tone === tone);
+      if (same) return same.id;
       const id = ++noticeCounter;
       // Keep the newest few; a flood of errors must not bury the window.
       set({ notices: [...get().notices, { id, text, tone }].slice(-4) });
