@@ -172,7 +172,23 @@ describe('machines: the home service holds a link to another machine', () => {
     expect(paneIds(home.app.panes.layout)).toContain(far.id);
     farDesk.close();
     conn.close();
-  }, 60_000);
+
+    // The home service restarts: the far pane is back in its place in the layout, and its machine connects again.
+    await home.stop('test restart');
+    const again = await startService({ env: m.near.env, idleMs: 0 });
+    if (!again.started) throw new Error('no home service the second time');
+    home = again.service;
+    expect(paneIds(home.app.panes.layout)).toContain(far.id);
+    const conn2 = await connectService({ env: m.near.env, client: 'cli' });
+    await waitFor(async () => (await conn2.request('machine.list', {})).find((i) => i.name === m.alias && i.state === 'connected' && i.panes.includes(far.id)), 'the machine connected again, its pane running', 30_000);
+    // A window says hello to that machine and reads the pane it had.
+    const win = await homeWindow();
+    win.via({ t: 'req', id: 1, name: 'app.hello', req: { far: true } });
+    const hello = (await win.wait(viaRes(1), 'the far hello')).f as { ok: boolean; res: { panes: Array<{ id: string }> } };
+    expect(hello.res.panes.map((p) => `${m.alias}/${p.id}`)).toContain(far.id);
+    win.close();
+    conn2.close();
+  }, 90_000);
 
   it('cuts off a far host that sends a frame no link carries, in one sentence, touching nothing here', async () => {
     // What runs there answers with a good hello, then a frame of a kind no link knows.
