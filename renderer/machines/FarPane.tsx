@@ -8,7 +8,7 @@ import { useStore } from 'zustand';
 import type { MachineInfo } from '../../preload/contract.ts';
 import { splitPaneId } from '../../common/pane-id.ts';
 import { useWindow } from '../context.ts';
-import { machineChanged, machineStateLabel, machinesUi } from './ui.ts';
+import { machineStateLabel, machinesUi, retryMachine } from './ui.ts';
 
 /** The machine a pane lives on (undefined for a home pane), as this window knows it. */
 export function usePaneMachine(paneId: string): { name: string; info: MachineInfo | undefined } | undefined {
@@ -39,9 +39,7 @@ export function FarOverlay({ paneId }: { paneId: string }): ReactElement | null 
       <p className="far-line">{m.name}: {label}</p>
       {m.info?.reason ? <p className="far-detail">{m.info.reason}</p> : <p className="far-detail">Its last screen is shown; what it prints meanwhile comes back when it does.</p>}
       {m.info && (m.info.state === 'reconnecting' || m.info.state === 'failed') ? (
-        <button type="button" className="text-button" onClick={() => {
-          ctx.api.invoke('machine.retry', { name: m.name }).then(machineChanged, (err: Error) => ctx.store.getState().notice(err.message));
-        }}>Retry now</button>
+        <button type="button" className="text-button" onClick={() => retryMachine(ctx, m.name)}>Retry now</button>
       ) : null}
     </div>
   );

@@ -7,7 +7,7 @@ import { useEffect, type ReactElement } from 'react';
 import { useStore } from 'zustand';
 import { useWindow, useWindowState } from '../context.ts';
 import { splitPane } from '../commands.ts';
-import { machineChanged, machineStateLabel, machinesUi, showMachineDialog } from './ui.ts';
+import { machineChanged, machineStateLabel, machinesUi, retryMachine, showMachineDialog } from './ui.ts';
 import './machines.css';
 
 export function MachinesBar(): ReactElement {
@@ -42,9 +42,7 @@ export function MachinesBar(): ReactElement {
               <button type="button" className="machine-retry" aria-label={`New pane on ${m.name}`} title={`A new pane on ${m.name}, beside the focused pane`} onClick={() => void splitPane(ctx, undefined, undefined, m.name)}>+ Pane</button>
             ) : null}
             {m.state === 'reconnecting' || m.state === 'failed' ? (
-              <button type="button" className="machine-retry" aria-label={`Retry ${m.name} now`} onClick={() => {
-                ctx.api.invoke('machine.retry', { name: m.name }).then(machineChanged, (err: Error) => ctx.store.getState().notice(err.message));
-              }}>Retry now</button>
+              <button type="button" className="machine-retry" aria-label={`Retry ${m.name} now`} onClick={() => retryMachine(ctx, m.name)}>Retry now</button>
             ) : null}
           </span>
         );

@@ -4,6 +4,7 @@
  */
 import { createStore } from 'zustand/vanilla';
 import type { MachineInfo } from '../../preload/contract.ts';
+import type { WindowContext } from '../context.ts';
 
 export const machinesUi = createStore<{ open: boolean; n: number; machines: MachineInfo[] }>()(() => ({ open: false, n: 0, machines: [] }));
 
@@ -27,4 +28,9 @@ export function machineChanged(info: MachineInfo): void {
 /** What a machine's chip says after its name: nothing when connected. */
 export function machineStateLabel(m: Pick<MachineInfo, 'state'>): string {
   return m.state === 'connected' ? '' : m.state === 'reconnecting' ? 'reconnecting…' : m.state === 'connecting' ? 'connecting…' : 'unreachable';
+}
+
+/** Retry now: the machine tried at once; its answer is its state, a refusal becomes a notice. */
+export function retryMachine(ctx: Pick<WindowContext, 'api' | 'store'>, name: string): void {
+  ctx.api.invoke('machine.retry', { name }).then(machineChanged, (err: Error) => ctx.store.getState().notice(err.message));
 }
