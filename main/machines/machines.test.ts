@@ -157,11 +157,17 @@ describe('machines: the home service holds a link to another machine', () => {
     const second = await conn.request('pane.create', { splitOf: far.id, direction: 'down' });
     expect(second.id.startsWith(`${m.alias}/`)).toBe(true);
     expect(paneIds(home.app.panes.layout)).toEqual(expect.arrayContaining([far.id, second.id]));
-    // Nothing was made here: both run on the far machine.
+    // An agent on the machine, likewise (its command run there).
+    const agent = await conn.request('agent.new', { machine: m.alias, command: ['/bin/sh', '-c', 'echo agent-on-$(hostname); exec cat'] });
+    expect(agent.id.startsWith(`${m.alias}/`)).toBe(true);
+    expect(agent.kind).toBe('agent');
+    expect(paneIds(home.app.panes.layout)).toContain(agent.id);
+    // Nothing was made here: they all run on the far machine.
     expect(home.app.panes.list().length).toBe(localBefore);
     const farDesk = await connectService({ env: m.farEnv, client: 'cli', start: false });
     const running = (await farDesk.request('service.info', {})).running.map((p) => `${m.alias}/${p.paneId}`);
-    expect(running).toEqual(expect.arrayContaining([far.id, second.id]));
+    expect(running).toEqual(expect.arrayContaining([far.id, second.id, agent.id]));
+    await farDesk.request('pane.close', { paneId: agent.id.split('/')[1]! });
     // The saved session remembers which pane lives where: the far ids stay in its layout through a load.
     const file = path.join(m.near.env.HOME!, 'session-copy.json');
     fs.writeFileSync(file, JSON.stringify(captureSession(home.app.panes)));
