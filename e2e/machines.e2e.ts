@@ -193,5 +193,22 @@ describe('far panes in the window', () => {
     await win.typeLine(id, 'echo again-$((3*3))');
     await win.waitForText(id, /^again-9$/m, 30_000);
     conn.close();
+
+    // "+ Agent" on the machine: its own agents are listed (one installed there only), and the one chosen runs there.
+    fs.writeFileSync(path.join(m.far.dir, 'bin', 'opencode'), '#!/bin/sh\necho "far-opencode on $(hostname)"\nexec cat\n', { mode: 0o755 });
+    await win.page.getByRole('button', { name: '+ Agent' }).click();
+    const picker = win.page.locator('.agent-picker');
+    await picker.getByRole('combobox').selectOption(m.alias);
+    const row = picker.locator('[data-agent="opencode"]:not(.not-installed)');
+    await row.waitFor({ timeout: 20_000 });
+    await win.screenshot('far-agent-picker-dark');
+    const before = new Set(await win.paneIds());
+    await row.click();
+    await picker.waitFor({ state: 'detached', timeout: 30_000 });
+    await win.waitFor(async () => (await win.paneIds()).some((p) => !before.has(p)), 'the agent pane');
+    const agentId = (await win.paneIds()).find((p) => !before.has(p))!;
+    expect(agentId.startsWith(`${m.alias}/`)).toBe(true);
+    await win.waitForText(agentId, /far-opencode on/, 30_000);
+    expect(await win.header(agentId).getByTestId('pane-machine').textContent()).toBe(m.alias);
   }, 240_000);
 });

@@ -61,10 +61,10 @@ export async function splitPane(ctx: CommandContext, direction?: 'right' | 'down
  * Starts an agent pane beside `paneId` (the focused one): `command`, or
  * settings.agentCommand. Returns the pane; a failure goes to `onError` (else a notice).
  */
-export async function newAgent(ctx: CommandContext, paneId?: string, command?: string[], onError?: (message: string) => void): Promise<PaneInfo | undefined> {
+export async function newAgent(ctx: CommandContext, paneId?: string, command?: string[], onError?: (message: string) => void, machine?: string): Promise<PaneInfo | undefined> {
   const splitOf = paneId ?? ctx.store.getState().focused ?? undefined;
   try {
-    const info = await ctx.api.invoke('agent.new', { ...(command ? { command } : {}), ...(splitOf ? { splitOf } : {}) });
+    const info = await ctx.api.invoke('agent.new', { ...(command ? { command } : {}), ...(splitOf ? { splitOf } : {}), ...(machine !== undefined ? { machine } : {}) });
     ctx.store.getState().paneUpdated(info);
     focusPane(ctx, info.id, true);
     return info;

@@ -166,7 +166,8 @@ export class Machines implements ViaRouter {
    */
   private async createFar<R extends { machine?: string; splitOf?: string; direction?: 'right' | 'down'; cwd?: string }>(name: 'pane.create' | 'agent.new', req: R, next: (req: R) => PaneInfo | Promise<PaneInfo>): Promise<PaneInfo> {
     const split = typeof req.splitOf === 'string' && isQualifiedPaneId(req.splitOf) ? splitPaneId(req.splitOf) : undefined;
-    const mName = req.machine ?? split?.machine;
+    // `machine: ""` is this machine, even beside a far pane.
+    const mName = req.machine === '' ? undefined : (req.machine ?? split?.machine);
     if (mName === undefined) return next(req);
     const m = this.byName.get(mName);
     if (!m) throw new Error(`no machine is named "${String(mName).slice(0, 40)}": connect it with + Machine… or \`terminal-delight connect HOST\``);
