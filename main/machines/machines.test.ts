@@ -176,6 +176,14 @@ describe('machines: the home service holds a link to another machine', () => {
     await farDesk.request('pane.close', { paneId: second.id.split('/')[1]! });
     await waitFor(() => !paneIds(home.app.panes.layout).includes(second.id) || undefined, 'the closed far pane out of the home layout');
     expect(paneIds(home.app.panes.layout)).toContain(far.id);
+    // Closed from here: there and in the home layout; a far id no machine has any more just leaves the layout.
+    const third = await conn.request('pane.create', { machine: m.alias });
+    expect(await conn.request('pane.close', { paneId: third.id })).toEqual({ closed: true });
+    expect(paneIds(home.app.panes.layout)).not.toContain(third.id);
+    expect((await farDesk.request('service.info', {})).running.map((p) => p.paneId)).not.toContain(third.id.split('/')[1]);
+    home.app.panes.attach('gone-box/p1');
+    expect(await conn.request('pane.close', { paneId: 'gone-box/p1' })).toEqual({ closed: true });
+    expect(paneIds(home.app.panes.layout)).not.toContain('gone-box/p1');
     farDesk.close();
     conn.close();
 

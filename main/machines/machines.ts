@@ -130,6 +130,7 @@ export class Machines implements ViaRouter {
     if (deps.layout) {
       deps.core.around('pane.create', (req, _c, next) => this.createFar('pane.create', req, next));
       deps.core.around('agent.new', (req, _c, next) => this.createFar('agent.new', req, next));
+      deps.core.around('pane.close', (req, _c, next) => this.closeFar(req, next));
     }
     deps.core.handle('machine.connect', (req) => this.connect(req));
     deps.core.handle('machine.list', () => this.list());
@@ -180,6 +181,25 @@ export class Machines implements ViaRouter {
     if (!m.panes.includes(info.id)) m.panes = [...m.panes, info.id];
     this.layout!.attach(id, req.splitOf, req.direction);
     return { ...info, id };
+  }
+
+  /**
+   * `pane.close` of a far pane: closed on its machine, and out of the home layout (also when
+   * its machine no longer knows it). A machine no longer kept: out of the layout only. While
+   * its machine is not connected, refused in one sentence.
+   */
+  private async closeFar(req: { paneId: string }, next: (req: { paneId: string }) => { closed: boolean } | Promise<{ closed: boolean }>): Promise<{ closed: boolean }> {
+    if (!isQualifiedPaneId(req.paneId)) return next(req);
+    const { machine, local } = splitPaneId(req.paneId);
+    const m = this.byName.get(machine!);
+    if (!m) {
+      this.layout!.dropFar(req.paneId);
+      return { closed: true };
+    }
+    if (m.state !== 'connected') throw new Error(`${m.record.name} is unreachable (${m.state === 'failed' ? m.reason ?? 'failed' : m.state}): the pane was not closed; close it once ${m.record.name} is back`);
+    const r = (await m.request('pane.close', { paneId: local })) as { closed?: unknown };
+    this.layout!.dropFar(req.paneId);
+    return { closed: r?.closed === true };
   }
 
   /** "Retry now": a machine not connected is tried at once; its answer says how it went. */
