@@ -238,4 +238,17 @@ describe('machines: the home service holds a link to another machine', () => {
     await expect(conn.request('machine.restart', { name: 'elsewhere' })).rejects.toThrow('no machine is named "elsewhere"');
     conn.close();
   }, 90_000);
+
+  it('a machine connected for the first time brings its running panes into the home layout', async () => {
+    const conn = await connectService({ env: m.near.env, client: 'cli' });
+    // The same far service under a second name: its running panes are new to this layout.
+    const farDesk = await connectService({ env: m.farEnv, client: 'cli', start: false });
+    const running = (await farDesk.request('service.info', {})).running.map((p) => p.paneId);
+    farDesk.close();
+    expect(running.length).toBeGreaterThan(0);
+    const twin = await conn.request('machine.connect', { target: m.alias, name: 'twin' });
+    expect(twin.state).toBe('connected');
+    expect(paneIds(home.app.panes.layout)).toEqual(expect.arrayContaining(running.map((p) => `twin/${p}`)));
+    conn.close();
+  }, 60_000);
 });

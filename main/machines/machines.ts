@@ -262,6 +262,8 @@ export class Machines implements ViaRouter {
     }
     const others = (this.settings.get().machines ?? []).filter((r) => r.name !== name);
     this.settings.set({ machines: [...others, record] });
+    // Connected for the first time: its running panes come into the home layout, tiled; after that the layout remembers what it shows.
+    if (!saved && this.layout) for (const p of m.panes) this.layout.attach(`${name}/${p}`);
     return m.info();
   }
 
