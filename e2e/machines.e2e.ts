@@ -210,5 +210,18 @@ describe('far panes in the window', () => {
     expect(agentId.startsWith(`${m.alias}/`)).toBe(true);
     await win.waitForText(agentId, /far-opencode on/, 30_000);
     expect(await win.header(agentId).getByTestId('pane-machine').textContent()).toBe(m.alias);
+
+    // A far id in the layout that its machine does not have (closed there while the layout was away): said so, and Close takes it out.
+    const ghost = `${m.alias}/ghost1`;
+    const layoutNow = await win.layout();
+    const c2 = await connectService({ env: homeEnv(), client: 'cli', start: false });
+    await c2.request('layout.set', { layout: { type: 'split', direction: 'row', sizes: [0.75, 0.25], children: [layoutNow!, { type: 'pane', paneId: ghost }] } });
+    const ghostOverlay = win.page.locator(`[data-pane-id="${ghost}"]`).getByTestId('far-overlay');
+    await ghostOverlay.waitFor({ timeout: 30_000 });
+    expect(await ghostOverlay.locator('.far-line').textContent()).toBe(`${m.alias} has no pane ghost1 any more`);
+    await ghostOverlay.getByRole('button', { name: 'Close' }).click();
+    await win.waitFor(async () => !(await win.paneIds()).includes(ghost), 'the gone pane out of the layout');
+    expect(await win.paneIds()).toContain(agentId);
+    c2.close();
   }, 240_000);
 });

@@ -7,7 +7,8 @@ import type { ReactElement } from 'react';
 import { useStore } from 'zustand';
 import type { MachineInfo } from '../../preload/contract.ts';
 import { splitPaneId } from '../../common/pane-id.ts';
-import { useWindow } from '../context.ts';
+import { useWindow, useWindowState } from '../context.ts';
+import { closePane } from '../commands.ts';
 import { machineStateLabel, machinesUi, retryMachine } from './ui.ts';
 
 /** The machine a pane lives on (undefined for a home pane), as this window knows it. */
@@ -32,7 +33,20 @@ export function MachineBadge({ paneId }: { paneId: string }): ReactElement | nul
 export function FarOverlay({ paneId }: { paneId: string }): ReactElement | null {
   const ctx = useWindow();
   const m = usePaneMachine(paneId);
-  if (!m || m.info?.state === 'connected') return null;
+  const known = useWindowState((s) => !!s.panes[paneId]);
+  const gone = useStore(machinesUi, (s) => !!s.gone[paneId]);
+  if (!m) return null;
+  if (m.info?.state === 'connected') {
+    // Its machine answered and does not have it (its state was wiped, or it was closed while this layout was away).
+    if (!gone || known) return null;
+    return (
+      <div className="far-overlay state-gone" role="status" data-testid="far-overlay">
+        <p className="far-line">{m.name} has no pane {splitPaneId(paneId).local} any more</p>
+        <p className="far-detail">It was closed there, or that machine's state was cleared. Close it here to take it out of the layout.</p>
+        <button type="button" className="text-button" onClick={() => void closePane(ctx, paneId)}>Close</button>
+      </div>
+    );
+  }
   const label = m.info ? machineStateLabel(m.info) : 'not connected';
   return (
     <div className={`far-overlay state-${m.info?.state ?? 'unknown'}`} role="status" data-testid="far-overlay">

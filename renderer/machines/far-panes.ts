@@ -10,7 +10,7 @@ import type { MachineInfo, PaneInfo } from '../../preload/contract.ts';
 import { splitPaneId } from '../../common/pane-id.ts';
 import { leafIds } from '../panes/layout.ts';
 import type { WindowContext } from '../context.ts';
-import { machinesUi } from './ui.ts';
+import { machinesUi, markGone } from './ui.ts';
 
 /** The machines whose panes the layout holds, each with those pane ids. Pure. */
 export function farPanesByMachine(ids: readonly string[]): Map<string, string[]> {
@@ -53,7 +53,9 @@ export function followFarPanes(ctx: Pick<WindowContext, 'api' | 'store' | 'termi
           greeted.set(name, 'done');
           ctx.store.getState().farPanes(name, res.panes as PaneInfo[]);
           const now = ctx.store.getState().panes;
-          for (const id of byMachine.get(name) ?? []) if (!now[id]) missing.add(id);
+          const gone = leafIds(ctx.store.getState().layout).filter((id) => splitPaneId(id).machine === name && !now[id]);
+          for (const id of gone) missing.add(id);
+          markGone(gone);
           for (const t of ctx.terminals.all()) if (splitPaneId(t.paneId).machine === name) void t.sync();
         },
         () => {

@@ -6,7 +6,19 @@ import { createStore } from 'zustand/vanilla';
 import type { MachineInfo } from '../../preload/contract.ts';
 import type { WindowContext } from '../context.ts';
 
-export const machinesUi = createStore<{ open: boolean; n: number; machines: MachineInfo[] }>()(() => ({ open: false, n: 0, machines: [] }));
+export const machinesUi = createStore<{
+  open: boolean;
+  n: number;
+  machines: MachineInfo[];
+  /** Far panes of the layout their machine's hello did not list (renderer/machines/far-panes.ts): gone there. */
+  gone: Record<string, true>;
+}>()(() => ({ open: false, n: 0, machines: [], gone: {} }));
+
+/** Far panes a machine's hello did not list. */
+export function markGone(paneIds: readonly string[]): void {
+  if (paneIds.length === 0) return;
+  machinesUi.setState((s) => ({ gone: { ...s.gone, ...Object.fromEntries(paneIds.map((id) => [id, true as const])) } }));
+}
 
 export function showMachineDialog(): void {
   machinesUi.setState((s) => ({ open: true, n: s.n + 1 }));
