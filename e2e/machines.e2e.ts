@@ -181,12 +181,14 @@ describe('far panes in the window', () => {
     await win.screenshot('far-pane-reconnecting-dark');
     await lightDown.page.locator(`[data-pane-id="${id}"]`).getByTestId('far-overlay').waitFor({ timeout: 30_000 });
     await lightDown.screenshot('far-pane-reconnecting-light');
-    await lightDown.close();
     // Back: the overlay goes and the snapshot replays what was printed meanwhile; the refused line is nowhere.
     await m.sshdUp();
     await overlay.getByRole('button', { name: 'Retry now' }).click().catch(() => undefined);
     await overlay.waitFor({ state: 'detached', timeout: 60_000 });
     await win.waitForText(id, /^meanwhile-6$/m, 30_000);
+    // The bench of a window that could not load it while the machine was down loads once it is back.
+    await lightDown.page.locator(`[data-pane-id="${id}"] .pane-bench`).getByRole('button', { name: 'Choose TTL' }).waitFor({ timeout: 30_000 });
+    await lightDown.close();
     expect(await win.text(id)).not.toContain('never-2');
     expect(await win.text(id)).not.toContain('choose on surface pick');
     expect(fs.existsSync(path.join(farFolder, 'actions.jsonl')) ? fs.readFileSync(path.join(farFolder, 'actions.jsonl'), 'utf8') : '').not.toContain('"pick"');

@@ -251,4 +251,27 @@ describe('machines: the home service holds a link to another machine', () => {
     expect(paneIds(home.app.panes.layout)).toEqual(expect.arrayContaining(running.map((p) => `twin/${p}`)));
     conn.close();
   }, 60_000);
+
+  it('answers a window\'s request still in flight when the link drops, in one sentence, so nothing waits for ever', async () => {
+    const conn = await connectService({ env: m.near.env, client: 'cli' });
+    const info = await waitFor(async () => (await conn.request('machine.list', {})).find((i) => i.name === m.alias && i.state === 'connected'), 'the machine connected');
+    const win = await homeWindow();
+    win.via({ t: 'req', id: 1, name: 'app.hello', req: { far: true } });
+    await win.wait(viaRes(1), 'the far hello');
+    // The far service stops answering (stopped, not gone); a request goes out and waits.
+    const farPid = (JSON.parse(fs.readFileSync(path.join(m.farEnv.XDG_STATE_HOME!, 'terminal-delight', 'run', 'service.lock'), 'utf8')) as { pid: number }).pid;
+    process.kill(farPid, 'SIGSTOP');
+    try {
+      win.via({ t: 'req', id: 2, name: 'service.info', req: {} });
+      process.kill(info.sshPid!, 'SIGKILL');
+      const res = (await win.wait(viaRes(2), 'the answer for the request in flight')).f as { ok: boolean; error: string };
+      expect(res.ok).toBe(false);
+      expect(res.error).toMatch(new RegExp(`^the link to ${m.alias} dropped before it answered \\(.+\\): it may not have been done$`));
+    } finally {
+      process.kill(farPid, 'SIGCONT');
+    }
+    await waitFor(async () => (await conn.request('machine.list', {})).find((i) => i.name === m.alias && i.state === 'connected'), 'the machine back', 60_000);
+    win.close();
+    conn.close();
+  }, 90_000);
 });

@@ -34,6 +34,8 @@ interface WindowChannel {
   ch?: Channel;
   /** Frames a window sent while its channel was opening (milliseconds), sent once it is. */
   early: string[];
+  /** Requests sent on the channel and not answered yet: answered with a sentence if the link drops first. */
+  inFlight: Set<number>;
 }
 
 class Machine {
@@ -321,6 +323,7 @@ export class Machines implements ViaRouter {
     for (const [win, wc] of m.windows) {
       wc.ch?.close();
       this.refuseEarly(win, m.record.name, wc.early, `${m.record.name} is unreachable (reconnecting): nothing was sent`);
+      this.unanswered(win, m.record.name, wc, why);
     }
     m.windows.clear();
     if (this.disposed) return;
@@ -392,13 +395,17 @@ export class Machines implements ViaRouter {
     if (!m) return refuse(`no machine is named "${name}": connect it with \`terminal-delight connect HOST\``);
     if (m.state !== 'connected' || !m.link) return refuse(`${name} is unreachable (${m.state === 'failed' ? m.reason ?? 'failed' : m.state}): nothing was sent`);
     const text = JSON.stringify(inner);
+    const reqId = inner.t === 'req' && typeof inner.id === 'number' && Number.isSafeInteger(inner.id) ? inner.id : undefined;
     const wc = m.windows.get(win);
-    if (wc?.ch) return wc.ch.sendLine(text);
+    if (wc?.ch) {
+      if (reqId !== undefined) wc.inFlight.add(reqId);
+      return wc.ch.sendLine(text);
+    }
     if (wc) {
       wc.early.push(text);
       return;
     }
-    const fresh: WindowChannel = { early: [text] };
+    const fresh: WindowChannel = { early: [text], inFlight: new Set() };
     m.windows.set(win, fresh);
     const link = m.link;
     link.openChannel({ client: 'serve', binary: win.binary }).then(
@@ -406,7 +413,9 @@ export class Machines implements ViaRouter {
         if (m.windows.get(win) !== fresh) return ch.close();
         fresh.ch = ch;
         ch.on('line', (b: Buffer) => {
-          if (!serverFrameOk(b)) return link.close(`${name} sent a window a frame that is not the contract's: the link was cut off`);
+          const f = serverFrame(b);
+          if (!f) return link.close(`${name} sent a window a frame that is not the contract's: the link was cut off`);
+          if (f.t === 'res' && typeof f.id === 'number') fresh.inFlight.delete(f.id);
           win.sendText(wrap(name, b.toString('utf8')));
         });
         ch.on('binary', (b: Buffer) => {
@@ -415,16 +424,27 @@ export class Machines implements ViaRouter {
           const head = Buffer.from([VIA_OUTPUT_FRAME, name.length, ...Buffer.from(name, 'latin1')]);
           win.sendBinary(Buffer.concat([head, b]), `${name}/${paneId}`);
         });
-        ch.on('close', () => {
+        ch.on('close', (why?: string) => {
           if (m.windows.get(win) === fresh) m.windows.delete(win);
+          this.unanswered(win, name, fresh, why || 'its channel closed');
         });
-        for (const t of fresh.early.splice(0)) ch.sendLine(t);
+        for (const t of fresh.early.splice(0)) {
+          const f = JSON.parse(t) as { t?: unknown; id?: unknown };
+          if (f.t === 'req' && typeof f.id === 'number') fresh.inFlight.add(f.id);
+          ch.sendLine(t);
+        }
       },
       (err: Error) => {
         if (m.windows.get(win) === fresh) m.windows.delete(win);
         this.refuseEarly(win, name, fresh.early, `${name} could not be reached (${err.message}): nothing was sent`);
       },
     );
+  }
+
+  /** Asked but not answered when a window's channel ends: the window must not wait for ever; whether it was done there is not known. */
+  private unanswered(win: ViaWindow, name: string, wc: WindowChannel, why: string): void {
+    for (const id of wc.inFlight) win.sendText(wrap(name, JSON.stringify({ t: 'res', id, ok: false, error: `the link to ${name} dropped before it answered (${why}): it may not have been done` })));
+    wc.inFlight.clear();
   }
 
   private refuseEarly(win: ViaWindow, name: string, early: string[], error: string): void {
@@ -439,6 +459,7 @@ export class Machines implements ViaRouter {
       const wc = m.windows.get(win);
       if (!wc) continue;
       m.windows.delete(win);
+      wc.inFlight.clear();
       wc.ch?.close('the window went away');
     }
   }
@@ -453,13 +474,13 @@ export class Machines implements ViaRouter {
   }
 }
 
-/** A far frame for a window: one JSON object the contract's server frames allow. Checked before it is wrapped. */
-function serverFrameOk(b: Buffer): boolean {
+/** A far frame for a window: one JSON object the contract's server frames allow (else undefined). Checked before it is wrapped. */
+function serverFrame(b: Buffer): { t: 'res' | 'evt' | 'ping'; id?: unknown } | undefined {
   try {
-    const f = JSON.parse(b.toString('utf8')) as { t?: unknown } | null;
-    return !!f && typeof f === 'object' && !Array.isArray(f) && (f.t === 'res' || f.t === 'evt' || f.t === 'ping');
+    const f = JSON.parse(b.toString('utf8')) as { t?: unknown; id?: unknown } | null;
+    return !!f && typeof f === 'object' && !Array.isArray(f) && (f.t === 'res' || f.t === 'evt' || f.t === 'ping') ? (f as { t: 'res' | 'evt' | 'ping'; id?: unknown }) : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

@@ -10,7 +10,7 @@ import type { MachineInfo, PaneInfo } from '../../preload/contract.ts';
 import { splitPaneId } from '../../common/pane-id.ts';
 import { leafIds } from '../panes/layout.ts';
 import type { WindowContext } from '../context.ts';
-import { machinesUi, markGone } from './ui.ts';
+import { greeted as saidHello, machinesUi, markGone } from './ui.ts';
 
 /** The machines whose panes the layout holds, each with those pane ids. Pure. */
 export function farPanesByMachine(ids: readonly string[]): Map<string, string[]> {
@@ -43,7 +43,7 @@ export function followFarPanes(ctx: Pick<WindowContext, 'api' | 'store' | 'termi
     if (!s.ready) return;
     const machines = machinesUi.getState().machines;
     // A machine not connected is greeted again once it is (its window channel is new).
-    for (const name of [...greeted.keys()]) if (machines.find((m) => m.name === name)?.state !== 'connected' && greeted.get(name) === 'done') greeted.delete(name);
+    for (const name of [...greeted.keys()]) if (machines.find((m) => m.name === name)?.state !== 'connected') greeted.delete(name);
     const byMachine = farPanesByMachine(leafIds(s.layout));
     for (const name of machinesToGreet(byMachine, machines, greeted, (id) => !!s.panes[id] || missing.has(id))) {
       greeted.set(name, 'asking');
@@ -56,10 +56,17 @@ export function followFarPanes(ctx: Pick<WindowContext, 'api' | 'store' | 'termi
           const gone = leafIds(ctx.store.getState().layout).filter((id) => splitPaneId(id).machine === name && !now[id]);
           for (const id of gone) missing.add(id);
           markGone(gone);
+          saidHello(name);
           for (const t of ctx.terminals.all()) if (splitPaneId(t.paneId).machine === name) void t.sync();
         },
-        () => {
-          if (greeted.get(name) === 'asking') greeted.delete(name);
+        (err: Error) => {
+          if (greeted.get(name) !== 'asking') return;
+          greeted.delete(name);
+          // Still connected: said once, and asked again a little later (a machine that dropped is asked once it is back).
+          if (machinesUi.getState().machines.find((m) => m.name === name)?.state === 'connected') {
+            ctx.store.getState().notice(`${name}'s panes could not be read (${err.message}); trying again`);
+            setTimeout(check, 2000);
+          }
         },
       );
     }

@@ -3,6 +3,8 @@
  * kept by its `machine.changed` events, and whether "+ Machine…" shows.
  */
 import { createStore } from 'zustand/vanilla';
+import { useStore } from 'zustand';
+import { splitPaneId } from '../../common/pane-id.ts';
 import type { MachineInfo } from '../../preload/contract.ts';
 import type { WindowContext } from '../context.ts';
 
@@ -12,7 +14,22 @@ export const machinesUi = createStore<{
   machines: MachineInfo[];
   /** Far panes of the layout their machine's hello did not list (renderer/machines/far-panes.ts): gone there. */
   gone: Record<string, true>;
-}>()(() => ({ open: false, n: 0, machines: [], gone: {} }));
+  /** How many times this window has said hello to each machine: what it shows of that machine's panes loads again. */
+  hellos: Record<string, number>;
+}>()(() => ({ open: false, n: 0, machines: [], gone: {}, hellos: {} }));
+
+/** This window said hello to a machine again (its link is new): benches of its panes load again. */
+export function greeted(name: string): void {
+  machinesUi.setState((s) => ({ hellos: { ...s.hellos, [name]: (s.hellos[name] ?? 0) + 1 } }));
+}
+
+/** The number of hellos to the machine a pane lives on (0 for a home pane): a dependency for what loads per pane. */
+export function useMachineHellos(paneId: string): number {
+  return useStore(machinesUi, (s) => {
+    const m = splitPaneId(paneId).machine;
+    return m === undefined ? 0 : (s.hellos[m] ?? 0);
+  });
+}
 
 /** Far panes a machine's hello did not list. */
 export function markGone(paneIds: readonly string[]): void {
