@@ -10,7 +10,7 @@ import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectService, stopService } from '../main/service/client.ts';
 import { startFarMachine, type FarMachine } from '../main/machines/sshd-testing.ts';
-import { dropSurface, launchBrowser, openWindow, startServe, type Serve, type TdPage } from './harness.ts';
+import { axeViolations, dropSurface, launchBrowser, openWindow, startServe, type Serve, type TdPage } from './harness.ts';
 import { statePaths } from '../main/paths.ts';
 import path from 'node:path';
 
@@ -80,9 +80,9 @@ describe('+ Machine…', () => {
     await win.screenshot('machines-reconnecting-dark');
     await m.sshdUp();
     // Retry now, rather than waiting for the next try (it may be under way already: then that one brings it back).
-    await chip(win).getByRole('button', { name: `Retry ${m.alias} now` }).click();
+    await chip(win).getByRole('button', { name: `Retry now: ${m.alias}` }).click();
     await chip(win).locator('.machine-state').waitFor({ state: 'detached', timeout: 60_000 });
-    expect(await chip(win).getByRole('button', { name: `Retry ${m.alias} now` }).count()).toBe(0);
+    expect(await chip(win).getByRole('button', { name: `Retry now: ${m.alias}` }).count()).toBe(0);
 
     // The dialog lists the machines used before, with their state.
     await win.page.getByTestId('add-machine').click();
@@ -99,7 +99,7 @@ describe('+ Machine…', () => {
     const conn = await connectService({ env: homeEnv(), client: 'cli', start: false });
     await conn.request('machine.restart', { name: m.alias });
     conn.close();
-    const restart = chip(win).getByRole('button', { name: `Restart ${m.alias}'s service` });
+    const restart = chip(win).getByRole('button', { name: `Restart service: ${m.alias}` });
     await restart.waitFor({ timeout: 60_000 });
     expect(await chip(win).locator('.machine-version').textContent()).toBe('9.9.9');
     await win.screenshot('machines-version-dark');
@@ -128,7 +128,8 @@ describe('far panes in the window', () => {
       return l;
     })).find((x) => x.name === m.alias)!.colour;
     const [r, g, b] = [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16));
-    expect(await badge.evaluate((el) => getComputedStyle(el).color)).toBe(`rgb(${r}, ${g}, ${b})`);
+    expect(await badge.evaluate((el) => getComputedStyle(el).borderColor)).toBe(`rgb(${r}, ${g}, ${b})`);
+    expect(await badge.locator('.machine-dot').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(`rgb(${r}, ${g}, ${b})`);
     // Typed into with the real keyboard; its output shown.
     await win.typeLine(id, 'echo far-$((6*7))');
     await win.waitForText(id, /^far-42$/m, 30_000);
@@ -137,6 +138,7 @@ describe('far panes in the window', () => {
     await win.waitForText(local, /^home-10$/m);
     await win.waitFor(async () => (await win.pane(id))?.title !== undefined, 'the far pane known to the store');
     await win.screenshot('far-pane-dark');
+    expect(await axeViolations(win, 'a home pane and a far pane, dark')).toEqual([]);
     const light = await openWindow(browser, serve, { theme: 'light', viewport: { width: 1280, height: 760 } });
     await light.waitForText(id, /^far-42$/m, 30_000);
     await light.screenshot('far-pane-light');
@@ -181,6 +183,7 @@ describe('far panes in the window', () => {
     await win.screenshot('far-pane-reconnecting-dark');
     await lightDown.page.locator(`[data-pane-id="${id}"]`).getByTestId('far-overlay').waitFor({ timeout: 30_000 });
     await lightDown.screenshot('far-pane-reconnecting-light');
+    expect(await axeViolations(lightDown, 'a far pane reconnecting, light')).toEqual([]);
     // Back: the overlay goes and the snapshot replays what was printed meanwhile; the refused line is nowhere.
     await m.sshdUp();
     await overlay.getByRole('button', { name: 'Retry now' }).click().catch(() => undefined);
@@ -204,6 +207,7 @@ describe('far panes in the window', () => {
     const row = picker.locator('[data-agent="opencode"]:not(.not-installed)');
     await row.waitFor({ timeout: 20_000 });
     await win.screenshot('far-agent-picker-dark');
+    expect(await axeViolations(win, 'the agent chooser with machines, dark')).toEqual([]);
     const before = new Set(await win.paneIds());
     await row.click();
     await picker.waitFor({ state: 'detached', timeout: 30_000 });

@@ -1,6 +1,7 @@
 /**
  * What a far pane shows of its machine (docs/spec/remote.md, "Far panes in the window"):
- * the machine's name in its colour in the pane header, and "reconnecting…" over the
+ * the machine's name in the pane header, framed and dotted in its colour (the text keeps
+ * the theme's, for contrast), and "reconnecting…" over the
  * pane's last screen while the machine is not connected (why, when it failed; Retry now).
  */
 import type { ReactElement } from 'react';
@@ -23,7 +24,7 @@ export function MachineBadge({ paneId }: { paneId: string }): ReactElement | nul
   if (!m) return null;
   const colour = m.info?.colour ?? 'var(--text-dim)';
   return (
-    <span className="badge pane-machine" data-testid="pane-machine" title={`This pane runs on ${m.name}${m.info?.hostname ? ` (${m.info.hostname})` : ''}`} style={{ color: colour, borderColor: colour }}>
+    <span className="badge pane-machine" data-testid="pane-machine" title={`This pane runs on ${m.name}${m.info?.hostname ? ` (${m.info.hostname})` : ''}`} style={{ borderColor: colour }}>
       <span className="machine-dot" style={{ background: colour }} aria-hidden="true" />
       {m.name}
     </span>
