@@ -10,7 +10,9 @@ import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectService, stopService } from '../main/service/client.ts';
 import { startFarMachine, type FarMachine } from '../main/machines/sshd-testing.ts';
-import { launchBrowser, openWindow, startServe, type Serve, type TdPage } from './harness.ts';
+import { axeViolations, dropSurface, launchBrowser, openWindow, startServe, type Serve, type TdPage } from './harness.ts';
+import { statePaths } from '../main/paths.ts';
+import path from 'node:path';
 
 let m: FarMachine;
 let serve: Serve;
@@ -78,9 +80,9 @@ describe('+ Machine…', () => {
     await win.screenshot('machines-reconnecting-dark');
     await m.sshdUp();
     // Retry now, rather than waiting for the next try (it may be under way already: then that one brings it back).
-    await chip(win).getByRole('button', { name: `Retry ${m.alias} now` }).click();
+    await chip(win).getByRole('button', { name: `Retry now: ${m.alias}` }).click();
     await chip(win).locator('.machine-state').waitFor({ state: 'detached', timeout: 60_000 });
-    expect(await chip(win).getByRole('button').count()).toBe(0);
+    expect(await chip(win).getByRole('button', { name: `Retry now: ${m.alias}` }).count()).toBe(0);
 
     // The dialog lists the machines used before, with their state.
     await win.page.getByTestId('add-machine').click();
@@ -97,7 +99,7 @@ describe('+ Machine…', () => {
     const conn = await connectService({ env: homeEnv(), client: 'cli', start: false });
     await conn.request('machine.restart', { name: m.alias });
     conn.close();
-    const restart = chip(win).getByRole('button', { name: `Restart ${m.alias}'s service` });
+    const restart = chip(win).getByRole('button', { name: `Restart service: ${m.alias}` });
     await restart.waitFor({ timeout: 60_000 });
     expect(await chip(win).locator('.machine-version').textContent()).toBe('9.9.9');
     await win.screenshot('machines-version-dark');
@@ -107,4 +109,125 @@ describe('+ Machine…', () => {
     await chip(win).locator('.machine-version').waitFor({ state: 'detached', timeout: 60_000 });
     await chip(win).locator('.machine-state').waitFor({ state: 'detached', timeout: 60_000 });
   }, 180_000);
+});
+
+describe('far panes in the window', () => {
+  it('opens a pane on the machine beside the home pane: typed into, its output shown, its machine in its header; ssh killed: "reconnecting…" over it, then back with what it printed meanwhile', async () => {
+    const farPane = win.page.locator(`.pane[data-pane-id^="${m.alias}/"]`);
+    await chip(win).getByRole('button', { name: `New pane on ${m.alias}` }).click();
+    await farPane.waitFor({ timeout: 30_000 });
+    const id = (await farPane.getAttribute('data-pane-id'))!;
+    // Beside the home pane, in the home layout; its machine's name in its header, in its colour.
+    await win.waitFor(async () => (await win.paneIds()).length === 2, 'a home pane and a far pane');
+    expect((await win.paneIds()).filter((p) => !p.includes('/'))).toHaveLength(1);
+    const badge = win.header(id).getByTestId('pane-machine');
+    expect(await badge.textContent()).toBe(m.alias);
+    const colour = (await connectService({ env: homeEnv(), client: 'cli', start: false }).then(async (c) => {
+      const l = await c.request('machine.list', {});
+      c.close();
+      return l;
+    })).find((x) => x.name === m.alias)!.colour;
+    const [r, g, b] = [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16));
+    expect(await badge.evaluate((el) => getComputedStyle(el).borderColor)).toBe(`rgb(${r}, ${g}, ${b})`);
+    expect(await badge.locator('.machine-dot').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(`rgb(${r}, ${g}, ${b})`);
+    // Typed into with the real keyboard; its output shown.
+    await win.typeLine(id, 'echo far-$((6*7))');
+    await win.waitForText(id, /^far-42$/m, 30_000);
+    const local = (await win.paneIds()).find((p) => !p.includes('/'))!;
+    await win.typeLine(local, 'echo home-$((2*5))');
+    await win.waitForText(local, /^home-10$/m);
+    await win.waitFor(async () => (await win.pane(id))?.title !== undefined, 'the far pane known to the store');
+    await win.screenshot('far-pane-dark');
+    expect(await axeViolations(win, 'a home pane and a far pane, dark')).toEqual([]);
+    const light = await openWindow(browser, serve, { theme: 'light', viewport: { width: 1280, height: 760 } });
+    await light.waitForText(id, /^far-42$/m, 30_000);
+    await light.screenshot('far-pane-light');
+    await light.close();
+
+    // A card on the far pane's bench (dropped into its folder on the far machine), read through the far service.
+    const farState = statePaths(m.farEnv);
+    await win.waitFor(() => fs.existsSync(farState.sessionFile), 'the far session saved');
+    const farSession = (JSON.parse(fs.readFileSync(farState.sessionFile, 'utf8')) as { session: string }).session;
+    const farFolder = path.join(m.farEnv.XDG_STATE_HOME!, 'terminal-delight', 'surfaces', farSession, id.split('/')[1]!);
+    dropSurface(farFolder, { id: 'pick', kind: 'decision', title: 'Which cache?', model: { question: 'LRU or TTL for the session cache?', options: [{ name: 'LRU', recommended: true }, { name: 'TTL' }] } });
+    await win.header(id).getByRole('button', { name: 'Open bench' }).click();
+    const choose = win.page.locator(`[data-pane-id="${id}"] .pane-bench`).getByRole('button', { name: 'Choose TTL' });
+    await choose.waitFor({ timeout: 30_000 });
+
+    // ssh killed while its sshd is down: "reconnecting…" over the far pane's last screen, with why (in both windows).
+    const lightDown = await openWindow(browser, serve, { theme: 'light', viewport: { width: 1280, height: 760 } });
+    await lightDown.waitForText(id, /^far-42$/m, 30_000);
+    const conn = await connectService({ env: homeEnv(), client: 'cli', start: false });
+    const sshPid = (await conn.request('machine.list', {})).find((x) => x.name === m.alias)!.sshPid!;
+    await m.sshdDown();
+    process.kill(sshPid, 'SIGKILL');
+    const overlay = win.page.locator(`[data-pane-id="${id}"]`).getByTestId('far-overlay');
+    await overlay.waitFor({ timeout: 30_000 });
+    expect(await overlay.locator('.far-line').textContent()).toBe(`${m.alias}: reconnecting…`);
+    expect(await win.page.locator(`[data-pane-id="${local}"]`).getByTestId('far-overlay').count()).toBe(0);
+    // Typing into it meanwhile is refused in one sentence, and nothing is queued.
+    await win.focusKeyboard(id);
+    await win.page.keyboard.type('echo never-$((1+1))');
+    await win.page.keyboard.press('Enter');
+    await win.waitFor(async () => (await win.page.locator('.notice').allTextContents()).some((t) => t.includes(`${m.alias} is unreachable (reconnecting): nothing was sent`)), 'the refusal as a notice');
+    // Said once, however many keys were refused.
+    expect((await win.page.locator('.notice').allTextContents()).filter((t) => t.includes('is unreachable'))).toHaveLength(1);
+    // A click on its card meanwhile: refused in one sentence, nothing queued to be typed later.
+    await choose.click();
+    await win.waitFor(async () => (await win.page.locator(`[data-pane-id="${id}"] .pane-bench, .notices`).allTextContents()).some((t) => t.includes(`${m.alias} is unreachable (reconnecting): nothing was sent`)), 'the card\'s click refused');
+    // Printed there meanwhile (at the far machine's own desk).
+    const farDesk = await connectService({ env: m.farEnv, client: 'cli', start: false });
+    await farDesk.request('pane.input', { paneId: id.split('/')[1]!, data: 'echo meanwhile-$((2*3))\r' });
+    farDesk.close();
+    await overlay.locator('.far-detail').waitFor();
+    await win.screenshot('far-pane-reconnecting-dark');
+    await lightDown.page.locator(`[data-pane-id="${id}"]`).getByTestId('far-overlay').waitFor({ timeout: 30_000 });
+    await lightDown.screenshot('far-pane-reconnecting-light');
+    expect(await axeViolations(lightDown, 'a far pane reconnecting, light')).toEqual([]);
+    // Back: the overlay goes and the snapshot replays what was printed meanwhile; the refused line is nowhere.
+    await m.sshdUp();
+    await overlay.getByRole('button', { name: 'Retry now' }).click().catch(() => undefined);
+    await overlay.waitFor({ state: 'detached', timeout: 60_000 });
+    await win.waitForText(id, /^meanwhile-6$/m, 30_000);
+    // The bench of a window that could not load it while the machine was down loads once it is back.
+    await lightDown.page.locator(`[data-pane-id="${id}"] .pane-bench`).getByRole('button', { name: 'Choose TTL' }).waitFor({ timeout: 30_000 });
+    await lightDown.close();
+    expect(await win.text(id)).not.toContain('never-2');
+    expect(await win.text(id)).not.toContain('choose on surface pick');
+    expect(fs.existsSync(path.join(farFolder, 'actions.jsonl')) ? fs.readFileSync(path.join(farFolder, 'actions.jsonl'), 'utf8') : '').not.toContain('"pick"');
+    await win.typeLine(id, 'echo again-$((3*3))');
+    await win.waitForText(id, /^again-9$/m, 30_000);
+    conn.close();
+
+    // "+ Agent" on the machine: its own agents are listed (one installed there only), and the one chosen runs there.
+    fs.writeFileSync(path.join(m.far.dir, 'bin', 'opencode'), '#!/bin/sh\necho "far-opencode on $(hostname)"\nexec cat\n', { mode: 0o755 });
+    await win.page.getByRole('button', { name: '+ Agent' }).click();
+    const picker = win.page.locator('.agent-picker');
+    await picker.getByRole('combobox').selectOption(m.alias);
+    const row = picker.locator('[data-agent="opencode"]:not(.not-installed)');
+    await row.waitFor({ timeout: 20_000 });
+    await win.screenshot('far-agent-picker-dark');
+    expect(await axeViolations(win, 'the agent chooser with machines, dark')).toEqual([]);
+    const before = new Set(await win.paneIds());
+    await row.click();
+    await picker.waitFor({ state: 'detached', timeout: 30_000 });
+    await win.waitFor(async () => (await win.paneIds()).some((p) => !before.has(p)), 'the agent pane');
+    const agentId = (await win.paneIds()).find((p) => !before.has(p))!;
+    expect(agentId.startsWith(`${m.alias}/`)).toBe(true);
+    await win.waitForText(agentId, /far-opencode on/, 30_000);
+    expect(await win.header(agentId).getByTestId('pane-machine').textContent()).toBe(m.alias);
+
+    // A far id in the layout that its machine does not have (closed there while the layout was away): said so, and Close takes it out.
+    const ghost = `${m.alias}/ghost1`;
+    const layoutNow = await win.layout();
+    const c2 = await connectService({ env: homeEnv(), client: 'cli', start: false });
+    await c2.request('layout.set', { layout: { type: 'split', direction: 'row', sizes: [0.75, 0.25], children: [layoutNow!, { type: 'pane', paneId: ghost }] } });
+    const ghostOverlay = win.page.locator(`[data-pane-id="${ghost}"]`).getByTestId('far-overlay');
+    await ghostOverlay.waitFor({ timeout: 30_000 });
+    expect(await ghostOverlay.locator('.far-line').textContent()).toBe(`${m.alias} has no pane ghost1 any more`);
+    await ghostOverlay.getByRole('button', { name: 'Close' }).click();
+    await win.waitFor(async () => !(await win.paneIds()).includes(ghost), 'the gone pane out of the layout');
+    expect(await win.paneIds()).toContain(agentId);
+    c2.close();
+  }, 240_000);
 });

@@ -143,7 +143,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   };
   installServiceHandlers(core, { panes, ticks, hub, quit: opts.quit });
   // Other machines over the person's own ssh (main/machines): their links, and windows' via frames.
-  const machines = new Machines({ core, settings, env });
+  const machines = new Machines({ core, settings, env, layout: panes });
   hub.via = machines;
   // The device door (main/devices), off unless it was turned on.
   const devices = installDevices({ core, panes, surfaces, stateDir: paths.state });

@@ -50,6 +50,13 @@ export class Core {
     this.handlers.set(name, handler as unknown as Handler<RequestName>);
   }
 
+  /** Put `f` in front of an installed handler: it answers, or passes the request on to the handler (`next`). */
+  around<K extends RequestName>(name: K, f: (req: Req<K>, client: Client, next: (req: Req<K>) => Res<K> | Promise<Res<K>>) => Res<K> | Promise<Res<K>>): void {
+    const inner = this.handlers.get(name) as unknown as Handler<K> | undefined;
+    if (!inner) throw new Error(`no handler for ${name} is installed to go around`);
+    this.handlers.set(name, ((req: Req<K>, client: Client) => f(req, client, (r) => inner(r, client))) as unknown as Handler<RequestName>);
+  }
+
   async request<K extends RequestName>(name: K, req: Req<K>, client: Client): Promise<Res<K>> {
     if (!REQUEST_NAMES.includes(name)) throw new ContractError(`unknown request "${String(name)}"`);
     if (req === null || typeof req !== 'object' || Array.isArray(req)) {

@@ -389,7 +389,12 @@ export interface ApprovalRequest {
 export interface Requests {
   /** First call of a window: who we are and everything to draw. */
   'app.hello': {
-    req: Record<string, never>;
+    /**
+     * `machine`: the window's hello to that machine's service (through the home service's
+     * link; the renderer's client takes the field out). `far`: a window reaching this service
+     * from another machine, whose layout is the home service's: no first pane is made here.
+     */
+    req: { machine?: string; far?: boolean };
     res: {
       session: string; panes: PaneInfo[]; layout: Layout | null; focused: string | null; settings: Settings; platform: string; shell: 'electron' | 'serve';
       /** The version of the core (the service) this window talks to. */
@@ -404,7 +409,8 @@ export interface Requests {
   };
   'settings.set': { req: SettingsPatch; res: Settings };
 
-  'pane.create': { req: { cwd?: string; command?: string[]; kind?: PaneKind; splitOf?: string; direction?: 'right' | 'down' }; res: PaneInfo };
+  /** `machine`: make it on that connected machine (also the machine of a qualified `splitOf`); its id comes back qualified, `name/id`, and goes into this layout. */
+  'pane.create': { req: { cwd?: string; command?: string[]; kind?: PaneKind; splitOf?: string; direction?: 'right' | 'down'; machine?: string }; res: PaneInfo };
   'pane.close': { req: { paneId: string }; res: { closed: boolean } };
   'pane.restart': { req: { paneId: string }; res: PaneInfo };
   'pane.input': { req: { paneId: string; data: string }; res: void };
@@ -446,9 +452,10 @@ export interface Requests {
   'approval.list': { req: Record<string, never>; res: ApprovalRequest[] };
   'approval.answer': { req: { approvalId: string; approve: boolean }; res: { ok: boolean; error?: string } };
 
-  'agent.new': { req: { command?: string[]; cwd?: string; splitOf?: string; direction?: 'right' | 'down' }; res: PaneInfo };
+  'agent.new': { req: { command?: string[]; cwd?: string; splitOf?: string; direction?: 'right' | 'down'; machine?: string }; res: PaneInfo };
   /** Every agent CLI the app knows, for "+ Agent": settings.agentCommand's first, then those on PATH, then the rest (with how to install them). */
-  'agent.available': { req: Record<string, never>; res: AvailableAgent[] };
+  /** `machine`: that machine's agents (the renderer's client sends it there through the home service). */
+  'agent.available': { req: { machine?: string }; res: AvailableAgent[] };
 
   /** Start an ended pane again as it was (same id, folder, env, cwd, size; the agent's resume argv). */
   'pane.resume': { req: { paneId: string }; res: PaneInfo };

@@ -45,11 +45,12 @@ export function focusPane(ctx: CommandContext, paneId: string, take = true): voi
 }
 
 /** A new pane beside `paneId` (the focused one): split `direction` when asked, else where there is room. */
-export async function splitPane(ctx: CommandContext, direction?: 'right' | 'down', paneId?: string): Promise<void> {
+export async function splitPane(ctx: CommandContext, direction?: 'right' | 'down', paneId?: string, machine?: string): Promise<void> {
   const s = ctx.store.getState();
   const splitOf = paneId ?? s.focused ?? undefined;
   try {
-    const info = await ctx.api.invoke('pane.create', splitOf ? { splitOf, ...(direction ? { direction } : {}) } : {});
+    // `machine`: a new pane on that machine, beside the focused pane (a split of a far pane goes on its machine anyway).
+    const info = await ctx.api.invoke('pane.create', { ...(splitOf ? { splitOf, ...(direction ? { direction } : {}) } : {}), ...(machine ? { machine } : {}) });
     ctx.store.getState().paneUpdated(info);
     focusPane(ctx, info.id, true);
   } catch (err) {
@@ -61,10 +62,10 @@ export async function splitPane(ctx: CommandContext, direction?: 'right' | 'down
  * Starts an agent pane beside `paneId` (the focused one): `command`, or
  * settings.agentCommand. Returns the pane; a failure goes to `onError` (else a notice).
  */
-export async function newAgent(ctx: CommandContext, paneId?: string, command?: string[], onError?: (message: string) => void): Promise<PaneInfo | undefined> {
+export async function newAgent(ctx: CommandContext, paneId?: string, command?: string[], onError?: (message: string) => void, machine?: string): Promise<PaneInfo | undefined> {
   const splitOf = paneId ?? ctx.store.getState().focused ?? undefined;
   try {
-    const info = await ctx.api.invoke('agent.new', { ...(command ? { command } : {}), ...(splitOf ? { splitOf } : {}) });
+    const info = await ctx.api.invoke('agent.new', { ...(command ? { command } : {}), ...(splitOf ? { splitOf } : {}), ...(machine !== undefined ? { machine } : {}) });
     ctx.store.getState().paneUpdated(info);
     focusPane(ctx, info.id, true);
     return info;

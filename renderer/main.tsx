@@ -29,6 +29,7 @@ import { desktopNotify } from './agents/notify.ts';
 import { doorTheme } from './first-paint/door-theme.ts';
 import { retireFirstPaint } from './first-paint/retire.ts';
 import { serviceUi } from './service/ui.ts';
+import { followFarPanes } from './machines/far-panes.ts';
 
 // The page's timeline on attach (read by bench/peer.bench.ts): marks cost nothing.
 performance.mark('td:script');
@@ -106,6 +107,9 @@ api.on('command', (c) => {
   if (c.name === 'resync') return hello();
   if (ctx.dedupe.accept(c.name, 'menu')) runCommand(ctx, c.name, c.paneId);
 });
+
+// Other machines' panes in the layout: their hello through the home service, again after each reconnect.
+followFarPanes(ctx);
 
 // Terminals live while their pane is in the layout; they redraw after a reconnect.
 store.subscribe((s, prev) => {

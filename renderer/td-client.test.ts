@@ -233,17 +233,24 @@ describe('panes of other machines (qualified ids, via frames)', () => {
       seen.push(frame);
       const f = frame as unknown as { t: string; m?: string; f?: { t: string; id: number; name: string; req: Record<string, unknown> } };
       if (f.t === 'via' && f.f?.t === 'req') {
-        const res = f.f.name === 'pane.create' ? { id: 'p2', title: 'sh' } : null;
+        const res = f.f.name === 'pane.restart' ? { id: 'p2', title: 'sh' } : f.f.name === 'app.hello' ? { panes: [], layout: null, focused: null } : null;
         ws.send(JSON.stringify({ t: 'via', m: f.m, f: { t: 'res', id: f.f.id, ok: true, res } }));
       } else if (f.t === 'req') reply(ws, { t: 'res', id: frame.id, ok: true, res: null });
     });
     const c = client(srv.port);
-    const pane = await c.invoke('pane.create', { splitOf: 'build-box/p1', direction: 'right' });
+    const pane = await c.invoke('pane.restart', { paneId: 'build-box/p2' });
     expect(pane.id).toBe('build-box/p2');
     await c.invoke('pane.input', { paneId: 'p9', data: 'home' });
-    expect(seen[0]).toMatchObject({ t: 'via', m: 'build-box', f: { t: 'req', name: 'pane.create', req: { splitOf: 'p1', direction: 'right' } } });
+    expect(seen[0]).toMatchObject({ t: 'via', m: 'build-box', f: { t: 'req', name: 'pane.restart', req: { paneId: 'p2' } } });
     expect(seen[1]).toMatchObject({ t: 'req', name: 'pane.input', req: { paneId: 'p9' } });
-    await expect(c.invoke('layout.set' as never, { paneId: 'a/p1', splitOf: 'b/p2' } as never)).rejects.toThrow('a request names panes of two machines: a pane is split or moved within its own machine only');
+    // The home service makes panes (on any machine) and holds the layout's focus: those stay home, ids as they are.
+    await c.invoke('pane.create', { splitOf: 'build-box/p1', direction: 'right' });
+    await c.invoke('pane.focus', { paneId: 'build-box/p1' });
+    expect(seen.splice(2, 2)).toMatchObject([{ t: 'req', name: 'pane.create', req: { splitOf: 'build-box/p1' } }, { t: 'req', name: 'pane.focus', req: { paneId: 'build-box/p1' } }]);
+    // A request may name its machine: the far window's hello.
+    await c.invoke('app.hello', { machine: 'build-box', far: true });
+    expect(seen.splice(2, 1)).toMatchObject([{ t: 'via', m: 'build-box', f: { t: 'req', name: 'app.hello', req: { far: true } } }]);
+    await expect(c.invoke('pane.snapshot' as never, { paneId: 'a/p1', splitOf: 'b/p2' } as never)).rejects.toThrow('a request names panes of two machines: a pane is split or moved within its own machine only');
     // Acks go to the pane's machine too.
     c.ack!('build-box/p2', 12);
     await until(() => seen.length === 3);

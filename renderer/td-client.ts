@@ -325,7 +325,7 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
           a.answer.then(resolve as (v: unknown) => void, reject);
           return;
         }
-        const routed = routeRequest(req);
+        const routed = routeRequest(name, req);
         if ('error' in routed) {
           reject(new Error(routed.error));
           return;

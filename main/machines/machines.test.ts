@@ -9,6 +9,8 @@ import { waitFor } from '../panes/testing.ts';
 import { connectService, stopService } from '../service/client.ts';
 import { startService, type RunningService } from '../service/service.ts';
 import { PROTOCOL } from '../version.ts';
+import { paneIds } from '../panes/layout.ts';
+import { captureSession, loadSession } from '../state/session.ts';
 import { startFarMachine, type FarMachine } from './sshd-testing.ts';
 
 let m: FarMachine;
@@ -142,6 +144,66 @@ describe('machines: the home service holds a link to another machine', () => {
     expect(home.app.settings.get().machines.map((r) => r.name)).toEqual([m.alias]);
   }, 60_000);
 
+  it('makes a pane on a machine and holds it in the home layout beside the focused pane, saved with the session, and takes it out when it is closed there', async () => {
+    const conn = await connectService({ env: m.near.env, client: 'cli' });
+    await waitFor(async () => (await conn.request('machine.list', {})).find((i) => i.name === m.alias && i.state === 'connected'), 'the machine connected');
+    await expect(conn.request('pane.create', { machine: 'elsewhere' })).rejects.toThrow('no machine is named "elsewhere": connect it with + Machine… or `terminal-delight connect HOST`');
+    const localBefore = home.app.panes.list().length;
+    const far = await conn.request('pane.create', { machine: m.alias, direction: 'right' });
+    expect(far.id).toMatch(new RegExp(`^${m.alias}/[A-Za-z0-9_-]+$`));
+    expect(paneIds(home.app.panes.layout)).toContain(far.id);
+    expect(home.app.panes.focused).toBe(far.id);
+    // Splitting a far pane makes the new one on the same machine, beside it.
+    const second = await conn.request('pane.create', { splitOf: far.id, direction: 'down' });
+    expect(second.id.startsWith(`${m.alias}/`)).toBe(true);
+    expect(paneIds(home.app.panes.layout)).toEqual(expect.arrayContaining([far.id, second.id]));
+    // An agent on the machine, likewise (its command run there).
+    const agent = await conn.request('agent.new', { machine: m.alias, command: ['/bin/sh', '-c', 'echo agent-on-$(hostname); exec cat'] });
+    expect(agent.id.startsWith(`${m.alias}/`)).toBe(true);
+    expect(agent.kind).toBe('agent');
+    expect(paneIds(home.app.panes.layout)).toContain(agent.id);
+    // Nothing was made here: they all run on the far machine.
+    expect(home.app.panes.list().length).toBe(localBefore);
+    const farDesk = await connectService({ env: m.farEnv, client: 'cli', start: false });
+    const running = (await farDesk.request('service.info', {})).running.map((p) => `${m.alias}/${p.paneId}`);
+    expect(running).toEqual(expect.arrayContaining([far.id, second.id, agent.id]));
+    await farDesk.request('pane.close', { paneId: agent.id.split('/')[1]! });
+    // The saved session remembers which pane lives where: the far ids stay in its layout through a load.
+    const file = path.join(m.near.env.HOME!, 'session-copy.json');
+    fs.writeFileSync(file, JSON.stringify(captureSession(home.app.panes)));
+    expect(paneIds(loadSession(file)!.layout)).toEqual(expect.arrayContaining([far.id, second.id]));
+    // Closed on the far machine: out of the home layout.
+    await farDesk.request('pane.close', { paneId: second.id.split('/')[1]! });
+    await waitFor(() => !paneIds(home.app.panes.layout).includes(second.id) || undefined, 'the closed far pane out of the home layout');
+    expect(paneIds(home.app.panes.layout)).toContain(far.id);
+    // Closed from here: there and in the home layout; a far id no machine has any more just leaves the layout.
+    const third = await conn.request('pane.create', { machine: m.alias });
+    expect(await conn.request('pane.close', { paneId: third.id })).toEqual({ closed: true });
+    expect(paneIds(home.app.panes.layout)).not.toContain(third.id);
+    expect((await farDesk.request('service.info', {})).running.map((p) => p.paneId)).not.toContain(third.id.split('/')[1]);
+    home.app.panes.attach('gone-box/p1');
+    expect(await conn.request('pane.close', { paneId: 'gone-box/p1' })).toEqual({ closed: true });
+    expect(paneIds(home.app.panes.layout)).not.toContain('gone-box/p1');
+    farDesk.close();
+    conn.close();
+
+    // The home service restarts: the far pane is back in its place in the layout, and its machine connects again.
+    await home.stop('test restart');
+    const again = await startService({ env: m.near.env, idleMs: 0 });
+    if (!again.started) throw new Error('no home service the second time');
+    home = again.service;
+    expect(paneIds(home.app.panes.layout)).toContain(far.id);
+    const conn2 = await connectService({ env: m.near.env, client: 'cli' });
+    await waitFor(async () => (await conn2.request('machine.list', {})).find((i) => i.name === m.alias && i.state === 'connected' && i.panes.includes(far.id)), 'the machine connected again, its pane running', 30_000);
+    // A window says hello to that machine and reads the pane it had.
+    const win = await homeWindow();
+    win.via({ t: 'req', id: 1, name: 'app.hello', req: { far: true } });
+    const hello = (await win.wait(viaRes(1), 'the far hello')).f as { ok: boolean; res: { panes: Array<{ id: string }> } };
+    expect(hello.res.panes.map((p) => `${m.alias}/${p.id}`)).toContain(far.id);
+    win.close();
+    conn2.close();
+  }, 90_000);
+
   it('cuts off a far host that sends a frame no link carries, in one sentence, touching nothing here', async () => {
     // What runs there answers with a good hello, then a frame of a kind no link knows.
     const hostile = path.join(m.farEnv.HOME!, 'hostile');
@@ -174,6 +236,42 @@ describe('machines: the home service holds a link to another machine', () => {
     expect(before.version).not.toBe('9.9.9');
     expect((JSON.parse(fs.readFileSync(lock, 'utf8')) as { pid: number }).pid).not.toBe(oldPid);
     await expect(conn.request('machine.restart', { name: 'elsewhere' })).rejects.toThrow('no machine is named "elsewhere"');
+    conn.close();
+  }, 90_000);
+
+  it('a machine connected for the first time brings its running panes into the home layout', async () => {
+    const conn = await connectService({ env: m.near.env, client: 'cli' });
+    // The same far service under a second name: its running panes are new to this layout.
+    const farDesk = await connectService({ env: m.farEnv, client: 'cli', start: false });
+    const running = (await farDesk.request('service.info', {})).running.map((p) => p.paneId);
+    farDesk.close();
+    expect(running.length).toBeGreaterThan(0);
+    const twin = await conn.request('machine.connect', { target: m.alias, name: 'twin' });
+    expect(twin.state).toBe('connected');
+    expect(paneIds(home.app.panes.layout)).toEqual(expect.arrayContaining(running.map((p) => `twin/${p}`)));
+    conn.close();
+  }, 60_000);
+
+  it('answers a window\'s request still in flight when the link drops, in one sentence, so nothing waits for ever', async () => {
+    const conn = await connectService({ env: m.near.env, client: 'cli' });
+    const info = await waitFor(async () => (await conn.request('machine.list', {})).find((i) => i.name === m.alias && i.state === 'connected'), 'the machine connected');
+    const win = await homeWindow();
+    win.via({ t: 'req', id: 1, name: 'app.hello', req: { far: true } });
+    await win.wait(viaRes(1), 'the far hello');
+    // The far service stops answering (stopped, not gone); a request goes out and waits.
+    const farPid = (JSON.parse(fs.readFileSync(path.join(m.farEnv.XDG_STATE_HOME!, 'terminal-delight', 'run', 'service.lock'), 'utf8')) as { pid: number }).pid;
+    process.kill(farPid, 'SIGSTOP');
+    try {
+      win.via({ t: 'req', id: 2, name: 'service.info', req: {} });
+      process.kill(info.sshPid!, 'SIGKILL');
+      const res = (await win.wait(viaRes(2), 'the answer for the request in flight')).f as { ok: boolean; error: string };
+      expect(res.ok).toBe(false);
+      expect(res.error).toMatch(new RegExp(`^the link to ${m.alias} dropped before it answered \\(.+\\): it may not have been done$`));
+    } finally {
+      process.kill(farPid, 'SIGCONT');
+    }
+    await waitFor(async () => (await conn.request('machine.list', {})).find((i) => i.name === m.alias && i.state === 'connected'), 'the machine back', 60_000);
+    win.close();
     conn.close();
   }, 90_000);
 });

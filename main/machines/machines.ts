@@ -5,7 +5,8 @@
  * Links that drop are reconnected with backoff; while a machine is unreachable a window's
  * request for it is refused at once in one sentence, and nothing is queued.
  */
-import type { MachineInfo, MachineRecord, ServerFrame, Settings } from '../../preload/contract.ts';
+import type { MachineInfo, MachineRecord, PaneInfo, ServerFrame, Settings } from '../../preload/contract.ts';
+import { isQualifiedPaneId, splitPaneId } from '../../common/pane-id.ts';
 import { OUTPUT_FRAME } from '../../preload/output-frame.ts';
 import { VIA_OUTPUT_FRAME } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
@@ -23,10 +24,18 @@ interface SettingsLike {
   set(patch: Partial<Settings>): Settings;
 }
 
+/** What of the home layout the machines use: far panes are placed in it and taken out of it. */
+interface LayoutLike {
+  attach(paneId: string, splitOf?: string, direction?: 'right' | 'down'): void;
+  dropFar(paneId: string): void;
+}
+
 interface WindowChannel {
   ch?: Channel;
   /** Frames a window sent while its channel was opening (milliseconds), sent once it is. */
   early: string[];
+  /** Requests sent on the channel and not answered yet: answered with a sentence if the link drops first. */
+  inFlight: Set<number>;
 }
 
 class Machine {
@@ -77,7 +86,7 @@ class Machine {
   }
 
   /** A line on the control channel: an answer, or an event (which may change the panes). */
-  controlLine(bytes: Buffer, changed: () => void): string | undefined {
+  controlLine(bytes: Buffer, changed: () => void, removed: (paneId: string) => void = () => undefined): string | undefined {
     let f: { t?: unknown; id?: unknown; ok?: unknown; res?: unknown; error?: unknown; name?: unknown };
     try {
       f = JSON.parse(bytes.toString('utf8')) as typeof f;
@@ -91,6 +100,8 @@ class Machine {
       done?.({ ok: f.ok === true, res: f.res, error: typeof f.error === 'string' ? f.error : 'refused' });
     } else if (f.t === 'evt') {
       if (f.name === 'pane.updated' || f.name === 'pane.removed') changed();
+      const gone = (f as { payload?: { paneId?: unknown } }).payload?.paneId;
+      if (f.name === 'pane.removed' && typeof gone === 'string') removed(gone);
     } else if (f.t !== 'ping') {
       return `a frame of type ${JSON.stringify(f.t).slice(0, 20)}`;
     }
@@ -107,14 +118,22 @@ export class Machines implements ViaRouter {
   private readonly core: Core;
   private readonly settings: SettingsLike;
   private readonly env: NodeJS.ProcessEnv;
+  private readonly layout: LayoutLike | undefined;
   private readonly byName = new Map<string, Machine>();
   private disposed = false;
   private clock: NodeJS.Timeout | undefined;
 
-  constructor(deps: { core: Core; settings: SettingsLike; env: NodeJS.ProcessEnv }) {
+  constructor(deps: { core: Core; settings: SettingsLike; env: NodeJS.ProcessEnv; layout?: LayoutLike }) {
     this.core = deps.core;
     this.settings = deps.settings;
     this.env = deps.env;
+    this.layout = deps.layout;
+    // A pane on a machine (`machine`, or a qualified `splitOf`): made there, placed here.
+    if (deps.layout) {
+      deps.core.around('pane.create', (req, _c, next) => this.createFar('pane.create', req, next));
+      deps.core.around('agent.new', (req, _c, next) => this.createFar('agent.new', req, next));
+      deps.core.around('pane.close', (req, _c, next) => this.closeFar(req, next));
+    }
     deps.core.handle('machine.connect', (req) => this.connect(req));
     deps.core.handle('machine.list', () => this.list());
     deps.core.handle('machine.retry', (req) => this.retryNow(req.name));
@@ -140,6 +159,49 @@ export class Machines implements ViaRouter {
     if (m.state !== 'connected' || !m.control) throw new Error(`${m.record.name} is unreachable (${m.state}): its service was not restarted`);
     m.control.sendLine(JSON.stringify({ t: 'shutdown', reason: 'upgrade' }));
     return { ok: true };
+  }
+
+  /**
+   * `pane.create` or `agent.new` for a machine: asked of its service over the control
+   * channel (its own folder there: a home `cwd` means nothing on it), and its qualified id
+   * placed in the home layout beside `splitOf` or the focused pane. Refused in one sentence
+   * while the machine is not connected; nothing is queued.
+   */
+  private async createFar<R extends { machine?: string; splitOf?: string; direction?: 'right' | 'down'; cwd?: string }>(name: 'pane.create' | 'agent.new', req: R, next: (req: R) => PaneInfo | Promise<PaneInfo>): Promise<PaneInfo> {
+    const split = typeof req.splitOf === 'string' && isQualifiedPaneId(req.splitOf) ? splitPaneId(req.splitOf) : undefined;
+    // `machine: ""` is this machine, even beside a far pane.
+    const mName = req.machine === '' ? undefined : (req.machine ?? split?.machine);
+    if (mName === undefined) return next(req);
+    const m = this.byName.get(mName);
+    if (!m) throw new Error(`no machine is named "${String(mName).slice(0, 40)}": connect it with + Machine… or \`terminal-delight connect HOST\``);
+    if (m.state !== 'connected') throw new Error(`${m.record.name} is unreachable (${m.state === 'failed' ? m.reason ?? 'failed' : m.state}): no pane was made there`);
+    const { machine: _m, splitOf: _s, cwd: _c, ...rest } = req;
+    const farReq = { ...rest, ...(split && split.machine === mName ? { splitOf: split.local } : {}) };
+    const info = (await m.request(name, farReq)) as PaneInfo;
+    if (!info || typeof info.id !== 'string' || !PANE_ID.test(info.id)) throw new Error(`${m.record.name} answered ${name} with no pane id: nothing was placed`);
+    const id = `${m.record.name}/${info.id}`;
+    if (!m.panes.includes(info.id)) m.panes = [...m.panes, info.id];
+    this.layout!.attach(id, req.splitOf, req.direction);
+    return { ...info, id };
+  }
+
+  /**
+   * `pane.close` of a far pane: closed on its machine, and out of the home layout (also when
+   * its machine no longer knows it). A machine no longer kept: out of the layout only. While
+   * its machine is not connected, refused in one sentence.
+   */
+  private async closeFar(req: { paneId: string }, next: (req: { paneId: string }) => { closed: boolean } | Promise<{ closed: boolean }>): Promise<{ closed: boolean }> {
+    if (!isQualifiedPaneId(req.paneId)) return next(req);
+    const { machine, local } = splitPaneId(req.paneId);
+    const m = this.byName.get(machine!);
+    if (!m) {
+      this.layout!.dropFar(req.paneId);
+      return { closed: true };
+    }
+    if (m.state !== 'connected') throw new Error(`${m.record.name} is unreachable (${m.state === 'failed' ? m.reason ?? 'failed' : m.state}): the pane was not closed; close it once ${m.record.name} is back`);
+    const r = (await m.request('pane.close', { paneId: local })) as { closed?: unknown };
+    this.layout!.dropFar(req.paneId);
+    return { closed: r?.closed === true };
   }
 
   /** "Retry now": a machine not connected is tried at once; its answer says how it went. */
@@ -202,6 +264,8 @@ export class Machines implements ViaRouter {
     }
     const others = (this.settings.get().machines ?? []).filter((r) => r.name !== name);
     this.settings.set({ machines: [...others, record] });
+    // Connected for the first time: its running panes come into the home layout, tiled; after that the layout remembers what it shows.
+    if (!saved && this.layout) for (const p of m.panes) this.layout.attach(`${name}/${p}`);
     return m.info();
   }
 
@@ -230,7 +294,7 @@ export class Machines implements ViaRouter {
       const control = await link.openChannel({ client: 'cli' });
       m.control = control;
       control.on('line', (b: Buffer) => {
-        const wrong = m.controlLine(b, () => this.panesChanged(m));
+        const wrong = m.controlLine(b, () => this.panesChanged(m), (paneId) => this.layout?.dropFar(`${name}/${paneId}`));
         if (wrong) link.close(`${name} sent ${wrong} on its control channel: the link was cut off`);
       });
       control.on('binary', () => link.close(`${name} sent output on its control channel: the link was cut off`));
@@ -259,6 +323,7 @@ export class Machines implements ViaRouter {
     for (const [win, wc] of m.windows) {
       wc.ch?.close();
       this.refuseEarly(win, m.record.name, wc.early, `${m.record.name} is unreachable (reconnecting): nothing was sent`);
+      this.unanswered(win, m.record.name, wc, why);
     }
     m.windows.clear();
     if (this.disposed) return;
@@ -330,13 +395,17 @@ export class Machines implements ViaRouter {
     if (!m) return refuse(`no machine is named "${name}": connect it with \`terminal-delight connect HOST\``);
     if (m.state !== 'connected' || !m.link) return refuse(`${name} is unreachable (${m.state === 'failed' ? m.reason ?? 'failed' : m.state}): nothing was sent`);
     const text = JSON.stringify(inner);
+    const reqId = inner.t === 'req' && typeof inner.id === 'number' && Number.isSafeInteger(inner.id) ? inner.id : undefined;
     const wc = m.windows.get(win);
-    if (wc?.ch) return wc.ch.sendLine(text);
+    if (wc?.ch) {
+      if (reqId !== undefined) wc.inFlight.add(reqId);
+      return wc.ch.sendLine(text);
+    }
     if (wc) {
       wc.early.push(text);
       return;
     }
-    const fresh: WindowChannel = { early: [text] };
+    const fresh: WindowChannel = { early: [text], inFlight: new Set() };
     m.windows.set(win, fresh);
     const link = m.link;
     link.openChannel({ client: 'serve', binary: win.binary }).then(
@@ -344,7 +413,9 @@ export class Machines implements ViaRouter {
         if (m.windows.get(win) !== fresh) return ch.close();
         fresh.ch = ch;
         ch.on('line', (b: Buffer) => {
-          if (!serverFrameOk(b)) return link.close(`${name} sent a window a frame that is not the contract's: the link was cut off`);
+          const f = serverFrame(b);
+          if (!f) return link.close(`${name} sent a window a frame that is not the contract's: the link was cut off`);
+          if (f.t === 'res' && typeof f.id === 'number') fresh.inFlight.delete(f.id);
           win.sendText(wrap(name, b.toString('utf8')));
         });
         ch.on('binary', (b: Buffer) => {
@@ -353,16 +424,27 @@ export class Machines implements ViaRouter {
           const head = Buffer.from([VIA_OUTPUT_FRAME, name.length, ...Buffer.from(name, 'latin1')]);
           win.sendBinary(Buffer.concat([head, b]), `${name}/${paneId}`);
         });
-        ch.on('close', () => {
+        ch.on('close', (why?: string) => {
           if (m.windows.get(win) === fresh) m.windows.delete(win);
+          this.unanswered(win, name, fresh, why || 'its channel closed');
         });
-        for (const t of fresh.early.splice(0)) ch.sendLine(t);
+        for (const t of fresh.early.splice(0)) {
+          const f = JSON.parse(t) as { t?: unknown; id?: unknown };
+          if (f.t === 'req' && typeof f.id === 'number') fresh.inFlight.add(f.id);
+          ch.sendLine(t);
+        }
       },
       (err: Error) => {
         if (m.windows.get(win) === fresh) m.windows.delete(win);
         this.refuseEarly(win, name, fresh.early, `${name} could not be reached (${err.message}): nothing was sent`);
       },
     );
+  }
+
+  /** Asked but not answered when a window's channel ends: the window must not wait for ever; whether it was done there is not known. */
+  private unanswered(win: ViaWindow, name: string, wc: WindowChannel, why: string): void {
+    for (const id of wc.inFlight) win.sendText(wrap(name, JSON.stringify({ t: 'res', id, ok: false, error: `the link to ${name} dropped before it answered (${why}): it may not have been done` })));
+    wc.inFlight.clear();
   }
 
   private refuseEarly(win: ViaWindow, name: string, early: string[], error: string): void {
@@ -377,6 +459,7 @@ export class Machines implements ViaRouter {
       const wc = m.windows.get(win);
       if (!wc) continue;
       m.windows.delete(win);
+      wc.inFlight.clear();
       wc.ch?.close('the window went away');
     }
   }
@@ -391,13 +474,13 @@ export class Machines implements ViaRouter {
   }
 }
 
-/** A far frame for a window: one JSON object the contract's server frames allow. Checked before it is wrapped. */
-function serverFrameOk(b: Buffer): boolean {
+/** A far frame for a window: one JSON object the contract's server frames allow (else undefined). Checked before it is wrapped. */
+function serverFrame(b: Buffer): { t: 'res' | 'evt' | 'ping'; id?: unknown } | undefined {
   try {
-    const f = JSON.parse(b.toString('utf8')) as { t?: unknown } | null;
-    return !!f && typeof f === 'object' && !Array.isArray(f) && (f.t === 'res' || f.t === 'evt' || f.t === 'ping');
+    const f = JSON.parse(b.toString('utf8')) as { t?: unknown; id?: unknown } | null;
+    return !!f && typeof f === 'object' && !Array.isArray(f) && (f.t === 'res' || f.t === 'evt' || f.t === 'ping') ? (f as { t: 'res' | 'evt' | 'ping'; id?: unknown }) : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

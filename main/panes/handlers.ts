@@ -11,11 +11,11 @@ function str(v: unknown, what: string): string {
 }
 
 export function installPaneHandlers(core: Core, panes: PaneService, settings: SettingsApi, shell: 'electron' | 'serve' = 'serve', notices: () => string[] = () => []): void {
-  core.handle('app.hello', (_req, client) => {
+  core.handle('app.hello', (req, client) => {
     panes.addReader(client.id);
     // A window always has something to show: the login shell when no pane is in the layout,
-    // in the folder the window's relay was started in.
-    if (!panes.layout) panes.create({ cwd: client.cwd });
+    // in the folder the window's relay was started in (not a window of another machine: its layout is its own).
+    if (!panes.layout && req.far !== true) panes.create({ cwd: client.cwd });
     return {
       session: panes.session,
       panes: panes.list(),
@@ -34,7 +34,8 @@ export function installPaneHandlers(core: Core, panes: PaneService, settings: Se
   core.handle('settings.set', (req) => settings.set(req));
 
   core.handle('pane.create', (req, client) => {
-    panes.addReader(client.id);
+    // A window reads what it made; a command (another machine's home service asking) does not.
+    if (client.shell !== 'cli') panes.addReader(client.id);
     if (req.direction !== undefined && req.direction !== 'right' && req.direction !== 'down') {
       throw new Error(`direction ${JSON.stringify(req.direction)} is not known: use "right" or "down"`);
     }

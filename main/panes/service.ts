@@ -20,6 +20,7 @@ import { atPrompt, type PromptState } from './marks.ts';
 import { GOVERNOR, OutputGovernor } from './governor.ts';
 import { WindowShares } from './flow.ts';
 import * as L from './layout.ts';
+import { isQualifiedPaneId } from '../../common/pane-id.ts';
 import { DEFAULT_AREA, DEFAULT_MIN, placePane, type Placed } from './tiling.ts';
 import { DEFAULT_COLS, DEFAULT_ROWS, Pane, SCROLLBACK } from './pane.ts';
 import { findAncestor, foregroundGroup, sessionGroups, signalSession } from './proc.ts';
@@ -457,8 +458,9 @@ export class PaneService implements PaneServiceApi {
     this.changed();
   }
 
+  /** Put a pane into the layout beside `splitOf` (or the focused pane); a pane of another machine (`name/id`) too. */
   attach(paneId: string, splitOf?: string, direction?: 'right' | 'down'): void {
-    this.need(paneId);
+    if (!isQualifiedPaneId(paneId)) this.need(paneId);
     if (L.containsPane(this.layoutTree, paneId)) return;
     const placed = this.place(paneId, splitOf, direction);
     if (!placed.ok) throw new Error(placed.error);
@@ -614,8 +616,18 @@ export class PaneService implements PaneServiceApi {
 
   // ───────────── layout and focus ─────────────
 
+  /** A pane of the layout: one of this service's, or another machine's (`name/id`, held for its machine). */
+  private inLayout = (id: string): boolean => this.panes.has(id) || isQualifiedPaneId(id);
+
+  /** Take a pane of another machine out of the layout (it was closed there). */
+  dropFar(paneId: string): void {
+    if (!isQualifiedPaneId(paneId) || !L.containsPane(this.layoutTree, paneId)) return;
+    this.removeFromLayout(paneId);
+    this.changed();
+  }
+
   setLayout(value: unknown): void {
-    const check = L.validateLayout(value, (id) => this.panes.has(id));
+    const check = L.validateLayout(value, this.inLayout);
     if (!check.ok) throw new Error(check.error);
     this.layoutTree = check.layout;
     if (this.focusedId && !L.containsPane(this.layoutTree, this.focusedId)) this.focusedId = L.paneIds(this.layoutTree)[0] ?? null;
@@ -625,7 +637,7 @@ export class PaneService implements PaneServiceApi {
 
   /** Set the layout as restored from disk: unknown panes dropped, no error. */
   restoreLayout(layout: Layout | null, focused: string | null): void {
-    const check = layout ? L.validateLayout(L.prune(layout, (id) => this.panes.has(id)), (id) => this.panes.has(id)) : undefined;
+    const check = layout ? L.validateLayout(L.prune(layout, this.inLayout), this.inLayout) : undefined;
     this.layoutTree = check && check.ok ? check.layout : null;
     for (const p of this.panes.values()) {
       if (p.kind !== 'tick' && !L.containsPane(this.layoutTree, p.id)) this.layoutTree = L.splitPane(this.layoutTree, undefined, p.id, 'right');
@@ -664,7 +676,7 @@ export class PaneService implements PaneServiceApi {
   }
 
   focus(paneId: string): void {
-    this.need(paneId);
+    if (!(isQualifiedPaneId(paneId) && L.containsPane(this.layoutTree, paneId))) this.need(paneId);
     if (this.focusedId === paneId) return;
     this.focusedId = paneId;
     this.focusOrder = L.focusedLast(this.focusOrder, paneId);

@@ -11,6 +11,7 @@
 import os from 'node:os';
 import type { Layout, PaneKind, Settings } from '../../preload/contract.ts';
 import * as L from '../panes/layout.ts';
+import { isQualifiedPaneId } from '../../common/pane-id.ts';
 import { isShell } from '../panes/resume.ts';
 import { stillRunning } from '../panes/ending.ts';
 import type { PaneService, SavedPane } from '../panes/service.ts';
@@ -83,13 +84,15 @@ export function loadSession(file: string): SavedSession | undefined {
     }
     panes.push(rec);
   }
-  const check = raw.layout ? L.validateLayout(L.prune(raw.layout as Layout, (id) => seen.has(id)), (id) => seen.has(id)) : undefined;
+  // Panes of other machines (`name/id`) stay in the layout: they come back when their machine's link does.
+  const known = (id: string): boolean => seen.has(id) || isQualifiedPaneId(id);
+  const check = raw.layout ? L.validateLayout(L.prune(raw.layout as Layout, known), known) : undefined;
   const out: SavedSession = {
     version: 2,
     session: raw.session,
     savedAt: typeof raw.savedAt === 'string' ? raw.savedAt : '',
     layout: check && check.ok ? check.layout : null,
-    focused: typeof raw.focused === 'string' && seen.has(raw.focused) ? raw.focused : null,
+    focused: typeof raw.focused === 'string' && known(raw.focused) ? raw.focused : null,
     panes,
   };
   const service = raw.service as { pid?: unknown; startedAt?: unknown } | undefined;
@@ -119,8 +122,9 @@ export function endedReason(saved: SavedSession, bootedAt = bootTime()): { reaso
 export function captureSession(panes: PaneService, service?: SavedSession['service']): SavedSession {
   const saved = panes.records().filter((p) => p.kind !== 'tick');
   const keep = new Set(saved.map((p) => p.id));
-  const layout = L.prune(panes.layout, (id) => keep.has(id));
-  const focused = panes.focused && keep.has(panes.focused) ? panes.focused : null;
+  const kept = (id: string): boolean => keep.has(id) || isQualifiedPaneId(id);
+  const layout = L.prune(panes.layout, kept);
+  const focused = panes.focused && kept(panes.focused) ? panes.focused : null;
   const out: SavedSession = { version: 2, session: panes.session, savedAt: new Date().toISOString(), layout, focused, panes: saved };
   if (service) out.service = service;
   return out;

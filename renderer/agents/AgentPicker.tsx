@@ -4,7 +4,9 @@
  * then those installed, then the rest with how to install them. Enter (or a click)
  * starts the chosen one with 'agent.new {command}' beside the focused pane, so
  * Ctrl+Shift+A then Enter starts the configured agent as before. A listbox: ↑ ↓ Home
- * End move, Escape closes; a failure stays in the chooser as one sentence.
+ * End move, Escape closes; a failure stays in the chooser as one sentence. With machines
+ * connected, "On" chooses where it runs: the agents listed are that machine's, and the pane
+ * is made there ('agent.new {machine}').
  */
 import { useEffect, useLayoutEffect, useRef, useState, type FormEvent, type ReactElement } from 'react';
 import { useStore } from 'zustand';
@@ -13,6 +15,8 @@ import { useWindow, useWindowState } from '../context.ts';
 import { ModalForm } from './ModalForm.tsx';
 import { agentPickerUi, firstActive, hideAgentPicker, moveActive, pickerRows, type PickerRow } from './picker.ts';
 import { sentence } from './WorktreeDialog.tsx';
+import { machinesUi } from '../machines/ui.ts';
+import { splitPaneId } from '../../common/pane-id.ts';
 
 export function AgentPicker(): ReactElement | null {
   const open = useStore(agentPickerUi, (s) => s.open);
@@ -29,13 +33,21 @@ function Chooser({ n }: { n: number }): ReactElement {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const list = useRef<HTMLUListElement>(null);
+  const machines = useStore(machinesUi, (s) => s.machines.filter((m) => m.state === 'connected').map((m) => m.name).join('\n'));
+  // '' is this machine; else a connected machine's name: at first the machine of the pane it goes beside.
+  const [machine, setMachine] = useState(() => {
+    const beside = splitPaneId(agentPickerUi.getState().splitOf ?? '').machine;
+    return beside && machinesUi.getState().machines.some((m) => m.name === beside && m.state === 'connected') ? beside : '';
+  });
 
-  // Asked each time it opens: an agent installed a minute ago is there.
+  // Asked each time it opens (or another machine is chosen): an agent installed a minute ago is there.
   useEffect(() => {
     let live = true;
-    ctx.api.invoke('agent.available', {}).then((agents) => {
+    setRows(null);
+    ctx.api.invoke('agent.available', machine ? { machine } : {}).then((agents) => {
       if (!live) return;
-      const made = pickerRows(agents, agentCommand);
+      // This window's settings.agentCommand is this machine's: another machine lists its own.
+      const made = pickerRows(agents, machine ? [] : agentCommand);
       setRows(made);
       setActive(firstActive(made));
     }, (err) => {
@@ -46,7 +58,7 @@ function Chooser({ n }: { n: number }): ReactElement {
     return () => {
       live = false;
     };
-  }, [ctx.api, agentCommand]);
+  }, [ctx.api, agentCommand, machine]);
 
   // Before the list is painted: a key pressed once the agents show goes to the list.
   useLayoutEffect(() => {
@@ -71,7 +83,7 @@ function Chooser({ n }: { n: number }): ReactElement {
     }
     setBusy(true);
     setError(null);
-    const pane = await newAgent(ctx, agentPickerUi.getState().splitOf, row.command, (msg) => setError(sentence(msg)));
+    const pane = await newAgent(ctx, agentPickerUi.getState().splitOf, row.command, (msg) => setError(sentence(msg)), machine);
     setBusy(false);
     if (pane) hideAgentPicker();
   };
@@ -86,6 +98,15 @@ function Chooser({ n }: { n: number }): ReactElement {
     <ModalForm className="agent-picker" labelledBy="agent-picker-title" describedBy="agent-picker-about" busy={busy} onClose={close} onSubmit={submit}>
       <h2 id="agent-picker-title">Start an agent</h2>
       <p id="agent-picker-about" className="hint about">In a new pane beside this one. ↑ ↓ to choose, Enter to start.</p>
+      {machines ? (
+        <label className="agent-picker-machine">
+          On
+          <select value={machine} onChange={(e) => setMachine(e.target.value)} disabled={busy}>
+            <option value="">this machine</option>
+            {machines.split('\n').map((name) => <option key={name} value={name}>{name}</option>)}
+          </select>
+        </label>
+      ) : null}
       {rows === null ? (
         <p className="hint">Looking for agents…</p>
       ) : (

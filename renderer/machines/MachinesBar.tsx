@@ -6,7 +6,8 @@
 import { useEffect, type ReactElement } from 'react';
 import { useStore } from 'zustand';
 import { useWindow, useWindowState } from '../context.ts';
-import { machineChanged, machineStateLabel, machinesUi, showMachineDialog } from './ui.ts';
+import { splitPane } from '../commands.ts';
+import { machineChanged, machineStateLabel, machinesUi, retryMachine, showMachineDialog } from './ui.ts';
 import './machines.css';
 
 export function MachinesBar(): ReactElement {
@@ -32,15 +33,16 @@ export function MachinesBar(): ReactElement {
             {m.state === 'connected' && m.version && mine && m.version !== mine ? (
               <>
                 <span className="machine-version" title={`${m.name} runs terminal-delight ${m.version} and this window ${mine}: restart its service to run the version installed there (its panes come back through resume)`}>{m.version}</span>
-                <button type="button" className="machine-retry" aria-label={`Restart ${m.name}'s service`} onClick={() => {
+                <button type="button" className="machine-retry" aria-label={`Restart service: ${m.name}`} onClick={() => {
                   ctx.api.invoke('machine.restart', { name: m.name }).catch((err: Error) => ctx.store.getState().notice(err.message));
                 }}>Restart service</button>
               </>
             ) : null}
+            {m.state === 'connected' ? (
+              <button type="button" className="machine-retry" aria-label={`New pane on ${m.name}`} title={`A new pane on ${m.name}, beside the focused pane`} onClick={() => void splitPane(ctx, undefined, undefined, m.name)}>+ Pane</button>
+            ) : null}
             {m.state === 'reconnecting' || m.state === 'failed' ? (
-              <button type="button" className="machine-retry" aria-label={`Retry ${m.name} now`} onClick={() => {
-                ctx.api.invoke('machine.retry', { name: m.name }).then(machineChanged, (err: Error) => ctx.store.getState().notice(err.message));
-              }}>Retry now</button>
+              <button type="button" className="machine-retry" aria-label={`Retry now: ${m.name}`} onClick={() => retryMachine(ctx, m.name)}>Retry now</button>
             ) : null}
           </span>
         );

@@ -5,25 +5,32 @@
  * machine with the id unwrapped, and qualifies what comes back. Pure.
  */
 import type { EventName, Events, Layout, PaneInfo } from '../../preload/contract.ts';
+import { qualify, splitPaneId } from '../../common/pane-id.ts';
 
-export function splitPaneId(id: string): { machine?: string; local: string } {
-  const at = id.indexOf('/');
-  return at > 0 ? { machine: id.slice(0, at), local: id.slice(at + 1) } : { local: id };
-}
-
-export function qualify(machine: string, id: string): string {
-  return `${machine}/${id}`;
-}
+export { qualify, splitPaneId };
 
 /** Fields of a request that name a pane. */
 const PANE_FIELDS = ['paneId', 'splitOf'] as const;
 
 /**
- * Where a request goes: the machine its pane ids name (none: the home service), with the
- * ids unwrapped; or a sentence when it names panes of two machines.
+ * Requests the home service answers whatever pane they name: it holds the layout and its
+ * focus, makes a pane on a machine (its `machine`, or the machine of `splitOf`) and
+ * places it beside the pane it splits, and closes a far pane there and in its layout.
  */
-export function routeRequest(req: unknown): { machine?: string; req: unknown } | { error: string } {
-  if (!req || typeof req !== 'object' || Array.isArray(req)) return { req };
+const HOME_REQUESTS: ReadonlySet<string> = new Set(['pane.create', 'agent.new', 'pane.close', 'pane.focus', 'layout.set', 'machine.connect', 'machine.list', 'machine.retry', 'machine.restart']);
+
+/**
+ * Where a request goes: the machine its pane ids name (none: the home service), with the
+ * ids unwrapped, or the machine its `machine` field names (taken out); or a sentence when
+ * it names panes of two machines. The home service's own requests stay home.
+ */
+export function routeRequest(name: string, req: unknown): { machine?: string; req: unknown } | { error: string } {
+  if (!req || typeof req !== 'object' || Array.isArray(req) || HOME_REQUESTS.has(name)) return { req };
+  const asked = (req as Record<string, unknown>).machine;
+  if (typeof asked === 'string' && asked !== '') {
+    const { machine: _m, ...rest } = req as Record<string, unknown>;
+    return { machine: asked, req: rest };
+  }
   let machine: string | undefined;
   let out: Record<string, unknown> | undefined;
   for (const f of PANE_FIELDS) {

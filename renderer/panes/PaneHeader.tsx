@@ -9,6 +9,7 @@ import { useWindow, useWindowState } from '../context.ts';
 import { shortcutLabel, type WindowCommand } from '../keys.ts';
 import { BenchIcon, CloseIcon, RestartIcon, SplitDownIcon, SplitRightIcon } from './icons.tsx';
 import { usageBadge } from './usage.ts';
+import { MachineBadge } from '../machines/FarPane.tsx';
 import { TickHeaderParts, WorktreeBadge, agentTip, tickCloseTip } from '../agents/HeaderParts.tsx';
 import { exitText, headerTitle, lastCommandParts, shortPath } from '../../common/header-text.ts';
 
@@ -44,6 +45,7 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
       onMouseDown={(e) => { if (!(e.target as HTMLElement).closest('button, a, input, select, textarea')) e.preventDefault(); }}
       onDoubleClick={() => focusPane(ctx, paneId, true)}
     >
+      <MachineBadge paneId={paneId} />
       <span className={`pane-dot ${exited ? (pane?.exitCode === 0 ? 'ok' : 'bad') : 'live'}`} aria-hidden="true" />
       <span className="pane-title" title={title}>{title}</span>
       {showCwd ? <span className="pane-cwd" title={cwd}>{shortPath(cwd)}</span> : null}

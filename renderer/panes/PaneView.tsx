@@ -11,6 +11,7 @@ import { Bench } from '../workbench/lazy.ts';
 import { EndedOverlay } from '../service/EndedOverlay.tsx';
 import { FindBar } from './FindBar.tsx';
 import { PaneHeader } from './PaneHeader.tsx';
+import { FarOverlay } from '../machines/FarPane.tsx';
 
 /** What a press in a pane leaves the keyboard to. */
 const KEEPS_FOCUS = '.pane-bench, input, select, textarea:not(.xterm-helper-textarea), [contenteditable="true"]';
@@ -39,6 +40,7 @@ export function PaneView({ paneId }: { paneId: string }): ReactElement {
           <TerminalView paneId={paneId} />
           {findOpen ? <FindBar paneId={paneId} /> : null}
           {pane?.ended ? <EndedOverlay pane={pane} /> : null}
+          <FarOverlay paneId={paneId} />
         </div>
         {pane?.benchOpen ? (
           <aside className="pane-bench" aria-label="Bench">

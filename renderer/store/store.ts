@@ -55,6 +55,8 @@ export interface WindowActions {
   hello(res: Hello): void;
   failed(message: string): void;
   paneUpdated(pane: PaneInfo): void;
+  /** Another machine's panes (ids qualified `machine/…`), from its hello: they replace what the store had of it. */
+  farPanes(machine: string, panes: PaneInfo[]): void;
   paneRemoved(paneId: string): void;
   layoutChanged(layout: Layout | null, focused: string | null): void;
   settingsChanged(settings: Settings): void;
@@ -111,6 +113,8 @@ export function createWindowStore(initial: Partial<WindowState> = {}): WindowSto
 
     hello(res) {
       const panes: Record<string, PaneInfo> = {};
+      // Other machines' panes stay until their own hello says otherwise (the home hello lists its own).
+      for (const [id, p] of Object.entries(get().panes)) if (id.includes('/')) panes[id] = p;
       for (const p of res.panes) panes[p.id] = p;
       const first = !get().ready;
       const focused = pickFocus(res.layout, res.focused, get().focused);
@@ -136,6 +140,13 @@ export function createWindowStore(initial: Partial<WindowState> = {}): WindowSto
     },
     paneUpdated(pane) {
       set({ panes: { ...get().panes, [pane.id]: pane } });
+    },
+    farPanes(machine, list) {
+      const prefix = `${machine}/`;
+      const panes: Record<string, PaneInfo> = {};
+      for (const [id, p] of Object.entries(get().panes)) if (!id.startsWith(prefix)) panes[id] = p;
+      for (const p of list) if (p.id.startsWith(prefix)) panes[p.id] = p;
+      set({ panes });
     },
     paneRemoved(paneId) {
       const { [paneId]: _gone, ...panes } = get().panes;
@@ -197,6 +208,9 @@ export function createWindowStore(initial: Partial<WindowState> = {}): WindowSto
       set({ themeOverride });
     },
     notice(text, tone = 'error') {
+      // The same sentence again (each key typed into a pane whose machine is unreachable) is said once.
+      const same = get().notices.find((n) => n.text === text && n.tone === tone);
+      if (same) return same.id;
       const id = ++noticeCounter;
       // Keep the newest few; a flood of errors must not bury the window.
       set({ notices: [...get().notices, { id, text, tone }].slice(-4) });

@@ -6,6 +6,7 @@
  * never selects anything and never moves focus; it is unseen unless its shelf is on
  * screen. Cards that arrive above keep the cards in view where they are.
  */
+import { useMachineHellos } from '../machines/ui.ts';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { Shelf, Surface } from '../../preload/contract.ts';
 import { SHELVES, actionsOf as kindActions } from '../../preload/tdsp.ts';
@@ -73,12 +74,13 @@ export function Bench({ paneId }: { paneId: string }): ReactNode {
   const [note, setNote] = useState('');
   const [noteError, setNoteError] = useState<string | null>(null);
 
-  // Load on open, and again after a reconnect (events may have been missed meanwhile).
+  // Load on open, and again after a reconnect (events may have been missed meanwhile): the window's, or a far pane's machine's.
   const epoch = useWindowState((s) => s.epoch);
+  const farHellos = useMachineHellos(paneId);
   useEffect(() => {
     void loadPane(store, benchApi(), paneId);
     if (epoch > 0) void benchApi().invoke('approval.list', {}).then((l) => store.getState().approvalsListed(l), () => {});
-  }, [store, paneId, epoch]);
+  }, [store, paneId, epoch, farHellos]);
 
   const onEdgeDown = useBenchWidth(root, () => paneElement(root.current));
 
