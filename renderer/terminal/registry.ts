@@ -12,6 +12,7 @@ import type { TdApi } from '../../preload/contract.ts';
 import { Acker, acknowledge } from './flow.ts';
 import type { TerminalSession } from './session.ts';
 import { type Prefetched, SnapshotQueue } from './snapshots.ts';
+import { WebglPool } from './webgl-pool.ts';
 
 export class TerminalRegistry {
   private readonly sessions = new Map<string, TerminalSession>();
@@ -23,6 +24,8 @@ export class TerminalRegistry {
   private readonly api: TdApi;
   /** Snapshots of this window's panes, a few at a time, the focused pane first. */
   readonly snapshots = new SnapshotQueue(2);
+  /** Which of this window's terminals draw with WebGL (at most WEBGL_POOL_SIZE at once). */
+  readonly webgl = new WebglPool();
 
   constructor(api: TdApi) {
     this.api = api;
