@@ -70,6 +70,8 @@ const BULK_ROWS = 1_000;
 const NULL_CONTENT = 1 << 22;
 /** Rows archived per turn of the event loop (~10 ms), so that the service stays responsive while it archives. */
 const ARCHIVE_TURN_ROWS = 1_000;
+/** After a resize, the archive's lines still at the old width are reflowed a batch at a time, one batch every this many ms (snapshots take what they need first). */
+const REFLOW_TURN_MS = 20;
 
 export interface ScreenOptions {
   cols: number;
@@ -160,6 +162,7 @@ export class Screen {
   private readonly bulkRows: number;
   private archiveTimer: NodeJS.Timeout | undefined;
   private archiveTurn: NodeJS.Immediate | undefined;
+  private reflowTimer: NodeJS.Timeout | undefined;
   /** The scrollback's oldest rows, as text (when the scrollback is longer than what the buffer keeps). */
   private readonly archive = new Archive();
   /** Characters handed to the parser and not parsed yet. */
@@ -669,12 +672,40 @@ export class Screen {
       this.trimming(() => this.term.resize(cols, rows));
       if (this.archive.rows > 0) this.archive.reflow(from, cols);
       this.keepHistory();
+      this.reflowLater();
     });
+  }
+
+  /**
+   * The archive's lines still at an old width, reflowed a batch a turn, spaced out (a window
+   * resizing 32 panes at once draws each pane's screen first: issue 38, item 4); the
+   * scrollback's limit applies once they are all at the new width.
+   */
+  private reflowLater(): void {
+    if (this.reflowTimer || !this.archive.reflowing || this.disposed) return;
+    this.reflowTimer = setTimeout(() => {
+      this.reflowTimer = undefined;
+      if (this.disposed) return;
+      if (this.archive.step()) this.reflowLater();
+      else this.keepHistory();
+    }, REFLOW_TURN_MS);
+    this.reflowTimer.unref?.();
+  }
+
+  /** Every line of the archive at the pane's width now (where all of it is read), the scrollback's limit applied. */
+  private reflowNow(): void {
+    if (!this.archive.reflowing) return;
+    this.archive.finish();
+    this.keepHistory();
   }
 
   /** Screen and scrollback as escape sequences, once everything written so far is parsed. */
   async serialize(scrollback: number): Promise<{ data: string; cols: number; rows: number; complete: boolean }> {
     await this.settled();
+    if (this.archive.reflowing) {
+      // All of the history asked for: every line reflowed; else the newest rows asked for (Archive.replay).
+      if (scrollback >= this.history) this.reflowNow();
+    }
     const base = this.term.buffer.normal.baseY;
     const history = base + this.archive.rows;
     const lines = Math.max(0, Math.min(scrollback, history));
@@ -715,6 +746,7 @@ export class Screen {
   /** Every line of scrollback and screen as plain text, with everything written so far. */
   allText(): string {
     this.parseNow();
+    this.reflowNow();
     const own = allTextOf(this.term);
     // The archive is the normal buffer's: the alternate screen has no scrollback.
     return this.archive.rows > 0 && this.term.buffer.active.type === 'normal' ? [...this.archive.text(), own].join('\n') : own;
@@ -730,6 +762,7 @@ export class Screen {
     this.leaveCatchUp();
     if (this.archiveTimer) clearTimeout(this.archiveTimer);
     if (this.archiveTurn) clearImmediate(this.archiveTurn);
+    if (this.reflowTimer) clearTimeout(this.reflowTimer);
     // What waited for output never parsed now (a settled()) goes on; a resize is moot.
     const waiting = this.pieces.flatMap((p) => p.after);
     this.pieces = [];
