@@ -24,7 +24,10 @@ try {
   const hello = await win.request<{ panes: Array<{ id: string }> }>('app.hello', {});
   const ids = [hello.panes[0]!.id];
   for (let i = 1; i < PANES; i++) ids.push((await win.request<{ id: string }>('pane.create', {})).id);
-  for (const id of ids) await win.until(id, /\$ *$/, 60_000);
+  for (const id of ids) {
+    await win.redraw(id);
+    await win.until(id, /\$ *$/, 60_000);
+  }
   for (const id of ids) win.send('pane.input', { paneId: id, data: `cat ${file}; echo fill-done\r` });
   for (const id of ids) await win.until(id, /fill-done\r\n.*\$ *$/s, 120_000);
   win.close();
