@@ -478,6 +478,17 @@ export class TdPage {
 }
 
 /** Serious and critical axe violations on the page as it is, one line each (the agent's sandboxed HTML left out). */
+/** Lose the WebGL context of a pane's terminal for good, as a GPU reset does; false when it has none. */
+export function loseWebglContext(w: TdPage, paneId: string): Promise<boolean> {
+  return w.page.evaluate((id) => {
+    for (const c of document.querySelectorAll<HTMLCanvasElement>(`[data-pane-id="${id}"] .xterm-screen canvas`)) {
+      const ext = c.getContext('webgl2')?.getExtension('WEBGL_lose_context');
+      if (ext) { ext.loseContext(); return true; }
+    }
+    return false;
+  }, paneId);
+}
+
 export async function axeViolations(w: TdPage, what: string): Promise<string[]> {
   const result = await new AxeBuilder({ page: w.page }).exclude('iframe').analyze();
   return result.violations

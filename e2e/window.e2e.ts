@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Layout } from '../preload/contract.ts';
-import { launchBrowser, openWindow, startServe, type Serve, type TdPage } from './harness.ts';
+import { launchBrowser, loseWebglContext, openWindow, startServe, type Serve, type TdPage } from './harness.ts';
 import type { Browser, WebSocketRoute } from 'playwright-core';
 
 let serve: Serve;
@@ -353,14 +353,7 @@ describe('the window', () => {
       await gl.waitFor(async () => (await gl.renderer(id!)) === 'webgl', 'the WebGL renderer');
       await gl.waitForPrompt(id!);
       // Lose the context for good, as a GPU reset does; xterm gives up after 3 s.
-      const lost = await gl.page.evaluate((paneId) => {
-        for (const c of document.querySelectorAll<HTMLCanvasElement>(`[data-pane-id="${paneId}"] canvas`)) {
-          const ctx = c.getContext('webgl2');
-          const ext = ctx?.getExtension('WEBGL_lose_context');
-          if (ext) { ext.loseContext(); return true; }
-        }
-        return false;
-      }, id!);
+      const lost = await loseWebglContext(gl, id!);
       expect(lost).toBe(true);
       await gl.waitFor(async () => (await gl.renderer(id!)) === 'dom', 'the DOM renderer after the context loss', 20_000);
       await gl.typeLine(id!, 'echo after-loss-$((4*4))');

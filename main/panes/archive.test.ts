@@ -61,10 +61,36 @@ describe('the archive keeps a flood\'s lines as runs', () => {
     const a = new Archive();
     a.addRun(run(LINES), LINES.length);
     a.reflow(30, 10);
+    // Not yet: the lines are reflowed as they are needed (issue 38, item 4).
+    expect(a.reflowing).toBe(true);
+    expect(a.rows).toBe(LINES.length);
+    a.finish();
+    expect(a.reflowing).toBe(false);
     // 'red and plain' (13) and 'a line of twenty-two.' (21) wrap: 2 and 3 rows.
     expect(a.rows).toBe(LINES.length + 1 + 2);
     expect(a.text()).toEqual(texts(LINES));
     const rows = await shown(a.replay(a.rows, 2), 10, 2);
     expect(rows).toEqual(['first', 'red and pl', 'ain', '', 'a line of ', 'twenty-two', '.', 'bold', 'last']);
+  });
+
+  it('reflows only the newest lines a snapshot asks for, newest first, the rest when needed, to the same end', async () => {
+    const a = new Archive();
+    a.addRun(run(LINES), LINES.length);
+    const eager = new Archive();
+    eager.addRun(run(LINES), LINES.length);
+    a.reflow(30, 10);
+    eager.reflow(30, 10);
+    eager.finish();
+    // The last two lines ('bold', 'last'): reflowed alone, the older ones left at the old width.
+    const tail = await shown(a.replay(2, 2), 10, 2);
+    expect(tail).toEqual(['bold', 'last']);
+    expect(a.reflowing).toBe(true);
+    // A second resize finishes the first, then waits too; every line goes through both widths.
+    a.reflow(10, 12);
+    eager.reflow(10, 12);
+    eager.finish();
+    expect(a.text()).toEqual(eager.text());
+    expect(a.rows).toBe(eager.rows);
+    expect(await shown(a.replay(a.rows, 2), 12, 2)).toEqual(await shown(eager.replay(eager.rows, 2), 12, 2));
   });
 });

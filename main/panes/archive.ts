@@ -253,6 +253,8 @@ export class Archive {
 
   /** Drop the oldest rows until at most `max` are held (the scrollback is full); a wrapped line loses its first rows. */
   trim(max: number, cols: number): void {
+    // The oldest rows are counted at the width they are reflowed to: the trim waits for it.
+    if (this.reflowing) return;
     let over = this.total - Math.max(0, max);
     let drop = 0;
     while (over > 0 && drop < this.lines.length) {
@@ -286,30 +288,74 @@ export class Archive {
   }
 
   /**
-   * The width changed from `from` to `to`: the lines are drawn again at the old width, a
-   * batch at a time, and reflowed by xterm as it reflows the buffer.
+   * The first `staleEnd` entries are still at the width `staleFrom` and are to be reflowed to
+   * `staleTo` (reflow): their rows, counted at the old width, are `staleRows`. They are
+   * reflowed newest first, a batch at a time (step), as a snapshot needs them (replay) or in
+   * the screen's quiet turns; all at once where everything is read (text, a second resize).
+   */
+  private staleEnd = 0;
+  private staleFrom = 0;
+  private staleTo = 0;
+  private staleRows = 0;
+
+  /** Whether some lines are still at a width the pane had before (reflow). */
+  get reflowing(): boolean {
+    return this.staleEnd > 0;
+  }
+
+  /**
+   * The width changed from `from` to `to`: the lines are to be drawn again at the old width
+   * and reflowed by xterm as it reflows the buffer, a batch at a time (see staleEnd): a
+   * resize no longer reflows 10,000 lines before the pane's screen can be drawn (issue 38,
+   * item 4). Lines added from now on are at the new width.
    */
   reflow(from: number, to: number): void {
     if (from === to || this.lines.length === 0) return;
-    const lines = this.lines.flatMap((e) => (isRun(e) ? splitRun(e) : [e]));
-    const out: Line[] = [];
-    for (let i = 0; i < lines.length; ) {
-      const batch: Line[] = [];
-      let rows = 0;
-      while (i < lines.length && (batch.length === 0 || rows < REFLOW_BATCH_ROWS)) {
-        batch.push(lines[i]!);
-        rows += lines[i++]!.rows;
+    // A second resize before the first is done: the first is finished (the lines go through every width, as the buffer's do).
+    this.finish();
+    this.staleEnd = this.lines.length;
+    this.staleFrom = from;
+    this.staleTo = to;
+    this.staleRows = this.total;
+  }
+
+  /** Reflow the newest batch of the lines still at the old width; whether any are left. */
+  step(batchRows = REFLOW_BATCH_ROWS): boolean {
+    if (this.staleEnd === 0) return false;
+    let start = this.staleEnd;
+    let rows = 0;
+    while (start > 0 && (start === this.staleEnd || rows < batchRows)) {
+      const e = this.lines[start - 1]!;
+      const need = batchRows - rows;
+      if (isRun(e) && e.count > need) {
+        // A run longer than the batch (a flood's lines come in runs of thousands): its last lines apart.
+        const at = tailStart(e.run, need);
+        this.lines.splice(start - 1, 1, { run: e.run.slice(0, at), count: e.count - need }, { run: e.run.slice(at), count: need });
+        start++;
+        this.staleEnd++;
       }
-      const { term, ser } = render(batch, from, rows * Math.ceil(from / to) + 4);
-      try {
-        term.resize(to, 2);
-        takeLines(term, ser, 0, lastRendered(term), out);
-      } finally {
-        term.dispose();
-      }
+      rows += rowsOf(this.lines[--start]!);
     }
-    this.lines = out;
-    this.total = out.reduce((n, l) => n + l.rows, 0);
+    const lines = this.lines.slice(start, this.staleEnd).flatMap((e) => (isRun(e) ? splitRun(e) : [e]));
+    const out: Entry[] = [];
+    const { term, ser } = render(lines as Line[], this.staleFrom, rows * Math.ceil(this.staleFrom / this.staleTo) + 4);
+    let taken: number;
+    try {
+      term.resize(this.staleTo, 2);
+      taken = takeLines(term, ser, 0, lastRendered(term), out);
+    } finally {
+      term.dispose();
+    }
+    this.lines.splice(start, this.staleEnd - start, ...out);
+    this.total += taken - rows;
+    this.staleRows -= rows;
+    this.staleEnd = start;
+    return start > 0;
+  }
+
+  /** Reflow every line still at the old width. */
+  finish(): void {
+    while (this.step());
   }
 
   /**
@@ -318,6 +364,8 @@ export class Archive {
    * blank and the cursor at its top-left, where the buffer's own serialization starts.
    */
   replay(rows: number, screenRows: number): string {
+    // The rows asked for at the pane's width: the newest lines still at the old one reflowed first (a few more than asked: a narrower width makes more rows of them).
+    while (this.reflowing && this.total - this.staleRows < rows) this.step(Math.min(REFLOW_BATCH_ROWS, rows - (this.total - this.staleRows) + 1));
     // Newest first: whole lines, and of a run only the lines asked for.
     const parts: string[] = [];
     for (let i = this.lines.length - 1, n = 0; i >= 0 && n < rows; i--) {
@@ -337,11 +385,14 @@ export class Archive {
 
   /** Every line's text, oldest first. */
   text(): string[] {
+    this.finish();
     return this.lines.flatMap((e) => (isRun(e) ? splitRun(e).map((l) => l.text) : [e.text]));
   }
 
   clear(): void {
     this.lines = [];
     this.total = 0;
+    this.staleEnd = 0;
+    this.staleRows = 0;
   }
 }

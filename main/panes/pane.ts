@@ -23,7 +23,7 @@ export const DEFAULT_COLS = 120;
 export const DEFAULT_ROWS = 30;
 export const SCROLLBACK = 10_000;
 /** History lines a snapshot carries unless more are asked for (the window fetches the rest on scroll). */
-export const SNAPSHOT_SCROLLBACK = 1_000;
+export const SNAPSHOT_SCROLLBACK = 200;
 /** The headless screen counts as a reader in flow control under this name. */
 const HEADLESS = '#headless';
 /**

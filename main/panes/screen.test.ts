@@ -296,6 +296,46 @@ describe('the lazy headless screen', () => {
     }
   });
 
+  it('after a resize, draws a snapshot without reflowing all history, reflows the rest in the background and then keeps the scrollback limit, as a screen reflowed at once does', async () => {
+    const make = () => new Screen({ cols: 80, rows: 24, scrollback: 2_000, archiveIdleMs: 10 });
+    const lazy = make();
+    const eager = make();
+    try {
+      let out = '';
+      for (let i = 0; i < 3_000; i++) out += `${String(i).padStart(5, '0')} ${'the quick brown fox jumps over the lazy dog 0123456789 ABCDEFGHIJ'.slice(0, 63)}\x1b[K\r\n`;
+      for (const s of [lazy, eager]) s.write(out);
+      for (const s of [lazy, eager]) {
+        await s.settled();
+        await waitFor(() => s.term.buffer.normal.baseY <= 160, 'the old rows archived');
+      }
+      const before = lazy.history;
+      expect(before).toBe(2_000);
+      for (const s of [lazy, eager]) s.resize(30, 24);
+      // Wrapped into 3 rows a line, the history is reflowed at once only where everything is read.
+      const all = eager.allText();
+      const snap = await lazy.serialize(200);
+      expect(snap.complete).toBe(false);
+      expect(snap.cols).toBe(30);
+      // Only the newest rows were reflowed (3 rows a line now): the rest still counts at the old
+      // width, one row a line, untrimmed (a screen reflowed at once holds exactly the limit).
+      expect(lazy.history).toBeGreaterThan(2_000);
+      expect(lazy.history).toBeLessThan(2 * before);
+      expect(eager.history).toBe(2_000);
+      const lines = all.split('\n');
+      // 2,000 rows of history at 3 rows a line, and the screen's.
+      expect(lines.length).toBeLessThan(700);
+      // The snapshot's last lines are the newest, whole at the new width.
+      expect(snap.data).toContain(lines[lines.length - 2]);
+      // In the background (a second after the last snapshot), the rest; then the limit holds.
+      await waitFor(() => lazy.history <= 2_000, 'the background reflow and the scrollback limit', 20_000);
+      expect(lazy.history).toBe(eager.history);
+      expect(lazy.allText()).toBe(all);
+    } finally {
+      lazy.dispose();
+      eager.dispose();
+    }
+  });
+
   it.each([
     ['parsed as it comes (each line erases its end), archived once quiet', false],
     ['plain, caught up at once and archived as it is parsed', true],

@@ -70,6 +70,38 @@ const BULK_ROWS = 1_000;
 const NULL_CONTENT = 1 << 22;
 /** Rows archived per turn of the event loop (~10 ms), so that the service stays responsive while it archives. */
 const ARCHIVE_TURN_ROWS = 1_000;
+/**
+ * After a resize, the archive's lines still at the old width are reflowed in the background,
+ * REFLOW_STEP_ROWS at a time, one screen's batch at a time across all screens: only once no
+ * screen was resized or asked for a snapshot for REFLOW_AFTER_MS (the windows that resized
+ * them take their snapshots first, which reflow what they show), and with at least twice a
+ * batch's time between batches (the service answers between them).
+ */
+const REFLOW_AFTER_MS = 1_000;
+const REFLOW_TURN_MS = 20;
+const REFLOW_STEP_ROWS = 500;
+/** Lines still at an old width are all reflowed at once when the archive holds this many more rows than the scrollback (output kept coming). */
+const REFLOW_OVER_ROWS = 10_000;
+
+const toReflow = new Set<Screen>();
+let reflowTimer: NodeJS.Timeout | undefined;
+let lastAsked = 0;
+
+function reflowSoon(wait = REFLOW_TURN_MS): void {
+  if (reflowTimer || toReflow.size === 0) return;
+  reflowTimer = setTimeout(reflowTurn, Math.max(wait, lastAsked + REFLOW_AFTER_MS - performance.now()));
+  reflowTimer.unref?.();
+}
+
+function reflowTurn(): void {
+  reflowTimer = undefined;
+  if (performance.now() - lastAsked < REFLOW_AFTER_MS) return reflowSoon();
+  const screen = toReflow.values().next().value;
+  if (!screen) return;
+  const t0 = performance.now();
+  if (!screen.reflowStep(REFLOW_STEP_ROWS)) toReflow.delete(screen);
+  reflowSoon(Math.max(REFLOW_TURN_MS, 2 * (performance.now() - t0)));
+}
 
 export interface ScreenOptions {
   cols: number;
@@ -558,6 +590,11 @@ export class Screen {
   private keepHistory(): void {
     if (!this.archiving || this.disposed) return;
     const buf = this.term.buffer.normal;
+    // Output kept coming while old lines waited to be reflowed: reflowed now, so the scrollback's limit holds.
+    if (this.archive.reflowing && this.archive.rows + buf.baseY > this.opts.scrollback + REFLOW_OVER_ROWS) {
+      this.archive.finish();
+      toReflow.delete(this);
+    }
     if (this.archive.rows > 0) this.archive.trim(this.opts.scrollback - buf.baseY, this.term.cols);
     if (buf.baseY - this.live() >= this.archiveBatch && !this.archiveTimer && !this.archiveTurn) {
       this.archiveTimer = setTimeout(() => this.archiveWhenIdle(), this.archiveIdleMs);
@@ -669,12 +706,42 @@ export class Screen {
       this.trimming(() => this.term.resize(cols, rows));
       if (this.archive.rows > 0) this.archive.reflow(from, cols);
       this.keepHistory();
+      this.reflowLater();
     });
+  }
+
+  /** The archive's lines still at an old width, reflowed in the background (reflowTurn); the scrollback's limit applies once they all are. */
+  private reflowLater(): void {
+    lastAsked = performance.now();
+    if (!this.archive.reflowing || this.disposed) return;
+    toReflow.add(this);
+    reflowSoon();
+  }
+
+  /** One batch of the archive's lines still at an old width reflowed; whether any are left. */
+  reflowStep(rows: number): boolean {
+    if (this.disposed) return false;
+    if (this.archive.step(rows)) return true;
+    this.keepHistory();
+    return false;
+  }
+
+  /** Every line of the archive at the pane's width now (where all of it is read), the scrollback's limit applied. */
+  private reflowNow(): void {
+    if (!this.archive.reflowing) return;
+    this.archive.finish();
+    toReflow.delete(this);
+    this.keepHistory();
   }
 
   /** Screen and scrollback as escape sequences, once everything written so far is parsed. */
   async serialize(scrollback: number): Promise<{ data: string; cols: number; rows: number; complete: boolean }> {
     await this.settled();
+    lastAsked = performance.now();
+    if (this.archive.reflowing) {
+      // All of the history asked for: every line reflowed; else the newest rows asked for (Archive.replay).
+      if (scrollback >= this.history) this.reflowNow();
+    }
     const base = this.term.buffer.normal.baseY;
     const history = base + this.archive.rows;
     const lines = Math.max(0, Math.min(scrollback, history));
@@ -715,6 +782,7 @@ export class Screen {
   /** Every line of scrollback and screen as plain text, with everything written so far. */
   allText(): string {
     this.parseNow();
+    this.reflowNow();
     const own = allTextOf(this.term);
     // The archive is the normal buffer's: the alternate screen has no scrollback.
     return this.archive.rows > 0 && this.term.buffer.active.type === 'normal' ? [...this.archive.text(), own].join('\n') : own;
@@ -730,6 +798,7 @@ export class Screen {
     this.leaveCatchUp();
     if (this.archiveTimer) clearTimeout(this.archiveTimer);
     if (this.archiveTurn) clearImmediate(this.archiveTurn);
+    toReflow.delete(this);
     // What waited for output never parsed now (a settled()) goes on; a resize is moot.
     const waiting = this.pieces.flatMap((p) => p.after);
     this.pieces = [];

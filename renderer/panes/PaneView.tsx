@@ -83,6 +83,7 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
       prefetched: () => ctx.terminals.takePrefetched(paneId),
       size: s.panes[paneId],
       onDrawn: () => ctx.terminals.paneDrawn(paneId),
+      webglPool: ctx.terminals.webgl,
     }));
     session.attach(el);
     return () => session.detach(el);

@@ -12,6 +12,10 @@ import type { TdApi } from '../../preload/contract.ts';
 import { Acker, acknowledge } from './flow.ts';
 import type { TerminalSession } from './session.ts';
 import { type Prefetched, SnapshotQueue } from './snapshots.ts';
+import { WebglPool } from './webgl-pool.ts';
+
+/** Snapshots a window has asked for and not yet been answered, at most (issue 38, item 4). */
+export const SNAPSHOTS_AT_ONCE = 8;
 
 export class TerminalRegistry {
   private readonly sessions = new Map<string, TerminalSession>();
@@ -21,8 +25,13 @@ export class TerminalRegistry {
   private readonly drawnPanes = new Set<string>();
   private readonly drawnListeners = new Set<() => void>();
   private readonly api: TdApi;
-  /** Snapshots of this window's panes, a few at a time, the focused pane first. */
-  readonly snapshots = new SnapshotQueue(2);
+  /**
+   * Snapshots of this window's panes, SNAPSHOTS_AT_ONCE at a time, the focused pane first (two
+   * at a time, a window of 32 panes waited ~1 s for their round trips one pair after another).
+   */
+  readonly snapshots = new SnapshotQueue(SNAPSHOTS_AT_ONCE);
+  /** Which of this window's terminals draw with WebGL (at most WEBGL_POOL_SIZE at once). */
+  readonly webgl = new WebglPool();
 
   constructor(api: TdApi) {
     this.api = api;

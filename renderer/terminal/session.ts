@@ -20,6 +20,7 @@ import { Acker, acknowledge, writePieces } from './flow.ts';
 import { PromptMarks } from './prompts.ts';
 import { skipEmptySelectionRedraws } from './selection-redraw.ts';
 import type { Prefetched, SnapshotQueue } from './snapshots.ts';
+import type { PoolMember, Standing, WebglPool } from './webgl-pool.ts';
 import { TERMINAL_THEMES, terminalFont } from '../../common/themes.ts';
 
 export interface SessionOptions {
@@ -51,6 +52,8 @@ export interface SessionOptions {
   size?: { cols: number; rows: number };
   /** Its first snapshot is drawn (the rows on screen, once): the window's first paint can go (renderer/first-paint/retire.ts). */
   onDrawn?: () => void;
+  /** The window's WebGL contexts (webgl-pool.ts): where WebGL is used, this terminal draws with it while the pool gives it one. */
+  webglPool?: WebglPool;
 }
 
 /** How long a pane's size must stay put before the PTY is resized (SIGWINCH once, not per frame). */
@@ -140,7 +143,11 @@ export class TerminalSession {
   private readonly fit = new FitAddon();
   private readonly opts: SessionOptions;
   private readonly acker: Acker;
-  private webgl: WebglAddon | undefined;
+  private webgl: { addon: WebglAddon; canvas: HTMLCanvasElement | undefined; onLost: () => void } | undefined;
+  /** This terminal in the window's WebGL pool (once the addon's chunk is there). */
+  private poolMember: PoolMember | undefined;
+  /** When it last had keyboard focus, for the WebGL pool's ranking. */
+  private focusedAt = 0;
   /** addon-search, loaded at the first find (its own chunk). */
   private search: Promise<SearchAddon> | undefined;
   private searchAddon: SearchAddon | undefined;
@@ -215,7 +222,11 @@ export class TerminalSession {
       if (!this.settings.copyOnSelect || !this.term.hasSelection()) return;
       void this.writeClipboard(this.term.getSelection());
     });
-    this.host.addEventListener('focusin', () => opts.onFocus());
+    this.host.addEventListener('focusin', () => {
+      this.focusedAt = performance.now();
+      if (this.poolMember) opts.webglPool?.changed();
+      opts.onFocus();
+    });
     // Scrolled to the top of a partial history: fetch the rest (the whole scrollback).
     this.term.onScroll((top) => {
       const buf = this.term.buffer.active;
@@ -233,7 +244,10 @@ export class TerminalSession {
       this.term.open(this.host);
       skipEmptySelectionRedraws(this.term);
       this.loadRenderer();
-      this.resizeObserver = new ResizeObserver(() => this.scheduleFit());
+      this.resizeObserver = new ResizeObserver(() => {
+        this.scheduleFit();
+        if (this.poolMember) this.opts.webglPool?.changed();
+      });
       this.resizeObserver.observe(this.host);
       void this.sync();
     } else {
@@ -479,6 +493,8 @@ export class TerminalSession {
     cancelAnimationFrame(this.fitFrame);
     clearTimeout(this.resizeTimer);
     this.resizeObserver?.disconnect();
+    if (this.poolMember) this.opts.webglPool?.leave(this.poolMember);
+    this.dropWebgl();
     this.prompts.dispose();
     this.host.remove();
     this.term.dispose();
@@ -488,28 +504,84 @@ export class TerminalSession {
     const mode = this.opts.rendererMode;
     if (!usesWebgl(mode)) return;
     preloadRenderer(mode);
-    webglModule!.then(({ WebglAddon }) => this.useWebgl(WebglAddon), () => {
+    webglModule!.then(({ WebglAddon }) => {
+      if (this.disposed) return;
+      const pool = this.opts.webglPool;
+      if (!pool) {
+        this.useWebgl(WebglAddon);
+        return;
+      }
+      // The pool decides when this terminal draws with WebGL (at most WEBGL_POOL_SIZE of a window at once).
+      this.poolMember = {
+        standing: () => this.standing(),
+        grant: () => this.useWebgl(WebglAddon),
+        revoke: () => this.dropWebgl(),
+      };
+      pool.join(this.poolMember);
+    }, () => {
       // The chunk did not load (the server went away meanwhile): the DOM renderer draws on.
     });
   }
 
-  private useWebgl(Addon: typeof WebglAddon): void {
-    if (this.disposed) return;
+  /** What the WebGL pool ranks this terminal by. */
+  private standing(): Standing {
+    const r = this.host.getBoundingClientRect();
+    const w = Math.min(r.right, window.innerWidth) - Math.max(r.left, 0);
+    const h = Math.min(r.bottom, window.innerHeight) - Math.max(r.top, 0);
+    const area = this.host.isConnected && w > 0 && h > 0 ? w * h : 0;
+    return { visible: area > 0, area, focusedAt: this.focusedAt, holds: this.webgl !== undefined };
+  }
+
+  /** Draw with WebGL; false when it could not (the DOM renderer draws on). */
+  private useWebgl(Addon: typeof WebglAddon): boolean {
+    if (this.disposed) return false;
+    if (this.webgl) return true;
+    const screen = this.host.querySelector('.xterm-screen');
+    const before = new Set(screen?.querySelectorAll('canvas') ?? []);
     try {
-      const webgl = new Addon();
-      webgl.onContextLoss(() => {
-        // The GPU went away: fall back to the DOM renderer, which always works.
-        webgl.dispose();
-        this.webgl = undefined;
-        this.renderer = 'dom';
-      });
-      this.term.loadAddon(webgl);
-      this.webgl = webgl;
+      const addon = new Addon();
+      this.term.loadAddon(addon);
+      // Its canvas (the new one with a WebGL context; the link layer's beside it is 2D).
+      const canvas = [...(screen?.querySelectorAll('canvas') ?? [])].find((c) => !before.has(c) && c.getContext('webgl2'));
+      const onLost = (): void => {
+        // Lost for good or for a while (a GPU reset, or the page over Chromium's limit): the DOM
+        // renderer draws at once (xterm's addon would leave the pane blank for 3 s hoping for its
+        // return), and the pool gives the place to another terminal.
+        if (this.webgl?.addon !== addon) return;
+        this.dropWebgl();
+        if (this.poolMember) this.opts.webglPool?.lost(this.poolMember);
+      };
+      canvas?.addEventListener('webglcontextlost', onLost);
+      addon.onContextLoss(onLost);
+      this.webgl = { addon, canvas, onLost };
       this.renderer = 'webgl';
+      return true;
     } catch {
       this.webgl = undefined;
       this.renderer = 'dom';
+      return false;
     }
+  }
+
+  /**
+   * Back to the DOM renderer (xterm's own, made as the addon goes; it draws the rows in the
+   * next frame, before that frame is painted: no blank frame), and the context given back at
+   * once: Chromium counts a context until it is collected, so one left to the garbage collector
+   * would still push the page over its limit and make it lose a live one.
+   */
+  private dropWebgl(): void {
+    const gl = this.webgl;
+    if (!gl) return;
+    this.webgl = undefined;
+    this.renderer = 'dom';
+    gl.canvas?.removeEventListener('webglcontextlost', gl.onLost);
+    const context = gl.canvas?.getContext('webgl2');
+    try {
+      gl.addon.dispose();
+    } catch {
+      // A disposed terminal's addon: nothing left to draw.
+    }
+    context?.getExtension('WEBGL_lose_context')?.loseContext();
   }
 
   private scheduleFit(): void {

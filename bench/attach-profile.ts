@@ -1,0 +1,66 @@
+/**
+ * Where a fresh window's attach to N full panes goes (issue 38, item 4), in the page: the
+ * marks the renderer leaves (td:terminal, td:snapshot-asked, td:snapshot, td:snapshot-parsed),
+ * each pane's live time, and the long tasks. Not part of `npm run bench`: run with
+ * `node bench/attach-profile.ts` (TD_BENCH_TMUX_PANES panes, default 8).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../e2e/harness.ts';
+import { ensureBuilt, startOurs } from './peer-apps.ts';
+import { wsWindow } from './ws-window.ts';
+
+const PANES = Math.max(2, Number(process.env.TD_BENCH_TMUX_PANES) || 8);
+ensureBuilt();
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-attach-profile-'));
+const file = path.join(dir, 'fill.txt');
+fs.writeFileSync(file, `${Array.from({ length: 10_000 }, (_, i) => `${String(i).padStart(5, '0')} ${'the quick brown fox jumps over the lazy dog 0123456789 ABCDEFGHIJ'.slice(0, 63)}`).join('\n')}\n`);
+const app = await startOurs();
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: [...CHROMIUM_ARGS, '--disable-3d-apis'], headless: true });
+try {
+  const win = await wsWindow(app.url);
+  const hello = await win.request<{ panes: Array<{ id: string }> }>('app.hello', {});
+  const ids = [hello.panes[0]!.id];
+  for (let i = 1; i < PANES; i++) ids.push((await win.request<{ id: string }>('pane.create', {})).id);
+  for (const id of ids) {
+    await win.redraw(id);
+    await win.until(id, /\$ *$/, 60_000);
+  }
+  for (const id of ids) win.send('pane.input', { paneId: id, data: `cat ${file}; echo fill-done\r` });
+  for (const id of ids) await win.until(id, /fill-done\r\n.*\$ *$/s, 120_000);
+  win.close();
+  await new Promise((r) => setTimeout(r, 2000));
+  for (let round = 1; round <= 3; round++) {
+    const context = await browser.newContext({ viewport: { width: 1920, height: 1080 }, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    await page.addInitScript(() => {
+      const w = window as unknown as { __long: Array<[number, number]> };
+      w.__long = [];
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) w.__long.push([Math.round(e.startTime), Math.round(e.duration)]); }).observe({ type: 'longtask', buffered: true });
+    });
+    const t0 = Date.now();
+    await page.goto(`${app.url}&test=1`, { waitUntil: 'commit' });
+    await page.waitForFunction((n) => {
+      const td = (window as unknown as { __td?: { paneIds(): string[]; live(id: string): boolean } }).__td;
+      const shown = td?.paneIds() ?? [];
+      return shown.length >= n && shown.every((id) => td!.live(id));
+    }, PANES, { polling: 'raf', timeout: 180_000 });
+    const wall = Date.now() - t0;
+    const marks = await page.evaluate(() => {
+      const by = new Map<string, number[]>();
+      for (const m of performance.getEntriesByType('mark')) by.set(m.name, [...(by.get(m.name) ?? []), Math.round(m.startTime)]);
+      return { marks: [...by].map(([k, v]) => `${k}: ${v.length}x ${v[0]}..${v[v.length - 1]}`), long: (window as unknown as { __long: Array<[number, number]> }).__long, nav: Math.round((performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd) };
+    });
+    console.log(`round ${round}: all live after ${wall} ms; DOMContentLoaded ${marks.nav} ms`);
+    for (const m of marks.marks) console.log(`  ${m}`);
+    console.log(`  long tasks (start, ms): ${marks.long.map(([s, d]) => `${s}+${d}`).join(' ')}`);
+    await context.close();
+    await new Promise((r) => setTimeout(r, 1500));
+  }
+} finally {
+  await browser.close();
+  await app.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
