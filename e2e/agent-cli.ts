@@ -44,13 +44,14 @@ export interface RigOptions {
 
 /** Claude Code's rig: the model server by ANTHROPIC_BASE_URL and a fake key, first-run screens skipped (~/.claude.json), permission prompts on. */
 export const CLAUDE_KEY = 'sk-ant-td-fake-key-0123456789abcdef';
-export function claudeRig(): Promise<AgentRig> {
+export function claudeRig(opts: { allow?: string[]; setup?: (home: string, cwd: string) => void } = {}): Promise<AgentRig> {
   return agentRig('claude', {
     env: (url) => ({
       ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: CLAUDE_KEY,
       DISABLE_AUTOUPDATER: '1', DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_ERROR_REPORTING: '1',
     }),
     setup: (home, cwd) => {
+      opts.setup?.(home, cwd);
       fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify({
         hasCompletedOnboarding: true,
         hasSeenAutoDefaultNudge: true,
@@ -58,7 +59,7 @@ export function claudeRig(): Promise<AgentRig> {
         projects: { [fs.realpathSync(cwd)]: { hasTrustDialogAccepted: true }, [cwd]: { hasTrustDialogAccepted: true } },
       }));
       fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
-      fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'default' } }, null, 2));
+      fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'default', ...(opts.allow ? { allow: opts.allow } : {}) } }, null, 2));
     },
   });
 }

@@ -7,32 +7,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentRig, card, headerStatus, newAgentPane, prompt, reportFailures, type AgentRig } from './agent-cli.ts';
+import { card, claudeRig, headerStatus, newAgentPane, prompt, reportFailures, type AgentRig } from './agent-cli.ts';
 import { pairedPhone, type Phone } from './phone.ts';
 
-const KEY = 'sk-ant-td-fake-key-0123456789abcdef';
 let rig: AgentRig;
 let ph: Phone;
 let paneId: string;
 let folder: string;
 
 beforeAll(async () => {
-  rig = await agentRig('claude', {
-    env: (url) => ({
-      ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: KEY,
-      DISABLE_AUTOUPDATER: '1', DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_ERROR_REPORTING: '1',
-    }),
-    setup: (home, cwd) => {
-      fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify({
-        hasCompletedOnboarding: true,
-        hasSeenAutoDefaultNudge: true,
-        customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
-        projects: { [fs.realpathSync(cwd)]: { hasTrustDialogAccepted: true }, [cwd]: { hasTrustDialogAccepted: true } },
-      }));
-      fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
-      fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'default' } }, null, 2));
-    },
-  });
+  rig = await claudeRig();
   ({ paneId, folder } = await newAgentPane(rig, 'claude'));
   await rig.win.waitForText(paneId, /for shortcuts|❯/, 90_000);
   ph = await pairedPhone(rig.browser, rig.serve);

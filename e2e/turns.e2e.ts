@@ -15,9 +15,8 @@ import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitSync, gitTestEnv, makeRepo } from '../main/worktrees/testing.ts';
 import { repoLooks } from '../main/turns/testing.ts';
-import { agentRig, card, headerStatus, newAgentPane, openWindow, prompt, reportFailures, shot, type AgentRig } from './agent-cli.ts';
+import { card, claudeRig, headerStatus, newAgentPane, openWindow, prompt, reportFailures, shot, type AgentRig } from './agent-cli.ts';
 
-const KEY = 'sk-ant-td-fake-key-0123456789abcdef';
 let rig: AgentRig;
 let paneId: string;
 let folder: string;
@@ -25,23 +24,12 @@ let gitEnv: NodeJS.ProcessEnv;
 let repo: string;
 
 beforeAll(async () => {
-  rig = await agentRig('claude', {
-    env: (url) => ({
-      ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: KEY,
-      DISABLE_AUTOUPDATER: '1', DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_ERROR_REPORTING: '1',
-    }),
+  rig = await claudeRig({
+    // Bash runs without asking: each turn's edit is a sed.
+    allow: ['Bash'],
     setup: (home, cwd) => {
       gitEnv = gitTestEnv(process.env, home);
       repo = makeRepo(cwd, gitEnv);
-      fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify({
-        hasCompletedOnboarding: true,
-        hasSeenAutoDefaultNudge: true,
-        customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
-        projects: { [fs.realpathSync(cwd)]: { hasTrustDialogAccepted: true }, [cwd]: { hasTrustDialogAccepted: true } },
-      }));
-      fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
-      // Bash runs without asking: each turn's edit is a sed.
-      fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'default', allow: ['Bash'] } }, null, 2));
     },
   });
   ({ paneId, folder } = await newAgentPane(rig, 'claude'));
