@@ -35,18 +35,8 @@ export const MAX_HITS = 500;
 /** The longest text one entry keeps. */
 const MAX_TEXT = 8192;
 
-export interface Entry {
-  kind: SearchKind;
-  at: number;
-  paneId: string;
-  session: string;
-  agent?: string;
-  folder?: string;
-  line?: number;
-  exitCode?: number;
-  ref?: string;
-  text: string;
-}
+/** What is put in the index: a hit as it will be found, before it has an id or marks. */
+export type Entry = Omit<SearchHit, 'id' | 'marked'>;
 
 /** `node:sqlite`, loaded without its ExperimentalWarning reaching the person (Node 22 prints one). */
 export function sqlite(): typeof import('node:sqlite') {
