@@ -66,8 +66,8 @@ describe('the window', () => {
     const ids = await win.paneIds();
     const layout = await win.layout();
     expect(layout).toMatchObject({ type: 'split', direction: 'row', children: [{ type: 'pane' }, { type: 'split', direction: 'column' }] });
-    // The new pane got the keyboard: typing goes there.
-    expect(await win.focused()).toBe(ids[2]);
+    // The new pane got the keyboard: typing goes there (once pane.create has answered: the layout can come first).
+    await win.waitFor(async () => (await win.focused()) === ids[2], 'the new pane focused');
     for (const id of ids) await win.waitForPrompt(id);
 
     // Side by side, then one above the other.
