@@ -62,6 +62,12 @@ describe('a flood\'s history in the page', () => {
       await win.typeLine(id!, `cat ${file}; echo flood-done-$((${round}))`);
       await win.waitForText(id!, new RegExp(`^${marker}$`, 'm'), 180_000, 5);
       await win.waitForPrompt(id!);
+      // The core sends the whole history once the flood has been quiet a moment, before anyone scrolls;
+      // a loaded machine takes a while to deliver it. (Not there: the check below says how short it is.)
+      await win.waitFor(async () => {
+        const b = await buffer(win, id!);
+        return b.lines.length === SCROLLBACK + b.rows;
+      }, `round ${round}: the whole history in the page`, 30_000).catch(() => undefined);
       // Scroll to the top as a person does, a page at a time, until the view has stayed at line 0 for three presses; read it there.
       await win.focusKeyboard(id!);
       let steady = 0;
