@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { DevicesState } from '../../preload/contract.ts';
 import { foregroundGroup } from '../panes/proc.ts';
-import { BASH, tempState, waitFor } from '../panes/testing.ts';
+import { tempState, waitFor } from '../panes/testing.ts';
 import { startService, type RunningService } from '../service/service.ts';
 import { REVOKED_CODE } from './door.ts';
 import type { InboxCard } from './inbox.ts';
@@ -248,7 +248,7 @@ describe('the device door', () => {
     const cookie = await pair();
     const dev = await socket(cookie);
     const app = svc.app;
-    const pane = app.panes.create({ command: BASH, cwd: state.dir });
+    const pane = app.panes.create({ command: ['/bin/bash', '-l'], cwd: state.dir });
     const out = path.join(state.dir, 'typed.txt');
     // A program (as an agent is) reads the lines typed back.
     app.panes.write(pane.id, `cat > ${out}\r`);

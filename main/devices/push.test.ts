@@ -13,7 +13,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { foregroundGroup } from '../panes/proc.ts';
-import { BASH, tempState, waitFor } from '../panes/testing.ts';
+import { tempState, waitFor } from '../panes/testing.ts';
 import { startService, type RunningService } from '../service/service.ts';
 import { checkNotify, checkSubscription, inQuiet, topicOf } from './push.ts';
 import { DEFAULT_NOTIFY } from './store.ts';
@@ -106,7 +106,7 @@ function decrypt(body: Buffer, ua: ECDH, auth: Buffer): string {
 }
 
 async function readingPane(): Promise<{ id: string; out: string; tag: string }> {
-  const pane = svc.app.panes.create({ command: BASH, cwd: state.dir });
+  const pane = svc.app.panes.create({ command: ['/bin/bash', '-l'], cwd: state.dir });
   const out = path.join(state.dir, `typed-${pane.id}.txt`);
   svc.app.panes.write(pane.id, `cat > ${out}\r`);
   await waitFor(() => {
