@@ -1,5 +1,5 @@
 /**
- * Search everything in the window (issue 36): Ctrl+Shift+H opens the palette; results come
+ * Search everything in the window (issue 36): Ctrl+Shift+F opens the palette; results come
  * as you type, grouped by pane, the match marked; Enter on a line of a pane's output scrolls
  * its terminal to the line and marks it (also once the pane's shell has ended); Enter on a
  * decision opens the pane's bench on its card. Screenshots in dark and light.
@@ -49,7 +49,7 @@ function view(w: TdPage, paneId: string, text: string): Promise<{ top: number; r
 
 async function openPalette(w: TdPage, query: string): Promise<void> {
   await w.focusTerminal(shellId);
-  await w.page.keyboard.press('Control+Shift+H');
+  await w.page.keyboard.press('Control+Shift+F');
   const input = w.page.getByRole('searchbox', { name: 'Search everything' });
   await input.waitFor();
   await input.fill(query);

@@ -88,11 +88,11 @@ describe('keyboard', () => {
     await win.waitFor(async () => (await fontSize()) === 13, 'the default size');
   });
 
-  it('finds text with Ctrl+Shift+F, and Escape gives the keyboard back to the terminal', async () => {
+  it('finds text with Ctrl+Shift+L, and Escape gives the keyboard back to the terminal', async () => {
     const [id] = await win.paneIds();
     await win.typeLine(id!, 'clear; for i in 1 2 3; do echo "needle-$i"; done');
     await win.waitForText(id!, /^needle-3$/m);
-    await win.page.keyboard.press('Control+Shift+F');
+    await win.page.keyboard.press('Control+Shift+L');
     const input = win.page.getByRole('searchbox', { name: 'Find' }).or(win.page.locator('.find-bar input'));
     await input.waitFor();
     await input.fill('needle-');

@@ -10,8 +10,11 @@ describe('commandForKey', () => {
     expect(commandForKey(k('D', 'KeyD', { ctrlKey: true, shiftKey: true }))).toBe('split-right');
     expect(commandForKey(k('E', 'KeyE', { ctrlKey: true, shiftKey: true }))).toBe('split-down');
     expect(commandForKey(k('W', 'KeyW', { ctrlKey: true, shiftKey: true }))).toBe('close-pane');
-    expect(commandForKey(k('F', 'KeyF', { ctrlKey: true, shiftKey: true }))).toBe('find');
-    expect(commandForKey(k('H', 'KeyH', { ctrlKey: true, shiftKey: true }))).toBe('search-everything');
+    expect(commandForKey(k('F', 'KeyF', { ctrlKey: true, shiftKey: true }))).toBe('search-everything');
+    expect(commandForKey(k('L', 'KeyL', { ctrlKey: true, shiftKey: true }))).toBe('find');
+    // Ctrl+Alt+F is the terminal's (Emacs' C-M-f, AltGr+F on some layouts): not the find.
+    expect(commandForKey(k('f', 'KeyF', { ctrlKey: true, altKey: true }))).toBeUndefined();
+    expect(commandForKey(k('H', 'KeyH', { ctrlKey: true, shiftKey: true }))).toBeUndefined();
     expect(commandForKey(k('U', 'KeyU', { ctrlKey: true, shiftKey: true }))).toBe('show-usage');
     expect(commandForKey(k('B', 'KeyB', { ctrlKey: true, shiftKey: true }))).toBe('toggle-bench');
     expect(commandForKey(k('C', 'KeyC', { ctrlKey: true, shiftKey: true }))).toBe('copy');

@@ -96,9 +96,9 @@ export function menuTemplate(platform: string, on: { command(name: AppCommand): 
     {
       label: 'View',
       submenu: [
-        cmd('Find', 'find', 'CmdOrCtrl+Shift+F'),
+        cmd('Find in Pane', 'find', 'CmdOrCtrl+Shift+L'),
         cmd('Toggle Workbench', 'toggle-bench', 'CmdOrCtrl+Shift+B'),
-        cmd('Search Everything…', 'search-everything', 'CmdOrCtrl+Shift+H'),
+        cmd('Search Everything…', 'search-everything', 'CmdOrCtrl+Shift+F'),
         cmd('Usage…', 'show-usage', 'CmdOrCtrl+Shift+U'),
         { type: 'separator' },
         cmd('Zoom In', 'zoom-in', 'CmdOrCtrl+='),

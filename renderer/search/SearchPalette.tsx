@@ -1,5 +1,5 @@
 /**
- * Search everything (Ctrl+Shift+H): a palette over the search index (main/search). Results
+ * Search everything (Ctrl+Shift+F): a palette over the search index (main/search). Results
  * come as you type, grouped by pane (its title and agent), newest first, with the time and
  * the matching words marked; filters narrow by kind, agent, folder and date. Arrow keys
  * move through the results, Enter goes there (jump.ts), Escape closes.

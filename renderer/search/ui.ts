@@ -1,4 +1,4 @@
-/** Whether the Search everything palette shows (Ctrl+Shift+H). */
+/** Whether the Search everything palette shows (Ctrl+Shift+F). */
 import { createStore } from 'zustand/vanilla';
 
 export interface SearchUi {

@@ -37,7 +37,7 @@ export const FIELDS: readonly Field[] = [
   mcpSearch('codex', 'Codex'),
   mcpSearch('gemini', 'Gemini CLI'),
   mcpSearch('opencode', 'OpenCode'),
-  { key: 'search', sub: 'enabled', group: 'Search', label: 'Index for search', kind: 'toggle', help: 'Keep pane output, commands, agents\' prompts and replies, decisions and Tick calls searchable (Ctrl+Shift+H).' },
+  { key: 'search', sub: 'enabled', group: 'Search', label: 'Index for search', kind: 'toggle', help: 'Keep pane output, commands, agents\' prompts and replies, decisions and Tick calls searchable (Ctrl+Shift+F).' },
   { key: 'search', sub: 'keepDays', group: 'Search', label: 'Keep for days', kind: 'number', min: 0, max: 36_500, step: 1, help: 'Days an entry stays in the search index; 0 keeps everything.' },
   { key: 'search', sub: 'excludePanes', group: 'Search', label: 'Panes left out', kind: 'text', placeholder: 'none', help: 'Pane ids or tags, separated by spaces or commas, whose output and agents are never indexed.' },
   { key: 'windowClose', group: 'Windows and panes', label: 'Closing the last window', kind: 'choice', help: 'Keep every pane running without a window, or end them all.', choices: [{ value: 'keep', label: 'Keeps panes running' }, { value: 'end', label: 'Ends every pane' }] },
