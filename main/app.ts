@@ -26,6 +26,7 @@ import { NoticeBook } from './state/notices.ts';
 import { installDevices, type DeviceService } from './devices/service.ts';
 import { installSearch, type SearchService } from './search/service.ts';
 import { searchTools } from './search/tools.ts';
+import { installSearchOnMachines } from './search/machines.ts';
 import { installUsage } from './usage/service.ts';
 
 export interface AppOptions {
@@ -145,6 +146,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // Other machines over the person's own ssh (main/machines): their links, and windows' via frames.
   const machines = new Machines({ core, settings, env, layout: panes });
   hub.via = machines;
+  installSearchOnMachines(core, machines);
   // The device door (main/devices), off unless it was turned on.
   const devices = installDevices({ core, panes, surfaces, stateDir: paths.state });
 

@@ -242,6 +242,36 @@ export interface SearchQuery {
   since?: string;
   /** At most this many hits (default 50, at most 500). */
   limit?: number;
+  /**
+   * A connected machine's name: its own index is asked (through the home service) and its
+   * hits' pane ids come back qualified (`name/paneId`); `*`: this machine's and every connected
+   * one's, newest first. Absent or empty: this machine's.
+   */
+  machine?: string;
+}
+
+/** An agent's prompt, reply or tool run, as the index and the transcript viewer hold it. */
+export interface SearchTranscriptEntry {
+  kind: 'prompt' | 'reply' | 'tool';
+  at: number;
+  /** The agent event's id. */
+  ref: string;
+  text: string;
+  agent: string;
+}
+
+/** An agent session's prompts, replies and tool runs (the pane's inbound.jsonl), for a hit's viewer. */
+export interface SearchTranscript {
+  agent?: string;
+  /** The agent's own session id. */
+  sessionId?: string;
+  /** The agent's own transcript file, where its session event named it. */
+  path?: string;
+  entries: SearchTranscriptEntry[];
+  /** Which entry the hit is (-1: not among them). */
+  index: number;
+  /** Entries of a long session left out before and after these. */
+  cut: { before: number; after: number };
 }
 
 export interface SearchHit {
@@ -487,6 +517,8 @@ export interface Requests {
   'usage.summary': { req: { since?: string }; res: { ok: true; summary: UsageSummary } | { ok: false; error: string } };
   /** Search everything the panes, agents, surfaces and Ticks did (main/search). */
   'search.query': { req: SearchQuery; res: { ok: true; hits: SearchHit[] } | { ok: false; error: string } };
+  /** The agent session a prompt, reply or tool hit belongs to (`ref`: the hit's), from its pane's record. */
+  'search.transcript': { req: { paneId: string; session: string; ref: string }; res: { ok: true; transcript: SearchTranscript } | { ok: false; error: string } };
 
   /** What "New agent in a worktree" offers for a folder (default: the focused pane's): the repository, its branches, the current one. */
   'worktree.probe': { req: { dir?: string }; res: WorktreeResult<{ repo: string; current: string | null; branches: string[]; folder: string; setup: string }> };
@@ -679,7 +711,7 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',
   'tick.packages',
   'agent.new', 'agent.available',
-  'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit', 'service.start', 'machine.connect', 'machine.list', 'machine.retry', 'machine.restart', 'search.query', 'usage.summary',
+  'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit', 'service.start', 'machine.connect', 'machine.list', 'machine.retry', 'machine.restart', 'search.query', 'search.transcript', 'usage.summary',
   'worktree.probe', 'worktree.new', 'worktree.list', 'worktree.status', 'worktree.commit',
   'worktree.merge', 'worktree.push', 'worktree.remove', 'worktree.revert', 'worktree.open',
   'turns.view', 'turns.review', 'turns.revert', 'turns.restore',

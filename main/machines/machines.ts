@@ -219,6 +219,19 @@ export class Machines implements ViaRouter {
     return [...this.byName.values()].map((m) => m.info());
   }
 
+  /** Names of the machines connected now. */
+  connected(): string[] {
+    return [...this.byName.values()].filter((m) => m.state === 'connected').map((m) => m.record.name);
+  }
+
+  /** A request to a connected machine's service (search on it); rejects in one sentence when it is unknown or unreachable. */
+  ask(name: string, request: string, req: unknown): Promise<unknown> {
+    const m = this.byName.get(name);
+    if (!m) return Promise.reject(new Error(`no machine is named "${String(name).slice(0, 40)}": connect it with + Machine… or \`terminal-delight connect HOST\``));
+    if (m.state !== 'connected') return Promise.reject(new Error(`${m.record.name} is unreachable (${m.state === 'failed' ? m.reason ?? 'failed' : m.state}): it was not searched`));
+    return m.request(request, req);
+  }
+
   /** Connect the machines saved in settings (the service starting): each retried with backoff until it answers. */
   connectSaved(): void {
     for (const rec of this.settings.get().machines ?? []) {

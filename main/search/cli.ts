@@ -1,13 +1,13 @@
 /**
- * `terminal-delight search QUERY [--agent A] [--pane P] [--folder F] [--kind K] [--since DATE]
- * [--limit N] [--json]`: search everything the panes, agents, surfaces and Ticks did, through
+ * `terminal-delight search QUERY [--agent A] [--pane P] [--machine M] [--folder F] [--kind K]
+ * [--since DATE] [--limit N] [--json]`: search everything the panes, agents, surfaces and Ticks did, through
  * the service (started on demand), as the window's palette does.
  */
 import path from 'node:path';
 import type { SearchHit, SearchQuery } from '../../preload/contract.ts';
 import { throughService, type Request } from '../cli/through-service.ts';
 
-export const USAGE = 'usage: terminal-delight search QUERY [--agent A] [--pane P] [--folder F] [--kind command|output|prompt|reply|tool|surface|decision|tick|failed] [--since DATE] [--limit N] [--json]';
+export const USAGE = 'usage: terminal-delight search QUERY [--agent A] [--pane P] [--machine NAME|'*'] [--folder F] [--kind command|output|prompt|reply|tool|surface|decision|tick|failed] [--since DATE] [--limit N] [--json]';
 const KINDS = ['command', 'output', 'prompt', 'reply', 'tool', 'surface', 'decision', 'tick', 'failed'];
 
 export interface SearchArgs {
@@ -30,14 +30,14 @@ export function parseSearchArgs(argv: string[], cwd: string): SearchArgs | strin
       words.push(...argv.slice(i + 1));
       break;
     }
-    const m = /^--(agent|pane|folder|kind|since|limit)(?:=(.*))?$/s.exec(a);
+    const m = /^--(agent|pane|machine|folder|kind|since|limit)(?:=(.*))?$/s.exec(a);
     if (!m) {
       if (a.startsWith('--')) return `"${a}" is not an option of search: ${USAGE.slice(7)}`;
       words.push(a);
       continue;
     }
     const value = m[2] ?? argv[++i];
-    if (value === undefined || value === '') return `--${m[1]} needs a value: for example --${m[1]} ${({ agent: 'claude', pane: 'pabc123', folder: '~/src/app', kind: 'failed', since: '2026-12-01', limit: '20' } as Record<string, string>)[m[1]!]}`;
+    if (value === undefined || value === '') return `--${m[1]} needs a value: for example --${m[1]} ${({ agent: 'claude', pane: 'pabc123', machine: 'build-box', folder: '~/src/app', kind: 'failed', since: '2026-12-01', limit: '20' } as Record<string, string>)[m[1]!]}`;
     if (m[1] === 'kind') {
       if (!KINDS.includes(value)) return `--kind ${value} is not a kind: use one of ${KINDS.join(', ')}`;
       q.kind = value as SearchQuery['kind'];
@@ -49,7 +49,7 @@ export function parseSearchArgs(argv: string[], cwd: string): SearchArgs | strin
       if (Number.isNaN(Date.parse(value))) return `--since ${value} is not a date: give one like 2026-12-01 or 2026-12-01T09:30`;
       q.since = value;
     } else if (m[1] === 'folder') q.folder = path.resolve(cwd, value.replace(/^~(?=$|\/)/, process.env.HOME ?? '~'));
-    else q[m[1] as 'agent' | 'pane'] = value;
+    else q[m[1] as 'agent' | 'pane' | 'machine'] = value;
   }
   q.query = words.join(' ').trim();
   if (!q.query) return `give something to look for: ${USAGE.slice(7)}`;

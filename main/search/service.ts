@@ -24,6 +24,7 @@ import type { TickCallRecord } from '../tick/host.ts';
 import { parseEvent } from '../agent-channel/events.ts';
 import { SearchIndex, type Entry } from './index.ts';
 import { OutputLines } from './lines.ts';
+import { agentEntry, installTranscript, short } from './transcript.ts';
 
 const FLUSH_MS = 250;
 /** Pane folders' files are looked at this often. */
@@ -57,10 +58,6 @@ interface PaneFeed {
   queued: number;
 }
 
-const short = (v: unknown, max = 2000): string => {
-  const s = typeof v === 'string' ? v : JSON.stringify(v) ?? '';
-  return s.length > max ? `${s.slice(0, max)}…` : s;
-};
 
 /** Every string in a surface's model, joined (its searchable text). */
 function modelText(v: unknown, out: string[] = [], depth = 0): string[] {
@@ -325,12 +322,7 @@ export class SearchService {
   private agentEvent(line: string): Partial<Entry> | undefined {
     const e = parseEvent(line);
     if (!e) return undefined;
-    const at = Date.parse(e.at) || Date.now();
-    const agent = { agent: e.agent ?? 'claude' };
-    if (e.type === 'prompt') return { kind: 'prompt', at, ref: e.id, text: e.text, ...agent };
-    if (e.type === 'reply') return { kind: 'reply', at, ref: e.id, text: e.text, ...agent };
-    if (e.type === 'tool') return { kind: 'tool', at, ref: e.id, text: `${e.tool_name}${e.failed ? ' (failed)' : ''} ${short(e.tool_input)}`, ...agent };
-    return undefined;
+    return agentEntry(e);
   }
 
   // ───────────── writing ─────────────
@@ -423,6 +415,7 @@ export class SearchService {
 export function installSearch(deps: SearchDeps): SearchService {
   const service = new SearchService(deps);
   service.start();
+  installTranscript(deps.core, deps.paths.surfaces);
   deps.core.onDispose(() => service.dispose());
   return service;
 }

@@ -15,9 +15,11 @@ const PANE_FIELDS = ['paneId', 'splitOf'] as const;
 /**
  * Requests the home service answers whatever pane they name: it holds the layout and its
  * focus, makes a pane on a machine (its `machine`, or the machine of `splitOf`) and
- * places it beside the pane it splits, and closes a far pane there and in its layout.
+ * places it beside the pane it splits, and closes a far pane there and in its layout;
+ * `search.query` names its machine in its own field, which the home service answers
+ * (main/search/machines.ts), its hits' pane ids qualified.
  */
-const HOME_REQUESTS: ReadonlySet<string> = new Set(['pane.create', 'agent.new', 'pane.close', 'pane.focus', 'layout.set', 'machine.connect', 'machine.list', 'machine.retry', 'machine.restart']);
+const HOME_REQUESTS: ReadonlySet<string> = new Set(['pane.create', 'agent.new', 'pane.close', 'pane.focus', 'layout.set', 'machine.connect', 'machine.list', 'machine.retry', 'machine.restart', 'search.query']);
 
 /**
  * Where a request goes: the machine its pane ids name (none: the home service), with the

@@ -1,7 +1,8 @@
 /**
  * Search everything (Ctrl+Shift+F): a palette over the search index (main/search). Results
  * come as you type, grouped by pane (its title and agent), newest first, with the time and
- * the matching words marked; filters narrow by kind, agent, folder and date. Arrow keys
+ * the matching words marked; filters narrow by kind, agent, machine (when others are
+ * connected: every machine, this one, or one of them), folder and date. Arrow keys
  * move through the results, Enter goes there (jump.ts), Escape closes.
  */
 import { useEffect, useMemo, useRef, useState, type ReactElement } from 'react';
@@ -12,6 +13,7 @@ import { ModalForm } from '../agents/ModalForm.tsx';
 import { groupHits, markedParts, when } from './group.ts';
 import { jumpTo } from './jump.ts';
 import { hideSearch, searchUi } from './ui.ts';
+import { machinesUi } from '../machines/ui.ts';
 import './search.css';
 
 const KINDS: Array<[NonNullable<SearchQuery['kind']> | '', string]> = [
@@ -36,6 +38,10 @@ function Palette({ n }: { n: number }): ReactElement {
   const [agent, setAgent] = useState('');
   const [folder, setFolder] = useState('');
   const [since, setSince] = useState('');
+  // '*': this machine and every connected one; '': this machine; else a machine's name.
+  const [machine, setMachine] = useState('*');
+  const machines = useStore(machinesUi, (s) => s.machines);
+  const far = machines.length > 0;
   const [hits, setHits] = useState<SearchHit[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [selected, setSelected] = useState(0);
@@ -53,7 +59,7 @@ function Palette({ n }: { n: number }): ReactElement {
     }
     let live = true;
     const t = setTimeout(() => {
-      const q: SearchQuery = { query, limit: 100, ...(kind ? { kind } : {}), ...(agent ? { agent } : {}), ...(folder.trim() ? { folder: folder.trim() } : {}), ...(since ? { since } : {}) };
+      const q: SearchQuery = { query, limit: 100, ...(kind ? { kind } : {}), ...(agent ? { agent } : {}), ...(folder.trim() ? { folder: folder.trim() } : {}), ...(since ? { since } : {}), ...(far && machine ? { machine } : {}) };
       ctx.api.invoke('search.query', q).then((r) => {
         if (!live) return;
         if (r.ok) {
@@ -67,7 +73,7 @@ function Palette({ n }: { n: number }): ReactElement {
       live = false;
       clearTimeout(t);
     };
-  }, [ctx, query, kind, agent, folder, since]);
+  }, [ctx, query, kind, agent, folder, since, far, machine]);
 
   const groups = useMemo(() => groupHits(hits), [hits]);
   const order = useMemo(() => groups.flatMap((g) => g.hits), [groups]);
@@ -119,6 +125,13 @@ function Palette({ n }: { n: number }): ReactElement {
         <select aria-label="Agent" value={agent} onChange={(e) => setAgent(e.target.value)}>
           {AGENTS.map((a) => <option key={a} value={a}>{a || 'Any agent'}</option>)}
         </select>
+        {far && (
+          <select aria-label="Machine" value={machine} onChange={(e) => setMachine(e.target.value)}>
+            <option value="*">Every machine</option>
+            <option value="">This machine</option>
+            {machines.map((m) => <option key={m.name} value={m.name} disabled={m.state !== 'connected'}>{m.name}{m.state !== 'connected' ? ` (${m.state})` : ''}</option>)}
+          </select>
+        )}
         <input aria-label="Folder" placeholder="Folder" value={folder} onChange={(e) => setFolder(e.target.value)} />
         <input aria-label="Since" type="date" value={since} onChange={(e) => setSince(e.target.value)} />
       </div>

@@ -3,12 +3,14 @@
  * its pane's bench on the card's shelf, selected and scrolled to; a line of a pane's output
  * or a command scrolls the pane's terminal to its newest occurrence of the line and marks
  * it (the terminal's find decorations); an ended pane shows its saved screen that way, with
- * its Resume. A pane this window no longer has says so in one notice.
+ * its Resume; an agent's prompt, reply or tool run opens the agent session's transcript in
+ * the bench's document viewer at that entry. A pane this window no longer has says so in one notice.
  */
 import type { SearchHit } from '../../preload/contract.ts';
 import { focusPane, toggleBench } from '../commands.ts';
 import type { WindowContext } from '../context.ts';
 import { benchStore } from '../workbench/runtime.ts';
+import { AGENT_LABELS } from '../agents/labels.ts';
 
 /** Wait for `f` to give something, a frame at a time, for at most `ms`. */
 async function until<T>(f: () => T | undefined, ms = 3000): Promise<T | undefined> {
@@ -41,6 +43,17 @@ export async function jumpTo(ctx: WindowContext, hit: SearchHit): Promise<void> 
     const el = await until(() => document.querySelector<HTMLElement>(`[data-surface-id="${CSS.escape(surface.id)}"]`) ?? undefined);
     el?.scrollIntoView({ block: 'center' });
     el?.focus();
+    return;
+  }
+  if ((hit.kind === 'prompt' || hit.kind === 'reply' || hit.kind === 'tool') && hit.ref) {
+    const r = await ctx.api.invoke('search.transcript', { paneId: hit.paneId, session: hit.session, ref: hit.ref });
+    if (!r.ok) {
+      s.notice(r.error);
+      return;
+    }
+    if (!pane.benchOpen) await toggleBench(ctx, hit.paneId);
+    const agent = r.transcript.agent ?? hit.agent;
+    benchStore().getState().openViewer({ paneId: hit.paneId, surfaceId: `transcript:${hit.ref}`, title: `${agent ? `${AGENT_LABELS[agent] ?? agent}'s` : 'The agent\'s'} transcript`, view: { kind: 'markdown', name: '', text: '' }, transcript: r.transcript });
     return;
   }
   // The line in the pane's history: its newest occurrence, scrolled to and marked.

@@ -3,6 +3,7 @@ import { useState, type ReactElement } from 'react';
 import type { PaneInfo } from '../../preload/contract.ts';
 import { useWindow } from '../context.ts';
 import { argvText, endedLine } from './ended.ts';
+import { AGENT_LABELS } from '../agents/labels.ts';
 
 export function EndedOverlay({ pane }: { pane: PaneInfo }): ReactElement | null {
   const ctx = useWindow();
@@ -19,7 +20,7 @@ export function EndedOverlay({ pane }: { pane: PaneInfo }): ReactElement | null 
       setBusy(false);
     }
   };
-  const agent = pane.agentCli ? { claude: 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', opencode: 'OpenCode' }[pane.agentCli.name] : undefined;
+  const agent = pane.agentCli ? AGENT_LABELS[pane.agentCli.name] : undefined;
   return (
     <div className="ended-overlay" role="group" aria-label="This pane ended" data-testid="ended-overlay">
       <p className="ended-line">{endedLine(pane.ended)}</p>

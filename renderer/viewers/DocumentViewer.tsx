@@ -4,7 +4,7 @@
  * with zoom (buttons and Ctrl+wheel); HTML runs in a frame with sandbox="allow-scripts"
  * and never allow-same-origin (the served file carries a sandboxing CSP too), and may
  * post notes (a decision brief); anything else is a download link or, on the desktop,
- * already handed to the system.
+ * already handed to the system. An agent's transcript (a search hit's) is shown at its entry.
  */
 import { visibleText } from '../../common/visible.ts';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
@@ -13,6 +13,7 @@ import type { OpenViewer } from '../workbench/store.ts';
 import { benchApi, errorText } from '../workbench/runtime.ts';
 import { Markdown } from '../workbench/cards/Markdown.tsx';
 import { DiagramFrame } from './DiagramFrame.tsx';
+import { TranscriptView } from './TranscriptView.tsx';
 import { RevealButton, isElectronWindow } from '../agents/RevealButton.tsx';
 import { NoteBudget, readNote } from './notes.ts';
 import './viewer.css';
@@ -71,7 +72,7 @@ export function DocumentViewer(props: { viewer: OpenViewer; anchor: HTMLElement 
   };
 
   const v = viewer.view;
-  const kindLabel = viewer.diagram ? 'diagram' : v.kind;
+  const kindLabel = viewer.diagram ? 'diagram' : viewer.transcript ? 'transcript' : v.kind;
   return createPortal(
     <div
       ref={win}
@@ -91,13 +92,15 @@ export function DocumentViewer(props: { viewer: OpenViewer; anchor: HTMLElement 
     >
       <div className="tdv-title" onPointerDown={onTitleDown} onPointerMove={onTitleMove} onPointerUp={onTitleUp} onPointerCancel={onTitleUp}>
         <span className="tdv-kind">{kindLabel}</span>
-        <span className="tdv-name" title={visibleText(v.name)}>{viewer.diagram ? viewer.title : visibleText(v.name) || viewer.title}</span>
+        <span className="tdv-name" title={visibleText(v.name)}>{viewer.diagram || viewer.transcript ? viewer.title : visibleText(v.name) || viewer.title}</span>
         <span className="tdv-spacer" />
         <button type="button" className="tdv-icon" aria-label="Close the document" title="Close (Escape)" onClick={props.onClose}>×</button>
       </div>
       <div className="tdv-body">
         {viewer.diagram ? (
           <DiagramFrame format={viewer.diagram.format} source={viewer.diagram.source} title={viewer.title} fill />
+        ) : viewer.transcript ? (
+          <TranscriptView transcript={viewer.transcript} />
         ) : v.kind === 'markdown' ? (
           <div className="tdv-doc"><Markdown text={v.text} /></div>
         ) : v.kind === 'image' ? (

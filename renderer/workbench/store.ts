@@ -6,7 +6,7 @@
  * selection; that is the protocol's rule and this store's one promise.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { ActionRecord, ApprovalRequest, ArtifactView, CatalogueKind, Shelf, Surface, TdApi } from '../../preload/contract.ts';
+import type { ActionRecord, ApprovalRequest, ArtifactView, CatalogueKind, SearchTranscript, Shelf, Surface, TdApi } from '../../preload/contract.ts';
 import { applySurfaceChange, approvalIsForPane, initialShelf, shelfCounts } from './shelves.ts';
 
 export interface PaneBench {
@@ -27,6 +27,8 @@ export interface OpenViewer {
   view: ArtifactView;
   /** A diagram shown large instead of an artifact's file. */
   diagram?: { format: string; source: string };
+  /** An agent's transcript (a search hit's), opened at its entry, instead of an artifact's file. */
+  transcript?: SearchTranscript;
 }
 
 export interface BenchState {

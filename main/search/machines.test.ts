@@ -1,0 +1,77 @@
+/**
+ * Search on another machine (main/search/machines.ts): a real sshd on 127.0.0.1 is the far
+ * machine, the home service links to it with the real `ssh`; each service indexes its own
+ * panes; `terminal-delight search --machine` asks the far one through the home service,
+ * and `--machine '*'` both, the far pane's id qualified as the window knows it.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SearchHit } from '../../preload/contract.ts';
+import { appRoot } from '../panes/env.ts';
+import { waitFor } from '../panes/testing.ts';
+import { connectService, stopService } from '../service/client.ts';
+import { startService, type RunningService } from '../service/service.ts';
+import { startFarMachine, type FarMachine } from '../machines/sshd-testing.ts';
+import { mergeHits } from './machines.ts';
+
+describe('mergeHits', () => {
+  const h = (id: number, at: number, paneId = 'p1'): SearchHit => ({ id, kind: 'output', at, paneId, session: 's', text: 't', marked: 't' });
+  it('merges machines\' hits newest first, qualifying the far ones\' panes, up to the limit', () => {
+    const merged = mergeHits([{ hits: [h(1, 30), h(2, 10)] }, { machine: 'box', hits: [h(1, 20), h(2, 5)] }], 3);
+    expect(merged.map((x) => [x.paneId, x.at])).toEqual([['p1', 30], ['box/p1', 20], ['p1', 10]]);
+  });
+});
+
+let m: FarMachine;
+let home: RunningService;
+
+beforeAll(async () => {
+  m = await startFarMachine('search-box');
+  const r = await startService({ env: m.near.env, fresh: true, idleMs: 0 });
+  if (!r.started) throw new Error('no home service');
+  home = r.service;
+}, 30_000);
+afterAll(async () => {
+  await home?.stop('test over');
+  await stopService({ env: m.farEnv, endPanes: true });
+  await m.stop();
+  m.near.cleanup();
+  m.far.cleanup();
+});
+
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(path.join(appRoot, 'bin', 'terminal-delight'), args, { env: { ...m.near.env, PATH: `${path.dirname(process.execPath)}:${m.near.env.PATH}` } }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+const panesOf = (out: string): string[] => (JSON.parse(out) as { hits: SearchHit[] }).hits.map((x) => x.paneId);
+
+describe('search on a connected machine', () => {
+  it('finds what a far pane printed with --machine NAME, both machines\' with --machine \'*\', and refuses an unknown machine in one sentence', async () => {
+    expect((await cli(['connect', m.alias])).code).toBe(0);
+    const conn = await connectService({ env: m.near.env, client: 'cli' });
+    const far = await conn.request('pane.create', { machine: m.alias, command: ['/bin/sh', '-c', 'echo zqxmachine far-$((6*7)); exec cat'] });
+    const near = await conn.request('pane.create', { command: ['/bin/sh', '-c', 'echo zqxmachine near-$((6*7)); exec cat'] });
+    expect(far.id).toMatch(new RegExp(`^${m.alias}/`));
+
+    // This machine's index alone by default: the near pane, not the far one.
+    await waitFor(async () => (await cli(['search', 'zqxmachine', '--json'])).code === 0 || undefined, 'the near line indexed');
+    expect(panesOf((await cli(['search', 'zqxmachine', '--json'])).stdout)).toEqual([near.id]);
+    // The far machine's, its pane qualified.
+    await waitFor(async () => (await cli(['search', 'zqxmachine', '--machine', m.alias, '--json'])).code === 0 || undefined, 'the far line indexed there');
+    const farHits = JSON.parse((await cli(['search', 'zqxmachine', '--machine', m.alias, '--json'])).stdout) as { hits: SearchHit[] };
+    expect(farHits.hits.map((x) => [x.paneId, x.text])).toEqual([[far.id, 'zqxmachine far-42']]);
+    // Both, newest first; and a qualified --pane goes to its machine.
+    expect(new Set(panesOf((await cli(['search', 'zqxmachine', '--machine', '*', '--json'])).stdout))).toEqual(new Set([near.id, far.id]));
+    expect(panesOf((await cli(['search', 'far', '--pane', far.id, '--json'])).stdout)).toEqual([far.id]);
+    // The window's route: search.query stays with the home service, machine and all.
+    expect(await conn.request('search.query', { query: 'near', machine: m.alias })).toEqual({ ok: true, hits: [] });
+    const none = await cli(['search', 'zqxmachine', '--machine', 'elsewhere']);
+    expect([none.code, none.stderr]).toEqual([2, 'terminal-delight search: no machine is named "elsewhere": connect it with + Machine… or `terminal-delight connect HOST`\n']);
+    conn.close();
+  }, 120_000);
+});
