@@ -69,6 +69,36 @@ describe('the cost of a Claude Code session', () => {
     expect(search('second', '--kind', 'prompt', '--agent', 'claude')[0]).toMatchObject({ paneId, text: 'second' });
   }, 60_000);
 
+  it('Enter on a reply in the Search everything palette opens the session\'s transcript in the bench\'s viewer at that reply', async () => {
+    const { win } = rig;
+    await win.focusTerminal(paneId);
+    await win.page.keyboard.press('Control+Shift+F');
+    const input = win.page.getByRole('searchbox', { name: 'Search everything' });
+    await input.waitFor();
+    await win.page.getByLabel('Kind').selectOption('reply');
+    await input.fill('answer');
+    const hits = win.page.locator('.td-search-hit');
+    await win.waitFor(async () => (await hits.count()) === 2, 'both replies');
+    expect(await hits.first().innerText()).toContain('Second answer.');
+    expect(await win.page.locator('.td-search-agent').first().innerText()).toBe('claude');
+    await win.screenshot('search-palette-replies-dark');
+    await hits.nth(1).click();
+    const viewer = win.page.getByRole('dialog', { name: 'Document: Claude Code\'s transcript' });
+    await viewer.waitFor();
+    // The session in order, the hit (the first reply) marked and in view.
+    const entries = viewer.locator('.tdv-entry');
+    expect((await entries.allInnerTexts()).map((t) => t.split('\n')[0]! + ' ' + t.split('\n').at(-1)!)).toEqual(expect.arrayContaining([expect.stringMatching(/^PROMPT .*first$/)]));
+    const kinds = await entries.evaluateAll((els) => els.map((el) => `${el.getAttribute('data-kind')}:${el.querySelector('pre, .td-md')?.textContent?.trim()}`));
+    expect(kinds.filter((k) => !k.startsWith('tool:'))).toEqual(['prompt:first', 'reply:First answer.', 'prompt:second', 'reply:Second answer.']);
+    const current = viewer.locator('.tdv-entry[aria-current="true"]');
+    expect(await current.innerText()).toContain('First answer.');
+    expect(await current.isVisible()).toBe(true);
+    await win.screenshot('search-transcript-dark');
+    expect(await axeViolations(win, 'transcript viewer, dark')).toEqual([]);
+    await win.page.keyboard.press('Escape');
+    await viewer.waitFor({ state: 'detached' });
+  }, 60_000);
+
   it('the Usage view shows the session by day in a chart and in a table, its figures the usage × the price file; light and dark; terminal-delight usage agrees', async () => {
     if (!expected) throw new Error('the first test did not finish');
     const e = expected;

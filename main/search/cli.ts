@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { SearchHit, SearchQuery } from '../../preload/contract.ts';
 import { throughService, type Request } from '../cli/through-service.ts';
 
-export const USAGE = 'usage: terminal-delight search QUERY [--agent A] [--pane P] [--machine NAME|'*'] [--folder F] [--kind command|output|prompt|reply|tool|surface|decision|tick|failed] [--since DATE] [--limit N] [--json]';
+export const USAGE = 'usage: terminal-delight search QUERY [--agent A] [--pane P] [--machine NAME|\'*\'] [--folder F] [--kind command|output|prompt|reply|tool|surface|decision|tick|failed] [--since DATE] [--limit N] [--json]';
 const KINDS = ['command', 'output', 'prompt', 'reply', 'tool', 'surface', 'decision', 'tick', 'failed'];
 
 export interface SearchArgs {
