@@ -7,6 +7,7 @@ import { useLayoutEffect, useRef, type ReactNode } from 'react';
 import type { SearchTranscript } from '../../preload/contract.ts';
 import { Markdown } from '../workbench/cards/Markdown.tsx';
 import { when } from '../search/group.ts';
+import { AGENT_LABELS } from '../agents/labels.ts';
 
 const WHO: Record<SearchTranscript['entries'][number]['kind'], string> = { prompt: 'Prompt', reply: 'Reply', tool: 'Tool run' };
 
@@ -19,7 +20,7 @@ export function TranscriptView({ transcript }: { transcript: SearchTranscript })
   return (
     <div className="tdv-doc tdv-transcript">
       <p className="tdv-transcript-head">
-        {[t.agent, t.sessionId ? `session ${t.sessionId}` : undefined].filter(Boolean).join(' · ')}
+        {[t.agent ? (AGENT_LABELS[t.agent] ?? t.agent) : undefined, t.sessionId ? `session ${t.sessionId}` : undefined].filter(Boolean).join(' · ')}
         {t.path ? <><br /><code>{t.path}</code></> : null}
       </p>
       {t.cut.before > 0 && <p className="tdv-transcript-cut">{t.cut.before} earlier entries not shown</p>}
