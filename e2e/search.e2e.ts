@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { connectService, type ServiceConnection } from '../main/service/client.ts';
+import { connectService, stopService, type ServiceConnection } from '../main/service/client.ts';
 import { axeViolations, dropSurface, launchBrowser, openWindow, paneFolder, ROOT, startServe, type Serve, type TdPage } from './harness.ts';
 import fs from 'node:fs';
 
@@ -126,4 +126,62 @@ describe('the Search everything palette', () => {
       return v.line >= v.top && v.line < v.top + v.rows && v.selection === 'zqxpalette42';
     }, 'the ended pane scrolled to the line, the word marked');
   }, 120_000);
+
+  it('finds a word whose line scrolled past the terminal\'s whole history in a pane that ended, and shows it from the index in the bench\'s viewer, marked', async () => {
+    // 12,000 lines after it: more than the terminal's 10,000 lines of history. Then the program ends.
+    const gone = await conn.request('pane.create', { command: ['/bin/sh', '-c', 'echo zqx""gone77 here; seq 1 12000; echo done-printing'], splitOf: catId, direction: 'down' });
+    await dark.waitForText(gone.id, /done-printing/, 60_000);
+    await dark.waitFor(async () => (await dark.pane(gone.id))?.status === 'exited', 'the program to end');
+    const inTerminal = await view(dark, gone.id, 'zqxgone77 here');
+    expect(inTerminal.line).toBe(-1);
+    await dark.focusTerminal(catId);
+    await dark.page.keyboard.press('Control+Shift+F');
+    const input = dark.page.getByRole('searchbox', { name: 'Search everything' });
+    await input.fill('zqxgone77');
+    const hit = dark.page.locator('.td-search-hit', { hasText: 'zqxgone77 here' });
+    await hit.first().waitFor();
+    await dark.page.keyboard.press('Enter');
+    const viewer = dark.page.getByRole('dialog', { name: /^Document: Output of / });
+    await viewer.waitFor();
+    const current = viewer.locator('li[aria-current="true"]');
+    expect(await current.locator('code').innerText()).toBe('zqxgone77 here');
+    expect(await current.isVisible()).toBe(true);
+    // The lines after it, as printed.
+    expect(await viewer.locator('li[aria-current="true"] + li code').innerText()).toBe('1');
+    await dark.screenshot('search-history-dark');
+    expect(await axeViolations(dark, 'history viewer, dark')).toEqual([]);
+    await dark.page.keyboard.press('Escape');
+    await viewer.waitFor({ state: 'detached' });
+  }, 180_000);
+
+  it('after the service stops and comes back, jumps to the word in an ended pane\'s saved screen, its Resume there', async () => {
+    const script = "console.log('zqxsaved ' + 6 * 7); for (let i = 1; i <= 60; i++) console.log('row ' + i); setInterval(() => {}, 1e9);";
+    const kept = await conn.request('pane.create', { command: [process.execPath, '-e', script], splitOf: catId, direction: 'right' });
+    await dark.waitForText(kept.id, /^row 60$/m);
+    await dark.waitFor(async () => (await conn.request('search.query', { query: 'zqxsaved' })).ok && ((await conn.request('search.query', { query: 'zqxsaved' })) as { hits: unknown[] }).hits.length > 0, 'the word indexed');
+    // The service stops as a person stops it (its panes' programs ended, their screens saved); a new one starts.
+    conn.close();
+    await dark.close();
+    await light?.close();
+    await serve.kill();
+    await stopService({ env: serve.env });
+    serve = await startServe({ reuse: serve });
+    dark = await openWindow(browser, serve, { theme: 'dark', viewport: { width: 1200, height: 760 } });
+    const overlay = dark.page.locator(`[data-pane-id="${kept.id}"] [data-testid="ended-overlay"]`);
+    await overlay.waitFor();
+    await dark.waitForText(kept.id, /^row 60$/m);
+    // The ended pane's overlay covers its terminal: the shortcut from the title bar.
+    await dark.page.locator('.titlebar').click({ position: { x: 400, y: 10 } });
+    await dark.page.keyboard.press('Control+Shift+F');
+    await dark.page.getByRole('searchbox', { name: 'Search everything' }).fill('zqxsaved');
+    await dark.page.locator('.td-search-hit', { hasText: 'zqxsaved 42' }).first().waitFor();
+    expect(await dark.page.locator('.td-search-group-head', { hasText: kept.id }).textContent()).toContain('ended');
+    await dark.page.keyboard.press('Enter');
+    await dark.waitFor(async () => {
+      const v = await view(dark, kept.id, 'zqxsaved 42');
+      return v.line >= v.top && v.line < v.top + v.rows && v.selection === 'zqxsaved 42';
+    }, 'the saved screen scrolled to the line, marked');
+    expect(await overlay.getByRole('button', { name: 'Resume' }).isVisible()).toBe(true);
+    await dark.screenshot('search-ended-dark');
+  }, 180_000);
 });

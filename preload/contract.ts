@@ -517,6 +517,8 @@ export interface Requests {
   'usage.summary': { req: { since?: string }; res: { ok: true; summary: UsageSummary } | { ok: false; error: string } };
   /** Search everything the panes, agents, surfaces and Ticks did (main/search). */
   'search.query': { req: SearchQuery; res: { ok: true; hits: SearchHit[] } | { ok: false; error: string } };
+  /** A pane's output lines around `line` (a hit's) as the index holds them: for a line its terminal's history no longer has. */
+  'search.lines': { req: { paneId: string; line: number }; res: { ok: true; lines: Array<{ line: number; text: string }> } | { ok: false; error: string } };
   /** The agent session a prompt, reply or tool hit belongs to (`ref`: the hit's), from its pane's record. */
   'search.transcript': { req: { paneId: string; session: string; ref: string }; res: { ok: true; transcript: SearchTranscript } | { ok: false; error: string } };
 
@@ -711,7 +713,7 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',
   'tick.packages',
   'agent.new', 'agent.available',
-  'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit', 'service.start', 'machine.connect', 'machine.list', 'machine.retry', 'machine.restart', 'search.query', 'search.transcript', 'usage.summary',
+  'pane.resume', 'pane.resumeAll', 'service.info', 'service.quit', 'service.start', 'machine.connect', 'machine.list', 'machine.retry', 'machine.restart', 'search.query', 'search.lines', 'search.transcript', 'usage.summary',
   'worktree.probe', 'worktree.new', 'worktree.list', 'worktree.status', 'worktree.commit',
   'worktree.merge', 'worktree.push', 'worktree.remove', 'worktree.revert', 'worktree.open',
   'turns.view', 'turns.review', 'turns.revert', 'turns.restore',

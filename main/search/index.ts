@@ -335,6 +335,25 @@ export class SearchIndex {
     return hits;
   }
 
+  /**
+   * A pane's output lines from `from` to `to` (its line numbers), as indexed: what a hit's
+   * line stood among once the pane's own history no longer holds it. A scan of the pane's
+   * blocks (no index on them: asked only when a person goes to such a line).
+   */
+  outputLines(paneId: string, from: number, to: number): Array<{ line: number; text: string }> {
+    const out: Array<{ line: number; text: string }> = [];
+    const rows = this.db.prepare(`SELECT d.line, d.text FROM docs d WHERE d.src IN (SELECT id FROM src WHERE pane = ?) AND d.kind = ${KINDS.indexOf('output')}
+      AND d.line > ? AND d.line <= ? ORDER BY d.line`).all(paneId, from - BLOCK_LINES, to) as Array<{ line: number; text: Uint8Array | string }>;
+    for (const r of rows) {
+      const lines = r.text instanceof Uint8Array ? zlib.inflateRawSync(r.text).toString('utf8').split('\n') : [String(r.text)];
+      lines.forEach((text, i) => {
+        const line = Number(r.line) + i;
+        if (line >= from && line <= to) out.push({ line, text });
+      });
+    }
+    return out;
+  }
+
   /** How many entries the index holds. */
   count(): number {
     return Number((this.db.prepare('SELECT count(*) AS n FROM docs').get() as { n: number }).n);

@@ -38,6 +38,8 @@ const MAX_QUEUED_CHARS = 4 * 1024 * 1024;
 /** A file is read at most this much at a time (one transaction); the rest after the event loop's next turn. */
 const FILE_READ_MAX = 512 * 1024;
 const PRUNE_EVERY_MS = 6 * 3600_000;
+/** Lines before and after a hit's line that `search.lines` gives. */
+const LINES_AROUND = 40;
 const SCREEN_FILE = '.last-screen.ans';
 const FILES = ['actions.jsonl', 'inbound.jsonl'] as const;
 
@@ -116,6 +118,7 @@ export class SearchService {
     }));
     if (this.deps.ticks) this.offs.push(this.deps.ticks.onCall((c) => this.tickCall(c)));
     core.handle('search.query', (req) => this.query(req));
+    core.handle('search.lines', (req) => this.lines(req));
     const fresh = this.index.count() === 0;
     this.olderFolders = this.allFolders();
     if (fresh) this.savedScreens();
@@ -142,6 +145,17 @@ export class SearchService {
       // What came until it was asked (a flood's queue at most a few slices: a query never waits it out).
       this.flushNow([], undefined, 4 * SLICE_CHARS);
       return { ok: true, hits: this.index.search(q) };
+    } catch (e) {
+      return { ok: false, error: (e as Error).message };
+    }
+  }
+
+  /** `search.lines`: the pane's output lines around `line` as indexed (Enter on a line its terminal no longer holds). */
+  lines(req: { paneId: string; line: number }): { ok: true; lines: Array<{ line: number; text: string }> } | { ok: false; error: string } {
+    if (typeof req.paneId !== 'string' || !Number.isSafeInteger(req.line) || req.line < 0) return { ok: false, error: 'search.lines needs a pane id and a line number (0 or more).' };
+    try {
+      this.flushNow([], undefined, 4 * SLICE_CHARS);
+      return { ok: true, lines: this.index.outputLines(req.paneId, Math.max(0, req.line - LINES_AROUND), req.line + LINES_AROUND) };
     } catch (e) {
       return { ok: false, error: (e as Error).message };
     }

@@ -3,7 +3,8 @@
  * its pane's bench on the card's shelf, selected and scrolled to; a line of a pane's output
  * or a command scrolls the pane's terminal to its newest occurrence of the line and marks
  * it (the terminal's find decorations); an ended pane shows its saved screen that way, with
- * its Resume; an agent's prompt, reply or tool run opens the agent session's transcript in
+ * its Resume; a line gone from the terminal's history (scrolled past it) is shown from the index,
+ * with the lines around it, in the bench's document viewer; an agent's prompt, reply or tool run opens the agent session's transcript in
  * the bench's document viewer at that entry. A pane this window no longer has says so in one notice.
  */
 import type { SearchHit } from '../../preload/contract.ts';
@@ -61,5 +62,14 @@ export async function jumpTo(ctx: WindowContext, hit: SearchHit): Promise<void> 
   if (!term) return;
   const text = hit.kind === 'command' ? hit.text : hit.text.trim();
   const found = await term.find(text, true, { caseSensitive: true });
-  if (!found) s.notice(`The line is no longer in pane ${hit.paneId}'s history: ${hit.text.slice(0, 120)}`);
+  if (found) return;
+  // Gone from the terminal's history (scrolled past it): the index's lines around it, in the bench's viewer.
+  const line = hit.line;
+  const r = hit.kind === 'output' && line !== undefined ? await ctx.api.invoke('search.lines', { paneId: hit.paneId, line }) : undefined;
+  if (!r?.ok || line === undefined || !r.lines.some((l) => l.line === line)) {
+    s.notice(`The line is no longer in pane ${hit.paneId}'s history: ${hit.text.slice(0, 120)}`);
+    return;
+  }
+  if (!pane.benchOpen) await toggleBench(ctx, hit.paneId);
+  benchStore().getState().openViewer({ paneId: hit.paneId, surfaceId: `history:${line}`, title: `Output of ${pane.title || hit.paneId}, line ${line + 1}`, view: { kind: 'markdown', name: '', text: '' }, history: { lines: r.lines, line } });
 }

@@ -14,6 +14,7 @@ import { benchApi, errorText } from '../workbench/runtime.ts';
 import { Markdown } from '../workbench/cards/Markdown.tsx';
 import { DiagramFrame } from './DiagramFrame.tsx';
 import { TranscriptView } from './TranscriptView.tsx';
+import { HistoryView } from './HistoryView.tsx';
 import { RevealButton, isElectronWindow } from '../agents/RevealButton.tsx';
 import { NoteBudget, readNote } from './notes.ts';
 import './viewer.css';
@@ -72,7 +73,7 @@ export function DocumentViewer(props: { viewer: OpenViewer; anchor: HTMLElement 
   };
 
   const v = viewer.view;
-  const kindLabel = viewer.diagram ? 'diagram' : viewer.transcript ? 'transcript' : v.kind;
+  const kindLabel = viewer.diagram ? 'diagram' : viewer.transcript ? 'transcript' : viewer.history ? 'history' : v.kind;
   return createPortal(
     <div
       ref={win}
@@ -92,7 +93,7 @@ export function DocumentViewer(props: { viewer: OpenViewer; anchor: HTMLElement 
     >
       <div className="tdv-title" onPointerDown={onTitleDown} onPointerMove={onTitleMove} onPointerUp={onTitleUp} onPointerCancel={onTitleUp}>
         <span className="tdv-kind">{kindLabel}</span>
-        <span className="tdv-name" title={visibleText(v.name)}>{viewer.diagram || viewer.transcript ? viewer.title : visibleText(v.name) || viewer.title}</span>
+        <span className="tdv-name" title={visibleText(v.name)}>{viewer.diagram || viewer.transcript || viewer.history ? viewer.title : visibleText(v.name) || viewer.title}</span>
         <span className="tdv-spacer" />
         <button type="button" className="tdv-icon" aria-label="Close the document" title="Close (Escape)" onClick={props.onClose}>×</button>
       </div>
@@ -101,6 +102,8 @@ export function DocumentViewer(props: { viewer: OpenViewer; anchor: HTMLElement 
           <DiagramFrame format={viewer.diagram.format} source={viewer.diagram.source} title={viewer.title} fill />
         ) : viewer.transcript ? (
           <TranscriptView transcript={viewer.transcript} />
+        ) : viewer.history ? (
+          <HistoryView history={viewer.history} />
         ) : v.kind === 'markdown' ? (
           <div className="tdv-doc"><Markdown text={v.text} /></div>
         ) : v.kind === 'image' ? (

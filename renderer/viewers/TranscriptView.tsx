@@ -18,7 +18,7 @@ export function TranscriptView({ transcript }: { transcript: SearchTranscript })
   }, [transcript]);
   const t = transcript;
   return (
-    <div className="tdv-doc tdv-transcript">
+    <div className="tdv-doc tdv-transcript" tabIndex={0} role="region" aria-label="Transcript">
       <p className="tdv-transcript-head">
         {[t.agent ? (AGENT_LABELS[t.agent] ?? t.agent) : undefined, t.sessionId ? `session ${t.sessionId}` : undefined].filter(Boolean).join(' · ')}
         {t.path ? <><br /><code>{t.path}</code></> : null}

@@ -6,6 +6,7 @@
  * selection; that is the protocol's rule and this store's one promise.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { PaneHistory } from '../viewers/HistoryView.tsx';
 import type { ActionRecord, ApprovalRequest, ArtifactView, CatalogueKind, SearchTranscript, Shelf, Surface, TdApi } from '../../preload/contract.ts';
 import { applySurfaceChange, approvalIsForPane, initialShelf, shelfCounts } from './shelves.ts';
 
@@ -29,6 +30,8 @@ export interface OpenViewer {
   diagram?: { format: string; source: string };
   /** An agent's transcript (a search hit's), opened at its entry, instead of an artifact's file. */
   transcript?: SearchTranscript;
+  /** A pane's output kept by the search index, at a hit's line, instead of an artifact's file. */
+  history?: PaneHistory;
 }
 
 export interface BenchState {
