@@ -230,4 +230,30 @@ describe('far panes in the window', () => {
     expect(await win.paneIds()).toContain(agentId);
     c2.close();
   }, 240_000);
+
+  it('Search everything asks every connected machine: the far agent\'s line found under its qualified pane, the Machine filter narrows, Enter scrolls the far pane to it', async () => {
+    let agentId = '';
+    for (const p of await win.paneIds()) if (p.startsWith(`${m.alias}/`) && (await win.text(p)).includes('far-opencode on')) agentId = p;
+    expect(agentId).not.toBe('');
+    await win.page.locator('.titlebar').click({ position: { x: 400, y: 10 } });
+    await win.page.keyboard.press('Control+Shift+F');
+    const palette = win.page.getByRole('dialog', { name: 'Search everything' });
+    await palette.getByRole('searchbox', { name: 'Search everything' }).fill('far-opencode');
+    const hit = palette.locator('.td-search-hit', { hasText: 'far-opencode on' });
+    await hit.first().waitFor({ timeout: 30_000 });
+    expect(await palette.getByLabel('Machine').inputValue()).toBe('*');
+    const groups = await palette.locator('.td-search-group-head').allTextContents();
+    expect(groups.some((g) => g.includes(agentId))).toBe(true);
+    await win.screenshot('search-machines-dark');
+    expect(await axeViolations(win, 'the palette with machines, dark')).toEqual([]);
+    // This machine only: the far line is not there; the machine by name: it is.
+    await palette.getByLabel('Machine').selectOption('');
+    await palette.locator('.td-search-empty').waitFor();
+    await palette.getByLabel('Machine').selectOption(m.alias);
+    await hit.first().waitFor();
+    const text = (await hit.first().locator('.td-search-text').innerText()).trim();
+    await win.page.keyboard.press('Enter');
+    await palette.waitFor({ state: 'detached' });
+    await win.waitFor(() => win.page.evaluate((id) => (window as unknown as { __td: { term(id: string): { getSelection(): string } } }).__td.term(id).getSelection(), agentId).then((sel) => sel === text), 'the far pane\'s line marked');
+  }, 120_000);
 });
