@@ -1,17 +1,15 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MachineInfo } from '../../preload/contract.ts';
-import { appRoot } from '../panes/env.ts';
 import { waitFor } from '../panes/testing.ts';
 import { connectService, stopService } from '../service/client.ts';
 import { startService, type RunningService } from '../service/service.ts';
 import { PROTOCOL } from '../version.ts';
 import { paneIds } from '../panes/layout.ts';
 import { captureSession, loadSession } from '../state/session.ts';
-import { startFarMachine, type FarMachine } from './sshd-testing.ts';
+import { nearCli, startFarMachine, type FarMachine } from './sshd-testing.ts';
 
 let m: FarMachine;
 let home: RunningService;
@@ -32,11 +30,7 @@ afterAll(async () => {
 
 /** `terminal-delight …` as a person runs it, with the near machine's environment. */
 function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(path.join(appRoot, 'bin', 'terminal-delight'), args, { env: { ...m.near.env, PATH: `${path.dirname(process.execPath)}:${m.near.env.PATH}` } }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
+  return nearCli(m, args);
 }
 
 /** A window on the home service's socket, as serve's relay is: JSON lines, pings answered (its own and the far service's, through via). */

@@ -7,7 +7,7 @@
  * Host alias, the generated key, a known_hosts with the host key), pointed at by
  * TD_SSH_CONFIG: ssh reads the passwd entry's home, not $HOME. The real `ssh` client.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -51,6 +51,15 @@ function freePort(): Promise<number> {
 
 function keygen(file: string): void {
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'td-test', '-f', file], { stdio: 'ignore' });
+}
+
+/** `terminal-delight …` as a person on the near side runs it (its environment, this Node on PATH). */
+export function nearCli(m: Pick<FarMachine, 'near'>, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(path.join(appRoot, 'bin', 'terminal-delight'), args, { env: { ...m.near.env, PATH: `${path.dirname(process.execPath)}:${m.near.env.PATH}` } }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
 }
 
 export async function startFarMachine(alias = 'far-box'): Promise<FarMachine> {

@@ -4,15 +4,12 @@
  * panes; `terminal-delight search --machine` asks the far one through the home service,
  * and `--machine '*'` both, the far pane's id qualified as the window knows it.
  */
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SearchHit } from '../../preload/contract.ts';
-import { appRoot } from '../panes/env.ts';
 import { waitFor } from '../panes/testing.ts';
 import { connectService, stopService } from '../service/client.ts';
 import { startService, type RunningService } from '../service/service.ts';
-import { startFarMachine, type FarMachine } from '../machines/sshd-testing.ts';
+import { nearCli, startFarMachine, type FarMachine } from '../machines/sshd-testing.ts';
 import { mergeHits } from './machines.ts';
 
 describe('mergeHits', () => {
@@ -40,13 +37,7 @@ afterAll(async () => {
   m.far.cleanup();
 });
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(path.join(appRoot, 'bin', 'terminal-delight'), args, { env: { ...m.near.env, PATH: `${path.dirname(process.execPath)}:${m.near.env.PATH}` } }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+const cli = (args: string[]) => nearCli(m, args);
 
 const panesOf = (out: string): string[] => (JSON.parse(out) as { hits: SearchHit[] }).hits.map((x) => x.paneId);
 
