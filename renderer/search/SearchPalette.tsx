@@ -10,7 +10,7 @@ import { useStore } from 'zustand';
 import type { SearchHit, SearchQuery } from '../../preload/contract.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { ModalForm } from '../agents/ModalForm.tsx';
-import { groupHits, markedParts, when } from './group.ts';
+import { groupHits, markedParts, when, withoutMarkdown } from './group.ts';
 import { jumpTo } from './jump.ts';
 import { hideSearch, searchUi } from './ui.ts';
 import { machinesUi } from '../machines/ui.ts';
@@ -160,7 +160,7 @@ function Palette({ n }: { n: number }): ReactElement {
                   >
                     <span className="td-search-when">{when(h.at)}</span>
                     <span className={`td-search-kind${h.kind === 'command' && h.exitCode ? ' failed' : ''}`}>{KIND_LABEL[h.kind]}{h.kind === 'command' && h.exitCode !== undefined ? ` ${h.exitCode}` : ''}</span>
-                    <span className="td-search-text">{markedParts(h.marked).map((p, k) => (p.match ? <mark key={k}>{p.text}</mark> : <span key={k}>{p.text}</span>))}</span>
+                    <span className="td-search-text">{markedParts(withoutMarkdown(h)).map((p, k) => (p.match ? <mark key={k}>{p.text}</mark> : <span key={k}>{p.text}</span>))}</span>
                   </div>
                 );
               })}

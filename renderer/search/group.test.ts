@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchHit } from '../../preload/contract.ts';
-import { groupHits, markedParts, when } from './group.ts';
+import { groupHits, markedParts, when, withoutMarkdown } from './group.ts';
 
 const hit = (id: number, paneId: string, agent?: string): SearchHit => ({ id, kind: 'output', at: 1000 - id, paneId, session: 's', text: 't', marked: 't', ...(agent ? { agent } : {}) });
 
@@ -21,6 +21,13 @@ describe('markedParts', () => {
     expect(parts[1]).toEqual({ text: 'word', match: true });
     expect(parts.at(-1)!.text.endsWith('…')).toBe(true);
     expect(parts.reduce((n, p) => n + p.text.length, 0)).toBeLessThanOrEqual(101);
+  });
+});
+
+describe('withoutMarkdown', () => {
+  it('takes emphasis and code marks out of cards and replies only, keeping the match marks', () => {
+    expect(withoutMarkdown({ kind: 'surface', marked: 'holds **rendered \u0001reports\u0002**; `lru_cache` __init__' })).toBe('holds rendered \u0001reports\u0002; lru_cache __init__');
+    expect(withoutMarkdown({ kind: 'output', marked: 'a **b**' })).toBe('a **b**');
   });
 });
 

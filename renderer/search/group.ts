@@ -48,6 +48,15 @@ export function markedParts(marked: string, max = 240): Array<{ text: string; ma
   return out;
 }
 
+/**
+ * A card's or a reply's marked text without Markdown's strong and code marks (`**`, backticks),
+ * which the palette's one-line rows would show as they are (`__` stays: `__init__` is a name);
+ * the match marks stay.
+ */
+export function withoutMarkdown(hit: Pick<SearchHit, 'kind' | 'marked'>): string {
+  return hit.kind === 'surface' || hit.kind === 'reply' ? hit.marked.replace(/\*\*|`/g, '') : hit.marked;
+}
+
 /** "14:03" today, "Dec 2 14:03" before, for the palette's rows. */
 export function when(at: number, now = Date.now()): string {
   const d = new Date(at);
