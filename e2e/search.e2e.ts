@@ -152,6 +152,16 @@ describe('the Search everything palette', () => {
     expect(await axeViolations(dark, 'history viewer, dark')).toEqual([]);
     await dark.page.keyboard.press('Escape');
     await viewer.waitFor({ state: 'detached' });
+    // The same in the light window.
+    await light.page.locator('.titlebar').click({ position: { x: 400, y: 10 } });
+    await light.page.keyboard.press('Control+Shift+F');
+    await light.page.getByRole('searchbox', { name: 'Search everything' }).fill('zqxgone77');
+    await light.page.locator('.td-search-hit', { hasText: 'zqxgone77 here' }).first().waitFor();
+    await light.page.keyboard.press('Enter');
+    const lightViewer = light.page.getByRole('dialog', { name: /^Document: Output of / });
+    await lightViewer.locator('li[aria-current="true"]').waitFor();
+    await light.screenshot('search-history-light');
+    expect(await axeViolations(light, 'history viewer, light')).toEqual([]);
   }, 180_000);
 
   it('after the service stops and comes back, jumps to the word in an ended pane\'s saved screen, its Resume there', async () => {
