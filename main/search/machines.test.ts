@@ -4,6 +4,8 @@
  * panes; `terminal-delight search --machine` asks the far one through the home service,
  * and `--machine '*'` both, the far pane's id qualified as the window knows it.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SearchHit } from '../../preload/contract.ts';
 import { waitFor } from '../panes/testing.ts';
@@ -63,6 +65,19 @@ describe('search on a connected machine', () => {
     expect(await conn.request('search.query', { query: 'near', machine: m.alias })).toEqual({ ok: true, hits: [] });
     const none = await cli(['search', 'zqxmachine', '--machine', 'elsewhere']);
     expect([none.code, none.stderr]).toEqual([2, 'terminal-delight search: no machine is named "elsewhere": connect it with + Machine… or `terminal-delight connect HOST`\n']);
+
+    // The far service stops answering (SIGSTOP; its link stays up): every machine's search gives this
+    // machine's hits once it has waited for it; asked alone, one sentence. Then it answers again.
+    const farPid = (JSON.parse(fs.readFileSync(path.join(m.farEnv.XDG_STATE_HOME!, 'terminal-delight', 'run', 'service.lock'), 'utf8')) as { pid: number }).pid;
+    process.kill(farPid, 'SIGSTOP');
+    try {
+      expect(panesOf((await cli(['search', 'zqxmachine', '--machine', '*', '--json'])).stdout)).toEqual([near.id]);
+      const late = await cli(['search', 'zqxmachine', '--machine', m.alias]);
+      expect([late.code, late.stderr]).toEqual([2, `terminal-delight search: ${m.alias} did not answer the search within 8 s: try again, or search this machine\n`]);
+    } finally {
+      process.kill(farPid, 'SIGCONT');
+    }
+    expect(panesOf((await cli(['search', 'zqxmachine', '--machine', m.alias, '--json'])).stdout)).toEqual([far.id]);
     conn.close();
   }, 120_000);
 });

@@ -3,13 +3,17 @@
  * that machine's service over its control channel (its own index: its panes' output and
  * agents), and its hits come back with their pane ids qualified (`name/paneId`), as the
  * window knows them; `machine: '*'` asks this machine and every connected one and merges
- * their hits newest first. A qualified `pane` filter goes to its machine the same way.
+ * their hits newest first (one that has not answered in 8 s is left out). A qualified `pane`
+ * filter goes to its machine the same way.
  */
 import type { SearchHit, SearchQuery } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
 import { qualify, splitPaneId } from '../../common/pane-id.ts';
 
 type Answer = { ok: true; hits: SearchHit[] } | { ok: false; error: string };
+
+/** How long a machine's answer is waited for (a link that hangs without dropping): then it is left out. */
+const FAR_MS = 8_000;
 
 /** What of the machines search needs: their names, and a request over one's control channel. */
 export interface SearchMachines {
@@ -42,7 +46,11 @@ export function installSearchOnMachines(core: Core, machines: SearchMachines): v
     }
     if (!machine) return next(q);
     const far = async (name: string): Promise<Answer> => {
-      const r = (await machines.ask(name, 'search.query', q)) as Answer;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${name} did not answer the search within ${FAR_MS / 1000} s: try again, or search this machine`)), FAR_MS);
+      });
+      const r = (await Promise.race([machines.ask(name, 'search.query', q), late]).finally(() => clearTimeout(timer))) as Answer;
       if (!r || typeof r !== 'object' || (r.ok && !Array.isArray(r.hits))) return { ok: false, error: `${name} answered the search with something that is not hits` };
       return r.ok ? { ok: true, hits: mergeHits([{ machine: name, hits: r.hits }], limitOf(q)) } : r;
     };
