@@ -73,7 +73,13 @@ export function cardOf(pane: PaneInfo, s: Surface): InboxCard {
 export function inboxOf(panes: readonly PaneInfo[], surfaces: (paneId: string) => readonly Surface[]): InboxCard[] {
   const out: InboxCard[] = [];
   for (const pane of panes) for (const s of surfaces(pane.id)) if (waitsForPerson(s)) out.push(cardOf(pane, s));
-  return out.sort((a, b) => (a.arrivedAt < b.arrivedAt ? 1 : a.arrivedAt > b.arrivedAt ? -1 : a.surfaceId < b.surfaceId ? 1 : -1));
+  return newestFirst(out);
+}
+
+/** Cards newest first (then by pane and id, so that the order is the same each time). */
+export function newestFirst(cards: InboxCard[]): InboxCard[] {
+  const key = (c: InboxCard) => `${c.paneId}\u0000${c.surfaceId}`;
+  return cards.sort((a, b) => (a.arrivedAt < b.arrivedAt ? 1 : a.arrivedAt > b.arrivedAt ? -1 : key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : 0));
 }
 
 /** The answer a device may send for a card of its inbox, checked: the action is one of the card's. */

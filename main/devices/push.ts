@@ -164,7 +164,7 @@ export class PushCenter {
         });
         n.hashes.add(d.hash);
         const still = (): boolean => this.notified.get(key) === n;
-        this.sendTo(d.hash, { t: 'card', tag: topic, title: `${card.agent}: ${card.title}`.slice(0, 120), body: card.text.slice(0, 300), kind: card.kind, actions }, topic, still);
+        this.sendTo(d.hash, { t: 'card', tag: topic, title: `${card.machine ? `${card.machine} · ` : ''}${card.agent}: ${card.title}`.slice(0, 120), body: card.text.slice(0, 300), kind: card.kind, actions }, topic, still);
       }
     }
   }

@@ -180,7 +180,10 @@ function Card({ card }: { card: InboxCard }) {
       </div>
       <h2>{card.title}</h2>
       {card.text ? <p className="phone-text">{card.text}</p> : null}
-      <p className="phone-meta">{card.agent} · {card.pane} · <span title={card.folder}>{folder || card.folder}</span></p>
+      <p className="phone-meta">
+        {card.machine ? <span className="phone-machine" style={{ '--machine': /^#[0-9a-fA-F]{6}$/.test(card.machineColour ?? '') ? card.machineColour : 'var(--accent)' } as React.CSSProperties}>{card.machine}</span> : null}
+        {card.agent} · {card.pane} · <span title={card.folder}>{folder || card.folder}</span>
+      </p>
       {commenting ? (
         <textarea value={comment} onChange={(e) => setComment(e.target.value)} rows={3} placeholder={card.kind === 'question' ? 'Your answer, or a comment with a choice' : 'A comment goes with your answer'} aria-label="Comment" />
       ) : null}

@@ -1,0 +1,81 @@
+/**
+ * Helpers for tests of the device door: a real service's door turned on at 127.0.0.1 with the
+ * certificate the app made (trusted by these requests as a phone that checked its fingerprint
+ * would), HTTPS calls with the door's Host and Origin, pairing, a device's socket.
+ */
+import fs from 'node:fs';
+import https from 'node:https';
+import path from 'node:path';
+import tls from 'node:tls';
+import { WebSocket } from 'ws';
+import type { DevicesState } from '../../preload/contract.ts';
+import type { InboxCard } from '../../common/device-contract.ts';
+import type { RunningService } from '../service/service.ts';
+
+export interface Reply { status: number; headers: Record<string, string | string[] | undefined>; body: Record<string, unknown> }
+
+export interface DeviceSocket { ws: WebSocket; got: Array<Record<string, unknown>>; closed: Promise<{ code: number; reason: string }> }
+
+const WINDOW = { id: 'w-devices-testing' };
+
+/** The door of `svc`, turned on (with the person's certificate and key when given, else one the app makes); its calls, pairing and sockets. */
+export async function openDoor(svc: RunningService, own: { cert?: string; key?: string } = {}): Promise<{
+  state: DevicesState;
+  port: number;
+  ca: string;
+  call(method: string, p: string, opts?: { body?: unknown; cookie?: string; origin?: string | null; host?: string; type?: string }): Promise<Reply>;
+  pair(name?: string): Promise<string>;
+  socket(cookie: string, origin?: string): Promise<DeviceSocket>;
+}> {
+  const r = await svc.app.core.request('devices.enable', { address: '127.0.0.1', port: 0, ...own }, WINDOW);
+  if (!r.ok) throw new Error(r.error);
+  const port = r.state.port!;
+  const ca = fs.readFileSync(own.cert ?? path.join(svc.paths.state, 'devices', 'cert.pem'), 'utf8');
+  const call = (method: string, p: string, opts: { body?: unknown; cookie?: string; origin?: string | null; host?: string; type?: string } = {}): Promise<Reply> => {
+    const host = opts.host ?? `127.0.0.1:${port}`;
+    const headers: Record<string, string> = { Host: host };
+    if (opts.cookie) headers.Cookie = opts.cookie;
+    const origin = opts.origin === undefined ? `https://${host}` : opts.origin;
+    if (origin !== null) headers.Origin = origin;
+    const data = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    if (data !== undefined) headers['Content-Type'] = opts.type ?? 'application/json';
+    return new Promise((resolve, reject) => {
+      const req = https.request({ host: '127.0.0.1', port, path: p, method, headers, ca, agent: false, checkServerIdentity: (_h, cert) => tls.checkServerIdentity('127.0.0.1', cert) }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => {
+          let body: Record<string, unknown> = {};
+          try {
+            body = JSON.parse(text) as Record<string, unknown>;
+          } catch {
+            body = { text };
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+        });
+      });
+      req.on('error', reject);
+      req.end(data);
+    });
+  };
+  const pair = async (name = 'Ada\'s Pixel'): Promise<string> => {
+    const p = await svc.app.core.request('devices.pair', {}, WINDOW);
+    if (!p.ok) throw new Error(p.error);
+    const res = await call('POST', '/api/pair', { body: { code: p.pairing.code, name } });
+    if (res.status !== 200) throw new Error(`pairing refused: ${JSON.stringify(res.body)}`);
+    return String(res.headers['set-cookie']).split(';')[0]!;
+  };
+  const socket = (cookie: string, origin = `https://127.0.0.1:${port}`): Promise<DeviceSocket> => new Promise((resolve, reject) => {
+    const ws = new WebSocket(`wss://127.0.0.1:${port}/ws`, { ca, headers: { Cookie: cookie, Origin: origin } });
+    const got: Array<Record<string, unknown>> = [];
+    const closed = new Promise<{ code: number; reason: string }>((res) => ws.on('close', (code, reason) => res({ code, reason: reason.toString() })));
+    ws.on('message', (d) => got.push(JSON.parse(d.toString()) as Record<string, unknown>));
+    ws.once('open', () => resolve({ ws, got, closed }));
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`refused: ${res.statusCode}`)));
+    ws.once('error', reject);
+  });
+  return { state: r.state, port, ca, call, pair, socket };
+}
+
+/** The last inbox a device's socket got. */
+export const lastInbox = (got: Array<Record<string, unknown>>): InboxCard[] | undefined => (got.filter((m) => m.t === 'inbox').at(-1)?.cards as InboxCard[] | undefined);
