@@ -28,7 +28,7 @@ beforeAll(async () => {
   for (let i = 1; i <= 3; i++) {
     const out = path.join(fx.serve.cwd, `typed-${i}.txt`);
     // Started through env, as an agent's wrapper starts it: a pane whose own command is a shell, in the foreground, is at its prompt, and the bench refuses to type there.
-    const script = i === 3 ? `printf 'Reading the repository\\nPlanning the change to main.ts\\n'; exec cat > ${out}` : `exec cat > ${out}`;
+    const script = i === 3 ? `printf 'Reading the repository\\n\\033[31mPlanning the change to main.ts\\033[0m\\n'; exec cat > ${out}` : `exec cat > ${out}`;
     const p = await conn.request('pane.create', { command: ['/usr/bin/env', 'bash', '-c', script], cwd: fx.serve.cwd, ...(i === 3 ? { kind: 'agent' as const } : {}) });
     panes.push({ id: p.id, folder: await paneFolder(fx.win, fx.serve, p.id), out });
   }
@@ -101,12 +101,21 @@ describe('the phone', () => {
     await expect.poll(record).toEqual({ needsYou: true, done: true, failed: false, quiet: { from: '22:00', to: '07:00' } });
     await ph.shot('phone-agents-settings-dark');
 
-    // Its terminal, read-only, following the pane's output.
+    // Its terminal: the window's xterm, read-only, following the pane's output, colours kept.
     await agent.getByRole('button', { name: 'Terminal' }).tap();
-    const screen = phone.locator('.phone-screen');
+    const screen = phone.locator('.phone-xterm .xterm-rows');
     await expect.poll(async () => ((await screen.textContent({ timeout: 100 }).catch(() => '')) ?? '').replace(/\n/g, '')).toContain('Planning the change to main.ts');
     await conn.request('pane.input', { paneId: panes[2]!.id, data: 'typed at the desk\r' });
     await expect.poll(async () => ((await screen.textContent()) ?? '').replace(/\n/g, '')).toContain('typed at the desk');
+    // The red the agent printed is red here; the line typed at the desk is in the terminal's own colour.
+    const colourOf = (text: string) => screen.locator('span', { hasText: text }).first().evaluate((el) => getComputedStyle(el).color);
+    expect(await colourOf('Planning')).toBe('rgb(240, 114, 122)');
+    expect(await colourOf('typed at the desk')).toBe('rgb(213, 216, 222)');
+    // A tap on it brings up no keyboard, and keys pressed there reach nothing.
+    expect(await phone.locator('.phone-xterm textarea').getAttribute('inputmode')).toBe('none');
+    await phone.locator('.phone-xterm').tap();
+    await phone.keyboard.type('zz');
+    await phone.keyboard.press('Enter');
     // Read-only until the desktop lets this phone type; then a line and the key bar.
     expect(await phone.getByText('Read-only: answer its cards in the Inbox.').count()).toBe(1);
     expect(await conn.request('devices.allowTyping', { name: 'Ada\'s phone', allow: true })).toEqual({ ok: true });

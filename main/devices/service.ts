@@ -36,6 +36,8 @@ export function checkAddress(address: unknown, allInterfaces = false): string | 
 
 /** How often a watched agent's screen is sent at most. */
 const SCREEN_MS = 250;
+/** Lines of history a watched agent's screen carries (the phone scrolls back through them). */
+const SCREEN_HISTORY = 200;
 
 interface Open {
   door: DeviceDoor;
@@ -136,7 +138,7 @@ export class DeviceService {
       if (!door || screenTimers.has(paneId) || !door.watched(paneId)) return;
       screenTimers.set(paneId, setTimeout(() => {
         screenTimers.delete(paneId);
-        this.open?.door.screenChanged(paneId);
+        void this.open?.door.screenChanged(paneId);
       }, SCREEN_MS));
     });
     core.onDispose(() => {
@@ -291,7 +293,12 @@ export class DeviceService {
       revoked: (hash) => this.revokedHashes.has(hash),
       seen: (hash) => this.store.seen(hash, new Date(this.now())),
       sockets: () => this.changed(),
-      screen: (paneId) => (this.agents().some((a) => a.paneId === paneId) ? this.panes.screenText(paneId) : undefined),
+      screen: async (paneId) => {
+        if (!this.agents().some((a) => a.paneId === paneId)) return undefined;
+        // The screen with some history, without making the device a reader of the pane's output.
+        const snap = await this.panes.snapshot(paneId, undefined, SCREEN_HISTORY);
+        return { text: this.panes.screenText(paneId), data: snap.data, cols: snap.cols, rows: snap.rows };
+      },
       pair: (body) => {
         const pairing = this.pairing;
         if (!pairing) return { ok: false, error: endedSentence('closed') };
