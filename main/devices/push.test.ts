@@ -6,7 +6,7 @@
  * action, posted with its token, types the answer into a real pane; a replayed or stale
  * token is refused; 410 drops the subscription; 500 is retried.
  */
-import { createECDH, createDecipheriv, hkdfSync, randomBytes, type ECDH } from 'node:crypto';
+import { createECDH, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
@@ -17,6 +17,7 @@ import { tempState, waitFor } from '../panes/testing.ts';
 import { startService, type RunningService } from '../service/service.ts';
 import { checkNotify, checkSubscription, inQuiet, topicOf } from './push.ts';
 import { DEFAULT_NOTIFY } from './store.ts';
+import { decryptPush as decrypt, startPushEndpoint, type PushEndpoint } from './testing.ts';
 
 let state: ReturnType<typeof tempState>;
 let svc: RunningService;
@@ -24,8 +25,7 @@ let port: number;
 let ca: string;
 const WINDOW = { id: 'w1' };
 
-interface Received { headers: Record<string, string | string[] | undefined>; body: Buffer }
-let endpoint: { url: string; got: Received[]; answer: number[]; close(): Promise<void> };
+let endpoint: PushEndpoint;
 
 beforeEach(async () => {
   state = tempState();
@@ -39,19 +39,7 @@ beforeEach(async () => {
   // The push service: HTTPS on loopback with a certificate of its own, trusted by the service's push agent.
   const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: 'push.test' }], { keyType: 'ec', curve: 'P-256', algorithm: 'sha256', extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }] });
-  const got: Received[] = [];
-  const answer: number[] = [];
-  const server = https.createServer({ cert: pems.cert, key: pems.private }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      got.push({ headers: req.headers, body: Buffer.concat(chunks) });
-      res.writeHead(answer.shift() ?? 201);
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  endpoint = { url: `https://127.0.0.1:${(server.address() as { port: number }).port}/push/abc`, got, answer, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  endpoint = await startPushEndpoint(pems.cert, pems.private);
   svc.app.devices.pushes.agent = new https.Agent({ ca: pems.cert });
 });
 afterEach(async () => {
@@ -80,29 +68,6 @@ async function pairedDevice(): Promise<string> {
   if (!r.ok) throw new Error(r.error);
   const res = await call('POST', '/api/pair', { body: { code: r.pairing.code, name: 'Pixel' } });
   return String(res.headers['set-cookie']).split(';')[0]!;
-}
-
-/** RFC 8291: the aes128gcm body (RFC 8188 header, one record) decrypted with the subscription's private key and auth secret. */
-function decrypt(body: Buffer, ua: ECDH, auth: Buffer): string {
-  const salt = body.subarray(0, 16);
-  const rs = body.readUInt32BE(16);
-  const idlen = body[20]!;
-  const asPublic = body.subarray(21, 21 + idlen);
-  const ciphertext = body.subarray(21 + idlen);
-  expect(rs).toBeGreaterThanOrEqual(ciphertext.length);
-  const secret = ua.computeSecret(asPublic);
-  const keyInfo = Buffer.concat([Buffer.from('WebPush: info\0'), ua.getPublicKey(), asPublic]);
-  const ikm = Buffer.from(hkdfSync('sha256', secret, auth, keyInfo, 32));
-  const cek = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: aes128gcm\0'), 16));
-  const nonce = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: nonce\0'), 12));
-  const d = createDecipheriv('aes-128-gcm', cek, nonce);
-  d.setAuthTag(ciphertext.subarray(ciphertext.length - 16));
-  const plain = Buffer.concat([d.update(ciphertext.subarray(0, ciphertext.length - 16)), d.final()]);
-  // The last record: the content, a 2 delimiter, zero padding.
-  let end = plain.length - 1;
-  while (end >= 0 && plain[end] === 0) end--;
-  expect(plain[end]).toBe(2);
-  return plain.subarray(0, end).toString('utf8');
 }
 
 async function readingPane(): Promise<{ id: string; out: string; tag: string }> {

@@ -3,6 +3,7 @@
  * certificate the app made (trusted by these requests as a phone that checked its fingerprint
  * would), HTTPS calls with the door's Host and Origin, pairing, a device's socket.
  */
+import { createDecipheriv, hkdfSync, type ECDH } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
@@ -79,3 +80,62 @@ export async function openDoor(svc: RunningService, own: { cert?: string; key?: 
 
 /** The last inbox a device's socket got. */
 export const lastInbox = (got: Array<Record<string, unknown>>): InboxCard[] | undefined => (got.filter((m) => m.t === 'inbox').at(-1)?.cards as InboxCard[] | undefined);
+
+/** RFC 8291: the aes128gcm body (RFC 8188 header, one record) decrypted with the subscription's private key and auth secret. */
+export function decryptPush(body: Buffer, ua: ECDH, auth: Buffer): string {
+  const salt = body.subarray(0, 16);
+  const rs = body.readUInt32BE(16);
+  const idlen = body[20]!;
+  const asPublic = body.subarray(21, 21 + idlen);
+  const ciphertext = body.subarray(21 + idlen);
+  if (rs < ciphertext.length) throw new Error(`one record of ${rs} bytes cannot hold ${ciphertext.length}`);
+  const secret = ua.computeSecret(asPublic);
+  const keyInfo = Buffer.concat([Buffer.from('WebPush: info\0'), ua.getPublicKey(), asPublic]);
+  const ikm = Buffer.from(hkdfSync('sha256', secret, auth, keyInfo, 32));
+  const cek = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: aes128gcm\0'), 16));
+  const nonce = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: nonce\0'), 12));
+  const d = createDecipheriv('aes-128-gcm', cek, nonce);
+  d.setAuthTag(ciphertext.subarray(ciphertext.length - 16));
+  const plain = Buffer.concat([d.update(ciphertext.subarray(0, ciphertext.length - 16)), d.final()]);
+  // The last record: the content, a 2 delimiter, zero padding.
+  let end = plain.length - 1;
+  while (end >= 0 && plain[end] === 0) end--;
+  if (plain[end] !== 2) throw new Error('the last record does not end with the delimiter 2');
+  return plain.subarray(0, end).toString('utf8');
+}
+
+
+export interface PushEndpoint {
+  /** Its URL, as a push service gives a subscription. */
+  url: string;
+  /** What it received, in order. */
+  got: Array<{ headers: Record<string, string | string[] | undefined>; body: Buffer }>;
+  /** The statuses to answer with next (201 when none is left). */
+  answer: number[];
+  close(): Promise<void>;
+}
+
+/** A local HTTPS endpoint standing for a push service, on loopback, with the certificate given. */
+export async function startPushEndpoint(cert: string, key: string): Promise<PushEndpoint> {
+  const got: PushEndpoint['got'] = [];
+  const answer: number[] = [];
+  const server = https.createServer({ cert, key }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body: Buffer.concat(chunks) });
+      res.writeHead(answer.shift() ?? 201);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `https://127.0.0.1:${(server.address() as { port: number }).port}/push/abc`,
+    got,
+    answer,
+    close: () => new Promise((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+  };
+}
