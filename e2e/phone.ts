@@ -30,22 +30,27 @@ function freePort(): Promise<number> {
   });
 }
 
+/** A phone that is not paired yet: the door turned on (the person's certificate when given), Chromium as an iPhone 13. */
+export async function phoneAtDoor(browser: Browser, serve: Serve, own: { cert?: string; key?: string; trusted?: boolean } = {}): Promise<{ conn: ServiceConnection; context: BrowserContext; page: Page; url: string }> {
+  const env = { ...process.env, XDG_STATE_HOME: serve.stateDir, HOME: serve.home, TD_SOCKET: path.join(serve.stateDir, 'app.sock') };
+  const conn = await connectService({ env, client: 'cli', start: false });
+  const on = await conn.request('devices.enable', { address: '127.0.0.1', port: await freePort(), ...(own.cert && own.key ? { cert: own.cert, key: own.key } : {}) });
+  if (!on.ok) throw new Error(on.error);
+  const { defaultBrowserType: _webkit, ...iphone } = devices['iPhone 13'];
+  const context = await browser.newContext({ ...iphone, ignoreHTTPSErrors: own.trusted !== true, colorScheme: 'dark' });
+  if (own.trusted) await context.grantPermissions(['notifications'], { origin: new URL(on.state.url!).origin });
+  return { conn, context, page: await context.newPage(), url: on.state.url! };
+}
+
 /**
  * Turn the door on, open a pairing and pair a phone named `name` from the QR code's URL; it
  * shows its inbox. With `cert` and `key` the door serves the person's own certificate, and
  * with `trusted` the phone's browser must trust it itself (no certificate error is let pass).
  */
 export async function pairedPhone(browser: Browser, serve: Serve, name = 'Ada\'s phone', own: { cert?: string; key?: string; trusted?: boolean } = {}): Promise<Phone> {
-  const env = { ...process.env, XDG_STATE_HOME: serve.stateDir, HOME: serve.home, TD_SOCKET: path.join(serve.stateDir, 'app.sock') };
-  const conn = await connectService({ env, client: 'cli', start: false });
-  const on = await conn.request('devices.enable', { address: '127.0.0.1', port: await freePort(), ...(own.cert && own.key ? { cert: own.cert, key: own.key } : {}) });
-  if (!on.ok) throw new Error(on.error);
+  const { conn, context, page } = await phoneAtDoor(browser, serve, own);
   const r = await conn.request('devices.pair', {});
   if (!r.ok) throw new Error(r.error);
-  const { defaultBrowserType: _webkit, ...iphone } = devices['iPhone 13'];
-  const context = await browser.newContext({ ...iphone, ignoreHTTPSErrors: own.trusted !== true, colorScheme: 'dark' });
-  if (own.trusted) await context.grantPermissions(['notifications'], { origin: new URL(r.pairing.url).origin });
-  const page = await context.newPage();
   await page.goto(r.pairing.url);
   await page.getByLabel('This device\'s name').fill(name);
   await page.getByRole('button', { name: 'Pair' }).tap();

@@ -15,7 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { foregroundGroup } from '../panes/proc.ts';
 import { tempState, waitFor } from '../panes/testing.ts';
 import { startService, type RunningService } from '../service/service.ts';
-import { checkNotify, checkSubscription, inQuiet, topicOf } from './push.ts';
+import { checkNotify, checkSubscription, inQuiet, retryDelayMs, topicOf } from './push.ts';
 import { DEFAULT_NOTIFY } from './store.ts';
 import { decryptPush as decrypt, startPushEndpoint, type PushEndpoint } from './testing.ts';
 
@@ -164,6 +164,37 @@ describe('Web Push to devices', () => {
     svc.app.surfaces.ingest(pane.id, { td: '0.4', kind: 'question', id: 'q2', title: 'Another?', model: { question: 'Another one?' } }, 'file');
     await waitFor(async () => (await svc.app.core.request('devices.state', {}, WINDOW)).devices[0]!.push === false, 'the subscription dropped after 410');
     expect(JSON.parse(fs.readFileSync(path.join(svc.paths.state, 'devices', 'devices.json'), 'utf8')).devices[0].push).toBeUndefined();
+  });
+});
+
+describe('a push service that fails', () => {
+  it('is tried again with backoff: 1 s after the first failure, then as long as its Retry-After says', async () => {
+    const cookie = await pairedDevice();
+    const ua = createECDH('prime256v1');
+    ua.generateKeys();
+    const auth = randomBytes(16);
+    await call('POST', '/api/push/subscribe', { cookie, body: { endpoint: endpoint.url, keys: { p256dh: ua.getPublicKey().toString('base64url'), auth: auth.toString('base64url') } } });
+    const pane = await readingPane();
+    endpoint.answer.push(503, { status: 429, headers: { 'Retry-After': '3' } });
+    svc.app.surfaces.ingest(pane.id, { td: '0.4', kind: 'question', id: 'again', title: 'Again?', model: { question: 'Try again?', options: [{ name: 'yes' }] } }, 'file');
+    await waitFor(() => endpoint.got[2], 'the third try, after a 503 and a 429', 20_000);
+    const [a, b, c] = endpoint.got as [typeof endpoint.got[0], typeof endpoint.got[0], typeof endpoint.got[0]];
+    // (Lower bounds only: a loaded machine may wait longer, never shorter.)
+    expect(b.at - a.at).toBeGreaterThanOrEqual(950);
+    expect(c.at - b.at).toBeGreaterThanOrEqual(2950);
+    expect(JSON.parse(decrypt(c.body, ua, auth))).toEqual(JSON.parse(decrypt(a.body, ua, auth)));
+  });
+
+  it('waits 1, 2, 4, 8, 16 s, or what Retry-After says (seconds or a date), at most 5 minutes', () => {
+    const now = Date.parse('2026-12-04T12:00:00Z');
+    expect([0, 1, 2, 3, 4].map((n) => retryDelayMs(n, undefined, now))).toEqual([1000, 2000, 4000, 8000, 16000]);
+    expect(retryDelayMs(0, '3', now)).toBe(3000);
+    expect(retryDelayMs(2, ' 7 ', now)).toBe(7000);
+    expect(retryDelayMs(0, '100000', now)).toBe(300_000);
+    expect(retryDelayMs(0, 'Fri, 04 Dec 2026 12:00:05 GMT', now)).toBe(5000);
+    expect(retryDelayMs(1, 'Fri, 04 Dec 2026 11:59:00 GMT', now)).toBe(2000);
+    expect(retryDelayMs(1, 'soon', now)).toBe(2000);
+    expect(retryDelayMs(1, '', now)).toBe(2000);
   });
 });
 

@@ -15,7 +15,7 @@ import { startDeviceDoor, REVOKED_CODE, type DeviceApi, type DeviceDoor } from '
 import { agentsOf, answerProblem, inboxOf, newestFirst, programOf, type InboxCard } from './inbox.ts';
 import { FarCards, type MachinesLike } from './far.ts';
 import { splitPaneId } from '../../common/pane-id.ts';
-import { endedSentence, makeOffer, Pairing } from './pairing.ts';
+import { endedSentence, makeOffer, Pairing, pairingMs } from './pairing.ts';
 import { checkNotify, PushCenter } from './push.ts';
 import { deviceInput } from '../../common/device-keys.ts';
 import { DEFAULT_NOTIFY, DeviceStore, type DeviceRecord, type DoorConfig } from './store.ts';
@@ -212,7 +212,7 @@ export class DeviceService {
     const o = this.open;
     if (!o) return { ok: false, error: 'the device door is off: turn it on first (terminal-delight devices on --address ADDRESS)' };
     this.endPairing('closed');
-    const p = new Pairing(makeOffer(this.now()));
+    const p = new Pairing(makeOffer(this.now(), undefined, pairingMs()));
     this.pairing = { p, owner };
     const url = `${o.door.url}pair#${p.offer.secret}`;
     // Its end by expiry is told to the window and the command waiting on it.

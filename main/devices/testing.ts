@@ -108,23 +108,25 @@ export function decryptPush(body: Buffer, ua: ECDH, auth: Buffer): string {
 export interface PushEndpoint {
   /** Its URL, as a push service gives a subscription. */
   url: string;
-  /** What it received, in order. */
-  got: Array<{ headers: Record<string, string | string[] | undefined>; body: Buffer }>;
-  /** The statuses to answer with next (201 when none is left). */
-  answer: number[];
+  /** What it received, in order, and when (ms since the epoch). */
+  got: Array<{ headers: Record<string, string | string[] | undefined>; body: Buffer; at: number }>;
+  /** The statuses to answer with next, or a status with headers (201 when none is left). */
+  answer: Array<number | { status: number; headers: Record<string, string> }>;
   close(): Promise<void>;
 }
 
 /** A local HTTPS endpoint standing for a push service, on loopback, with the certificate given. */
 export async function startPushEndpoint(cert: string, key: string): Promise<PushEndpoint> {
   const got: PushEndpoint['got'] = [];
-  const answer: number[] = [];
+  const answer: PushEndpoint['answer'] = [];
   const server = https.createServer({ cert, key }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      got.push({ headers: req.headers, body: Buffer.concat(chunks) });
-      res.writeHead(answer.shift() ?? 201);
+      got.push({ headers: req.headers, body: Buffer.concat(chunks), at: Date.now() });
+      const a = answer.shift() ?? 201;
+      if (typeof a === 'number') res.writeHead(a);
+      else res.writeHead(a.status, a.headers);
       res.end();
     });
   });
