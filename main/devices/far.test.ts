@@ -9,11 +9,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { statePaths } from '../paths.ts';
 import { waitFor } from '../panes/testing.ts';
 import { connectService, stopService } from '../service/client.ts';
 import { startService, type RunningService } from '../service/service.ts';
-import { startFarMachine, type FarMachine } from '../machines/sshd-testing.ts';
+import { farPaneFolder, startFarMachine, type FarMachine } from '../machines/sshd-testing.ts';
 import { lastInbox, openDoor } from './testing.ts';
 
 let m: FarMachine;
@@ -34,15 +33,6 @@ afterAll(async () => {
   m.far.cleanup();
 });
 
-/** A pane's folder on the far machine, where a file put there is a card on its bench. */
-function farFolder(paneId: string): Promise<string> {
-  const root = statePaths(m.farEnv).surfaces;
-  return waitFor(() => {
-    for (const s of fs.existsSync(root) ? fs.readdirSync(root) : []) if (fs.existsSync(path.join(root, s, paneId))) return path.join(root, s, paneId);
-    return undefined;
-  }, 'the far pane\'s folder');
-}
-
 describe('the device inbox across machines', () => {
   it('shows a far pane\'s cards with the machine\'s name, answers them there from the phone, and loses them when answered at the far desk or the machine drops', async () => {
     const door = await openDoor(home);
@@ -57,7 +47,7 @@ describe('the device inbox across machines', () => {
     const far = await app.core.request('pane.create', { machine: m.alias, kind: 'agent', command: ['/usr/bin/env', 'bash', '-c', `exec cat > ${out}`] }, WINDOW);
     expect(far.id).toMatch(new RegExp(`^${m.alias}/[A-Za-z0-9_-]+$`));
     const local = far.id.split('/')[1]!;
-    const farDir = await farFolder(local);
+    const farDir = await farPaneFolder(m, local);
 
     // A home card first, then a far one: the far one is newest.
     const homePane = app.panes.create({ command: ['/bin/bash', '-l'], cwd: m.near.dir });
