@@ -9,31 +9,33 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MachineInfo, PaneInfo, Surface } from '../../preload/contract.ts';
+import { FarCards, farSurface, type MachinesLike } from './far.ts';
 import { waitFor } from '../panes/testing.ts';
 import { connectService, stopService } from '../service/client.ts';
 import { startService, type RunningService } from '../service/service.ts';
 import { farPaneFolder, startFarMachine, type FarMachine } from '../machines/sshd-testing.ts';
 import { lastInbox, openDoor } from './testing.ts';
 
-let m: FarMachine;
-let home: RunningService;
-const WINDOW = { id: 'w1' };
-
-beforeAll(async () => {
-  m = await startFarMachine('build-box');
-  const r = await startService({ env: m.near.env, fresh: true, idleMs: 0 });
-  if (!r.started) throw new Error('no home service');
-  home = r.service;
-}, 30_000);
-afterAll(async () => {
-  await home?.stop('test over');
-  await stopService({ env: m.farEnv, endPanes: true });
-  await m.stop();
-  m.near.cleanup();
-  m.far.cleanup();
-});
-
 describe('the device inbox across machines', () => {
+  let m: FarMachine;
+  let home: RunningService;
+  const WINDOW = { id: 'w1' };
+
+  beforeAll(async () => {
+    m = await startFarMachine('build-box');
+    const r = await startService({ env: m.near.env, fresh: true, idleMs: 0 });
+    if (!r.started) throw new Error('no home service');
+    home = r.service;
+  }, 30_000);
+  afterAll(async () => {
+    await home?.stop('test over');
+    await stopService({ env: m.farEnv, endPanes: true });
+    await m.stop();
+    m.near.cleanup();
+    m.far.cleanup();
+  });
+
   it('shows a far pane\'s cards with the machine\'s name, answers them there from the phone, and loses them when answered at the far desk or the machine drops', async () => {
     const door = await openDoor(home);
     const cookie = await door.pair();
@@ -92,4 +94,67 @@ describe('the device inbox across machines', () => {
     expect(fs.readFileSync(out, 'utf8')).not.toContain('8080');
     dev.ws.close();
   }, 120_000);
+});
+
+describe('FarCards: a machine\'s cards as its service tells them', () => {
+  const pane = (id: string): PaneInfo => ({ id, title: 'claude', cwd: '/srv/app', tag: 'T1', command: ['claude'], kind: 'agent' } as unknown as PaneInfo);
+  const surface = (id: string, extra: Partial<Surface> = {}): Surface => ({ id, kind: 'question', title: `Q ${id}`, shelf: 'now', model: { question: `${id}?`, options: [{ name: 'yes' }] }, route: 'file', order: 1, arrivedAt: `2026-12-04T10:00:0${id.length}Z`, updatedAt: '2026-12-04T10:00:00Z', seen: false, acted: [], ...extra } as Surface);
+  const info = (state: MachineInfo['state']): MachineInfo => ({ name: 'box', target: 'box', colour: '#2f81f7', state, panes: [], attempts: 0 });
+
+  function rig(listed: { panes: unknown[]; surfaces: Record<string, unknown[]> }) {
+    let emit: (machine: string, name: string, payload: unknown) => void = () => undefined;
+    const asked: string[] = [];
+    let changes = 0;
+    const machines: MachinesLike = {
+      list: () => [],
+      ask: async (_m, request, req) => {
+        asked.push(request);
+        if (request === 'pane.list') return listed.panes;
+        return listed.surfaces[(req as { paneId: string }).paneId] ?? [];
+      },
+      onControlEvent: (l) => {
+        emit = l;
+        return () => undefined;
+      },
+    };
+    const far = new FarCards(machines, () => changes++);
+    return { far, asked, emit: (name: string, payload: unknown) => emit('box', name, payload), changes: () => changes };
+  }
+
+  it('reads a machine when it connects, keeps only well-formed panes and cards, and follows its events', async () => {
+    const listed = { panes: [pane('p1'), { id: '../x', title: 't' }, null] as unknown[], surfaces: { p1: [surface('a'), { id: 'bad' }, surface('done', { acted: [{ action: 'choose', at: 'x' }] })] } as Record<string, unknown[]> };
+    const r = rig(listed);
+    r.far.machineChanged(info('connected'));
+    await waitFor(() => r.changes() > 0, 'the first read');
+    expect(r.asked).toEqual(['pane.list', 'surface.list']);
+    expect(r.far.cards().map((c) => [c.paneId, c.surfaceId, c.machine, c.machineColour])).toEqual([['box/p1', 'a', 'box', '#2f81f7']]);
+
+    r.emit('surface.changed', { paneId: 'p1', surface: surface('bb') });
+    expect(r.far.cards().map((c) => c.surfaceId).sort()).toEqual(['a', 'bb']);
+    r.emit('surface.changed', { paneId: 'p1', removedId: 'a' });
+    r.emit('surface.changed', { paneId: 'p1', surface: { id: 'broken' } });
+    r.emit('surface.changed', { paneId: '../../etc', surface: surface('x') });
+    expect(r.far.cards().map((c) => c.surfaceId)).toEqual(['bb']);
+    // A pane it did not know: read again (the service lists it now, with its card).
+    listed.panes.push(pane('p2'));
+    listed.surfaces.p2 = [surface('c')];
+    r.emit('pane.updated', pane('p2'));
+    await waitFor(() => r.far.cards().some((c) => c.paneId === 'box/p2'), 'the new pane\'s card');
+    // Gone there: its cards go (p1's surfaces re-read meanwhile are the service's, hence `a` again).
+    listed.panes = listed.panes.filter((p) => (p as PaneInfo | null)?.id !== 'p1');
+    r.emit('pane.removed', { paneId: 'p1' });
+    await waitFor(() => (r.far.cards().every((c) => c.paneId !== 'box/p1') ? true : undefined), 'p1\'s cards gone');
+    expect(r.far.cards().map((c) => c.surfaceId)).toEqual(['c']);
+    // Down: none of its cards.
+    r.far.machineChanged(info('reconnecting'));
+    expect(r.far.cards()).toEqual([]);
+  });
+
+  it('takes a surface only with the fields a card needs', () => {
+    expect(farSurface(surface('ok'))).toBeDefined();
+    expect(farSurface({ ...surface('ok'), model: 'x' })).toBeUndefined();
+    expect(farSurface({ ...surface('ok'), title: 5 })).toBeUndefined();
+    expect(farSurface({ ...surface('ok'), acted: {} })).toBeUndefined();
+    expect(farSurface([])).toBeUndefined();
+  });
 });
