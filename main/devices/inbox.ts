@@ -21,9 +21,11 @@ export function programOf(pane: Pick<PaneInfo, 'agentCli' | 'command' | 'title'>
 
 const KINDS = new Set(['decision', 'question', 'change']);
 
-/** Whether a card waits for a person: an agent's prompt still waiting, or a decision, question or change nobody acted on. */
+/** Whether a card waits for a person: an agent's prompt still waiting, or a decision, question or change (of some files) nobody acted on. */
 export function waitsForPerson(s: Surface): boolean {
   if (!KINDS.has(s.kind)) return false;
+  // A change of no files (a turn with no changes yet) has nothing to approve.
+  if (s.kind === 'change' && Array.isArray(s.model.files) && s.model.files.length === 0) return false;
   const state = s.model.state;
   if (typeof state === 'string') return state === 'waiting' && s.model.answerable !== false;
   return s.acted.length === 0;
