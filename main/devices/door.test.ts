@@ -10,11 +10,10 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DevicesState } from '../../preload/contract.ts';
-import { foregroundGroup } from '../panes/proc.ts';
 import { tempState, waitFor } from '../panes/testing.ts';
 import { startService, type RunningService } from '../service/service.ts';
 import { REVOKED_CODE } from './door.ts';
-import { lastInbox, openDoor, type Reply } from './testing.ts';
+import { catPane, lastInbox, openDoor, type Reply } from './testing.ts';
 
 let state: ReturnType<typeof tempState>;
 let svc: RunningService;
@@ -195,18 +194,9 @@ describe('the device door', () => {
     const cookie = await pair();
     const dev = await socket(cookie);
     const app = svc.app;
-    const pane = app.panes.create({ command: ['/bin/bash', '-l'], cwd: state.dir });
-    const out = path.join(state.dir, 'typed.txt');
     // A program (as an agent is) reads the lines typed back.
-    app.panes.write(pane.id, `cat > ${out}\r`);
-    await waitFor(() => {
-      const g = foregroundGroup(app.panes.pid(pane.id)!);
-      try {
-        return g && fs.readFileSync(`/proc/${g}/comm`, 'utf8').trim() === 'cat';
-      } catch {
-        return false;
-      }
-    }, 'cat reading in the pane', 20_000);
+    const { id: paneId, out, tag } = await catPane(svc, state.dir);
+    const pane = { id: paneId, tag };
     const decision = { td: '0.4', kind: 'decision', id: 'pick', title: 'Pick one', model: { question: 'A or B?', options: [{ name: 'A' }, { name: 'B', recommended: true }] } };
     expect(app.surfaces.ingest(pane.id, decision, 'file').surface).toBeDefined();
     const question = { td: '0.4', kind: 'question', id: 'ask', title: 'Which port?', model: { question: 'Which port?', options: [{ name: '8080' }, { name: '9090' }] } };

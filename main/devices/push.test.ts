@@ -10,19 +10,16 @@ import { createECDH, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
-import tls from 'node:tls';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { foregroundGroup } from '../panes/proc.ts';
 import { tempState, waitFor } from '../panes/testing.ts';
 import { startService, type RunningService } from '../service/service.ts';
 import { checkNotify, checkSubscription, inQuiet, retryDelayMs, topicOf } from './push.ts';
 import { DEFAULT_NOTIFY } from './store.ts';
-import { decryptPush as decrypt, startPushEndpoint, type PushEndpoint } from './testing.ts';
+import { catPane, decryptPush as decrypt, openDoor, startPushEndpoint, type PushEndpoint } from './testing.ts';
 
 let state: ReturnType<typeof tempState>;
 let svc: RunningService;
-let port: number;
-let ca: string;
+let door: Awaited<ReturnType<typeof openDoor>>;
 const WINDOW = { id: 'w1' };
 
 let endpoint: PushEndpoint;
@@ -32,10 +29,7 @@ beforeEach(async () => {
   const r = await startService({ env: state.env, fresh: true, idleMs: 0 });
   if (!r.started) throw new Error('not started');
   svc = r.service;
-  const on = await svc.app.core.request('devices.enable', { address: '127.0.0.1', port: 0 }, WINDOW);
-  if (!on.ok) throw new Error(on.error);
-  port = on.state.port!;
-  ca = fs.readFileSync(path.join(svc.paths.state, 'devices', 'cert.pem'), 'utf8');
+  door = await openDoor(svc);
   // The push service: HTTPS on loopback with a certificate of its own, trusted by the service's push agent.
   const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: 'push.test' }], { keyType: 'ec', curve: 'P-256', algorithm: 'sha256', extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }] });
@@ -48,42 +42,10 @@ afterEach(async () => {
   state.cleanup();
 });
 
-function call(method: string, p: string, opts: { body?: unknown; cookie?: string } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Record<string, unknown> }> {
-  const host = `127.0.0.1:${port}`;
-  const headers: Record<string, string> = { Host: host, Origin: `https://${host}` };
-  if (opts.cookie) headers.Cookie = opts.cookie;
-  if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
-  return new Promise((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port, path: p, method, headers, ca, agent: false, checkServerIdentity: (_h, cert) => tls.checkServerIdentity('127.0.0.1', cert) }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text || '{}') as Record<string, unknown> }));
-    });
-    req.on('error', reject);
-    req.end(opts.body === undefined ? undefined : JSON.stringify(opts.body));
-  });
-}
+const call = (method: string, p: string, opts: { body?: unknown; cookie?: string } = {}) => door.call(method, p, opts);
+const pairedDevice = (): Promise<string> => door.pair('Pixel');
 
-async function pairedDevice(): Promise<string> {
-  const r = await svc.app.core.request('devices.pair', {}, WINDOW);
-  if (!r.ok) throw new Error(r.error);
-  const res = await call('POST', '/api/pair', { body: { code: r.pairing.code, name: 'Pixel' } });
-  return String(res.headers['set-cookie']).split(';')[0]!;
-}
-
-async function readingPane(): Promise<{ id: string; out: string; tag: string }> {
-  const pane = svc.app.panes.create({ command: ['/bin/bash', '-l'], cwd: state.dir });
-  const out = path.join(state.dir, `typed-${pane.id}.txt`);
-  svc.app.panes.write(pane.id, `cat > ${out}\r`);
-  await waitFor(() => {
-    const g = foregroundGroup(svc.app.panes.pid(pane.id)!);
-    try {
-      return g && fs.readFileSync(`/proc/${g}/comm`, 'utf8').trim() === 'cat';
-    } catch {
-      return false;
-    }
-  }, 'cat reading in the pane', 20_000);
-  return { id: pane.id, out, tag: pane.tag };
-}
+const readingPane = () => catPane(svc, state.dir);
 
 describe('Web Push to devices', () => {
   it('pushes a question encrypted to the device, with single-use answer tokens bound to the card; withdraws it when answered', async () => {

@@ -12,6 +12,8 @@ import { WebSocket } from 'ws';
 import type { DevicesState } from '../../preload/contract.ts';
 import type { InboxCard } from '../../common/device-contract.ts';
 import type { RunningService } from '../service/service.ts';
+import { foregroundGroup } from '../panes/proc.ts';
+import { waitFor } from '../panes/testing.ts';
 
 export interface Reply { status: number; headers: Record<string, string | string[] | undefined>; body: Record<string, unknown> }
 
@@ -140,4 +142,20 @@ export async function startPushEndpoint(cert: string, key: string): Promise<Push
       server.close(() => r());
     }),
   };
+}
+
+/** A pane of `svc` where a program (as an agent is) reads the lines typed back: a login shell running `cat > out`. */
+export async function catPane(svc: RunningService, dir: string): Promise<{ id: string; out: string; tag: string }> {
+  const pane = svc.app.panes.create({ command: ['/bin/bash', '-l'], cwd: dir });
+  const out = path.join(dir, `typed-${pane.id}.txt`);
+  svc.app.panes.write(pane.id, `cat > ${out}\r`);
+  await waitFor(() => {
+    const g = foregroundGroup(svc.app.panes.pid(pane.id)!);
+    try {
+      return g && fs.readFileSync(`/proc/${g}/comm`, 'utf8').trim() === 'cat';
+    } catch {
+      return false;
+    }
+  }, 'cat reading in the pane', 20_000);
+  return { id: pane.id, out, tag: pane.tag };
 }
