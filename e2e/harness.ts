@@ -492,7 +492,7 @@ export function loseWebglContext(w: TdPage, paneId: string): Promise<boolean> {
   }, paneId);
 }
 
-export async function axeViolations(w: TdPage, what: string): Promise<string[]> {
+export async function axeViolations(w: { page: Page }, what: string): Promise<string[]> {
   const result = await new AxeBuilder({ page: w.page }).exclude('iframe').analyze();
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceConnection } from '../main/service/client.ts';
-import { dropSurface, openPaneFixture, paneFolder, type PaneFixture } from './harness.ts';
+import { axeViolations, dropSurface, openPaneFixture, paneFolder, type PaneFixture } from './harness.ts';
 import { pairedPhone, type Phone } from './phone.ts';
 
 let fx: PaneFixture;
@@ -57,6 +57,7 @@ describe('the phone', () => {
     expect(await cards.locator('h2').allTextContents()).toEqual(['Retry on 503', 'Lunch?', 'Which cache?']);
     expect(await cards.last().locator('.phone-meta').textContent()).toContain('bash');
     await ph.shot('phone-inbox-dark');
+    expect(await axeViolations({ page: phone }, 'the phone\'s inbox, dark')).toEqual([]);
     await phone.emulateMedia({ colorScheme: 'light' });
     await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
     await ph.shot('phone-inbox-light');
@@ -91,6 +92,7 @@ describe('the phone', () => {
     await phone.emulateMedia({ colorScheme: 'dark' });
     await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
     await ph.shot('phone-agents-dark');
+    expect(await axeViolations({ page: phone }, 'the phone\'s agents, dark')).toEqual([]);
 
     // What this phone is notified of: its own settings, kept with its record.
     const notifications = phone.getByRole('region', { name: 'Notifications' });
@@ -128,6 +130,7 @@ describe('the phone', () => {
     await expect.poll(() => fs.readFileSync(panes[2]!.out, 'utf8')).toBe('typed at the desk\nfrom the phone\n');
     await expect.poll(async () => ((await screen.textContent()) ?? '').replace(/\n/g, '')).toContain('from the phone');
     await ph.shot('phone-terminal-dark');
+    expect(await axeViolations({ page: phone }, 'the phone\'s terminal, dark')).toEqual([]);
     await phone.emulateMedia({ colorScheme: 'light' });
     await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
     await ph.shot('phone-terminal-light');
