@@ -25,6 +25,9 @@ export interface InboxCard {
   arrivedAt: string;
   /** The card's revision: when it last changed (a token bound to it goes stale with it). */
   revision: string;
+  /** The machine it is from (its pane id is then qualified, `machine/paneId`) and the machine's colour; absent for this machine's own. */
+  machine?: string;
+  machineColour?: string;
 }
 
 export interface AgentRow {

@@ -226,6 +226,8 @@ export interface LaunchOptions {
    * the next frame is produced; the keystroke benchmark measures with and without it).
    */
   disableFeatures?: string[];
+  /** The browser's own environment (for example a HOME whose NSS database trusts a test CA). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** One serve, one browser, one window whose first pane is at its prompt: what most e2e files start from. */
@@ -271,6 +273,7 @@ export async function launchBrowser(opts: LaunchOptions = {}): Promise<Browser> 
     executablePath: browserPath(),
     args: [...CHROMIUM_ARGS, ...extra],
     headless: true,
+    ...(opts.env ? { env: opts.env } : {}),
   });
 }
 
@@ -489,7 +492,7 @@ export function loseWebglContext(w: TdPage, paneId: string): Promise<boolean> {
   }, paneId);
 }
 
-export async function axeViolations(w: TdPage, what: string): Promise<string[]> {
+export async function axeViolations(w: { page: Page }, what: string): Promise<string[]> {
   const result = await new AxeBuilder({ page: w.page }).exclude('iframe').analyze();
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')

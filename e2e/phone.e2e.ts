@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceConnection } from '../main/service/client.ts';
-import { dropSurface, openPaneFixture, paneFolder, type PaneFixture } from './harness.ts';
+import { axeViolations, dropSurface, openPaneFixture, paneFolder, type PaneFixture } from './harness.ts';
 import { pairedPhone, type Phone } from './phone.ts';
 
 let fx: PaneFixture;
@@ -28,7 +28,7 @@ beforeAll(async () => {
   for (let i = 1; i <= 3; i++) {
     const out = path.join(fx.serve.cwd, `typed-${i}.txt`);
     // Started through env, as an agent's wrapper starts it: a pane whose own command is a shell, in the foreground, is at its prompt, and the bench refuses to type there.
-    const script = i === 3 ? `printf 'Reading the repository\\nPlanning the change to main.ts\\n'; exec cat > ${out}` : `exec cat > ${out}`;
+    const script = i === 3 ? `printf 'Reading the repository\\n\\033[31mPlanning the change to main.ts\\033[0m\\n'; exec cat > ${out}` : `exec cat > ${out}`;
     const p = await conn.request('pane.create', { command: ['/usr/bin/env', 'bash', '-c', script], cwd: fx.serve.cwd, ...(i === 3 ? { kind: 'agent' as const } : {}) });
     panes.push({ id: p.id, folder: await paneFolder(fx.win, fx.serve, p.id), out });
   }
@@ -57,6 +57,7 @@ describe('the phone', () => {
     expect(await cards.locator('h2').allTextContents()).toEqual(['Retry on 503', 'Lunch?', 'Which cache?']);
     expect(await cards.last().locator('.phone-meta').textContent()).toContain('bash');
     await ph.shot('phone-inbox-dark');
+    expect(await axeViolations({ page: phone }, 'the phone\'s inbox, dark')).toEqual([]);
     await phone.emulateMedia({ colorScheme: 'light' });
     await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
     await ph.shot('phone-inbox-light');
@@ -91,6 +92,7 @@ describe('the phone', () => {
     await phone.emulateMedia({ colorScheme: 'dark' });
     await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
     await ph.shot('phone-agents-dark');
+    expect(await axeViolations({ page: phone }, 'the phone\'s agents, dark')).toEqual([]);
 
     // What this phone is notified of: its own settings, kept with its record.
     const notifications = phone.getByRole('region', { name: 'Notifications' });
@@ -101,12 +103,21 @@ describe('the phone', () => {
     await expect.poll(record).toEqual({ needsYou: true, done: true, failed: false, quiet: { from: '22:00', to: '07:00' } });
     await ph.shot('phone-agents-settings-dark');
 
-    // Its terminal, read-only, following the pane's output.
+    // Its terminal: the window's xterm, read-only, following the pane's output, colours kept.
     await agent.getByRole('button', { name: 'Terminal' }).tap();
-    const screen = phone.locator('.phone-screen');
+    const screen = phone.locator('.phone-xterm .xterm-rows');
     await expect.poll(async () => ((await screen.textContent({ timeout: 100 }).catch(() => '')) ?? '').replace(/\n/g, '')).toContain('Planning the change to main.ts');
     await conn.request('pane.input', { paneId: panes[2]!.id, data: 'typed at the desk\r' });
     await expect.poll(async () => ((await screen.textContent()) ?? '').replace(/\n/g, '')).toContain('typed at the desk');
+    // The red the agent printed is red here; the line typed at the desk is in the terminal's own colour.
+    const colourOf = (text: string) => screen.locator('span', { hasText: text }).first().evaluate((el) => getComputedStyle(el).color);
+    expect(await colourOf('Planning')).toBe('rgb(240, 114, 122)');
+    expect(await colourOf('typed at the desk')).toBe('rgb(213, 216, 222)');
+    // A tap on it brings up no keyboard, and keys pressed there reach nothing.
+    expect(await phone.locator('.phone-xterm textarea').getAttribute('inputmode')).toBe('none');
+    await phone.locator('.phone-xterm').tap();
+    await phone.keyboard.type('zz');
+    await phone.keyboard.press('Enter');
     // Read-only until the desktop lets this phone type; then a line and the key bar.
     expect(await phone.getByText('Read-only: answer its cards in the Inbox.').count()).toBe(1);
     expect(await conn.request('devices.allowTyping', { name: 'Ada\'s phone', allow: true })).toEqual({ ok: true });
@@ -119,6 +130,7 @@ describe('the phone', () => {
     await expect.poll(() => fs.readFileSync(panes[2]!.out, 'utf8')).toBe('typed at the desk\nfrom the phone\n');
     await expect.poll(async () => ((await screen.textContent()) ?? '').replace(/\n/g, '')).toContain('from the phone');
     await ph.shot('phone-terminal-dark');
+    expect(await axeViolations({ page: phone }, 'the phone\'s terminal, dark')).toEqual([]);
     await phone.emulateMedia({ colorScheme: 'light' });
     await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
     await ph.shot('phone-terminal-light');

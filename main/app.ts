@@ -148,7 +148,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   hub.via = machines;
   installSearchOnMachines(core, machines);
   // The device door (main/devices), off unless it was turned on.
-  const devices = installDevices({ core, panes, surfaces, stateDir: paths.state });
+  const devices = installDevices({ core, panes, surfaces, stateDir: paths.state, machines });
 
   // Last, so every service above sees the restored panes arrive (onCreated).
   if (saved) restoreSession(panes, saved, settings.get().resumeAtStart, opts.bootedAt);

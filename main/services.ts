@@ -3,7 +3,7 @@
  * its own folder and is installed by main/app.ts; a service reaches another only
  * through these interfaces, so each can be built and tested on its own.
  */
-import type { ActionRecord, AgentStatus, PaneInfo, PaneKind, Settings, SettingsPatch, Surface, SurfaceRoute } from '../preload/contract.ts';
+import type { ActionRecord, AgentStatus, PaneInfo, PaneKind, Res, Settings, SettingsPatch, Surface, SurfaceRoute } from '../preload/contract.ts';
 
 export interface CreatePaneOptions {
   cwd?: string;
@@ -45,6 +45,8 @@ export interface PaneServiceApi {
   submit(paneId: string, line: string): void;
   /** The visible screen as plain text, one line per row, trailing spaces trimmed. */
   screenText(paneId: string): string;
+  /** The screen and at most `scrollback` lines of history as escape sequences (pane.snapshot); `clientId` becomes a reader of its output. */
+  snapshot(paneId: string, clientId?: string, scrollback?: number | 'all'): Promise<Res<'pane.snapshot'>>;
   /** The pane's folder (created on demand): $XDG_STATE_HOME/terminal-delight/surfaces/$TD_SESSION/$TD_PANE_ID */
   folder(paneId: string): string;
   /** The pane whose process tree holds this pid (walking parents), if any. */

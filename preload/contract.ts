@@ -455,6 +455,8 @@ export interface Requests {
    */
   'pane.snapshot': { req: { paneId: string; scrollback?: number | 'all' }; res: { data: string; cols: number; rows: number; complete: boolean; prompts?: SnapshotPrompt[] } };
   'pane.focus': { req: { paneId: string }; res: void };
+  /** Every pane of this service (running or ended), as app.hello lists them, without making one or reading any output: another machine's home service reads far panes' cards with it. */
+  'pane.list': { req: Record<string, never>; res: PaneInfo[] };
   'layout.set': { req: { layout: Layout }; res: void };
   /** The window's panes area and the smallest usable pane (40 × 8 cells with its chrome), in CSS px: where new panes go follows it. */
   'layout.area': { req: LayoutArea; res: void };
@@ -707,7 +709,7 @@ export interface TdApi {
 export const REQUEST_NAMES: readonly RequestName[] = [
   'app.hello', 'settings.set',
   'pane.create', 'pane.close', 'pane.restart', 'pane.input', 'pane.resize', 'pane.ack',
-  'pane.snapshot', 'pane.focus', 'layout.set', 'layout.area',
+  'pane.snapshot', 'pane.focus', 'pane.list', 'layout.set', 'layout.area',
   'surface.list', 'surface.act', 'surface.seen', 'surface.comment', 'surface.catalogue',
   'artifact.open', 'artifact.reveal', 'bench.set',
   'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',

@@ -6,22 +6,18 @@
  */
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
-import https from 'node:https';
 import path from 'node:path';
 import tls from 'node:tls';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import type { DevicesState } from '../../preload/contract.ts';
-import { foregroundGroup } from '../panes/proc.ts';
 import { tempState, waitFor } from '../panes/testing.ts';
 import { startService, type RunningService } from '../service/service.ts';
 import { REVOKED_CODE } from './door.ts';
-import type { InboxCard } from './inbox.ts';
+import { catPane, lastInbox, openDoor, type Reply } from './testing.ts';
 
 let state: ReturnType<typeof tempState>;
 let svc: RunningService;
 let door: DevicesState;
-let ca: string;
 const WINDOW = { id: 'w1' };
 
 beforeEach(async () => {
@@ -35,66 +31,16 @@ afterEach(async () => {
   state.cleanup();
 });
 
-async function turnOn(): Promise<void> {
-  const r = await svc.app.core.request('devices.enable', { address: '127.0.0.1', port: 0 }, WINDOW);
-  if (!r.ok) throw new Error(r.error);
-  door = r.state;
-  ca = fs.readFileSync(path.join(svc.paths.state, 'devices', 'cert.pem'), 'utf8');
+let d: Awaited<ReturnType<typeof openDoor>>;
+
+async function turnOn(own: { cert?: string; key?: string } = {}): Promise<void> {
+  d = await openDoor(svc, own);
+  door = d.state;
 }
 
-interface Reply { status: number; headers: Record<string, string | string[] | undefined>; body: Record<string, unknown> }
-
-function call(method: string, p: string, opts: { body?: unknown; cookie?: string; origin?: string | null; host?: string; type?: string } = {}): Promise<Reply> {
-  const host = opts.host ?? `127.0.0.1:${door.port}`;
-  const headers: Record<string, string> = { Host: host };
-  if (opts.cookie) headers.Cookie = opts.cookie;
-  const origin = opts.origin === undefined ? `https://${host}` : opts.origin;
-  if (origin !== null) headers.Origin = origin;
-  const data = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
-  if (data !== undefined) headers['Content-Type'] = opts.type ?? 'application/json';
-  return new Promise((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port: door.port, path: p, method, headers, ca, agent: false, checkServerIdentity: (_h, cert) => tls.checkServerIdentity('127.0.0.1', cert) }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => {
-        let body: Record<string, unknown> = {};
-        try {
-          body = JSON.parse(text) as Record<string, unknown>;
-        } catch {
-          body = { text };
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
-      });
-    });
-    req.on('error', reject);
-    req.end(data);
-  });
-}
-
-async function pair(name = 'Ada\'s Pixel'): Promise<string> {
-  const r = await svc.app.core.request('devices.pair', {}, WINDOW);
-  if (!r.ok) throw new Error(r.error);
-  const res = await call('POST', '/api/pair', { body: { code: r.pairing.code, name } });
-  expect(res.status).toBe(200);
-  const set = String(res.headers['set-cookie']);
-  return set.split(';')[0]!;
-}
-
-/** A device's socket: every message it got, in order. */
-function socket(cookie: string, origin = `https://127.0.0.1:${door.port}`): Promise<{ ws: WebSocket; got: Array<Record<string, unknown>>; closed: Promise<{ code: number; reason: string }> }> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`wss://127.0.0.1:${door.port}/ws`, { ca, headers: { Cookie: cookie, Origin: origin } });
-    const got: Array<Record<string, unknown>> = [];
-    const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })));
-    ws.on('message', (d) => got.push(JSON.parse(d.toString()) as Record<string, unknown>));
-    ws.once('open', () => resolve({ ws, got, closed }));
-    ws.once('unexpected-response', (_req, res) => reject(new Error(`refused: ${res.statusCode}`)));
-    ws.once('error', reject);
-  });
-}
-
-const lastInbox = (got: Array<Record<string, unknown>>): InboxCard[] | undefined => (got.filter((m) => m.t === 'inbox').at(-1)?.cards as InboxCard[] | undefined);
+const call = (method: string, p: string, opts?: Parameters<typeof d.call>[2]): Promise<Reply> => d.call(method, p, opts);
+const pair = (name?: string): Promise<string> => d.pair(name);
+const socket = (cookie: string, origin?: string) => d.socket(cookie, origin);
 
 describe('the device door', () => {
   it('is off by default, opens HTTPS only on the address asked for, with the certificate it shows by fingerprint', async () => {
@@ -108,7 +54,7 @@ describe('the device door', () => {
     expect(door).toMatchObject({ on: true, address: '127.0.0.1', certMade: true, url: `https://127.0.0.1:${door.port}/` });
     // What the door presents is the certificate whose fingerprint the person is shown.
     const presented = await new Promise<string>((resolve, reject) => {
-      const s = tls.connect({ host: '127.0.0.1', port: door.port!, ca }, () => {
+      const s = tls.connect({ host: '127.0.0.1', port: door.port!, ca: d.ca }, () => {
         resolve(s.getPeerCertificate().fingerprint256);
         s.end();
       });
@@ -147,11 +93,8 @@ describe('the device door', () => {
     const swapped = await svc.app.core.request('devices.enable', { address: '127.0.0.1', port: 0, cert: keyFile, key: certFile }, WINDOW);
     expect(swapped).toEqual({ ok: false, error: `${keyFile} is not a PEM certificate: give the certificate (for example fullchain.pem), not the key` });
     expect((await svc.app.core.request('devices.state', {}, WINDOW)).on).toBe(false);
-    const r = await svc.app.core.request('devices.enable', { address: '127.0.0.1', port: 0, cert: certFile, key: keyFile }, WINDOW);
-    if (!r.ok) throw new Error(r.error);
-    expect(r.state).toMatchObject({ on: true, certMade: false, fingerprint: new X509Certificate(a.cert).fingerprint256 });
-    door = r.state;
-    ca = a.cert;
+    await turnOn({ cert: certFile, key: keyFile });
+    expect(door).toMatchObject({ on: true, certMade: false, fingerprint: new X509Certificate(a.cert).fingerprint256 });
     // Its DNS name is a Host the door answers to, as the address is.
     expect((await call('GET', '/api/me', { host: `phone.example:${door.port}` })).status).toBe(401);
     expect((await call('GET', '/api/me', { host: `other.example:${door.port}` })).status).toBe(403);
@@ -235,8 +178,11 @@ describe('the device door', () => {
     // A socket from another page is refused.
     await expect(socket(cookie, 'https://evil.example')).rejects.toThrow('refused: 403');
     expect(await svc.app.core.request('devices.revoke', { name: 'nobody' }, WINDOW)).toEqual({ ok: false, error: expect.stringContaining('no device is named "nobody"') });
+    const asked = Date.now();
     expect(await svc.app.core.request('devices.revoke', { name: 'ada\'s pixel' }, WINDOW)).toEqual({ ok: true });
     const closed = await a.closed;
+    // Within a second (issue 34): the close is sent at once, and a socket that does not answer it is cut off after 200 ms.
+    expect(Date.now() - asked).toBeLessThan(1000);
     expect(closed).toEqual({ code: REVOKED_CODE, reason: 'this device was revoked: pair it again' });
     expect(await call('GET', '/api/me', { cookie })).toMatchObject({ status: 401, body: { error: 'this device was revoked: pair it again' } });
     await expect(socket(cookie)).rejects.toThrow('refused: 401');
@@ -248,18 +194,9 @@ describe('the device door', () => {
     const cookie = await pair();
     const dev = await socket(cookie);
     const app = svc.app;
-    const pane = app.panes.create({ command: ['/bin/bash', '-l'], cwd: state.dir });
-    const out = path.join(state.dir, 'typed.txt');
     // A program (as an agent is) reads the lines typed back.
-    app.panes.write(pane.id, `cat > ${out}\r`);
-    await waitFor(() => {
-      const g = foregroundGroup(app.panes.pid(pane.id)!);
-      try {
-        return g && fs.readFileSync(`/proc/${g}/comm`, 'utf8').trim() === 'cat';
-      } catch {
-        return false;
-      }
-    }, 'cat reading in the pane', 20_000);
+    const { id: paneId, out, tag } = await catPane(svc, state.dir);
+    const pane = { id: paneId, tag };
     const decision = { td: '0.4', kind: 'decision', id: 'pick', title: 'Pick one', model: { question: 'A or B?', options: [{ name: 'A' }, { name: 'B', recommended: true }] } };
     expect(app.surfaces.ingest(pane.id, decision, 'file').surface).toBeDefined();
     const question = { td: '0.4', kind: 'question', id: 'ask', title: 'Which port?', model: { question: 'Which port?', options: [{ name: '8080' }, { name: '9090' }] } };

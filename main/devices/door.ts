@@ -38,8 +38,8 @@ export interface DeviceApi {
   seen(hash: string): void;
   /** A device's socket opened or closed. */
   sockets?(): void;
-  /** An agent pane's screen as text (the agents' read-only terminal), or undefined when the pane is not an agent's. */
-  screen(paneId: string): string | undefined;
+  /** An agent pane's screen (the agents' terminal): as text, and as a snapshot for the phone's xterm; undefined when the pane is not an agent's. */
+  screen(paneId: string): Promise<DeviceScreen | undefined>;
   pair(body: { secret?: unknown; code?: unknown; name?: unknown }): { ok: true; device: DeviceRecord; credential: string } | { ok: false; error: string };
   inbox(): InboxCard[];
   agents(): AgentRow[];
@@ -54,6 +54,14 @@ export interface DeviceApi {
   notify(device: DeviceRecord, body?: Record<string, unknown>): { ok: true; notify: NotifySettings } | { ok: false; error: string };
 }
 
+/** A watched agent's screen: its text, and its snapshot (escape sequences: colours, with some history) and size. */
+export interface DeviceScreen {
+  text: string;
+  data: string;
+  cols: number;
+  rows: number;
+}
+
 export interface DeviceDoor {
   url: string;
   port: number;
@@ -66,7 +74,7 @@ export interface DeviceDoor {
   /** Whether any socket watches this pane's screen. */
   watched(paneId: string): boolean;
   /** A watched pane's screen changed: send it to the sockets watching it. */
-  screenChanged(paneId: string): void;
+  screenChanged(paneId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -84,7 +92,9 @@ export function deviceCookie(credential: string): string {
 
 export function deviceCsp(): string {
   return [
-    "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
+    "default-src 'self'", "script-src 'self'",
+    // xterm (the agents' terminal) writes its theme's and its size's rules into <style> elements, as in the window (main/door/security.ts).
+    "style-src 'self' 'unsafe-inline'", "img-src 'self' data:", "connect-src 'self'",
     "manifest-src 'self'", "worker-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
   ].join('; ');
 }
@@ -257,10 +267,16 @@ export async function startDeviceDoor(opts: { address: string; port: number; cer
         if (m?.t !== 'watch') return;
         watching.delete(ws);
         if (typeof m.paneId !== 'string') return;
-        const text = api.screen(m.paneId);
-        if (text === undefined) return void ws.send(JSON.stringify({ t: 'screen', paneId: m.paneId, error: 'this pane is not an agent\'s, or has closed' }));
-        watching.set(ws, m.paneId);
-        ws.send(JSON.stringify({ t: 'screen', paneId: m.paneId, text }));
+        const paneId = m.paneId;
+        watching.set(ws, paneId);
+        void api.screen(paneId).catch(() => undefined).then((shot) => {
+          if (watching.get(ws) !== paneId || ws.readyState !== ws.OPEN) return;
+          if (!shot) {
+            watching.delete(ws);
+            return void ws.send(JSON.stringify({ t: 'screen', paneId, error: 'this pane is not an agent\'s, or has closed' }));
+          }
+          ws.send(JSON.stringify({ t: 'screen', paneId, ...shot }));
+        });
       });
       ws.send(JSON.stringify({ t: 'hello', name: w.device!.name }));
       ws.send(JSON.stringify({ t: 'inbox', cards: api.inbox() }));
@@ -297,14 +313,12 @@ export async function startDeviceDoor(opts: { address: string; port: number; cer
     },
     connected: (hash) => sockets.get(hash)?.size ?? 0,
     watched: (paneId) => [...watching.values()].includes(paneId),
-    screenChanged(paneId) {
-      let text: string | undefined;
-      for (const [ws, id] of watching) {
-        if (id !== paneId || ws.readyState !== ws.OPEN) continue;
-        text ??= api.screen(paneId);
-        if (text === undefined) return;
-        ws.send(JSON.stringify({ t: 'screen', paneId, text }));
-      }
+    async screenChanged(paneId) {
+      if (![...watching.values()].includes(paneId)) return;
+      const shot = await api.screen(paneId).catch(() => undefined);
+      if (!shot) return;
+      const text = JSON.stringify({ t: 'screen', paneId, ...shot });
+      for (const [ws, id] of watching) if (id === paneId && ws.readyState === ws.OPEN) ws.send(text);
     },
     close: async () => {
       for (const set of sockets.values()) for (const ws of set) ws.terminate();

@@ -17,7 +17,9 @@ describe('the inbox', () => {
     expect(waitsForPerson(surface('a', 'decision', { question: 'q', options: [] }))).toBe(true);
     expect(waitsForPerson(surface('a', 'decision', { question: 'q' }, { acted: [{ action: 'reject', at: 'x' }] }))).toBe(false);
     expect(waitsForPerson(surface('a', 'response', { layman: 'hi' }))).toBe(false);
-    expect(waitsForPerson(surface('a', 'change', { files: [] }))).toBe(true);
+    expect(waitsForPerson(surface('a', 'change', { files: [{ path: 'a.ts', diff: '@@ -1 +1 @@\n-a\n+b\n' }] }))).toBe(true);
+    // A turn's card with no changes yet: nothing to approve.
+    expect(waitsForPerson(surface('a', 'change', { summary: 'Turn 1, still running: no changes.', files: [] }))).toBe(false);
     expect(waitsForPerson(surface('p', 'decision', { question: 'q', state: 'waiting' }))).toBe(true);
     expect(waitsForPerson(surface('p', 'decision', { question: 'q', state: 'answered_in_terminal' }))).toBe(false);
     expect(waitsForPerson(surface('p', 'question', { question: 'q', state: 'waiting', answerable: false }))).toBe(false);

@@ -21,9 +21,11 @@ export function programOf(pane: Pick<PaneInfo, 'agentCli' | 'command' | 'title'>
 
 const KINDS = new Set(['decision', 'question', 'change']);
 
-/** Whether a card waits for a person: an agent's prompt still waiting, or a decision, question or change nobody acted on. */
+/** Whether a card waits for a person: an agent's prompt still waiting, or a decision, question or change (of some files) nobody acted on. */
 export function waitsForPerson(s: Surface): boolean {
   if (!KINDS.has(s.kind)) return false;
+  // A change of no files (a turn with no changes yet) has nothing to approve.
+  if (s.kind === 'change' && Array.isArray(s.model.files) && s.model.files.length === 0) return false;
   const state = s.model.state;
   if (typeof state === 'string') return state === 'waiting' && s.model.answerable !== false;
   return s.acted.length === 0;
@@ -73,7 +75,13 @@ export function cardOf(pane: PaneInfo, s: Surface): InboxCard {
 export function inboxOf(panes: readonly PaneInfo[], surfaces: (paneId: string) => readonly Surface[]): InboxCard[] {
   const out: InboxCard[] = [];
   for (const pane of panes) for (const s of surfaces(pane.id)) if (waitsForPerson(s)) out.push(cardOf(pane, s));
-  return out.sort((a, b) => (a.arrivedAt < b.arrivedAt ? 1 : a.arrivedAt > b.arrivedAt ? -1 : a.surfaceId < b.surfaceId ? 1 : -1));
+  return newestFirst(out);
+}
+
+/** Cards newest first (then by pane and id, so that the order is the same each time). */
+export function newestFirst(cards: InboxCard[]): InboxCard[] {
+  const key = (c: InboxCard) => `${c.paneId}\u0000${c.surfaceId}`;
+  return cards.sort((a, b) => (a.arrivedAt < b.arrivedAt ? 1 : a.arrivedAt > b.arrivedAt ? -1 : key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : 0));
 }
 
 /** The answer a device may send for a card of its inbox, checked: the action is one of the card's. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CODE_ALPHABET, makeOffer, MAX_TRIES, normaliseCode, Pairing, PAIRING_MS } from './pairing.ts';
+import { CODE_ALPHABET, makeOffer, MAX_TRIES, normaliseCode, Pairing, PAIRING_MS, pairingMs } from './pairing.ts';
 
 describe('pairing', () => {
   it('makes an 8-character code from the unambiguous alphabet and a 128-bit secret, good for 5 minutes', () => {
@@ -18,6 +18,14 @@ describe('pairing', () => {
     const random = (n: number) => Buffer.alloc(n, calls++ === 0 ? 0 : calls === 2 ? 255 : 26);
     const o = makeOffer(0, random);
     expect(o.code).toBe('C'.repeat(8));
+  });
+
+  it('is good for 5 minutes, shortened only for a test (TD_TEST=1 and TD_TEST_PAIRING_MS)', () => {
+    expect(pairingMs({})).toBe(PAIRING_MS);
+    expect(pairingMs({ TD_TEST_PAIRING_MS: '2000' })).toBe(PAIRING_MS);
+    expect(pairingMs({ TD_TEST: '1', TD_TEST_PAIRING_MS: '2000' })).toBe(2000);
+    expect(pairingMs({ TD_TEST: '1', TD_TEST_PAIRING_MS: 'soon' })).toBe(PAIRING_MS);
+    expect(makeOffer(1000, undefined, 2000).expiresAt).toBe(3000);
   });
 
   it('reads a typed code whatever its case, spaces and dashes', () => {

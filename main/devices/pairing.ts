@@ -21,8 +21,17 @@ export interface PairingOffer {
   expiresAt: number;
 }
 
+/**
+ * How long a pairing is good for: 5 minutes; a browser test of its expiry (TD_TEST only) can
+ * shorten it with TD_TEST_PAIRING_MS, as it cannot move the service's clock.
+ */
+export function pairingMs(env: NodeJS.ProcessEnv = process.env): number {
+  const ms = Number(env.TD_TEST_PAIRING_MS);
+  return env.TD_TEST === '1' && Number.isInteger(ms) && ms > 0 ? ms : PAIRING_MS;
+}
+
 /** `random(n)`: n random bytes. */
-export function makeOffer(now: number, random: (n: number) => Buffer = randomBytes): PairingOffer {
+export function makeOffer(now: number, random: (n: number) => Buffer = randomBytes, lifetimeMs = PAIRING_MS): PairingOffer {
   const secret = random(16).toString('hex');
   // Rejection sampling keeps every letter equally likely (256 is not a multiple of 25).
   let code = '';
@@ -32,7 +41,7 @@ export function makeOffer(now: number, random: (n: number) => Buffer = randomByt
       if (b < limit && code.length < CODE_LENGTH) code += CODE_ALPHABET[b % CODE_ALPHABET.length];
     }
   }
-  return { secret, code, expiresAt: now + PAIRING_MS };
+  return { secret, code, expiresAt: now + lifetimeMs };
 }
 
 /** A code as typed: case, spaces and dashes do not matter. */

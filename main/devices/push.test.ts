@@ -6,52 +6,34 @@
  * action, posted with its token, types the answer into a real pane; a replayed or stale
  * token is refused; 410 drops the subscription; 500 is retried.
  */
-import { createECDH, createDecipheriv, hkdfSync, randomBytes, type ECDH } from 'node:crypto';
+import { createECDH, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
-import tls from 'node:tls';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { foregroundGroup } from '../panes/proc.ts';
 import { tempState, waitFor } from '../panes/testing.ts';
 import { startService, type RunningService } from '../service/service.ts';
-import { checkNotify, checkSubscription, inQuiet, topicOf } from './push.ts';
+import { checkNotify, checkSubscription, inQuiet, retryDelayMs, topicOf } from './push.ts';
 import { DEFAULT_NOTIFY } from './store.ts';
+import { catPane, decryptPush as decrypt, openDoor, startPushEndpoint, type PushEndpoint } from './testing.ts';
 
 let state: ReturnType<typeof tempState>;
 let svc: RunningService;
-let port: number;
-let ca: string;
+let door: Awaited<ReturnType<typeof openDoor>>;
 const WINDOW = { id: 'w1' };
 
-interface Received { headers: Record<string, string | string[] | undefined>; body: Buffer }
-let endpoint: { url: string; got: Received[]; answer: number[]; close(): Promise<void> };
+let endpoint: PushEndpoint;
 
 beforeEach(async () => {
   state = tempState();
   const r = await startService({ env: state.env, fresh: true, idleMs: 0 });
   if (!r.started) throw new Error('not started');
   svc = r.service;
-  const on = await svc.app.core.request('devices.enable', { address: '127.0.0.1', port: 0 }, WINDOW);
-  if (!on.ok) throw new Error(on.error);
-  port = on.state.port!;
-  ca = fs.readFileSync(path.join(svc.paths.state, 'devices', 'cert.pem'), 'utf8');
+  door = await openDoor(svc);
   // The push service: HTTPS on loopback with a certificate of its own, trusted by the service's push agent.
   const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: 'push.test' }], { keyType: 'ec', curve: 'P-256', algorithm: 'sha256', extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }] });
-  const got: Received[] = [];
-  const answer: number[] = [];
-  const server = https.createServer({ cert: pems.cert, key: pems.private }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      got.push({ headers: req.headers, body: Buffer.concat(chunks) });
-      res.writeHead(answer.shift() ?? 201);
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  endpoint = { url: `https://127.0.0.1:${(server.address() as { port: number }).port}/push/abc`, got, answer, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  endpoint = await startPushEndpoint(pems.cert, pems.private);
   svc.app.devices.pushes.agent = new https.Agent({ ca: pems.cert });
 });
 afterEach(async () => {
@@ -60,65 +42,10 @@ afterEach(async () => {
   state.cleanup();
 });
 
-function call(method: string, p: string, opts: { body?: unknown; cookie?: string } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Record<string, unknown> }> {
-  const host = `127.0.0.1:${port}`;
-  const headers: Record<string, string> = { Host: host, Origin: `https://${host}` };
-  if (opts.cookie) headers.Cookie = opts.cookie;
-  if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
-  return new Promise((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port, path: p, method, headers, ca, agent: false, checkServerIdentity: (_h, cert) => tls.checkServerIdentity('127.0.0.1', cert) }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text || '{}') as Record<string, unknown> }));
-    });
-    req.on('error', reject);
-    req.end(opts.body === undefined ? undefined : JSON.stringify(opts.body));
-  });
-}
+const call = (method: string, p: string, opts: { body?: unknown; cookie?: string } = {}) => door.call(method, p, opts);
+const pairedDevice = (): Promise<string> => door.pair('Pixel');
 
-async function pairedDevice(): Promise<string> {
-  const r = await svc.app.core.request('devices.pair', {}, WINDOW);
-  if (!r.ok) throw new Error(r.error);
-  const res = await call('POST', '/api/pair', { body: { code: r.pairing.code, name: 'Pixel' } });
-  return String(res.headers['set-cookie']).split(';')[0]!;
-}
-
-/** RFC 8291: the aes128gcm body (RFC 8188 header, one record) decrypted with the subscription's private key and auth secret. */
-function decrypt(body: Buffer, ua: ECDH, auth: Buffer): string {
-  const salt = body.subarray(0, 16);
-  const rs = body.readUInt32BE(16);
-  const idlen = body[20]!;
-  const asPublic = body.subarray(21, 21 + idlen);
-  const ciphertext = body.subarray(21 + idlen);
-  expect(rs).toBeGreaterThanOrEqual(ciphertext.length);
-  const secret = ua.computeSecret(asPublic);
-  const keyInfo = Buffer.concat([Buffer.from('WebPush: info\0'), ua.getPublicKey(), asPublic]);
-  const ikm = Buffer.from(hkdfSync('sha256', secret, auth, keyInfo, 32));
-  const cek = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: aes128gcm\0'), 16));
-  const nonce = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: nonce\0'), 12));
-  const d = createDecipheriv('aes-128-gcm', cek, nonce);
-  d.setAuthTag(ciphertext.subarray(ciphertext.length - 16));
-  const plain = Buffer.concat([d.update(ciphertext.subarray(0, ciphertext.length - 16)), d.final()]);
-  // The last record: the content, a 2 delimiter, zero padding.
-  let end = plain.length - 1;
-  while (end >= 0 && plain[end] === 0) end--;
-  expect(plain[end]).toBe(2);
-  return plain.subarray(0, end).toString('utf8');
-}
-
-async function readingPane(): Promise<{ id: string; out: string; tag: string }> {
-  const pane = svc.app.panes.create({ command: ['/bin/bash', '-l'], cwd: state.dir });
-  const out = path.join(state.dir, `typed-${pane.id}.txt`);
-  svc.app.panes.write(pane.id, `cat > ${out}\r`);
-  await waitFor(() => {
-    const g = foregroundGroup(svc.app.panes.pid(pane.id)!);
-    try {
-      return g && fs.readFileSync(`/proc/${g}/comm`, 'utf8').trim() === 'cat';
-    } catch {
-      return false;
-    }
-  }, 'cat reading in the pane', 20_000);
-  return { id: pane.id, out, tag: pane.tag };
-}
+const readingPane = () => catPane(svc, state.dir);
 
 describe('Web Push to devices', () => {
   it('pushes a question encrypted to the device, with single-use answer tokens bound to the card; withdraws it when answered', async () => {
@@ -199,6 +126,37 @@ describe('Web Push to devices', () => {
     svc.app.surfaces.ingest(pane.id, { td: '0.4', kind: 'question', id: 'q2', title: 'Another?', model: { question: 'Another one?' } }, 'file');
     await waitFor(async () => (await svc.app.core.request('devices.state', {}, WINDOW)).devices[0]!.push === false, 'the subscription dropped after 410');
     expect(JSON.parse(fs.readFileSync(path.join(svc.paths.state, 'devices', 'devices.json'), 'utf8')).devices[0].push).toBeUndefined();
+  });
+});
+
+describe('a push service that fails', () => {
+  it('is tried again with backoff: 1 s after the first failure, then as long as its Retry-After says', async () => {
+    const cookie = await pairedDevice();
+    const ua = createECDH('prime256v1');
+    ua.generateKeys();
+    const auth = randomBytes(16);
+    await call('POST', '/api/push/subscribe', { cookie, body: { endpoint: endpoint.url, keys: { p256dh: ua.getPublicKey().toString('base64url'), auth: auth.toString('base64url') } } });
+    const pane = await readingPane();
+    endpoint.answer.push(503, { status: 429, headers: { 'Retry-After': '3' } });
+    svc.app.surfaces.ingest(pane.id, { td: '0.4', kind: 'question', id: 'again', title: 'Again?', model: { question: 'Try again?', options: [{ name: 'yes' }] } }, 'file');
+    await waitFor(() => endpoint.got[2], 'the third try, after a 503 and a 429', 20_000);
+    const [a, b, c] = endpoint.got as [typeof endpoint.got[0], typeof endpoint.got[0], typeof endpoint.got[0]];
+    // (Lower bounds only: a loaded machine may wait longer, never shorter.)
+    expect(b.at - a.at).toBeGreaterThanOrEqual(950);
+    expect(c.at - b.at).toBeGreaterThanOrEqual(2950);
+    expect(JSON.parse(decrypt(c.body, ua, auth))).toEqual(JSON.parse(decrypt(a.body, ua, auth)));
+  });
+
+  it('waits 1, 2, 4, 8, 16 s, or what Retry-After says (seconds or a date), at most 5 minutes', () => {
+    const now = Date.parse('2026-12-04T12:00:00Z');
+    expect([0, 1, 2, 3, 4].map((n) => retryDelayMs(n, undefined, now))).toEqual([1000, 2000, 4000, 8000, 16000]);
+    expect(retryDelayMs(0, '3', now)).toBe(3000);
+    expect(retryDelayMs(2, ' 7 ', now)).toBe(7000);
+    expect(retryDelayMs(0, '100000', now)).toBe(300_000);
+    expect(retryDelayMs(0, 'Fri, 04 Dec 2026 12:00:05 GMT', now)).toBe(5000);
+    expect(retryDelayMs(1, 'Fri, 04 Dec 2026 11:59:00 GMT', now)).toBe(2000);
+    expect(retryDelayMs(1, 'soon', now)).toBe(2000);
+    expect(retryDelayMs(1, '', now)).toBe(2000);
   });
 });
 

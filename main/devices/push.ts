@@ -164,7 +164,7 @@ export class PushCenter {
         });
         n.hashes.add(d.hash);
         const still = (): boolean => this.notified.get(key) === n;
-        this.sendTo(d.hash, { t: 'card', tag: topic, title: `${card.agent}: ${card.title}`.slice(0, 120), body: card.text.slice(0, 300), kind: card.kind, actions }, topic, still);
+        this.sendTo(d.hash, { t: 'card', tag: topic, title: `${card.machine ? `${card.machine} · ` : ''}${card.agent}: ${card.title}`.slice(0, 120), body: card.text.slice(0, 300), kind: card.kind, actions }, topic, still);
       }
     }
   }
@@ -211,10 +211,21 @@ export class PushCenter {
         }
         const retriable = status === undefined || status === 429 || status >= 500;
         if (!retriable || attempt + 1 >= MAX_TRIES) return;
-        const after = Number((e as { headers?: Record<string, string> }).headers?.['retry-after']);
-        const ms = Number.isFinite(after) && after > 0 ? Math.min(after * 1000, 300_000) : 1000 * 2 ** attempt;
+        const ms = retryDelayMs(attempt, (e as { headers?: Record<string, string> }).headers?.['retry-after'], this.now());
         setTimeout(() => this.sendTo(hash, payload, topic, wanted, attempt + 1), ms).unref();
       }
     })();
   }
+}
+
+/**
+ * How long to wait before try `attempt + 1` of a push that failed: the push service's
+ * Retry-After (seconds, or an HTTP date) when it gave one, at most 5 minutes; else 1, 2, 4,
+ * 8, 16 s.
+ */
+export function retryDelayMs(attempt: number, retryAfter: string | undefined, now: number): number {
+  const backoff = 1000 * 2 ** attempt;
+  if (retryAfter === undefined || retryAfter.trim() === '') return backoff;
+  const seconds = /^\s*\d+\s*$/.test(retryAfter) ? Number(retryAfter) * 1000 : Date.parse(retryAfter) - now;
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 300_000) : backoff;
 }

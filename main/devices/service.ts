@@ -12,12 +12,14 @@ import type { Core } from '../core.ts';
 import type { PaneServiceApi, SurfaceServiceApi } from '../services.ts';
 import { madeCert, readSupplied, type CertPair } from './cert.ts';
 import { startDeviceDoor, REVOKED_CODE, type DeviceApi, type DeviceDoor } from './door.ts';
-import { agentsOf, answerProblem, inboxOf, programOf, type InboxCard } from './inbox.ts';
-import { endedSentence, makeOffer, Pairing } from './pairing.ts';
+import { agentsOf, answerProblem, inboxOf, newestFirst, programOf, type InboxCard } from './inbox.ts';
+import { FarCards, type MachinesLike } from './far.ts';
+import { splitPaneId } from '../../common/pane-id.ts';
+import { endedSentence, makeOffer, Pairing, pairingMs } from './pairing.ts';
 import { checkNotify, PushCenter } from './push.ts';
 import { deviceInput } from '../../common/device-keys.ts';
 import { DEFAULT_NOTIFY, DeviceStore, type DeviceRecord, type DoorConfig } from './store.ts';
-import type { PaneInfo } from '../../preload/contract.ts';
+import type { MachineInfo, PaneInfo } from '../../preload/contract.ts';
 
 import { DEFAULT_PORT } from '../../common/device-address.ts';
 
@@ -34,6 +36,8 @@ export function checkAddress(address: unknown, allInterfaces = false): string | 
 
 /** How often a watched agent's screen is sent at most. */
 const SCREEN_MS = 250;
+/** Lines of history a watched agent's screen carries (the phone scrolls back through them). */
+const SCREEN_HISTORY = 200;
 
 interface Open {
   door: DeviceDoor;
@@ -58,11 +62,15 @@ export class DeviceService {
   private starting: Promise<unknown> = Promise.resolve();
   /** Web Push to the devices that subscribed (push.ts). */
   readonly pushes: PushCenter;
+  private readonly machines: MachinesLike | undefined;
+  /** The cards of connected machines (far.ts), once the door is open. */
+  private far: FarCards | undefined;
 
-  constructor(deps: { core: Core; panes: PaneServiceApi; surfaces: SurfaceServiceApi; stateDir: string }) {
+  constructor(deps: DeviceDeps) {
     this.core = deps.core;
     this.panes = deps.panes;
     this.surfaces = deps.surfaces;
+    this.machines = deps.machines;
     this.store = new DeviceStore(deps.stateDir);
     this.pushes = new PushCenter({ dir: this.store.dir, store: this.store, now: () => this.now() });
   }
@@ -121,6 +129,7 @@ export class DeviceService {
       if (name === 'surface.changed' || name === 'pane.updated' || name === 'pane.removed') this.schedulePush(name !== 'surface.changed');
       if (name === 'pane.updated') this.paneNotes(payload as PaneInfo);
       if (name === 'pane.removed') this.lastSeen.delete((payload as { paneId: string }).paneId);
+      if (name === 'machine.changed') this.far?.machineChanged(payload as MachineInfo);
     });
     // A watched agent's screen follows its output, at most 4 times a second.
     const screenTimers = new Map<string, NodeJS.Timeout>();
@@ -129,7 +138,7 @@ export class DeviceService {
       if (!door || screenTimers.has(paneId) || !door.watched(paneId)) return;
       screenTimers.set(paneId, setTimeout(() => {
         screenTimers.delete(paneId);
-        this.open?.door.screenChanged(paneId);
+        void this.open?.door.screenChanged(paneId);
       }, SCREEN_MS));
     });
     core.onDispose(() => {
@@ -179,6 +188,8 @@ export class DeviceService {
     try {
       const door = await startDeviceDoor({ address: config.address, port: config.port, cert, api: this.api() });
       this.open = { door, config, cert };
+      // Other machines' cards are read only while a door is open to show them.
+      if (this.machines) this.far = new FarCards(this.machines, () => this.schedulePush(false));
       this.problem = undefined;
       return undefined;
     } catch (e) {
@@ -190,6 +201,8 @@ export class DeviceService {
   private async stop(): Promise<void> {
     const o = this.open;
     this.open = undefined;
+    this.far?.dispose();
+    this.far = undefined;
     this.endPairing('closed');
     clearTimeout(this.pushTimer);
     if (o) await o.door.close();
@@ -199,7 +212,7 @@ export class DeviceService {
     const o = this.open;
     if (!o) return { ok: false, error: 'the device door is off: turn it on first (terminal-delight devices on --address ADDRESS)' };
     this.endPairing('closed');
-    const p = new Pairing(makeOffer(this.now()));
+    const p = new Pairing(makeOffer(this.now(), undefined, pairingMs()));
     this.pairing = { p, owner };
     const url = `${o.door.url}pair#${p.offer.secret}`;
     // Its end by expiry is told to the window and the command waiting on it.
@@ -265,7 +278,9 @@ export class DeviceService {
   }
 
   private inbox(): InboxCard[] {
-    return inboxOf(this.panes.list(), (id) => this.surfaces.list(id));
+    const home = inboxOf(this.panes.list(), (id) => this.surfaces.list(id));
+    const far = this.far?.cards() ?? [];
+    return far.length ? newestFirst([...home, ...far]) : home;
   }
 
   private agents() {
@@ -278,7 +293,12 @@ export class DeviceService {
       revoked: (hash) => this.revokedHashes.has(hash),
       seen: (hash) => this.store.seen(hash, new Date(this.now())),
       sockets: () => this.changed(),
-      screen: (paneId) => (this.agents().some((a) => a.paneId === paneId) ? this.panes.screenText(paneId) : undefined),
+      screen: async (paneId) => {
+        if (!this.agents().some((a) => a.paneId === paneId)) return undefined;
+        // The screen with some history, without making the device a reader of the pane's output.
+        const snap = await this.panes.snapshot(paneId, undefined, SCREEN_HISTORY);
+        return { text: this.panes.screenText(paneId), data: snap.data, cols: snap.cols, rows: snap.rows };
+      },
       pair: (body) => {
         const pairing = this.pairing;
         if (!pairing) return { ok: false, error: endedSentence('closed') };
@@ -333,16 +353,35 @@ export class DeviceService {
     if (typeof body.revision === 'string' && body.revision !== card.revision) return { ok: false, error: 'this card changed since your phone showed it: look at it again; nothing was sent' };
     const bad = answerProblem(card, action, target, comment);
     if (bad) return { ok: false, error: bad };
-    const r = await this.core.request('surface.act', {
-      paneId, surfaceId, action: action as string,
+    const answer = {
+      surfaceId, action: action as string,
       ...(typeof target === 'string' ? { target } : {}),
       ...(typeof comment === 'string' && comment.trim() ? { comment } : {}),
-    }, { id: `device-${device.id}` });
+    };
+    // A far card: the same request, to its machine's service (its actions.jsonl, its pane).
+    if (card.machine && this.machines) {
+      try {
+        const r = (await this.machines.ask(card.machine, 'surface.act', { paneId: splitPaneId(paneId).local, ...answer })) as { ok?: unknown; error?: unknown } | null;
+        return r?.ok === true ? { ok: true } : { ok: false, error: typeof r?.error === 'string' ? r.error.slice(0, 500) : `${card.machine} did not take the answer; nothing was sent` };
+      } catch (e) {
+        return { ok: false, error: (e as Error).message };
+      }
+    }
+    const r = await this.core.request('surface.act', { paneId, ...answer }, { id: `device-${device.id}` });
     return r.ok ? { ok: true } : { ok: false, error: r.error };
   }
 }
 
-export function installDevices(deps: { core: Core; panes: PaneServiceApi; surfaces: SurfaceServiceApi; stateDir: string }): DeviceService {
+export interface DeviceDeps {
+  core: Core;
+  panes: PaneServiceApi;
+  surfaces: SurfaceServiceApi;
+  stateDir: string;
+  /** Other machines (main/machines): their cards join the inbox. */
+  machines?: MachinesLike;
+}
+
+export function installDevices(deps: DeviceDeps): DeviceService {
   const s = new DeviceService(deps);
   s.install();
   return s;

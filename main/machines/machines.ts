@@ -86,7 +86,7 @@ class Machine {
   }
 
   /** A line on the control channel: an answer, or an event (which may change the panes). */
-  controlLine(bytes: Buffer, changed: () => void, removed: (paneId: string) => void = () => undefined): string | undefined {
+  controlLine(bytes: Buffer, changed: () => void, removed: (paneId: string) => void = () => undefined, event: (name: string, payload: unknown) => void = () => undefined): string | undefined {
     let f: { t?: unknown; id?: unknown; ok?: unknown; res?: unknown; error?: unknown; name?: unknown };
     try {
       f = JSON.parse(bytes.toString('utf8')) as typeof f;
@@ -102,6 +102,7 @@ class Machine {
       if (f.name === 'pane.updated' || f.name === 'pane.removed') changed();
       const gone = (f as { payload?: { paneId?: unknown } }).payload?.paneId;
       if (f.name === 'pane.removed' && typeof gone === 'string') removed(gone);
+      if (typeof f.name === 'string') event(f.name, (f as { payload?: unknown }).payload);
     } else if (f.t !== 'ping') {
       return `a frame of type ${JSON.stringify(f.t).slice(0, 20)}`;
     }
@@ -120,6 +121,8 @@ export class Machines implements ViaRouter {
   private readonly env: NodeJS.ProcessEnv;
   private readonly layout: LayoutLike | undefined;
   private readonly byName = new Map<string, Machine>();
+  /** Who follows the events of machines' services (the device door's inbox: far cards). */
+  private readonly controlListeners = new Set<(machine: string, name: string, payload: unknown) => void>();
   private disposed = false;
   private clock: NodeJS.Timeout | undefined;
 
@@ -224,12 +227,22 @@ export class Machines implements ViaRouter {
     return [...this.byName.values()].filter((m) => m.state === 'connected').map((m) => m.record.name);
   }
 
-  /** A request to a connected machine's service (search on it); rejects in one sentence when it is unknown or unreachable. */
+  /**
+   * A request of the home service's own to a machine's service, over its control channel
+   * (a search on it, a far pane's cards, a device's answer to one). Refused in one sentence
+   * while the machine is unknown or not connected; nothing is queued.
+   */
   ask(name: string, request: string, req: unknown): Promise<unknown> {
     const m = this.byName.get(name);
     if (!m) return Promise.reject(new Error(`no machine is named "${String(name).slice(0, 40)}": connect it with + Machine… or \`terminal-delight connect HOST\``));
-    if (m.state !== 'connected') return Promise.reject(new Error(`${m.record.name} is unreachable (${m.state === 'failed' ? m.reason ?? 'failed' : m.state}): it was not searched`));
+    if (m.state !== 'connected' || !m.control) return Promise.reject(new Error(`${m.record.name} is unreachable (${m.state === 'failed' ? m.reason ?? 'failed' : m.state}): nothing was sent`));
     return m.request(request, req);
+  }
+
+  /** Every event a connected machine's service sends on its control channel (its name, the event's name and payload). */
+  onControlEvent(listener: (machine: string, name: string, payload: unknown) => void): () => void {
+    this.controlListeners.add(listener);
+    return () => this.controlListeners.delete(listener);
   }
 
   /** Connect the machines saved in settings (the service starting): each retried with backoff until it answers. */
@@ -307,7 +320,9 @@ export class Machines implements ViaRouter {
       const control = await link.openChannel({ client: 'cli' });
       m.control = control;
       control.on('line', (b: Buffer) => {
-        const wrong = m.controlLine(b, () => this.panesChanged(m), (paneId) => this.layout?.dropFar(`${name}/${paneId}`));
+        const wrong = m.controlLine(b, () => this.panesChanged(m), (paneId) => this.layout?.dropFar(`${name}/${paneId}`), (event, payload) => {
+          for (const l of this.controlListeners) l(name, event, payload);
+        });
         if (wrong) link.close(`${name} sent ${wrong} on its control channel: the link was cut off`);
       });
       control.on('binary', () => link.close(`${name} sent output on its control channel: the link was cut off`));

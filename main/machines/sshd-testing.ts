@@ -13,6 +13,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { appRoot } from '../panes/env.ts';
+import { statePaths } from '../paths.ts';
 import { tempState, waitFor } from '../panes/testing.ts';
 
 export const SSHD = '/usr/sbin/sshd';
@@ -193,4 +194,13 @@ export async function startFarMachine(alias = 'far-box'): Promise<FarMachine> {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A pane's folder on the far machine (where a file put there is a card on its bench), once the far service made it. */
+export function farPaneFolder(m: FarMachine, paneId: string): Promise<string> {
+  const root = statePaths(m.farEnv).surfaces;
+  return waitFor(() => {
+    for (const s of fs.existsSync(root) ? fs.readdirSync(root) : []) if (fs.existsSync(path.join(root, s, paneId))) return path.join(root, s, paneId);
+    return undefined;
+  }, 'the far pane\'s folder');
 }

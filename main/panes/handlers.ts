@@ -33,6 +33,8 @@ export function installPaneHandlers(core: Core, panes: PaneService, settings: Se
 
   core.handle('settings.set', (req) => settings.set(req));
 
+  core.handle('pane.list', () => panes.list());
+
   core.handle('pane.create', (req, client) => {
     // A window reads what it made; a command (another machine's home service asking) does not.
     if (client.shell !== 'cli') panes.addReader(client.id);

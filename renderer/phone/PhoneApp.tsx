@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { DEVICE_KEYS } from '../../common/device-keys.ts';
+import { Screen, type Shot } from './Screen.tsx';
 import { act, connect, notifySettings, pair, pushPossible, subscribePush, typeInto, whoAmI, type AgentRow, type DeviceSocket, type InboxCard, type NotifySettings } from './api.ts';
 
 type Who = { state: 'asking' } | { state: 'unpaired'; why?: string } | { state: 'paired'; name: string };
@@ -15,7 +16,7 @@ export function PhoneApp({ secret }: { secret?: string }) {
   const [agents, setAgents] = useState<AgentRow[]>([]);
   const [live, setLive] = useState(false);
   const [tab, setTab] = useState<'inbox' | 'agents'>('inbox');
-  const [screen, setScreen] = useState<{ paneId: string; text?: string; error?: string } | null>(null);
+  const [screen, setScreen] = useState<{ paneId: string; shot?: Shot; error?: string } | null>(null);
   const socket = useRef<DeviceSocket | undefined>(undefined);
 
   useEffect(() => {
@@ -33,7 +34,7 @@ export function PhoneApp({ secret }: { secret?: string }) {
         setScreen(null);
         setWho({ state: 'unpaired', why });
       },
-      screen: (paneId, text, error) => setScreen((cur) => (cur?.paneId === paneId ? { paneId, text, error } : cur)),
+      screen: (paneId, shot, error) => setScreen((cur) => (cur?.paneId === paneId ? { paneId, shot, error } : cur)),
     });
     socket.current = s;
     return () => s.close();
@@ -55,7 +56,7 @@ export function PhoneApp({ secret }: { secret?: string }) {
           <span className="phone-live on">{a ? `${a.agent} · ${a.status === 'blocked' ? 'needs you' : a.status}` : ''}</span>
         </header>
         <section className="phone-body phone-terminal" aria-label={`Terminal of ${a?.title ?? 'the agent'}`}>
-          {screen.error ? <p className="phone-error" role="alert">{screen.error}</p> : <pre className="phone-screen">{screen.text ?? 'Loading…'}</pre>}
+          {screen.error ? <p className="phone-error" role="alert">{screen.error}</p> : screen.shot ? <Screen key={screen.paneId} shot={screen.shot} label={`Terminal of ${a?.title ?? 'the agent'}`} /> : <p className="phone-empty">Loading…</p>}
         </section>
         <Typing paneId={screen.paneId} />
       </main>
@@ -171,7 +172,7 @@ function Card({ card }: { card: InboxCard }) {
     // Answered: the card leaves with the next inbox the door pushes.
     if (!r.ok) setError(r.error);
   };
-  const folder = card.folder.split('/').filter(Boolean).slice(-2).join('/');
+  const folder = shortFolder(card.folder);
   return (
     <li className={`phone-card kind-${card.kind}`} aria-label={card.title}>
       <div className="phone-card-head">
@@ -180,7 +181,10 @@ function Card({ card }: { card: InboxCard }) {
       </div>
       <h2>{card.title}</h2>
       {card.text ? <p className="phone-text">{card.text}</p> : null}
-      <p className="phone-meta">{card.agent} · {card.pane} · <span title={card.folder}>{folder || card.folder}</span></p>
+      <p className="phone-meta">
+        {card.machine ? <span className="phone-machine" style={{ '--machine': /^#[0-9a-fA-F]{6}$/.test(card.machineColour ?? '') ? card.machineColour : 'var(--accent)' } as React.CSSProperties}>{card.machine}</span> : null}
+        {card.agent} · {card.pane} · <span title={card.folder}>{folder}</span>
+      </p>
       {commenting ? (
         <textarea value={comment} onChange={(e) => setComment(e.target.value)} rows={3} placeholder={card.kind === 'question' ? 'Your answer, or a comment with a choice' : 'A comment goes with your answer'} aria-label="Comment" />
       ) : null}
@@ -197,6 +201,9 @@ function Card({ card }: { card: InboxCard }) {
     </li>
   );
 }
+
+/** The key bar in two rows of four that fit a phone's width: the keys, then the arrows as a keyboard lays them out. */
+const BAR: Array<keyof typeof DEVICE_KEYS> = ['Esc', 'Tab', 'Ctrl-C', 'Enter', 'Left', 'Up', 'Down', 'Right'];
 
 /** Read-only unless the desktop let this device type: then a switch, a line to send, and the key bar. */
 function Typing({ paneId }: { paneId: string }) {
@@ -226,7 +233,7 @@ function Typing({ paneId }: { paneId: string }) {
             <button type="submit">Send</button>
           </form>
           <div className="phone-keys" role="toolbar" aria-label="Keys">
-            {Object.keys(DEVICE_KEYS).map((k) => <button key={k} onClick={() => send({ key: k })}>{k === 'Up' ? '↑' : k === 'Down' ? '↓' : k === 'Left' ? '←' : k === 'Right' ? '→' : k}</button>)}
+            {BAR.map((k) => <button key={k} aria-label={k} onClick={() => send({ key: k })}>{k === 'Up' ? '↑' : k === 'Down' ? '↓' : k === 'Left' ? '←' : k === 'Right' ? '→' : k}</button>)}
           </div>
         </>
       ) : null}
@@ -300,6 +307,12 @@ function Agents({ agents, open }: { agents: AgentRow[]; open: (paneId: string) =
       ))}
     </ul>
   );
+}
+
+/** A folder as its last two names (`…/app/src`); a short one whole (`/tmp/x`, not a relative-looking `tmp/x`). */
+export function shortFolder(folder: string): string {
+  const names = folder.split('/').filter(Boolean);
+  return names.length <= 2 ? folder : `…/${names.slice(-2).join('/')}`;
 }
 
 function ago(at: string): string {

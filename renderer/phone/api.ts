@@ -4,6 +4,7 @@
  * on which the inbox and the agents list arrive as they change.
  */
 import type { AgentRow, InboxCard } from '../../common/device-contract.ts';
+import type { Shot } from './Screen.tsx';
 
 export type { AgentRow, InboxCard };
 
@@ -49,8 +50,8 @@ export interface SocketHandlers {
   /** Open (true) or gone (false: it reconnects by itself, unless revoked). */
   live(open: boolean): void;
   revoked(reason: string): void;
-  /** A watched agent's screen (text), or why it cannot be shown. */
-  screen(paneId: string, text: string | undefined, error?: string): void;
+  /** A watched agent's screen (its snapshot for xterm), or why it cannot be shown. */
+  screen(paneId: string, shot: Shot | undefined, error?: string): void;
 }
 
 export interface DeviceSocket {
@@ -77,7 +78,7 @@ export function connect(h: SocketHandlers): DeviceSocket {
       if (watched) sendWatch();
     };
     ws.onmessage = (e) => {
-      let m: { t?: string; cards?: InboxCard[]; agents?: AgentRow[]; paneId?: string; text?: string; error?: string };
+      let m: { t?: string; cards?: InboxCard[]; agents?: AgentRow[]; paneId?: string; data?: string; cols?: number; rows?: number; error?: string };
       try {
         m = JSON.parse(String(e.data));
       } catch {
@@ -85,7 +86,7 @@ export function connect(h: SocketHandlers): DeviceSocket {
       }
       if (m.t === 'inbox' && m.cards) h.inbox(m.cards);
       if (m.t === 'agents' && m.agents) h.agents(m.agents);
-      if (m.t === 'screen' && m.paneId) h.screen(m.paneId, m.text, m.error);
+      if (m.t === 'screen' && m.paneId) h.screen(m.paneId, typeof m.data === 'string' && m.cols && m.rows ? { data: m.data, cols: m.cols, rows: m.rows } : undefined, m.error);
     };
     ws.onclose = (e) => {
       h.live(false);

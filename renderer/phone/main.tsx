@@ -3,6 +3,7 @@
  * 390×844 touch screen. `?theme=light|dark` forces a theme (screenshots); otherwise the
  * phone's own.
  */
+import '@xterm/xterm/css/xterm.css';
 import '../theme.css';
 import './phone.css';
 import { createRoot } from 'react-dom/client';

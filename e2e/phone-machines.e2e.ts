@@ -1,0 +1,68 @@
+/**
+ * The phone's inbox across machines (issue 34, with issue 33's machines): a home service
+ * connected over the real ssh to an sshd the test starts (main/machines/sshd-testing.ts), a
+ * phone (Chromium as an iPhone 13) paired with its door. A card of a pane on that machine
+ * shows on the phone with the machine's name in its colour; answered there with a tap, the
+ * line reaches the far pane and the card leaves. Screenshots, dark and light.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stopService } from '../main/service/client.ts';
+import { farPaneFolder, startFarMachine, type FarMachine } from '../main/machines/sshd-testing.ts';
+import { dropSurface, launchBrowser, startServe, type Serve } from './harness.ts';
+import { pairedPhone, type Phone } from './phone.ts';
+
+let m: FarMachine;
+let serve: Serve;
+let browser: Browser;
+let ph: Phone;
+
+beforeAll(async () => {
+  m = await startFarMachine('build-box');
+  serve = await startServe({ env: { TD_SSH_CONFIG: m.near.env.TD_SSH_CONFIG! } });
+  browser = await launchBrowser();
+  ph = await pairedPhone(browser, serve);
+}, 120_000);
+
+afterAll(async () => {
+  await ph?.close();
+  await browser?.close();
+  await serve?.close();
+  await stopService({ env: m.farEnv, endPanes: true }).catch(() => undefined);
+  await m?.stop();
+  m?.near.cleanup();
+  m?.far.cleanup();
+});
+
+describe('the phone\'s inbox across machines', () => {
+  it('shows a far card with its machine\'s name and colour, and a tap answers it on that machine', async () => {
+    const { conn, page: phone } = ph;
+    const machine = await conn.request('machine.connect', { target: m.alias });
+    expect(machine.state).toBe('connected');
+    const out = path.join(m.far.dir, 'typed-from-phone.txt');
+    const far = await conn.request('pane.create', { machine: m.alias, kind: 'agent', command: ['/usr/bin/env', 'bash', '-c', `exec cat > ${out}`] });
+    const folder = await farPaneFolder(m, far.id.split('/')[1]!);
+    dropSurface(folder, { id: 'deploy', kind: 'decision', title: 'Deploy to staging?', model: { question: 'The build passed on build-box. Ship it to staging now?', options: [{ name: 'Ship' }, { name: 'Wait' }] } });
+
+    const card = phone.locator('.phone-card', { hasText: 'Deploy to staging?' });
+    await card.waitFor({ timeout: 30_000 });
+    const badge = card.locator('.phone-machine');
+    expect(await badge.textContent()).toBe(m.alias);
+    // Its colour: the machine's, on the badge's border (the text keeps the theme's colour).
+    const hex = machine.colour.slice(1).match(/../g)!.map((h) => parseInt(h, 16));
+    expect(await badge.evaluate((el) => getComputedStyle(el).borderTopColor)).toBe(`rgb(${hex.join(', ')})`);
+    expect(await card.locator('.phone-meta').textContent()).toContain(`${m.alias}bash · `);
+    await ph.shot('phone-inbox-machine-dark');
+    await phone.emulateMedia({ colorScheme: 'light' });
+    await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+    await ph.shot('phone-inbox-machine-light');
+
+    await card.getByRole('button', { name: 'Ship' }).tap();
+    await expect.poll(() => fs.existsSync(out) && fs.readFileSync(out, 'utf8'), { timeout: 20_000 }).toMatch(/\] choose on surface deploy · Ship\n$/);
+    expect(JSON.parse(fs.readFileSync(path.join(folder, 'actions.jsonl'), 'utf8').trim())).toMatchObject({ type: 'action', surface: 'deploy', action: 'choose', target: 'Ship' });
+    await card.waitFor({ state: 'detached' });
+    await phone.getByText('Nothing waits for you').waitFor();
+  }, 120_000);
+});

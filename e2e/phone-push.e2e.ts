@@ -1,0 +1,127 @@
+/**
+ * Push on a real phone's browser (issue 34): Chromium as an iPhone 13 whose own NSS database
+ * (its HOME's ~/.pki/nssdb) trusts a test CA, and the device door serving a certificate that
+ * CA signed, as a person's mkcert or company CA does: the page is trusted, so Chromium takes
+ * its service worker. The service pushes (web-push, encrypted) to a local push endpoint (its
+ * certificate from the same CA, trusted by the service through NODE_EXTRA_CA_CERTS); the
+ * test decrypts what arrived with the subscription's keys and hands exactly that to the
+ * service worker as the browser's push service would (CDP ServiceWorker.deliverPushMessage).
+ * The notification shows with the card's answers; its action, clicked (a notificationclick
+ * dispatched in the worker: headless Chromium has no notification to click), posts its token
+ * and the answer is typed into the pane; a card answered on the desktop withdraws its
+ * notification; a stale token is refused and the phone says why in a notification.
+ */
+import { createECDH, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, CDPSession, Worker } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decryptPush, startPushEndpoint, type PushEndpoint } from '../main/devices/testing.ts';
+import { dropSurface, launchBrowser, openWindow, paneFolder, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
+import { homeTrusting, pairedPhone, testCa, type Phone } from './phone.ts';
+
+let serve: Serve;
+let browser: Browser;
+let win: TdPage;
+let ph: Phone;
+let endpoint: PushEndpoint;
+let cdp: CDPSession;
+const registrations: Array<{ registrationId: string; scopeURL: string; isDeleted: boolean }> = [];
+
+beforeAll(async () => {
+  const ca = testCa(tempDir('ca'));
+  serve = await startServe({ env: { NODE_EXTRA_CA_CERTS: ca.ca } });
+  browser = await launchBrowser({ env: { ...process.env, HOME: homeTrusting(ca.ca, tempDir('browser-home')) } });
+  win = await openWindow(browser, serve);
+  ph = await pairedPhone(browser, serve, 'Ada\'s phone', { cert: ca.cert, key: ca.key, trusted: true });
+  endpoint = await startPushEndpoint(fs.readFileSync(ca.pushCert, 'utf8'), fs.readFileSync(ca.pushKey, 'utf8'));
+  cdp = await ph.context.newCDPSession(ph.page);
+  cdp.on('ServiceWorker.workerRegistrationUpdated', (e: { registrations: typeof registrations }) => registrations.push(...e.registrations));
+  await cdp.send('ServiceWorker.enable');
+}, 120_000);
+
+afterAll(async () => {
+  await endpoint?.close();
+  await ph?.close();
+  await win?.close().catch(() => undefined);
+  await browser?.close();
+  await serve?.close();
+});
+
+interface Shown { title: string; body: string; tag: string; actions: Array<{ action: string; title: string }> }
+
+describe('push to a phone that trusts the door', () => {
+  it('shows a pushed card as a notification whose action answers it; withdraws it when answered on the desktop; says why a stale token is refused', async () => {
+    const { page: phone, conn } = ph;
+    const origin = new URL(phone.url()).origin;
+    // Trusted without any certificate error let pass: a secure context, and the service worker taken.
+    expect(await phone.evaluate(() => window.isSecureContext)).toBe(true);
+    expect(await phone.evaluate(() => navigator.serviceWorker.ready.then((r) => r.active?.scriptURL))).toBe(`${origin}/sw.js`);
+    await phone.getByRole('button', { name: 'Notify me when an agent asks' }).waitFor();
+    const registrationId = (await expect.poll(() => registrations.find((r) => r.scopeURL === `${origin}/` && !r.isDeleted)?.registrationId).toBeTruthy(), registrations.find((r) => r.scopeURL === `${origin}/` && !r.isDeleted)!.registrationId);
+    const sw: Worker = ph.context.serviceWorkers()[0] ?? await ph.context.waitForEvent('serviceworker');
+
+    // Subscribed (as pushManager.subscribe would, with a push service of the test's own: headless Chromium has none) with the device's cookie.
+    const ua = createECDH('prime256v1');
+    ua.generateKeys();
+    const auth = randomBytes(16);
+    const sub = { endpoint: endpoint.url, keys: { p256dh: ua.getPublicKey().toString('base64url'), auth: auth.toString('base64url') } };
+    expect(await phone.evaluate(async (body) => (await fetch('/api/push/subscribe', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).json(), sub)).toEqual({ ok: true });
+
+    // An agent's pane reading the lines typed back.
+    const out = path.join(serve.cwd, 'typed-by-push.txt');
+    const pane = await conn.request('pane.create', { command: ['/usr/bin/env', 'bash', '-c', `exec cat > ${out}`], cwd: serve.cwd });
+    const folder = await paneFolder(win, serve, pane.id);
+    /** The next push the endpoint got, decrypted: exactly what the browser's push service would hand the worker. */
+    let read = 0;
+    const nextPush = async (): Promise<string> => {
+      const got = await expect.poll(() => endpoint.got.length, { timeout: 20_000 }).toBeGreaterThan(read).then(() => endpoint.got[read++]!);
+      return decryptPush(got.body, ua, auth);
+    };
+    const deliver = (data: string) => cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data });
+    const shown = () => phone.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag, actions: ((n as unknown as { actions?: Array<{ action: string; title: string }> }).actions ?? []).map((a) => ({ action: a.action, title: a.title })) })));
+    const click = (tag: string, action: string) => sw.evaluate(async ({ tag, action }) => {
+      const g = self as unknown as { registration: ServiceWorkerRegistration; dispatchEvent(e: Event): boolean };
+      const [n] = await g.registration.getNotifications({ tag });
+      if (!n) throw new Error(`no notification ${tag}`);
+      const NE = (self as unknown as { NotificationEvent: new (type: string, init: { notification: Notification; action: string }) => Event }).NotificationEvent;
+      g.dispatchEvent(new NE('notificationclick', { notification: n, action }));
+    }, { tag, action });
+
+    // A question: pushed, shown with its two answers.
+    dropSurface(folder, { id: 'port', kind: 'question', title: 'Which port?', model: { question: 'Which port should the dev server use?', options: [{ name: '8080' }, { name: '9090' }] } });
+    const first = await nextPush();
+    const card = JSON.parse(first) as { t: string; tag: string; actions: Array<{ action: string; title: string; token: string }> };
+    expect(card).toMatchObject({ t: 'card', title: 'bash: Which port?', body: 'Which port should the dev server use?', kind: 'question' });
+    await deliver(first);
+    await expect.poll(shown).toEqual([{ title: 'bash: Which port?', body: 'Which port should the dev server use?', tag: card.tag, actions: [{ action: 'a0', title: '8080' }, { action: 'a1', title: '9090' }] }]);
+
+    // Its action: the worker posts the token; the answer is typed into the pane, recorded, and the notification closes.
+    await click(card.tag, 'a1');
+    await expect.poll(() => fs.existsSync(out) && fs.readFileSync(out, 'utf8'), { timeout: 20_000 }).toContain('choose on surface port · 9090');
+    expect(JSON.parse(fs.readFileSync(path.join(folder, 'actions.jsonl'), 'utf8').trim())).toMatchObject({ type: 'action', surface: 'port', action: 'choose', target: '9090' });
+    await expect.poll(shown).toEqual([]);
+    // The answered card's withdrawal reaches the phone too (nothing left to close).
+    expect(JSON.parse(await nextPush())).toEqual({ t: 'withdraw', tag: card.tag });
+
+    // A decision, answered on the desktop: its notification is withdrawn.
+    dropSurface(folder, { id: 'deploy', kind: 'decision', title: 'Deploy?', model: { question: 'Ship it to staging?', options: [{ name: 'Ship' }, { name: 'Wait' }] } });
+    const second = await nextPush();
+    const deploy = JSON.parse(second) as { tag: string };
+    await deliver(second);
+    await expect.poll(async () => (await shown()).map((n) => n.title)).toEqual(['bash: Deploy?']);
+    expect((await conn.request('surface.act', { paneId: pane.id, surfaceId: 'deploy', action: 'choose', target: 'Wait' })).ok).toBe(true);
+    const withdraw = await nextPush();
+    expect(JSON.parse(withdraw)).toEqual({ t: 'withdraw', tag: deploy.tag });
+    await deliver(withdraw);
+    await expect.poll(shown).toEqual([]);
+
+    // The old notification again (a replayed push): its token is stale; refused, nothing typed, and the phone says why.
+    await deliver(second);
+    await expect.poll(async () => (await shown()).length).toBe(1);
+    await click(deploy.tag, 'a0');
+    await expect.poll(shown).toEqual([{ title: 'Not sent', body: expect.stringContaining('already answered elsewhere'), tag: `${deploy.tag}-refused`, actions: [] }]);
+    expect(fs.readFileSync(out, 'utf8')).not.toContain('Ship');
+    expect(fs.readFileSync(out, 'utf8')).toContain('choose on surface deploy · Wait');
+  }, 120_000);
+});

@@ -1,0 +1,160 @@
+/**
+ * The device door's inbox across machines, for real: a home service with its door on, and
+ * another machine reached through the real `ssh` to a real sshd (sshd-testing.ts). A card
+ * on a far pane reaches the phone with its machine's name and colour, newest first among
+ * the home cards; answered from the phone, the far service writes its actions.jsonl record
+ * and types the line into the far pane; answered at the far machine's own desk, it leaves
+ * the phone; while the machine is unreachable its cards are not in the inbox.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MachineInfo, PaneInfo, Surface } from '../../preload/contract.ts';
+import { FarCards, farSurface, type MachinesLike } from './far.ts';
+import { waitFor } from '../panes/testing.ts';
+import { connectService, stopService } from '../service/client.ts';
+import { startService, type RunningService } from '../service/service.ts';
+import { farPaneFolder, startFarMachine, type FarMachine } from '../machines/sshd-testing.ts';
+import { lastInbox, openDoor } from './testing.ts';
+
+describe('the device inbox across machines', () => {
+  let m: FarMachine;
+  let home: RunningService;
+  const WINDOW = { id: 'w1' };
+
+  beforeAll(async () => {
+    m = await startFarMachine('build-box');
+    const r = await startService({ env: m.near.env, fresh: true, idleMs: 0 });
+    if (!r.started) throw new Error('no home service');
+    home = r.service;
+  }, 30_000);
+  afterAll(async () => {
+    await home?.stop('test over');
+    await stopService({ env: m.farEnv, endPanes: true });
+    await m.stop();
+    m.near.cleanup();
+    m.far.cleanup();
+  });
+
+  it('shows a far pane\'s cards with the machine\'s name, answers them there from the phone, and loses them when answered at the far desk or the machine drops', async () => {
+    const door = await openDoor(home);
+    const cookie = await door.pair();
+    const dev = await door.socket(cookie);
+    const app = home.app;
+
+    const connected = await app.core.request('machine.connect', { target: m.alias }, WINDOW);
+    expect(connected.state).toBe('connected');
+    // A far agent reading the lines typed back (into a file on that machine).
+    const out = path.join(m.far.dir, 'typed-far.txt');
+    const far = await app.core.request('pane.create', { machine: m.alias, kind: 'agent', command: ['/usr/bin/env', 'bash', '-c', `exec cat > ${out}`] }, WINDOW);
+    expect(far.id).toMatch(new RegExp(`^${m.alias}/[A-Za-z0-9_-]+$`));
+    const local = far.id.split('/')[1]!;
+    const farDir = await farPaneFolder(m, local);
+
+    // A home card first, then a far one: the far one is newest.
+    const homePane = app.panes.create({ command: ['/bin/bash', '-l'], cwd: m.near.dir });
+    app.surfaces.ingest(homePane.id, { td: '0.4', kind: 'question', id: 'near-q', title: 'Near?', model: { question: 'Here?', options: [{ name: 'yes' }] } }, 'file');
+    await waitFor(() => lastInbox(dev.got)?.length === 1, 'the home card on the phone');
+    fs.writeFileSync(path.join(farDir, 'deploy.json'), JSON.stringify({ td: '0.4', kind: 'decision', id: 'deploy', title: 'Deploy?', model: { question: 'Ship it to staging?', options: [{ name: 'Ship' }, { name: 'Wait' }] } }));
+    const both = await waitFor(() => (lastInbox(dev.got)?.length === 2 ? lastInbox(dev.got) : undefined), 'the far card on the phone', 20_000);
+    expect(both.map((c) => c.surfaceId)).toEqual(['deploy', 'near-q']);
+    expect(both[0]).toMatchObject({ paneId: far.id, machine: m.alias, machineColour: connected.colour, kind: 'decision', text: 'Ship it to staging?', agent: 'bash', buttons: [{ label: 'Ship', action: 'choose', target: 'Ship' }, { label: 'Wait', action: 'choose', target: 'Wait' }, { label: 'Reject', action: 'reject' }] });
+    expect(both[1]!.machine).toBeUndefined();
+    expect((await door.call('GET', '/api/inbox', { cookie })).body).toEqual(both);
+
+    // Answered from the phone: the far service's own click (its actions.jsonl, the line in its pane).
+    expect((await door.call('POST', '/api/act', { cookie, body: { paneId: far.id, surfaceId: 'deploy', action: 'choose', target: 'Nope' } })).body).toMatchObject({ ok: false, error: expect.stringContaining('is not one of this card\'s answers') });
+    const res = await door.call('POST', '/api/act', { cookie, body: { paneId: far.id, surfaceId: 'deploy', action: 'choose', target: 'Ship', comment: 'from the phone\u001b[2J', revision: both[0]!.revision } });
+    expect(res.body).toEqual({ ok: true });
+    const records = fs.readFileSync(path.join(farDir, 'actions.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(records).toEqual([{ td: '0.4', type: 'action', surface: 'deploy', action: 'choose', target: 'Ship', comment: 'from the phone\u001b[2J', at: expect.any(String) }]);
+    await waitFor(() => fs.existsSync(out) && fs.readFileSync(out, 'utf8').includes(`] choose on surface deploy · Ship — from the phone [2J`), 'the line typed into the far pane', 20_000);
+    await waitFor(() => lastInbox(dev.got)?.length === 1, 'the answered far card gone from the phone');
+    expect(lastInbox(dev.got)!.map((c) => c.surfaceId)).toEqual(['near-q']);
+
+    // A far card answered at that machine's own desk leaves the phone; the phone's late answer is refused.
+    fs.writeFileSync(path.join(farDir, 'port.json'), JSON.stringify({ td: '0.4', kind: 'question', id: 'port', title: 'Port?', model: { question: 'Which port?', options: [{ name: '8080' }, { name: '9090' }] } }));
+    await waitFor(() => lastInbox(dev.got)?.some((c) => c.surfaceId === 'port'), 'the second far card on the phone', 20_000);
+    const desk = await connectService({ env: m.farEnv, client: 'cli', start: false });
+    expect((await desk.request('surface.act', { paneId: local, surfaceId: 'port', action: 'choose', target: '9090' })).ok).toBe(true);
+    desk.close();
+    await waitFor(() => lastInbox(dev.got)?.length === 1, 'the card answered at the far desk gone from the phone');
+    expect((await door.call('POST', '/api/act', { cookie, body: { paneId: far.id, surfaceId: 'port', action: 'choose', target: '8080' } })).body).toMatchObject({ ok: false, error: expect.stringContaining('no longer waiting') });
+
+    // The machine drops (its ssh killed while its sshd is down): its cards leave the inbox, and come back with it.
+    fs.writeFileSync(path.join(farDir, 'later.json'), JSON.stringify({ td: '0.4', kind: 'question', id: 'later', title: 'Later?', model: { question: 'Now or later?', options: [{ name: 'now' }] } }));
+    await waitFor(() => lastInbox(dev.got)?.length === 2, 'the third far card on the phone', 20_000);
+    const sshPid = (await app.core.request('machine.list', {}, WINDOW))[0]!.sshPid!;
+    await m.sshdDown();
+    process.kill(sshPid, 'SIGKILL');
+    await waitFor(() => lastInbox(dev.got)?.length === 1, 'the unreachable machine\'s cards gone from the phone', 20_000);
+    await m.sshdUp();
+    await app.core.request('machine.retry', { name: m.alias }, WINDOW).catch(() => undefined);
+    await waitFor(() => lastInbox(dev.got)?.some((c) => c.surfaceId === 'later' && c.machine === m.alias), 'the far card back once the machine is', 60_000);
+    expect(fs.readFileSync(out, 'utf8')).not.toContain('8080');
+    dev.ws.close();
+  }, 120_000);
+});
+
+describe('FarCards: a machine\'s cards as its service tells them', () => {
+  const pane = (id: string): PaneInfo => ({ id, title: 'claude', cwd: '/srv/app', tag: 'T1', command: ['claude'], kind: 'agent' } as unknown as PaneInfo);
+  const surface = (id: string, extra: Partial<Surface> = {}): Surface => ({ id, kind: 'question', title: `Q ${id}`, shelf: 'now', model: { question: `${id}?`, options: [{ name: 'yes' }] }, route: 'file', order: 1, arrivedAt: `2026-12-04T10:00:0${id.length}Z`, updatedAt: '2026-12-04T10:00:00Z', seen: false, acted: [], ...extra } as Surface);
+  const info = (state: MachineInfo['state']): MachineInfo => ({ name: 'box', target: 'box', colour: '#2f81f7', state, panes: [], attempts: 0 });
+
+  function rig(listed: { panes: unknown[]; surfaces: Record<string, unknown[]> }) {
+    let emit: (machine: string, name: string, payload: unknown) => void = () => undefined;
+    const asked: string[] = [];
+    let changes = 0;
+    const machines: MachinesLike = {
+      list: () => [],
+      ask: async (_m, request, req) => {
+        asked.push(request);
+        if (request === 'pane.list') return listed.panes;
+        return listed.surfaces[(req as { paneId: string }).paneId] ?? [];
+      },
+      onControlEvent: (l) => {
+        emit = l;
+        return () => undefined;
+      },
+    };
+    const far = new FarCards(machines, () => changes++);
+    return { far, asked, emit: (name: string, payload: unknown) => emit('box', name, payload), changes: () => changes };
+  }
+
+  it('reads a machine when it connects, keeps only well-formed panes and cards, and follows its events', async () => {
+    const listed = { panes: [pane('p1'), { id: '../x', title: 't' }, null] as unknown[], surfaces: { p1: [surface('a'), { id: 'bad' }, surface('done', { acted: [{ action: 'choose', at: 'x' }] })] } as Record<string, unknown[]> };
+    const r = rig(listed);
+    r.far.machineChanged(info('connected'));
+    await waitFor(() => r.changes() > 0, 'the first read');
+    expect(r.asked).toEqual(['pane.list', 'surface.list']);
+    expect(r.far.cards().map((c) => [c.paneId, c.surfaceId, c.machine, c.machineColour])).toEqual([['box/p1', 'a', 'box', '#2f81f7']]);
+
+    r.emit('surface.changed', { paneId: 'p1', surface: surface('bb') });
+    expect(r.far.cards().map((c) => c.surfaceId).sort()).toEqual(['a', 'bb']);
+    r.emit('surface.changed', { paneId: 'p1', removedId: 'a' });
+    r.emit('surface.changed', { paneId: 'p1', surface: { id: 'broken' } });
+    r.emit('surface.changed', { paneId: '../../etc', surface: surface('x') });
+    expect(r.far.cards().map((c) => c.surfaceId)).toEqual(['bb']);
+    // A pane it did not know: read again (the service lists it now, with its card).
+    listed.panes.push(pane('p2'));
+    listed.surfaces.p2 = [surface('c')];
+    r.emit('pane.updated', pane('p2'));
+    await waitFor(() => r.far.cards().some((c) => c.paneId === 'box/p2'), 'the new pane\'s card');
+    // Gone there: its cards go (p1's surfaces re-read meanwhile are the service's, hence `a` again).
+    listed.panes = listed.panes.filter((p) => (p as PaneInfo | null)?.id !== 'p1');
+    r.emit('pane.removed', { paneId: 'p1' });
+    await waitFor(() => (r.far.cards().every((c) => c.paneId !== 'box/p1') ? true : undefined), 'p1\'s cards gone');
+    expect(r.far.cards().map((c) => c.surfaceId)).toEqual(['c']);
+    // Down: none of its cards.
+    r.far.machineChanged(info('reconnecting'));
+    expect(r.far.cards()).toEqual([]);
+  });
+
+  it('takes a surface only with the fields a card needs', () => {
+    expect(farSurface(surface('ok'))).toBeDefined();
+    expect(farSurface({ ...surface('ok'), model: 'x' })).toBeUndefined();
+    expect(farSurface({ ...surface('ok'), title: 5 })).toBeUndefined();
+    expect(farSurface({ ...surface('ok'), acted: {} })).toBeUndefined();
+    expect(farSurface([])).toBeUndefined();
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * An agent's terminal on the phone: the window's own renderer (xterm, its colour themes),
+ * read-only, drawing each snapshot the door sends (the screen and some history, as escape
+ * sequences: colours kept). Its font is made small enough for the pane's columns to fit a
+ * phone's width (the rest scrolls sideways). While the person has scrolled up to read, newer
+ * snapshots wait, and the latest is drawn once they are back at the bottom. Tapping it does
+ * not bring up the keyboard: typing goes through the switch and the key bar below it.
+ */
+import { Terminal } from '@xterm/xterm';
+import { useEffect, useRef } from 'react';
+import { TERMINAL_THEMES, terminalFont, type ThemeName } from '../../common/themes.ts';
+
+export interface Shot {
+  data: string;
+  cols: number;
+  rows: number;
+}
+
+const themeNow = (): ThemeName => (document.documentElement.dataset.theme === 'light' ? 'light' : 'dark');
+
+/** A monospace cell is about 0.6 of the font size wide: the size that fits `cols` into `width`, 7 to 13 px. */
+export function fittingFontSize(width: number, cols: number): number {
+  const size = Math.floor((width / Math.max(cols, 1) / 0.6) * 2) / 2;
+  return Math.min(13, Math.max(7, size));
+}
+
+export function Screen({ shot, label }: { shot: Shot; label: string }) {
+  const host = useRef<HTMLDivElement>(null);
+  const term = useRef<Terminal | undefined>(undefined);
+  const waiting = useRef<Shot | undefined>(undefined);
+
+  useEffect(() => {
+    const el = host.current!;
+    const t = new Terminal({
+      cols: shot.cols,
+      rows: shot.rows,
+      disableStdin: true,
+      cursorBlink: false,
+      cursorStyle: 'bar',
+      cursorInactiveStyle: 'outline',
+      scrollback: 1000,
+      fontFamily: terminalFont(''),
+      fontSize: fittingFontSize(el.clientWidth - 4, shot.cols),
+      lineHeight: 1.15,
+      theme: TERMINAL_THEMES[themeNow()],
+      minimumContrastRatio: 4.5,
+      drawBoldTextInBrightColors: false,
+    });
+    t.open(el);
+    // No keyboard on a tap: nothing typed here reaches the pane anyway.
+    t.textarea?.setAttribute('inputmode', 'none');
+    t.textarea?.setAttribute('aria-label', label);
+    term.current = t;
+    const scrolled = t.onScroll(() => {
+      const b = t.buffer.active;
+      if (waiting.current && b.viewportY >= b.baseY) {
+        const next = waiting.current;
+        waiting.current = undefined;
+        draw(t, next);
+      }
+    });
+    // The page's theme follows the phone's (prefers-color-scheme): so do the terminal's colours.
+    const looks = new MutationObserver(() => {
+      t.options.theme = TERMINAL_THEMES[themeNow()];
+    });
+    looks.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
+    return () => {
+      looks.disconnect();
+      scrolled.dispose();
+      t.dispose();
+      term.current = undefined;
+    };
+    // Made once per pane (the parent keys it by pane); later snapshots are drawn below.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  useEffect(() => {
+    const t = term.current;
+    if (!t) return;
+    const b = t.buffer.active;
+    // Reading history: the newest waits until they are back at the bottom.
+    if (b.viewportY < b.baseY) {
+      waiting.current = shot;
+      return;
+    }
+    draw(t, shot);
+  }, [shot]);
+
+  return <div className="phone-xterm" ref={host} role="region" aria-label={label} data-cols={shot.cols} data-rows={shot.rows} />;
+}
+
+function draw(t: Terminal, shot: Shot): void {
+  if (t.cols !== shot.cols || t.rows !== shot.rows) t.resize(Math.max(2, shot.cols), Math.max(1, shot.rows));
+  t.reset();
+  t.write(shot.data);
+}
