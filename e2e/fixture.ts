@@ -49,3 +49,13 @@ export function browserForFile(use: (browser: Browser) => unknown): Cleanups {
   });
   return cleanups;
 }
+
+/** A serve of the test's own (closed with `cleanups`) and a window on it in `browser`, its first pane at the prompt. */
+export async function servedWindow(browser: Browser, cleanups: Cleanups, opts: WindowOptions = {}): Promise<{ serve: Serve; win: TdPage; paneId: string }> {
+  const serve = await startServe();
+  cleanups.push(() => serve.close());
+  const win = await openWindow(browser, serve, opts);
+  const [paneId] = (await win.paneIds()) as [string];
+  await win.waitForPrompt(paneId);
+  return { serve, win, paneId };
+}

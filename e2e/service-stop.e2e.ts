@@ -8,8 +8,8 @@ import type { Browser } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { STOPPED_BY_COMMAND } from '../main/service/service.ts';
 import { runCli } from '../main/panes/testing.ts';
-import { axeViolations, openWindow, startServe } from './harness.ts';
-import { browserForFile } from './fixture.ts';
+import { axeViolations } from './harness.ts';
+import { browserForFile, servedWindow } from './fixture.ts';
 
 let browser: Browser;
 const cleanups = browserForFile((b) => (browser = b));
@@ -26,11 +26,7 @@ function whoRuns(pid: number | undefined, old: number | undefined, stderr: strin
 
 describe('a service stopped on purpose', () => {
   it('is said in the window in one sentence, with a button that starts it again; nothing starts it meanwhile', async () => {
-    const serve = await startServe();
-    cleanups.push(() => serve.close());
-    const win = await openWindow(browser, serve, { theme: 'light', viewport: { width: 1200, height: 700 } });
-    const [paneId] = (await win.paneIds()) as [string];
-    await win.waitForPrompt(paneId);
+    const { serve, win, paneId } = await servedWindow(browser, cleanups, { theme: 'light', viewport: { width: 1200, height: 700 } });
     const first = serve.servicePid();
     expect(await runCli(['service', 'stop'], serve.env)).toMatchObject({ code: 0, stdout: 'stopped\n' });
 

@@ -21,7 +21,10 @@ export async function waitFor<T>(cond: () => T | Promise<T>, what: string, timeo
   }
 }
 
-/** A quiet, predictable login shell in `home`: bash with a short prompt, no history, no user files. */
+/**
+ * A quiet, predictable login shell in `home`: bash with a short prompt, no history, no user files.
+ * For the benchmarks, which time the terminal, not a profile; tests use personDotfiles().
+ */
 export function quietDotfiles(home: string, prompt: string): void {
   const rc = `PS1='${prompt}'\nPROMPT_COMMAND=\nunset HISTFILE\n`;
   fs.writeFileSync(path.join(home, '.bash_profile'), rc);
