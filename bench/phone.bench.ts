@@ -13,7 +13,7 @@ import { createECDH, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
-import { BASH, tempState, waitFor } from '../main/panes/testing.ts';
+import { LOGIN_BASH, tempState, waitFor } from '../main/panes/testing.ts';
 import { SUBMIT_DELAY_MS } from '../main/panes/service.ts';
 import { foregroundGroup } from '../main/panes/proc.ts';
 import { startService } from '../main/service/service.ts';
@@ -75,7 +75,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     const sub = { endpoint: endpointUrl, keys: { p256dh: ua.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') } };
     await post('/api/push/subscribe', sub, cookie);
 
-    const pane = app.panes.create({ command: BASH, cwd: state.dir });
+    const pane = app.panes.create({ command: LOGIN_BASH, cwd: state.dir });
     app.panes.write(pane.id, 'cat > /dev/null\r');
     await waitFor(() => {
       const g = foregroundGroup(app.panes.pid(pane.id)!);

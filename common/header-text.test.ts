@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { exitText, lastCommandParts, shortPath } from './header-text.ts';
+import { exitText, lastCommandParts, shortPath, statusDot } from './header-text.ts';
+
+describe('statusDot', () => {
+  it('is live while the process runs, ok only for an exit 0, bad for a signal (exit code 0 or not) or another code', () => {
+    expect(statusDot(undefined)).toBe('live');
+    expect(statusDot({ status: 'running' })).toBe('live');
+    expect(statusDot({ status: 'exited', exitCode: 0 })).toBe('ok');
+    expect(statusDot({ status: 'exited', exitCode: 0, signal: 1 })).toBe('bad');
+    expect(statusDot({ status: 'exited', exitCode: 3 })).toBe('bad');
+    expect(statusDot({ status: 'exited' })).toBe('bad');
+  });
+});
 
 describe('exitText', () => {
   it('says nothing while the process runs', () => {

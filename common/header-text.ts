@@ -22,6 +22,12 @@ export function exitText(pane: Pick<PaneInfo, 'status' | 'exitCode' | 'signal' |
   return pane.exitCode === undefined ? 'exited' : `exited ${pane.exitCode}`;
 }
 
+/** The header's dot: `live` while the process runs, `ok` once it exited 0, `bad` for another code or a signal (bash ended by SIGHUP reports code 0 and signal 1). */
+export function statusDot(pane: Pick<PaneInfo, 'status' | 'exitCode' | 'signal'> | undefined): 'live' | 'ok' | 'bad' {
+  if (pane?.status !== 'exited') return 'live';
+  return pane.exitCode === 0 && !pane.signal ? 'ok' : 'bad';
+}
+
 /** The last two segments of a path, for a header that has little room. */
 export function shortPath(p: string): string {
   const parts = p.split('/').filter(Boolean);

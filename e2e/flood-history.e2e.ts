@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openWindow, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
+import { tempDir, type Serve, type TdPage } from './harness.ts';
+import { windowForFile } from './fixture.ts';
 import type { Browser } from 'playwright-core';
 
 let serve: Serve;
@@ -21,17 +22,14 @@ const LINE_CHARS = 70;
 const LINES = Math.ceil((32 * 1024 * 1024) / (LINE_CHARS + 1));
 const lineOf = (i: number): string => `flood line ${String(i).padStart(8, '0')} ${'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(2)}`.slice(0, LINE_CHARS);
 
-beforeAll(async () => {
+windowForFile((w) => ({ serve, browser, win } = w));
+
+beforeAll(() => {
   dir = tempDir('flood');
   fs.writeFileSync(path.join(dir, 'lines.txt'), Array.from({ length: LINES }, (_, i) => lineOf(i)).join('\n') + '\n');
-  serve = await startServe();
-  browser = await launchBrowser();
-  win = await openWindow(browser, serve, { theme: 'dark' });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await serve?.close();
+afterAll(() => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -3,24 +3,16 @@
  * the pane the focus ring shows, and Ctrl+W is a shell's delete-word, never a closed window.
  * The real serve shell, real bash in real PTYs, Debian's Chromium, the real keyboard.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openWindow, startServe, type Serve, type TdPage } from './harness.ts';
+import type { Serve, TdPage } from './harness.ts';
+import { windowForFile } from './fixture.ts';
 
 let serve: Serve;
 let browser: Browser;
 let win: TdPage;
 
-beforeAll(async () => {
-  serve = await startServe();
-  browser = await launchBrowser();
-  win = await openWindow(browser, serve, { theme: 'dark' });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await serve?.close();
-});
+windowForFile((w) => ({ serve, browser, win } = w));
 
 /** The pane the focus ring is on (exactly one), and the pane whose element has the keyboard. */
 async function ringAndKeyboard(w: TdPage): Promise<{ ring: string[]; keyboard: string | null }> {

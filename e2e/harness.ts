@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Layout, PaneInfo } from '../preload/contract.ts';
-import { quietDotfiles, xdgOf } from '../main/panes/testing.ts';
+import { personDotfiles, xdgOf } from '../main/panes/testing.ts';
 import { stopService } from '../main/service/client.ts';
 import { findBrowser } from '../scripts/find-browser.mjs';
 
@@ -83,7 +83,7 @@ export async function startServe(opts: StartServeOptions = {}): Promise<Serve> {
   const stateDir = opts.reuse?.stateDir ?? tempDir('state');
   const home = opts.reuse?.home ?? tempDir('home');
   const cwd = opts.reuse?.cwd ?? tempDir('cwd');
-  if (!opts.reuse) quietDotfiles(home, 'td$ ');
+  if (!opts.reuse) personDotfiles(home, 'td$ ');
   opts.before?.({ stateDir, home, cwd });
   const env: NodeJS.ProcessEnv = {
     ...process.env,

@@ -4,23 +4,18 @@
  * service was stopped and offers to start it; no service starts meanwhile; a click starts
  * one, behind the same URL, and the window's pane comes back.
  */
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { STOPPED_BY_COMMAND } from '../main/service/service.ts';
-import { ROOT, axeViolations, launchBrowser, openWindow, startServe } from './harness.ts';
+import { runCli } from '../main/panes/testing.ts';
+import { axeViolations } from './harness.ts';
+import { browserForFile, servedWindow } from './fixture.ts';
 
 let browser: Browser;
-const cleanups: Array<() => Promise<void> | void> = [];
+const cleanups = browserForFile((b) => (browser = b));
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
-  await browser?.close();
-});
+/** The stopped sentence as the window shows it: its command as code, without the backticks. */
+const SHOWN = STOPPED_BY_COMMAND.replaceAll('`', '');
 
 /** Why a service runs when none should: the old one still going, or a new one, and who started it (serve's stderr, the service's log). */
 function whoRuns(pid: number | undefined, old: number | undefined, stderr: string): string {
@@ -31,31 +26,34 @@ function whoRuns(pid: number | undefined, old: number | undefined, stderr: strin
 
 describe('a service stopped on purpose', () => {
   it('is said in the window in one sentence, with a button that starts it again; nothing starts it meanwhile', async () => {
-    const serve = await startServe();
-    cleanups.push(() => serve.close());
-    const win = await openWindow(browser, serve, { theme: 'light', viewport: { width: 1200, height: 700 } });
-    const [paneId] = (await win.paneIds()) as [string];
-    await win.waitForPrompt(paneId);
+    const { serve, win, paneId } = await servedWindow(browser, cleanups, { theme: 'light', viewport: { width: 1200, height: 700 } });
     const first = serve.servicePid();
-    const env = { ...process.env, XDG_STATE_HOME: serve.stateDir, HOME: serve.home, TD_SOCKET: path.join(serve.stateDir, 'app.sock'), SHELL: '/bin/bash' };
-    const stdout = await new Promise<string>((resolve, reject) => execFile(path.join(ROOT, 'bin', 'terminal-delight'), ['service', 'stop'], { env }, (err, out) => (err ? reject(err) : resolve(out))));
-    expect(stdout).toBe('stopped\n');
+    expect(await runCli(['service', 'stop'], serve.env)).toMatchObject({ code: 0, stdout: 'stopped\n' });
 
     const line = win.page.getByTestId('service-stopped');
     await line.waitFor();
-    expect(await line.innerText()).toContain(STOPPED_BY_COMMAND);
+    expect(await line.innerText()).toContain(SHOWN);
+    expect(await line.locator('code').allInnerTexts()).toEqual(['terminal-delight service stop']);
     await win.screenshot('service-stopped-light');
     expect(await axeViolations(win, 'the stopped line, light')).toEqual([]);
     // A few seconds on, still no service: serve holds the door and waits.
     await new Promise((r) => setTimeout(r, 3_000));
     expect(serve.servicePid(), whoRuns(serve.servicePid(), first, serve.stderr())).toBeUndefined();
-    expect(await line.innerText()).toContain(STOPPED_BY_COMMAND);
+    expect(await line.innerText()).toContain(SHOWN);
     // A reload meanwhile says the same (the page from serve, which holds the door), before any hello could succeed.
     await win.page.reload();
     await line.waitFor();
-    expect(await line.innerText()).toContain(STOPPED_BY_COMMAND);
+    expect(await line.innerText()).toContain(SHOWN);
     await win.screenshot('service-stopped-reloaded');
     expect(serve.servicePid(), whoRuns(serve.servicePid(), first, serve.stderr())).toBeUndefined();
+    // The same page in the dark theme, loaded again while the service is stopped.
+    await win.page.emulateMedia({ colorScheme: 'dark' });
+    await win.page.goto(win.page.url().replace('theme=light', 'theme=dark'));
+    await line.waitFor();
+    expect(await line.innerText()).toContain(SHOWN);
+    expect(await win.page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    await win.screenshot('service-stopped-dark');
+    expect(await axeViolations(win, 'the stopped line, dark')).toEqual([]);
 
     await line.getByRole('button', { name: 'Start the service' }).click();
     await win.waitFor(() => !!serve.servicePid() && serve.servicePid() !== first, 'a new service', 30_000);

@@ -12,24 +12,17 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Surface } from '../preload/contract.ts';
 import { compileCacheDir } from '../main/compile-cache.ts';
-import { listeningHolders, waitFor } from '../main/panes/testing.ts';
+import { listeningHolders, personDotfiles, waitFor } from '../main/panes/testing.ts';
 import { connectService, type ServiceConnection } from '../main/service/client.ts';
 import { processAlive } from '../main/panes/proc.ts';
-import { ARTIFACTS, ROOT, axeViolations, launchBrowser, openWindow, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
+import { ARTIFACTS, ROOT, axeViolations, openWindow, startServe, tempDir, type Serve } from './harness.ts';
+import { browserForFile, servedWindow } from './fixture.ts';
 
 let browser: Browser;
-const cleanups: Array<() => Promise<void> | void> = [];
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
-  await browser?.close();
-});
+const cleanups = browserForFile((b) => (browser = b));
 
 function serviceEnv(serve: Pick<Serve, 'stateDir' | 'home' | 'env'>): NodeJS.ProcessEnv {
   // serve's own environment (every XDG folder in the test's home), as a command in its panes has.
@@ -48,11 +41,9 @@ const ticks = (text: string, pid: number): number[] => [...text.matchAll(new Reg
 
 describe('agents outlive the window', () => {
   it('keeps a pane running when the window\'s process dies; a new window finds the same process and what it printed meanwhile', async () => {
-    const serve = await startServe();
-    cleanups.push(() => serve.close());
-    let win = await openWindow(browser, serve);
-    const [paneId] = (await win.paneIds()) as [string];
-    await win.waitForPrompt(paneId);
+    const served = await servedWindow(browser, cleanups);
+    const { serve, paneId } = served;
+    let win = served.win;
     await win.typeLine(paneId, `bash -c 'i=0; while :; do i=$((i+1)); echo "tick $i pid=$$"; sleep 0.2; done'`);
     await win.waitForText(paneId, /^tick 3 pid=\d+$/m);
     const pid = Number(/^tick \d+ pid=(\d+)$/m.exec(await win.text(paneId))![1]);
@@ -108,11 +99,7 @@ describe('agents outlive the window', () => {
   });
 
   it('"Quit and end all panes" asks, listing what runs, then ends every pane and the service', async () => {
-    const serve = await startServe();
-    cleanups.push(() => serve.close());
-    const win = await openWindow(browser, serve, { theme: 'dark', viewport: { width: 1200, height: 760 } });
-    const [paneId] = (await win.paneIds()) as [string];
-    await win.waitForPrompt(paneId);
+    const { serve, win, paneId } = await servedWindow(browser, cleanups, { theme: 'dark', viewport: { width: 1200, height: 760 } });
     const c = await cli(serve);
     const marker = `${300 + Math.floor(Math.random() * 1000) / 1000}`;
     const other = await c.request('pane.create', { command: ['/bin/sh', '-c', `trap "" HUP; exec sleep ${marker}`], splitOf: paneId, direction: 'right' });
@@ -291,8 +278,7 @@ describe('when the service itself dies', () => {
     })).rejects.toThrow(/ECONNREFUSED/);
     const home = tempDir('home');
     const cwd = tempDir('cwd');
-    fs.writeFileSync(path.join(home, '.bashrc'), "PS1='td$ '\n");
-    fs.writeFileSync(path.join(home, '.bash_profile'), "PS1='td$ '\n");
+    personDotfiles(home, 'td$ ');
     const serve = await startServe({ reuse: { stateDir, home, cwd } });
     cleanups.push(() => serve.close());
     const win = await openWindow(browser, serve);

@@ -3,24 +3,18 @@
  * focus, close and zoom; find; OSC titles; the bench panel; copy on select and
  * bracketed paste; unseen counts from a surface file.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openWindow, startServe, type Serve, type TdPage } from './harness.ts';
+import { openWindow, type Serve, type TdPage } from './harness.ts';
+import { windowForFile } from './fixture.ts';
 
 let serve: Serve;
 let browser: Browser;
 let win: TdPage;
 
-beforeAll(async () => {
-  serve = await startServe();
-  browser = await launchBrowser();
-  win = await openWindow(browser, serve, { theme: 'dark' });
+windowForFile(async (w) => {
+  ({ serve, browser, win } = w);
   await win.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.origin });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await serve?.close();
 });
 
 /** The pane that holds keyboard focus in the page (xterm's textarea), if any. */

@@ -7,26 +7,18 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Layout } from '../preload/contract.ts';
-import { launchBrowser, loseWebglContext, openWindow, startServe, type Serve, type TdPage } from './harness.ts';
+import { loseWebglContext, openWindow, type Serve, type TdPage } from './harness.ts';
+import { windowForFile } from './fixture.ts';
 import type { Browser, WebSocketRoute } from 'playwright-core';
 
 let serve: Serve;
 let browser: Browser;
 let win: TdPage;
 
-beforeAll(async () => {
-  serve = await startServe();
-  browser = await launchBrowser();
-  win = await openWindow(browser, serve, { theme: 'dark' });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await serve?.close();
-});
+windowForFile((w) => ({ serve, browser, win } = w));
 
 function sizesOf(layout: Layout | null): number[][] {
   if (!layout || layout.type === 'pane') return [];

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createApp } from './app.ts';
-import { BASH, tempState } from './panes/testing.ts';
+import { tempState } from './panes/testing.ts';
 import { statePaths } from './paths.ts';
 
 describe('the state folder', () => {
@@ -19,7 +19,7 @@ describe('the state folder', () => {
         fs.mkdirSync(paths.state, { recursive: true });
         fs.chmodSync(paths.state, 0o755);
       }
-      const app = await createApp({ shell: 'serve', env: { ...state.env, SHELL: BASH[0] }, cwd: state.dir, fresh: true });
+      const app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
       try {
         const pane = app.panes.create({ cwd: state.dir });
         const folder = app.panes.folder(pane.id);

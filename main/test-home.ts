@@ -14,12 +14,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
-import { homeEnv, LEAKING } from './panes/testing.ts';
+import { homeEnv, LEAKING, personDotfiles } from './panes/testing.ts';
 
 const saved = { ...process.env };
 const realHome = os.homedir();
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'td-test-home-'));
 Object.assign(process.env, homeEnv(root));
+personDotfiles(process.env.HOME!, '$ ');
 for (const k of LEAKING) delete process.env[k];
 process.env.npm_config_cache ??= saved.npm_config_cache ?? path.join(realHome, '.npm');
 if (process.platform !== 'win32') process.env.PLAYWRIGHT_BROWSERS_PATH ??= path.join(realHome, ...(process.platform === 'darwin' ? ['Library', 'Caches'] : ['.cache']), 'ms-playwright');

@@ -91,7 +91,7 @@ export function App(): ReactElement {
         {stopped && !ready ? (
           <div className="empty-state" role="status">
             <p className="empty-title">Terminal Delight's service is stopped</p>
-            <p className="empty-detail">Start it with Start the service above (or `terminal-delight service start`): your panes come back where they were.</p>
+            <p className="empty-detail">Start it with Start the service above (or <code>terminal-delight service start</code>): your panes come back where they were.</p>
           </div>
         ) : error && !ready ? (
           <div className="empty-state" role="alert">

@@ -110,7 +110,7 @@ describe('npm start', () => {
 
   it('with --fresh while a service runs a pane, touches nothing and says why in one line, exiting nonzero', () => withState(async (st) => {
     const conn = await connectService({ env: st.env, client: 'cli', cwd: st.dir, fresh: true });
-    const pane = await conn.request('pane.create', { command: ['/bin/bash', '--norc', '--noprofile'] });
+    const pane = await conn.request('pane.create', { command: ['/bin/bash', '-l'] });
     const run = launch(['--serve', '--no-open', '--fresh', '--cwd', st.dir], st.env);
     expect(await run.exited).toBe(1);
     expect(run.out()).toBe('');

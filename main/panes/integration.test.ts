@@ -235,12 +235,12 @@ describe('login shells with the integration, real profiles', () => {
     await expectMarks(pane.id);
   });
 
-  it.runIf(has(ZSH))('zsh with the person\'s own ZDOTDIR reads their files there and keeps it', async () => {
+  it.runIf(has(ZSH))('zsh -l with the person\'s own ZDOTDIR reads their files there and keeps it', async () => {
     const zdot = path.join(home, '.config', 'zsh');
     write('.config/zsh/.zshenv', 'export RAN="${RAN}zshenv,"\n');
     write('.config/zsh/.zshrc', 'export RAN="${RAN}zshrc:$ZDOTDIR,"\nPS1="zd%# "\n');
     write('.zshrc', 'export RAN="${RAN}wrong-zshrc,"\n');
-    const pane = panes.create({ command: [ZSH], env: { ZDOTDIR: zdot } });
+    const pane = panes.create({ command: [ZSH, '-l'], env: { ZDOTDIR: zdot } });
     await waitFor(() => /^zd# $/m.test(panes.screenText(pane.id)), 'the prompt from $ZDOTDIR/.zshrc');
     const fields = await probe(pane.id, `${BASH_PROBE.replace(':END', '|$ZDOTDIR:END')}`);
     expectAppEnv(fields, pane.id);

@@ -8,7 +8,7 @@ import { statePaths } from '../paths.ts';
 import { PaneService } from './service.ts';
 import * as L from './layout.ts';
 import { leafRects } from '../../common/layout.ts';
-import { BASH, tempState, waitFor } from './testing.ts';
+import { LOGIN_BASH, tempState, waitFor } from './testing.ts';
 
 let state: ReturnType<typeof tempState>;
 let core: Core;
@@ -63,7 +63,7 @@ describe('PaneService with real PTYs', () => {
   });
 
   it('round-trips input and output through the PTY and the headless screen', async () => {
-    const pane = panes.create({ command: BASH });
+    const pane = panes.create({ command: LOGIN_BASH });
     const out = capture(pane.id);
     expect(pane.cols).toBe(120);
     expect(pane.rows).toBe(30);
@@ -77,8 +77,8 @@ describe('PaneService with real PTYs', () => {
     core.onEvent((name, payload) => {
       if (name === 'pane.output') events.push((payload as { data: string }).data);
     });
-    const a = panes.create({ command: BASH });
-    const b = panes.create({ command: BASH, splitOf: a.id, direction: 'down' });
+    const a = panes.create({ command: LOGIN_BASH });
+    const b = panes.create({ command: LOGIN_BASH, splitOf: a.id, direction: 'down' });
     expect(panes.layout).toEqual({ type: 'split', direction: 'column', sizes: [0.5, 0.5], children: [{ type: 'pane', paneId: a.id }, { type: 'pane', paneId: b.id }] });
     expect(panes.focused).toBe(b.id);
     panes.write(b.id, 'echo ev$((1+1))\r');
@@ -86,7 +86,7 @@ describe('PaneService with real PTYs', () => {
   });
 
   it('gives the shell its environment', async () => {
-    const pane = panes.create({ command: BASH });
+    const pane = panes.create({ command: LOGIN_BASH });
     panes.write(pane.id, 'echo "[$TD_PANE_ID|$TD_TAG|$TERM_PROGRAM|$TD_SESSION|$TERM|$COLORTERM|${TD_NODE:+node}|${TD_SOCKET:+sock}]"\r');
     const want = `[${pane.id}|${pane.tag}|terminal-delight|${panes.session}|xterm-256color|truecolor|node|sock]`;
     await waitFor(() => panes.screenText(pane.id).split('\n').includes(want), `the line ${want}`);
@@ -106,7 +106,7 @@ describe('PaneService with real PTYs', () => {
 
   it('refuses a cwd that does not exist, and an id that is no folder name, in one sentence', () => {
     expect(() => panes.create({ cwd: path.join(state.dir, 'nope') })).toThrow(/does not exist: give the pane an existing folder/);
-    for (const paneId of ['..', '../x', 'a/b', '', '.hidden']) expect(() => panes.create({ paneId, command: BASH }), paneId).toThrow(/is not usable/);
+    for (const paneId of ['..', '../x', 'a/b', '', '.hidden']) expect(() => panes.create({ paneId, command: LOGIN_BASH }), paneId).toThrow(/is not usable/);
     expect(() => panes.create({ command: ['no-such-program-xyz'] })).toThrow('"no-such-program-xyz" was not found on PATH or is not executable: check the command, or give its full path');
     expect(() => panes.create({ command: [path.join(state.dir, 'nothing-here')] })).toThrow(/was not found/);
     expect(panes.list()).toHaveLength(0);
@@ -125,7 +125,7 @@ describe('PaneService with real PTYs', () => {
 
   it('follows the shell\'s cwd and the foreground program in the title and PaneInfo', async () => {
     const dir = fs.mkdtempSync(path.join(state.dir, 'walk-'));
-    const pane = panes.create({ command: BASH });
+    const pane = panes.create({ command: LOGIN_BASH });
     expect(pane.title).toBe(state.dir);
     panes.write(pane.id, `cd '${dir}'\r`);
     await waitFor(() => panes.get(pane.id)?.cwd === dir && panes.get(pane.id)?.title === dir, 'the new cwd in PaneInfo and the title');
@@ -159,7 +159,7 @@ describe('PaneService with real PTYs', () => {
 
   it('sends SIGHUP on close and re-flows the layout', async () => {
     const file = path.join(state.dir, 'hup');
-    const a = panes.create({ command: BASH });
+    const a = panes.create({ command: LOGIN_BASH });
     const b = panes.create({ command: ['/bin/sh', '-c', `trap 'echo hup > ${file}; exit 0' HUP; echo ready; while :; do sleep 0.05; done`], splitOf: a.id });
     await waitFor(() => panes.screenText(b.id).includes('ready'), 'the trap to be set');
     const removed: string[] = [];
@@ -173,9 +173,9 @@ describe('PaneService with real PTYs', () => {
   });
 
   it('gives focus to the pane focused before the closed one (issue 35, item 10)', () => {
-    const a = panes.create({ command: BASH });
-    const b = panes.create({ command: BASH, splitOf: a.id });
-    const c = panes.create({ command: BASH, splitOf: b.id, direction: 'down' });
+    const a = panes.create({ command: LOGIN_BASH });
+    const b = panes.create({ command: LOGIN_BASH, splitOf: a.id });
+    const c = panes.create({ command: LOGIN_BASH, splitOf: b.id, direction: 'down' });
     panes.focus(a.id);
     panes.focus(c.id);
     panes.close(c.id);
@@ -193,24 +193,24 @@ describe('PaneService with real PTYs', () => {
     expect(() => panes.setArea({ width: 800, height: 'tall', minWidth: 340, minHeight: 180 })).toThrow('height "tall" is not usable: send a number of pixels from 1 to 100000');
     // An 800 × 400 window: room for two panes across and two down.
     panes.setArea({ width: 800, height: 400, minWidth: 340, minHeight: 180 });
-    const made = [panes.create({ command: BASH })];
-    for (let i = 0; i < 3; i++) made.push(panes.create({ command: BASH }));
+    const made = [panes.create({ command: LOGIN_BASH })];
+    for (let i = 0; i < 3; i++) made.push(panes.create({ command: LOGIN_BASH }));
     expect(L.paneIds(panes.layout).sort()).toEqual(made.map((p) => p.id).sort());
     for (const r of leafRects(panes.layout, { x: 0, y: 0, w: 800, h: 400 }).values()) expect([r.w, r.h]).toEqual([400, 200]);
-    expect(() => panes.create({ command: BASH })).toThrow(/^there is no room for another pane: each pane keeps at least 40 columns and 8 rows \(340 × 180 px here\), so close a pane or make the window bigger$/);
+    expect(() => panes.create({ command: LOGIN_BASH })).toThrow(/^there is no room for another pane: each pane keeps at least 40 columns and 8 rows \(340 × 180 px here\), so close a pane or make the window bigger$/);
     expect(panes.list()).toHaveLength(4);
     // A pane whose bench is open needs the bench's width too.
     panes.setArea({ width: 800, height: 400, minWidth: 340, minHeight: 180, benchWidth: 220 });
     for (const p of made.slice(1)) panes.close(p.id);
     panes.patch(made[0]!.id, { benchOpen: true });
     // Split right would leave it 400 px for 340 + 220: the new pane goes below it instead.
-    const below = panes.create({ command: BASH, splitOf: made[0]!.id, direction: 'right' });
+    const below = panes.create({ command: LOGIN_BASH, splitOf: made[0]!.id, direction: 'right' });
     expect(panes.layout).toMatchObject({ type: 'split', direction: 'column', children: [{ paneId: made[0]!.id }, { paneId: below.id }] });
   });
 
   it('detaches and attaches a view while the process runs', async () => {
-    const a = panes.create({ command: BASH });
-    const t = panes.create({ command: BASH, kind: 'tick', detached: true });
+    const a = panes.create({ command: LOGIN_BASH });
+    const t = panes.create({ command: LOGIN_BASH, kind: 'tick', detached: true });
     expect(panes.layout).toEqual({ type: 'pane', paneId: a.id });
     panes.attach(t.id, a.id, 'right');
     expect(panes.layout?.type).toBe('split');
@@ -231,14 +231,14 @@ describe('PaneService with real PTYs', () => {
   });
 
   it('creates the pane folder on demand', () => {
-    const pane = panes.create({ command: BASH });
+    const pane = panes.create({ command: LOGIN_BASH });
     const dir = panes.folder(pane.id);
     expect(dir).toBe(path.join(state.env.XDG_STATE_HOME!, 'terminal-delight', 'surfaces', panes.session, pane.id));
     expect(fs.statSync(dir).isDirectory()).toBe(true);
   });
 
   it('snapshots the screen so an attaching window can redraw it', async () => {
-    const pane = panes.create({ command: BASH });
+    const pane = panes.create({ command: LOGIN_BASH });
     panes.write(pane.id, 'printf "\\033[31mred%s\\033[0m\\n" snap\r');
     await waitFor(() => panes.screenText(pane.id).includes('redsnap'), 'the output');
     const snap = await panes.snapshot(pane.id);
@@ -248,7 +248,7 @@ describe('PaneService with real PTYs', () => {
   });
 
   it('never emits output during a snapshot that the snapshot lacks: each line is in the snapshot or arrives after it', async () => {
-    const pane = panes.create({ command: BASH });
+    const pane = panes.create({ command: LOGIN_BASH });
     panes.write(pane.id, 'for i in $(seq 1 4000); do echo "line-$i"; done; echo all-done\r');
     for (let round = 0; round < 20; round++) {
       // As a window does: output events that arrive before the snapshot's answer are dropped.
@@ -282,7 +282,7 @@ describe('PaneService with real PTYs', () => {
   });
 
   it('resizes the PTY and the headless screen; refuses nonsense sizes', async () => {
-    const pane = panes.create({ command: BASH });
+    const pane = panes.create({ command: LOGIN_BASH });
     panes.resize(pane.id, 80, 20);
     expect(panes.get(pane.id)).toMatchObject({ cols: 80, rows: 20 });
     panes.write(pane.id, 'echo "size=$(stty size)"\r');
@@ -462,7 +462,7 @@ describe('flow control', () => {
 
   it('stops a flood at once on Ctrl-C', async () => {
     panes.addReader('w');
-    const pane = panes.create({ command: BASH });
+    const pane = panes.create({ command: LOGIN_BASH });
     let received = 0;
     let acked = 0;
     panes.onOutput((id, data) => {

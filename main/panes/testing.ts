@@ -21,11 +21,35 @@ export async function waitFor<T>(cond: () => T | Promise<T>, what: string, timeo
   }
 }
 
-/** A quiet, predictable login shell in `home`: bash with a short prompt, no history, no user files. */
+/**
+ * A quiet, predictable login shell in `home`: bash with a short prompt, no history, no user files.
+ * For the benchmarks, which time the terminal, not a profile; tests use personDotfiles().
+ */
 export function quietDotfiles(home: string, prompt: string): void {
   const rc = `PS1='${prompt}'\nPROMPT_COMMAND=\nunset HISTFILE\n`;
   fs.writeFileSync(path.join(home, '.bash_profile'), rc);
   fs.writeFileSync(path.join(home, '.bashrc'), rc);
+}
+
+/**
+ * A person's startup files in `home`, as a new account gets them: /etc/skel's (on Debian
+ * .profile, which reads .bashrc in bash, .bashrc and .bash_logout), and the two lines
+ * people add: their prompt, `prompt` (which tests wait for), at the end of .bashrc, and
+ * the folder of their Node on PATH at the end of the file a login bash reads (Debian's
+ * /etc/profile, read first, sets PATH from scratch). Where there is no /etc/skel, a
+ * .profile that reads .bashrc as Debian's does. Tests start shells as people do (`bash -l`)
+ * in a home like this one: tempState()'s and every test file's (main/test-home.ts).
+ */
+export function personDotfiles(home: string, prompt: string): void {
+  if (fs.existsSync('/etc/skel')) fs.cpSync('/etc/skel', home, { recursive: true });
+  const rc = path.join(home, '.bashrc');
+  fs.appendFileSync(rc, `\n# The prompt of this home's tests.\nPS1='${prompt}'\n`);
+  let login = ['.bash_profile', '.bash_login', '.profile'].map((f) => path.join(home, f)).find((f) => fs.existsSync(f));
+  if (!login) {
+    login = path.join(home, '.profile');
+    fs.writeFileSync(login, 'if [ -n "$BASH_VERSION" ] && [ -f "$HOME/.bashrc" ]; then\n    . "$HOME/.bashrc"\nfi\n');
+  }
+  fs.appendFileSync(login, `\n# Node, where it is installed.\nPATH="${path.dirname(process.execPath)}:$PATH"\n`);
 }
 
 /**
@@ -35,11 +59,11 @@ export function quietDotfiles(home: string, prompt: string): void {
  */
 export function tempState(prefix = 'td-test-'): { dir: string; env: NodeJS.ProcessEnv; cleanup(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  // A home of its own with quiet startup files: a login shell in a test never reads the
-  // person's dotfiles (a slow or locked `pyenv init` there stalled every shell for 60 s).
+  // A home of its own with a person's startup files: a login shell in a test never reads the
+  // dotfiles of whoever runs it (a slow or locked `pyenv init` there stalled every shell for 60 s).
   const home = path.join(dir, 'home');
   fs.mkdirSync(home);
-  quietDotfiles(home, '$ ');
+  personDotfiles(home, '$ ');
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOME: home,
@@ -140,8 +164,8 @@ export function runInSentinelHome(project: 'unit' | 'e2e', files: string[], time
   }
 }
 
-/** A plain bash with no startup files, for predictable screens. */
-export const BASH = ['/bin/bash', '--norc', '--noprofile'];
+/** bash as people start it in a terminal: a login shell (/etc/profile, then the home's startup files). */
+export const LOGIN_BASH = ['/bin/bash', '-l'];
 
 /**
  * The processes holding a socket that listens on TCP `port` (Linux: /proc/net/tcp and tcp6

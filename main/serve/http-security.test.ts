@@ -10,7 +10,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTML_CSP } from '../surfaces/artifacts.ts';
-import { BASH, tempState } from '../panes/testing.ts';
+import { tempState } from '../panes/testing.ts';
 import { startServe, type Served } from './server.ts';
 
 let state: ReturnType<typeof tempState>;
@@ -39,7 +39,7 @@ function artifact(id: string, model: Record<string, unknown>): void {
 
 beforeAll(async () => {
   state = tempState();
-  served = await startServe({ port: 0, fresh: true, cwd: state.dir, env: { ...state.env, SHELL: BASH[0] }, rendererDir: path.join(state.dir, 'no-renderer') });
+  served = await startServe({ port: 0, fresh: true, cwd: state.dir, env: state.env, rendererDir: path.join(state.dir, 'no-renderer') });
   paneId = served.app.panes.create({ cwd: state.dir }).id;
   cookie = `td_token=${served.token}`;
   fs.writeFileSync(path.join(state.dir, 'secret.txt'), 'top secret');

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { REQUEST_NAMES } from '../../preload/contract.ts';
-import { BASH, tempState } from '../panes/testing.ts';
+import { tempState } from '../panes/testing.ts';
 import { startServe, type Served } from './server.ts';
 
 let state: ReturnType<typeof tempState>;
@@ -15,7 +15,7 @@ let served: Served;
 
 beforeAll(async () => {
   state = tempState();
-  served = await startServe({ port: 0, fresh: true, cwd: state.dir, env: { ...state.env, SHELL: BASH[0] } });
+  served = await startServe({ port: 0, fresh: true, cwd: state.dir, env: state.env });
 });
 
 afterAll(async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { ServerFrame } from '../../preload/contract.ts';
 import { decodeOutputFrame } from '../../preload/output-frame.ts';
-import { BASH, tempState, waitFor } from '../panes/testing.ts';
+import { LOGIN_BASH, tempState, waitFor } from '../panes/testing.ts';
 import { statePaths } from '../paths.ts';
 import { connectService, serviceStarting, stopService } from '../service/client.ts';
 import { takeServiceLock } from '../service/lock.ts';
@@ -27,7 +27,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(renderer, 'assets', 'app.js'), 'console.log(1)');
   fs.writeFileSync(path.join(renderer, 'assets', 'index-C2c8prz0.js'), 'console.log(2)');
   fs.writeFileSync(path.join(state.dir, 'secret.txt'), 'secret');
-  served = await startServe({ port: 0, fresh: true, cwd: state.dir, env: { ...state.env, SHELL: BASH[0] }, rendererDir: renderer });
+  served = await startServe({ port: 0, fresh: true, cwd: state.dir, env: state.env, rendererDir: renderer });
   const artifact = path.join(state.dir, 'page.html');
   fs.writeFileSync(artifact, '<p>untrusted</p>');
   served.app.core.serveFiles('artifact', (rest) => (rest === 'x/page.html' ? { path: artifact, csp: 'sandbox; default-src none' } : undefined));
@@ -164,7 +164,7 @@ describe('serve over WebSocket', () => {
       expect(h.settings.fontSize).toBe(13);
       const paneId = h.panes[0].id;
 
-      const created = await win.request('pane.create', { splitOf: paneId, direction: 'right', command: BASH });
+      const created = await win.request('pane.create', { splitOf: paneId, direction: 'right', command: LOGIN_BASH });
       expect(created).toMatchObject({ ok: true });
       const newId = (created as { res: { id: string } }).res.id;
       await waitFor(() => win.events.some((e) => e.name === 'layout.changed' && JSON.stringify(e.payload).includes(newId)), 'layout.changed');

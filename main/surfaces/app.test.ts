@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../app.ts';
 import { foregroundGroup } from '../panes/proc.ts';
-import { BASH, tempState, waitFor } from '../panes/testing.ts';
+import { LOGIN_BASH, tempState, waitFor } from '../panes/testing.ts';
 
 let state: ReturnType<typeof tempState>;
 let app: App;
@@ -25,7 +25,7 @@ afterEach(async () => {
 
 describe('surfaces in the app', () => {
   it('a surface sent from inside a pane reaches the bench, and the action line comes back to the pane', async () => {
-    const pane = app.panes.create({ command: BASH });
+    const pane = app.panes.create({ command: LOGIN_BASH });
     const out = path.join(state.dir, 'reply.txt');
     const doc = JSON.stringify({ td: '0.4', kind: 'decision', id: 'pick', title: 'Pick one', model: { question: 'A or B?', options: [{ name: 'A' }, { name: 'B', recommended: true }] } });
     fs.writeFileSync(path.join(state.dir, 'doc.json'), doc);

@@ -10,7 +10,7 @@ import type { Events } from '../../preload/contract.ts';
 import { Core } from '../core.ts';
 import { statePaths } from '../paths.ts';
 import { PaneService } from '../panes/service.ts';
-import { BASH, tempState, waitFor } from '../panes/testing.ts';
+import { LOGIN_BASH, tempState, waitFor } from '../panes/testing.ts';
 import { HTML_CSP } from './artifacts.ts';
 import { SurfaceService, installSurfaces } from './service.ts';
 import { STATE_FILE } from './store.ts';
@@ -426,7 +426,7 @@ describe('actions', () => {
   });
 
   it('never types a line at a bare shell prompt (the shell would run it), and does once a program reads', async () => {
-    const pane = panes.create({ command: BASH });
+    const pane = panes.create({ command: LOGIN_BASH });
     const marker = path.join(state.dir, 'ran');
     surfaces.ingest(pane.id, { td: '0.4', kind: 'question', id: 'qs', model: { question: 'Which?', options: [{ name: `$(touch ${marker})` }, { name: 'safe' }] } }, 'agent');
     panes.write(pane.id, 'echo ready-at-prompt\r');

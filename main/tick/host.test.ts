@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest, EventName } from '../../preload/contract.ts';
 import { Core } from '../core.ts';
 import { PaneService } from '../panes/service.ts';
-import { BASH, tempState, waitFor } from '../panes/testing.ts';
+import { LOGIN_BASH, tempState, waitFor } from '../panes/testing.ts';
 import { statePaths } from '../paths.ts';
 import { TickHost, type TickHostOptions } from './host.ts';
 
@@ -264,7 +264,7 @@ describe('approvals', () => {
 describe('shell: instances', () => {
   it('lists plain panes, reads their screen and types plain text and named keys', async () => {
     makeHost();
-    const pane = panes.create({ command: BASH, cwd: state.dir });
+    const pane = panes.create({ command: LOGIN_BASH, cwd: state.dir });
     const id = `shell:${pane.id}`;
     expect(host.list()).toContainEqual(expect.objectContaining({ id, kind: 'shell', status: 'ready', paneId: pane.id }));
     expect(host.input(id, 'echo td-$((6*7))', ['enter'])).toEqual({ ok: true });

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Core } from '../core.ts';
 import { McpHost } from '../mcp/server.ts';
 import { PaneService } from '../panes/service.ts';
-import { BASH, tempState, waitFor } from '../panes/testing.ts';
+import { LOGIN_BASH, tempState, waitFor } from '../panes/testing.ts';
 import { statePaths } from '../paths.ts';
 import { install, uninstall } from '../tick-packages/install.ts';
 import { treeEntries } from '../tick-packages/tree.ts';
@@ -72,7 +72,7 @@ async function tool(name: string, args: Record<string, unknown>): Promise<{ isEr
 
 describe('Tick MCP tools over the real MCP server', () => {
   it('lists, opens, describes, reads, calls with an approval given and one refused, subscribes and closes', async () => {
-    const agent = panes.create({ command: BASH, cwd: state.dir });
+    const agent = panes.create({ command: LOGIN_BASH, cwd: state.dir });
     await connect(agent.id);
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['TickManage', 'TickDescribe', 'TickRead', 'TickCall', 'TickUpdate']));
@@ -146,7 +146,7 @@ describe('Tick MCP tools over the real MCP server', () => {
   it('lists an installed package and opens it by name: its Skill where Claude Code reads Skills, the session ready; uninstalled byte for byte', async () => {
     const home = state.env.HOME!;
     const before = treeEntries(home);
-    const agent = panes.create({ command: BASH, cwd: state.dir });
+    const agent = panes.create({ command: LOGIN_BASH, cwd: state.dir });
     await connect(agent.id);
     expect(await tool('TickManage', { action: 'packages' })).toMatchObject({ isError: false, json: { packages: [], note: expect.stringMatching(/No Tick packages are installed/) } });
     const installed = install('counter', { env: state.env, cwd: state.dir });
@@ -192,7 +192,7 @@ describe('Tick MCP tools over the real MCP server', () => {
   });
 
   it('refuses opening and mutating calls while "MCP writes" is off, and reports a failed open with the screen', async () => {
-    const agent = panes.create({ command: BASH, cwd: state.dir });
+    const agent = panes.create({ command: LOGIN_BASH, cwd: state.dir });
     await connect(agent.id);
     const bad = await tool('TickManage', { action: 'open', command: ['/bin/sh', '-c', 'echo starting up >&2; echo not-json'], cwd: state.dir });
     expect(bad).toMatchObject({ isError: true, json: { error: expect.stringMatching(/failed to initialize: .*not valid JSON/), screen: expect.stringContaining('starting up') } });

@@ -11,7 +11,7 @@ import { BenchIcon, CloseIcon, RestartIcon, SplitDownIcon, SplitRightIcon } from
 import { usageBadge } from './usage.ts';
 import { MachineBadge } from '../machines/FarPane.tsx';
 import { TickHeaderParts, WorktreeBadge, agentTip, tickCloseTip } from '../agents/HeaderParts.tsx';
-import { exitText, headerTitle, lastCommandParts, shortPath } from '../../common/header-text.ts';
+import { exitText, headerTitle, lastCommandParts, shortPath, statusDot } from '../../common/header-text.ts';
 
 const AGENT_LABEL: Record<AgentStatus, string> = {
   working: 'working',
@@ -46,7 +46,7 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
       onDoubleClick={() => focusPane(ctx, paneId, true)}
     >
       <MachineBadge paneId={paneId} />
-      <span className={`pane-dot ${exited ? (pane?.exitCode === 0 ? 'ok' : 'bad') : 'live'}`} aria-hidden="true" />
+      <span className={`pane-dot ${statusDot(pane)}`} aria-hidden="true" />
       <span className="pane-title" title={title}>{title}</span>
       {showCwd ? <span className="pane-cwd" title={cwd}>{shortPath(cwd)}</span> : null}
       {pane?.lastCommand && !exited ? <LastCommand lc={pane.lastCommand} /> : null}

@@ -7,6 +7,7 @@
 import { useState, type ReactElement } from 'react';
 import { useStore } from 'zustand';
 import { useWindow } from '../context.ts';
+import { codeSpans } from './code-spans.ts';
 import { serviceUi } from './ui.ts';
 
 export function StoppedBar(): ReactElement | null {
@@ -31,7 +32,7 @@ export function StoppedBar(): ReactElement | null {
   return (
     <div className="service-bar" role="region" aria-label="Service">
       <div className="service-line" data-testid="service-stopped" role="status">
-        <span>{stopped}</span>
+        <span>{codeSpans(stopped).map((part, i) => (part.code ? <code key={i}>{part.text}</code> : part.text))}</span>
         <button type="button" className="text-button primary" disabled={busy} onClick={() => void start()}>{busy ? 'Starting…' : 'Start the service'}</button>
       </div>
     </div>
