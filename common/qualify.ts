@@ -1,11 +1,12 @@
 /**
  * Qualified pane ids (docs/design/remote.md, "One window, many machines"): a pane of
  * machine `build-box` is `build-box/p3k9…` in this window; a home pane keeps its plain id
- * (`/` never occurs in a pane id). td-client sends a request about a qualified id to its
+ * (`/` never occurs in a pane id). A window's transport (the renderer's td-client in a
+ * browser, the Electron main's relay in the app) sends a request about a qualified id to its
  * machine with the id unwrapped, and qualifies what comes back. Pure.
  */
-import type { EventName, Events, Layout, PaneInfo } from '../../preload/contract.ts';
-import { qualify, splitPaneId } from '../../common/pane-id.ts';
+import type { EventName, Events, Layout, PaneInfo } from '../preload/contract.ts';
+import { qualify, splitPaneId } from './pane-id.ts';
 
 export { qualify, splitPaneId };
 
