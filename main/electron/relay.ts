@@ -86,7 +86,7 @@ export class ElectronRelay {
     if (name === 'pane.ack') {
       const a = routed.req as { paneId?: unknown; chars?: unknown };
       if (typeof a.paneId === 'string' && typeof a.chars === 'number') conn.ackVia(routed.machine, a.paneId, a.chars);
-      return null as Res<K>;
+      return null as unknown as Res<K>;
     }
     return qualifyResult(routed.machine, name, await conn.requestVia(routed.machine, name, routed.req)) as Res<K>;
   }
