@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BRIDGE_MARK, FRAME, LinkReader, MAX_LINK_FRAME, encodeFrame, parseBridgeHello } from './link-frames.ts';
+import { BRIDGE_MARK, FRAME, LinkReader, MAX_LINK_FRAME, encodeFrame, frameHead, parseBridgeHello } from './link-frames.ts';
 import { backoffMs, linkFailure, machineName, parseTarget, sshArgv, targetText, versionProblem } from './reasons.ts';
 
 describe('targets', () => {
@@ -65,6 +65,19 @@ describe('the link stream', () => {
     expect(r.skipped).toBe('Welcome to box\n');
     expect(got).toEqual([[FRAME.line, 3, '{"t":"res"}'], [FRAME.ping, 0, '']]);
     expect(fails).toEqual([]);
+  });
+
+  it('reads large frames in any chunking, the hello and frames in one chunk, as the same frames (parts joined once a frame is whole)', () => {
+    const big = Buffer.alloc(200_000);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 7) % 251;
+    const frames = [encodeFrame(FRAME.binary, 2, big), encodeFrame(FRAME.line, 1, '{"t":"evt"}'), Buffer.concat([frameHead(FRAME.binary, 4, 70_000), big.subarray(0, 70_000)]), encodeFrame(FRAME.close, 4, 'bye')];
+    const bytes = Buffer.concat([Buffer.from('TD-BRIDGE {"bridge":1}\n'), ...frames]);
+    for (const size of [bytes.length, 1, 4, 9, 1000, 32_768, 65_536, 65_545]) {
+      const { r, got, hello, fails } = read();
+      for (let at = 0; at < bytes.length; at += size) r.push(bytes.subarray(at, at + size));
+      expect([hello, fails]).toEqual([['{"bridge":1}'], []]);
+      expect(got).toEqual([[FRAME.binary, 2, big.toString()], [FRAME.line, 1, '{"t":"evt"}'], [FRAME.binary, 4, big.subarray(0, 70_000).toString()], [FRAME.close, 4, 'bye']]);
+    }
   });
 
   it('cuts off a stream with an oversized frame, a kind no link knows, or no hello, in one sentence', () => {
