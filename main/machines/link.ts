@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { appVersion, PROTOCOL } from '../version.ts';
 import { BRIDGE_MARK, BRIDGE_PROTOCOL, FRAME, LINK_MARK, LINK_SILENT_MS, LinkReader, MAX_CHANNELS, PING_MS, encodeFrame, helloLine, parseBridgeHello, type BridgeHello, type FrameKind, type OpenSpec } from './link-frames.ts';
-import { linkFailure, sshArgv, versionProblem, type Failure, type Target } from './reasons.ts';
+import { linkFailure, sshArgv, sshDestination, versionProblem, type Failure, type Target } from './reasons.ts';
 
 export class LinkError extends Error {
   readonly failure: Failure;
@@ -204,7 +204,7 @@ export function openLink(opts: LinkOptions): Promise<Link> {
         resolve(link);
       }
     };
-    const timer = setTimeout(() => settle(new LinkError({ kind: 'unreachable', sentence: `${opts.name} did not answer within ${Math.round((opts.timeoutMs ?? 30_000) / 1000)} s: run \`ssh ${opts.name}\` in a terminal to see why, then \`${opts.connectCmd}\`` })), opts.timeoutMs ?? 30_000);
+    const timer = setTimeout(() => settle(new LinkError({ kind: 'unreachable', sentence: `${opts.name} did not answer within ${Math.round((opts.timeoutMs ?? 30_000) / 1000)} s: run \`ssh ${sshDestination(opts.target)}\` in a terminal to see why, then \`${opts.connectCmd}\`` })), opts.timeoutMs ?? 30_000);
     timer.unref();
     const reader = new LinkReader(
       BRIDGE_MARK,
@@ -229,7 +229,7 @@ export function openLink(opts: LinkOptions): Promise<Link> {
     child.stderr!.on('data', (s: string) => link.addStderr(s));
     child.on('error', (err) => settle(new LinkError({ kind: 'unreachable', sentence: `ssh could not be started (${err.message}): install the OpenSSH client (apt-get install openssh-client)` })));
     child.on('close', (code, signal) => {
-      const failure = linkFailure(opts.name, { code, signal, stderr: link.stderrText + (reader.skipped ? `\n${reader.skipped}` : '') }, opts.connectCmd);
+      const failure = linkFailure(opts.name, { code, signal, stderr: link.stderrText + (reader.skipped ? `\n${reader.skipped}` : '') }, opts.connectCmd, sshDestination(opts.target));
       if (!settled) settle(new LinkError(failure));
       link.goDown(failure.sentence);
     });

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BRIDGE_MARK, FRAME, LinkReader, MAX_LINK_FRAME, encodeFrame, frameHead, parseBridgeHello } from './link-frames.ts';
-import { backoffMs, linkFailure, machineName, parseTarget, sshArgv, targetText, versionProblem } from './reasons.ts';
+import { backoffMs, linkFailure, sshDestination, machineName, parseTarget, sshArgv, targetText, versionProblem } from './reasons.ts';
 
 describe('targets', () => {
   it('reads [user@]host[:port] as ssh would, and refuses what could be an option', () => {
@@ -32,6 +32,16 @@ describe('why a link failed', () => {
     expect(say(255, '@@@@\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\nHost key verification failed.\n').kind).toBe('hostkey');
     expect(say(127, 'sh: 1: terminal-delight: not found\n').kind).toBe('missing');
     expect(say(0, '').kind).toBe('lost');
+  });
+
+  it('names the machine by its own name, and ssh\'s commands in the fix by how ssh reaches it (a name given to it is no ssh host)', () => {
+    const dest = sshDestination({ user: 'ada', host: 'build.example', port: 2222 });
+    expect(dest).toBe('-p 2222 ada@build.example');
+    expect(sshDestination({ host: 'box' })).toBe('box');
+    const f = (stderr: string) => linkFailure('cave', { code: 255, signal: null, stderr }, 'terminal-delight connect ada@build.example:2222 --name cave', dest).sentence;
+    expect(f('ada@build.example: Permission denied (publickey).\n')).toBe('ssh could not log in to cave (ada@build.example: Permission denied (publickey).): add your key there with `ssh-copy-id -p 2222 ada@build.example`, or load it into your agent with `ssh-add`, then `terminal-delight connect ada@build.example:2222 --name cave`');
+    expect(f('Host key verification failed.\n')).toBe('ssh does not know cave\'s host key yet: run `ssh -p 2222 ada@build.example` once in a terminal to check and accept it, then `terminal-delight connect ada@build.example:2222 --name cave`');
+    expect(f('@ WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED! @\n')).toBe('cave\'s host key has changed and ssh refuses it: check with its owner that it was changed, then run `ssh-keygen -R build.example` and `ssh -p 2222 ada@build.example` once to accept the new one');
   });
 
   it('names the older side when the protocols differ', () => {
