@@ -15,10 +15,11 @@ const PANE_FIELDS = ['paneId', 'splitOf'] as const;
 
 /**
  * Requests the home service answers whatever pane they name: it holds the layout and its
- * focus, makes a pane on a machine (its `machine`, or the machine of `splitOf`) and
- * places it beside the pane it splits, and closes a far pane there and in its layout.
+ * focus, makes a pane on a machine (its `machine`, or the machine of `splitOf`: a shell, an
+ * agent, a worktree agent, a Tick) and places it beside the pane it splits, and closes a far
+ * pane there and in its layout.
  */
-const HOME_REQUESTS: ReadonlySet<string> = new Set(['pane.create', 'agent.new', 'pane.close', 'pane.focus', 'layout.set', 'machine.connect', 'machine.list', 'machine.retry', 'machine.restart']);
+const HOME_REQUESTS: ReadonlySet<string> = new Set(['pane.create', 'agent.new', 'worktree.new', 'tick.open', 'pane.close', 'pane.focus', 'layout.set', 'machine.connect', 'machine.list', 'machine.retry', 'machine.restart']);
 
 /**
  * Where a request goes: the machine its pane ids name (none: the home service), with the

@@ -12,6 +12,7 @@ import { PROTOCOL } from '../version.ts';
 import { paneIds } from '../panes/layout.ts';
 import { captureSession, loadSession } from '../state/session.ts';
 import { startFarMachine, type FarMachine } from './sshd-testing.ts';
+import { gitTestEnv, makeRepo } from '../worktrees/testing.ts';
 
 let m: FarMachine;
 let home: RunningService;
@@ -272,6 +273,35 @@ describe('machines: the home service holds a link to another machine', () => {
     }
     await waitFor(async () => (await conn.request('machine.list', {})).find((i) => i.name === m.alias && i.state === 'connected'), 'the machine back', 60_000);
     win.close();
+    conn.close();
+  }, 90_000);
+
+  it('makes a worktree agent and opens a Tick on a machine: made there, their panes placed in the home layout; refused in one sentence for a machine not connected', async () => {
+    const conn = await connectService({ env: m.near.env, client: 'cli' });
+    await waitFor(async () => (await conn.request('machine.list', {})).find((i) => i.name === m.alias && i.state === 'connected'), 'the machine connected', 60_000);
+    // A repository on the far machine only.
+    const repo = makeRepo(path.join(m.far.dir, 'src', 'far-app'), gitTestEnv(m.farEnv, m.far.dir));
+    const wt = await conn.request('worktree.new', { machine: m.alias, repo, name: 'far-fix', command: ['/bin/sh', '-c', 'echo agent-in-$(basename $PWD); exec cat'] });
+    if (!wt.ok) throw new Error(wt.error);
+    expect(wt.pane.id).toMatch(new RegExp(`^${m.alias}/[A-Za-z0-9_-]+$`));
+    expect(paneIds(home.app.panes.layout)).toContain(wt.pane.id);
+    expect(fs.existsSync(wt.worktree.path)).toBe(true);
+    expect(wt.worktree.path.startsWith(m.far.dir)).toBe(true);
+    const farDesk = await connectService({ env: m.farEnv, client: 'cli', start: false });
+    expect((await farDesk.request('worktree.list', {})).map((w) => w.path)).toContain(wt.worktree.path);
+    // Its refusal there comes back as it is (a folder that is no repository there).
+    expect(await conn.request('worktree.new', { machine: m.alias, repo: m.far.dir })).toMatchObject({ ok: false });
+    // A Tick opened there (its program run there), its pane placed here.
+    const counter = path.join(appRoot, 'assets', 'ticks', 'counter', 'counter.mjs');
+    const tick = await conn.request('tick.open', { machine: m.alias, command: [process.execPath, counter] });
+    if (!tick.ok) throw new Error(tick.error);
+    expect(tick.paneId).toMatch(new RegExp(`^${m.alias}/[A-Za-z0-9_-]+$`));
+    expect(paneIds(home.app.panes.layout)).toContain(tick.paneId);
+    expect((await farDesk.request('tick.list', {})).map((i) => i.id)).toContain(tick.instance.id);
+    // Nothing of either was made here.
+    expect(home.app.panes.list().map((p) => p.id)).not.toContain(tick.paneId.split('/')[1]);
+    await expect(conn.request('tick.open', { machine: 'elsewhere', command: [process.execPath, counter] })).rejects.toThrow('no machine is named "elsewhere"');
+    farDesk.close();
     conn.close();
   }, 90_000);
 });

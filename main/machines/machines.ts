@@ -5,7 +5,7 @@
  * Links that drop are reconnected with backoff; while a machine is unreachable a window's
  * request for it is refused at once in one sentence, and nothing is queued.
  */
-import type { MachineInfo, MachineRecord, PaneInfo, ServerFrame, Settings } from '../../preload/contract.ts';
+import type { MachineInfo, MachineRecord, PaneInfo, Req, Res, ServerFrame, Settings } from '../../preload/contract.ts';
 import { isQualifiedPaneId, splitPaneId } from '../../common/pane-id.ts';
 import { OUTPUT_FRAME } from '../../preload/output-frame.ts';
 import { VIA_OUTPUT_FRAME } from '../../preload/contract.ts';
@@ -133,6 +133,8 @@ export class Machines implements ViaRouter {
       deps.core.around('pane.create', (req, _c, next) => this.createFar('pane.create', req, next));
       deps.core.around('agent.new', (req, _c, next) => this.createFar('agent.new', req, next));
       deps.core.around('pane.close', (req, _c, next) => this.closeFar(req, next));
+      deps.core.around('worktree.new', (req, _c, next) => this.worktreeFar(req, next));
+      deps.core.around('tick.open', (req, _c, next) => this.tickFar(req, next));
     }
     deps.core.handle('machine.connect', (req) => this.connect(req));
     deps.core.handle('machine.list', () => this.list());
@@ -162,27 +164,56 @@ export class Machines implements ViaRouter {
   }
 
   /**
-   * `pane.create` or `agent.new` for a machine: asked of its service over the control
-   * channel (its own folder there: a home `cwd` means nothing on it), and its qualified id
-   * placed in the home layout beside `splitOf` or the focused pane. Refused in one sentence
-   * while the machine is not connected; nothing is queued.
+   * The machine a request for a new pane names (`machine`, or a qualified `splitOf`;
+   * `machine: ""` is this machine, even beside a far pane), connected, and the request as
+   * that machine takes it: without `machine` and `cwd` (a home folder means nothing there),
+   * `splitOf` unwrapped when it is that machine's. Undefined for this machine. Refused in one
+   * sentence (`nothing` says what was not done) while it is not connected; nothing is queued.
    */
-  private async createFar<R extends { machine?: string; splitOf?: string; direction?: 'right' | 'down'; cwd?: string }>(name: 'pane.create' | 'agent.new', req: R, next: (req: R) => PaneInfo | Promise<PaneInfo>): Promise<PaneInfo> {
+  private farTarget<R extends { machine?: string; splitOf?: string; cwd?: string }>(req: R, nothing: string): { m: Machine; farReq: Omit<R, 'machine' | 'splitOf' | 'cwd'> & { splitOf?: string } } | undefined {
     const split = typeof req.splitOf === 'string' && isQualifiedPaneId(req.splitOf) ? splitPaneId(req.splitOf) : undefined;
-    // `machine: ""` is this machine, even beside a far pane.
     const mName = req.machine === '' ? undefined : (req.machine ?? split?.machine);
-    if (mName === undefined) return next(req);
+    if (mName === undefined) return undefined;
     const m = this.byName.get(mName);
     if (!m) throw new Error(`no machine is named "${String(mName).slice(0, 40)}": connect it with + Machine… or \`terminal-delight connect HOST\``);
-    if (m.state !== 'connected') throw new Error(`${m.record.name} is unreachable (${m.state === 'failed' ? m.reason ?? 'failed' : m.state}): no pane was made there`);
+    if (m.state !== 'connected') throw new Error(`${m.record.name} is unreachable (${m.state === 'failed' ? m.reason ?? 'failed' : m.state}): ${nothing}`);
     const { machine: _m, splitOf: _s, cwd: _c, ...rest } = req;
-    const farReq = { ...rest, ...(split && split.machine === mName ? { splitOf: split.local } : {}) };
-    const info = (await m.request(name, farReq)) as PaneInfo;
-    if (!info || typeof info.id !== 'string' || !PANE_ID.test(info.id)) throw new Error(`${m.record.name} answered ${name} with no pane id: nothing was placed`);
-    const id = `${m.record.name}/${info.id}`;
-    if (!m.panes.includes(info.id)) m.panes = [...m.panes, info.id];
-    this.layout!.attach(id, req.splitOf, req.direction);
-    return { ...info, id };
+    return { m, farReq: { ...rest, ...(split && split.machine === mName ? { splitOf: split.local } : {}) } };
+  }
+
+  /** A pane its machine made: its id qualified, known as running there, and placed in the home layout beside `splitOf` or the focused pane. */
+  private placeFar(m: Machine, what: string, id: unknown, splitOf?: string, direction?: 'right' | 'down'): string {
+    if (typeof id !== 'string' || !PANE_ID.test(id)) throw new Error(`${m.record.name} answered ${what} with no pane id: nothing was placed`);
+    const q = `${m.record.name}/${id}`;
+    if (!m.panes.includes(id)) m.panes = [...m.panes, id];
+    this.layout!.attach(q, splitOf, direction);
+    return q;
+  }
+
+  /** `pane.create` or `agent.new` for a machine: asked of its service over the control channel, placed here. */
+  private async createFar<R extends { machine?: string; splitOf?: string; direction?: 'right' | 'down'; cwd?: string }>(name: 'pane.create' | 'agent.new', req: R, next: (req: R) => PaneInfo | Promise<PaneInfo>): Promise<PaneInfo> {
+    const far = this.farTarget(req, 'no pane was made there');
+    if (!far) return next(req);
+    const info = (await far.m.request(name, far.farReq)) as PaneInfo;
+    return { ...info, id: this.placeFar(far.m, name, info?.id, req.splitOf, req.direction) };
+  }
+
+  /** `worktree.new` on a machine: the worktree and its agent made there (its `repo` is a folder there), the pane placed here; its refusal as it is. */
+  private async worktreeFar(req: Req<'worktree.new'>, next: (req: Req<'worktree.new'>) => Res<'worktree.new'> | Promise<Res<'worktree.new'>>): Promise<Res<'worktree.new'>> {
+    const far = this.farTarget(req, 'no worktree was made there');
+    if (!far) return next(req);
+    const res = (await far.m.request('worktree.new', far.farReq)) as Res<'worktree.new'>;
+    if (!res || res.ok !== true) return res;
+    return { ...res, pane: { ...res.pane, id: this.placeFar(far.m, 'worktree.new', res.pane?.id, req.splitOf, req.direction) } };
+  }
+
+  /** `tick.open` on a machine: opened there (a package by its name there), its pane placed here; its refusal as it is. */
+  private async tickFar(req: Req<'tick.open'>, next: (req: Req<'tick.open'>) => Res<'tick.open'> | Promise<Res<'tick.open'>>): Promise<Res<'tick.open'>> {
+    const far = this.farTarget(req, 'no Tick was opened there');
+    if (!far) return next(req);
+    const res = (await far.m.request('tick.open', far.farReq)) as Res<'tick.open'>;
+    if (!res || res.ok !== true) return res;
+    return { ...res, paneId: this.placeFar(far.m, 'tick.open', res.paneId) };
   }
 
   /**
