@@ -70,6 +70,11 @@ export function qualifyResult(machine: string, name: string, res: unknown): unkn
     case 'pane.resume':
     case 'agent.new':
       return qualifyPane(machine, res as PaneInfo);
+    case 'artifact.open': {
+      // Its file is that machine's: the home service serves it at /m/<machine>/… (main/machines/far-files.ts).
+      const v = res as { url?: unknown };
+      return typeof v.url === 'string' && v.url.startsWith('/') && !v.url.startsWith('//') ? { ...v, url: `/m/${machine}${v.url}` } : res;
+    }
     case 'app.hello': {
       const h = res as { panes: PaneInfo[]; layout: Layout | null; focused: string | null };
       return { ...h, panes: h.panes.map((p) => qualifyPane(machine, p)), layout: qualifyLayout(machine, h.layout), focused: h.focused === null ? null : qualify(machine, h.focused) };

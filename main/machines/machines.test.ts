@@ -13,6 +13,9 @@ import { paneIds } from '../panes/layout.ts';
 import { captureSession, loadSession } from '../state/session.ts';
 import { startFarMachine, type FarMachine } from './sshd-testing.ts';
 import { gitTestEnv, makeRepo } from '../worktrees/testing.ts';
+import { statePaths } from '../paths.ts';
+import { HTML_CSP } from '../surfaces/artifacts.ts';
+import { qualifyResult } from '../../common/qualify.ts';
 
 let m: FarMachine;
 let home: RunningService;
@@ -293,7 +296,7 @@ describe('machines: the home service holds a link to another machine', () => {
     expect(await conn.request('worktree.new', { machine: m.alias, repo: m.far.dir })).toMatchObject({ ok: false });
     // A Tick opened there (its program run there), its pane placed here.
     const counter = path.join(appRoot, 'assets', 'ticks', 'counter', 'counter.mjs');
-    const tick = await conn.request('tick.open', { machine: m.alias, command: [process.execPath, counter] });
+    const tick = await conn.request('tick.open', { machine: m.alias, command: [process.execPath, counter], cwd: m.far.dir });
     if (!tick.ok) throw new Error(tick.error);
     expect(tick.paneId).toMatch(new RegExp(`^${m.alias}/[A-Za-z0-9_-]+$`));
     expect(paneIds(home.app.panes.layout)).toContain(tick.paneId);
@@ -302,6 +305,49 @@ describe('machines: the home service holds a link to another machine', () => {
     expect(home.app.panes.list().map((p) => p.id)).not.toContain(tick.paneId.split('/')[1]);
     await expect(conn.request('tick.open', { machine: 'elsewhere', command: [process.execPath, counter] })).rejects.toThrow('no machine is named "elsewhere"');
     farDesk.close();
+    conn.close();
+  }, 90_000);
+
+  it('serves a far artifact\'s file at /m/<machine>/… through the control channel, with this machine\'s own sandbox; nothing for what that machine does not serve', async () => {
+    const conn = await connectService({ env: m.near.env, client: 'cli' });
+    await waitFor(async () => (await conn.request('machine.list', {})).find((i) => i.name === m.alias && i.state === 'connected'), 'the machine connected', 60_000);
+    const far = await conn.request('pane.create', { machine: m.alias, command: ['/bin/sh', '-c', 'exec cat'] });
+    const local = far.id.split('/')[1]!;
+    // An artifact card on the far pane naming a page on the far machine.
+    const page = path.join(m.far.dir, 'report.html');
+    fs.writeFileSync(page, '<h1>far report</h1><script>parent.postMessage("x","*")</script>');
+    const farState = statePaths(m.farEnv);
+    await waitFor(() => fs.existsSync(farState.sessionFile) || undefined, 'the far session saved');
+    const session = (JSON.parse(fs.readFileSync(farState.sessionFile, 'utf8')) as { session: string }).session;
+    const folder = path.join(farState.surfaces, session, local);
+    fs.mkdirSync(folder, { recursive: true });
+    fs.writeFileSync(path.join(folder, 'rep.json'), JSON.stringify({ td: '0.4', id: 'rep', kind: 'artifact', title: 'Report', model: { location: page } }));
+    // A window opens it through via: its URL is the home service's /m/<machine>/… (common/qualify.ts).
+    const win = await homeWindow();
+    win.via({ t: 'req', id: 1, name: 'app.hello', req: { far: true } });
+    await win.wait(viaRes(1), 'the far hello');
+    let view: { kind?: string; url?: string } = {};
+    await waitFor(async () => {
+      win.via({ t: 'req', id: 2, name: 'artifact.open', req: { paneId: local, surfaceId: 'rep' } });
+      const f = (await win.wait(viaRes(2), 'artifact.open')).f as { ok: boolean; res: typeof view };
+      win.frames.splice(0);
+      view = f.ok ? f.res : {};
+      return view.kind === 'html' || undefined;
+    }, 'the far card read');
+    const url = qualifyResult(m.alias, 'artifact.open', view) as { url: string };
+    expect(url.url).toBe(`/m/${m.alias}/artifact/${local}/rep/report.html`);
+    const file = await home.app.core.resolveFile('m', decodeURIComponent(url.url.slice('/m/'.length)));
+    expect(file).toBeDefined();
+    expect(fs.readFileSync(file!.path, 'utf8')).toBe(fs.readFileSync(page, 'utf8'));
+    expect(file!.type).toBe('text/html; charset=utf-8');
+    expect(file!.csp).toBe(HTML_CSP);
+    expect(file!.path.startsWith(statePaths(m.near.env).run)).toBe(true);
+    expect(fs.statSync(file!.path).mode & 0o077).toBe(0);
+    // What that machine does not serve (no such card, a route it has not, a machine no one connected): nothing.
+    expect(await home.app.core.resolveFile('m', `${m.alias}/artifact/${local}/nope/report.html`)).toBeUndefined();
+    expect(await home.app.core.resolveFile('m', `${m.alias}/nothing/x`)).toBeUndefined();
+    expect(await home.app.core.resolveFile('m', `elsewhere/artifact/${local}/rep/report.html`)).toBeUndefined();
+    win.close();
     conn.close();
   }, 90_000);
 });

@@ -11,6 +11,11 @@ import { OUTPUT_FRAME } from '../../preload/output-frame.ts';
 import { VIA_OUTPUT_FRAME } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
 import type { ViaRouter, ViaWindow } from '../clients/hub.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { statePaths } from '../paths.ts';
+import { FILE_BYTES_MAX } from '../clients/wire.ts';
+import { FAR_FILES_PREFIX, farFileResolver } from './far-files.ts';
 import { openLink, type Channel, type Link } from './link.ts';
 import { backoffMs, checkFarCommand, machineName, parseTarget, targetText, type Target } from './reasons.ts';
 
@@ -56,6 +61,7 @@ class Machine {
   readonly windows = new Map<ViaWindow, WindowChannel>();
   private nextId = 1;
   private readonly pending = new Map<number, (f: { ok: boolean; res?: unknown; error?: string }) => void>();
+  private readonly files = new Map<number, (file: { type?: string; data: Buffer } | null) => void>();
 
   constructor(record: MachineRecord, target: Target) {
     this.record = record;
@@ -85,6 +91,23 @@ class Machine {
     });
   }
 
+  /** A file of one of its service's routes, as bytes over the control channel (main/machines/far-files.ts); null when there is none, or no answer within 15 s. */
+  readFile(prefix: string, rest: string): Promise<{ type?: string; data: Buffer } | null> {
+    const ch = this.control;
+    if (!ch || ch.closed) return Promise.resolve(null);
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.files.get(id)?.(null), 15_000);
+      timer.unref();
+      this.files.set(id, (file) => {
+        clearTimeout(timer);
+        this.files.delete(id);
+        resolve(file);
+      });
+      ch.sendLine(JSON.stringify({ t: 'file', id, prefix, rest, bytes: true }));
+    });
+  }
+
   /** A line on the control channel: an answer, or an event (which may change the panes). */
   controlLine(bytes: Buffer, changed: () => void, removed: (paneId: string) => void = () => undefined): string | undefined {
     let f: { t?: unknown; id?: unknown; ok?: unknown; res?: unknown; error?: unknown; name?: unknown };
@@ -102,6 +125,10 @@ class Machine {
       if (f.name === 'pane.updated' || f.name === 'pane.removed') changed();
       const gone = (f as { payload?: { paneId?: unknown } }).payload?.paneId;
       if (f.name === 'pane.removed' && typeof gone === 'string') removed(gone);
+    } else if (f.t === 'file' && typeof f.id === 'number') {
+      const file = (f as { file?: { type?: unknown; data?: unknown } | null }).file;
+      if (file !== null && (typeof file !== 'object' || typeof file.data !== 'string' || file.data.length > Math.ceil(FILE_BYTES_MAX / 3) * 4)) return 'a file answer that is not one';
+      this.files.get(f.id)?.(file ? { ...(typeof file.type === 'string' ? { type: file.type } : {}), data: Buffer.from(file.data as string, 'base64') } : null);
     } else if (f.t !== 'ping') {
       return `a frame of type ${JSON.stringify(f.t).slice(0, 20)}`;
     }
@@ -111,6 +138,7 @@ class Machine {
   dropPending(why: string): void {
     for (const done of this.pending.values()) done({ ok: false, error: why });
     this.pending.clear();
+    for (const done of [...this.files.values()]) done(null);
   }
 }
 
@@ -136,6 +164,13 @@ export class Machines implements ViaRouter {
       deps.core.around('worktree.new', (req, _c, next) => this.worktreeFar(req, next));
       deps.core.around('tick.open', (req, _c, next) => this.tickFar(req, next));
     }
+    // Another machine's files (a far artifact's page or image): /m/<machine>/<prefix>/<rest>.
+    const farDir = path.join(statePaths(deps.env).run, 'far-files');
+    deps.core.serveFiles(FAR_FILES_PREFIX, farFileResolver((name, prefix, rest) => {
+      const m = this.byName.get(name);
+      return m && m.state === 'connected' ? m.readFile(prefix, rest) : Promise.resolve(null);
+    }, farDir));
+    deps.core.onDispose(() => fs.rmSync(farDir, { recursive: true, force: true }));
     deps.core.handle('machine.connect', (req) => this.connect(req));
     deps.core.handle('machine.list', () => this.list());
     deps.core.handle('machine.retry', (req) => this.retryNow(req.name));
@@ -211,7 +246,8 @@ export class Machines implements ViaRouter {
   private async tickFar(req: Req<'tick.open'>, next: (req: Req<'tick.open'>) => Res<'tick.open'> | Promise<Res<'tick.open'>>): Promise<Res<'tick.open'>> {
     const far = this.farTarget(req, 'no Tick was opened there');
     if (!far) return next(req);
-    const res = (await far.m.request('tick.open', far.farReq)) as Res<'tick.open'>;
+    // Its working folder is one the dialog chose on that machine (unlike a new pane's, which is this window's).
+    const res = (await far.m.request('tick.open', { ...far.farReq, ...(req.cwd ? { cwd: req.cwd } : {}) })) as Res<'tick.open'>;
     if (!res || res.ok !== true) return res;
     return { ...res, paneId: this.placeFar(far.m, 'tick.open', res.paneId) };
   }
