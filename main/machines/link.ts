@@ -25,10 +25,32 @@ export class Channel extends EventEmitter {
   private readonly link: Link;
   closed = false;
 
+  /** Frames that came before anyone listened (in the same read as the open's answer): given out once a 'line' listener is added. */
+  private held: Array<['line' | 'binary', Buffer]> | undefined = [];
+
   constructor(link: Link, id: number) {
     super();
     this.link = link;
     this.id = id;
+    this.on('newListener', (event: string) => {
+      if (event === 'line' && this.held) queueMicrotask(() => this.release());
+    });
+  }
+
+  /** @internal a frame for whoever listens, or held until someone does */
+  deliver(kind: 'line' | 'binary', payload: Buffer): void {
+    if (this.held && this.listenerCount('line') === 0) {
+      if (this.held.length >= 1024) return this.close('too many frames before its first reader');
+      this.held.push([kind, payload]);
+      return;
+    }
+    this.emit(kind, payload);
+  }
+
+  private release(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const [kind, payload] of held) if (!this.closed) this.emit(kind, payload);
   }
 
   /** One JSON frame's text to the far service. */
@@ -138,9 +160,9 @@ export class Link extends EventEmitter {
     } else if (!c.open) {
       this.close(`${this.name} sent frames on channel ${channel} before opening it: the link was cut off`);
     } else if (kind === FRAME.line) {
-      c.ch.emit('line', payload);
+      c.ch.deliver('line', payload);
     } else if (kind === FRAME.binary) {
-      c.ch.emit('binary', payload);
+      c.ch.deliver('binary', payload);
     } else {
       this.close(`${this.name} sent a frame of kind ${kind} on channel ${channel}: the link was cut off`);
     }

@@ -208,18 +208,30 @@ describe('machines: the home service holds a link to another machine', () => {
     conn2.close();
   }, 90_000);
 
-  it('cuts off a far host that sends a frame no link carries, in one sentence, touching nothing here', async () => {
-    // What runs there answers with a good hello, then a frame of a kind no link knows.
-    const hostile = path.join(m.farEnv.HOME!, 'hostile');
+  it('cuts off a far host that sends a frame no link carries, an oversized one, or a line no service sends, in one sentence each, touching nothing here', async () => {
+    // What runs there answers with a good hello, then one bad frame (bytes as printf writes them).
     const hello = JSON.stringify({ bridge: 1, version: '0.1.0', protocol: PROTOCOL, hostname: 'evil', service: { pid: 1, startedAt: 'x', version: '0.1.0', protocol: PROTOCOL } });
-    fs.writeFileSync(hostile, `#!/bin/sh\nprintf 'TD-BRIDGE %s\\n' '${hello}'\nprintf '\\000\\000\\000\\006\\011\\000\\000\\000\\001x'\nsleep 10\n`, { mode: 0o755 });
+    const hostile = (name: string, bytes: string): string => {
+      // (After a second: the home side has asked for its control channel by then.)
+      fs.writeFileSync(path.join(m.farEnv.HOME!, name), `#!/bin/sh\nprintf 'TD-BRIDGE %s\\n' '${hello}'\nsleep 1\nprintf '${bytes}'\nsleep 10\n`, { mode: 0o755 });
+      return `~/${name}`;
+    };
+    const cases: Array<[string, string, RegExp]> = [
+      ['kind', '\\000\\000\\000\\006\\011\\000\\000\\000\\001x', /^hostile-kind sent what a link does not carry \(it sent a frame of kind 9, which no link knows\): the link was cut off$/],
+      ['big', '\\177\\377\\377\\377\\002\\000\\000\\000\\001', /^hostile-big sent what a link does not carry \(it sent a frame of 2147483647 bytes, outside 5 to 16777221\): the link was cut off$/],
+      // Its control channel opened, then a line no service sends.
+      ['line', '\\000\\000\\000\\007\\001\\000\\000\\000\\001{}\\000\\000\\000\\021\\002\\000\\000\\000\\001{"t":"nope"}', /^hostile-line sent a frame of type "nope" on its control channel: the link was cut off$/],
+    ];
     const conn = await connectService({ env: m.near.env, client: 'cli' });
     const before = home.app.panes.list().length;
-    await expect(conn.request('machine.connect', { target: m.alias, name: 'hostile', command: '~/hostile' }))
-      .rejects.toThrow(/^hostile sent what a link does not carry \(it sent a frame of kind 9, which no link knows\): the link was cut off$/);
+    const layoutBefore = JSON.stringify(home.app.panes.layout);
+    for (const [name, bytes, said] of cases) {
+      await expect(conn.request('machine.connect', { target: m.alias, name: `hostile-${name}`, command: hostile(`hostile-${name}`, bytes) })).rejects.toThrow(said);
+    }
     expect((await conn.request('machine.list', {})).map((i) => i.name)).toEqual([m.alias]);
     expect(home.app.settings.get().machines.map((r) => r.name)).toEqual([m.alias]);
     expect(home.app.panes.list().length).toBe(before);
+    expect(JSON.stringify(home.app.panes.layout)).toBe(layoutBefore);
     conn.close();
   }, 60_000);
 
