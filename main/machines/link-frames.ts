@@ -12,6 +12,8 @@
  *   payload
  */
 
+import { Leftover } from '../clients/frames.ts';
+
 /** Bumped when the link's stream changes in a way the other side could not read. */
 export const BRIDGE_PROTOCOL = 1;
 
@@ -149,10 +151,8 @@ export function parseOpenSpec(payload: Buffer): OpenSpec | string {
 export class LinkReader {
   /** Before the hello: what came so far. */
   private buf: Buffer = Buffer.alloc(0);
-  /** After it: a partial frame's parts, their length, and the length of the whole frame (0: not known yet). */
-  private parts: Buffer[] = [];
-  private have = 0;
-  private need = 0;
+  /** After it: a partial frame, joined once it is whole. */
+  private readonly left = new Leftover();
   private helloSeen = false;
   private dead = false;
   private readonly mark: string;
@@ -197,22 +197,15 @@ export class LinkReader {
 
   /** Frames from a chunk; a partial frame's parts are kept and joined once, when it is whole (a 64 KiB frame comes in several reads of ssh's output). */
   private frames(chunk: Buffer): void {
-    let buf = chunk;
-    if (this.have > 0) {
-      this.parts.push(chunk);
-      this.have += chunk.length;
-      if (this.need > 0 && this.have < this.need) return;
-      buf = Buffer.concat(this.parts, this.have);
-      this.parts = [];
-      this.have = 0;
-      this.need = 0;
-    }
+    const buf = this.left.take(chunk);
+    if (!buf) return;
     let at = 0;
+    let need = 0;
     while (!this.dead && buf.length - at >= 4) {
       const len = buf.readUInt32BE(at);
       if (len < 5 || len > MAX_LINK_FRAME) return this.fail(`it sent a frame of ${len} bytes, outside 5 to ${MAX_LINK_FRAME}`);
       if (buf.length - at - 4 < len) {
-        this.need = 4 + len;
+        need = 4 + len;
         break;
       }
       const kind = buf[at + 4]!;
@@ -222,18 +215,13 @@ export class LinkReader {
       at += 4 + len;
       this.onFrame(kind as FrameKind, channel, payload);
     }
-    if (!this.dead && at < buf.length) {
-      const rest = buf.subarray(at);
-      this.parts = [rest];
-      this.have = rest.length;
-    }
+    if (!this.dead && at < buf.length) this.left.keep(buf.subarray(at), need);
   }
 
   private fail(why: string): void {
     this.dead = true;
     this.buf = Buffer.alloc(0);
-    this.parts = [];
-    this.have = 0;
+    this.left.clear();
     this.onFail(why);
   }
 }

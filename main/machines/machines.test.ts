@@ -73,6 +73,13 @@ async function homeWindow(): Promise<{ send(f: unknown): void; via(f: unknown): 
   };
 }
 
+/** A command-line client of the home service, once the machine is connected. */
+async function connectedCli(): Promise<Awaited<ReturnType<typeof connectService>>> {
+  const conn = await connectService({ env: m.near.env, client: 'cli' });
+  await waitFor(async () => (await conn.request('machine.list', {})).find((i) => i.name === m.alias && i.state === 'connected'), 'the machine connected', 60_000);
+  return conn;
+}
+
 const viaRes = (id: number) => (f: Record<string, unknown>): boolean => f.t === 'via' && (f.f as { t?: string; id?: number }).t === 'res' && (f.f as { id?: number }).id === id;
 
 describe('machines: the home service holds a link to another machine', () => {
@@ -149,8 +156,7 @@ describe('machines: the home service holds a link to another machine', () => {
   }, 60_000);
 
   it('makes a pane on a machine and holds it in the home layout beside the focused pane, saved with the session, and takes it out when it is closed there', async () => {
-    const conn = await connectService({ env: m.near.env, client: 'cli' });
-    await waitFor(async () => (await conn.request('machine.list', {})).find((i) => i.name === m.alias && i.state === 'connected'), 'the machine connected');
+    const conn = await connectedCli();
     await expect(conn.request('pane.create', { machine: 'elsewhere' })).rejects.toThrow('no machine is named "elsewhere": connect it with + Machine… or `terminal-delight connect HOST`');
     const localBefore = home.app.panes.list().length;
     const far = await conn.request('pane.create', { machine: m.alias, direction: 'right' });
@@ -292,8 +298,7 @@ describe('machines: the home service holds a link to another machine', () => {
   }, 90_000);
 
   it('makes a worktree agent and opens a Tick on a machine: made there, their panes placed in the home layout; refused in one sentence for a machine not connected', async () => {
-    const conn = await connectService({ env: m.near.env, client: 'cli' });
-    await waitFor(async () => (await conn.request('machine.list', {})).find((i) => i.name === m.alias && i.state === 'connected'), 'the machine connected', 60_000);
+    const conn = await connectedCli();
     // A repository on the far machine only.
     const repo = makeRepo(path.join(m.far.dir, 'src', 'far-app'), gitTestEnv(m.farEnv, m.far.dir));
     const wt = await conn.request('worktree.new', { machine: m.alias, repo, name: 'far-fix', command: ['/bin/sh', '-c', 'echo agent-in-$(basename $PWD); exec cat'] });
@@ -321,8 +326,7 @@ describe('machines: the home service holds a link to another machine', () => {
   }, 90_000);
 
   it('serves a far artifact\'s file at /m/<machine>/… through the control channel, with this machine\'s own sandbox; nothing for what that machine does not serve', async () => {
-    const conn = await connectService({ env: m.near.env, client: 'cli' });
-    await waitFor(async () => (await conn.request('machine.list', {})).find((i) => i.name === m.alias && i.state === 'connected'), 'the machine connected', 60_000);
+    const conn = await connectedCli();
     const far = await conn.request('pane.create', { machine: m.alias, command: ['/bin/sh', '-c', 'exec cat'] });
     const local = far.id.split('/')[1]!;
     // An artifact card on the far pane naming a page on the far machine.
