@@ -242,6 +242,22 @@ describe('far panes in the window', () => {
     expect(farActions).toHaveLength(1);
     expect(farActions[0]).toContain('"target":"TTL"');
 
+    // A far HTML artifact opens in the viewer: its page read from that machine through the home service (/m/<machine>/…), sandboxed.
+    const page = path.join(m.far.dir, 'far-report.html');
+    fs.writeFileSync(page, '<!doctype html><h1>Report from the far machine</h1>');
+    dropSurface(farFolder, { id: 'far-doc', kind: 'artifact', title: 'far-report.html', model: { location: page, summary: 'A page there.' } });
+    await bench.locator('[data-shelf="Files"]').click();
+    const docCard = bench.locator('[data-surface-id="far-doc"]');
+    await docCard.waitFor({ timeout: 30_000 });
+    await docCard.getByRole('button', { name: /^Open / }).click();
+    const viewer = win.page.locator('.td-viewer');
+    await viewer.waitFor({ timeout: 20_000 });
+    expect(await viewer.locator('iframe').getAttribute('src')).toMatch(new RegExp(`^/m/${m.alias}/artifact/`));
+    expect(await viewer.frameLocator('iframe').locator('h1').textContent({ timeout: 20_000 })).toBe('Report from the far machine');
+    await win.screenshot('far-artifact-viewer-dark');
+    await viewer.getByRole('button', { name: 'Close the document' }).click();
+    await viewer.waitFor({ state: 'detached' });
+
     // "+ Agent" on the machine: its own agents are listed (one installed there only), and the one chosen runs there.
     fs.writeFileSync(path.join(m.far.dir, 'bin', 'opencode'), '#!/bin/sh\necho "far-opencode on $(hostname)"\nexec cat\n', { mode: 0o755 });
     await win.page.getByRole('button', { name: '+ Agent' }).click();
