@@ -10,7 +10,7 @@ import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectService, stopService } from '../main/service/client.ts';
 import { startFarMachine, type FarMachine } from '../main/machines/sshd-testing.ts';
-import { axeViolations, dropSurface, launchBrowser, openWindow, startServe, type Serve, type TdPage } from './harness.ts';
+import { axeViolations, dropSurface, launchBrowser, openWindow, ROOT, startServe, type Serve, type TdPage } from './harness.ts';
 import { statePaths } from '../main/paths.ts';
 import path from 'node:path';
 
@@ -54,6 +54,32 @@ describe('+ Machine…', () => {
     // A machine that never connected is not kept: the title bar does not show it.
     expect(await win.page.locator('.machine-chip').count()).toBe(0);
   }, 60_000);
+
+  it('says in one sentence that ssh could not log in, and that terminal-delight is not installed there, each with the command that fixes it', async () => {
+    const connect = async (name: string): Promise<string | null> => {
+      await dialog(win).getByRole('textbox', { name: 'Machine' }).fill(m.alias);
+      await dialog(win).getByRole('textbox', { name: 'Name' }).fill(name);
+      await dialog(win).getByRole('button', { name: 'Connect' }).click();
+      const alert = dialog(win).getByRole('alert').filter({ hasText: name });
+      await alert.waitFor({ timeout: 30_000 });
+      return alert.textContent();
+    };
+    m.wrongKey();
+    try {
+      expect(await connect('locked')).toMatch(new RegExp(`^ssh could not log in to locked \\(.*Permission denied \\(publickey\\)\\.?\\): add your key there with \`ssh-copy-id ${m.alias}\`, or load it into your agent with \`ssh-add\`, then \`terminal-delight connect ${m.alias} --name locked\`\\.$`));
+      await win.screenshot('machine-dialog-auth-dark');
+    } finally {
+      m.rightKey();
+    }
+    m.farInstalled(false);
+    try {
+      expect(await connect('bare')).toBe(`terminal-delight is not installed on bare (or not on its PATH for ssh commands): install Node 22.12 or newer and terminal-delight there (README, "Machines"), or give its path with \`terminal-delight connect ${m.alias} --name bare --command ~/path/to/terminal-delight\`.`);
+    } finally {
+      m.farInstalled(true);
+    }
+    // Neither is kept.
+    expect(await win.page.locator('.machine-chip').count()).toBe(0);
+  }, 90_000);
 
   it('connects a machine over ssh: its name in its colour in the title bar, and "reconnecting…" while its link is down', async () => {
     await dialog(win).getByRole('textbox', { name: 'Machine' }).fill(m.alias);
@@ -199,6 +225,39 @@ describe('far panes in the window', () => {
     await win.waitForText(id, /^again-9$/m, 30_000);
     conn.close();
 
+    // Back, the card answered from this window: recorded on the far machine, and its line typed into the far pane,
+    // once a program there reads it (a bare shell would run it as a command: the far service refuses that, as at home).
+    await win.typeLine(id, 'cat');
+    const bench = win.page.locator(`[data-pane-id="${id}"] .pane-bench`);
+    const sent = async (): Promise<boolean> => (await bench.locator('.tdb-sent-line').count()) > 0;
+    await win.waitFor(async () => {
+      if (!(await sent())) await choose.click();
+      return win.waitFor(sent, 'the card\'s answer sent', 2_000).then(() => true, () => false);
+    }, 'the card answered once cat reads the pane', 30_000).catch(async (e: Error) => {
+      throw new Error(`${e.message}; the bench shows: ${await bench.innerText()}`);
+    });
+    // (The far pane is narrow: the line wraps there.)
+    await win.waitFor(async () => /\[workbench:[^\]]*\]chooseonsurfacepick·TTL/.test((await win.text(id)).replace(/\s+/g, '')), 'the answer\'s line in the far pane', 30_000);
+    const farActions = fs.readFileSync(path.join(farFolder, 'actions.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"surface":"pick"'));
+    expect(farActions).toHaveLength(1);
+    expect(farActions[0]).toContain('"target":"TTL"');
+
+    // A far HTML artifact opens in the viewer: its page read from that machine through the home service (/m/<machine>/…), sandboxed.
+    const page = path.join(m.far.dir, 'far-report.html');
+    fs.writeFileSync(page, '<!doctype html><h1>Report from the far machine</h1>');
+    dropSurface(farFolder, { id: 'far-doc', kind: 'artifact', title: 'far-report.html', model: { location: page, summary: 'A page there.' } });
+    await bench.locator('[data-shelf="Files"]').click();
+    const docCard = bench.locator('[data-surface-id="far-doc"]');
+    await docCard.waitFor({ timeout: 30_000 });
+    await docCard.getByRole('button', { name: /^Open / }).click();
+    const viewer = win.page.locator('.td-viewer');
+    await viewer.waitFor({ timeout: 20_000 });
+    expect(await viewer.locator('iframe').getAttribute('src')).toMatch(new RegExp(`^/m/${m.alias}/artifact/`));
+    expect(await viewer.frameLocator('iframe').locator('h1').textContent({ timeout: 20_000 })).toBe('Report from the far machine');
+    await win.screenshot('far-artifact-viewer-dark');
+    await viewer.getByRole('button', { name: 'Close the document' }).click();
+    await viewer.waitFor({ state: 'detached' });
+
     // "+ Agent" on the machine: its own agents are listed (one installed there only), and the one chosen runs there.
     fs.writeFileSync(path.join(m.far.dir, 'bin', 'opencode'), '#!/bin/sh\necho "far-opencode on $(hostname)"\nexec cat\n', { mode: 0o755 });
     await win.page.getByRole('button', { name: '+ Agent' }).click();
@@ -216,6 +275,28 @@ describe('far panes in the window', () => {
     expect(agentId.startsWith(`${m.alias}/`)).toBe(true);
     await win.waitForText(agentId, /far-opencode on/, 30_000);
     expect(await win.header(agentId).getByTestId('pane-machine').textContent()).toBe(m.alias);
+
+    // Open Tick… on the machine: "On" chooses it, and the Tick runs there, its pane here with the machine's name.
+    const tickDialog = win.page.getByRole('dialog', { name: 'Open a Tick' });
+    await win.page.getByRole('button', { name: 'Open Tick…' }).click();
+    await tickDialog.waitFor();
+    await tickDialog.getByRole('combobox').selectOption(m.alias);
+    const counter = path.join(ROOT, 'assets', 'ticks', 'counter', 'counter.mjs');
+    await tickDialog.getByLabel('Command').fill(`'${process.execPath}' '${counter}'`);
+    await tickDialog.getByLabel('Working folder').fill(m.far.dir);
+    await tickDialog.getByLabel('Title').fill('Counter on the machine');
+    await win.screenshot('far-open-tick-dark');
+    expect(await axeViolations(win, 'Open Tick with machines, dark')).toEqual([]);
+    const beforeTick = new Set(await win.paneIds());
+    await tickDialog.getByRole('button', { name: 'Open' }).click();
+    await tickDialog.waitFor({ state: 'detached', timeout: 30_000 });
+    await win.waitFor(async () => (await win.paneIds()).some((p) => !beforeTick.has(p)), 'the far Tick pane');
+    const tickId = (await win.paneIds()).find((p) => !beforeTick.has(p))!;
+    expect(tickId.startsWith(`${m.alias}/`)).toBe(true);
+    expect(await win.header(tickId).getByTestId('pane-machine').textContent()).toBe(m.alias);
+    const farTicks = await connectService({ env: m.farEnv, client: 'cli', start: false });
+    expect((await farTicks.request('tick.list', {})).map((i) => i.paneId)).toContain(tickId.split('/')[1]);
+    farTicks.close();
 
     // A far id in the layout that its machine does not have (closed there while the layout was away): said so, and Close takes it out.
     const ghost = `${m.alias}/ghost1`;

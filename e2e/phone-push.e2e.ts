@@ -121,7 +121,8 @@ describe('push to a phone that trusts the door', () => {
     await expect.poll(async () => (await shown()).length).toBe(1);
     await click(deploy.tag, 'a0');
     await expect.poll(shown).toEqual([{ title: 'Not sent', body: expect.stringContaining('already answered elsewhere'), tag: `${deploy.tag}-refused`, actions: [] }]);
+    // The desktop's answer is typed as its line, then Enter 200 ms later: cat writes it once the line ends.
+    await expect.poll(() => fs.readFileSync(out, 'utf8'), { timeout: 20_000 }).toContain('choose on surface deploy · Wait');
     expect(fs.readFileSync(out, 'utf8')).not.toContain('Ship');
-    expect(fs.readFileSync(out, 'utf8')).toContain('choose on surface deploy · Wait');
   }, 120_000);
 });

@@ -29,7 +29,8 @@ export interface ResolvedFile {
   type?: string;
   csp?: string;
 }
-export type FileResolver = (rest: string) => ResolvedFile | undefined;
+/** A file route's resolver: the file, or undefined for 404; a promise where it is fetched (another machine's files: main/machines/far-files.ts). */
+export type FileResolver = (rest: string) => ResolvedFile | undefined | Promise<ResolvedFile | undefined>;
 
 /** A request that names no known channel or breaks its payload's shape. */
 export class ContractError extends Error {}
@@ -124,7 +125,7 @@ export class Core {
     this.fileRoutes.set(prefix, resolve);
   }
 
-  resolveFile(prefix: string, rest: string): ResolvedFile | undefined {
+  resolveFile(prefix: string, rest: string): ResolvedFile | undefined | Promise<ResolvedFile | undefined> {
     return this.fileRoutes.get(prefix)?.(rest);
   }
 

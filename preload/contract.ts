@@ -473,11 +473,11 @@ export interface Requests {
   'artifact.reveal': { req: { paneId: string; surfaceId: string }; res: { ok: boolean; error?: string } };
   'bench.set': { req: { paneId: string; open: boolean }; res: void };
 
-  /** Open a Tick by its command line, or by an installed package (its name, or its folder) instead of command. */
-  'tick.open': { req: { command?: string[]; package?: string; cwd?: string; title?: string }; res: { ok: true; instance: InstanceInfo; paneId: string } | { ok: false; error: string; screen?: string } };
+  /** Open a Tick by its command line, or by an installed package (its name, or its folder) instead of command; on a machine (`machine`): opened there, its pane placed in this window's layout. */
+  'tick.open': { req: { command?: string[]; package?: string; cwd?: string; title?: string; machine?: string }; res: { ok: true; instance: InstanceInfo; paneId: string } | { ok: false; error: string; screen?: string } };
   'tick.list': { req: Record<string, never>; res: InstanceInfo[] };
   /** Installed Tick packages: the project's holding cwd (when given), then the user's. */
-  'tick.packages': { req: { cwd?: string }; res: TickPackageInfo[] };
+  'tick.packages': { req: { cwd?: string; machine?: string }; res: TickPackageInfo[] };
   'tick.close': { req: { instanceId: string }; res: void };
   /** Show (open: true, attach the Tick's pane to the layout) or hide (detach) a view; the session runs on either way. */
   'tick.view': { req: { instanceId: string; open: boolean }; res: { ok: boolean; error?: string } };
@@ -525,9 +525,9 @@ export interface Requests {
   'search.transcript': { req: { paneId: string; session: string; ref: string }; res: { ok: true; transcript: SearchTranscript } | { ok: false; error: string } };
 
   /** What "New agent in a worktree" offers for a folder (default: the focused pane's): the repository, its branches, the current one. */
-  'worktree.probe': { req: { dir?: string }; res: WorktreeResult<{ repo: string; current: string | null; branches: string[]; folder: string; setup: string }> };
-  /** A new branch from `base` in a new worktree (`.worktreeinclude` files copied, the setup command run), and an agent pane in it. */
-  'worktree.new': { req: { repo?: string; base?: string; name?: string; prompt?: string; command?: string[]; splitOf?: string; direction?: 'right' | 'down' }; res: WorktreeResult<{ pane: PaneInfo; worktree: WorktreeInfo }> };
+  'worktree.probe': { req: { dir?: string; machine?: string }; res: WorktreeResult<{ repo: string; current: string | null; branches: string[]; folder: string; setup: string }> };
+  /** A new branch from `base` in a new worktree (`.worktreeinclude` files copied, the setup command run), and an agent pane in it; on a machine (`machine`, or a far `splitOf`): made there, placed in this window's layout. */
+  'worktree.new': { req: { repo?: string; base?: string; name?: string; prompt?: string; command?: string[]; splitOf?: string; direction?: 'right' | 'down'; machine?: string }; res: WorktreeResult<{ pane: PaneInfo; worktree: WorktreeInfo }> };
   /** Every worktree the app made, with or without a pane. */
   'worktree.list': { req: Record<string, never>; res: WorktreeInfo[] };
   /** What the Finish actions need: uncommitted files, a commit message drawn from the agent's last reply, the remote, whether gh can open a pull request. */

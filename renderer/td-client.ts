@@ -14,7 +14,7 @@
  */
 import { VIA_OUTPUT_FRAME, type ClientFrame, type EventName, type Events, type Req, type RequestName, type Res, type ServerFrame, type TdApi, type ViaServerFrame } from '../preload/contract.ts';
 import { decodeOutputFrame } from '../preload/output-frame.ts';
-import { qualify, qualifyEvent, qualifyResult, routeRequest, splitPaneId } from './machines/qualify.ts';
+import { qualify, qualifyEvent, qualifyResult, routeRequest, splitPaneId } from '../common/qualify.ts';
 import { defaultWsUrl, type EarlySocket } from './early.ts';
 
 export { defaultWsUrl };

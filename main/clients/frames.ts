@@ -30,15 +30,47 @@ export function binaryHeader(length: number): Buffer {
 }
 
 /**
+ * What is left of a stream's last read (a partial frame), kept in parts and joined once, when
+ * there is enough for the frame it begins (`need` bytes in all; 0: not known yet, joined with
+ * the next read): a 64 KiB frame that comes in many reads is copied once, not with each.
+ */
+export class Leftover {
+  private parts: Buffer[] = [];
+  private have = 0;
+  private need = 0;
+
+  /** The bytes to read now: the chunk itself, or what was left joined with it; undefined while the frame is still short. */
+  take(chunk: Buffer): Buffer | undefined {
+    if (this.have === 0) return chunk;
+    this.parts.push(chunk);
+    this.have += chunk.length;
+    if (this.need > 0 && this.have < this.need) return undefined;
+    const buf = Buffer.concat(this.parts, this.have);
+    this.clear();
+    return buf;
+  }
+
+  /** Keep `rest` (not read yet) for the next read; `need`: the whole frame's length, when known. */
+  keep(rest: Buffer, need = 0): void {
+    this.parts = [rest];
+    this.have = rest.length;
+    this.need = need;
+  }
+
+  clear(): void {
+    this.parts = [];
+    this.have = 0;
+    this.need = 0;
+  }
+}
+
+/**
  * Splits the service socket's bytes into JSON lines and binary frames, without decoding
  * them (a relay passes both on as they are). `overflow` is called once when a line or a
  * frame is longer than `max` (the caller closes the connection).
  */
 export class FrameSplitter {
-  private parts: Buffer[] = [];
-  private have = 0;
-  /** Bytes the partial binary frame needs in all (0: not known yet), so its parts are joined once. */
-  private need = 0;
+  private readonly left = new Leftover();
   private dead = false;
   private readonly onLine: (line: Buffer) => void;
   private readonly onBinary: (frame: Buffer) => void;
@@ -54,24 +86,17 @@ export class FrameSplitter {
 
   push(chunk: Buffer): void {
     if (this.dead || chunk.length === 0) return;
-    let buf = chunk;
-    if (this.have > 0) {
-      this.parts.push(chunk);
-      this.have += chunk.length;
-      if (this.need > 0 && this.have < this.need) return;
-      buf = Buffer.concat(this.parts, this.have);
-      this.parts = [];
-      this.have = 0;
-      this.need = 0;
-    }
+    const buf = this.left.take(chunk);
+    if (!buf) return;
     let at = 0;
+    let need = 0;
     while (at < buf.length && !this.dead) {
       if (buf[at] === BINARY_MARK) {
         if (buf.length - at < 5) break;
         const len = buf.readUInt32BE(at + 1);
         if (len > this.max) return this.overflow();
         if (buf.length - at - 5 < len) {
-          this.need = 5 + len;
+          need = 5 + len;
           break;
         }
         this.onBinary(buf.subarray(at + 5, at + 5 + len));
@@ -86,18 +111,12 @@ export class FrameSplitter {
         at = nl + 1;
       }
     }
-    if (at < buf.length && !this.dead) {
-      const rest = buf.subarray(at);
-      this.parts = [rest];
-      this.have = rest.length;
-    }
+    if (at < buf.length && !this.dead) this.left.keep(buf.subarray(at), need);
   }
 
   private overflow(): void {
     this.dead = true;
-    this.parts = [];
-    this.have = 0;
-    this.need = 0;
+    this.left.clear();
     this.onOverflow();
   }
 }

@@ -10,8 +10,9 @@
  */
 import type { ClientFrame, EventName, Events, RequestName, ServerFrame } from '../../preload/contract.ts';
 import type { Client, Core } from '../core.ts';
+import fs from 'node:fs';
 import { encodeOutputFrame } from './frames.ts';
-import type { ControlFrame, DoorAnswer, FileAnswer, FirstPaintAnswer, FirstPaintAsk, FirstPaintFrameAnswer } from './wire.ts';
+import { FILE_BYTES_MAX, type ControlFrame, type DoorAnswer, type FileAnswer, type FileBytesAnswer, type FirstPaintAnswer, type FirstPaintAsk, type FirstPaintFrameAnswer } from './wire.ts';
 
 /** A transport to one client. `send` takes one frame's JSON text; the transport frames it. */
 export interface Link {
@@ -171,15 +172,21 @@ export class Connection implements ViaWindow {
 
   private file(frame: Extract<ControlFrame, { t: 'file' }>): void {
     const id = Number.isSafeInteger(frame.id) ? frame.id : -1;
-    let file: FileAnswer['file'] = null;
-    if (typeof frame.prefix === 'string' && typeof frame.rest === 'string' && !frame.rest.includes('\0')) {
-      try {
-        file = this.hub.core.resolveFile(frame.prefix, frame.rest) ?? null;
-      } catch {
-        file = null;
-      }
+    const answer = (file: FileAnswer['file'] | FileBytesAnswer['file']): void => this.send(JSON.stringify({ t: 'file', id, file }));
+    if (typeof frame.prefix !== 'string' || typeof frame.rest !== 'string' || frame.rest.includes('\0')) return answer(null);
+    let found: ReturnType<Core['resolveFile']>;
+    try {
+      found = this.hub.core.resolveFile(frame.prefix, frame.rest);
+    } catch {
+      return answer(null);
     }
-    this.send(JSON.stringify({ t: 'file', id, file } satisfies FileAnswer));
+    void Promise.resolve(found).then(async (file) => {
+      if (!file || frame.bytes !== true) return answer(file ?? null);
+      // Its bytes (another machine's home service asking): never more than FILE_BYTES_MAX.
+      const st = await fs.promises.stat(file.path);
+      if (!st.isFile() || st.size > FILE_BYTES_MAX) return answer(null);
+      answer({ ...(file.type ? { type: file.type } : {}), data: (await fs.promises.readFile(file.path)).toString('base64') });
+    }).catch(() => answer(null));
   }
 
   private firstPaint(frame: Extract<ControlFrame, { t: 'first-paint' }>, answer: (ask: FirstPaintAsk) => FirstPaintAnswer): void {

@@ -37,7 +37,7 @@ export type ControlFrame =
   | { t: 'ping' }
   | { t: 'pong' }
   /** Resolve a file route (core.serveFiles) for serve's HTTP or Electron's app:// protocol. */
-  | { t: 'file'; id: number; prefix: string; rest: string }
+  | { t: 'file'; id: number; prefix: string; rest: string; bytes?: boolean }
   /**
    * The theme and first paint for a window about to load (main/door/first-paint.ts): what a
    * relay or Electron's shell puts into index.html. `theme` is the window's own (`?theme=`),
@@ -122,6 +122,15 @@ export interface FirstPaintAnswer {
 export type FirstPaintFrameAnswer = { t: 'first-paint'; id: number } & FirstPaintAnswer;
 
 export type FileAnswer = { t: 'file'; id: number; file: { path: string; type?: string; csp?: string } | null };
+
+/**
+ * A file route's answer asked with `bytes` (the home service reading another machine's file
+ * through its control channel): the file's bytes in base64 (at most FILE_BYTES_MAX), no path.
+ */
+export type FileBytesAnswer = { t: 'file'; id: number; file: { type?: string; data: string } | null };
+
+/** A file sent as bytes, at most (base64 in one JSON line, under the socket's line limit). */
+export const FILE_BYTES_MAX = 8 * 1024 * 1024;
 
 const KINDS: readonly ClientKind[] = ['serve', 'electron', 'cli'];
 

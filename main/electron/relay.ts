@@ -8,6 +8,7 @@
 import type { EventName, Events, Req, RequestName, Res } from '../../preload/contract.ts';
 import type { ResolvedFile } from '../core.ts';
 import type { FirstPaintAnswer } from '../door/first-paint.ts';
+import { qualifyEvent, qualifyResult, routeRequest } from '../../common/qualify.ts';
 import { connectService, stopService, type ServiceConnection, ServiceError } from '../service/client.ts';
 
 export interface RelayOptions {
@@ -64,7 +65,12 @@ export class ElectronRelay {
     return this.controlPending;
   }
 
-  /** A request from a window (its own connection: the service knows each window apart). */
+  /**
+   * A request from a window (its own connection: the service knows each window apart). One
+   * about another machine's pane (a qualified id, or `machine`) goes to that machine through
+   * the home service as a `via` frame, as the browser's td-client sends it, and its answer
+   * comes back qualified (docs/spec/remote.md, "The Electron window").
+   */
   async request<K extends RequestName>(windowId: string, name: K, req: Req<K>): Promise<Res<K>> {
     if (this.stopped) {
       // The window's "Start the service" (renderer/service/StoppedBar.tsx): the one way back.
@@ -73,8 +79,16 @@ export class ElectronRelay {
       await this.start();
       for (const l of [...this.goneListeners]) l();
     }
+    const routed = routeRequest(name, req);
+    if ('error' in routed) throw new ServiceError(routed.error);
     const conn = await this.window(windowId);
-    return conn.request(name, req);
+    if (routed.machine === undefined) return conn.request(name, req);
+    if (name === 'pane.ack') {
+      const a = routed.req as { paneId?: unknown; chars?: unknown };
+      if (typeof a.paneId === 'string' && typeof a.chars === 'number') conn.ackVia(routed.machine, a.paneId, a.chars);
+      return null as unknown as Res<K>;
+    }
+    return qualifyResult(routed.machine, name, await conn.requestVia(routed.machine, name, routed.req)) as Res<K>;
   }
 
   /** A request of the main's own (the tray, a native dialog). */
@@ -158,6 +172,11 @@ export class ElectronRelay {
     const p = connectService({ env: this.opts.env, client: 'electron', cwd: this.opts.cwd, binary: true }).then((c) => {
       c.on('event', (name: EventName, payload: Events[EventName]) => {
         for (const l of [...this.windowListeners]) l(windowId, name, payload);
+      });
+      // Another machine's events for this window, its pane ids qualified (none of its own window state).
+      c.on('via', (machine: string, name: EventName, payload: Events[EventName]) => {
+        const q = qualifyEvent(machine, name, payload);
+        if (q !== undefined) for (const l of [...this.windowListeners]) l(windowId, name, q);
       });
       c.on('close', () => {
         if (this.windows.get(windowId) !== p || this.closed) return;

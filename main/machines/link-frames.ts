@@ -12,6 +12,8 @@
  *   payload
  */
 
+import { Leftover } from '../clients/frames.ts';
+
 /** Bumped when the link's stream changes in a way the other side could not read. */
 export const BRIDGE_PROTOCOL = 1;
 
@@ -74,10 +76,20 @@ export interface OpenSpec {
 export function encodeFrame(kind: FrameKind, channel: number, payload: Buffer | string = ''): Buffer {
   const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
   const out = Buffer.allocUnsafe(9 + body.length);
-  out.writeUInt32BE(5 + body.length, 0);
+  writeHead(out, kind, channel, body.length);
+  body.copy(out, 9);
+  return out;
+}
+
+/** A frame's 9 bytes before a payload of `length` bytes: written before the payload itself, so a large payload is not copied. */
+export function frameHead(kind: FrameKind, channel: number, length: number): Buffer {
+  return writeHead(Buffer.allocUnsafe(9), kind, channel, length);
+}
+
+function writeHead(out: Buffer, kind: FrameKind, channel: number, length: number): Buffer {
+  out.writeUInt32BE(5 + length, 0);
   out[4] = kind;
   out.writeUInt32BE(channel, 5);
-  body.copy(out, 9);
   return out;
 }
 
@@ -137,7 +149,10 @@ export function parseOpenSpec(payload: Buffer): OpenSpec | string {
  * long, a kind not known, no hello within HELLO_MAX); nothing is read after it.
  */
 export class LinkReader {
+  /** Before the hello: what came so far. */
   private buf: Buffer = Buffer.alloc(0);
+  /** After it: a partial frame, joined once it is whole. */
+  private readonly left = new Leftover();
   private helloSeen = false;
   private dead = false;
   private readonly mark: string;
@@ -156,6 +171,7 @@ export class LinkReader {
 
   push(chunk: Buffer): void {
     if (this.dead || chunk.length === 0) return;
+    if (this.helloSeen) return this.frames(chunk);
     this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
     while (!this.helloSeen && !this.dead) {
       const nl = this.buf.indexOf(10);
@@ -174,24 +190,38 @@ export class LinkReader {
         if (this.skipped.length > HELLO_MAX) this.fail('it sent no hello: is what runs there terminal-delight\'s bridge?');
       }
     }
+    const rest = this.buf;
+    this.buf = Buffer.alloc(0);
+    if (!this.dead && rest.length > 0) this.frames(rest);
+  }
+
+  /** Frames from a chunk; a partial frame's parts are kept and joined once, when it is whole (a 64 KiB frame comes in several reads of ssh's output). */
+  private frames(chunk: Buffer): void {
+    const buf = this.left.take(chunk);
+    if (!buf) return;
     let at = 0;
-    while (!this.dead && this.buf.length - at >= 4) {
-      const len = this.buf.readUInt32BE(at);
+    let need = 0;
+    while (!this.dead && buf.length - at >= 4) {
+      const len = buf.readUInt32BE(at);
       if (len < 5 || len > MAX_LINK_FRAME) return this.fail(`it sent a frame of ${len} bytes, outside 5 to ${MAX_LINK_FRAME}`);
-      if (this.buf.length - at - 4 < len) break;
-      const kind = this.buf[at + 4]!;
+      if (buf.length - at - 4 < len) {
+        need = 4 + len;
+        break;
+      }
+      const kind = buf[at + 4]!;
       if (kind < FRAME.open || kind > FRAME.ping) return this.fail(`it sent a frame of kind ${kind}, which no link knows`);
-      const channel = this.buf.readUInt32BE(at + 5);
-      const payload = this.buf.subarray(at + 9, at + 4 + len);
+      const channel = buf.readUInt32BE(at + 5);
+      const payload = buf.subarray(at + 9, at + 4 + len);
       at += 4 + len;
       this.onFrame(kind as FrameKind, channel, payload);
     }
-    if (!this.dead) this.buf = at > 0 ? Buffer.from(this.buf.subarray(at)) : this.buf;
+    if (!this.dead && at < buf.length) this.left.keep(buf.subarray(at), need);
   }
 
   private fail(why: string): void {
     this.dead = true;
     this.buf = Buffer.alloc(0);
+    this.left.clear();
     this.onFail(why);
   }
 }

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { appVersion, PROTOCOL } from '../version.ts';
 import { BRIDGE_MARK, BRIDGE_PROTOCOL, FRAME, LINK_MARK, LINK_SILENT_MS, LinkReader, MAX_CHANNELS, PING_MS, encodeFrame, helloLine, parseBridgeHello, type BridgeHello, type FrameKind, type OpenSpec } from './link-frames.ts';
-import { linkFailure, sshArgv, versionProblem, type Failure, type Target } from './reasons.ts';
+import { linkFailure, sshArgv, sshDestination, versionProblem, type Failure, type Target } from './reasons.ts';
 
 export class LinkError extends Error {
   readonly failure: Failure;
@@ -25,10 +25,32 @@ export class Channel extends EventEmitter {
   private readonly link: Link;
   closed = false;
 
+  /** Frames that came before anyone listened (in the same read as the open's answer): given out once a 'line' listener is added. */
+  private held: Array<['line' | 'binary', Buffer]> | undefined = [];
+
   constructor(link: Link, id: number) {
     super();
     this.link = link;
     this.id = id;
+    this.on('newListener', (event: string) => {
+      if (event === 'line' && this.held) queueMicrotask(() => this.release());
+    });
+  }
+
+  /** @internal a frame for whoever listens, or held until someone does */
+  deliver(kind: 'line' | 'binary', payload: Buffer): void {
+    if (this.held && this.listenerCount('line') === 0) {
+      if (this.held.length >= 1024) return this.close('too many frames before its first reader');
+      this.held.push([kind, payload]);
+      return;
+    }
+    this.emit(kind, payload);
+  }
+
+  private release(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const [kind, payload] of held) if (!this.closed) this.emit(kind, payload);
   }
 
   /** One JSON frame's text to the far service. */
@@ -138,9 +160,9 @@ export class Link extends EventEmitter {
     } else if (!c.open) {
       this.close(`${this.name} sent frames on channel ${channel} before opening it: the link was cut off`);
     } else if (kind === FRAME.line) {
-      c.ch.emit('line', payload);
+      c.ch.deliver('line', payload);
     } else if (kind === FRAME.binary) {
-      c.ch.emit('binary', payload);
+      c.ch.deliver('binary', payload);
     } else {
       this.close(`${this.name} sent a frame of kind ${kind} on channel ${channel}: the link was cut off`);
     }
@@ -204,7 +226,7 @@ export function openLink(opts: LinkOptions): Promise<Link> {
         resolve(link);
       }
     };
-    const timer = setTimeout(() => settle(new LinkError({ kind: 'unreachable', sentence: `${opts.name} did not answer within ${Math.round((opts.timeoutMs ?? 30_000) / 1000)} s: run \`ssh ${opts.name}\` in a terminal to see why, then \`${opts.connectCmd}\`` })), opts.timeoutMs ?? 30_000);
+    const timer = setTimeout(() => settle(new LinkError({ kind: 'unreachable', sentence: `${opts.name} did not answer within ${Math.round((opts.timeoutMs ?? 30_000) / 1000)} s: run \`ssh ${sshDestination(opts.target)}\` in a terminal to see why, then \`${opts.connectCmd}\`` })), opts.timeoutMs ?? 30_000);
     timer.unref();
     const reader = new LinkReader(
       BRIDGE_MARK,
@@ -229,7 +251,7 @@ export function openLink(opts: LinkOptions): Promise<Link> {
     child.stderr!.on('data', (s: string) => link.addStderr(s));
     child.on('error', (err) => settle(new LinkError({ kind: 'unreachable', sentence: `ssh could not be started (${err.message}): install the OpenSSH client (apt-get install openssh-client)` })));
     child.on('close', (code, signal) => {
-      const failure = linkFailure(opts.name, { code, signal, stderr: link.stderrText + (reader.skipped ? `\n${reader.skipped}` : '') }, opts.connectCmd);
+      const failure = linkFailure(opts.name, { code, signal, stderr: link.stderrText + (reader.skipped ? `\n${reader.skipped}` : '') }, opts.connectCmd, sshDestination(opts.target));
       if (!settled) settle(new LinkError(failure));
       link.goDown(failure.sentence);
     });

@@ -3,6 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MachineInfo } from '../../preload/contract.ts';
+import { appRoot } from '../panes/env.ts';
 import { waitFor } from '../panes/testing.ts';
 import { connectService, stopService } from '../service/client.ts';
 import { startService, type RunningService } from '../service/service.ts';
@@ -10,6 +11,10 @@ import { PROTOCOL } from '../version.ts';
 import { paneIds } from '../panes/layout.ts';
 import { captureSession, loadSession } from '../state/session.ts';
 import { nearCli, startFarMachine, type FarMachine } from './sshd-testing.ts';
+import { gitTestEnv, makeRepo } from '../worktrees/testing.ts';
+import { statePaths } from '../paths.ts';
+import { HTML_CSP } from '../surfaces/artifacts.ts';
+import { qualifyResult } from '../../common/qualify.ts';
 
 let m: FarMachine;
 let home: RunningService;
@@ -61,6 +66,13 @@ async function homeWindow(): Promise<{ send(f: unknown): void; via(f: unknown): 
     wait: (pred, what, ms = 20_000) => waitFor(() => frames.find(pred), what, ms),
     close: () => socket.destroy(),
   };
+}
+
+/** A command-line client of the home service, once the machine is connected. */
+async function connectedCli(): Promise<Awaited<ReturnType<typeof connectService>>> {
+  const conn = await connectService({ env: m.near.env, client: 'cli' });
+  await waitFor(async () => (await conn.request('machine.list', {})).find((i) => i.name === m.alias && i.state === 'connected'), 'the machine connected', 60_000);
+  return conn;
 }
 
 const viaRes = (id: number) => (f: Record<string, unknown>): boolean => f.t === 'via' && (f.f as { t?: string; id?: number }).t === 'res' && (f.f as { id?: number }).id === id;
@@ -139,8 +151,7 @@ describe('machines: the home service holds a link to another machine', () => {
   }, 60_000);
 
   it('makes a pane on a machine and holds it in the home layout beside the focused pane, saved with the session, and takes it out when it is closed there', async () => {
-    const conn = await connectService({ env: m.near.env, client: 'cli' });
-    await waitFor(async () => (await conn.request('machine.list', {})).find((i) => i.name === m.alias && i.state === 'connected'), 'the machine connected');
+    const conn = await connectedCli();
     await expect(conn.request('pane.create', { machine: 'elsewhere' })).rejects.toThrow('no machine is named "elsewhere": connect it with + Machine… or `terminal-delight connect HOST`');
     const localBefore = home.app.panes.list().length;
     const far = await conn.request('pane.create', { machine: m.alias, direction: 'right' });
@@ -198,18 +209,30 @@ describe('machines: the home service holds a link to another machine', () => {
     conn2.close();
   }, 90_000);
 
-  it('cuts off a far host that sends a frame no link carries, in one sentence, touching nothing here', async () => {
-    // What runs there answers with a good hello, then a frame of a kind no link knows.
-    const hostile = path.join(m.farEnv.HOME!, 'hostile');
+  it('cuts off a far host that sends a frame no link carries, an oversized one, or a line no service sends, in one sentence each, touching nothing here', async () => {
+    // What runs there answers with a good hello, then one bad frame (bytes as printf writes them).
     const hello = JSON.stringify({ bridge: 1, version: '0.1.0', protocol: PROTOCOL, hostname: 'evil', service: { pid: 1, startedAt: 'x', version: '0.1.0', protocol: PROTOCOL } });
-    fs.writeFileSync(hostile, `#!/bin/sh\nprintf 'TD-BRIDGE %s\\n' '${hello}'\nprintf '\\000\\000\\000\\006\\011\\000\\000\\000\\001x'\nsleep 10\n`, { mode: 0o755 });
+    const hostile = (name: string, bytes: string): string => {
+      // (After a second: the home side has asked for its control channel by then.)
+      fs.writeFileSync(path.join(m.farEnv.HOME!, name), `#!/bin/sh\nprintf 'TD-BRIDGE %s\\n' '${hello}'\nsleep 1\nprintf '${bytes}'\nsleep 10\n`, { mode: 0o755 });
+      return `~/${name}`;
+    };
+    const cases: Array<[string, string, RegExp]> = [
+      ['kind', '\\000\\000\\000\\006\\011\\000\\000\\000\\001x', /^hostile-kind sent what a link does not carry \(it sent a frame of kind 9, which no link knows\): the link was cut off$/],
+      ['big', '\\177\\377\\377\\377\\002\\000\\000\\000\\001', /^hostile-big sent what a link does not carry \(it sent a frame of 2147483647 bytes, outside 5 to 16777221\): the link was cut off$/],
+      // Its control channel opened, then a line no service sends.
+      ['line', '\\000\\000\\000\\007\\001\\000\\000\\000\\001{}\\000\\000\\000\\021\\002\\000\\000\\000\\001{"t":"nope"}', /^hostile-line sent a frame of type "nope" on its control channel: the link was cut off$/],
+    ];
     const conn = await connectService({ env: m.near.env, client: 'cli' });
     const before = home.app.panes.list().length;
-    await expect(conn.request('machine.connect', { target: m.alias, name: 'hostile', command: '~/hostile' }))
-      .rejects.toThrow(/^hostile sent what a link does not carry \(it sent a frame of kind 9, which no link knows\): the link was cut off$/);
+    const layoutBefore = JSON.stringify(home.app.panes.layout);
+    for (const [name, bytes, said] of cases) {
+      await expect(conn.request('machine.connect', { target: m.alias, name: `hostile-${name}`, command: hostile(`hostile-${name}`, bytes) })).rejects.toThrow(said);
+    }
     expect((await conn.request('machine.list', {})).map((i) => i.name)).toEqual([m.alias]);
     expect(home.app.settings.get().machines.map((r) => r.name)).toEqual([m.alias]);
     expect(home.app.panes.list().length).toBe(before);
+    expect(JSON.stringify(home.app.panes.layout)).toBe(layoutBefore);
     conn.close();
   }, 60_000);
 
@@ -265,6 +288,76 @@ describe('machines: the home service holds a link to another machine', () => {
       process.kill(farPid, 'SIGCONT');
     }
     await waitFor(async () => (await conn.request('machine.list', {})).find((i) => i.name === m.alias && i.state === 'connected'), 'the machine back', 60_000);
+    win.close();
+    conn.close();
+  }, 90_000);
+
+  it('makes a worktree agent and opens a Tick on a machine: made there, their panes placed in the home layout; refused in one sentence for a machine not connected', async () => {
+    const conn = await connectedCli();
+    // A repository on the far machine only.
+    const repo = makeRepo(path.join(m.far.dir, 'src', 'far-app'), gitTestEnv(m.farEnv, m.far.dir));
+    const wt = await conn.request('worktree.new', { machine: m.alias, repo, name: 'far-fix', command: ['/bin/sh', '-c', 'echo agent-in-$(basename $PWD); exec cat'] });
+    if (!wt.ok) throw new Error(wt.error);
+    expect(wt.pane.id).toMatch(new RegExp(`^${m.alias}/[A-Za-z0-9_-]+$`));
+    expect(paneIds(home.app.panes.layout)).toContain(wt.pane.id);
+    expect(fs.existsSync(wt.worktree.path)).toBe(true);
+    expect(wt.worktree.path.startsWith(m.far.dir)).toBe(true);
+    const farDesk = await connectService({ env: m.farEnv, client: 'cli', start: false });
+    expect((await farDesk.request('worktree.list', {})).map((w) => w.path)).toContain(wt.worktree.path);
+    // Its refusal there comes back as it is (a folder that is no repository there).
+    expect(await conn.request('worktree.new', { machine: m.alias, repo: m.far.dir })).toMatchObject({ ok: false });
+    // A Tick opened there (its program run there), its pane placed here.
+    const counter = path.join(appRoot, 'assets', 'ticks', 'counter', 'counter.mjs');
+    const tick = await conn.request('tick.open', { machine: m.alias, command: [process.execPath, counter], cwd: m.far.dir });
+    if (!tick.ok) throw new Error(tick.error);
+    expect(tick.paneId).toMatch(new RegExp(`^${m.alias}/[A-Za-z0-9_-]+$`));
+    expect(paneIds(home.app.panes.layout)).toContain(tick.paneId);
+    expect((await farDesk.request('tick.list', {})).map((i) => i.id)).toContain(tick.instance.id);
+    // Nothing of either was made here.
+    expect(home.app.panes.list().map((p) => p.id)).not.toContain(tick.paneId.split('/')[1]);
+    await expect(conn.request('tick.open', { machine: 'elsewhere', command: [process.execPath, counter] })).rejects.toThrow('no machine is named "elsewhere"');
+    farDesk.close();
+    conn.close();
+  }, 90_000);
+
+  it('serves a far artifact\'s file at /m/<machine>/… through the control channel, with this machine\'s own sandbox; nothing for what that machine does not serve', async () => {
+    const conn = await connectedCli();
+    const far = await conn.request('pane.create', { machine: m.alias, command: ['/bin/sh', '-c', 'exec cat'] });
+    const local = far.id.split('/')[1]!;
+    // An artifact card on the far pane naming a page on the far machine.
+    const page = path.join(m.far.dir, 'report.html');
+    fs.writeFileSync(page, '<h1>far report</h1><script>parent.postMessage("x","*")</script>');
+    const farState = statePaths(m.farEnv);
+    await waitFor(() => fs.existsSync(farState.sessionFile) || undefined, 'the far session saved');
+    const session = (JSON.parse(fs.readFileSync(farState.sessionFile, 'utf8')) as { session: string }).session;
+    const folder = path.join(farState.surfaces, session, local);
+    fs.mkdirSync(folder, { recursive: true });
+    fs.writeFileSync(path.join(folder, 'rep.json'), JSON.stringify({ td: '0.4', id: 'rep', kind: 'artifact', title: 'Report', model: { location: page } }));
+    // A window opens it through via: its URL is the home service's /m/<machine>/… (common/qualify.ts).
+    const win = await homeWindow();
+    win.via({ t: 'req', id: 1, name: 'app.hello', req: { far: true } });
+    await win.wait(viaRes(1), 'the far hello');
+    let view: { kind?: string; url?: string } = {};
+    await waitFor(async () => {
+      win.via({ t: 'req', id: 2, name: 'artifact.open', req: { paneId: local, surfaceId: 'rep' } });
+      const f = (await win.wait(viaRes(2), 'artifact.open')).f as { ok: boolean; res: typeof view };
+      win.frames.splice(0);
+      view = f.ok ? f.res : {};
+      return view.kind === 'html' || undefined;
+    }, 'the far card read');
+    const url = qualifyResult(m.alias, 'artifact.open', view) as { url: string };
+    expect(url.url).toBe(`/m/${m.alias}/artifact/${local}/rep/report.html`);
+    const file = await home.app.core.resolveFile('m', decodeURIComponent(url.url.slice('/m/'.length)));
+    expect(file).toBeDefined();
+    expect(fs.readFileSync(file!.path, 'utf8')).toBe(fs.readFileSync(page, 'utf8'));
+    expect(file!.type).toBe('text/html; charset=utf-8');
+    expect(file!.csp).toBe(HTML_CSP);
+    expect(file!.path.startsWith(statePaths(m.near.env).run)).toBe(true);
+    expect(fs.statSync(file!.path).mode & 0o077).toBe(0);
+    // What that machine does not serve (no such card, a route it has not, a machine no one connected): nothing.
+    expect(await home.app.core.resolveFile('m', `${m.alias}/artifact/${local}/nope/report.html`)).toBeUndefined();
+    expect(await home.app.core.resolveFile('m', `${m.alias}/nothing/x`)).toBeUndefined();
+    expect(await home.app.core.resolveFile('m', `elsewhere/artifact/${local}/rep/report.html`)).toBeUndefined();
     win.close();
     conn.close();
   }, 90_000);

@@ -5,12 +5,17 @@
  * Links that drop are reconnected with backoff; while a machine is unreachable a window's
  * request for it is refused at once in one sentence, and nothing is queued.
  */
-import type { MachineInfo, MachineRecord, PaneInfo, ServerFrame, Settings } from '../../preload/contract.ts';
+import type { MachineInfo, MachineRecord, PaneInfo, Req, Res, ServerFrame, Settings } from '../../preload/contract.ts';
 import { isQualifiedPaneId, splitPaneId } from '../../common/pane-id.ts';
 import { OUTPUT_FRAME } from '../../preload/output-frame.ts';
 import { VIA_OUTPUT_FRAME } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
 import type { ViaRouter, ViaWindow } from '../clients/hub.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { statePaths } from '../paths.ts';
+import { FILE_BYTES_MAX } from '../clients/wire.ts';
+import { FAR_FILES_PREFIX, farFileResolver } from './far-files.ts';
 import { openLink, type Channel, type Link } from './link.ts';
 import { backoffMs, checkFarCommand, machineName, parseTarget, targetText, type Target } from './reasons.ts';
 
@@ -56,6 +61,7 @@ class Machine {
   readonly windows = new Map<ViaWindow, WindowChannel>();
   private nextId = 1;
   private readonly pending = new Map<number, (f: { ok: boolean; res?: unknown; error?: string }) => void>();
+  private readonly files = new Map<number, (file: { type?: string; data: Buffer } | null) => void>();
 
   constructor(record: MachineRecord, target: Target) {
     this.record = record;
@@ -85,6 +91,23 @@ class Machine {
     });
   }
 
+  /** A file of one of its service's routes, as bytes over the control channel (main/machines/far-files.ts); null when there is none, or no answer within 15 s. */
+  readFile(prefix: string, rest: string): Promise<{ type?: string; data: Buffer } | null> {
+    const ch = this.control;
+    if (!ch || ch.closed) return Promise.resolve(null);
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.files.get(id)?.(null), 15_000);
+      timer.unref();
+      this.files.set(id, (file) => {
+        clearTimeout(timer);
+        this.files.delete(id);
+        resolve(file);
+      });
+      ch.sendLine(JSON.stringify({ t: 'file', id, prefix, rest, bytes: true }));
+    });
+  }
+
   /** A line on the control channel: an answer, or an event (which may change the panes). */
   controlLine(bytes: Buffer, changed: () => void, removed: (paneId: string) => void = () => undefined, event: (name: string, payload: unknown) => void = () => undefined): string | undefined {
     let f: { t?: unknown; id?: unknown; ok?: unknown; res?: unknown; error?: unknown; name?: unknown };
@@ -103,6 +126,10 @@ class Machine {
       const gone = (f as { payload?: { paneId?: unknown } }).payload?.paneId;
       if (f.name === 'pane.removed' && typeof gone === 'string') removed(gone);
       if (typeof f.name === 'string') event(f.name, (f as { payload?: unknown }).payload);
+    } else if (f.t === 'file' && typeof f.id === 'number') {
+      const file = (f as { file?: { type?: unknown; data?: unknown } | null }).file;
+      if (file !== null && (typeof file !== 'object' || typeof file.data !== 'string' || file.data.length > Math.ceil(FILE_BYTES_MAX / 3) * 4)) return 'a file answer that is not one';
+      this.files.get(f.id)?.(file ? { ...(typeof file.type === 'string' ? { type: file.type } : {}), data: Buffer.from(file.data as string, 'base64') } : null);
     } else if (f.t !== 'ping') {
       return `a frame of type ${JSON.stringify(f.t).slice(0, 20)}`;
     }
@@ -112,6 +139,7 @@ class Machine {
   dropPending(why: string): void {
     for (const done of this.pending.values()) done({ ok: false, error: why });
     this.pending.clear();
+    for (const done of [...this.files.values()]) done(null);
   }
 }
 
@@ -136,7 +164,16 @@ export class Machines implements ViaRouter {
       deps.core.around('pane.create', (req, _c, next) => this.createFar('pane.create', req, next));
       deps.core.around('agent.new', (req, _c, next) => this.createFar('agent.new', req, next));
       deps.core.around('pane.close', (req, _c, next) => this.closeFar(req, next));
+      deps.core.around('worktree.new', (req, _c, next) => this.worktreeFar(req, next));
+      deps.core.around('tick.open', (req, _c, next) => this.tickFar(req, next));
     }
+    // Another machine's files (a far artifact's page or image): /m/<machine>/<prefix>/<rest>.
+    const farDir = path.join(statePaths(deps.env).run, 'far-files');
+    deps.core.serveFiles(FAR_FILES_PREFIX, farFileResolver((name, prefix, rest) => {
+      const m = this.byName.get(name);
+      return m && m.state === 'connected' ? m.readFile(prefix, rest) : Promise.resolve(null);
+    }, farDir));
+    deps.core.onDispose(() => fs.rmSync(farDir, { recursive: true, force: true }));
     deps.core.handle('machine.connect', (req) => this.connect(req));
     deps.core.handle('machine.list', () => this.list());
     deps.core.handle('machine.retry', (req) => this.retryNow(req.name));
@@ -165,27 +202,57 @@ export class Machines implements ViaRouter {
   }
 
   /**
-   * `pane.create` or `agent.new` for a machine: asked of its service over the control
-   * channel (its own folder there: a home `cwd` means nothing on it), and its qualified id
-   * placed in the home layout beside `splitOf` or the focused pane. Refused in one sentence
-   * while the machine is not connected; nothing is queued.
+   * The machine a request for a new pane names (`machine`, or a qualified `splitOf`;
+   * `machine: ""` is this machine, even beside a far pane), connected, and the request as
+   * that machine takes it: without `machine` and `cwd` (a home folder means nothing there),
+   * `splitOf` unwrapped when it is that machine's. Undefined for this machine. Refused in one
+   * sentence (`nothing` says what was not done) while it is not connected; nothing is queued.
    */
-  private async createFar<R extends { machine?: string; splitOf?: string; direction?: 'right' | 'down'; cwd?: string }>(name: 'pane.create' | 'agent.new', req: R, next: (req: R) => PaneInfo | Promise<PaneInfo>): Promise<PaneInfo> {
+  private farTarget<R extends { machine?: string; splitOf?: string; cwd?: string }>(req: R, nothing: string): { m: Machine; farReq: Omit<R, 'machine' | 'splitOf' | 'cwd'> & { splitOf?: string } } | undefined {
     const split = typeof req.splitOf === 'string' && isQualifiedPaneId(req.splitOf) ? splitPaneId(req.splitOf) : undefined;
-    // `machine: ""` is this machine, even beside a far pane.
     const mName = req.machine === '' ? undefined : (req.machine ?? split?.machine);
-    if (mName === undefined) return next(req);
+    if (mName === undefined) return undefined;
     const m = this.byName.get(mName);
     if (!m) throw new Error(`no machine is named "${String(mName).slice(0, 40)}": connect it with + Machine… or \`terminal-delight connect HOST\``);
-    if (m.state !== 'connected') throw new Error(`${m.record.name} is unreachable (${m.state === 'failed' ? m.reason ?? 'failed' : m.state}): no pane was made there`);
+    if (m.state !== 'connected') throw new Error(`${m.record.name} is unreachable (${m.state === 'failed' ? m.reason ?? 'failed' : m.state}): ${nothing}`);
     const { machine: _m, splitOf: _s, cwd: _c, ...rest } = req;
-    const farReq = { ...rest, ...(split && split.machine === mName ? { splitOf: split.local } : {}) };
-    const info = (await m.request(name, farReq)) as PaneInfo;
-    if (!info || typeof info.id !== 'string' || !PANE_ID.test(info.id)) throw new Error(`${m.record.name} answered ${name} with no pane id: nothing was placed`);
-    const id = `${m.record.name}/${info.id}`;
-    if (!m.panes.includes(info.id)) m.panes = [...m.panes, info.id];
-    this.layout!.attach(id, req.splitOf, req.direction);
-    return { ...info, id };
+    return { m, farReq: { ...rest, ...(split && split.machine === mName ? { splitOf: split.local } : {}) } };
+  }
+
+  /** A pane its machine made: its id qualified, known as running there, and placed in the home layout beside `splitOf` or the focused pane. */
+  private placeFar(m: Machine, what: string, id: unknown, splitOf?: string, direction?: 'right' | 'down'): string {
+    if (typeof id !== 'string' || !PANE_ID.test(id)) throw new Error(`${m.record.name} answered ${what} with no pane id: nothing was placed`);
+    const q = `${m.record.name}/${id}`;
+    if (!m.panes.includes(id)) m.panes = [...m.panes, id];
+    this.layout!.attach(q, splitOf, direction);
+    return q;
+  }
+
+  /** `pane.create` or `agent.new` for a machine: asked of its service over the control channel, placed here. */
+  private async createFar<R extends { machine?: string; splitOf?: string; direction?: 'right' | 'down'; cwd?: string }>(name: 'pane.create' | 'agent.new', req: R, next: (req: R) => PaneInfo | Promise<PaneInfo>): Promise<PaneInfo> {
+    const far = this.farTarget(req, 'no pane was made there');
+    if (!far) return next(req);
+    const info = (await far.m.request(name, far.farReq)) as PaneInfo;
+    return { ...info, id: this.placeFar(far.m, name, info?.id, req.splitOf, req.direction) };
+  }
+
+  /** `worktree.new` on a machine: the worktree and its agent made there (its `repo` is a folder there), the pane placed here; its refusal as it is. */
+  private async worktreeFar(req: Req<'worktree.new'>, next: (req: Req<'worktree.new'>) => Res<'worktree.new'> | Promise<Res<'worktree.new'>>): Promise<Res<'worktree.new'>> {
+    const far = this.farTarget(req, 'no worktree was made there');
+    if (!far) return next(req);
+    const res = (await far.m.request('worktree.new', far.farReq)) as Res<'worktree.new'>;
+    if (!res || res.ok !== true) return res;
+    return { ...res, pane: { ...res.pane, id: this.placeFar(far.m, 'worktree.new', res.pane?.id, req.splitOf, req.direction) } };
+  }
+
+  /** `tick.open` on a machine: opened there (a package by its name there), its pane placed here; its refusal as it is. */
+  private async tickFar(req: Req<'tick.open'>, next: (req: Req<'tick.open'>) => Res<'tick.open'> | Promise<Res<'tick.open'>>): Promise<Res<'tick.open'>> {
+    const far = this.farTarget(req, 'no Tick was opened there');
+    if (!far) return next(req);
+    // Its working folder is one the dialog chose on that machine (unlike a new pane's, which is this window's).
+    const res = (await far.m.request('tick.open', { ...far.farReq, ...(req.cwd ? { cwd: req.cwd } : {}) })) as Res<'tick.open'>;
+    if (!res || res.ok !== true) return res;
+    return { ...res, paneId: this.placeFar(far.m, 'tick.open', res.paneId) };
   }
 
   /**

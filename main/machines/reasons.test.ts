@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BRIDGE_MARK, FRAME, LinkReader, MAX_LINK_FRAME, encodeFrame, parseBridgeHello } from './link-frames.ts';
-import { backoffMs, linkFailure, machineName, parseTarget, sshArgv, targetText, versionProblem } from './reasons.ts';
+import { BRIDGE_MARK, FRAME, LinkReader, MAX_LINK_FRAME, encodeFrame, frameHead, parseBridgeHello } from './link-frames.ts';
+import { backoffMs, linkFailure, sshDestination, machineName, parseTarget, sshArgv, targetText, versionProblem } from './reasons.ts';
 
 describe('targets', () => {
   it('reads [user@]host[:port] as ssh would, and refuses what could be an option', () => {
@@ -32,6 +32,16 @@ describe('why a link failed', () => {
     expect(say(255, '@@@@\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\nHost key verification failed.\n').kind).toBe('hostkey');
     expect(say(127, 'sh: 1: terminal-delight: not found\n').kind).toBe('missing');
     expect(say(0, '').kind).toBe('lost');
+  });
+
+  it('names the machine by its own name, and ssh\'s commands in the fix by how ssh reaches it (a name given to it is no ssh host)', () => {
+    const dest = sshDestination({ user: 'ada', host: 'build.example', port: 2222 });
+    expect(dest).toBe('-p 2222 ada@build.example');
+    expect(sshDestination({ host: 'box' })).toBe('box');
+    const f = (stderr: string) => linkFailure('cave', { code: 255, signal: null, stderr }, 'terminal-delight connect ada@build.example:2222 --name cave', dest).sentence;
+    expect(f('ada@build.example: Permission denied (publickey).\n')).toBe('ssh could not log in to cave (ada@build.example: Permission denied (publickey).): add your key there with `ssh-copy-id -p 2222 ada@build.example`, or load it into your agent with `ssh-add`, then `terminal-delight connect ada@build.example:2222 --name cave`');
+    expect(f('Host key verification failed.\n')).toBe('ssh does not know cave\'s host key yet: run `ssh -p 2222 ada@build.example` once in a terminal to check and accept it, then `terminal-delight connect ada@build.example:2222 --name cave`');
+    expect(f('@ WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED! @\n')).toBe('cave\'s host key has changed and ssh refuses it: check with its owner that it was changed, then run `ssh-keygen -R build.example` and `ssh -p 2222 ada@build.example` once to accept the new one');
   });
 
   it('names the older side when the protocols differ', () => {
@@ -65,6 +75,19 @@ describe('the link stream', () => {
     expect(r.skipped).toBe('Welcome to box\n');
     expect(got).toEqual([[FRAME.line, 3, '{"t":"res"}'], [FRAME.ping, 0, '']]);
     expect(fails).toEqual([]);
+  });
+
+  it('reads large frames in any chunking, the hello and frames in one chunk, as the same frames (parts joined once a frame is whole)', () => {
+    const big = Buffer.alloc(200_000);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 7) % 251;
+    const frames = [encodeFrame(FRAME.binary, 2, big), encodeFrame(FRAME.line, 1, '{"t":"evt"}'), Buffer.concat([frameHead(FRAME.binary, 4, 70_000), big.subarray(0, 70_000)]), encodeFrame(FRAME.close, 4, 'bye')];
+    const bytes = Buffer.concat([Buffer.from('TD-BRIDGE {"bridge":1}\n'), ...frames]);
+    for (const size of [bytes.length, 1, 4, 9, 1000, 32_768, 65_536, 65_545]) {
+      const { r, got, hello, fails } = read();
+      for (let at = 0; at < bytes.length; at += size) r.push(bytes.subarray(at, at + size));
+      expect([hello, fails]).toEqual([['{"bridge":1}'], []]);
+      expect(got).toEqual([[FRAME.binary, 2, big.toString()], [FRAME.line, 1, '{"t":"evt"}'], [FRAME.binary, 4, big.subarray(0, 70_000).toString()], [FRAME.close, 4, 'bye']]);
+    }
   });
 
   it('cuts off a stream with an oversized frame, a kind no link knows, or no hello, in one sentence', () => {

@@ -71,23 +71,30 @@ function lastSaid(stderr: string): string {
   return (lines.pop() ?? '').slice(0, 200);
 }
 
+/** How ssh's own commands name the machine (`ssh DEST`, `ssh-copy-id DEST`): its host, with the user and port it was given. */
+export function sshDestination(target: Target): string {
+  return `${target.port ? `-p ${target.port} ` : ''}${target.user ? `${target.user}@` : ''}${target.host}`;
+}
+
 /**
  * Why a link ended before or after its hello, from ssh's exit status and stderr (what the
- * far side printed on stderr comes through it too). `connectCmd` is the command that tries again.
+ * far side printed on stderr comes through it too). `connectCmd` is the command that tries
+ * again; `dest` how ssh's commands in the fix name the machine (`sshDestination`: a
+ * machine's name is not an ssh host when the person gave it another).
  */
-export function linkFailure(name: string, exit: { code: number | null; signal: string | null; stderr: string }, connectCmd: string): Failure {
+export function linkFailure(name: string, exit: { code: number | null; signal: string | null; stderr: string }, connectCmd: string, dest = name): Failure {
   const err = exit.stderr;
   const said = lastSaid(err);
   if (/REMOTE HOST IDENTIFICATION HAS CHANGED|Host key for .* has changed/i.test(err)) {
     // ssh names the line to remove (its known_hosts file and the host as it is written there).
-    const remove = /(ssh-keygen -f (["'])[^"'\n]{1,400}\2 -R (["'])[^"'\n]{1,300}\3)/.exec(err)?.[1] ?? `ssh-keygen -R ${name}`;
-    return { kind: 'hostkey', sentence: `${name}'s host key has changed and ssh refuses it: check with its owner that it was changed, then run \`${remove}\` and \`ssh ${name}\` once to accept the new one` };
+    const remove = /(ssh-keygen -f (["'])[^"'\n]{1,400}\2 -R (["'])[^"'\n]{1,300}\3)/.exec(err)?.[1] ?? `ssh-keygen -R ${dest.replace(/^-p \d+ /, '').replace(/^[^@]*@/, '')}`;
+    return { kind: 'hostkey', sentence: `${name}'s host key has changed and ssh refuses it: check with its owner that it was changed, then run \`${remove}\` and \`ssh ${dest}\` once to accept the new one` };
   }
   if (/Host key verification failed|No .* host key is known/i.test(err)) {
-    return { kind: 'hostkey', sentence: `ssh does not know ${name}'s host key yet: run \`ssh ${name}\` once in a terminal to check and accept it, then \`${connectCmd}\`` };
+    return { kind: 'hostkey', sentence: `ssh does not know ${name}'s host key yet: run \`ssh ${dest}\` once in a terminal to check and accept it, then \`${connectCmd}\`` };
   }
   if (/Permission denied|Too many authentication failures|no matching .*method|Authentication failed/i.test(err)) {
-    return { kind: 'auth', sentence: `ssh could not log in to ${name} (${said}): add your key there with \`ssh-copy-id ${name}\`, or load it into your agent with \`ssh-add\`, then \`${connectCmd}\`` };
+    return { kind: 'auth', sentence: `ssh could not log in to ${name} (${said}): add your key there with \`ssh-copy-id ${dest}\`, or load it into your agent with \`ssh-add\`, then \`${connectCmd}\`` };
   }
   if (/Could not resolve hostname|Connection refused|Connection timed out|No route to host|Network is unreachable|Operation timed out|Connection closed by remote host|kex_exchange_identification|port \d+: /i.test(err) && exit.code === 255) {
     return { kind: 'unreachable', sentence: `${name} is unreachable (${said}): check that it is up and its address and port are right, then \`${connectCmd}\`` };
@@ -96,7 +103,7 @@ export function linkFailure(name: string, exit: { code: number | null; signal: s
     return { kind: 'missing', sentence: `terminal-delight is not installed on ${name} (or not on its PATH for ssh commands): install Node 22.12 or newer and terminal-delight there (README, "Machines"), or give its path with \`${connectCmd} --command ~/path/to/terminal-delight\`` };
   }
   if (exit.code === 255) {
-    return { kind: 'unreachable', sentence: `ssh could not reach ${name}${said ? ` (${said})` : ''}: run \`ssh ${name}\` in a terminal to see why, then \`${connectCmd}\`` };
+    return { kind: 'unreachable', sentence: `ssh could not reach ${name}${said ? ` (${said})` : ''}: run \`ssh ${dest}\` in a terminal to see why, then \`${connectCmd}\`` };
   }
   return { kind: 'lost', sentence: `the link to ${name} ended (${exit.signal ? `ssh stopped by ${exit.signal}` : `exit ${exit.code}`}${said ? `: ${said}` : ''})` };
 }

@@ -30,6 +30,8 @@ export interface FarMachine {
   farInstalled(yes: boolean): void;
   /** Log in with a key the server does not know. */
   wrongKey(): void;
+  /** Log in with the server's key again. */
+  rightKey(): void;
   sshdLog(): string;
   /** The server gets a new host key (a reinstalled machine, or one posing as it); it is restarted. */
   newHostKey(): Promise<void>;
@@ -180,6 +182,7 @@ export async function startFarMachine(alias = 'far-box'): Promise<FarMachine> {
     farEnv: far.env,
     farInstalled,
     wrongKey: () => writeConfig('other_ed25519'),
+    rightKey: () => writeConfig('id_ed25519'),
     sshdLog: () => log,
     async newHostKey() {
       await down();

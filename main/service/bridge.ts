@@ -6,14 +6,18 @@
  * connection whose hello it makes itself, with the token it reads here. The token never goes
  * over the link.
  */
+import net from 'node:net';
 import os from 'node:os';
 import { appVersion, PROTOCOL } from '../version.ts';
-import { BRIDGE_MARK, BRIDGE_PROTOCOL, FRAME, LINK_MARK, LinkReader, MAX_CHANNELS, PING_MS, encodeFrame, helloLine, parseLinkHello, parseOpenSpec, type BridgeHello, type FrameKind } from '../machines/link-frames.ts';
+import { BRIDGE_MARK, BRIDGE_PROTOCOL, FRAME, LINK_MARK, LinkReader, MAX_CHANNELS, PING_MS, frameHead, helloLine, parseLinkHello, parseOpenSpec, type BridgeHello, type FrameKind } from '../machines/link-frames.ts';
 import { connectService, type ServiceConnection } from './client.ts';
 
 export interface BridgeIo {
   input: NodeJS.ReadableStream;
-  write(bytes: Buffer | string): void;
+  /** false when the output holds more than it wants (the far service's connections are then not read until `drained`). */
+  write(bytes: Buffer | string): boolean | void;
+  /** Called once the output has room again after `write` said false. */
+  drained?(fn: () => void): void;
   env: NodeJS.ProcessEnv;
 }
 
@@ -36,7 +40,21 @@ export async function bridge(io: BridgeIo): Promise<number> {
   if (!own) return 1;
 
   const channels = new Map<number, ServiceConnection | 'opening'>();
-  const send = (kind: FrameKind, channel: number, payload: Buffer | string = ''): void => io.write(encodeFrame(kind, channel, payload));
+  // Backpressure: while ssh has not taken what was written, the service's connections are not
+  // read, so a flood waits in the far service's flow control, not in this process's memory.
+  let full = false;
+  const send = (kind: FrameKind, channel: number, payload: Buffer | string = ''): void => {
+    const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
+    io.write(frameHead(kind, channel, body.length));
+    if (body.length > 0 && io.write(body) === false && !full && io.drained) {
+      full = true;
+      for (const c of channels.values()) if (c !== 'opening') c.pause();
+      io.drained(() => {
+        full = false;
+        for (const c of channels.values()) if (c !== 'opening') c.resume();
+      });
+    }
+  };
   const closeChannel = (ch: number, why: string): void => {
     const c = channels.get(ch);
     if (c === undefined) return;
@@ -78,6 +96,7 @@ export async function bridge(io: BridgeIo): Promise<number> {
             (c) => {
               if (channels.get(ch) !== 'opening') return c.close();
               channels.set(ch, c);
+              if (full) c.pause();
               c.relayTo((data, binary) => send(binary ? FRAME.binary : FRAME.line, ch, data));
               c.on('close', () => {
                 if (channels.get(ch) === c) closeChannel(ch, 'the service there closed this connection');
@@ -117,10 +136,27 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write('bridge: takes no arguments; it is run by `terminal-delight connect` through ssh, not by hand\n');
     return 2;
   }
-  // Nothing but frames on stdout from here: a stray log line would break the stream.
-  const out = process.stdout;
-  const code = await bridge({ input: process.stdin, write: (b) => void out.write(b), env: process.env });
-  await new Promise<void>((r) => out.write('', () => r()));
+  // Nothing but frames on stdout from here: a stray log line would break the stream. Written
+  // through a socket of its own on fd 1, not process.stdout: Node writes a pipe's stdout
+  // synchronously on Linux, so each frame held the bridge until ssh read it, and the window's
+  // acknowledgements waited unread behind it (docs/spec/remote.md, "Throughput").
+  const out = new net.Socket({ fd: 1, readable: false, writable: true });
+  out.on('error', () => undefined);
+  // What is written in one turn of the loop goes out in one writev.
+  let corked = false;
+  const write = (b: Buffer | string): boolean => {
+    if (!corked) {
+      corked = true;
+      out.cork();
+      process.nextTick(() => {
+        corked = false;
+        out.uncork();
+      });
+    }
+    return out.write(b);
+  };
+  const code = await bridge({ input: process.stdin, write, drained: (fn) => void out.once('drain', fn), env: process.env });
+  await new Promise<void>((r) => out.end(() => r()));
   // The service connection's socket and timers are not waited for: the link is over.
   process.exit(code);
 }

@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { EventName, Events, Req, RequestName, Res, ServerFrame } from '../../preload/contract.ts';
+import type { EventName, Events, Req, RequestName, Res, ServerFrame, ViaServerFrame } from '../../preload/contract.ts';
+import { VIA_OUTPUT_FRAME } from '../../preload/contract.ts';
 import { appRoot } from '../panes/env.ts';
 import { statePaths, type Paths } from '../paths.ts';
 import { appVersion, PROTOCOL } from '../version.ts';
@@ -159,7 +160,7 @@ export class ServiceError extends Error {}
 export class ServiceConnection extends EventEmitter {
   readonly hello: Hello;
   private readonly socket: net.Socket;
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; name: string }>();
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; name: string; machine?: string }>();
   private readonly files = new Map<number, (file: FileAnswer['file']) => void>();
   private readonly doors = new Map<number, (answer: DoorAnswer) => void>();
   private readonly paints = new Map<number, (answer: FirstPaintAnswer | undefined) => void>();
@@ -217,6 +218,27 @@ export class ServiceConnection extends EventEmitter {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, name });
       this.socket.write(JSON.stringify({ t: 'req', id, name, req }) + '\n');
     });
+  }
+
+  /**
+   * A request for another machine's service, through this one (docs/design/remote.md, "One
+   * window, many machines"): sent as `{"t":"via","m":MACHINE,"f":<req>}` and answered through
+   * the same; the far service's events for this connection come as `via` events
+   * (`on('via', (machine, name, payload) => …)`, pane ids as that machine gives them), its
+   * pings are answered here.
+   */
+  requestVia(machine: string, name: string, req: unknown): Promise<unknown> {
+    if (this.closed) return Promise.reject(new ServiceError(`the service connection is closed, so "${name}" was not sent`));
+    const id = this.nextId++;
+    return new Promise<unknown>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, name, machine });
+      this.socket.write(JSON.stringify({ t: 'via', m: machine, f: { t: 'req', id, name, req } }) + '\n');
+    });
+  }
+
+  /** Acknowledge a far pane's output (its id as its machine gives it), as a window does; no answer. */
+  ackVia(machine: string, paneId: string, chars: number): void {
+    if (!this.closed) this.socket.write(JSON.stringify({ t: 'via', m: machine, f: { t: 'ack', paneId, chars } }) + '\n');
   }
 
   /** Resolve a file route (core.serveFiles) through the service: serve's HTTP and Electron's app:// ask here. */
@@ -282,19 +304,44 @@ export class ServiceConnection extends EventEmitter {
 
   private frame(bytes: Buffer): void {
     if (this.relay) return this.relay(bytes, true);
+    if (bytes[0] === VIA_OUTPUT_FRAME && bytes.length > 2) {
+      // Another machine's output: its name, then its frame.
+      const n = bytes[1]!;
+      const out = decodeOutputFrame(bytes.subarray(2 + n));
+      if (out) this.emit('via', bytes.subarray(2, 2 + n).toString('latin1'), 'pane.output', out);
+      return;
+    }
     const out = decodeOutputFrame(bytes);
     if (out) this.emit('event', 'pane.output', out);
   }
 
+  private via(v: ViaServerFrame): void {
+    const f = v.f;
+    if (!f || typeof f !== 'object' || typeof v.m !== 'string') return;
+    if (f.t === 'ping') {
+      this.socket.write(JSON.stringify({ t: 'via', m: v.m, f: { t: 'pong' } }) + '\n');
+    } else if (f.t === 'res') {
+      const p = this.pending.get(f.id);
+      if (!p || p.machine !== v.m) return;
+      this.pending.delete(f.id);
+      if (f.ok) p.resolve(f.res);
+      else p.reject(new ServiceError(f.error));
+    } else if (f.t === 'evt') {
+      this.emit('via', v.m, f.name, f.payload);
+    }
+  }
+
   private line(bytes: Buffer): void {
     if (this.relay) return this.relay(bytes, false);
-    let frame: ServerFrame | { t: 'ping' } | FileAnswer | DoorAnswer | FirstPaintFrameAnswer | Extract<ControlFrame, { t: 'bye' }>;
+    let frame: ServerFrame | { t: 'ping' } | ViaServerFrame | FileAnswer | DoorAnswer | FirstPaintFrameAnswer | Extract<ControlFrame, { t: 'bye' }>;
     try {
       frame = JSON.parse(bytes.toString('utf8')) as typeof frame;
     } catch {
       return;
     }
-    if (frame.t === 'bye') {
+    if (frame.t === 'via') {
+      this.via(frame);
+    } else if (frame.t === 'bye') {
       this.emit('bye', frame);
     } else if (frame.t === 'door' || (frame.t === 'res' && this.doors.has(frame.id))) {
       const done = this.doors.get(frame.id);
@@ -316,7 +363,7 @@ export class ServiceConnection extends EventEmitter {
       this.socket.write('{"t":"pong"}\n');
     } else if (frame.t === 'res') {
       const p = this.pending.get(frame.id);
-      if (!p) return;
+      if (!p || p.machine !== undefined) return;
       this.pending.delete(frame.id);
       if (frame.ok) p.resolve(frame.res);
       else p.reject(new ServiceError(frame.error));

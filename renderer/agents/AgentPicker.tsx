@@ -15,8 +15,7 @@ import { useWindow, useWindowState } from '../context.ts';
 import { ModalForm } from './ModalForm.tsx';
 import { agentPickerUi, firstActive, hideAgentPicker, moveActive, pickerRows, type PickerRow } from './picker.ts';
 import { sentence } from './WorktreeDialog.tsx';
-import { machinesUi } from '../machines/ui.ts';
-import { splitPaneId } from '../../common/pane-id.ts';
+import { MachineChoice, useMachineChoice } from '../machines/MachineChoice.tsx';
 
 export function AgentPicker(): ReactElement | null {
   const open = useStore(agentPickerUi, (s) => s.open);
@@ -33,12 +32,7 @@ function Chooser({ n }: { n: number }): ReactElement {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const list = useRef<HTMLUListElement>(null);
-  const machines = useStore(machinesUi, (s) => s.machines.filter((m) => m.state === 'connected').map((m) => m.name).join('\n'));
-  // '' is this machine; else a connected machine's name: at first the machine of the pane it goes beside.
-  const [machine, setMachine] = useState(() => {
-    const beside = splitPaneId(agentPickerUi.getState().splitOf ?? '').machine;
-    return beside && machinesUi.getState().machines.some((m) => m.name === beside && m.state === 'connected') ? beside : '';
-  });
+  const { machines, machine, setMachine } = useMachineChoice(agentPickerUi.getState().splitOf);
 
   // Asked each time it opens (or another machine is chosen): an agent installed a minute ago is there.
   useEffect(() => {
@@ -98,15 +92,7 @@ function Chooser({ n }: { n: number }): ReactElement {
     <ModalForm className="agent-picker" labelledBy="agent-picker-title" describedBy="agent-picker-about" busy={busy} onClose={close} onSubmit={submit}>
       <h2 id="agent-picker-title">Start an agent</h2>
       <p id="agent-picker-about" className="hint about">In a new pane beside this one. ↑ ↓ to choose, Enter to start.</p>
-      {machines ? (
-        <label className="agent-picker-machine">
-          On
-          <select value={machine} onChange={(e) => setMachine(e.target.value)} disabled={busy}>
-            <option value="">this machine</option>
-            {machines.split('\n').map((name) => <option key={name} value={name}>{name}</option>)}
-          </select>
-        </label>
-      ) : null}
+      <MachineChoice className="agent-picker-machine" machines={machines} machine={machine} onChange={setMachine} disabled={busy} />
       {rows === null ? (
         <p className="hint">Looking for agents…</p>
       ) : (

@@ -12,6 +12,8 @@ import { parseCommandLine } from '../../common/argv.ts';
 import { focusPane } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { ModalForm } from './ModalForm.tsx';
+import { MachineChoice, useMachineChoice } from '../machines/MachineChoice.tsx';
+import { splitPaneId } from '../../common/pane-id.ts';
 import { PackageChoices } from './TickPackages.tsx';
 import { agentsUi, hideOpenTick } from './ui.ts';
 
@@ -28,10 +30,14 @@ export function OpenTickDialog(): ReactElement | null {
 function Dialog({ n }: { n: number }): ReactElement {
   const ctx = useWindow();
   const focusedCwd = useWindowState((s) => (s.focused ? s.panes[s.focused]?.cwd ?? '' : ''));
+  const focused = useWindowState((s) => s.focused);
+  const { machines, machine, setMachine } = useMachineChoice(focused);
+  // The focused pane's folder means something only on its own machine.
+  const here = machine === (splitPaneId(focused ?? '').machine ?? '') ? focusedCwd : '';
   const [packages, setPackages] = useState<TickPackageInfo[] | null>(null);
   const [choice, setChoice] = useState<string>(COMMAND);
   const [command, setCommand] = useState('');
-  const [cwd, setCwd] = useState(focusedCwd);
+  const [cwd, setCwd] = useState(here);
   const [title, setTitle] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<{ text: string; screen?: string } | null>(null);
@@ -41,7 +47,8 @@ function Dialog({ n }: { n: number }): ReactElement {
 
   useEffect(() => {
     let live = true;
-    ctx.api.invoke('tick.packages', focusedCwd ? { cwd: focusedCwd } : {}).then(
+    setPackages(null);
+    ctx.api.invoke('tick.packages', { ...(here ? { cwd: here } : {}), ...(machine ? { machine } : {}) }).then(
       (list) => {
         if (!live) return;
         setPackages(list);
@@ -53,7 +60,7 @@ function Dialog({ n }: { n: number }): ReactElement {
     return () => {
       live = false;
     };
-  }, [ctx, focusedCwd]);
+  }, [ctx, here, machine]);
 
   // Focus the choice: at once (the command line while the list loads), again on Ctrl+Shift+O,
   // and the chosen package when the list arrives, unless the person began typing a command.
@@ -78,7 +85,7 @@ function Dialog({ n }: { n: number }): ReactElement {
   const submit = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
     if (busy) return;
-    let req: { command?: string[]; package?: string; cwd?: string; title?: string };
+    let req: { command?: string[]; package?: string; cwd?: string; title?: string; machine?: string };
     if (chosen) {
       req = { package: chosen.folder };
     } else {
@@ -90,6 +97,7 @@ function Dialog({ n }: { n: number }): ReactElement {
       req = { command: parsed.argv, ...(cwd.trim() ? { cwd: cwd.trim() } : {}) };
     }
     if (title.trim()) req.title = title.trim();
+    if (machines.length > 0) req.machine = machine;
     setBusy(true);
     setError(null);
     try {
@@ -112,6 +120,7 @@ function Dialog({ n }: { n: number }): ReactElement {
   return (
     <ModalForm className="open-tick" labelledBy="open-tick-title" busy={busy} onClose={close} onSubmit={(e) => void submit(e)}>
         <h2 id="open-tick-title">Open a Tick</h2>
+        <MachineChoice className="open-tick-machine" machines={machines} machine={machine} onChange={(m) => { setMachine(m); setCwd(m === (splitPaneId(focused ?? '').machine ?? '') ? focusedCwd : ''); }} disabled={busy} />
         {packages === null ? <p className="hint" role="status">Looking for installed Ticks…</p> : null}
         {hasPackages ? (
           <PackageChoices packages={packages!} choice={choice} onChoose={setChoice} />

@@ -11,6 +11,8 @@ import { nameFromPrompt as nameHint } from '../../common/worktree-names.ts';
 import { focusPane } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { ModalForm } from './ModalForm.tsx';
+import { MachineChoice, useMachineChoice } from '../machines/MachineChoice.tsx';
+import { splitPaneId } from '../../common/pane-id.ts';
 import { hideWorktreeDialog, worktreesUi } from './worktrees.ts';
 
 type Probe = Extract<Res<'worktree.probe'>, { ok: true }>;
@@ -34,7 +36,13 @@ function Dialog({ n }: { n: number }): ReactElement {
   const focusedCwd = useWindowState((s) => (s.focused ? s.panes[s.focused]?.cwd ?? '' : ''));
   const focused = useWindowState((s) => s.focused);
   const agentCommand = useWindowState((s) => s.settings.agentCommand.join(' '));
+  const { machines, machine, setMachine } = useMachineChoice(focused);
+  // The focused pane's folder is on its own machine: another machine's repository is typed.
   const [repo, setRepo] = useState(focusedCwd);
+  const choose = (m: string): void => {
+    setMachine(m);
+    setRepo(m === (splitPaneId(focused ?? '').machine ?? '') ? focusedCwd : '');
+  };
   const [probe, setProbe] = useState<Probe | null>(null);
   const [probeError, setProbeError] = useState<string | null>(null);
   const [base, setBase] = useState('');
@@ -53,7 +61,7 @@ function Dialog({ n }: { n: number }): ReactElement {
   useEffect(() => {
     let live = true;
     const t = setTimeout(() => {
-      ctx.api.invoke('worktree.probe', repo.trim() ? { dir: repo.trim() } : {}).then((res) => {
+      ctx.api.invoke('worktree.probe', { ...(repo.trim() ? { dir: repo.trim() } : {}), ...(machine ? { machine } : {}) }).then((res) => {
         if (!live) return;
         if (res.ok) {
           setProbe(res);
@@ -69,7 +77,7 @@ function Dialog({ n }: { n: number }): ReactElement {
       live = false;
       clearTimeout(t);
     };
-  }, [ctx.api, repo]);
+  }, [ctx.api, repo, machine]);
 
   const close = (): void => {
     hideWorktreeDialog();
@@ -89,6 +97,7 @@ function Dialog({ n }: { n: number }): ReactElement {
         ...(name.trim() ? { name: name.trim() } : {}),
         ...(prompt.trim() ? { prompt: prompt.trim() } : {}),
         ...(focused ? { splitOf: focused } : {}),
+        ...(machines.length > 0 ? { machine } : {}),
       });
       if (res.ok) {
         hideWorktreeDialog();
@@ -110,6 +119,7 @@ function Dialog({ n }: { n: number }): ReactElement {
     <ModalForm className="new-worktree" labelledBy="new-worktree-title" describedBy="new-worktree-about" busy={busy} onClose={close} onSubmit={(e) => void submit(e)}>
         <h2 id="new-worktree-title">New agent in a worktree</h2>
         <p id="new-worktree-about" className="hint about">The agent gets its own branch and folder, so it never writes over your work or another agent's. Review its changes on the bench, then merge.</p>
+        <MachineChoice className="new-worktree-machine" machines={machines} machine={machine} onChange={choose} disabled={busy} />
         <label>
           <span>Repository</span>
           <input ref={first} name="repo" value={repo} spellCheck={false} autoComplete="off" placeholder="the focused pane's folder" aria-invalid={probeError ? 'true' : undefined} aria-describedby={probeError ? 'new-worktree-probe' : undefined} onChange={(e) => setRepo(e.target.value)} />

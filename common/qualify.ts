@@ -1,11 +1,12 @@
 /**
  * Qualified pane ids (docs/design/remote.md, "One window, many machines"): a pane of
  * machine `build-box` is `build-box/p3k9…` in this window; a home pane keeps its plain id
- * (`/` never occurs in a pane id). td-client sends a request about a qualified id to its
+ * (`/` never occurs in a pane id). A window's transport (the renderer's td-client in a
+ * browser, the Electron main's relay in the app) sends a request about a qualified id to its
  * machine with the id unwrapped, and qualifies what comes back. Pure.
  */
-import type { EventName, Events, Layout, PaneInfo } from '../../preload/contract.ts';
-import { qualify, splitPaneId } from '../../common/pane-id.ts';
+import type { EventName, Events, Layout, PaneInfo } from '../preload/contract.ts';
+import { qualify, splitPaneId } from './pane-id.ts';
 
 export { qualify, splitPaneId };
 
@@ -14,12 +15,12 @@ const PANE_FIELDS = ['paneId', 'splitOf'] as const;
 
 /**
  * Requests the home service answers whatever pane they name: it holds the layout and its
- * focus, makes a pane on a machine (its `machine`, or the machine of `splitOf`) and
- * places it beside the pane it splits, and closes a far pane there and in its layout;
- * `search.query` names its machine in its own field, which the home service answers
- * (main/search/machines.ts), its hits' pane ids qualified.
+ * focus, makes a pane on a machine (its `machine`, or the machine of `splitOf`: a shell, an
+ * agent, a worktree agent, a Tick) and places it beside the pane it splits, and closes a far
+ * pane there and in its layout; `search.query` names its machine in its own field, which the
+ * home service answers (main/search/machines.ts), its hits' pane ids qualified.
  */
-const HOME_REQUESTS: ReadonlySet<string> = new Set(['pane.create', 'agent.new', 'pane.close', 'pane.focus', 'layout.set', 'machine.connect', 'machine.list', 'machine.retry', 'machine.restart', 'search.query']);
+const HOME_REQUESTS: ReadonlySet<string> = new Set(['pane.create', 'agent.new', 'worktree.new', 'tick.open', 'pane.close', 'pane.focus', 'layout.set', 'machine.connect', 'machine.list', 'machine.retry', 'machine.restart', 'search.query']);
 
 /**
  * Where a request goes: the machine its pane ids name (none: the home service), with the
@@ -70,6 +71,11 @@ export function qualifyResult(machine: string, name: string, res: unknown): unkn
     case 'pane.resume':
     case 'agent.new':
       return qualifyPane(machine, res as PaneInfo);
+    case 'artifact.open': {
+      // Its file is that machine's: the home service serves it at /m/<machine>/… (main/machines/far-files.ts).
+      const v = res as { url?: unknown };
+      return typeof v.url === 'string' && v.url.startsWith('/') && !v.url.startsWith('//') ? { ...v, url: `/m/${machine}${v.url}` } : res;
+    }
     case 'app.hello': {
       const h = res as { panes: PaneInfo[]; layout: Layout | null; focused: string | null };
       return { ...h, panes: h.panes.map((p) => qualifyPane(machine, p)), layout: qualifyLayout(machine, h.layout), focused: h.focused === null ? null : qualify(machine, h.focused) };
