@@ -128,7 +128,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   turns.start();
   // Search everything (main/search): pane output, commands, agents' events, surfaces, actions, Tick calls.
   const search = installSearch({ core, panes, settings, paths, surfaces, ticks, log: (line) => void process.stderr.write(`terminal-delight: ${line}\n`) });
-  mcp.addTools(searchTools(search, { panes, settings: () => settings.get() }));
+  mcp.addTools(searchTools(core, { panes, settings: () => settings.get() }));
   // Usage and cost of each agent session (main/usage): read from its transcript, shown in its pane's header.
   installUsage(core, panes);
   // Other services install here (each in its own folder): surfaces, agent-channel, tick, mcp.
