@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exitText, lastCommandParts, shortPath, statusDot } from './header-text.ts';
+import { exitText, headerTitle, lastCommandParts, shortPath, statusDot } from './header-text.ts';
 
 describe('statusDot', () => {
   it('is live while the process runs, ok only for an exit 0, bad for a signal (exit code 0 or not) or another code', () => {
@@ -21,6 +21,19 @@ describe('exitText', () => {
     expect(exitText({ status: 'exited', exitCode: 0 })).toBe('exited 0');
     expect(exitText({ status: 'exited' })).toBe('exited');
     expect(exitText({ status: 'exited', exitCode: 0, signal: 9 })).toBe('killed by signal 9');
+  });
+  it('says what ended it when the service did, as it stopped, not the hang-up signal', () => {
+    expect(exitText({ status: 'exited', exitCode: 0, signal: 1, endedBy: 'service stop' })).toBe('ended by service stop');
+    expect(exitText({ status: 'exited', ended: { reason: 'the service was stopped', at: '', resumeArgv: [] } })).toBe('ended');
+  });
+});
+
+describe('headerTitle', () => {
+  it('names the pane by its title without the spinner glyph an agent puts before it, else by its command', () => {
+    expect(headerTitle({ title: '✳ Fix the cache', command: ['claude'], cwd: '/src' }).title).toBe('Fix the cache');
+    expect(headerTitle({ title: '⠋ Claude Code', command: ['claude'], cwd: '/src' }).title).toBe('Claude Code');
+    expect(headerTitle({ title: '✶', command: ['claude', '--resume'], cwd: '/src' }).title).toBe('claude --resume');
+    expect(headerTitle({ title: 'vim ✳ notes', command: ['vim'], cwd: '/src' }).title).toBe('vim ✳ notes');
   });
 });
 

@@ -5,19 +5,20 @@
  */
 import type { PaneInfo } from '../preload/contract.ts';
 import { commandText, durationText } from './command-text.ts';
-import { visibleText } from './visible.ts';
+import { titleName, visibleText } from './visible.ts';
 
-/** The title a header shows (the program's, else its command, else "Terminal"), its folder, and whether the folder is worth showing beside it. */
+/** The title a header shows (the program's, an agent's spinner glyph dropped, else its command, else "Terminal"), its folder, and whether the folder is worth showing beside it. */
 export function headerTitle(pane: Pick<PaneInfo, 'title' | 'command' | 'cwd'> | undefined): { title: string; cwd: string; showCwd: boolean } {
-  const title = visibleText(pane?.title || pane?.command.join(' ') || 'Terminal');
+  const title = visibleText(titleName(pane?.title ?? '') || pane?.command.join(' ') || 'Terminal');
   const cwd = pane?.cwd ?? '';
   return { title, cwd, showCwd: !!cwd && cwd !== title && !title.endsWith(cwd) };
 }
 
-/** Exit status in words: "exited 3", "exited", "killed by signal 9", or "ended" (with the service). */
-export function exitText(pane: Pick<PaneInfo, 'status' | 'exitCode' | 'signal' | 'ended'>): string {
+/** Exit status in words: "exited 3", "exited", "killed by signal 9", "ended by service stop" (the service ended it as it went), or "ended" (came back ended). */
+export function exitText(pane: Pick<PaneInfo, 'status' | 'exitCode' | 'signal' | 'ended' | 'endedBy'>): string {
   if (pane.status !== 'exited') return '';
   if (pane.ended) return 'ended';
+  if (pane.endedBy) return `ended by ${pane.endedBy}`;
   if (pane.signal) return `killed by signal ${pane.signal}`;
   return pane.exitCode === undefined ? 'exited' : `exited ${pane.exitCode}`;
 }

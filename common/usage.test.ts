@@ -30,6 +30,12 @@ describe('usage summed for the Usage view', () => {
     expect(groupUsage(rows, 'session')).toHaveLength(3);
   });
 
+  it('names a pane by its title without the spinner glyph of an agent', () => {
+    const spun = { ...rows[0], paneTitle: '✳ Fix the cache' };
+    expect(groupUsage([spun], 'pane').map((g) => g.label)).toEqual(['Fix the cache (p1)']);
+    expect(groupUsage([spun], 'session').map((g) => g.label)).toEqual(['claude p1-claude.jsonl in Fix the cache (p1)']);
+  });
+
   it('stacks a bar a day, an agent a stack, of cost or tokens', () => {
     expect(usageBars(rows, 'cost')).toEqual({ days: ['2026-12-01', '2026-12-02'], stacks: [
       { agent: 'claude', values: [0.05, 0.5] }, { agent: 'codex', values: [0, 0] }, { agent: 'gemini', values: [0, 0.01] },

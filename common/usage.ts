@@ -5,6 +5,7 @@
  * does not list adds its tokens and no cost, and the group names it.
  */
 import type { UsageRow } from '../preload/contract.ts';
+import { titleName } from './visible.ts';
 
 export type UsageBy = 'day' | 'agent' | 'pane' | 'worktree' | 'session';
 export const USAGE_BY: readonly UsageBy[] = ['day', 'agent', 'pane', 'worktree', 'session'];
@@ -29,9 +30,9 @@ function keyOf(r: UsageRow, by: UsageBy): [string, string] {
   switch (by) {
     case 'day': return [r.day, r.day];
     case 'agent': return [r.agent, r.agent];
-    case 'pane': return [r.paneId, `${r.paneTitle} (${r.paneId})`];
+    case 'pane': return [r.paneId, `${titleName(r.paneTitle)} (${r.paneId})`];
     case 'worktree': return r.worktree ? [r.worktree.path, `${r.worktree.branch} (${r.worktree.path})`] : ['', `no worktree (${r.folder})`];
-    case 'session': return [r.transcript, `${r.agent} ${r.sessionId ? r.sessionId.slice(0, 8) : r.transcript.split('/').pop()} in ${r.paneTitle} (${r.paneId})`];
+    case 'session': return [r.transcript, `${r.agent} ${r.sessionId ? r.sessionId.slice(0, 8) : r.transcript.split('/').pop()} in ${titleName(r.paneTitle)} (${r.paneId})`];
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { visibleText } from './visible.ts';
+import { titleName, visibleText } from './visible.ts';
 
 describe('visibleText', () => {
   it('shows C0 controls and DEL as Control Pictures, and drops C1 controls', () => {
@@ -12,5 +12,20 @@ describe('visibleText', () => {
   it('leaves every other character alone', () => {
     const s = 'Cache eviction · LRU — 3× fewer misses ✓ 日本 🙂 \u2028';
     expect(visibleText(s)).toBe(s);
+  });
+});
+
+describe('titleName', () => {
+  it('drops the spinner glyphs agents put before their title while they work', () => {
+    for (const g of ['✳', '✶', '✻', '✽', '✢', '·', '⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏', '⠂', '⠐', '⣾', '⣽']) {
+      expect(titleName(`${g} Fix the cache`), g).toBe('Fix the cache');
+      expect(titleName(`${g}Claude Code`), g).toBe('Claude Code');
+    }
+    expect(titleName('⠋ ✳  Review · the diff')).toBe('Review · the diff');
+    expect(titleName('✳')).toBe('');
+  });
+
+  it('keeps every other title as it came, glyphs inside it too', () => {
+    for (const t of ['Claude Code', 'bash: ~/src', '* starred', '✓ done', 'vim ✳ notes.md', '  leading spaces', '🙂 hi', '']) expect(titleName(t)).toBe(t);
   });
 });

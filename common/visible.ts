@@ -13,3 +13,19 @@ export function visibleText(text: string): string {
     return '';
   });
 }
+
+/**
+ * Spinner glyphs agents put before their terminal title while they work (Claude Code's
+ * ✳ ✶ ✻ ✽ ✢ ·, and the braille spinners U+2800–U+28FF that Claude Code, Codex and Gemini
+ * CLI draw), with the spaces after them.
+ */
+const LEADING_SPINNER = /^(?:[\u2800-\u28ff\u00b7\u2722\u2733\u2736\u273b\u273d\u2219\u22c5]\s*)+/u;
+
+/**
+ * A title as a name (the pane header, the agents list, the Usage view): the spinner glyphs
+ * before it dropped, the rest kept as it came ("✳ Fix the cache" is "Fix the cache"). A
+ * title that is only a spinner gives ''. Pure.
+ */
+export function titleName(title: string): string {
+  return title.replace(LEADING_SPINNER, '');
+}

@@ -117,6 +117,9 @@ describe('the cost of a Claude Code session', () => {
       await view.getByLabel('Table by').selectOption('worktree');
       await view.locator('tbody tr', { hasText: 'no worktree' }).waitFor();
       await view.getByLabel('Table by').selectOption('session');
+      // The pane named by its title without the spinner glyph Claude Code puts before it ("✳ Claude Code").
+      const session = view.locator('tbody tr', { hasText: paneId }).locator('th');
+      expect(await session.innerText()).toMatch(new RegExp(`^claude \\S+ in [^\\u2800-\\u28ff✳✶✻✽✢·\\s]\\S*.* \\(${paneId}\\)$`, 'u'));
       await w.screenshot(`usage-view-${theme}`);
       expect(await axeViolations(w, `usage view, ${theme}`)).toEqual([]);
     };

@@ -70,7 +70,7 @@ export interface App {
   /** Save the session with why the core stops, then hang up every pane and stop every service. */
   dispose(reason?: string): Promise<void>;
   /** End every pane cleanly (SIGHUP, then SIGTERM and SIGKILL to stragglers) and close every Tick; the session says `reason`. */
-  endAll(reason: string): Promise<void>;
+  endAll(reason: string, by?: string): Promise<void>;
 }
 
 export async function createApp(opts: AppOptions): Promise<App> {
@@ -128,7 +128,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   turns.start();
   // Search everything (main/search): pane output, commands, agents' events, surfaces, actions, Tick calls.
   const search = installSearch({ core, panes, settings, paths, surfaces, ticks, log: (line) => void process.stderr.write(`terminal-delight: ${line}\n`) });
-  mcp.addTools(searchTools(search, { panes, settings: () => settings.get() }));
+  mcp.addTools(searchTools(core, { panes, settings: () => settings.get() }));
   // Usage and cost of each agent session (main/usage): read from its transcript, shown in its pane's header.
   installUsage(core, panes);
   // Other services install here (each in its own folder): surfaces, agent-channel, tick, mcp.
@@ -136,11 +136,11 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // The clients (main/clients/hub.ts) and the service's own requests.
   const hub = new ClientHub(core);
   core.onDispose(() => hub.dispose());
-  const endAll = async (reason: string): Promise<void> => {
+  const endAll = async (reason: string, by?: string): Promise<void> => {
     await panes.saveScreens();
     keeper.stop(reason);
     stopReason = reason;
-    await Promise.all([panes.endAll(), ticks.closeAll()]);
+    await Promise.all([panes.endAll(undefined, by), ticks.closeAll()]);
   };
   installServiceHandlers(core, { panes, ticks, hub, quit: opts.quit });
   // Other machines over the person's own ssh (main/machines): their links, and windows' via frames.

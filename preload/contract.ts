@@ -30,6 +30,8 @@ export interface PaneInfo {
   status: 'running' | 'exited';
   exitCode?: number;
   signal?: number;
+  /** The service ended its program as it stopped, restarted or quit: "service stop", "service restart", "Quit" (the header says "ended by …", not the signal). */
+  endedBy?: string;
   cols: number;
   rows: number;
   /** Set once an agent's hooks report on this pane. */

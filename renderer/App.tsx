@@ -138,7 +138,8 @@ function TitleBar(): ReactElement {
     <div className="titlebar">
       <img className="app-icon" src="./icon.svg" alt="" width={16} height={16} />
       <span className="app-name">Terminal Delight</span>
-      <span className="titlebar-dim">{count === 1 ? '1 pane' : `${count} panes`}</span>
+      {/* Stopped on purpose, the panes were ended by the stop (or are not known, after a reload): no count. */}
+      {stopped ? null : <span className="titlebar-dim">{count === 1 ? '1 pane' : `${count} panes`}</span>}
       <span className="titlebar-spacer" />
       <AgentsBar />
       <MachinesBar />

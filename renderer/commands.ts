@@ -10,7 +10,7 @@ import { zoomed, type WindowStore } from './store/store.ts';
 import { showOpenTick } from './agents/ui.ts';
 import { showAgentPicker } from './agents/picker.ts';
 import { showWorktreeDialog } from './agents/worktrees.ts';
-import { showQuit } from './service/ui.ts';
+import { NEEDS_SERVICE, serviceUi, showQuit } from './service/ui.ts';
 import { showSettings } from './settings/ui.ts';
 import { showSearch } from './search/ui.ts';
 import { showUsage } from './usage/ui.ts';
@@ -166,9 +166,17 @@ export function commandWanted(ctx: CommandContext, cmd: WindowCommand, paneId?: 
   return !!id && !!ctx.terminal(id)?.canJumpToPrompt?.();
 }
 
+/** Commands that start a pane, an agent, a Tick or a machine: they need a running service. */
+const STARTS: ReadonlySet<WindowCommand> = new Set(['split-right', 'split-down', 'new-pane', 'new-agent', 'open-tick', 'new-agent-worktree']);
+
 /** Run a command by name (shortcut, menu or button), for the given pane or the focused one. */
 export function runCommand(ctx: CommandContext, cmd: WindowCommand, paneId?: string): void {
   const id = paneId ?? ctx.store.getState().focused ?? undefined;
+  // Stopped on purpose: what would start something says why, as its button's title does.
+  if (serviceUi.getState().stopped !== null && STARTS.has(cmd)) {
+    ctx.store.getState().notice(`${NEEDS_SERVICE}.`, 'info');
+    return;
+  }
   switch (cmd) {
     case 'split-right': void splitPane(ctx, 'right', id); break;
     case 'split-down': void splitPane(ctx, 'down', id); break;

@@ -89,10 +89,17 @@ api.on('notify', (n) => {
   store.getState().notice(n.body ? `${n.title}: ${n.body}` : n.title, 'info');
   desktopNotify(ctx, n);
 });
+/** The notices the service's hello brought: about the running service, dismissed when it is stopped. */
+const helloNotices = new Set<number>();
 // The service is going: stopped on purpose, the window says so and offers to start it again
 // (service/StoppedBar.tsx); after a quit, everything has ended; a restart needs no word.
 api.on('service.stopping', (p) => {
-  if (p.how === 'stop') serviceUi.setState({ stopped: p.message });
+  if (p.how === 'stop') {
+    serviceUi.setState({ stopped: p.message });
+    // What the service said at hello ("Closing this window keeps your panes running…") is no longer so.
+    for (const id of helloNotices) store.getState().dismissNotice(id);
+    helloNotices.clear();
+  }
   else if (p.how === 'quit') {
     serviceUi.setState({ quit: true });
     ctx.disconnect?.();
@@ -128,7 +135,7 @@ function hello(): void {
       preloadRenderer(ctx.rendererMode);
       if (serviceUi.getState().stopped) serviceUi.setState({ stopped: null });
       store.getState().hello(res);
-      for (const text of res.notices ?? []) store.getState().notice(text, 'info');
+      for (const text of res.notices ?? []) helloNotices.add(store.getState().notice(text, 'info'));
       preloadBench();
     },
     (err: Error) => {

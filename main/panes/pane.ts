@@ -204,6 +204,8 @@ export class Pane {
   private readonly launch: PaneSpawn['launch'];
   /** The process of the current run (its session's leader), or of the last one as recorded when the pane came back ended. */
   process: ProcessRecord | undefined;
+  /** Set as the service ends every pane (PaneService.endAll): what ends it, told with its exit (`info.endedBy`). */
+  endingBy: string | undefined;
   /** Shell integration marks in the output (OSC 133, OSC 7), and what they say. */
   private marks = new ShellMarks(isLocalHost);
 
@@ -326,6 +328,8 @@ export class Pane {
     this.info = { ...this.info, status: 'running', exitCode: undefined, signal: undefined };
     delete this.info.exitCode;
     delete this.info.signal;
+    delete this.info.endedBy;
+    this.endingBy = undefined;
     delete this.info.lastCommand;
     this.armTail(proc);
     // Still waiting its turn (the governor): the new process's output waits too.
@@ -342,6 +346,7 @@ export class Pane {
       this.flush();
       this.info = { ...this.info, status: 'exited', exitCode };
       if (signal) this.info.signal = signal;
+      if (this.endingBy) this.info.endedBy = this.endingBy;
       this.hooks.exited(this);
     });
   }

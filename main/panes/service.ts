@@ -572,9 +572,11 @@ export class PaneService implements PaneServiceApi {
    * `killAfterMs`. A pane's session is its terminal's: what its shell started there (a job
    * that ignores SIGHUP, say) is ended with it, not only the shell. Resolves once every
    * pane has exited and nothing is left in their sessions (or all of it was killed).
+   * `by` ("service stop") is told with each pane's exit, as `endedBy`.
    */
-  async endAll(e: Escalation = QUIT_ESCALATION): Promise<void> {
+  async endAll(e: Escalation = QUIT_ESCALATION, by?: string): Promise<void> {
     const running = [...this.panes.values()].filter((p) => p.running);
+    for (const p of running) p.endingBy = by;
     const sessions = running.map((p) => p.process).filter((r): r is ProcessRecord => r !== undefined);
     for (const p of running) p.signal('SIGHUP');
     await escalate(

@@ -2,13 +2,18 @@
  * Search on another machine (main/search/machines.ts): a real sshd on 127.0.0.1 is the far
  * machine, the home service links to it with the real `ssh`; each service indexes its own
  * panes; `terminal-delight search --machine` asks the far one through the home service,
- * and `--machine '*'` both, the far pane's id qualified as the window knows it.
+ * and `--machine '*'` both, the far pane's id qualified as the window knows it; the MCP tool
+ * search_history takes the same `machine`, asked through the SDK's real Client over a real
+ * `terminal-delight mcp`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SearchHit } from '../../preload/contract.ts';
-import { waitFor } from '../panes/testing.ts';
+import { fakeAgent, waitFor } from '../panes/testing.ts';
+import { appRoot } from '../panes/env.ts';
 import { connectService, stopService } from '../service/client.ts';
 import { startService, type RunningService } from '../service/service.ts';
 import { nearCli, startFarMachine, type FarMachine } from '../machines/sshd-testing.ts';
@@ -79,5 +84,40 @@ describe('search on a connected machine', () => {
     }
     expect(panesOf((await cli(['search', 'zqxmachine', '--machine', m.alias, '--json'])).stdout)).toEqual([far.id]);
     conn.close();
+  }, 120_000);
+
+  it('search_history (MCP) takes the same machine: a connected machine\'s name or \'*\', and refuses an unknown one in one sentence', async () => {
+    if (!home.app.machines.connected().includes(m.alias)) expect((await cli(['connect', m.alias])).code).toBe(0);
+    const conn = await connectService({ env: m.near.env, client: 'cli' });
+    const far = await conn.request('pane.create', { machine: m.alias, command: ['/bin/sh', '-c', 'echo zqxmcp far-$((6*7)); exec cat'] });
+    const near = await conn.request('pane.create', { command: ['/bin/sh', '-c', 'echo zqxmcp near-$((6*7)); exec cat'] });
+    conn.close();
+    // An agent pane on this machine (a program named codex), the tool turned on for it.
+    const agent = home.app.panes.create({ command: [fakeAgent(m.near.dir, 'codex')] });
+    expect(home.app.panes.get(agent.id)?.agentCli?.name).toBe('codex');
+    home.app.settings.set({ search: { mcpAgents: ['codex'] } });
+
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(m.near.env)) if (v !== undefined) env[k] = v;
+    const client = new Client({ name: 'td-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: path.join(appRoot, 'bin', 'terminal-delight'), args: ['mcp'], env: { ...env, TD_NODE: process.execPath, TD_PANE_ID: agent.id }, stderr: 'pipe' }));
+    try {
+      const tool = (await client.listTools()).tools.find((t) => t.name === 'search_history');
+      expect(Object.keys(tool?.inputSchema.properties ?? {})).toContain('machine');
+      const ask = async (args: Record<string, unknown>) => {
+        const r = await client.callTool({ name: 'search_history', arguments: { query: 'zqxmcp', ...args } });
+        return { error: r.isError ? (r.content as Array<{ text: string }>)[0]!.text : undefined, hits: (r.structuredContent as { hits?: Array<{ paneId: string; text: string }> } | undefined)?.hits ?? [] };
+      };
+      // The far machine's own index, its pane qualified as the window knows it.
+      const there = await waitFor(async () => ((await ask({ machine: m.alias })).hits.length > 0 ? (await ask({ machine: m.alias })).hits : undefined), 'the far line through MCP');
+      expect(there.map((h) => [h.paneId, h.text])).toEqual([[far.id, 'zqxmcp far-42']]);
+      // Without machine, this machine's alone; with '*', both.
+      await waitFor(async () => ((await ask({})).hits.length > 0 || undefined), 'the near line through MCP');
+      expect((await ask({})).hits.map((h) => h.paneId)).toEqual([near.id]);
+      expect(new Set((await ask({ machine: '*' })).hits.map((h) => h.paneId))).toEqual(new Set([near.id, far.id]));
+      expect(await ask({ machine: 'elsewhere' })).toEqual({ error: 'Refused: no machine is named "elsewhere": connect it with + Machine… or `terminal-delight connect HOST`.', hits: [] });
+    } finally {
+      await client.close().catch(() => undefined);
+    }
   }, 120_000);
 });

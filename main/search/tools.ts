@@ -2,13 +2,15 @@
  * The MCP tool `search_history`: an agent looks up what other agents and shells in the
  * person's panes did (the search index, main/search). Off for every agent until the person
  * names it in settings.search.mcpAgents (the tool answers with that sentence until then).
+ * Asked as the window and the CLI ask (`search.query` through the core), so `machine` reaches
+ * a connected machine's index, or every machine's with '*' (main/search/machines.ts).
  */
 import { z } from 'zod';
-import type { Settings } from '../../preload/contract.ts';
+import type { SearchQuery, Settings } from '../../preload/contract.ts';
+import type { Core } from '../core.ts';
 import type { ToolDef, ToolResult } from '../mcp/tool.ts';
 import type { PaneServiceApi } from '../services.ts';
 import { paneOfAgent } from '../surfaces/tools.ts';
-import type { SearchService } from './service.ts';
 
 const KINDS = ['command', 'output', 'prompt', 'reply', 'tool', 'surface', 'decision', 'tick', 'failed'] as const;
 
@@ -24,7 +26,7 @@ export function searchRefusal(agent: string | undefined, settings: Settings['sea
   return undefined;
 }
 
-export function searchTools(search: SearchService, deps: { panes: PaneServiceApi; settings: () => Settings }): ToolDef[] {
+export function searchTools(core: Core, deps: { panes: PaneServiceApi; settings: () => Settings }): ToolDef[] {
   const tool: ToolDef = {
     name: 'search_history',
     description: [
@@ -38,22 +40,25 @@ export function searchTools(search: SearchService, deps: { panes: PaneServiceApi
       agent: z.string().max(40).optional().describe('Only entries of this agent (claude, codex, gemini, opencode).'),
       folder: z.string().max(4096).optional().describe('Only entries in this folder or below it.'),
       since: z.string().max(40).optional().describe('Only entries at or after this date (2026-12-01 or an ISO time).'),
+      machine: z.string().min(1).max(200).optional().describe('A connected machine\'s name: search its panes instead of this machine\'s (their pane ids come back as name/paneId); "*": this machine\'s and every connected one\'s.'),
       limit: z.number().int().min(1).max(100).optional().describe('At most this many hits (default 20).'),
     },
     writes: false,
-    handler(args, ctx): ToolResult {
+    async handler(args, ctx): Promise<ToolResult> {
       const paneId = paneOfAgent(deps.panes, typeof args.pid === 'number' ? args.pid : undefined, ctx);
       const agent = paneId ? deps.panes.get(paneId)?.agentCli?.name : undefined;
       const no = searchRefusal(agent, deps.settings().search);
       if (no) return { isError: true, text: `Refused: ${no}.` };
-      const r = search.query({
+      const q: SearchQuery = {
         query: String(args.query),
         limit: typeof args.limit === 'number' ? args.limit : 20,
         ...(typeof args.kind === 'string' ? { kind: args.kind as (typeof KINDS)[number] } : {}),
         ...(typeof args.agent === 'string' ? { agent: args.agent } : {}),
         ...(typeof args.folder === 'string' ? { folder: args.folder } : {}),
         ...(typeof args.since === 'string' ? { since: args.since } : {}),
-      });
+        ...(typeof args.machine === 'string' ? { machine: args.machine } : {}),
+      };
+      const r = await core.request('search.query', q, { id: `mcp-${paneId}` });
       if (!r.ok) return { isError: true, text: `Refused: ${r.error}.` };
       return { json: { hits: r.hits.map(({ marked: _m, ...h }) => ({ ...h, at: new Date(h.at).toISOString() })) } };
     },

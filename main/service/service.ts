@@ -49,6 +49,9 @@ export interface RunningService {
 /** How the service goes: on purpose, and stays stopped; for a restart; or a quit that ended everything. */
 export type StopHow = 'stop' | 'restart' | 'quit';
 
+/** What a pane's header says ended it ("ended by service stop"), for each way the service goes. */
+const ENDED_BY: Record<StopHow, string> = { stop: 'service stop', restart: 'service restart', quit: 'Quit' };
+
 /** What a window says when the service was stopped on purpose, by `terminal-delight service stop` (its shutdown line). */
 export const STOPPED_BY_COMMAND = 'The service was stopped with `terminal-delight service stop`.';
 export const STOPPED_FOR_FRESH = 'The service was stopped to start afresh (--fresh).';
@@ -117,7 +120,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<StartResu
         // Every pane is ended before the service goes, whatever stops it (a stop, a restart, a
         // signal, Quit): a hang-up, then SIGTERM and SIGKILL to what is left in each pane's
         // session (a program that ignores SIGHUP), so nothing it ran outlives it.
-        await app.endAll(reason).catch(() => undefined);
+        await app.endAll(reason, ENDED_BY[how]).catch(() => undefined);
         await doors.closeAll().catch(() => undefined);
         app.hub.closeAll('the Terminal Delight service stopped');
         server?.close();

@@ -57,7 +57,7 @@ function perls(marker: string): number[] {
 }
 
 describe.runIf(process.platform === 'linux')('service stop', () => {
-  it('ends a program that ignores SIGHUP, run from a pane\'s shell and as a pane\'s own program', async () => {
+  it('ends a program that ignores SIGHUP, run from a pane\'s shell and as a pane\'s own program; a window hears each ended by service stop', async () => {
     const inShell = `in-shell-${randomBytes(4).toString('hex')}`;
     const own = `own-${randomBytes(4).toString('hex')}`;
     conn = await connectService({ env: state.env, client: 'cli', cwd: state.dir, fresh: true });
@@ -65,11 +65,14 @@ describe.runIf(process.platform === 'linux')('service stop', () => {
     const shell = hello.panes[0]!.id;
     await waitFor(async () => (await conn!.request('pane.snapshot', { paneId: shell })).data.includes('$'), 'the shell\'s prompt', 30_000);
     await conn.request('pane.input', { paneId: shell, data: `perl -e '${IGNORES_HUP}' ${inShell}\r` });
-    await conn.request('pane.create', { command: ['perl', '-e', IGNORES_HUP, own] });
+    const ownPane = await conn.request('pane.create', { command: ['perl', '-e', IGNORES_HUP, own] });
     const [first] = await waitFor(() => (perls(inShell).length === 1 ? perls(inShell) : undefined), 'the perl the shell started', 30_000);
     const [second] = await waitFor(() => (perls(own).length === 1 ? perls(own) : undefined), 'the pane\'s own perl', 30_000);
-    conn.close();
-    conn = undefined;
+    // A window stays attached: it hears each pane end, and that the stop ended it (not "killed by signal 1").
+    const ends = new Map<string, string | undefined>();
+    conn.onEvent('pane.updated', (p) => {
+      if (p.status === 'exited') ends.set(p.id, p.endedBy);
+    });
 
     const stop = await runCli(['service', 'stop'], state.env);
     expect(stop.stdout).toBe('stopped\n');
@@ -77,6 +80,7 @@ describe.runIf(process.platform === 'linux')('service stop', () => {
     // The stop returns once the service is gone, and the service goes once its panes' programs are.
     expect(alive(first!)).toBe(false);
     expect(alive(second!)).toBe(false);
+    expect(Object.fromEntries(ends)).toEqual({ [shell]: 'service stop', [ownPane.id]: 'service stop' });
   }, 120_000);
 
   it('never resumes a pane beside the program it ran before the service was killed: that one is ended first', async () => {

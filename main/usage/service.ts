@@ -12,6 +12,7 @@ import type { Core } from '../core.ts';
 import type { PaneServiceApi } from '../services.ts';
 import { parseEvent } from '../agent-channel/events.ts';
 import { readTail } from '../surfaces/transcript.ts';
+import { titleName } from '../../common/visible.ts';
 import { loadPrices, priceOf, sessionUsage, type PriceFile } from './prices.ts';
 import { opencodeDatabases, opencodeReader } from './opencode.ts';
 import { claudeReader, codexReader, dayOf, geminiReader, type TranscriptReader } from './transcripts.ts';
@@ -176,7 +177,7 @@ export class UsageService {
         for (const [model, tok] of models) {
           const price = priceOf(this.prices, model);
           rows.push({
-            day, paneId: p.id, paneTitle: p.title, agent: t.agent, transcript: t.transcript, folder: p.cwd, model, ...tok,
+            day, paneId: p.id, paneTitle: titleName(p.title), agent: t.agent, transcript: t.transcript, folder: p.cwd, model, ...tok,
             ...(p.agentCli?.sessionId ? { sessionId: p.agentCli.sessionId } : {}),
             ...(p.worktree ? { worktree: { branch: p.worktree.branch, path: p.worktree.path } } : {}),
             ...(price ? { cost: (tok.input * price.input + tok.output * price.output + tok.cacheRead * price.cacheRead + tok.cacheWrite * price.cacheWrite) / 1_000_000 } : {}),

@@ -14,6 +14,7 @@ import { shortPath } from '../../common/header-text.ts';
 import { enableDesktopNotifications } from './notify.ts';
 import { agentCounts, agentRows, countsText, durationText, STATUS_ORDER, STATUS_WORD } from './rollup.ts';
 import { agentsUi, showOpenTick } from './ui.ts';
+import { NEEDS_SERVICE, useStopped } from '../service/ui.ts';
 import { showAgentPicker } from './picker.ts';
 import { WorktreeRows } from './WorktreeRows.tsx';
 import { followWorktrees, showWorktreeDialog, withoutPane, worktreesUi } from './worktrees.ts';
@@ -32,7 +33,9 @@ export function useNow(ms: number): number {
 export function AgentsBar(): ReactElement {
   const ctx = useWindow();
   const platform = useWindowState((s) => s.platform);
-  const tip = (label: string, keys: string): string => (keys ? `${label} (${keys})` : label);
+  // Stopped on purpose: nothing here can start, so the buttons say why instead (service/StoppedBar.tsx offers the start).
+  const stopped = useStopped();
+  const tip = (label: string, keys: string): string => (stopped ? NEEDS_SERVICE : keys ? `${label} (${keys})` : label);
   return (
     <div className="agents-bar">
       <AgentsRollup />
@@ -42,6 +45,7 @@ export function AgentsBar(): ReactElement {
           className="text-button small titlebar-button"
           title={tip('Start an agent in a new pane: choose which', shortcutLabel('new-agent', platform))}
           aria-haspopup="dialog"
+          disabled={stopped}
           onClick={() => showAgentPicker(ctx.store.getState().focused ?? undefined)}
         >
           + Agent
@@ -52,6 +56,7 @@ export function AgentsBar(): ReactElement {
           aria-label="New agent in a worktree…"
           title={tip('New agent in a git worktree of its own: its own branch and folder', shortcutLabel('new-agent-worktree', platform))}
           data-testid="new-agent-worktree"
+          disabled={stopped}
           onClick={() => showWorktreeDialog()}
         >
           <span aria-hidden="true">⎇</span>
@@ -61,6 +66,7 @@ export function AgentsBar(): ReactElement {
         type="button"
         className="text-button small titlebar-button"
         title={tip('Open a Tick in a new pane', shortcutLabel('open-tick', platform))}
+        disabled={stopped}
         onClick={() => showOpenTick()}
       >
         Open Tick…

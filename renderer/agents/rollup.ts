@@ -3,7 +3,7 @@
  * order the window lists them (blocked first, the longest waiting on top), the
  * counts the title bar shows, and "how long" in a few characters.
  */
-import { visibleText } from '../../common/visible.ts';
+import { titleName, visibleText } from '../../common/visible.ts';
 import type { AgentStatus, PaneInfo } from '../../preload/contract.ts';
 
 export interface AgentRow {
@@ -46,7 +46,7 @@ export function agentRows(panes: Record<string, PaneInfo> | PaneInfo[], visible?
     if (!p.agent || (keep && !keep.has(p.id))) continue;
     const row: AgentRow = {
       paneId: p.id,
-      title: visibleText(p.title || p.command.join(' ') || 'Agent'),
+      title: visibleText(titleName(p.title) || p.command.join(' ') || 'Agent'),
       status: p.agent.status,
       since: p.agent.since,
       unseen: Math.max(0, p.unseen || 0),

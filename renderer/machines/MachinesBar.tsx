@@ -7,6 +7,7 @@ import { useEffect, type ReactElement } from 'react';
 import { useStore } from 'zustand';
 import { useWindow, useWindowState } from '../context.ts';
 import { splitPane } from '../commands.ts';
+import { NEEDS_SERVICE, useStopped } from '../service/ui.ts';
 import { machineChanged, machineStateLabel, machinesUi, retryMachine, showMachineDialog } from './ui.ts';
 import './machines.css';
 
@@ -14,6 +15,7 @@ export function MachinesBar(): ReactElement {
   const ctx = useWindow();
   const ready = useWindowState((s) => s.ready);
   const machines = useStore(machinesUi, (s) => s.machines);
+  const stopped = useStopped();
   const mine = typeof __TD_VERSION__ === 'string' ? __TD_VERSION__ : '';
   useEffect(() => {
     if (!ready) return;
@@ -47,7 +49,7 @@ export function MachinesBar(): ReactElement {
           </span>
         );
       })}
-      <button type="button" className="text-button titlebar-button machine-add" data-testid="add-machine" onClick={() => showMachineDialog()}>+ Machine…</button>
+      <button type="button" className="text-button titlebar-button machine-add" data-testid="add-machine" disabled={stopped} title={stopped ? NEEDS_SERVICE : 'Connect another machine over your own ssh'} onClick={() => showMachineDialog()}>+ Machine…</button>
     </span>
   );
 }

@@ -11,6 +11,7 @@ import { BenchIcon, CloseIcon, RestartIcon, SplitDownIcon, SplitRightIcon } from
 import { usageBadge } from './usage.ts';
 import { MachineBadge } from '../machines/FarPane.tsx';
 import { TickHeaderParts, WorktreeBadge, agentTip, tickCloseTip } from '../agents/HeaderParts.tsx';
+import { NEEDS_SERVICE, useStopped } from '../service/ui.ts';
 import { exitText, headerTitle, lastCommandParts, shortPath, statusDot } from '../../common/header-text.ts';
 
 const AGENT_LABEL: Record<AgentStatus, string> = {
@@ -35,6 +36,7 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
     return keys ? `${label} (${keys})` : label;
   };
   const exited = pane?.status === 'exited';
+  const stopped = useStopped();
   const { title, cwd, showCwd } = headerTitle(pane);
 
   return (
@@ -68,10 +70,10 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
       ) : null}
       {exited && pane ? (
         <>
-          <span className={`badge exit ${pane.ended ? 'ended' : pane.exitCode === 0 && !pane.signal ? 'ok' : 'bad'}`} role="status" data-testid="exit-status" title={pane.ended ? pane.ended.reason : undefined}>
+          <span className={`badge exit ${pane.ended || pane.endedBy ? 'ended' : pane.exitCode === 0 && !pane.signal ? 'ok' : 'bad'}`} role="status" data-testid="exit-status" title={pane.ended ? pane.ended.reason : undefined}>
             {exitText(pane)}
           </span>
-          <button type="button" className="text-button" onClick={() => void restartPane(ctx, paneId)} aria-label={pane.ended ? 'Resume' : 'Restart'} disabled={pane.kind === 'tick'} title={pane.kind === 'tick' ? 'A Tick cannot be restarted in its pane; open it again with Open Tick…' : pane.ended ? 'Start it again as it was (an agent picks up its session)' : 'Start the same command again in this pane'}>
+          <button type="button" className="text-button" onClick={() => void restartPane(ctx, paneId)} aria-label={pane.ended ? 'Resume' : 'Restart'} disabled={pane.kind === 'tick' || stopped} title={stopped ? NEEDS_SERVICE : pane.kind === 'tick' ? 'A Tick cannot be restarted in its pane; open it again with Open Tick…' : pane.ended ? 'Start it again as it was (an agent picks up its session)' : 'Start the same command again in this pane'}>
             <RestartIcon />
             <span>{pane.ended ? 'Resume' : 'Restart'}</span>
           </button>

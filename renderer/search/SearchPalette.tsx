@@ -12,6 +12,7 @@ import { useWindow, useWindowState } from '../context.ts';
 import { ModalForm } from '../agents/ModalForm.tsx';
 import { groupHits, markedParts, when, withoutMarkdown } from './group.ts';
 import { jumpTo } from './jump.ts';
+import { headerTitle } from '../../common/header-text.ts';
 import { hideSearch, searchUi } from './ui.ts';
 import { machinesUi } from '../machines/ui.ts';
 import './search.css';
@@ -139,10 +140,12 @@ function Palette({ n }: { n: number }): ReactElement {
       <div id="td-search-results" ref={list} className="td-search-results" role="listbox" aria-label="Results">
         {groups.map((g) => {
           const pane = panes[g.paneId];
+          // The pane's name as its header says it (an agent's spinner glyph left out).
+          const name = pane ? headerTitle(pane).title : undefined;
           return (
-            <div key={g.paneId} className="td-search-group" role="group" aria-label={pane?.title ?? g.paneId}>
+            <div key={g.paneId} className="td-search-group" role="group" aria-label={name ?? g.paneId}>
               <div className="td-search-group-head">
-                <span className="td-search-pane">{pane?.title ?? 'closed pane'}</span>
+                <span className="td-search-pane">{name ?? 'closed pane'}</span>
                 {g.agent && <span className="td-search-agent">{g.agent}</span>}
                 <span className="td-search-id">{g.paneId}{pane && pane.status !== 'running' ? ' · ended' : ''}</span>
               </div>

@@ -12,6 +12,7 @@ import { focusPane, toggleBench } from '../commands.ts';
 import type { WindowContext } from '../context.ts';
 import { benchStore } from '../workbench/runtime.ts';
 import { AGENT_LABELS } from '../agents/labels.ts';
+import { headerTitle } from '../../common/header-text.ts';
 
 /** Wait for `f` to give something, a frame at a time, for at most `ms`. */
 async function until<T>(f: () => T | undefined, ms = 3000): Promise<T | undefined> {
@@ -71,5 +72,5 @@ export async function jumpTo(ctx: WindowContext, hit: SearchHit): Promise<void> 
     return;
   }
   if (!pane.benchOpen) await toggleBench(ctx, hit.paneId);
-  benchStore().getState().openViewer({ paneId: hit.paneId, surfaceId: `history:${line}`, title: `Output of ${pane.title || hit.paneId}, line ${line + 1}`, view: { kind: 'markdown', name: '', text: '' }, history: { lines: r.lines, line } });
+  benchStore().getState().openViewer({ paneId: hit.paneId, surfaceId: `history:${line}`, title: `Output of ${headerTitle(pane).title}, line ${line + 1}`, view: { kind: 'markdown', name: '', text: '' }, history: { lines: r.lines, line } });
 }

@@ -1,4 +1,5 @@
 /** Window-level UI state of the service's pieces: the "Quit and end all panes" dialog, and whether the app has quit. */
+import { useStore } from 'zustand';
 import { createStore } from 'zustand/vanilla';
 
 export interface ServiceUi {
@@ -14,6 +15,14 @@ export interface ServiceUi {
 }
 
 export const serviceUi = createStore<ServiceUi>()(() => ({ quitOpen: false, quitN: 0, quit: false, stopped: null, startedN: 0 }));
+
+/** Why a button that needs the service does nothing while it is stopped on purpose (its title, and a shortcut's notice). */
+export const NEEDS_SERVICE = 'The service is stopped: start it first (Start the service, under the title bar)';
+
+/** Whether the service was stopped on purpose and not started again (a hook, for the buttons that need it). */
+export function useStopped(): boolean {
+  return useStore(serviceUi, (s) => s.stopped !== null);
+}
 
 export function showQuit(): void {
   serviceUi.setState((s) => ({ quitOpen: true, quitN: s.quitN + 1 }));
