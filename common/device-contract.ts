@@ -40,4 +40,7 @@ export interface AgentRow {
   since?: string;
   /** The last non-empty lines of its screen, at most 5. */
   lastLines: string[];
+  /** The machine it runs on (its pane id is then qualified, `machine/paneId`) and the machine's colour; absent for this machine's own. */
+  machine?: string;
+  machineColour?: string;
 }

@@ -3,7 +3,9 @@
  * connected over the real ssh to an sshd the test starts (main/machines/sshd-testing.ts), a
  * phone (Chromium as an iPhone 13) paired with its door. A card of a pane on that machine
  * shows on the phone with the machine's name in its colour; answered there with a tap, the
- * line reaches the far pane and the card leaves. Screenshots, dark and light.
+ * line reaches the far pane and the card leaves. A far agent is in the Agents tab with the
+ * machine's name; its terminal (peeked on that machine) is read-only until the desktop lets
+ * the phone type, then the line and the key bar reach the far pane. Screenshots, dark and light.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,7 +13,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopService } from '../main/service/client.ts';
 import { farPaneFolder, startFarMachine, type FarMachine } from '../main/machines/sshd-testing.ts';
-import { dropSurface, launchBrowser, startServe, type Serve } from './harness.ts';
+import { axeViolations, dropSurface, launchBrowser, startServe, type Serve } from './harness.ts';
 import { pairedPhone, type Phone } from './phone.ts';
 
 let m: FarMachine;
@@ -64,5 +66,50 @@ describe('the phone\'s inbox across machines', () => {
     expect(JSON.parse(fs.readFileSync(path.join(folder, 'actions.jsonl'), 'utf8').trim())).toMatchObject({ type: 'action', surface: 'deploy', action: 'choose', target: 'Ship' });
     await card.waitFor({ state: 'detached' });
     await phone.getByText('Nothing waits for you').waitFor();
+  }, 120_000);
+
+  it('shows a far agent with its machine\'s name, its terminal read-only, and types into it once allowed', async () => {
+    const { conn, page: phone } = ph;
+    const machine = (await conn.request('machine.list', {})).find((x) => x.name === m.alias)!;
+    const typed = path.join(m.far.dir, 'typed-into-far-agent.txt');
+    const far = await conn.request('pane.create', { machine: m.alias, kind: 'agent', command: ['/usr/bin/env', 'bash', '-c', `printf '\\033[31mPlanning the deploy on build-box\\033[0m\\n'; exec cat > ${typed}`] });
+
+    await phone.getByRole('tab', { name: /Agents/ }).tap();
+    const agent = phone.locator('.phone-agent', { hasText: 'Planning the deploy on build-box' });
+    await agent.waitFor({ timeout: 30_000 });
+    const badge = agent.locator('.phone-machine');
+    expect(await badge.textContent()).toBe(m.alias);
+    const hex = machine.colour.slice(1).match(/../g)!.map((h) => parseInt(h, 16));
+    expect(await badge.evaluate((el) => getComputedStyle(el).borderTopColor)).toBe(`rgb(${hex.join(', ')})`);
+    await ph.shot('phone-agents-machine-light');
+    await phone.emulateMedia({ colorScheme: 'dark' });
+    await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    await ph.shot('phone-agents-machine-dark');
+
+    // Its terminal: read from that machine, colours kept, read-only.
+    await agent.getByRole('button', { name: 'Terminal' }).tap();
+    const screen = phone.locator('.phone-xterm .xterm-rows');
+    await expect.poll(async () => ((await screen.textContent({ timeout: 100 }).catch(() => '')) ?? '').replace(/\n/g, ''), { timeout: 20_000 }).toContain('Planning the deploy on build-box');
+    expect(await screen.locator('span', { hasText: 'Planning' }).first().evaluate((el) => getComputedStyle(el).color)).toBe('rgb(240, 114, 122)');
+    expect(await phone.locator('.phone-top .phone-machine').textContent()).toBe(m.alias);
+    expect(await phone.getByText('Read-only: answer its cards in the Inbox.').count()).toBe(1);
+    expect(await axeViolations({ page: phone }, 'a far agent\'s terminal on the phone, dark')).toEqual([]);
+
+    // Allowed on the desktop: the line and the key bar go to that machine's pane, and its echo comes back.
+    expect(await conn.request('devices.allowTyping', { name: 'Ada\'s phone', allow: true })).toEqual({ ok: true });
+    await phone.getByRole('button', { name: 'Back to the agents' }).tap();
+    await agent.getByRole('button', { name: 'Terminal' }).tap();
+    await phone.getByRole('switch', { name: 'Type into this terminal' }).tap();
+    await phone.getByLabel('Text to type').fill('ship it from the train');
+    await phone.getByRole('button', { name: 'Send' }).tap();
+    await phone.getByRole('toolbar', { name: 'Keys' }).getByRole('button', { name: 'Enter' }).tap();
+    await expect.poll(() => fs.existsSync(typed) && fs.readFileSync(typed, 'utf8'), { timeout: 20_000 }).toBe('ship it from the train\n');
+    await expect.poll(async () => ((await screen.textContent()) ?? '').replace(/\n/g, ''), { timeout: 20_000 }).toContain('ship it from the train');
+    await ph.shot('phone-terminal-machine-dark');
+    await phone.emulateMedia({ colorScheme: 'light' });
+    await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+    await ph.shot('phone-terminal-machine-light');
+    await phone.getByRole('button', { name: 'Back to the agents' }).tap();
+    expect(far.id.startsWith(`${m.alias}/`)).toBe(true);
   }, 120_000);
 });

@@ -457,6 +457,13 @@ export interface Requests {
    */
   'pane.snapshot': { req: { paneId: string; scrollback?: number | 'all' }; res: { data: string; cols: number; rows: number; complete: boolean; prompts?: SnapshotPrompt[] } };
   'pane.focus': { req: { paneId: string }; res: void };
+  /**
+   * A look at the pane's screen, read-only: its text (as Ticks read it) and its snapshot with
+   * at most `scrollback` lines of history (default 200), without becoming a reader of its
+   * output (pane.snapshot makes the asker one, whose acks then pace the pane). Another
+   * machine's home service shows far agents' terminals on a phone with it.
+   */
+  'pane.peek': { req: { paneId: string; scrollback?: number }; res: { text: string; data: string; cols: number; rows: number } };
   /** Every pane of this service (running or ended), as app.hello lists them, without making one or reading any output: another machine's home service reads far panes' cards with it. */
   'pane.list': { req: Record<string, never>; res: PaneInfo[] };
   'layout.set': { req: { layout: Layout }; res: void };
@@ -711,7 +718,7 @@ export interface TdApi {
 export const REQUEST_NAMES: readonly RequestName[] = [
   'app.hello', 'settings.set',
   'pane.create', 'pane.close', 'pane.restart', 'pane.input', 'pane.resize', 'pane.ack',
-  'pane.snapshot', 'pane.focus', 'pane.list', 'layout.set', 'layout.area',
+  'pane.snapshot', 'pane.focus', 'pane.list', 'pane.peek', 'layout.set', 'layout.area',
   'surface.list', 'surface.act', 'surface.seen', 'surface.comment', 'surface.catalogue',
   'artifact.open', 'artifact.reveal', 'bench.set',
   'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',

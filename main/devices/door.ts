@@ -38,8 +38,8 @@ export interface DeviceApi {
   seen(hash: string): void;
   /** A device's socket opened or closed. */
   sockets?(): void;
-  /** An agent pane's screen (the agents' terminal): as text, and as a snapshot for the phone's xterm; undefined when the pane is not an agent's. */
-  screen(paneId: string): Promise<DeviceScreen | undefined>;
+  /** An agent pane's screen (the agents' terminal): as text, and as a snapshot for the phone's xterm; undefined when the pane is not an agent's, or why it cannot be read (a far machine's) in one sentence. */
+  screen(paneId: string): Promise<DeviceScreen | { error: string } | undefined>;
   pair(body: { secret?: unknown; code?: unknown; name?: unknown }): { ok: true; device: DeviceRecord; credential: string } | { ok: false; error: string };
   inbox(): InboxCard[];
   agents(): AgentRow[];
@@ -271,9 +271,9 @@ export async function startDeviceDoor(opts: { address: string; port: number; cer
         watching.set(ws, paneId);
         void api.screen(paneId).catch(() => undefined).then((shot) => {
           if (watching.get(ws) !== paneId || ws.readyState !== ws.OPEN) return;
-          if (!shot) {
+          if (!shot || 'error' in shot) {
             watching.delete(ws);
-            return void ws.send(JSON.stringify({ t: 'screen', paneId, error: 'this pane is not an agent\'s, or has closed' }));
+            return void ws.send(JSON.stringify({ t: 'screen', paneId, error: shot?.error ?? 'this pane is not an agent\'s, or has closed' }));
           }
           ws.send(JSON.stringify({ t: 'screen', paneId, ...shot }));
         });
@@ -316,7 +316,8 @@ export async function startDeviceDoor(opts: { address: string; port: number; cer
     async screenChanged(paneId) {
       if (![...watching.values()].includes(paneId)) return;
       const shot = await api.screen(paneId).catch(() => undefined);
-      if (!shot) return;
+      // (A screen that could not be read this time keeps the last one on the phone.)
+      if (!shot || 'error' in shot) return;
       const text = JSON.stringify({ t: 'screen', paneId, ...shot });
       for (const [ws, id] of watching) if (id === paneId && ws.readyState === ws.OPEN) ws.send(text);
     },

@@ -10,7 +10,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MachineInfo, PaneInfo, Surface } from '../../preload/contract.ts';
-import { FarCards, farSurface, type MachinesLike } from './far.ts';
+import { FarCards, farScreen, farSurface, peekProblem, type MachinesLike } from './far.ts';
+import type { AgentRow } from './inbox.ts';
+import { Core } from '../core.ts';
 import { waitFor } from '../panes/testing.ts';
 import { connectService, stopService } from '../service/client.ts';
 import { startService, type RunningService } from '../service/service.ts';
@@ -94,6 +96,61 @@ describe('the device inbox across machines', () => {
     expect(fs.readFileSync(out, 'utf8')).not.toContain('8080');
     dev.ws.close();
   }, 120_000);
+
+  it('lists far agents with their machine, shows a far terminal by peeking (a flood keeps flowing through many peeks), and types into it only when allowed', async () => {
+    const app = home.app;
+    // (Connected already by the test above; connected now when run alone.)
+    await waitFor(() => app.machines.list().every((x) => x.state === 'connected'), 'the machine back', 60_000);
+    expect((await app.core.request('machine.connect', { target: m.alias }, WINDOW)).state).toBe('connected');
+    const door = await openDoor(home);
+    const cookie = await door.pair('Far Phone');
+    const dev = await door.socket(cookie);
+    const done = path.join(m.far.dir, 'flood-done');
+    const typed = path.join(m.far.dir, 'typed-far-agent.txt');
+    // A far agent that floods its terminal (a million lines), says so at the end, then reads what is typed.
+    const far = await app.core.request('pane.create', { machine: m.alias, kind: 'agent', command: ['/usr/bin/env', 'bash', '-c', `seq 1 1000000; echo FLOOD-END; echo yes > ${done}; exec cat > ${typed}`] }, WINDOW);
+    const local = far.id.split('/')[1]!;
+    const colour = app.machines.list().find((x) => x.name === m.alias)!.colour;
+
+    // Peeked again and again while it floods: the home service never becomes a reader, so the flood is never held.
+    let duringFlood = 0;
+    for (let i = 0; i < 40 && !fs.existsSync(done); i++) {
+      const shot = (await app.machines.ask(m.alias, 'pane.peek', { paneId: local })) as { text: string; data: string; cols: number; rows: number };
+      expect(shot.cols).toBeGreaterThan(0);
+      expect(typeof shot.text).toBe('string');
+      if (!fs.existsSync(done)) duringFlood++;
+    }
+    expect(duringFlood).toBeGreaterThan(5);
+    await waitFor(() => fs.existsSync(done), 'the far flood to its end after the peeks', 90_000);
+    await expect(app.machines.ask(m.alias, 'pane.peek', { paneId: local, scrollback: -1 })).rejects.toThrow(/scrollback -1 is not usable/);
+
+    // The phone's Agents tab: the far agent, qualified, with its machine's name and colour, and its last lines.
+    const lastAgents = () => dev.got.filter((x) => x.t === 'agents').at(-1)?.agents as AgentRow[] | undefined;
+    const row = await waitFor(() => lastAgents()?.find((a) => a.paneId === far.id && a.lastLines.includes('FLOOD-END')), 'the far agent with its last lines on the phone', 30_000);
+    expect(row).toMatchObject({ paneId: far.id, machine: m.alias, machineColour: colour, agent: 'bash', status: 'idle' });
+    expect((await door.call('GET', '/api/agents', { cookie })).body).toEqual(expect.arrayContaining([expect.objectContaining({ paneId: far.id, machine: m.alias })]));
+
+    // Its terminal: a snapshot peeked on that machine, with history.
+    dev.ws.send(JSON.stringify({ t: 'watch', paneId: far.id }));
+    const screen = await waitFor(() => dev.got.find((x) => x.t === 'screen' && x.paneId === far.id), 'the far terminal on the phone', 30_000);
+    expect(screen.error).toBeUndefined();
+    expect(screen.text).toContain('FLOOD-END');
+    expect(String(screen.data)).toContain('1000000');
+    expect(screen).toMatchObject({ cols: expect.any(Number), rows: expect.any(Number) });
+
+    // Read-only until the desktop allows typing; then the same checks as a home agent's, and the keys reach the far pane.
+    const type = (body: Record<string, unknown>) => door.call('POST', '/api/type', { cookie, body: { paneId: far.id, ...body } }).then((r) => r.body);
+    expect(await type({ text: 'ls' })).toMatchObject({ ok: false, error: expect.stringContaining('may not type') });
+    expect(await app.core.request('devices.allowTyping', { name: 'Far Phone', allow: true }, WINDOW)).toEqual({ ok: true });
+    expect(await type({ text: 'two\nlines' })).toMatchObject({ ok: false, error: expect.stringContaining('control character') });
+    expect(await type({ text: 'x', paneId: `${m.alias}/nope` })).toMatchObject({ ok: false, error: expect.stringContaining('not a running agent') });
+    expect(await type({ text: 'from the phone, far away' })).toEqual({ ok: true });
+    expect(await type({ key: 'Enter' })).toEqual({ ok: true });
+    await waitFor(() => fs.existsSync(typed) && fs.readFileSync(typed, 'utf8') === 'from the phone, far away\n', 'the typed line in the far agent', 20_000);
+    // The terminal follows: the echo comes to the watching phone (peeked again, not as output).
+    await waitFor(() => dev.got.some((x) => x.t === 'screen' && x.paneId === far.id && String(x.text).includes('from the phone, far away')), 'the echo on the phone', 20_000);
+    dev.ws.close();
+  }, 180_000);
 });
 
 describe('FarCards: a machine\'s cards as its service tells them', () => {
@@ -126,7 +183,7 @@ describe('FarCards: a machine\'s cards as its service tells them', () => {
     const r = rig(listed);
     r.far.machineChanged(info('connected'));
     await waitFor(() => r.changes() > 0, 'the first read');
-    expect(r.asked).toEqual(['pane.list', 'surface.list']);
+    expect(r.asked.filter((x) => x !== 'pane.peek')).toEqual(['pane.list', 'surface.list']);
     expect(r.far.cards().map((c) => [c.paneId, c.surfaceId, c.machine, c.machineColour])).toEqual([['box/p1', 'a', 'box', '#2f81f7']]);
 
     r.emit('surface.changed', { paneId: 'p1', surface: surface('bb') });
@@ -148,6 +205,42 @@ describe('FarCards: a machine\'s cards as its service tells them', () => {
     // Down: none of its cards.
     r.far.machineChanged(info('reconnecting'));
     expect(r.far.cards()).toEqual([]);
+  });
+
+  it('tells the phone in one sentence when a far service is too old to be peeked, and lists far agents with their machine', async () => {
+    // The words an older build's core answers a request it does not know with (this build's own, asked a name it lacks).
+    const home = new Core();
+    const refusal = await home.request('pane.peek-not-in-this-build' as never, {} as never, { id: 'x' }).catch((e: Error) => e.message);
+    const old = new Error(String(refusal).replace('pane.peek-not-in-this-build', 'pane.peek'));
+    const agent = { ...pane('p1'), kind: 'agent', agent: { status: 'working', since: '2026-12-04T10:00:00Z' } } as unknown as PaneInfo;
+    let emit: (machine: string, name: string, payload: unknown) => void = () => undefined;
+    const machines: MachinesLike = {
+      list: () => [],
+      ask: async (_m, request) => {
+        if (request === 'pane.list') return [agent, { ...pane('p2'), kind: 'shell' }];
+        if (request === 'pane.peek') throw old;
+        return [];
+      },
+      onControlEvent: (l) => {
+        emit = l;
+        return () => undefined;
+      },
+    };
+    let agentsChanged = 0;
+    const far = new FarCards(machines, (agents) => void (agents && agentsChanged++));
+    far.machineChanged(info('connected'));
+    await waitFor(() => agentsChanged > 0, 'the first read');
+    emit('box', 'pane.updated', agent);
+    expect(far.agents()).toEqual([{ paneId: 'box/p1', agent: 'claude', title: 'claude', folder: '/srv/app', status: 'working', since: '2026-12-04T10:00:00Z', lastLines: [], machine: 'box', machineColour: '#2f81f7' }]);
+    const shot = await far.screen('box', 'p1');
+    expect(shot).toEqual({ error: 'box runs an older Terminal Delight that cannot show its terminals on a phone: update it there, then restart its service (terminal-delight machine restart box).' });
+    expect(peekProblem('box', new Error('box is unreachable (reconnecting): nothing was sent'))).toBe('box could not show this terminal: box is unreachable (reconnecting): nothing was sent');
+    // Not an agent's pane, or not there: nothing is asked.
+    expect(await far.screen('box', 'p2')).toEqual({ error: 'this pane is not an agent\'s, or has closed' });
+    expect(await far.screen('other', 'p1')).toEqual({ error: 'this pane is not an agent\'s, or has closed' });
+    expect(farScreen({ text: 'a', data: 'b', cols: 0, rows: 30 })).toBeUndefined();
+    expect(farScreen({ text: 'a', data: 'b', cols: 120, rows: 30 })).toEqual({ text: 'a', data: 'b', cols: 120, rows: 30 });
+    far.dispose();
   });
 
   it('takes a surface only with the fields a card needs', () => {

@@ -6,10 +6,18 @@
  * `pane.removed`). A machine that is not connected has no cards here: an answer to it
  * could not be sent. What a far service sends is untrusted: only well-formed panes and
  * surfaces are kept, and ids that are not pane ids are dropped.
+ *
+ * Far agents join the phone's Agents tab the same way: their status from the panes kept
+ * here, their last lines from `pane.peek` (read-only: the home service never becomes a
+ * reader of a far pane's output, which would then wait for acks it never sends), read when
+ * the machine is read, when the pane changes, and every few seconds while a phone is
+ * connected (`refreshLines`; at most once a second a pane). A far
+ * service too old to know `pane.peek` is told to the phone in one sentence (`peekProblem`).
  */
 import type { MachineInfo, PaneInfo, Surface } from '../../preload/contract.ts';
 import { qualify } from '../../common/pane-id.ts';
-import { cardOf, waitsForPerson, type InboxCard } from './inbox.ts';
+import { agentsOf, cardOf, waitsForPerson, type AgentRow, type InboxCard } from './inbox.ts';
+import { PEEK_SCROLLBACK } from '../panes/handlers.ts';
 
 /** What of main/machines the far cards use. */
 export interface MachinesLike {
@@ -37,10 +45,41 @@ export function farSurface(v: unknown): Surface | undefined {
   return v as unknown as Surface;
 }
 
+/** A far pane's screen is peeked for its last lines at most this often. */
+const LINES_MS = 1000;
+
+/** A far pane's screen as `pane.peek` answers, checked. */
+export interface FarScreen {
+  text: string;
+  data: string;
+  cols: number;
+  rows: number;
+}
+
+/** A peek's answer, checked: undefined when it is not one. */
+export function farScreen(v: unknown): FarScreen | undefined {
+  if (!isObj(v) || !str(v.text, 4_000_000) || !str(v.data, 16_000_000) || !Number.isInteger(v.cols) || !Number.isInteger(v.rows)) return undefined;
+  const cols = v.cols as number;
+  const rows = v.rows as number;
+  if (cols < 1 || cols > 1000 || rows < 1 || rows > 500) return undefined;
+  return { text: v.text, data: v.data, cols, rows };
+}
+
+/** Why a far pane's screen could not be read, in one sentence for the phone. */
+export function peekProblem(machine: string, err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  if (/unknown request "pane\.peek"|"pane\.peek" (?:is not available|has no schema)/.test(msg)) {
+    return `${machine} runs an older Terminal Delight that cannot show its terminals on a phone: update it there, then restart its service (terminal-delight machine restart ${machine}).`;
+  }
+  return `${machine} could not show this terminal: ${msg.slice(0, 300)}`;
+}
+
 interface Far {
   colour: string;
   panes: Map<string, PaneInfo>;
   surfaces: Map<string, Surface[]>;
+  /** Each pane's screen text as last peeked, and when it was peeked (ms). */
+  texts: Map<string, { text: string; at: number; busy?: boolean; again?: boolean }>;
   /** A load in flight, and whether events came meanwhile (another load follows). */
   loading?: Promise<void>;
   again?: boolean;
@@ -48,11 +87,12 @@ interface Far {
 
 export class FarCards {
   private readonly machines: MachinesLike;
-  private readonly changed: () => void;
+  /** Cards or agents changed (`agents`: the agents list may have). */
+  private readonly changed: (agents: boolean) => void;
   private readonly far = new Map<string, Far>();
   private readonly off: () => void;
 
-  constructor(machines: MachinesLike, changed: () => void) {
+  constructor(machines: MachinesLike, changed: (agents: boolean) => void) {
     this.machines = machines;
     this.changed = changed;
     this.off = machines.onControlEvent((m, name, payload) => this.event(m, name, payload));
@@ -70,7 +110,7 @@ export class FarCards {
     if (info.state !== 'connected') {
       if (had) {
         this.far.delete(info.name);
-        this.changed();
+        this.changed(true);
       }
       return;
     }
@@ -78,7 +118,7 @@ export class FarCards {
       had.colour = info.colour;
       return;
     }
-    const f: Far = { colour: info.colour, panes: new Map(), surfaces: new Map() };
+    const f: Far = { colour: info.colour, panes: new Map(), surfaces: new Map(), texts: new Map() };
     this.far.set(info.name, f);
     void this.load(info.name, f);
   }
@@ -95,6 +135,81 @@ export class FarCards {
     return out;
   }
 
+  /** Every agent pane of every connected machine, its id qualified and its machine named. */
+  agents(): AgentRow[] {
+    const out: AgentRow[] = [];
+    for (const [name, f] of this.far) {
+      const rows = agentsOf([...f.panes.values()], (id) => f.texts.get(id)?.text ?? '');
+      for (const r of rows) out.push({ ...r, paneId: qualify(name, r.paneId), machine: name, machineColour: f.colour });
+    }
+    return out;
+  }
+
+  /** Whether this qualified pane is an agent's on a connected machine (and running, with `running`). */
+  isAgent(machine: string, local: string, running = false): boolean {
+    const f = this.far.get(machine);
+    const p = f?.panes.get(local);
+    if (!f || !p) return false;
+    const row = agentsOf([p], () => '')[0];
+    return !!row && (!running || row.status !== 'ended');
+  }
+
+  /** A far agent's screen, read-only (pane.peek): its snapshot for the phone, or why not in one sentence. */
+  async screen(machine: string, local: string): Promise<FarScreen | { error: string }> {
+    if (!this.isAgent(machine, local)) return { error: 'this pane is not an agent\'s, or has closed' };
+    try {
+      const shot = farScreen(await this.machines.ask(machine, 'pane.peek', { paneId: local, scrollback: PEEK_SCROLLBACK }));
+      if (!shot) return { error: `${machine} sent a screen that is not one: it is not shown` };
+      this.keepText(machine, local, shot.text);
+      return shot;
+    } catch (e) {
+      return { error: peekProblem(machine, e) };
+    }
+  }
+
+  private keepText(machine: string, local: string, text: string): void {
+    const f = this.far.get(machine);
+    if (!f || !f.panes.has(local)) return;
+    const t = f.texts.get(local) ?? { text: '', at: 0 };
+    f.texts.set(local, t);
+    const was = t.text;
+    t.text = text;
+    t.at = Date.now();
+    if (was !== text) this.changed(true);
+  }
+
+  /** Read every far agent's last lines again (a phone is looking: far output does not come here, so it is peeked). */
+  refreshLines(): void {
+    for (const [name, f] of this.far) for (const id of f.panes.keys()) this.lines(name, f, id);
+  }
+
+  /** Peek a far agent's screen for its last lines (one at a time a pane; at most once a second). */
+  private lines(name: string, f: Far, paneId: string): void {
+    const p = f.panes.get(paneId);
+    if (!p || !agentsOf([p], () => '').length) return;
+    const t = f.texts.get(paneId) ?? { text: '', at: 0 };
+    f.texts.set(paneId, t);
+    if (t.busy) {
+      t.again = true;
+      return;
+    }
+    t.busy = true;
+    const wait = Math.max(0, t.at + LINES_MS - Date.now());
+    setTimeout(() => {
+      void this.machines.ask(name, 'pane.peek', { paneId, scrollback: 0 }).then((v) => {
+        const shot = farScreen(v);
+        if (shot && this.far.get(name) === f) this.keepText(name, paneId, shot.text);
+      }, () => undefined).finally(() => {
+        t.at = Date.now();
+        t.busy = false;
+        if (t.again && this.far.get(name) === f) {
+          t.again = false;
+          this.lines(name, f, paneId);
+        }
+      });
+    }, wait).unref();
+  }
+
   private async load(name: string, f: Far): Promise<void> {
     if (f.loading) {
       f.again = true;
@@ -107,12 +222,14 @@ export class FarCards {
       if (this.far.get(name) !== f) return;
       f.panes = new Map(panes.map((p) => [p.id, p]));
       f.surfaces = new Map(panes.map((p, i) => [p.id, listOf(surfaces[i])]));
+      for (const id of f.texts.keys()) if (!f.panes.has(id)) f.texts.delete(id);
+      for (const p of panes) this.lines(name, f, p.id);
     };
     f.loading = run().catch(() => undefined);
     await f.loading;
     f.loading = undefined;
     if (this.far.get(name) !== f) return;
-    this.changed();
+    this.changed(true);
     if (f.again) {
       f.again = false;
       void this.load(name, f);
@@ -136,19 +253,21 @@ export class FarCards {
       if (s) list = [...list.filter((x) => x.id !== s.id), s].slice(-MAX_SURFACES);
       if (str(payload.removedId, 256)) list = list.filter((x) => x.id !== payload.removedId);
       f.surfaces.set(paneId, list);
-      this.changed();
+      this.changed(false);
     } else if (event === 'pane.updated') {
       const p = farPane(payload);
       if (!p) return;
       const known = f.panes.has(p.id);
       f.panes.set(p.id, p);
       if (!known) return void this.load(name, f);
-      this.changed();
+      this.lines(name, f, p.id);
+      this.changed(true);
     } else if (event === 'pane.removed') {
       const paneId = payload.paneId;
       if (!str(paneId, 64) || !f.panes.delete(paneId)) return;
       f.surfaces.delete(paneId);
-      this.changed();
+      f.texts.delete(paneId);
+      this.changed(true);
     }
   }
 }

@@ -12,9 +12,10 @@ import type { Core } from '../core.ts';
 import type { PaneServiceApi, SurfaceServiceApi } from '../services.ts';
 import { madeCert, readSupplied, type CertPair } from './cert.ts';
 import { startDeviceDoor, REVOKED_CODE, type DeviceApi, type DeviceDoor } from './door.ts';
-import { agentsOf, answerProblem, inboxOf, newestFirst, programOf, type InboxCard } from './inbox.ts';
+import { agentsOf, answerProblem, inboxOf, newestFirst, programOf, type AgentRow, type InboxCard } from './inbox.ts';
 import { FarCards, type MachinesLike } from './far.ts';
-import { splitPaneId } from '../../common/pane-id.ts';
+import { isQualifiedPaneId, splitPaneId } from '../../common/pane-id.ts';
+import { PEEK_SCROLLBACK } from '../panes/handlers.ts';
 import { endedSentence, makeOffer, Pairing, pairingMs } from './pairing.ts';
 import { checkNotify, PushCenter } from './push.ts';
 import { deviceInput } from '../../common/device-keys.ts';
@@ -37,7 +38,9 @@ export function checkAddress(address: unknown, allInterfaces = false): string | 
 /** How often a watched agent's screen is sent at most. */
 const SCREEN_MS = 250;
 /** Lines of history a watched agent's screen carries (the phone scrolls back through them). */
-const SCREEN_HISTORY = 200;
+const SCREEN_HISTORY = PEEK_SCROLLBACK;
+/** How often a watched far agent's screen is read again (its output does not come here: it is peeked). */
+const FAR_SCREEN_MS = 1000;
 
 interface Open {
   door: DeviceDoor;
@@ -141,7 +144,18 @@ export class DeviceService {
         void this.open?.door.screenChanged(paneId);
       }, SCREEN_MS));
     });
+    // A watched far agent's screen: read again every second while a phone watches it; far
+    // agents' last lines every other second while a phone is connected.
+    let tick = 0;
+    const farScreens = setInterval(() => {
+      const door = this.open?.door;
+      if (!door || !this.far) return;
+      for (const a of this.far.agents()) if (door.watched(a.paneId)) void door.screenChanged(a.paneId);
+      if (++tick % 2 === 0 && this.store.list().some((d) => door.connected(d.hash) > 0)) this.far.refreshLines();
+    }, FAR_SCREEN_MS);
+    farScreens.unref();
     core.onDispose(() => {
+      clearInterval(farScreens);
       for (const t of screenTimers.values()) clearTimeout(t);
     });
     core.onDispose(() => this.stop());
@@ -189,7 +203,7 @@ export class DeviceService {
       const door = await startDeviceDoor({ address: config.address, port: config.port, cert, api: this.api() });
       this.open = { door, config, cert };
       // Other machines' cards are read only while a door is open to show them.
-      if (this.machines) this.far = new FarCards(this.machines, () => this.schedulePush(false));
+      if (this.machines) this.far = new FarCards(this.machines, (agents) => this.schedulePush(agents));
       this.problem = undefined;
       return undefined;
     } catch (e) {
@@ -283,8 +297,10 @@ export class DeviceService {
     return far.length ? newestFirst([...home, ...far]) : home;
   }
 
-  private agents() {
-    return agentsOf(this.panes.list(), (id) => this.panes.screenText(id));
+  private agents(): AgentRow[] {
+    const home = agentsOf(this.panes.list(), (id) => this.panes.screenText(id));
+    const far = this.far?.agents() ?? [];
+    return far.length ? [...home, ...far] : home;
   }
 
   private api(): DeviceApi {
@@ -294,6 +310,11 @@ export class DeviceService {
       seen: (hash) => this.store.seen(hash, new Date(this.now())),
       sockets: () => this.changed(),
       screen: async (paneId) => {
+        // A far agent's: peeked on its machine, read-only.
+        if (isQualifiedPaneId(paneId)) {
+          const { machine, local } = splitPaneId(paneId);
+          return this.far ? this.far.screen(machine!, local) : undefined;
+        }
         if (!this.agents().some((a) => a.paneId === paneId)) return undefined;
         // The screen with some history, without making the device a reader of the pane's output.
         const snap = await this.panes.snapshot(paneId, undefined, SCREEN_HISTORY);
@@ -336,6 +357,17 @@ export class DeviceService {
         if (typeof paneId !== 'string' || !this.agents().some((a) => a.paneId === paneId && a.status !== 'ended')) return { ok: false, error: 'that is not a running agent\'s terminal; nothing was sent' };
         const input = deviceInput(body);
         if ('error' in input) return { ok: false, error: `${input.error}; nothing was sent` };
+        // A far agent's terminal: the same input, to its machine's service.
+        if (isQualifiedPaneId(paneId) && this.machines) {
+          const { machine, local } = splitPaneId(paneId);
+          try {
+            await this.machines.ask(machine!, 'pane.input', { paneId: local, data: input.data });
+            return { ok: true };
+          } catch (e) {
+            const why = (e as Error).message.slice(0, 300);
+            return { ok: false, error: why.includes('nothing was sent') ? why : `${why}; nothing was sent` };
+          }
+        }
         // The window's own input path.
         await this.core.request('pane.input', { paneId, data: input.data }, { id: `device-${device.id}` });
         return { ok: true };

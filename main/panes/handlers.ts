@@ -5,6 +5,10 @@ import { PROTOCOL, SERVICE_STARTED_AT } from '../version.ts';
 import { appVersion } from '../version.ts';
 import type { PaneService } from './service.ts';
 
+/** Lines of history a peek carries by default, and at most (a phone scrolls back through them). */
+export const PEEK_SCROLLBACK = 200;
+const PEEK_MAX = 2000;
+
 function str(v: unknown, what: string): string {
   if (typeof v !== 'string' || v === '') throw new Error(`${what} is missing: send it as a string`);
   return v;
@@ -91,6 +95,14 @@ export function installPaneHandlers(core: Core, panes: PaneService, settings: Se
   core.handle('pane.ack', (req, client) => panes.ack(str(req.paneId, 'paneId'), client.id, req.chars));
 
   core.handle('pane.snapshot', (req, client) => panes.snapshot(str(req.paneId, 'paneId'), client.id, req.scrollback));
+
+  // No client id: the asker does not become a reader (its acks never pace the pane).
+  core.handle('pane.peek', async (req) => {
+    const paneId = str(req.paneId, 'paneId');
+    if (req.scrollback !== undefined && !(Number.isInteger(req.scrollback) && req.scrollback >= 0 && req.scrollback <= PEEK_MAX)) throw new Error(`scrollback ${JSON.stringify(req.scrollback)} is not usable: send a whole number of lines from 0 to ${PEEK_MAX}`);
+    const snap = await panes.snapshot(paneId, undefined, req.scrollback ?? PEEK_SCROLLBACK);
+    return { text: panes.screenText(paneId), data: snap.data, cols: snap.cols, rows: snap.rows };
+  });
 
   core.handle('pane.focus', (req) => panes.focus(str(req.paneId, 'paneId')));
 

@@ -53,7 +53,7 @@ export function PhoneApp({ secret }: { secret?: string }) {
       <main className="phone">
         <header className="phone-top">
           <button className="phone-back" onClick={() => openTerminal(null)} aria-label="Back to the agents">‹ Agents</button>
-          <span className="phone-live on">{a ? `${a.agent} · ${a.status === 'blocked' ? 'needs you' : a.status}` : ''}</span>
+          <span className="phone-live on"><MachineBadge machine={a?.machine} colour={a?.machineColour} />{a ? `${a.agent} · ${a.status === 'blocked' ? 'needs you' : a.status}` : ''}</span>
         </header>
         <section className="phone-body phone-terminal" aria-label={`Terminal of ${a?.title ?? 'the agent'}`}>
           {screen.error ? <p className="phone-error" role="alert">{screen.error}</p> : screen.shot ? <Screen key={screen.paneId} shot={screen.shot} label={`Terminal of ${a?.title ?? 'the agent'}`} /> : <p className="phone-empty">Loading…</p>}
@@ -182,7 +182,7 @@ function Card({ card }: { card: InboxCard }) {
       <h2>{card.title}</h2>
       {card.text ? <p className="phone-text">{card.text}</p> : null}
       <p className="phone-meta">
-        {card.machine ? <span className="phone-machine" style={{ '--machine': /^#[0-9a-fA-F]{6}$/.test(card.machineColour ?? '') ? card.machineColour : 'var(--accent)' } as React.CSSProperties}>{card.machine}</span> : null}
+        <MachineBadge machine={card.machine} colour={card.machineColour} />
         {card.agent} · {card.pane} · <span title={card.folder}>{folder}</span>
       </p>
       {commenting ? (
@@ -289,6 +289,12 @@ function Notifications() {
   );
 }
 
+/** The name of the machine a card or an agent is from, in its colour (nothing for this machine's own). */
+function MachineBadge({ machine, colour }: { machine?: string; colour?: string }) {
+  if (!machine) return null;
+  return <span className="phone-machine" style={{ '--machine': /^#[0-9a-fA-F]{6}$/.test(colour ?? '') ? colour : 'var(--accent)' } as React.CSSProperties}>{machine}</span>;
+}
+
 function Agents({ agents, open }: { agents: AgentRow[]; open: (paneId: string) => void }) {
   if (agents.length === 0) return <p className="phone-empty">No agent is running.</p>;
   return (
@@ -299,7 +305,7 @@ function Agents({ agents, open }: { agents: AgentRow[]; open: (paneId: string) =
             <strong>{a.agent}</strong>
             <span className={`phone-status status-${a.status}`}>{a.status === 'blocked' ? 'needs you' : a.status}</span>
           </div>
-          <p className="phone-meta">{a.title} · {a.folder}</p>
+          <p className="phone-meta"><MachineBadge machine={a.machine} colour={a.machineColour} />{a.title} · {a.folder}</p>
           {a.detail ? <p className="phone-text">{a.detail}</p> : null}
           {a.lastLines.length > 0 ? <pre className="phone-lines">{a.lastLines.join('\n')}</pre> : null}
           <div className="phone-buttons"><button onClick={() => open(a.paneId)}>Terminal</button></div>
