@@ -51,6 +51,12 @@ describe('the inbox', () => {
       { paneId: '2', agent: 'claude', title: 'pane 2', folder: '/src/2', status: 'ended', lastLines: ['a', '2', 'b'] },
     ]);
   });
+
+  it('names an agent\'s pane without the spinner glyph its title carries while it works, as the window does', () => {
+    const working = pane('1', { title: '\u2733 Fix the cache', agent: { status: 'working', since: 's' } });
+    expect(agentsOf([working], () => '')[0]!.title).toBe('Fix the cache');
+    expect(inboxOf([working], () => [surface('q', 'question', { question: 'Which?', options: [{ name: 'a' }] })])[0]!.pane).toBe('Fix the cache');
+  });
 });
 
 describe('who a pane is', () => {

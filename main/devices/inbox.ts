@@ -5,6 +5,7 @@
  */
 import type { PaneInfo, Surface } from '../../preload/contract.ts';
 import type { AgentRow, InboxCard, InboxKind } from '../../common/device-contract.ts';
+import { headerTitle } from '../../common/header-text.ts';
 
 export type { AgentRow, InboxCard, InboxKind };
 
@@ -63,7 +64,7 @@ export function cardOf(pane: PaneInfo, s: Surface): InboxCard {
     buttons,
     freeText,
     agent: programOf(pane),
-    pane: pane.title,
+    pane: headerTitle(pane).title,
     tag: pane.tag,
     folder: pane.cwd,
     arrivedAt: s.arrivedAt,
@@ -110,7 +111,7 @@ export function agentsOf(panes: readonly PaneInfo[], screen: (paneId: string) =>
     return {
       paneId: p.id,
       agent: programOf(p),
-      title: p.title,
+      title: headerTitle(p).title,
       folder: p.cwd,
       status,
       ...(p.agent?.detail ? { detail: p.agent.detail } : {}),
