@@ -16,6 +16,8 @@ export interface Client {
   shell?: 'electron' | 'serve' | 'cli';
   /** Where this client's first pane starts when the layout is empty. */
   cwd?: string;
+  /** A transport's client: false until it says app.hello (a window), then true; before, it reads no pane's output. Absent for in-process callers. */
+  saidHello?: boolean;
 }
 
 /** Decides whether one client gets one event (for example a pane's output while that window is left out of its flow). */

@@ -159,6 +159,7 @@ export class Connection implements ViaWindow {
     }
     if (frame.name === 'app.hello' && !this.window) {
       this.window = true;
+      this.client.saidHello = true;
       clearTimeout(this.helloTimer);
       this.hub.windowsChanged();
     }
@@ -285,7 +286,7 @@ export class ClientHub {
   /** A new client on a transport. `idPrefix` names its kind in Client.id (ws-3, sock-7). */
   connect(link: Link, client: Omit<Client, 'id'> & { idPrefix: string }, opts: ConnectOptions = {}): Connection {
     const { idPrefix, ...rest } = client;
-    const c = new Connection(this, link, { ...rest, id: `${idPrefix}-${this.nextId++}` }, opts);
+    const c = new Connection(this, link, { ...rest, id: `${idPrefix}-${this.nextId++}`, saidHello: false }, opts);
     this.connections.add(c);
     this.byId.set(c.client.id, c);
     this.schedulePings();

@@ -40,8 +40,10 @@ export function installPaneHandlers(core: Core, panes: PaneService, settings: Se
   core.handle('pane.list', () => panes.list());
 
   core.handle('pane.create', (req, client) => {
-    // A window reads what it made; a command (another machine's home service asking) does not.
-    if (client.shell !== 'cli') panes.addReader(client.id);
+    // A window reads what it made; a command (another machine's home service asking) does not,
+    // nor a transport's client that has not said app.hello yet: the pane's output never waits
+    // on a socket that may never read it (it reads from its hello on, with a snapshot).
+    if (client.shell !== 'cli' && client.saidHello !== false) panes.addReader(client.id);
     if (req.direction !== undefined && req.direction !== 'right' && req.direction !== 'down') {
       throw new Error(`direction ${JSON.stringify(req.direction)} is not known: use "right" or "down"`);
     }

@@ -2,10 +2,12 @@
 // connects and says nothing is closed with the reason, at the service's own door and through
 // serve's relay; a raw client of the service socket that says nothing gets a refusal line and
 // is closed. Real doors, a real service; the test asserts the close, not when it came.
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { tempState } from '../panes/testing.ts';
+import { LOGIN_BASH, tempState, waitFor } from '../panes/testing.ts';
 import { HELLO_WITHIN_MS, noHelloReason } from '../clients/hub.ts';
 import { connectService, stopService } from '../service/client.ts';
 import { statePaths } from '../paths.ts';
@@ -64,6 +66,26 @@ describe('a window that never says hello', () => {
       // The service itself is unharmed.
       const conn = await connectService({ env: st.env, client: 'cli', start: false });
       conn.close();
+    } finally {
+      await served.close();
+      await stopService({ env: st.env });
+      st.cleanup();
+    }
+  }, WAIT + 60_000);
+
+  it('does not stall a pane it creates before its hello: the pane runs to its end while that socket stays silent and open', async () => {
+    const st = tempState();
+    const served = await startServe({ port: 0, fresh: true, cwd: st.dir, env: st.env, service: true });
+    try {
+      await served.service;
+      const early = await silent(served.port, served.token);
+      const done = path.join(st.dir, 'done');
+      // ~590 KB of output, nine times what a reader's window holds unread, then a mark on disk.
+      early.ws.send(JSON.stringify({ t: 'req', id: 1, name: 'pane.create', req: { command: [...LOGIN_BASH, '-c', `seq 1 100000; echo ok > ${done}`], cwd: st.dir } }));
+      await waitFor(() => fs.existsSync(done), 'the pane running to its end', HELLO_WITHIN_MS * 3);
+      // It ended while the socket that made it still said nothing (it was not waited on), not when that socket was let go.
+      expect(early.ws.readyState).toBe(WebSocket.OPEN);
+      early.ws.close();
     } finally {
       await served.close();
       await stopService({ env: st.env });
