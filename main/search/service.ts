@@ -71,6 +71,18 @@ function modelText(v: unknown, out: string[] = [], depth = 0): string[] {
   return out;
 }
 
+/** An entry of an agent's event (a line of `inbound.jsonl`): its prompt, reply or tool run; undefined for other events and lines that are not one. */
+export function agentEntry(line: string): Partial<Entry> | undefined {
+  const e = parseEvent(line);
+  if (!e) return undefined;
+  const at = Date.parse(e.at) || Date.now();
+  const agent = { agent: e.agent ?? 'claude' };
+  if (e.type === 'prompt') return { kind: 'prompt', at, ref: e.id, text: e.text, ...agent };
+  if (e.type === 'reply') return { kind: 'reply', at, ref: e.id, text: e.text, ...agent };
+  if (e.type === 'tool') return { kind: 'tool', at, ref: e.id, text: `${e.tool_name}${e.failed ? ' (failed)' : ''} ${short(e.tool_input)}`, ...agent };
+  return undefined;
+}
+
 export class SearchService {
   readonly index: SearchIndex;
   private readonly deps: SearchDeps;
@@ -300,7 +312,7 @@ export class SearchService {
     const base = this.deps.panes.get(paneId) ? this.base(paneId) : { paneId, session };
     const entries: Entry[] = [];
     for (const line of text.split('\n')) {
-      const e = name === 'actions.jsonl' ? this.action(paneId, line) : this.agentEvent(line);
+      const e = name === 'actions.jsonl' ? this.action(paneId, line) : agentEntry(line);
       if (e) entries.push({ ...base, ...e } as Entry);
     }
     // The entries and the cursor past them in one transaction (with whatever else waits).
@@ -320,17 +332,6 @@ export class SearchService {
     const target = typeof e.target === 'string' ? ` · ${e.target}` : '';
     const comment = typeof e.comment === 'string' && e.comment ? ` — ${e.comment}` : '';
     return { kind: 'decision', at: typeof e.at === 'string' ? Date.parse(e.at) || Date.now() : Date.now(), ref: e.surface, text: `${e.action}${target} on ${title ? `"${title}" (${e.surface})` : e.surface}${comment}` };
-  }
-
-  private agentEvent(line: string): Partial<Entry> | undefined {
-    const e = parseEvent(line);
-    if (!e) return undefined;
-    const at = Date.parse(e.at) || Date.now();
-    const agent = { agent: e.agent ?? 'claude' };
-    if (e.type === 'prompt') return { kind: 'prompt', at, ref: e.id, text: e.text, ...agent };
-    if (e.type === 'reply') return { kind: 'reply', at, ref: e.id, text: e.text, ...agent };
-    if (e.type === 'tool') return { kind: 'tool', at, ref: e.id, text: `${e.tool_name}${e.failed ? ' (failed)' : ''} ${short(e.tool_input)}`, ...agent };
-    return undefined;
   }
 
   // ───────────── writing ─────────────
