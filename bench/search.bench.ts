@@ -200,6 +200,12 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     const evLines = head(c.eventsFile, 4 * MB).split('\n').slice(0, -1).slice(0, AGENTS * SIM_SECONDS);
     const agents = Array.from({ length: AGENTS }, (_, i) => ({ id: `a${i}`, lines: new OutputLines(), at: i * SIM_SECONDS * 4096 }));
     let evAt = 0;
+    let simBytes = 0;
+    const dbSize = (): number => {
+      index.checkpoint('TRUNCATE');
+      return fs.statSync(path.join(db, 'search.db')).size;
+    };
+    const simDb0 = dbSize();
     const simCpu0 = cpuMs();
     for (let tick = 0; tick < SIM_SECONDS * 4; tick++) {
       // A flush: each agent's last 250 ms of output (1 KiB) in one transaction.
@@ -209,20 +215,25 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
         const from = a.at % (text.length - 1024);
         const chunk = text.slice(from, from + 1024);
         a.at += 1024;
+        simBytes += Buffer.byteLength(chunk);
         for (const item of a.lines.feed(chunk)) batch.push({ kind: item.kind, at: Date.now(), paneId: a.id, session, line: item.line, text: item.text });
       }
       index.add(batch);
       // Every second the files are read: half the agents wrote an event (one transaction each, as each file is its own).
       if (tick % 4 === 3) {
         for (let k = 0; k < AGENTS / 2; k++) {
-          const e = agentEntry(evLines[evAt++ % evLines.length]!);
+          const line = evLines[evAt++ % evLines.length]!;
+          simBytes += Buffer.byteLength(line) + 1;
+          const e = agentEntry(line);
           index.add(e ? [{ paneId: `a${k}`, session, ...e } as Entry] : [], new Map([[`/a${k}/inbound.jsonl`, evAt * 600]]));
         }
       }
     }
     const simCpu = cpuMs() - simCpu0;
     const share = simCpu / (SIM_SECONDS * 1000);
+    const grew = dbSize() - simDb0;
     log(`indexer CPU while ${AGENTS} agents print 4 KiB/s each and write an event every 2 s: ${(share * 100).toFixed(2)}% of a core (${simCpu.toFixed(0)} ms over ${SIM_SECONDS} s; goal < 3%: ${verdict(share < 0.03)})`);
+    log(`  the index grew ${(grew / MB).toFixed(1)} MB for their ${(simBytes / MB).toFixed(1)} MB = ${(grew / simBytes).toFixed(2)}x (output a few lines a pane a flush makes small blocks)`);
     index.close();
   } finally {
     if (!process.env.TD_BENCH_SEARCH_KEEP) fs.rmSync(dir, { recursive: true, force: true });

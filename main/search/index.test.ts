@@ -86,6 +86,29 @@ describe('SearchIndex', () => {
     ix.close();
   });
 
+  it('holds a block that is not full across transactions when asked, so lines that come a few at a time make full blocks; a search or a close writes them', () => {
+    const ix = new SearchIndex(state.dir);
+    for (let i = 0; i < BLOCK_LINES + 8; i += 8) {
+      ix.add(Array.from({ length: 8 }, (_, k) => entry({ line: i + k, text: `trickle ${i + k}` })), new Map([['/x/inbound.jsonl', i]]), true);
+    }
+    // One full block written; the next 8 lines held (not in the table), the cursors and line numbers written.
+    expect(ix.count()).toBe(1);
+    expect(ix.holding).toBe(true);
+    expect(ix.cursor('/x/inbound.jsonl')).toBe(BLOCK_LINES);
+    expect(ix.nextLine('pa')).toBe(BLOCK_LINES + 8);
+    // A search writes them first: every line is found.
+    expect(ix.search({ query: 'trickle', limit: 500 }).map((h) => h.line)).toEqual(Array.from({ length: BLOCK_LINES + 8 }, (_, i) => BLOCK_LINES + 7 - i));
+    expect(ix.holding).toBe(false);
+    expect(ix.count()).toBe(2);
+    // Held again, then closed: the lines are in the database opened anew.
+    ix.add([entry({ line: BLOCK_LINES + 8, text: 'last words' })], undefined, true);
+    expect(ix.holding).toBe(true);
+    ix.close();
+    const again = new SearchIndex(state.dir);
+    expect(again.search({ query: 'last' }).map((h) => h.line)).toEqual([BLOCK_LINES + 8]);
+    again.close();
+  });
+
   it("keeps a long entry's text deflated, found and marked as it was, no secret in it", () => {
     const ix = new SearchIndex(state.dir);
     const reply = `The cache now evicts by LRU. ${'Measured on the staging box, the hit rate held. '.repeat(10)}Set ANTHROPIC_API_KEY=sk-ant-api03-Qw7Er5Ty3Ui1Op9As and rerun.`;

@@ -40,6 +40,17 @@ export const MAX_HITS = 500;
 /** The longest text one entry keeps. */
 const MAX_TEXT = 8192;
 
+/** A pane's lines held back at most this long (add with `hold`) while its block fills. */
+export const HOLD_MS = 5000;
+
+/** Consecutive output lines of one source, not yet written: the row's id, its first entry, its lines, when it was opened. */
+interface Block {
+  id: number;
+  first: Entry;
+  lines: string[];
+  since: number;
+}
+
 /** What is put in the index: a hit as it will be found, before it has an id or marks. */
 export type Entry = Omit<SearchHit, 'id' | 'marked'>;
 
@@ -132,6 +143,10 @@ export class SearchIndex {
   private readonly setLine: StatementSync;
   private readonly maxIdQ: StatementSync;
   private readonly srcs = new Map<string, number>();
+  /** Blocks open across transactions (add with `hold`), by source. */
+  private readonly held = new Map<number, Block>();
+  /** The highest id taken (a held block's id is taken before it is written). */
+  private lastId = 0;
 
   constructor(folder: string) {
     this.file = path.join(folder, DB_FILE);
@@ -218,24 +233,31 @@ export class SearchIndex {
     return r?.next ?? 0;
   }
 
-  /** Add entries, and the file offsets they were read up to, in one transaction. */
-  add(entries: readonly Entry[], cursors: ReadonlyMap<string, number> = new Map()): void {
-    if (entries.length === 0 && cursors.size === 0) return;
+  /**
+   * Add entries, and the file offsets they were read up to, in one transaction. With `hold`,
+   * a pane's block that is not full stays open after it (in memory, for at most HOLD_MS) and
+   * the pane's next lines go on in it, so output that comes a few lines at a time still makes
+   * full blocks; held lines are written by the next add without `hold`, `flush`, a search or
+   * `close` (a kill loses them, as it loses the pane's output not yet read).
+   */
+  add(entries: readonly Entry[], cursors: ReadonlyMap<string, number> = new Map(), hold = false): void {
+    if (entries.length === 0 && cursors.size === 0 && this.held.size === 0) return;
     this.db.exec('BEGIN');
     try {
       const next = new Map<string, number>();
       // The open block of each source: consecutive output lines, its first entry and lines. A
       // source's block goes on past other sources' lines and the entries between (a command, an
       // agent's event), which are written as they come: a block is written when it is full, its
-      // numbering has a gap, or the transaction ends.
+      // numbering has a gap, or the transaction ends (unless held).
       // A block's id is taken when its first line comes, so ids (newest first, as hits are
       // listed) stay in the order things came.
-      let id = Number((this.maxIdQ.get() as { n: number }).n);
-      const open = new Map<number, { id: number; first: Entry; lines: string[] }>();
-      const write = (src: number, block: { id: number; first: Entry; lines: string[] }): void => {
+      let id = Math.max(Number((this.maxIdQ.get() as { n: number }).n), this.lastId);
+      const open = this.held;
+      const write = (src: number, block: Block): void => {
         const text = block.lines.join('\n');
         this.insertDoc.run(block.id, block.first.at, OUTPUT, src, block.first.line!, null, null, zlib.deflateRawSync(text, { level: DEFLATE_LEVEL }));
         this.insertFts.run(block.id, text);
+        open.delete(src);
       };
       for (const e of entries) {
         const text = redact(e.text.length > MAX_TEXT ? e.text.slice(0, MAX_TEXT) : e.text);
@@ -247,29 +269,39 @@ export class SearchIndex {
           if (block && block.first.line! + block.lines.length === e.line) block.lines.push(oneLine);
           else {
             if (block) write(src, block);
-            block = { id: ++id, first: e, lines: [oneLine] };
+            block = { id: ++id, first: e, lines: [oneLine], since: Date.now() };
             open.set(src, block);
           }
-          if (block.lines.length === BLOCK_LINES) {
-            write(src, block);
-            open.delete(src);
-          }
+          if (block.lines.length === BLOCK_LINES) write(src, block);
           continue;
         }
         const stored = text.length >= PACK_MIN ? zlib.deflateRawSync(text, { level: DEFLATE_LEVEL }) : text;
         this.insertDoc.run(++id, e.at, KINDS.indexOf(e.kind), this.srcId(e), e.line ?? null, e.exitCode ?? null, e.ref ?? null, stored);
         this.insertFts.run(id, text);
       }
-      for (const [src, block] of open) write(src, block);
+      const now = Date.now();
+      for (const [src, block] of open) if (!hold || now - block.since >= HOLD_MS) write(src, block);
       for (const [pane, n] of next) this.setLine.run(pane, n);
       for (const [file, offset] of cursors) this.setCursor.run(file, offset);
       this.db.exec('COMMIT');
+      this.lastId = id;
     } catch (e) {
       this.db.exec('ROLLBACK');
-      // A source made in the rolled-back transaction is gone with it.
+      // A source made in the rolled-back transaction is gone with it, and the lines held.
       this.srcs.clear();
+      this.held.clear();
       throw e;
     }
+  }
+
+  /** Whether output lines are held back (add with `hold`), not yet written. */
+  get holding(): boolean {
+    return this.held.size > 0;
+  }
+
+  /** Write the lines held back. */
+  flush(): void {
+    if (this.held.size > 0) this.add([]);
   }
 
   /** Entries older than `days` days go (0: keep everything); returns how many went. A scan of the table (no index on time: it would be a fifth of the index), run every few hours. */
@@ -290,6 +322,7 @@ export class SearchIndex {
 
   /** Hits for a query, newest first as indexed (rowid order); throws one sentence for a filter that cannot be used. */
   search(q: SearchQuery): SearchHit[] {
+    this.flush();
     const match = matchText(typeof q.query === 'string' ? q.query : '');
     if (!match) throw new Error('the query has no word to look for: give a word or more, for example "migration"');
     const where: string[] = ['fts MATCH ?'];
@@ -362,6 +395,11 @@ export class SearchIndex {
   }
 
   close(): void {
+    try {
+      this.flush();
+    } catch {
+      // closing anyway
+    }
     try {
       this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     } catch {

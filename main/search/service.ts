@@ -12,7 +12,9 @@
  *
  * Every flush (FLUSH_MS after something came) writes one transaction; a flush handles at
  * most SLICE_CHARS of output and then waits four times as long as it took, so a flood is
- * indexed in slices with at most a fifth of the event loop's time.
+ * indexed in slices with at most a fifth of the event loop's time. A pane's block of lines
+ * that is not full is held (main/search/index.ts, at most HOLD_MS, written by the next query
+ * or a timer) for the pane's next lines, so output that trickles still makes full blocks.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,7 +24,7 @@ import type { Paths } from '../paths.ts';
 import type { PaneServiceApi, SettingsApi } from '../services.ts';
 import type { TickCallRecord } from '../tick/host.ts';
 import { parseEvent } from '../agent-channel/events.ts';
-import { SearchIndex, type Entry } from './index.ts';
+import { HOLD_MS, SearchIndex, type Entry } from './index.ts';
 import { OutputLines } from './lines.ts';
 
 const FLUSH_MS = 250;
@@ -89,6 +91,7 @@ export class SearchService {
   private readonly feeds = new Map<string, PaneFeed>();
   private pending: Entry[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
+  private holdTimer: NodeJS.Timeout | undefined;
   private filesTimer: NodeJS.Timeout | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
   private firstPrune: NodeJS.Timeout | undefined;
@@ -398,7 +401,19 @@ export class SearchService {
       }
       const entries = this.pending;
       this.pending = [];
-      this.index.add(entries, cursors);
+      // A pane's block not yet full is held (at most HOLD_MS) for its next lines; a query writes it first.
+      this.index.add(entries, cursors, true);
+      if (this.index.holding && !this.holdTimer && !this.disposed) {
+        this.holdTimer = setTimeout(() => {
+          this.holdTimer = undefined;
+          try {
+            this.index.flush();
+          } catch (e) {
+            this.deps.log?.(`search: could not write to the index: ${(e as Error).message}`);
+          }
+        }, HOLD_MS);
+        this.holdTimer.unref?.();
+      }
     } catch (e) {
       this.deps.log?.(`search: could not write to the index: ${(e as Error).message}`);
     } finally {
@@ -417,6 +432,9 @@ export class SearchService {
     clearTimeout(this.firstPrune);
     this.flushNow([], undefined, Infinity);
     this.disposed = true;
+    if (this.holdTimer) clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
+    // (Writes the lines held back.)
     this.index.close();
   }
 }
