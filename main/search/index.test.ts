@@ -111,7 +111,7 @@ describe('SearchIndex', () => {
 
   it("keeps a long entry's text deflated, found and marked as it was, no secret in it", () => {
     const ix = new SearchIndex(state.dir);
-    const reply = `The cache now evicts by LRU. ${'Measured on the staging box, the hit rate held. '.repeat(10)}Set ANTHROPIC_API_KEY=sk-ant-api03-Qw7Er5Ty3Ui1Op9As and rerun.`;
+    const reply = `The cache now evicts by LRU. ${'Measured on the staging box, the hit rate held. '.repeat(14)}Set ANTHROPIC_API_KEY=sk-ant-api03-Qw7Er5Ty3Ui1Op9As and rerun.`;
     ix.add([entry({ kind: 'reply', text: reply, agent: 'claude', ref: 'e1' })]);
     const [hit] = ix.search({ query: 'evicts' });
     expect(hit).toMatchObject({ kind: 'reply', ref: 'e1', text: reply.replace('sk-ant-api03-Qw7Er5Ty3Ui1Op9As', '[redacted]') });
@@ -120,7 +120,7 @@ describe('SearchIndex', () => {
     for (const f of fs.readdirSync(state.dir).filter((n) => n.startsWith(DB_FILE))) {
       const bytes = fs.readFileSync(path.join(state.dir, f));
       expect(bytes.includes('Qw7Er5Ty3Ui1Op9As')).toBe(false);
-      // Kept deflated: the repeated sentence is not in the file ten times over.
+      // Kept deflated: the repeated sentence is not in the file fourteen times over.
       expect(bytes.includes('the hit rate held. Measured on the staging box')).toBe(false);
     }
   });

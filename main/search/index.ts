@@ -30,8 +30,8 @@ const SCHEMA_VERSION = 6;
  */
 export const BLOCK_LINES = 128;
 const DEFLATE_LEVEL = 1;
-/** Another entry's text (a reply, a tool run) this long or longer is kept deflated too. */
-const PACK_MIN = 200;
+/** Another entry's text (a long reply or tool run) this long or longer is kept deflated too (shorter ones cost more CPU, for a call to zlib each, than they save). */
+const PACK_MIN = 600;
 /** Kinds as stored (their index): a small integer a row rather than a word. */
 const KINDS: readonly SearchKind[] = ['output', 'command', 'prompt', 'reply', 'tool', 'surface', 'decision', 'tick'];
 const OUTPUT = KINDS.indexOf('output');
