@@ -136,7 +136,9 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       readMs += t1 - t;
       index.add(batch, undefined, true);
       writeMs += cpuMs() - t1;
-      while (events.offset < c.eventsBytes && events.offset / c.eventsBytes <= outputRead / c.outputBytes) readEvents();
+      // (Output counted in characters against bytes: once the output is read, the rest of the events.)
+      const outputDone = panes.every((q) => q.reader.empty);
+      while (events.offset < c.eventsBytes && (outputDone || events.offset / c.eventsBytes <= outputRead / c.outputBytes)) readEvents();
     }
     fs.closeSync(events.fd);
     const tf = cpuMs();
