@@ -66,6 +66,65 @@ describe('SearchIndex', () => {
     ix.close();
   });
 
+  it("keeps a pane's block going past other panes' lines and a command between, in full blocks, hits listed in the order things came", () => {
+    const ix = new SearchIndex(state.dir);
+    const batch: Entry[] = [];
+    for (let i = 0; i < 2 * BLOCK_LINES; i++) {
+      batch.push(entry({ line: i, text: i === 5 ? 'first needle' : i === BLOCK_LINES + 5 ? 'second needle' : `pa line ${i}` }));
+      batch.push(entry({ paneId: 'pb', line: i, text: `pb line ${i}` }));
+      if (i === 10) batch.push(entry({ kind: 'command', line: 10, text: 'npm run needle', exitCode: 0 }));
+    }
+    ix.add(batch);
+    // Two full blocks a pane and the command: the command did not cut pa's block, nor pb's lines.
+    expect(ix.count()).toBe(5);
+    // Newest first as they came: pa's second block began after the command, its first before it.
+    expect(ix.search({ query: 'needle' }).map((h) => [h.kind, h.line])).toEqual([['output', BLOCK_LINES + 5], ['command', 10], ['output', 5]]);
+    expect(ix.search({ query: 'line', pane: 'pb', limit: 3 }).map((h) => h.line)).toEqual([2 * BLOCK_LINES - 1, 2 * BLOCK_LINES - 2, 2 * BLOCK_LINES - 3]);
+    // The next transaction's ids go on after this one's.
+    ix.add([entry({ kind: 'reply', text: 'a later needle' })]);
+    expect(ix.search({ query: 'needle' })[0]!.text).toBe('a later needle');
+    ix.close();
+  });
+
+  it('holds a block that is not full across transactions when asked, so lines that come a few at a time make full blocks; a search or a close writes them', () => {
+    const ix = new SearchIndex(state.dir);
+    for (let i = 0; i < BLOCK_LINES + 8; i += 8) {
+      ix.add(Array.from({ length: 8 }, (_, k) => entry({ line: i + k, text: `trickle ${i + k}` })), new Map([['/x/inbound.jsonl', i]]), true);
+    }
+    // One full block written; the next 8 lines held (not in the table), the cursors and line numbers written.
+    expect(ix.count()).toBe(1);
+    expect(ix.holding).toBe(true);
+    expect(ix.cursor('/x/inbound.jsonl')).toBe(BLOCK_LINES);
+    expect(ix.nextLine('pa')).toBe(BLOCK_LINES + 8);
+    // A search writes them first: every line is found.
+    expect(ix.search({ query: 'trickle', limit: 500 }).map((h) => h.line)).toEqual(Array.from({ length: BLOCK_LINES + 8 }, (_, i) => BLOCK_LINES + 7 - i));
+    expect(ix.holding).toBe(false);
+    expect(ix.count()).toBe(2);
+    // Held again, then closed: the lines are in the database opened anew.
+    ix.add([entry({ line: BLOCK_LINES + 8, text: 'last words' })], undefined, true);
+    expect(ix.holding).toBe(true);
+    ix.close();
+    const again = new SearchIndex(state.dir);
+    expect(again.search({ query: 'last' }).map((h) => h.line)).toEqual([BLOCK_LINES + 8]);
+    again.close();
+  });
+
+  it("keeps a long entry's text deflated, found and marked as it was, no secret in it", () => {
+    const ix = new SearchIndex(state.dir);
+    const reply = `The cache now evicts by LRU. ${'Measured on the staging box, the hit rate held. '.repeat(14)}Set ANTHROPIC_API_KEY=sk-ant-api03-Qw7Er5Ty3Ui1Op9As and rerun.`;
+    ix.add([entry({ kind: 'reply', text: reply, agent: 'claude', ref: 'e1' })]);
+    const [hit] = ix.search({ query: 'evicts' });
+    expect(hit).toMatchObject({ kind: 'reply', ref: 'e1', text: reply.replace('sk-ant-api03-Qw7Er5Ty3Ui1Op9As', '[redacted]') });
+    expect(hit!.marked.startsWith('The cache now \u0001evicts\u0002 by LRU.')).toBe(true);
+    ix.close();
+    for (const f of fs.readdirSync(state.dir).filter((n) => n.startsWith(DB_FILE))) {
+      const bytes = fs.readFileSync(path.join(state.dir, f));
+      expect(bytes.includes('Qw7Er5Ty3Ui1Op9As')).toBe(false);
+      // Kept deflated: the repeated sentence is not in the file fourteen times over.
+      expect(bytes.includes('the hit rate held. Measured on the staging box')).toBe(false);
+    }
+  });
+
   it('stores no secret: the token is redacted before it is written', () => {
     const ix = new SearchIndex(state.dir);
     ix.add([entry({ text: 'export ANTHROPIC_API_KEY=sk-ant-api03-Zq8vTn4LkW9mXr2PbY7c and go' })]);

@@ -20,20 +20,36 @@ import type { SearchHit, SearchKind, SearchQuery } from '../../preload/contract.
 import { redact } from './secrets.ts';
 
 export const DB_FILE = 'search.db';
-const SCHEMA_VERSION = 5;
+const SCHEMA_VERSION = 6;
 /**
  * Consecutive output lines of a pane kept as one row, at most this many: the row's line is
- * the first's, its text the lines joined by newlines, deflated; a hit is the line in it that
- * has every word (a row per line cost more in overhead and FTS5 inserts than its text). The
- * database's pages are 16 KiB, so a block (~2-3 KiB deflated) rarely spills onto a page of its own.
+ * the first's, its text the lines joined by newlines, deflated (level 1: a block of 128 lines
+ * deflates as small at level 1 as one of 64 at level 6, for half the CPU); a hit is the line in
+ * it that has every word (a row per line cost more in overhead and FTS5 inserts than its text).
+ * The database's pages are 16 KiB, so a block (~4-5 KiB deflated) rarely spills onto a page of its own.
  */
-export const BLOCK_LINES = 64;
+export const BLOCK_LINES = 128;
+const DEFLATE_LEVEL = 1;
+/** Another entry's text (a long reply or tool run) this long or longer is kept deflated too (shorter ones cost more CPU, for a call to zlib each, than they save). */
+const PACK_MIN = 600;
 /** Kinds as stored (their index): a small integer a row rather than a word. */
 const KINDS: readonly SearchKind[] = ['output', 'command', 'prompt', 'reply', 'tool', 'surface', 'decision', 'tick'];
+const OUTPUT = KINDS.indexOf('output');
 /** The most hits one query returns. */
 export const MAX_HITS = 500;
 /** The longest text one entry keeps. */
 const MAX_TEXT = 8192;
+
+/** A pane's lines held back at most this long (add with `hold`) while its block fills. */
+export const HOLD_MS = 5000;
+
+/** Consecutive output lines of one source, not yet written: the row's id, its first entry, its lines, when it was opened. */
+interface Block {
+  id: number;
+  first: Entry;
+  lines: string[];
+  since: number;
+}
 
 /** What is put in the index: a hit as it will be found, before it has an id or marks. */
 export type Entry = Omit<SearchHit, 'id' | 'marked'>;
@@ -125,7 +141,12 @@ export class SearchIndex {
   private readonly findSrc: StatementSync;
   private readonly insertSrc: StatementSync;
   private readonly setLine: StatementSync;
+  private readonly maxIdQ: StatementSync;
   private readonly srcs = new Map<string, number>();
+  /** Blocks open across transactions (add with `hold`), by source. */
+  private readonly held = new Map<number, Block>();
+  /** The highest id taken (a held block's id is taken before it is written). */
+  private lastId = 0;
 
   constructor(folder: string) {
     this.file = path.join(folder, DB_FILE);
@@ -178,12 +199,13 @@ export class SearchIndex {
       CREATE TABLE IF NOT EXISTS lines(pane TEXT PRIMARY KEY, next INTEGER NOT NULL);
     `);
     this.db.prepare('INSERT OR IGNORE INTO meta(k, v) VALUES (?, ?)').run('schema', String(SCHEMA_VERSION));
-    this.insertDoc = this.db.prepare('INSERT INTO docs(at, kind, src, line, exit, ref, text) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.insertDoc = this.db.prepare('INSERT INTO docs(id, at, kind, src, line, exit, ref, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     this.insertFts = this.db.prepare('INSERT INTO fts(rowid, text) VALUES (?, ?)');
     this.setCursor = this.db.prepare('INSERT INTO cursors(file, offset) VALUES (?, ?) ON CONFLICT(file) DO UPDATE SET offset = excluded.offset');
     this.getCursor = this.db.prepare('SELECT offset FROM cursors WHERE file = ?');
     this.findSrc = this.db.prepare('SELECT id FROM src WHERE pane = ? AND session = ? AND agent IS ? AND folder IS ?');
     this.insertSrc = this.db.prepare('INSERT INTO src(pane, session, agent, folder) VALUES (?, ?, ?, ?)');
+    this.maxIdQ = this.db.prepare('SELECT coalesce(max(id), 0) AS n FROM docs');
     this.setLine = this.db.prepare('INSERT INTO lines(pane, next) VALUES (?, ?) ON CONFLICT(pane) DO UPDATE SET next = max(next, excluded.next)');
   }
 
@@ -211,20 +233,31 @@ export class SearchIndex {
     return r?.next ?? 0;
   }
 
-  /** Add entries, and the file offsets they were read up to, in one transaction. */
-  add(entries: readonly Entry[], cursors: ReadonlyMap<string, number> = new Map()): void {
-    if (entries.length === 0 && cursors.size === 0) return;
+  /**
+   * Add entries, and the file offsets they were read up to, in one transaction. With `hold`,
+   * a pane's block that is not full stays open after it (in memory, for at most HOLD_MS) and
+   * the pane's next lines go on in it, so output that comes a few lines at a time still makes
+   * full blocks; held lines are written by the next add without `hold`, `flush`, a search or
+   * `close` (a kill loses them, as it loses the pane's output not yet read).
+   */
+  add(entries: readonly Entry[], cursors: ReadonlyMap<string, number> = new Map(), hold = false): void {
+    if (entries.length === 0 && cursors.size === 0 && this.held.size === 0) return;
     this.db.exec('BEGIN');
     try {
       const next = new Map<string, number>();
-      // A block of consecutive output lines of one source: its first entry, source and lines.
-      let block: { first: Entry; src: number; lines: string[] } | undefined;
-      const flush = (): void => {
-        if (!block) return;
+      // The open block of each source: consecutive output lines, its first entry and lines. A
+      // source's block goes on past other sources' lines and the entries between (a command, an
+      // agent's event), which are written as they come: a block is written when it is full, its
+      // numbering has a gap, or the transaction ends (unless held).
+      // A block's id is taken when its first line comes, so ids (newest first, as hits are
+      // listed) stay in the order things came.
+      let id = Math.max(Number((this.maxIdQ.get() as { n: number }).n), this.lastId);
+      const open = this.held;
+      const write = (src: number, block: Block): void => {
         const text = block.lines.join('\n');
-        const r = this.insertDoc.run(block.first.at, KINDS.indexOf('output'), block.src, block.first.line!, null, null, zlib.deflateRawSync(text, { level: 6 }));
-        this.insertFts.run(r.lastInsertRowid, text);
-        block = undefined;
+        this.insertDoc.run(block.id, block.first.at, OUTPUT, src, block.first.line!, null, null, zlib.deflateRawSync(text, { level: DEFLATE_LEVEL }));
+        this.insertFts.run(block.id, text);
+        open.delete(src);
       };
       for (const e of entries) {
         const text = redact(e.text.length > MAX_TEXT ? e.text.slice(0, MAX_TEXT) : e.text);
@@ -232,28 +265,43 @@ export class SearchIndex {
           next.set(e.paneId, Math.max(next.get(e.paneId) ?? 0, e.line + 1));
           const src = this.srcId(e);
           const oneLine = text.replace(/\n/g, ' ');
-          if (block && block.src === src && block.first.line! + block.lines.length === e.line && block.lines.length < BLOCK_LINES) block.lines.push(oneLine);
+          let block = open.get(src);
+          if (block && block.first.line! + block.lines.length === e.line) block.lines.push(oneLine);
           else {
-            flush();
-            block = { first: e, src, lines: [oneLine] };
+            if (block) write(src, block);
+            block = { id: ++id, first: e, lines: [oneLine], since: Date.now() };
+            open.set(src, block);
           }
+          if (block.lines.length === BLOCK_LINES) write(src, block);
           continue;
         }
-        // Kept in the order it came: the block before it goes first.
-        flush();
-        const r = this.insertDoc.run(e.at, KINDS.indexOf(e.kind), this.srcId(e), e.line ?? null, e.exitCode ?? null, e.ref ?? null, text);
-        this.insertFts.run(r.lastInsertRowid, text);
+        const stored = text.length >= PACK_MIN ? zlib.deflateRawSync(text, { level: DEFLATE_LEVEL }) : text;
+        this.insertDoc.run(++id, e.at, KINDS.indexOf(e.kind), this.srcId(e), e.line ?? null, e.exitCode ?? null, e.ref ?? null, stored);
+        this.insertFts.run(id, text);
       }
-      flush();
+      const now = Date.now();
+      for (const [src, block] of open) if (!hold || now - block.since >= HOLD_MS) write(src, block);
       for (const [pane, n] of next) this.setLine.run(pane, n);
       for (const [file, offset] of cursors) this.setCursor.run(file, offset);
       this.db.exec('COMMIT');
+      this.lastId = id;
     } catch (e) {
       this.db.exec('ROLLBACK');
-      // A source made in the rolled-back transaction is gone with it.
+      // A source made in the rolled-back transaction is gone with it, and the lines held.
       this.srcs.clear();
+      this.held.clear();
       throw e;
     }
+  }
+
+  /** Whether output lines are held back (add with `hold`), not yet written. */
+  get holding(): boolean {
+    return this.held.size > 0;
+  }
+
+  /** Write the lines held back. */
+  flush(): void {
+    if (this.held.size > 0) this.add([]);
   }
 
   /** Entries older than `days` days go (0: keep everything); returns how many went. A scan of the table (no index on time: it would be a fifth of the index), run every few hours. */
@@ -274,6 +322,7 @@ export class SearchIndex {
 
   /** Hits for a query, newest first as indexed (rowid order); throws one sentence for a filter that cannot be used. */
   search(q: SearchQuery): SearchHit[] {
+    this.flush();
     const match = matchText(typeof q.query === 'string' ? q.query : '');
     if (!match) throw new Error('the query has no word to look for: give a word or more, for example "migration"');
     const where: string[] = ['fts MATCH ?'];
@@ -319,15 +368,15 @@ export class SearchIndex {
       if (r.exit !== null) base.exitCode = Number(r.exit);
       if (r.ref !== null) base.ref = String(r.ref);
       const id = Number(r.id) * BLOCK_LINES;
-      if (r.text instanceof Uint8Array) {
+      const text = r.text instanceof Uint8Array ? zlib.inflateRawSync(r.text).toString('utf8') : String(r.text);
+      if (Number(r.kind) === OUTPUT && r.line !== null) {
         // A block: each of its lines that has every word, the newest first.
-        const lines = zlib.inflateRawSync(r.text).toString('utf8').split('\n');
+        const lines = text.split('\n');
         for (let i = lines.length - 1; i >= 0 && hits.length < limit; i--) {
           const marked = markWords(lines[i]!, words);
           if (marked !== undefined) hits.push({ ...base, id: id + i, line: Number(r.line) + i, text: lines[i]!, marked });
         }
       } else {
-        const text = String(r.text);
         hits.push({ ...base, id, text, marked: markWords(text, words, true)!, ...(r.line !== null ? { line: Number(r.line) } : {}) });
       }
       if (hits.length >= limit) break;
@@ -365,6 +414,11 @@ export class SearchIndex {
   }
 
   close(): void {
+    try {
+      this.flush();
+    } catch {
+      // closing anyway
+    }
     try {
       this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     } catch {

@@ -12,7 +12,9 @@
  *
  * Every flush (FLUSH_MS after something came) writes one transaction; a flush handles at
  * most SLICE_CHARS of output and then waits four times as long as it took, so a flood is
- * indexed in slices with at most a fifth of the event loop's time.
+ * indexed in slices with at most a fifth of the event loop's time. A pane's block of lines
+ * that is not full is held (main/search/index.ts, at most HOLD_MS, written by the next query
+ * or a timer) for the pane's next lines, so output that trickles still makes full blocks.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,7 +24,7 @@ import type { Paths } from '../paths.ts';
 import type { PaneServiceApi, SettingsApi } from '../services.ts';
 import type { TickCallRecord } from '../tick/host.ts';
 import { parseEvent } from '../agent-channel/events.ts';
-import { SearchIndex, type Entry } from './index.ts';
+import { HOLD_MS, SearchIndex, type Entry } from './index.ts';
 import { OutputLines } from './lines.ts';
 import { agentEntry, installTranscript, short } from './transcript.ts';
 
@@ -70,12 +72,19 @@ function modelText(v: unknown, out: string[] = [], depth = 0): string[] {
   return out;
 }
 
+/** An entry of an agent's event (a line of `inbound.jsonl`): its prompt, reply or tool run; undefined for other events and lines that are not one. */
+export function agentEntryOfLine(line: string): Partial<Entry> | undefined {
+  const e = parseEvent(line);
+  return e ? agentEntry(e) : undefined;
+}
+
 export class SearchService {
   readonly index: SearchIndex;
   private readonly deps: SearchDeps;
   private readonly feeds = new Map<string, PaneFeed>();
   private pending: Entry[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
+  private holdTimer: NodeJS.Timeout | undefined;
   private filesTimer: NodeJS.Timeout | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
   private firstPrune: NodeJS.Timeout | undefined;
@@ -311,7 +320,7 @@ export class SearchService {
     const base = this.deps.panes.get(paneId) ? this.base(paneId) : { paneId, session };
     const entries: Entry[] = [];
     for (const line of text.split('\n')) {
-      const e = name === 'actions.jsonl' ? this.action(paneId, line) : this.agentEvent(line);
+      const e = name === 'actions.jsonl' ? this.action(paneId, line) : agentEntryOfLine(line);
       if (e) entries.push({ ...base, ...e } as Entry);
     }
     // The entries and the cursor past them in one transaction (with whatever else waits).
@@ -331,12 +340,6 @@ export class SearchService {
     const target = typeof e.target === 'string' ? ` · ${e.target}` : '';
     const comment = typeof e.comment === 'string' && e.comment ? ` — ${e.comment}` : '';
     return { kind: 'decision', at: typeof e.at === 'string' ? Date.parse(e.at) || Date.now() : Date.now(), ref: e.surface, text: `${e.action}${target} on ${title ? `"${title}" (${e.surface})` : e.surface}${comment}` };
-  }
-
-  private agentEvent(line: string): Partial<Entry> | undefined {
-    const e = parseEvent(line);
-    if (!e) return undefined;
-    return agentEntry(e);
   }
 
   // ───────────── writing ─────────────
@@ -403,7 +406,19 @@ export class SearchService {
       }
       const entries = this.pending;
       this.pending = [];
-      this.index.add(entries, cursors);
+      // A pane's block not yet full is held (at most HOLD_MS) for its next lines; a query writes it first.
+      this.index.add(entries, cursors, true);
+      if (this.index.holding && !this.holdTimer && !this.disposed) {
+        this.holdTimer = setTimeout(() => {
+          this.holdTimer = undefined;
+          try {
+            this.index.flush();
+          } catch (e) {
+            this.deps.log?.(`search: could not write to the index: ${(e as Error).message}`);
+          }
+        }, HOLD_MS);
+        this.holdTimer.unref?.();
+      }
     } catch (e) {
       this.deps.log?.(`search: could not write to the index: ${(e as Error).message}`);
     } finally {
@@ -422,6 +437,9 @@ export class SearchService {
     clearTimeout(this.firstPrune);
     this.flushNow([], undefined, Infinity);
     this.disposed = true;
+    if (this.holdTimer) clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
+    // (Writes the lines held back.)
     this.index.close();
   }
 }
