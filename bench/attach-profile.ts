@@ -42,6 +42,12 @@ try {
     });
     const t0 = Date.now();
     await page.goto(`${app.url}&test=1`, { waitUntil: 'commit' });
+    await page.waitForFunction(() => {
+      const td = (window as unknown as { __td?: { store: { getState(): { focused?: string | null } }; live(id: string): boolean } }).__td;
+      const focused = td?.store.getState().focused;
+      return !!focused && td!.live(focused);
+    }, undefined, { polling: 'raf', timeout: 180_000 });
+    const focusedLive = Date.now() - t0;
     await page.waitForFunction((n) => {
       const td = (window as unknown as { __td?: { paneIds(): string[]; live(id: string): boolean } }).__td;
       const shown = td?.paneIds() ?? [];
@@ -53,7 +59,7 @@ try {
       for (const m of performance.getEntriesByType('mark')) by.set(m.name, [...(by.get(m.name) ?? []), Math.round(m.startTime)]);
       return { marks: [...by].map(([k, v]) => `${k}: ${v.length}x ${v[0]}..${v[v.length - 1]}`), long: (window as unknown as { __long: Array<[number, number]> }).__long, nav: Math.round((performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd) };
     });
-    console.log(`round ${round}: all live after ${wall} ms; DOMContentLoaded ${marks.nav} ms`);
+    console.log(`round ${round}: the focused pane live after ${focusedLive} ms, all live after ${wall} ms; DOMContentLoaded ${marks.nav} ms`);
     for (const m of marks.marks) console.log(`  ${m}`);
     console.log(`  long tasks (start, ms): ${marks.long.map(([s, d]) => `${s}+${d}`).join(' ')}`);
     await context.close();

@@ -19,6 +19,7 @@ import type { ThemeName } from '../../common/themes.ts';
 import { Acker, acknowledge, writePieces } from './flow.ts';
 import { PromptMarks } from './prompts.ts';
 import { skipEmptySelectionRedraws } from './selection-redraw.ts';
+import { shareWidths } from './width-memo.ts';
 import type { Prefetched, SnapshotQueue } from './snapshots.ts';
 import type { PoolMember, Standing, WebglPool } from './webgl-pool.ts';
 import { TERMINAL_THEMES, terminalFont } from '../../common/themes.ts';
@@ -242,6 +243,7 @@ export class TerminalSession {
     if (!this.opened) {
       this.opened = true;
       this.term.open(this.host);
+      shareWidths(this.term);
       skipEmptySelectionRedraws(this.term);
       this.loadRenderer();
       this.resizeObserver = new ResizeObserver(() => {
