@@ -57,9 +57,14 @@ try {
     const marks = await page.evaluate(() => {
       const by = new Map<string, number[]>();
       for (const m of performance.getEntriesByType('mark')) by.set(m.name, [...(by.get(m.name) ?? []), Math.round(m.startTime)]);
-      return { marks: [...by].map(([k, v]) => `${k}: ${v.length}x ${v[0]}..${v[v.length - 1]}`), long: (window as unknown as { __long: Array<[number, number]> }).__long, nav: Math.round((performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd) };
+      return { marks: [...by].map(([k, v]) => `${k}: ${v.length}x ${v[0]}..${v[v.length - 1]}`), long: (window as unknown as { __long: Array<[number, number]> }).__long, nav: Math.round((performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd), timing: (() => {
+        const n = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+        const fcp = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? 0;
+        return `request ${Math.round(n.requestStart)}, response ${Math.round(n.responseStart)}..${Math.round(n.responseEnd)} (${Math.round(n.transferSize / 1024)} KiB), DOM interactive ${Math.round(n.domInteractive)}, first contentful paint ${Math.round(fcp)}`;
+      })() };
     });
     console.log(`round ${round}: the focused pane live after ${focusedLive} ms, all live after ${wall} ms; DOMContentLoaded ${marks.nav} ms`);
+    console.log(`  ${marks.timing}`);
     for (const m of marks.marks) console.log(`  ${m}`);
     console.log(`  long tasks (start, ms): ${marks.long.map(([s, d]) => `${s}+${d}`).join(' ')}`);
     await context.close();
