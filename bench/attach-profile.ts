@@ -40,6 +40,9 @@ try {
       w.__long = [];
       new PerformanceObserver((l) => { for (const e of l.getEntries()) w.__long.push([Math.round(e.startTime), Math.round(e.duration)]); }).observe({ type: 'longtask', buffered: true });
     });
+    // The page's own counters (layouts, style recalculations, and the main thread's time in them): less moved by a loaded machine than the wall clock.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable');
     const t0 = Date.now();
     await page.goto(`${app.url}&test=1`, { waitUntil: 'commit' });
     await page.waitForFunction(() => {
@@ -64,6 +67,9 @@ try {
       })() };
     });
     console.log(`round ${round}: the focused pane live after ${focusedLive} ms, all live after ${wall} ms; DOMContentLoaded ${marks.nav} ms`);
+    const metrics = new Map(((await cdp.send('Performance.getMetrics')) as { metrics: Array<{ name: string; value: number }> }).metrics.map((m) => [m.name, m.value]));
+    const sec = (k: string) => `${Math.round((metrics.get(k) ?? 0) * 1000)} ms`;
+    console.log(`  main thread: ${metrics.get('LayoutCount')} layouts (${sec('LayoutDuration')}), ${metrics.get('RecalcStyleCount')} style recalculations (${sec('RecalcStyleDuration')}), script ${sec('ScriptDuration')}, tasks ${sec('TaskDuration')}${metrics.has('ThreadTime') ? `, thread CPU ${sec('ThreadTime')}` : ''}`);
     console.log(`  ${marks.timing}`);
     for (const m of marks.marks) console.log(`  ${m}`);
     console.log(`  long tasks (start, ms): ${marks.long.map(([s, d]) => `${s}+${d}`).join(' ')}`);

@@ -73,7 +73,7 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
     // it has drawn (TerminalRegistry.opening): they show the door's first paint until then.
     const st = ctx.store.getState();
     const first = (st.focused ?? leafIds(st.layout)[0]) === paneId;
-    const cancel = ctx.terminals.opening(paneId, first, () => {
+    const cancel = ctx.terminals.opening(paneId, first, (start) => {
       performance.mark('td:terminal-open', { detail: paneId });
       const s = ctx.store.getState();
       const session = ctx.terminals.ensure(paneId, () => new TerminalSession({
@@ -92,7 +92,8 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
         onDrawn: () => ctx.terminals.paneDrawn(paneId),
         webglPool: ctx.terminals.webgl,
       }));
-      session.attach(el);
+      session.attach(el, start);
+      return session;
     });
     return () => {
       cancel();

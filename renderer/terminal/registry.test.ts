@@ -91,7 +91,7 @@ describe('TerminalRegistry', () => {
     const { api } = recordingApi();
     const r = new TerminalRegistry(api);
     const opened: string[] = [];
-    const open = (id: string) => () => opened.push(id);
+    const open = (id: string) => () => { opened.push(id); };
     r.opening('b', false, open('b'));
     const cancelC = r.opening('c', false, open('c'));
     r.opening('d', false, open('d'));
@@ -112,8 +112,8 @@ describe('TerminalRegistry', () => {
       const { api } = recordingApi();
       const r = new TerminalRegistry(api);
       const opened: string[] = [];
-      r.opening('a', true, () => opened.push('a'));
-      r.opening('b', false, () => opened.push('b'));
+      r.opening('a', true, () => { opened.push('a'); });
+      r.opening('b', false, () => { opened.push('b'); });
       vi.advanceTimersByTime(OPEN_REST_AFTER_MS - 1);
       expect(opened).toEqual(['a']);
       vi.advanceTimersByTime(1);
@@ -121,5 +121,20 @@ describe('TerminalRegistry', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('opens the waiting terminals, then measures them all, then starts them (one layout of the page for all)', () => {
+    const { api } = recordingApi();
+    const r = new TerminalRegistry(api);
+    const steps: string[] = [];
+    const terminal = (id: string) => (start: boolean) => {
+      steps.push(`open ${id}${start ? ' and start' : ''}`);
+      return { measureFit: () => { steps.push(`measure ${id}`); }, start: () => { steps.push(`start ${id}`); } };
+    };
+    r.opening('a', true, terminal('a'));
+    r.opening('b', false, terminal('b'));
+    r.opening('c', false, terminal('c'));
+    r.paneDrawn('a');
+    expect(steps).toEqual(['open a and start', 'open b', 'open c', 'measure b', 'measure c', 'start b', 'start c']);
   });
 });

@@ -23,6 +23,12 @@ export const SNAPSHOTS_AT_ONCE = 8;
  */
 export const OPEN_REST_AFTER_MS = 250;
 
+/** A terminal opened by `opening` and not started yet. */
+export interface Opened {
+  measureFit(): void;
+  start(): void;
+}
+
 export class TerminalRegistry {
   private readonly sessions = new Map<string, TerminalSession>();
   private readonly prefetched = new Map<string, Prefetched>();
@@ -39,8 +45,8 @@ export class TerminalRegistry {
   /** Which of this window's terminals draw with WebGL (at most WEBGL_POOL_SIZE at once). */
   readonly webgl = new WebglPool();
 
-  /** Terminals waiting to be opened until the first pane has drawn (`opening`), and since when. */
-  private readonly openWaiting = new Map<string, () => void>();
+  /** Terminals waiting to be opened until the first pane has drawn (`opening`). */
+  private readonly openWaiting = new Map<string, (start: boolean) => Opened | void>();
   private openTimer: ReturnType<typeof setTimeout> | undefined;
   private restOpened = false;
 
@@ -51,11 +57,13 @@ export class TerminalRegistry {
   /**
    * Open a pane's terminal (`open`): at once for the window's first pane (`first`) and for every
    * pane once the window has drawn one; else once the first has drawn, or OPEN_REST_AFTER_MS
-   * after the first that waits, all in one task. Returns the cancel (the pane view went away).
+   * after the first that waits, all in one task: each opened (`open(false)`), then each measured,
+   * then each started, so the page is laid out once for them all, not once a terminal. Returns
+   * the cancel (the pane view went away).
    */
-  opening(paneId: string, first: boolean, open: () => void): () => void {
+  opening(paneId: string, first: boolean, open: (start: boolean) => Opened | void): () => void {
     if (first || this.restOpened) {
-      open();
+      open(true);
       return () => {};
     }
     this.openWaiting.set(paneId, open);
@@ -75,7 +83,9 @@ export class TerminalRegistry {
     clearTimeout(this.openTimer);
     const waiting = [...this.openWaiting.values()];
     this.openWaiting.clear();
-    for (const open of waiting) open();
+    const opened = waiting.map((open) => open(false)).filter((o): o is Opened => !!o);
+    for (const o of opened) o.measureFit();
+    for (const o of opened) o.start();
   }
 
   /** Ask for a pane's snapshot now, for its terminal to draw once made (nothing when it has one). */
