@@ -265,7 +265,7 @@ export class TerminalSession {
 
   /** Draw the pane: its snapshot, then live output (once, after `attach(container, false)`). */
   start(): void {
-    void this.sync();
+    if (this.opened && this.phase === 'idle') void this.sync();
   }
 
   /**
