@@ -121,11 +121,14 @@ function hello(): void {
   api.invoke('app.hello', {}).then(
     (res) => {
       performance.mark('td:hello');
-      // Every pane's snapshot, asked for now, the focused pane's first: the answers come while
-      // the window is built (not a few at a time once each terminal is made, a round trip each).
+      // Every pane's snapshot, asked for now: the answers come while the window is built (not a
+      // few at a time once each terminal is made, a round trip each). The focused pane's alone
+      // first, the others once it is answered (asked together, the core made them side by side
+      // and the focused pane's came up to a second later under load).
       const first = res.focused ?? (res.layout ? leafIds(res.layout)[0] : undefined);
-      if (first) terminals.prefetch(first);
-      for (const id of res.layout ? leafIds(res.layout) : []) terminals.prefetch(id);
+      void (first ? terminals.prefetch(first) : Promise.resolve()).then(() => {
+        for (const id of leafIds(store.getState().layout)) void terminals.prefetch(id);
+      });
       // The WebGL addon's chunk, where it will draw (the DOM renderer draws until it is there).
       preloadRenderer(ctx.rendererMode);
       if (serviceUi.getState().stopped) serviceUi.setState({ stopped: null });

@@ -88,11 +88,15 @@ export class TerminalRegistry {
     for (const o of opened) o.start();
   }
 
-  /** Ask for a pane's snapshot now, for its terminal to draw once made (nothing when it has one). */
-  prefetch(paneId: string): void {
-    if (this.sessions.has(paneId) || this.prefetched.has(paneId)) return;
+  /** Ask for a pane's snapshot now, for its terminal to draw once made (nothing when it has one); resolves once answered. */
+  prefetch(paneId: string): Promise<unknown> {
+    if (this.sessions.has(paneId)) return Promise.resolve();
+    const known = this.prefetched.get(paneId);
+    if (known) return known.answer;
     // A failed ask is no answer: the terminal asks itself.
-    this.prefetched.set(paneId, { answer: this.api.invoke('pane.snapshot', { paneId }).catch(() => undefined), dropped: 0 });
+    const answer = this.api.invoke('pane.snapshot', { paneId }).catch(() => undefined);
+    this.prefetched.set(paneId, { answer, dropped: 0 });
+    return answer;
   }
 
   /** The pane's prefetched snapshot, once (its terminal's first draw). */
