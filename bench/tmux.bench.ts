@@ -85,7 +85,8 @@ interface TdHook {
   store: { getState(): { focused?: string | null } };
   paneIds(): string[];
   live(id: string): boolean;
-  drawn(id: string): boolean;
+  /** Absent in windows before it (their attach then counts a pane live once its snapshot came). */
+  drawn?(id: string): boolean;
 }
 
 /** tmux: its own socket and no configuration, a quiet bash with the prompt `td$ ` in each pane. */
@@ -194,18 +195,18 @@ async function ours(file: string, log: (l: string) => void): Promise<Side> {
         await page.waitForFunction(() => {
           const td = (window as unknown as { __td?: TdHook }).__td;
           const id = td?.store.getState().focused;
-          return !!id && td!.live(id) && td!.drawn(id);
+          return !!id && td!.live(id) && (td!.drawn?.(id) ?? true);
         }, undefined, { polling: 'raf', timeout: 180_000 });
         const focused = performance.now() - t0;
         await page.waitForFunction((n) => {
           const td = (window as unknown as { __td?: TdHook }).__td;
           const shown = td?.paneIds() ?? [];
-          return shown.length >= n && shown.every((id) => td!.live(id) && td!.drawn(id));
+          return shown.length >= n && shown.every((id) => td!.live(id) && (td!.drawn?.(id) ?? true));
         }, PANES, { polling: 'raf', timeout: 180_000 }).catch(async (e: Error) => {
           const seen = await page.evaluate(() => {
             const td = (window as unknown as { __td?: TdHook }).__td;
             const shown = td?.paneIds() ?? [];
-            return { shown: shown.length, live: shown.filter((id) => td!.live(id) && td!.drawn(id)).length };
+            return { shown: shown.length, live: shown.filter((id) => td!.live(id) && (td!.drawn?.(id) ?? true)).length };
           }).catch(() => undefined);
           throw new Error(`${e.message}: the window shows ${seen?.shown} panes, ${seen?.live} of them live`);
         });
