@@ -40,8 +40,17 @@ try {
       w.__long = [];
       new PerformanceObserver((l) => { for (const e of l.getEntries()) w.__long.push([Math.round(e.startTime), Math.round(e.duration)]); }).observe({ type: 'longtask', buffered: true });
     });
+    // The page's own counters (layouts, style recalculations, and the main thread's time in them): less moved by a loaded machine than the wall clock.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable');
     const t0 = Date.now();
     await page.goto(`${app.url}&test=1`, { waitUntil: 'commit' });
+    await page.waitForFunction(() => {
+      const td = (window as unknown as { __td?: { store: { getState(): { focused?: string | null } }; live(id: string): boolean } }).__td;
+      const focused = td?.store.getState().focused;
+      return !!focused && td!.live(focused);
+    }, undefined, { polling: 'raf', timeout: 180_000 });
+    const focusedLive = Date.now() - t0;
     await page.waitForFunction((n) => {
       const td = (window as unknown as { __td?: { paneIds(): string[]; live(id: string): boolean } }).__td;
       const shown = td?.paneIds() ?? [];
@@ -51,9 +60,17 @@ try {
     const marks = await page.evaluate(() => {
       const by = new Map<string, number[]>();
       for (const m of performance.getEntriesByType('mark')) by.set(m.name, [...(by.get(m.name) ?? []), Math.round(m.startTime)]);
-      return { marks: [...by].map(([k, v]) => `${k}: ${v.length}x ${v[0]}..${v[v.length - 1]}`), long: (window as unknown as { __long: Array<[number, number]> }).__long, nav: Math.round((performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd) };
+      return { marks: [...by].map(([k, v]) => `${k}: ${v.length}x ${v[0]}..${v[v.length - 1]}`), long: (window as unknown as { __long: Array<[number, number]> }).__long, nav: Math.round((performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd), timing: (() => {
+        const n = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+        const fcp = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? 0;
+        return `request ${Math.round(n.requestStart)}, response ${Math.round(n.responseStart)}..${Math.round(n.responseEnd)} (${Math.round(n.transferSize / 1024)} KiB), DOM interactive ${Math.round(n.domInteractive)}, first contentful paint ${Math.round(fcp)}`;
+      })() };
     });
-    console.log(`round ${round}: all live after ${wall} ms; DOMContentLoaded ${marks.nav} ms`);
+    console.log(`round ${round}: the focused pane live after ${focusedLive} ms, all live after ${wall} ms; DOMContentLoaded ${marks.nav} ms`);
+    const metrics = new Map(((await cdp.send('Performance.getMetrics')) as { metrics: Array<{ name: string; value: number }> }).metrics.map((m) => [m.name, m.value]));
+    const sec = (k: string) => `${Math.round((metrics.get(k) ?? 0) * 1000)} ms`;
+    console.log(`  main thread: ${metrics.get('LayoutCount')} layouts (${sec('LayoutDuration')}), ${metrics.get('RecalcStyleCount')} style recalculations (${sec('RecalcStyleDuration')}), script ${sec('ScriptDuration')}, tasks ${sec('TaskDuration')}${metrics.has('ThreadTime') ? `, thread CPU ${sec('ThreadTime')}` : ''}`);
+    console.log(`  ${marks.timing}`);
     for (const m of marks.marks) console.log(`  ${m}`);
     console.log(`  long tasks (start, ms): ${marks.long.map(([s, d]) => `${s}+${d}`).join(' ')}`);
     await context.close();

@@ -128,9 +128,14 @@ function hello(): void {
   api.invoke('app.hello', {}).then(
     (res) => {
       performance.mark('td:hello');
-      // The focused pane's snapshot, asked for now: its answer comes while the window is built.
+      // Every pane's snapshot, asked for now: the answers come while the window is built (not a
+      // few at a time once each terminal is made, a round trip each). The focused pane's alone
+      // first, the others once it is answered (asked together, the core made them side by side
+      // and the focused pane's came up to a second later under load).
       const first = res.focused ?? (res.layout ? leafIds(res.layout)[0] : undefined);
-      if (first) terminals.prefetch(first);
+      void (first ? terminals.prefetch(first) : Promise.resolve()).then(() => {
+        for (const id of leafIds(store.getState().layout)) void terminals.prefetch(id);
+      });
       // The WebGL addon's chunk, where it will draw (the DOM renderer draws until it is there).
       preloadRenderer(ctx.rendererMode);
       if (serviceUi.getState().stopped) serviceUi.setState({ stopped: null });
@@ -158,6 +163,8 @@ if (params.get('test') === '1') {
     text: (paneId: string, lastLines?: number) => terminals.get(paneId)?.text(lastLines) ?? null,
     renderer: (paneId: string) => terminals.get(paneId)?.renderer ?? null,
     live: (paneId: string) => terminals.get(paneId)?.isLive ?? false,
+    /** Whether the pane's terminal has drawn its first snapshot (its rows on screen, not the first paint's). */
+    drawn: (paneId: string) => terminals.allDrawn([paneId]),
     stats: (paneId: string) => terminals.get(paneId)?.stats ?? null,
     size: (paneId: string) => {
       const t = terminals.get(paneId)?.term;

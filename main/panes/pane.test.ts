@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FLOW } from '../../preload/contract.ts';
-import { Pane } from './pane.ts';
+import { Pane, SNAPSHOT_MIN_SCROLLBACK, SNAPSHOT_SCROLLBACK, snapshotScrollback } from './pane.ts';
 import { tempState, waitFor } from './testing.ts';
 
 let state: ReturnType<typeof tempState> | undefined;
@@ -109,5 +109,14 @@ describe("a pane's output as bytes", () => {
     const r = run(`require('child_process').spawnSync('stty', ['-a'], { stdio: 'inherit' });`);
     await waitFor(() => r.exited(), 'stty to finish');
     expect(r.text()).toMatch(/(^|\s)iutf8(\s|$)/m);
+  });
+});
+
+describe('the history a snapshot carries by default', () => {
+  it('is four screens of the pane, at least SNAPSHOT_MIN_SCROLLBACK lines and at most SNAPSHOT_SCROLLBACK', () => {
+    expect(snapshotScrollback(8)).toBe(SNAPSHOT_MIN_SCROLLBACK);
+    expect(snapshotScrollback(24)).toBe(96);
+    expect(snapshotScrollback(30)).toBe(120);
+    expect(snapshotScrollback(80)).toBe(SNAPSHOT_SCROLLBACK);
   });
 });

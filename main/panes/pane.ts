@@ -22,8 +22,20 @@ import { ScreenPrompts } from './screen-prompts.ts';
 export const DEFAULT_COLS = 120;
 export const DEFAULT_ROWS = 30;
 export const SCROLLBACK = 10_000;
-/** History lines a snapshot carries unless more are asked for (the window fetches the rest on scroll). */
+/**
+ * History a snapshot carries unless more is asked for (the window fetches the rest when the person
+ * scrolls to its top): SNAPSHOT_SCREENS screens of the pane, within SNAPSHOT_MIN_SCROLLBACK and
+ * SNAPSHOT_SCROLLBACK lines. A window attaching to 32 small panes parsed 200 lines in each, most
+ * of its time after the terminals were made (issue 38, item 4); 4 screens of an 8-row pane are 32.
+ */
 export const SNAPSHOT_SCROLLBACK = 200;
+export const SNAPSHOT_SCREENS = 4;
+export const SNAPSHOT_MIN_SCROLLBACK = 40;
+
+/** The history lines a snapshot of a pane this many rows tall carries by default. */
+export function snapshotScrollback(rows: number): number {
+  return Math.min(SNAPSHOT_SCROLLBACK, Math.max(SNAPSHOT_MIN_SCROLLBACK, SNAPSHOT_SCREENS * rows));
+}
 /** The headless screen counts as a reader in flow control under this name. */
 const HEADLESS = '#headless';
 /**
@@ -666,7 +678,7 @@ export class Pane {
    * The screen and scrollback as escape sequences, consistent with the output events:
    * it holds exactly the output of every 'pane.output' event emitted before it returns.
    */
-  async snapshot(scrollback: number = SNAPSHOT_SCROLLBACK, clientId?: string): Promise<{ data: string; cols: number; rows: number; complete: boolean; prompts?: SnapshotPrompt[] }> {
+  async snapshot(scrollback: number = snapshotScrollback(this.screen.term.rows), clientId?: string): Promise<{ data: string; cols: number; rows: number; complete: boolean; prompts?: SnapshotPrompt[] }> {
     this.flush();
     // A window taken back after falling behind a flood is sent output again from here: what
     // came before is in this snapshot, and what comes while it is taken follows its answer.

@@ -11,6 +11,7 @@ import { Bench } from '../workbench/lazy.ts';
 import { EndedOverlay } from '../service/EndedOverlay.tsx';
 import { FindBar } from './FindBar.tsx';
 import { PaneHeader } from './PaneHeader.tsx';
+import { leafIds } from './layout.ts';
 import { FarOverlay } from '../machines/FarPane.tsx';
 
 /** What a press in a pane leaves the keyboard to. */
@@ -68,25 +69,36 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
     const el = ref.current;
     if (!el) return;
     performance.mark('td:terminal');
-    const s = ctx.store.getState();
-    const session = ctx.terminals.ensure(paneId, () => new TerminalSession({
-      paneId,
-      api: ctx.api,
-      settings: s.settings,
-      theme: resolvedTheme(s),
-      rendererMode: ctx.rendererMode,
-      openLink: ctx.openLink,
-      onFocus: () => focusPane(ctx, paneId, false),
-      onError: (m) => ctx.store.getState().notice(m),
-      snapshots: ctx.terminals.snapshots,
-      priority: () => (ctx.store.getState().focused === paneId ? 0 : 1),
-      prefetched: () => ctx.terminals.takePrefetched(paneId),
-      size: s.panes[paneId],
-      onDrawn: () => ctx.terminals.paneDrawn(paneId),
-      webglPool: ctx.terminals.webgl,
-    }));
-    session.attach(el);
-    return () => session.detach(el);
+    // The window's first pane (the focused one) makes and opens its terminal now, the others once
+    // it has drawn (TerminalRegistry.opening): they show the door's first paint until then.
+    const st = ctx.store.getState();
+    const first = (st.focused ?? leafIds(st.layout)[0]) === paneId;
+    const cancel = ctx.terminals.opening(paneId, first, (start) => {
+      performance.mark('td:terminal-open', { detail: paneId });
+      const s = ctx.store.getState();
+      const session = ctx.terminals.ensure(paneId, () => new TerminalSession({
+        paneId,
+        api: ctx.api,
+        settings: s.settings,
+        theme: resolvedTheme(s),
+        rendererMode: ctx.rendererMode,
+        openLink: ctx.openLink,
+        onFocus: () => focusPane(ctx, paneId, false),
+        onError: (m) => ctx.store.getState().notice(m),
+        snapshots: ctx.terminals.snapshots,
+        priority: () => (ctx.store.getState().focused === paneId ? 0 : 1),
+        prefetched: () => ctx.terminals.takePrefetched(paneId),
+        size: s.panes[paneId],
+        onDrawn: () => ctx.terminals.paneDrawn(paneId),
+        webglPool: ctx.terminals.webgl,
+      }));
+      session.attach(el, start);
+      return session;
+    });
+    return () => {
+      cancel();
+      ctx.terminals.get(paneId)?.detach(el);
+    };
   }, [ctx, paneId]);
 
   useEffect(() => {

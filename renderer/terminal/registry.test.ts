@@ -1,8 +1,8 @@
 // The registry routes output to a pane's terminal, and acknowledges at once what no
 // terminal here will draw, so this window never holds a PTY paused.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Events, Req, RequestName, Res, TdApi } from '../../preload/contract.ts';
-import { TerminalRegistry } from './registry.ts';
+import { OPEN_REST_AFTER_MS, TerminalRegistry } from './registry.ts';
 import type { TerminalSession } from './session.ts';
 
 function recordingApi() {
@@ -85,5 +85,56 @@ describe('TerminalRegistry', () => {
     expect(r.takePrefetched('c')).toBeUndefined();
     expect(r.takePrefetched('d')).toBeUndefined();
     expect(asked.filter((a) => a.startsWith('pane.snapshot'))).toHaveLength(2);
+  });
+
+  it('opens the first pane\'s terminal at once and the others once it has drawn, in one go; a pane view gone is not opened', () => {
+    const { api } = recordingApi();
+    const r = new TerminalRegistry(api);
+    const opened: string[] = [];
+    const open = (id: string) => () => { opened.push(id); };
+    r.opening('b', false, open('b'));
+    const cancelC = r.opening('c', false, open('c'));
+    r.opening('d', false, open('d'));
+    r.opening('a', true, open('a'));
+    expect(opened).toEqual(['a']);
+    expect(r.waitsToOpen('b')).toBe(true);
+    cancelC();
+    r.paneDrawn('a');
+    expect(opened).toEqual(['a', 'b', 'd']);
+    // From then on, every terminal opens at once.
+    r.opening('e', false, open('e'));
+    expect(opened).toEqual(['a', 'b', 'd', 'e']);
+  });
+
+  it(`opens the others after ${OPEN_REST_AFTER_MS} ms when the first pane never draws (an ended pane)`, () => {
+    vi.useFakeTimers();
+    try {
+      const { api } = recordingApi();
+      const r = new TerminalRegistry(api);
+      const opened: string[] = [];
+      r.opening('a', true, () => { opened.push('a'); });
+      r.opening('b', false, () => { opened.push('b'); });
+      vi.advanceTimersByTime(OPEN_REST_AFTER_MS - 1);
+      expect(opened).toEqual(['a']);
+      vi.advanceTimersByTime(1);
+      expect(opened).toEqual(['a', 'b']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('opens the waiting terminals, then measures them all, then starts them (one layout of the page for all)', () => {
+    const { api } = recordingApi();
+    const r = new TerminalRegistry(api);
+    const steps: string[] = [];
+    const terminal = (id: string) => (start: boolean) => {
+      steps.push(`open ${id}${start ? ' and start' : ''}`);
+      return { measureFit: () => { steps.push(`measure ${id}`); }, start: () => { steps.push(`start ${id}`); } };
+    };
+    r.opening('a', true, terminal('a'));
+    r.opening('b', false, terminal('b'));
+    r.opening('c', false, terminal('c'));
+    r.paneDrawn('a');
+    expect(steps).toEqual(['open a and start', 'open b', 'open c', 'measure b', 'measure c', 'start b', 'start c']);
   });
 });

@@ -16,6 +16,18 @@ import { WebglPool } from './webgl-pool.ts';
 
 /** Snapshots a window has asked for and not yet been answered, at most (issue 38, item 4). */
 export const SNAPSHOTS_AT_ONCE = 8;
+/**
+ * A window attaching opens its first pane's terminal (the focused one) at once and the others
+ * once that one has drawn its snapshot, or this long after, whichever comes first: the pane keys
+ * go to is live before the rest are built (the door's first paint shows theirs meanwhile).
+ */
+export const OPEN_REST_AFTER_MS = 250;
+
+/** A terminal opened by `opening` and not started yet. */
+export interface Opened {
+  measureFit(): void;
+  start(): void;
+}
 
 export class TerminalRegistry {
   private readonly sessions = new Map<string, TerminalSession>();
@@ -33,15 +45,58 @@ export class TerminalRegistry {
   /** Which of this window's terminals draw with WebGL (at most WEBGL_POOL_SIZE at once). */
   readonly webgl = new WebglPool();
 
+  /** Terminals waiting to be opened until the first pane has drawn (`opening`). */
+  private readonly openWaiting = new Map<string, (start: boolean) => Opened | void>();
+  private openTimer: ReturnType<typeof setTimeout> | undefined;
+  private restOpened = false;
+
   constructor(api: TdApi) {
     this.api = api;
   }
 
-  /** Ask for a pane's snapshot now, for its terminal to draw once made (nothing when it has one). */
-  prefetch(paneId: string): void {
-    if (this.sessions.has(paneId) || this.prefetched.has(paneId)) return;
+  /**
+   * Open a pane's terminal (`open`): at once for the window's first pane (`first`) and for every
+   * pane once the window has drawn one; else once the first has drawn, or OPEN_REST_AFTER_MS
+   * after the first that waits, all in one task: each opened (`open(false)`), then each measured,
+   * then each started, so the page is laid out once for them all, not once a terminal. Returns
+   * the cancel (the pane view went away).
+   */
+  opening(paneId: string, first: boolean, open: (start: boolean) => Opened | void): () => void {
+    if (first || this.restOpened) {
+      open(true);
+      return () => {};
+    }
+    this.openWaiting.set(paneId, open);
+    this.openTimer ??= setTimeout(() => this.openRest(), OPEN_REST_AFTER_MS);
+    return () => {
+      if (this.openWaiting.get(paneId) === open) this.openWaiting.delete(paneId);
+    };
+  }
+
+  /** Whether a pane's terminal waits to be opened (`opening`). */
+  waitsToOpen(paneId: string): boolean {
+    return this.openWaiting.has(paneId);
+  }
+
+  private openRest(): void {
+    this.restOpened = true;
+    clearTimeout(this.openTimer);
+    const waiting = [...this.openWaiting.values()];
+    this.openWaiting.clear();
+    const opened = waiting.map((open) => open(false)).filter((o): o is Opened => !!o);
+    for (const o of opened) o.measureFit();
+    for (const o of opened) o.start();
+  }
+
+  /** Ask for a pane's snapshot now, for its terminal to draw once made (nothing when it has one); resolves once answered. */
+  prefetch(paneId: string): Promise<unknown> {
+    if (this.sessions.has(paneId)) return Promise.resolve();
+    const known = this.prefetched.get(paneId);
+    if (known) return known.answer;
     // A failed ask is no answer: the terminal asks itself.
-    this.prefetched.set(paneId, { answer: this.api.invoke('pane.snapshot', { paneId }).catch(() => undefined), dropped: 0 });
+    const answer = this.api.invoke('pane.snapshot', { paneId }).catch(() => undefined);
+    this.prefetched.set(paneId, { answer, dropped: 0 });
+    return answer;
   }
 
   /** The pane's prefetched snapshot, once (its terminal's first draw). */
@@ -69,6 +124,7 @@ export class TerminalRegistry {
   /** A pane's terminal drew its first snapshot (TerminalSession's onDrawn). */
   paneDrawn(paneId: string): void {
     this.drawnPanes.add(paneId);
+    if (!this.restOpened) this.openRest();
     for (const f of [...this.drawnListeners]) f();
   }
 

@@ -19,6 +19,7 @@ import type { ThemeName } from '../../common/themes.ts';
 import { Acker, acknowledge, writePieces } from './flow.ts';
 import { PromptMarks } from './prompts.ts';
 import { skipEmptySelectionRedraws } from './selection-redraw.ts';
+import { shareWidths } from './width-memo.ts';
 import type { Prefetched, SnapshotQueue } from './snapshots.ts';
 import type { PoolMember, Standing, WebglPool } from './webgl-pool.ts';
 import { TERMINAL_THEMES, terminalFont } from '../../common/themes.ts';
@@ -235,13 +236,18 @@ export class TerminalSession {
     });
   }
 
-  /** Put the terminal into a pane view's container (opening it the first time). */
-  attach(container: HTMLElement): void {
+  /**
+   * Put the terminal into a pane view's container (opening it the first time, and then drawing
+   * its snapshot: `start`; `start = false` leaves that to the caller, which opens many terminals,
+   * measures them all with `measureFit`, then starts each, so the page is laid out once for all).
+   */
+  attach(container: HTMLElement, start = true): void {
     if (this.disposed) return;
     if (this.host.parentElement !== container) container.appendChild(this.host);
     if (!this.opened) {
       this.opened = true;
       this.term.open(this.host);
+      shareWidths(this.term);
       skipEmptySelectionRedraws(this.term);
       this.loadRenderer();
       this.resizeObserver = new ResizeObserver(() => {
@@ -249,13 +255,28 @@ export class TerminalSession {
         if (this.poolMember) this.opts.webglPool?.changed();
       });
       this.resizeObserver.observe(this.host);
-      void this.sync();
+      if (start) this.start();
     } else {
       this.scheduleFit();
       // Moving a canvas can leave it blank until the next paint.
       this.term.refresh(0, this.term.rows - 1);
     }
   }
+
+  /** Draw the pane: its snapshot, then live output (once, after `attach(container, false)`). */
+  start(): void {
+    if (this.opened && this.phase === 'idle') void this.sync();
+  }
+
+  /**
+   * The size the terminal will fit, read now (a layout of the page), for the next fit to use
+   * instead of reading it again after other terminals have changed the page meanwhile.
+   */
+  measureFit(): void {
+    if (this.opened && !this.disposed) this.measured = this.fit.proposeDimensions() ?? undefined;
+  }
+
+  private measured: { cols: number; rows: number } | undefined;
 
   /** The pane view went away (it may come back in another place). */
   detach(container: HTMLElement): void {
@@ -594,7 +615,8 @@ export class TerminalSession {
 
   private fitNow(force: boolean): void {
     if (this.disposed || !this.opened) return;
-    const dims = this.fit.proposeDimensions();
+    const dims = this.measured ?? this.fit.proposeDimensions();
+    this.measured = undefined;
     if (!dims || !Number.isFinite(dims.cols) || !Number.isFinite(dims.rows) || dims.cols < 2 || dims.rows < 1) return;
     if (dims.cols !== this.term.cols || dims.rows !== this.term.rows) this.term.resize(dims.cols, dims.rows);
     clearTimeout(this.resizeTimer);
