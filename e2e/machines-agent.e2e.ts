@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectService, stopService } from '../main/service/client.ts';
 import { farPaneFolder, startFarMachine, type FarMachine } from '../main/machines/sshd-testing.ts';
 import { BIN, card, claudeConfig, claudeEnv, endLeftovers, headerStatus, prompt, shot } from './agent-cli.ts';
-import { launchBrowser, openWindow, startServe, type Serve, type TdPage } from './harness.ts';
+import { launchBrowser, openWindow, ROOT, startServe, type Serve, type TdPage } from './harness.ts';
 import { ModelServer } from './model-server.ts';
 
 let model: ModelServer;
@@ -39,6 +39,9 @@ beforeAll(async () => {
   serve = await startServe({ env: { TD_SSH_CONFIG: m.near.env.TD_SSH_CONFIG! } });
   browser = await launchBrowser();
   win = await openWindow(browser, serve, { theme: 'dark', viewport: { width: 1500, height: 950 } });
+  const conn = await connectService({ env: { ...process.env, XDG_STATE_HOME: serve.stateDir, HOME: serve.home }, client: 'cli', start: false });
+  expect((await conn.request('machine.connect', { target: m.alias })).state).toBe('connected');
+  conn.close();
 }, 120_000);
 
 afterAll(async () => {
@@ -57,10 +60,6 @@ afterAll(async () => {
 
 describe('an agent on another machine', () => {
   it('asks a permission there; Approve in this window lets the tool run there, recorded there, and the agent goes on', async () => {
-    const conn = await connectService({ env: { ...process.env, XDG_STATE_HOME: serve.stateDir, HOME: serve.home }, client: 'cli', start: false });
-    expect((await conn.request('machine.connect', { target: m.alias })).state).toBe('connected');
-    conn.close();
-
     // "+ Agent", On the far machine: its Claude Code, started there.
     const before = new Set(await win.paneIds());
     await win.page.getByRole('button', { name: '+ Agent' }).click();
@@ -114,4 +113,40 @@ describe('an agent on another machine', () => {
     await win.waitFor(async () => (await headerStatus(win, id)) === 'done', 'the far agent\'s header to say done', 60_000);
     await shot(perm.locator, 'far-agent-permission-answered-dark');
   }, 300_000);
+
+  it('ends a far Tick with End Tick in its header here, and hides another (Close pane: its view goes, the Tick runs on there)', async () => {
+    const home = await connectService({ env: { ...process.env, XDG_STATE_HOME: serve.stateDir, HOME: serve.home }, client: 'cli', start: false });
+    const far = await connectService({ env: m.farEnv, client: 'cli', start: false });
+    const counter = path.join(ROOT, 'assets', 'ticks', 'counter', 'counter.mjs');
+    const open = async (title: string) => {
+      const r = await home.request('tick.open', { machine: m.alias, command: [process.execPath, counter], cwd: m.far.dir, title });
+      if (!r.ok) throw new Error(r.error);
+      expect(r.paneId.startsWith(`${m.alias}/`)).toBe(true);
+      await win.header(r.paneId).getByTestId('tick-badge').waitFor({ timeout: 30_000 });
+      return { id: r.paneId, instance: r.instance.id };
+    };
+    const farStatus = async (instance: string) => (await far.request('tick.list', {})).find((i) => i.id === instance)?.status;
+    try {
+      const ended = await open('Counter to end');
+      const hidden = await open('Counter to hide');
+      await win.waitFor(async () => (await farStatus(ended.instance)) === 'ready', 'the far Tick to be ready', 30_000);
+      await win.screenshot('far-ticks-dark');
+
+      // End Tick: the instance is the far machine's; it ends there, and its pane leaves this window.
+      await win.header(ended.id).getByRole('button', { name: 'End Tick' }).click();
+      await win.waitFor(async () => !(await win.paneIds()).includes(ended.id), 'the ended far Tick\'s pane to go', 30_000);
+      await win.waitFor(async () => (await farStatus(ended.instance)) !== 'ready', 'the Tick to end on the far machine', 30_000);
+      expect(await win.page.locator('.notice').allTextContents()).not.toContainEqual(expect.stringContaining('Ending the Tick failed'));
+
+      // Close pane on a far Tick hides its view here; the Tick runs on, on its machine.
+      const close = win.header(hidden.id).getByRole('button', { name: 'Close pane' });
+      expect(await close.getAttribute('title')).toMatch(/Hide this view.*keeps running/);
+      await close.click();
+      await win.waitFor(async () => !(await win.paneIds()).includes(hidden.id), 'the hidden far Tick\'s pane to go', 30_000);
+      expect(await farStatus(hidden.instance)).toBe('ready');
+    } finally {
+      home.close();
+      far.close();
+    }
+  }, 120_000);
 });

@@ -487,7 +487,8 @@ export interface Requests {
   'tick.list': { req: Record<string, never>; res: InstanceInfo[] };
   /** Installed Tick packages: the project's holding cwd (when given), then the user's. */
   'tick.packages': { req: { cwd?: string; machine?: string }; res: TickPackageInfo[] };
-  'tick.close': { req: { instanceId: string }; res: void };
+  /** End a Tick (SIGTERM, then SIGKILL) and its session; `machine`: one of that machine's, sent there. */
+  'tick.close': { req: { instanceId: string; machine?: string }; res: void };
   /** Show (open: true, attach the Tick's pane to the layout) or hide (detach) a view; the session runs on either way. */
   'tick.view': { req: { instanceId: string; open: boolean }; res: { ok: boolean; error?: string } };
   'approval.list': { req: Record<string, never>; res: ApprovalRequest[] };
