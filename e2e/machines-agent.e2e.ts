@@ -10,11 +10,13 @@
  * runs (its file is in the far folder), the far machine's actions.jsonl records the
  * answer, and the agent goes on to its next turn.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectService, stopService } from '../main/service/client.ts';
+import { makeRepo } from '../main/worktrees/testing.ts';
 import { farPaneFolder, startFarMachine, type FarMachine } from '../main/machines/sshd-testing.ts';
 import { BIN, card, claudeConfig, claudeEnv, endLeftovers, headerStatus, prompt, shot } from './agent-cli.ts';
 import { launchBrowser, openWindow, ROOT, startServe, type Serve, type TdPage } from './harness.ts';
@@ -148,5 +150,41 @@ describe('an agent on another machine', () => {
       home.close();
       far.close();
     }
+  }, 120_000);
+
+  it('reviews a far worktree from its Changes card here: its status, Commit and Merge run on its machine', async () => {
+    // A repository on the far machine, and its git identity there.
+    fs.writeFileSync(path.join(m.farEnv.HOME!, '.gitconfig'), '[user]\n\tname = Ada Far\n\temail = ada@far.example\n[init]\n\tdefaultBranch = main\n');
+    const repo = makeRepo(path.join(m.far.dir, 'repo'), { ...process.env, HOME: m.farEnv.HOME, GIT_CONFIG_NOSYSTEM: '1' });
+    const home = await connectService({ env: { ...process.env, XDG_STATE_HOME: serve.stateDir, HOME: serve.home }, client: 'cli', start: false });
+    const made = await home.request('worktree.new', { machine: m.alias, repo, name: 'far-fix', command: ['/bin/bash'] });
+    home.close();
+    if (!made.ok) throw new Error(made.error);
+    const id = made.pane.id;
+    expect(id.startsWith(`${m.alias}/`)).toBe(true);
+    expect(made.worktree.path).toBe(`${repo}.worktrees/far-fix`);
+    await win.waitForText(id, /\$ $/m, 30_000);
+    await win.typeLine(id, 'printf "far notes\\n" > notes.md && sed -i "s/^line 2$/LINE TWO/" a.txt && echo edited-$((4+4))');
+    await win.waitForText(id, /^edited-8$/m, 30_000);
+
+    if ((await win.page.locator(`[data-pane-id="${id}"] .pane-bench`).count()) === 0) await win.header(id).getByRole('button', { name: 'Open bench' }).click();
+    const bench = win.page.locator(`[data-bench-pane="${id}"]`);
+    await bench.locator('[data-shelf="Review"]').click();
+    const changes = bench.locator('[data-surface-id="worktree-changes"]');
+    await win.waitFor(async () => (await changes.locator('.tdb-path').allInnerTexts()).join(' ') === 'a.txt notes.md', 'the far worktree\'s Changes card', 60_000);
+    // Its status, asked of the far machine: what is uncommitted there.
+    await win.waitFor(async () => /2 uncommitted/.test(await changes.locator('.tdb-finish').innerText()), 'the far status: 2 uncommitted', 30_000);
+    await changes.getByRole('button', { name: 'Commit…' }).click();
+    await changes.getByRole('textbox', { name: 'Commit message for far-fix' }).fill('Far notes and line two');
+    await changes.getByRole('button', { name: 'Commit (Ctrl+Enter)' }).click();
+    await win.waitFor(async () => /Committed [0-9a-f]{8} on far-fix\./.test(await changes.locator('.tdb-done').innerText().catch(() => '')), 'the commit on the far machine', 30_000);
+    await win.screenshot('far-worktree-committed-dark');
+    await changes.getByRole('button', { name: 'Merge into main' }).click();
+    await win.waitFor(async () => /Merged into main/.test(await changes.locator('.tdb-done').innerText().catch(() => '')), 'the merge on the far machine', 30_000);
+    expect(await changes.locator('[role="alert"]').count()).toBe(0);
+    // On the far machine: main has the commit, with the far machine's git identity.
+    const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, HOME: m.farEnv.HOME, GIT_CONFIG_NOSYSTEM: '1' } });
+    expect(git('log', '-1', '--format=%s|%an', 'main').trim()).toBe('Far notes and line two|Ada Far');
+    expect(git('show', 'main:notes.md')).toBe('far notes\n');
   }, 120_000);
 });
