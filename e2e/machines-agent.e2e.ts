@@ -1,5 +1,5 @@
 /**
- * A real agent on another machine, answered from this window (issue 33): the real Claude
+ * A real agent, a Tick and a worktree on another machine, from this window (issue 33): the real Claude
  * Code (pinned in package.json) installed on the far machine (an sshd the test starts,
  * main/machines/sshd-testing.ts, with its own HOME and state), its agent channel installed
  * there with `terminal-delight hooks` run through the real ssh, as its person would, and
@@ -8,7 +8,9 @@
  * model asks for a Bash tool call; its permission card shows on the far pane's bench in
  * the near window; Approve there reaches the waiting hook on the far machine: the command
  * runs (its file is in the far folder), the far machine's actions.jsonl records the
- * answer, and the agent goes on to its next turn.
+ * answer, and the agent goes on to its next turn. Then, from the same window: End Tick
+ * of a far Tick ends it there, Close pane of another hides its view and it runs on there;
+ * a far worktree's Changes card shows its status, commits and merges it there.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
