@@ -20,3 +20,9 @@ export function qualify(machine: string, id: string): string {
 export function isQualifiedPaneId(id: unknown): id is string {
   return typeof id === 'string' && QUALIFIED.test(id);
 }
+
+/** The `machine` field that sends a request to a qualified pane's machine (`{machine}`), or none for this machine's pane. */
+export function machineField(paneId: string): { machine?: string } {
+  const { machine } = splitPaneId(paneId);
+  return machine ? { machine } : {};
+}

@@ -44,22 +44,31 @@ export interface RigOptions {
 
 /** Claude Code's rig: the model server by ANTHROPIC_BASE_URL and a fake key, first-run screens skipped (~/.claude.json), permission prompts on. */
 export const CLAUDE_KEY = 'sk-ant-td-fake-key-0123456789abcdef';
+/** Claude Code's environment against the model server at `url` (a fake key; no updater, telemetry or other traffic). */
+export function claudeEnv(url: string): Record<string, string> {
+  return {
+    ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: CLAUDE_KEY,
+    DISABLE_AUTOUPDATER: '1', DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_ERROR_REPORTING: '1',
+  };
+}
+/** Claude Code's own config in `home`: first-run screens skipped, the key approved, `cwds` trusted, permission prompts on. */
+export function claudeConfig(home: string, cwds: string[], allow?: string[]): void {
+  const projects = Object.fromEntries(cwds.flatMap((c) => [c, fs.realpathSync(c)]).map((c) => [c, { hasTrustDialogAccepted: true }]));
+  fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify({
+    hasCompletedOnboarding: true,
+    hasSeenAutoDefaultNudge: true,
+    customApiKeyResponses: { approved: [CLAUDE_KEY.slice(-20)], rejected: [] },
+    projects,
+  }));
+  fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
+  fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'default', ...(allow ? { allow } : {}) } }, null, 2));
+}
 export function claudeRig(opts: { allow?: string[]; setup?: (home: string, cwd: string) => void } = {}): Promise<AgentRig> {
   return agentRig('claude', {
-    env: (url) => ({
-      ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: CLAUDE_KEY,
-      DISABLE_AUTOUPDATER: '1', DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_ERROR_REPORTING: '1',
-    }),
+    env: claudeEnv,
     setup: (home, cwd) => {
       opts.setup?.(home, cwd);
-      fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify({
-        hasCompletedOnboarding: true,
-        hasSeenAutoDefaultNudge: true,
-        customApiKeyResponses: { approved: [CLAUDE_KEY.slice(-20)], rejected: [] },
-        projects: { [fs.realpathSync(cwd)]: { hasTrustDialogAccepted: true }, [cwd]: { hasTrustDialogAccepted: true } },
-      }));
-      fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
-      fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'default', ...(opts.allow ? { allow: opts.allow } : {}) } }, null, 2));
+      claudeConfig(home, [cwd], opts.allow);
     },
   });
 }

@@ -487,7 +487,8 @@ export interface Requests {
   'tick.list': { req: Record<string, never>; res: InstanceInfo[] };
   /** Installed Tick packages: the project's holding cwd (when given), then the user's. */
   'tick.packages': { req: { cwd?: string; machine?: string }; res: TickPackageInfo[] };
-  'tick.close': { req: { instanceId: string }; res: void };
+  /** End a Tick (SIGTERM, then SIGKILL) and its session; `machine`: one of that machine's, sent there. */
+  'tick.close': { req: { instanceId: string; machine?: string }; res: void };
   /** Show (open: true, attach the Tick's pane to the layout) or hide (detach) a view; the session runs on either way. */
   'tick.view': { req: { instanceId: string; open: boolean }; res: { ok: boolean; error?: string } };
   'approval.list': { req: Record<string, never>; res: ApprovalRequest[] };
@@ -539,17 +540,18 @@ export interface Requests {
   'worktree.new': { req: { repo?: string; base?: string; name?: string; prompt?: string; command?: string[]; splitOf?: string; direction?: 'right' | 'down'; machine?: string }; res: WorktreeResult<{ pane: PaneInfo; worktree: WorktreeInfo }> };
   /** Every worktree the app made, with or without a pane. */
   'worktree.list': { req: Record<string, never>; res: WorktreeInfo[] };
+  /** worktree.status, commit, merge, push, remove, revert: `machine` sends them to that machine (a far pane's worktree, its `path` a folder there). */
   /** What the Finish actions need: uncommitted files, a commit message drawn from the agent's last reply, the remote, whether gh can open a pull request. */
-  'worktree.status': { req: { path: string }; res: WorktreeResult<{ worktree: WorktreeInfo; uncommitted: number; message: string; remote: string | null; gh: 'ready' | 'missing' | 'signed-out'; agentRunning: boolean }> };
-  'worktree.commit': { req: { path: string; message: string }; res: WorktreeResult<{ commit: string }> };
+  'worktree.status': { req: { machine?: string; path: string }; res: WorktreeResult<{ worktree: WorktreeInfo; uncommitted: number; message: string; remote: string | null; gh: 'ready' | 'missing' | 'signed-out'; agentRunning: boolean }> };
+  'worktree.commit': { req: { machine?: string; path: string; message: string }; res: WorktreeResult<{ commit: string }> };
   /** Merge the branch into its base: fast-forward only, or a merge commit. A conflict merges nothing. */
-  'worktree.merge': { req: { path: string; how: 'ff' | 'merge' }; res: WorktreeResult<{ commit: string }> };
+  'worktree.merge': { req: { machine?: string; path: string; how: 'ff' | 'merge' }; res: WorktreeResult<{ commit: string }> };
   /** Push the branch (and open a pull request with gh when asked). */
-  'worktree.push': { req: { path: string; pr: boolean }; res: WorktreeResult<{ remote: string; url?: string }> };
+  'worktree.push': { req: { machine?: string; path: string; pr: boolean }; res: WorktreeResult<{ remote: string; url?: string }> };
   /** Remove the worktree and its branch; `confirm` in a refusal means a person may force it. */
-  'worktree.remove': { req: { path: string; force?: boolean }; res: { ok: true } | { ok: false; error: string; confirm?: boolean } };
+  'worktree.remove': { req: { machine?: string; path: string; force?: boolean }; res: { ok: true } | { ok: false; error: string; confirm?: boolean } };
   /** Put one hunk of the Changes card back as the base has it (`key` is the hunk as the person saw it). */
-  'worktree.revert': { req: { path: string; file: string; hunk: number; key: string }; res: WorktreeResult };
+  'worktree.revert': { req: { machine?: string; path: string; file: string; hunk: number; key: string }; res: WorktreeResult };
   /** Changes by turn (main/turns): the view the pane's Changes card shows. */
   'turns.view': { req: { paneId: string; view: TurnView; turn?: number }; res: TurnsResult };
   /** Mark a hunk (by its key) Reviewed, or not; remembered in the state folder. */

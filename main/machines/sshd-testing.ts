@@ -33,6 +33,8 @@ export interface FarMachine {
   /** Log in with the server's key again. */
   rightKey(): void;
   sshdLog(): string;
+  /** `ssh ALIAS COMMAND` with the near side's config, as a person runs a command there. */
+  ssh(command: string): Promise<{ code: number; stdout: string; stderr: string }>;
   /** The server gets a new host key (a reinstalled machine, or one posing as it); it is restarted. */
   newHostKey(): Promise<void>;
   /** Stop the server listening (sessions already open go on), and start it again on the same port. */
@@ -65,7 +67,8 @@ export function nearCli(m: Pick<FarMachine, 'near'>, args: string[]): Promise<{ 
   });
 }
 
-export async function startFarMachine(alias = 'far-box'): Promise<FarMachine> {
+/** `env`: more of the far machine's environment (what its person exports there, like an agent's API address and key). */
+export async function startFarMachine(alias = 'far-box', opts: { env?: Record<string, string> } = {}): Promise<FarMachine> {
   const near = tempState('td-near-');
   const far = tempState('td-far-');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-sshd-'));
@@ -114,6 +117,7 @@ export async function startFarMachine(alias = 'far-box'): Promise<FarMachine> {
     TD_TEST: '1',
     TD_TEST_VERSION_FILE: path.join(far.dir, 'version'),
     PATH: `${farBin}:${path.dirname(process.execPath)}:/usr/bin:/bin`,
+    ...opts.env,
   };
   Object.assign(far.env, farEnv);
   const envFile = path.join(dir, 'far.env');
@@ -184,6 +188,11 @@ export async function startFarMachine(alias = 'far-box'): Promise<FarMachine> {
     wrongKey: () => writeConfig('other_ed25519'),
     rightKey: () => writeConfig('id_ed25519'),
     sshdLog: () => log,
+    ssh: (command) => new Promise((resolve) => {
+      execFile('ssh', ['-F', config, '-o', 'BatchMode=yes', alias, command], { env: near.env }, (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      });
+    }),
     async newHostKey() {
       await down();
       for (const f of ['host_ed25519', 'host_ed25519.pub']) fs.rmSync(path.join(dir, f));

@@ -1,5 +1,6 @@
 /** Pieces of a pane's header for agents and Ticks (mounted by renderer/panes/PaneHeader.tsx). */
 import { useState, type ReactElement } from 'react';
+import { splitPaneId } from '../../common/pane-id.ts';
 import type { PaneInfo, PaneWorktree } from '../../preload/contract.ts';
 import { useWindow } from '../context.ts';
 import { durationText } from './rollup.ts';
@@ -25,7 +26,9 @@ export function TickHeaderParts({ pane }: { pane: PaneInfo }): ReactElement {
     if (!pane.instanceId) return;
     setEnding(true);
     try {
-      await ctx.api.invoke('tick.close', { instanceId: pane.instanceId });
+      // A far Tick's instance is its machine's: the request goes there.
+      const { machine } = splitPaneId(pane.id);
+      await ctx.api.invoke('tick.close', { instanceId: pane.instanceId, ...(machine ? { machine } : {}) });
     } catch (err) {
       ctx.store.getState().notice(`Ending the Tick failed: ${err instanceof Error ? err.message : String(err)}`);
     } finally {

@@ -61,7 +61,7 @@ function FileDiff(props: { ctx: CardCtx; path: string; hunks: Hunk[]; preamble: 
         <HunkView key={h.index} ctx={props.ctx} path={props.path} hunk={h} lang={lang} reviewed={props.reviewed[h.index - 1] === true}
           putBack={<>
             {props.turns && <HunkTurnButtons paneId={props.ctx.paneId} path={props.path} hunk={h.index} hunkKey={props.keys[h.index - 1] || undefined} reviewed={props.reviewed[h.index - 1] === true} gone={props.gone[h.index - 1] === true} putBack={!!props.wt && props.turns.view === 'all'} onError={props.onError} />}
-            {props.wt && (!props.turns || props.turns.view === 'all') && <PutBackButton wt={props.wt} path={props.path} hunk={h.index} hunkKey={props.keys[h.index - 1] || undefined} onError={props.onError} />}
+            {props.wt && (!props.turns || props.turns.view === 'all') && <PutBackButton paneId={props.ctx.paneId} wt={props.wt} path={props.path} hunk={h.index} hunkKey={props.keys[h.index - 1] || undefined} onError={props.onError} />}
           </>} />
       ))}
     </section>

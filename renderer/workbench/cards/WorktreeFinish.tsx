@@ -5,6 +5,7 @@
  * These are requests to the core ('worktree.*'); nothing of them is typed to the agent.
  */
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { machineField } from '../../../common/pane-id.ts';
 import type { Res } from '../../../preload/contract.ts';
 import { useWindowState } from '../../context.ts';
 import { aheadBehindText } from '../../agents/worktrees.ts';
@@ -29,7 +30,7 @@ export function sentence(t: string): string {
 }
 
 /** "Put back": the hunk in the worktree becomes what the base has, after the person confirms. */
-export function PutBackButton(props: { wt: CardWorktree; path: string; hunk: number; hunkKey: string | undefined; onError(text: string | null): void }): ReactNode {
+export function PutBackButton(props: { paneId: string; wt: CardWorktree; path: string; hunk: number; hunkKey: string | undefined; onError(text: string | null): void }): ReactNode {
   const [busy, setBusy] = useState(false);
   if (!props.hunkKey) return null;
   const run = async (): Promise<void> => {
@@ -37,7 +38,7 @@ export function PutBackButton(props: { wt: CardWorktree; path: string; hunk: num
     setBusy(true);
     props.onError(null);
     try {
-      const res = await benchApi().invoke('worktree.revert', { path: props.wt.path, file: props.path, hunk: props.hunk, key: props.hunkKey! });
+      const res = await benchApi().invoke('worktree.revert', { ...machineField(props.paneId), path: props.wt.path, file: props.path, hunk: props.hunk, key: props.hunkKey! });
       if (!res.ok) props.onError(sentence(res.error));
     } catch (err) {
       props.onError(sentence(errorText(err)));
@@ -57,6 +58,8 @@ type Status = Extract<Res<'worktree.status'>, { ok: true }>;
 /** The Finish row of a worktree's Changes card. */
 export function WorktreeFinish(props: { paneId: string; wt: CardWorktree; version: string; error: string | null; onError(text: string | null): void }): ReactNode {
   const { wt, onError } = props;
+  // A far pane's worktree is its machine's: every request about it goes there.
+  const on = machineField(props.paneId);
   const counts = useWindowState((s) => s.panes[props.paneId]?.worktree);
   const [status, setStatus] = useState<Status | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
@@ -67,10 +70,10 @@ export function WorktreeFinish(props: { paneId: string; wt: CardWorktree; versio
   const [how, setHow] = useState<'ff' | 'merge'>('ff');
 
   const load = useCallback(() => {
-    benchApi().invoke('worktree.status', { path: wt.path }).then((res) => {
+    benchApi().invoke('worktree.status', { ...on, path: wt.path }).then((res) => {
       if (res.ok) setStatus(res);
     }, () => undefined);
-  }, [wt.path]);
+  }, [wt.path, on.machine]);
   useEffect(load, [load, props.version, ahead, behind]);
   useEffect(() => setHow(behind > 0 ? 'merge' : 'ff'), [behind]);
 
@@ -96,7 +99,7 @@ export function WorktreeFinish(props: { paneId: string; wt: CardWorktree; versio
       setMessage(status?.message ?? `Work on ${wt.branch}`);
       return;
     }
-    void run('commit', () => benchApi().invoke('worktree.commit', { path: wt.path, message }), (res) => {
+    void run('commit', () => benchApi().invoke('worktree.commit', { ...on, path: wt.path, message }), (res) => {
       if (!res.ok) return null;
       setMessage(null);
       return `Committed ${res.commit.slice(0, 8)} on ${wt.branch}.`;
@@ -107,9 +110,9 @@ export function WorktreeFinish(props: { paneId: string; wt: CardWorktree; versio
     setBusy('remove');
     onError(null);
     try {
-      let res = await benchApi().invoke('worktree.remove', { path: wt.path });
+      let res = await benchApi().invoke('worktree.remove', { ...on, path: wt.path });
       if (!res.ok && res.confirm && window.confirm(`${sentence(res.error)}\n\nRemove the worktree and the branch ${wt.branch} anyway?`)) {
-        res = await benchApi().invoke('worktree.remove', { path: wt.path, force: true });
+        res = await benchApi().invoke('worktree.remove', { ...on, path: wt.path, force: true });
       } else if (!res.ok && res.confirm) {
         return;
       }
@@ -144,7 +147,7 @@ export function WorktreeFinish(props: { paneId: string; wt: CardWorktree; versio
         </button>
         {message !== null && <button type="button" className="tdb-btn tdb-quiet" onClick={() => setMessage(null)}>Cancel</button>}
         <span className="tdb-merge">
-          <button type="button" className="tdb-btn tdb-primary" disabled={busy !== null || ahead === 0} title={ahead ? `Merge ${wt.branch} into ${wt.base}` : `${wt.branch} has no commits ${wt.base} lacks`} onClick={() => void run('merge', () => benchApi().invoke('worktree.merge', { path: wt.path, how }), (res) => (res.ok ? `Merged into ${wt.base} (${res.commit.slice(0, 8)}).` : null))}>
+          <button type="button" className="tdb-btn tdb-primary" disabled={busy !== null || ahead === 0} title={ahead ? `Merge ${wt.branch} into ${wt.base}` : `${wt.branch} has no commits ${wt.base} lacks`} onClick={() => void run('merge', () => benchApi().invoke('worktree.merge', { ...on, path: wt.path, how }), (res) => (res.ok ? `Merged into ${wt.base} (${res.commit.slice(0, 8)}).` : null))}>
             Merge into {wt.base}
           </button>
           <select aria-label="How to merge" value={how} disabled={busy !== null} onChange={(e) => setHow(e.target.value === 'merge' ? 'merge' : 'ff')}>
@@ -152,10 +155,10 @@ export function WorktreeFinish(props: { paneId: string; wt: CardWorktree; versio
             <option value="merge">merge commit</option>
           </select>
         </span>
-        <button type="button" className="tdb-btn" disabled={busy !== null} title={status?.remote ? `Push ${wt.branch} to ${status.remote}` : 'The repository has no remote'} onClick={() => void run('push', () => benchApi().invoke('worktree.push', { path: wt.path, pr: false }), (res) => (res.ok ? `Pushed ${wt.branch} to ${res.remote}.` : null))}>
+        <button type="button" className="tdb-btn" disabled={busy !== null} title={status?.remote ? `Push ${wt.branch} to ${status.remote}` : 'The repository has no remote'} onClick={() => void run('push', () => benchApi().invoke('worktree.push', { ...on, path: wt.path, pr: false }), (res) => (res.ok ? `Pushed ${wt.branch} to ${res.remote}.` : null))}>
           Push
         </button>
-        <button type="button" className="tdb-btn" disabled={busy !== null} title={ghTip} onClick={() => void run('pr', () => benchApi().invoke('worktree.push', { path: wt.path, pr: true }), (res) => (res.ok ? `Pull request: ${res.url ?? 'opened'}.` : null))}>
+        <button type="button" className="tdb-btn" disabled={busy !== null} title={ghTip} onClick={() => void run('pr', () => benchApi().invoke('worktree.push', { ...on, path: wt.path, pr: true }), (res) => (res.ok ? `Pull request: ${res.url ?? 'opened'}.` : null))}>
           Pull request
         </button>
         <span className="tdb-spacer" />
