@@ -567,4 +567,43 @@ describe('FlowMeter', () => {
     // The others are flow-controlled: full, they hold the PTY as before.
     expect(m.shouldPause()).toBe(true);
   });
+
+  it('in the background, leaves behind at once every reader not known to keep nearly up, whatever the flood\'s length; redraws it every skipRedrawMs; out of it, takes it back once caught up', () => {
+    const { m, clock } = skipping({ skipAfterChars: 1_000_000, skipBelowRate: 1_000, skipRedrawMs: 500 });
+    m.attach('fast');
+    m.attach('page');
+    for (let i = 0; i < 5; i++) {
+      clock.t += 20;
+      m.sent(24_000);
+      m.ack('fast', 24_000);
+      if (i % 2 === 0) m.ack('page', 12_000);
+    }
+    m.ack('page', 84_000);
+    // (A window just come: its rate is not known.)
+    m.attach('new');
+    m.background = true;
+    // A short burst: a page and a reader whose rate is not known are sent none of it; one that acknowledges at once is.
+    clock.t += 5;
+    expect(m.sent(100)).toEqual(['page', 'new']);
+    expect(m.accepts('fast')).toBe(true);
+    expect(m.skipping()).toBe(true);
+    // Nothing held: the PTY is not paused for them (the fast one keeps up).
+    expect(m.shouldPause()).toBe(false);
+    // Caught up, they are taken back skipRedrawMs after they were left (each redraws), and left again on the next output.
+    expect(m.nextTakeBack()).toBe(500);
+    clock.t += 500;
+    expect(m.takeBack()).toEqual(['page', 'new']);
+    expect(m.redrawn('page')).toBe(true);
+    clock.t += 5;
+    expect(m.sent(100)).toEqual(['page']);
+    // Out of the background (looked at, typed into): taken back at once, and sent output again after its snapshot.
+    m.background = false;
+    m.hurry();
+    expect(m.takeBack()).toEqual(['page']);
+    expect(m.redrawn('page')).toBe(true);
+    expect(m.redrawn('new')).toBe(true);
+    expect(m.sent(100)).toEqual([]);
+    expect(m.accepts('page')).toBe(true);
+    expect(m.accepts('new')).toBe(true);
+  });
 });

@@ -20,6 +20,14 @@
  *   in it, and a page drops it), and from then on it reads at the rate it read the flood at
  *   (left unknown, the first sample held the PTY paused through every redraw). One that does
  *   not ask for its snapshot within `latency.skipRedrawMs` is sent output all the same.
+ * - A pane in the background (`background`: it floods while other panes flood, and nobody
+ *   looks at it or types into it; PaneService decides) leaves behind at once every reader
+ *   not known to keep nearly up (under `latency.skipBelowRate`, or its rate not known yet),
+ *   whatever the flood's length: such a window is sent none of the pane's output and redraws
+ *   from a snapshot every `latency.skipRedrawMs`, taken back and left behind again as in a
+ *   long flood (issue 38: 16 floods streamed to one page kept its one thread parsing and
+ *   drawing them, and a quiet pane's echo waited behind it). Out of the background, a reader
+ *   left behind is taken back as soon as it has caught up (`hurry`).
  * - With `latency`, a reader also counts as full once what it holds would take it more
  *   than `latency.ms` to read at the rate it has been acknowledging (and it holds more than
  *   `latency.minChars`), and as ready again under half that. Until its rate is known (the
@@ -129,6 +137,8 @@ export class FlowMeter {
   /** Characters sent in the current flood (since the last quiet spell longer than latency.ms), and when the last was sent. */
   private run = 0;
   private lastSentAt = -Infinity;
+  /** The pane floods in the background (see the header): its slow readers only redraw. */
+  background = false;
 
   constructor(high: number = FLOW.highWatermarkChars, low: number = FLOW.lowWatermarkChars, latency?: LatencyBound) {
     this.high = high;
@@ -183,7 +193,7 @@ export class FlowMeter {
       if (keepsUp && r.unacked + chars > this.high) {
         r.dropped = true;
         droppedNow.push(name);
-      } else if (skipping && this.slow(r) && this.full(r, chars)) {
+      } else if ((skipping && this.slow(r) && this.full(r, chars)) || (this.background && !this.fast(r))) {
         r.dropped = true;
         r.skipped = true;
         r.skippedAt = this.now();
@@ -380,6 +390,11 @@ export class FlowMeter {
   /** Whether a reader reads slowly enough to be left behind in a long flood: its rate known, and under skipBelowRate. */
   private slow(r: Reader): boolean {
     return r.rate > 0 && r.rate < (this.latency?.skipBelowRate ?? Infinity);
+  }
+
+  /** Whether a reader is known to read nearly as fast as the core (a program acknowledging at once): never left behind in the background. */
+  private fast(r: Reader): boolean {
+    return r.rate >= (this.latency?.skipBelowRate ?? Infinity);
   }
 
   /** Count output sent; true once the flood it belongs to is long enough to skip ahead in. */

@@ -198,6 +198,13 @@ export class Pane {
    * after its redraw showed them above a history hundreds of lines short).
    */
   private readonly shortHistory = new Set<string>();
+  /**
+   * It flooded in the background and has not been looked at since (lookedAt): its windows'
+   * redraws carry FLOW.skipRedrawScrollback lines even once the flood is over (16 floods
+   * stopped at once made the page parse 16 whole histories nobody was reading: issue 38),
+   * and the whole history comes when it is looked at, or scrolled to the top.
+   */
+  private unseen = false;
   private quietTimer: NodeJS.Timeout | undefined;
   private programCheckedAt = 0;
   private disposed = false;
@@ -461,7 +468,7 @@ export class Pane {
     // keeps up is left out of this pane's output from here (FlowMeter.sent).
     // (One left behind holding nothing more to acknowledge waits its time to be taken back.)
     if (this.meter.sent(data.length).length > 0) this.scheduleTakeBack();
-    if (this.meter.skipping() || this.shortHistory.size > 0) this.watchQuiet();
+    if (this.meter.skipping() || this.meter.background || this.shortHistory.size > 0) this.watchQuiet();
     this.hooks.output(this, data);
     if (!this.disposed) this.applyFlow();
     this.watchProgram();
@@ -521,6 +528,37 @@ export class Pane {
     if (!this.disposed) this.applyFlow();
   }
 
+  /**
+   * The pane floods in the background (it takes turns with other floods, is not focused and
+   * had no input lately: PaneService): its windows that read slower than the core only
+   * redraw from snapshots (FlowMeter.background). It stays there until it is let out (focus,
+   * input) or its flood is over (output quiet for FLOW.skipQuietMs while its PTY reads:
+   * watchQuiet), not when it writes less in one turn. Out of it, its windows are taken back
+   * as soon as they have caught up, and redraw (what is shown catches up at once).
+   */
+  background(on: boolean): void {
+    if (on) this.unseen = true;
+    if (on === this.meter.background) return;
+    this.meter.background = on;
+    if (!on) this.hurryBack();
+  }
+
+  /**
+   * The pane is looked at (focused): out of the background, and a window that redrew it from
+   * a short history while nobody looked gets the whole of it now, once its flood is over (at
+   * the flood's end otherwise).
+   */
+  lookedAt(): void {
+    this.unseen = false;
+    this.background(false);
+    if (this.shortHistory.size > 0 && this.floodOver()) this.floodEnded();
+  }
+
+  /** Whether the pane floods in the background now (background). */
+  get inBackground(): boolean {
+    return this.meter.background;
+  }
+
   /** Whether the output governor holds the PTY now. */
   get isPaced(): boolean {
     return this.paced;
@@ -536,7 +574,7 @@ export class Pane {
       // the process is gone: nothing to pause
     }
     // Read again: whether the flood is over is watched from now (watchQuiet).
-    if (!paused && (this.meter.skipping() || this.shortHistory.size > 0)) this.watchQuiet();
+    if (!paused && (this.meter.skipping() || this.meter.background || this.shortHistory.size > 0)) this.watchQuiet();
   }
 
   /** Whether the PTY is paused now (by flow control, or by the governor: isPaced). */
@@ -558,10 +596,17 @@ export class Pane {
    * Whether a flood that left windows behind is over: its output has been quiet for
    * FLOW.skipQuietMs while its PTY was read (not held by flow control or the governor, whose
    * turns pause each of 16 floods for hundreds of milliseconds). A window taken back then redraws with the whole history, not
-   * FLOW.skipRedrawScrollback lines (nothing more is coming to fill the rest in).
+   * FLOW.skipRedrawScrollback lines (nothing more is coming to fill the rest in); not while
+   * the pane is in the background, nor when it flooded there and nobody has looked at it since
+   * (unseen: the whole history comes when it is looked at).
    */
   floodOver(): boolean {
-    return !this.paused && performance.now() - this.lastFlushAt >= FLOW.skipQuietMs;
+    return !this.meter.background && !this.unseen && !this.paused && this.quietFor() >= FLOW.skipQuietMs;
+  }
+
+  /** How long the pane's output has been quiet (since its last batch went out, or its last read, which a snapshot may hold back). */
+  private quietFor(): number {
+    return Math.min(performance.now() - this.lastFlushAt, Date.now() - this.lastDataAt);
   }
 
   /** True when the window had been left out of the flow and has now caught up (it should redraw). */
@@ -581,6 +626,7 @@ export class Pane {
 
   /** The flood is over: windows in the flow that hold a short history redraw with the whole of it (those still left behind do when taken back: floodOver). */
   private floodEnded(): void {
+    if (this.unseen) return;
     for (const clientId of this.shortHistory) {
       if (!this.meter.accepts(clientId)) continue;
       this.shortHistory.delete(clientId);
@@ -588,25 +634,37 @@ export class Pane {
     }
   }
 
-  /** While a window is left behind in a flood, or holds a short history: once output has been quiet for FLOW.skipQuietMs, the flood ended. */
+  /** While a window is left behind in a flood, holds a short history, or the pane floods in the background: once output has been quiet for FLOW.skipQuietMs, the flood ended. */
   private watchQuiet(): void {
     this.lastFlushAt = performance.now();
     if (this.quietTimer || this.disposed) return;
+    // A flood in the background ends after a longer quiet spell: on a loaded machine a flood's
+    // program can wait that long for a core, and each false end cost its windows a redraw
+    // with the whole history.
+    const needed = (): number => (this.meter.background ? FLOW.backgroundQuietMs : FLOW.skipQuietMs);
     const check = (): void => {
-      const quiet = performance.now() - this.lastFlushAt;
+      const quiet = this.quietFor();
       if (this.disposed) return;
-      if (quiet < FLOW.skipQuietMs) {
-        this.quietTimer = setTimeout(check, FLOW.skipQuietMs - quiet);
+      if (quiet < needed()) {
+        this.quietTimer = setTimeout(check, needed() - quiet);
         this.quietTimer.unref?.();
         return;
       }
+      // Looked at again after this turn's reads (a timer runs before the reads that waited
+      // while the service's loop was held up: those would look like a quiet spell).
+      setImmediate(settle);
+    };
+    const settle = (): void => {
+      if (this.disposed) return;
+      if (this.quietFor() < needed()) return check();
       this.quietTimer = undefined;
       // Held by flow control or the governor: not the flood's end (watched again once the PTY reads: setPaused).
       if (this.paused) return;
+      this.meter.background = false;
       this.hurryBack();
       this.floodEnded();
     };
-    this.quietTimer = setTimeout(check, FLOW.skipQuietMs);
+    this.quietTimer = setTimeout(check, needed());
     this.quietTimer.unref?.();
   }
 
