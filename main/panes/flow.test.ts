@@ -568,8 +568,8 @@ describe('FlowMeter', () => {
     expect(m.shouldPause()).toBe(true);
   });
 
-  it('in the background, leaves behind at once every reader not known to keep nearly up, whatever the flood\'s length; redraws it every skipRedrawMs; out of it, takes it back once caught up', () => {
-    const { m, clock } = skipping({ skipAfterChars: 1_000_000, skipBelowRate: 1_000, skipRedrawMs: 500 });
+  it('in the background, leaves behind at once every reader not known to keep nearly up, whatever the flood\'s length; redraws it every backgroundRedrawMs; out of it, takes it back once caught up', () => {
+    const { m, clock } = skipping({ skipAfterChars: 1_000_000, skipBelowRate: 1_000, skipRedrawMs: 500, backgroundRedrawMs: 800 });
     m.attach('fast');
     m.attach('page');
     for (let i = 0; i < 5; i++) {
@@ -590,8 +590,8 @@ describe('FlowMeter', () => {
     // Nothing held: the PTY is not paused for them (the fast one keeps up).
     expect(m.shouldPause()).toBe(false);
     // Caught up, they are taken back skipRedrawMs after they were left (each redraws), and left again on the next output.
-    expect(m.nextTakeBack()).toBe(500);
-    clock.t += 500;
+    expect(m.nextTakeBack()).toBe(800);
+    clock.t += 800;
     expect(m.takeBack()).toEqual(['page', 'new']);
     expect(m.redrawn('page')).toBe(true);
     clock.t += 5;

@@ -24,7 +24,7 @@
  *   looks at it or types into it; PaneService decides) leaves behind at once every reader
  *   not known to keep nearly up (under `latency.skipBelowRate`, or its rate not known yet),
  *   whatever the flood's length: such a window is sent none of the pane's output and redraws
- *   from a snapshot every `latency.skipRedrawMs`, taken back and left behind again as in a
+ *   from a snapshot every `latency.backgroundRedrawMs`, taken back and left behind again as in a
  *   long flood (issue 38: 16 floods streamed to one page kept its one thread parsing and
  *   drawing them, and a quiet pane's echo waited behind it). Out of the background, a reader
  *   left behind is taken back as soon as it has caught up (`hurry`).
@@ -89,6 +89,8 @@ export interface LatencyBound {
    * then it waits, caught up (`nextTakeBack`, `takeBack`).
    */
   skipRedrawMs?: number;
+  /** ...and in the background (skipRedrawMs if not given): a flood nobody looks at. */
+  backgroundRedrawMs?: number;
   /**
    * The windows' output held across a service's panes (WindowShares): a window that holds
    * output of several panes shares `minChars`, `startChars` and what it reads in `ms` among
@@ -242,7 +244,7 @@ export class FlowMeter {
 
   /** A reader dropped by skipping ahead that has caught up and waited skipRedrawMs since it was dropped (at `t`). */
   private due(r: Reader, t: number): boolean {
-    return this.caughtUp(r) && t - r.skippedAt >= (this.latency?.skipRedrawMs ?? 0);
+    return this.caughtUp(r) && t - r.skippedAt >= this.redrawMs();
   }
 
   /** Back in the flow: one dropped by skipping ahead waits for its snapshot first (redrawn). */
@@ -295,7 +297,7 @@ export class FlowMeter {
     const t = this.now();
     for (const r of this.readers.values()) {
       if (!this.caughtUp(r)) continue;
-      const wait = r.skippedAt === -Infinity ? 0 : Math.max(0, r.skippedAt + (this.latency?.skipRedrawMs ?? 0) - t);
+      const wait = r.skippedAt === -Infinity ? 0 : Math.max(0, r.skippedAt + this.redrawMs() - t);
       next = next === undefined ? wait : Math.min(next, wait);
     }
     return next;
@@ -390,6 +392,11 @@ export class FlowMeter {
   /** Whether a reader reads slowly enough to be left behind in a long flood: its rate known, and under skipBelowRate. */
   private slow(r: Reader): boolean {
     return r.rate > 0 && r.rate < (this.latency?.skipBelowRate ?? Infinity);
+  }
+
+  /** How long a reader left behind waits to be taken back (and redraw): skipRedrawMs, or backgroundRedrawMs in the background. */
+  private redrawMs(): number {
+    return (this.background ? this.latency?.backgroundRedrawMs : undefined) ?? this.latency?.skipRedrawMs ?? 0;
   }
 
   /** Whether a reader is known to read nearly as fast as the core (a program acknowledging at once): never left behind in the background. */

@@ -215,7 +215,7 @@ export class Pane {
   private marks = new ShellMarks(isLocalHost);
 
   constructor(spawn: PaneSpawn, hooks: PaneHooks) {
-    this.meter = new FlowMeter(FLOW.highWatermarkChars, FLOW.lowWatermarkChars, { ms: FLOW.latencyMs, minChars: FLOW.latencyMinChars, startChars: FLOW.latencyStartChars, skipAfterChars: FLOW.skipAfterChars, skipBelowRate: FLOW.skipBelowCharsPerMs, skipBackChars: FLOW.ackChunkChars, skipRedrawMs: FLOW.skipRedrawMs, ...(spawn.shares ? { shares: spawn.shares, shareFloorChars: FLOW.latencyShareFloorChars } : {}) });
+    this.meter = new FlowMeter(FLOW.highWatermarkChars, FLOW.lowWatermarkChars, { ms: FLOW.latencyMs, minChars: FLOW.latencyMinChars, startChars: FLOW.latencyStartChars, skipAfterChars: FLOW.skipAfterChars, skipBelowRate: FLOW.skipBelowCharsPerMs, skipBackChars: FLOW.ackChunkChars, skipRedrawMs: FLOW.skipRedrawMs, backgroundRedrawMs: FLOW.backgroundRedrawMs, ...(spawn.shares ? { shares: spawn.shares, shareFloorChars: FLOW.latencyShareFloorChars } : {}) });
     this.id = spawn.id;
     this.tag = spawn.tag;
     this.kind = spawn.kind;
