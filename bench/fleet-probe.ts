@@ -152,11 +152,21 @@ try {
         });
       }
     }, floods);
-    const keys = await wsWindow(app.url);
     const sentAt = performance.timeOrigin + performance.now();
-    for (const id of floods) keys.send('pane.input', { paneId: id, data: '\x03' });
-    await sleep(4000);
-    keys.close();
+    if (process.env.TD_PROBE_CTRLC === 'turn') {
+      for (const id of floods) {
+        await page.locator(`[data-pane-id="${id}"] .xterm-helper-textarea`).focus();
+        await page.evaluate((i) => (window as unknown as { __log: Array<[number, string, string, string]> }).__log.push([performance.timeOrigin + performance.now(), 'FOCUSED', i, '']), id);
+        await page.keyboard.press('Control+C');
+        await page.evaluate((i) => (window as unknown as { __log: Array<[number, string, string, string]> }).__log.push([performance.timeOrigin + performance.now(), 'KEY', i, '']), id);
+      }
+    } else {
+      const keys = await wsWindow(app.url);
+      for (const id of floods) keys.send('pane.input', { paneId: id, data: '\x03' });
+      await sleep(4000);
+      keys.close();
+    }
+    await sleep(2000);
     const log = await page.evaluate(() => (window as unknown as { __log: Array<[number, string, string, string]> }).__log);
     for (const [k, id] of floods.entries()) {
       const mine = log.filter((e) => e[2] === id);

@@ -199,12 +199,15 @@ export class Pane {
    */
   private readonly shortHistory = new Set<string>();
   /**
-   * It flooded in the background and has not been looked at since (lookedAt): its windows'
-   * redraws carry FLOW.skipRedrawScrollback lines even once the flood is over (16 floods
-   * stopped at once made the page parse 16 whole histories nobody was reading: issue 38),
-   * and the whole history comes when it is looked at, or scrolled to the top.
+   * This flood went into the background (until it ends: watchQuiet): its windows' redraws
+   * carry FLOW.skipRedrawScrollback lines, even once it is over, and none of them is told to
+   * redraw with the whole history after (16 floods stopped with Ctrl-C made a page parse 16
+   * whole histories, and the core serialize them, for seconds on a loaded machine: issue
+   * 38). The rest comes when the person scrolls to the top.
    */
-  private unseen = false;
+  private backgroundFlood = false;
+  /** Windows taken back from a background flood, whose next snapshot is short for good (not in shortHistory). */
+  private readonly shortForGood = new Set<string>();
   private quietTimer: NodeJS.Timeout | undefined;
   private programCheckedAt = 0;
   private disposed = false;
@@ -537,21 +540,14 @@ export class Pane {
    * as soon as they have caught up, and redraw (what is shown catches up at once).
    */
   background(on: boolean): void {
-    if (on) this.unseen = true;
+    if (on && !this.backgroundFlood) {
+      this.backgroundFlood = true;
+      // Windows that redrew short earlier in this flood: no whole history after it either.
+      this.shortHistory.clear();
+    }
     if (on === this.meter.background) return;
     this.meter.background = on;
     if (!on) this.hurryBack();
-  }
-
-  /**
-   * The pane is looked at (focused): out of the background, and a window that redrew it from
-   * a short history while nobody looked gets the whole of it now, once its flood is over (at
-   * the flood's end otherwise).
-   */
-  lookedAt(): void {
-    this.unseen = false;
-    this.background(false);
-    if (this.shortHistory.size > 0 && this.floodOver()) this.floodEnded();
   }
 
   /** Whether the pane floods in the background now (background). */
@@ -589,6 +585,7 @@ export class Pane {
   detachReader(clientId: string): void {
     this.meter.detach(clientId);
     this.shortHistory.delete(clientId);
+    this.shortForGood.delete(clientId);
     this.applyFlow();
   }
 
@@ -597,11 +594,10 @@ export class Pane {
    * FLOW.skipQuietMs while its PTY was read (not held by flow control or the governor, whose
    * turns pause each of 16 floods for hundreds of milliseconds). A window taken back then redraws with the whole history, not
    * FLOW.skipRedrawScrollback lines (nothing more is coming to fill the rest in); not while
-   * the pane is in the background, nor when it flooded there and nobody has looked at it since
-   * (unseen: the whole history comes when it is looked at).
+   * this flood went into the background (backgroundFlood).
    */
   floodOver(): boolean {
-    return !this.meter.background && !this.unseen && !this.paused && this.quietFor() >= FLOW.skipQuietMs;
+    return !this.backgroundFlood && !this.paused && this.quietFor() >= FLOW.skipQuietMs;
   }
 
   /** How long the pane's output has been quiet (since its last batch went out, or its last read, which a snapshot may hold back). */
@@ -613,6 +609,7 @@ export class Pane {
   ack(clientId: string, chars: number): boolean {
     const back = this.meter.ack(clientId, chars);
     if (!back) this.scheduleTakeBack();
+    else if (this.backgroundFlood) this.shortForGood.add(clientId);
     this.applyFlow();
     return back;
   }
@@ -626,7 +623,6 @@ export class Pane {
 
   /** The flood is over: windows in the flow that hold a short history redraw with the whole of it (those still left behind do when taken back: floodOver). */
   private floodEnded(): void {
-    if (this.unseen) return;
     for (const clientId of this.shortHistory) {
       if (!this.meter.accepts(clientId)) continue;
       this.shortHistory.delete(clientId);
@@ -663,6 +659,7 @@ export class Pane {
       this.meter.background = false;
       this.hurryBack();
       this.floodEnded();
+      this.backgroundFlood = false;
     };
     this.quietTimer = setTimeout(check, needed());
     this.quietTimer.unref?.();
@@ -681,7 +678,10 @@ export class Pane {
 
   /** Take back the windows left behind whose time has come (each redraws), and wait for the next. */
   private takeBackDue(): void {
-    for (const clientId of this.meter.takeBack()) this.hooks.stale?.(this, clientId, this.floodOver());
+    for (const clientId of this.meter.takeBack()) {
+      if (this.backgroundFlood) this.shortForGood.add(clientId);
+      this.hooks.stale?.(this, clientId, this.floodOver());
+    }
     this.scheduleTakeBack();
   }
 
@@ -734,8 +734,9 @@ export class Pane {
     try {
       const snap = await this.screen.serialize(scrollback);
       if (clientId !== undefined) {
+        const final = this.shortForGood.delete(clientId);
         if (snap.complete) this.shortHistory.delete(clientId);
-        else if (retaken) {
+        else if (retaken && !final) {
           this.shortHistory.add(clientId);
           // (Taken on a flood's last output, it is told once that has been quiet.)
           this.watchQuiet();
