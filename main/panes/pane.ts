@@ -208,6 +208,10 @@ export class Pane {
   private backgroundFlood = false;
   /** Windows taken back from a background flood, whose next snapshot is short for good (not in shortHistory). */
   private readonly shortForGood = new Set<string>();
+  /** In the background: what the flood may still read now (throttle), since when, and the timer while its PTY waits for more. */
+  private allowance: number = FLOW.backgroundBurstChars;
+  private allowanceAt = 0;
+  private throttled: NodeJS.Timeout | undefined;
   private quietTimer: NodeJS.Timeout | undefined;
   private programCheckedAt = 0;
   private disposed = false;
@@ -472,6 +476,7 @@ export class Pane {
     // (One left behind holding nothing more to acknowledge waits its time to be taken back.)
     if (this.meter.sent(data.length).length > 0) this.scheduleTakeBack();
     if (this.meter.skipping() || this.meter.background || this.shortHistory.size > 0) this.watchQuiet();
+    this.throttle(data.length);
     this.hooks.output(this, data);
     if (!this.disposed) this.applyFlow();
     this.watchProgram();
@@ -521,7 +526,29 @@ export class Pane {
   private applyFlow(): void {
     const windows = this.meter.shouldPause();
     const screen = this.screenMeter.shouldPause();
-    this.setPaused(!this.draining && (windows || screen || this.paced));
+    this.setPaused(!this.draining && (windows || screen || this.paced || this.throttled !== undefined));
+  }
+
+  /**
+   * In the background a flood reads at most FLOW.backgroundCharsPerMs (a burst of
+   * FLOW.backgroundBurstChars): no window paces it any more, and 16 floods read as fast as
+   * the governor's turns allow took the service's share of the cores from the page and from
+   * every redraw (issue 38). Its PTY pauses until the output it went over by is paid for.
+   */
+  private throttle(chars: number): void {
+    if (!this.meter.background) {
+      this.allowance = FLOW.backgroundBurstChars;
+      return;
+    }
+    const now = performance.now();
+    this.allowance = Math.min(FLOW.backgroundBurstChars, this.allowance + (now - this.allowanceAt) * FLOW.backgroundCharsPerMs) - chars;
+    this.allowanceAt = now;
+    if (this.allowance >= 0 || this.throttled || this.disposed) return;
+    this.throttled = setTimeout(() => {
+      this.throttled = undefined;
+      if (!this.disposed) this.applyFlow();
+    }, -this.allowance / FLOW.backgroundCharsPerMs);
+    this.throttled.unref?.();
   }
 
   /** Hold the PTY for the output governor (main/panes/governor.ts), or let it go; flow control keeps its own say. */
@@ -547,7 +574,17 @@ export class Pane {
     }
     if (on === this.meter.background) return;
     this.meter.background = on;
-    if (!on) this.hurryBack();
+    if (on) {
+      this.allowanceAt = performance.now();
+      return;
+    }
+    // Read at once again (the prompt after Ctrl-C is not held by the throttle).
+    if (this.throttled) {
+      clearTimeout(this.throttled);
+      this.throttled = undefined;
+      if (!this.disposed) this.applyFlow();
+    }
+    this.hurryBack();
   }
 
   /** Whether the pane floods in the background now (background). */
@@ -857,6 +894,7 @@ export class Pane {
     if (this.programTimer) clearTimeout(this.programTimer);
     if (this.takeBackTimer) clearTimeout(this.takeBackTimer);
     if (this.quietTimer) clearTimeout(this.quietTimer);
+    if (this.throttled) clearTimeout(this.throttled);
     this.screen.dispose();
   }
 }
