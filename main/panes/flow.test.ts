@@ -606,4 +606,25 @@ describe('FlowMeter', () => {
     expect(m.accepts('page')).toBe(true);
     expect(m.accepts('new')).toBe(true);
   });
+
+  it('counts a flood in the background among its window\'s shares: a pane taken out of it beside other floods holds its share, not the whole floor', () => {
+    const shares = new WindowShares();
+    const bound: LatencyBound = { ms: 150, minChars: 128_000, startChars: 32_000, shares, shareFloorChars: 8_000, now: () => 0 };
+    const [a, b, c] = Array.from({ length: 3 }, () => new FlowMeter(1_000_000, 500_000, bound));
+    for (const m of [a!, b!, c!]) m.attach('w');
+    b!.background = true;
+    c!.background = true;
+    expect(shares.count('w')).toBe(2);
+    // The one focused among them: a third of the start allowance (over the floor), not all of it.
+    a!.sent(10_000);
+    expect(shares.count('w')).toBe(3);
+    expect(a!.shouldPause()).toBe(false);
+    a!.sent(1_000);
+    expect(a!.shouldPause()).toBe(true);
+    // Out of the background, holding nothing: no longer counted.
+    b!.background = false;
+    c!.background = false;
+    a!.ack('w', 11_000);
+    expect(shares.count('w')).toBe(1);
+  });
 });

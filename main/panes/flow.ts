@@ -140,7 +140,7 @@ export class FlowMeter {
   private run = 0;
   private lastSentAt = -Infinity;
   /** The pane floods in the background (see the header): its slow readers only redraw. */
-  background = false;
+  private bg = false;
 
   constructor(high: number = FLOW.highWatermarkChars, low: number = FLOW.lowWatermarkChars, latency?: LatencyBound) {
     this.high = high;
@@ -160,9 +160,25 @@ export class FlowMeter {
     this.latency?.shares?.set(reader, this, false);
   }
 
-  /** Tell the window's shares whether this pane holds output for it now. */
+  /** Tell the window's shares whether this pane holds output for it now (a flood in the background counts as holding: it would, if it were sent). */
   private held(name: string, r: Reader): void {
-    this.latency?.shares?.set(name, this, r.unacked > 0);
+    this.latency?.shares?.set(name, this, r.unacked > 0 || this.bg);
+  }
+
+  get background(): boolean {
+    return this.bg;
+  }
+
+  /**
+   * In the background or out of it (see the header). A flood in the background still counts
+   * among its windows' shares (WindowShares): a pane taken out of it among other floods (the
+   * one focused to type Ctrl-C into) holds a share of the window's floor, not all of it, so
+   * what it holds when the prompt comes is what it did before (issue 38).
+   */
+  set background(on: boolean) {
+    if (on === this.bg) return;
+    this.bg = on;
+    for (const [name, r] of this.readers) this.held(name, r);
   }
 
   has(reader: string): boolean {
@@ -195,7 +211,7 @@ export class FlowMeter {
       if (keepsUp && r.unacked + chars > this.high) {
         r.dropped = true;
         droppedNow.push(name);
-      } else if ((skipping && this.slow(r) && this.full(r, chars)) || (this.background && !this.fast(r))) {
+      } else if ((skipping && this.slow(r) && this.full(r, chars)) || (this.bg && !this.fast(r))) {
         r.dropped = true;
         r.skipped = true;
         r.skippedAt = this.now();
@@ -371,9 +387,9 @@ export class FlowMeter {
     return Math.max(Math.min(chars, this.latency?.shareFloorChars ?? 0), chars / s.count(r.name));
   }
 
-  /** A reader holds nothing now: it no longer counts among the window's shares. */
+  /** A reader holds nothing now: it no longer counts among the window's shares (unless the pane is in the background). */
   private released(r: Reader): void {
-    this.latency?.shares?.set(r.name, this, false);
+    this.latency?.shares?.set(r.name, this, this.bg);
   }
 
   /** What a reader may hold before it counts as full for its latency: what it reads in `latency.ms`, or `startChars` until that is known (floors shared: WindowShares). */
@@ -396,7 +412,7 @@ export class FlowMeter {
 
   /** How long a reader left behind waits to be taken back (and redraw): skipRedrawMs, or backgroundRedrawMs in the background. */
   private redrawMs(): number {
-    return (this.background ? this.latency?.backgroundRedrawMs : undefined) ?? this.latency?.skipRedrawMs ?? 0;
+    return (this.bg ? this.latency?.backgroundRedrawMs : undefined) ?? this.latency?.skipRedrawMs ?? 0;
   }
 
   /** Whether a reader is known to read nearly as fast as the core (a program acknowledging at once): never left behind in the background. */
