@@ -199,14 +199,14 @@ export class Pane {
    */
   private readonly shortHistory = new Set<string>();
   /**
-   * This flood went into the background (until it ends: watchQuiet): its windows' redraws
-   * carry FLOW.skipRedrawScrollback lines, even once it is over, and none of them is told to
+   * Windows left behind while the pane flooded in the background: taken back, they redraw
+   * with FLOW.skipRedrawScrollback lines, even once the flood is over, and none is told to
    * redraw with the whole history after (16 floods stopped with Ctrl-C made a page parse 16
    * whole histories, and the core serialize them, for seconds on a loaded machine: issue
-   * 38). The rest comes when the person scrolls to the top.
+   * 38). The rest comes when the person scrolls to the top. `shortForGood`: taken back so,
+   * their next snapshot is short for good (not in shortHistory).
    */
-  private backgroundFlood = false;
-  /** Windows taken back from a background flood, whose next snapshot is short for good (not in shortHistory). */
+  private readonly leftInBackground = new Set<string>();
   private readonly shortForGood = new Set<string>();
   /** In the background: what the flood may still read now (throttle), since when, and the timer while its PTY waits for more. */
   private allowance: number = FLOW.backgroundBurstChars;
@@ -474,7 +474,11 @@ export class Pane {
     // Charged to the windows as it leaves; one that would fall too far behind while another
     // keeps up is left out of this pane's output from here (FlowMeter.sent).
     // (One left behind holding nothing more to acknowledge waits its time to be taken back.)
-    if (this.meter.sent(data.length).length > 0) this.scheduleTakeBack();
+    const left = this.meter.sent(data.length);
+    if (left.length > 0) {
+      if (this.meter.background) for (const clientId of left) this.leftInBackground.add(clientId);
+      this.scheduleTakeBack();
+    }
     if (this.meter.skipping() || this.meter.background || this.shortHistory.size > 0) this.watchQuiet();
     this.throttle(data.length);
     this.hooks.output(this, data);
@@ -567,12 +571,9 @@ export class Pane {
    * as soon as they have caught up, and redraw (what is shown catches up at once).
    */
   background(on: boolean): void {
-    if (on && !this.backgroundFlood) {
-      this.backgroundFlood = true;
-      // Windows that redrew short earlier in this flood: no whole history after it either.
-      this.shortHistory.clear();
-    }
     if (on === this.meter.background) return;
+    // Windows that redrew short earlier in this flood: no whole history after it either.
+    if (on) this.shortHistory.clear();
     this.meter.background = on;
     if (on) {
       this.allowanceAt = performance.now();
@@ -623,6 +624,7 @@ export class Pane {
     this.meter.detach(clientId);
     this.shortHistory.delete(clientId);
     this.shortForGood.delete(clientId);
+    this.leftInBackground.delete(clientId);
     this.applyFlow();
   }
 
@@ -631,10 +633,10 @@ export class Pane {
    * FLOW.skipQuietMs while its PTY was read (not held by flow control or the governor, whose
    * turns pause each of 16 floods for hundreds of milliseconds). A window taken back then redraws with the whole history, not
    * FLOW.skipRedrawScrollback lines (nothing more is coming to fill the rest in); not while
-   * this flood went into the background (backgroundFlood).
+   * the pane is in the background (and not to a window left behind there: redrawWhole).
    */
   floodOver(): boolean {
-    return !this.backgroundFlood && !this.paused && this.quietFor() >= FLOW.skipQuietMs;
+    return !this.meter.background && !this.paused && this.quietFor() >= FLOW.skipQuietMs;
   }
 
   /** How long the pane's output has been quiet (since its last batch went out, or its last read, which a snapshot may hold back). */
@@ -646,9 +648,14 @@ export class Pane {
   ack(clientId: string, chars: number): boolean {
     const back = this.meter.ack(clientId, chars);
     if (!back) this.scheduleTakeBack();
-    else if (this.backgroundFlood) this.shortForGood.add(clientId);
+    else if (this.leftInBackground.delete(clientId)) this.shortForGood.add(clientId);
     this.applyFlow();
     return back;
+  }
+
+  /** Whether a window taken back now should redraw with the whole history: the flood is over, and it was not left behind in the background. */
+  redrawWhole(clientId: string): boolean {
+    return this.floodOver() && !this.shortForGood.has(clientId);
   }
 
   /** Windows left behind in a flood are taken back as soon as they have caught up (input came, or the flood ended). */
@@ -696,7 +703,6 @@ export class Pane {
       this.meter.background = false;
       this.hurryBack();
       this.floodEnded();
-      this.backgroundFlood = false;
     };
     this.quietTimer = setTimeout(check, needed());
     this.quietTimer.unref?.();
@@ -716,8 +722,8 @@ export class Pane {
   /** Take back the windows left behind whose time has come (each redraws), and wait for the next. */
   private takeBackDue(): void {
     for (const clientId of this.meter.takeBack()) {
-      if (this.backgroundFlood) this.shortForGood.add(clientId);
-      this.hooks.stale?.(this, clientId, this.floodOver());
+      if (this.leftInBackground.delete(clientId)) this.shortForGood.add(clientId);
+      this.hooks.stale?.(this, clientId, this.redrawWhole(clientId));
     }
     this.scheduleTakeBack();
   }

@@ -759,7 +759,7 @@ export class PaneService implements PaneServiceApi {
       throw new Error(`ack of ${String(chars)} characters is not usable: send a non-negative number`);
     }
     // Caught up after being left out: it redraws from a snapshot.
-    if (pane.ack(clientId, chars)) this.core.emitTo(clientId, 'pane.stale', pane.floodOver() ? { paneId, history: 'all' } : { paneId });
+    if (pane.ack(clientId, chars)) this.core.emitTo(clientId, 'pane.stale', pane.redrawWhole(clientId) ? { paneId, history: 'all' } : { paneId });
   }
 
   // ───────────── listeners ─────────────
