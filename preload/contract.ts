@@ -812,10 +812,4 @@ export const FLOW = {
   backgroundQuietMs: 300,
   /** A window redraws a flood in the background at most this often (a flood of 16 redrawn twice a second each kept a page's thread busy a third of the time). */
   backgroundRedrawMs: 1_000,
-  /**
-   * ...and reads at most this many characters a millisecond (64 KB/s: 16 such floods about
-   * what a page drew of them before), in bursts of at most backgroundBurstChars.
-   */
-  backgroundCharsPerMs: 64,
-  backgroundBurstChars: 65_536,
 } as const;

@@ -208,10 +208,6 @@ export class Pane {
    */
   private readonly leftInBackground = new Set<string>();
   private readonly shortForGood = new Set<string>();
-  /** In the background: what the flood may still read now (throttle), since when, and the timer while its PTY waits for more. */
-  private allowance: number = FLOW.backgroundBurstChars;
-  private allowanceAt = 0;
-  private throttled: NodeJS.Timeout | undefined;
   private quietTimer: NodeJS.Timeout | undefined;
   private programCheckedAt = 0;
   private disposed = false;
@@ -480,7 +476,6 @@ export class Pane {
       this.scheduleTakeBack();
     }
     if (this.meter.skipping() || this.meter.background || this.shortHistory.size > 0) this.watchQuiet();
-    this.throttle(data.length);
     this.hooks.output(this, data);
     if (!this.disposed) this.applyFlow();
     this.watchProgram();
@@ -530,29 +525,7 @@ export class Pane {
   private applyFlow(): void {
     const windows = this.meter.shouldPause();
     const screen = this.screenMeter.shouldPause();
-    this.setPaused(!this.draining && (windows || screen || this.paced || this.throttled !== undefined));
-  }
-
-  /**
-   * In the background a flood reads at most FLOW.backgroundCharsPerMs (a burst of
-   * FLOW.backgroundBurstChars): no window paces it any more, and 16 floods read as fast as
-   * the governor's turns allow took the service's share of the cores from the page and from
-   * every redraw (issue 38). Its PTY pauses until the output it went over by is paid for.
-   */
-  private throttle(chars: number): void {
-    if (!this.meter.background) {
-      this.allowance = FLOW.backgroundBurstChars;
-      return;
-    }
-    const now = performance.now();
-    this.allowance = Math.min(FLOW.backgroundBurstChars, this.allowance + (now - this.allowanceAt) * FLOW.backgroundCharsPerMs) - chars;
-    this.allowanceAt = now;
-    if (this.allowance >= 0 || this.throttled || this.disposed) return;
-    this.throttled = setTimeout(() => {
-      this.throttled = undefined;
-      if (!this.disposed) this.applyFlow();
-    }, -this.allowance / FLOW.backgroundCharsPerMs);
-    this.throttled.unref?.();
+    this.setPaused(!this.draining && (windows || screen || this.paced));
   }
 
   /** Hold the PTY for the output governor (main/panes/governor.ts), or let it go; flow control keeps its own say. */
@@ -575,17 +548,7 @@ export class Pane {
     // Windows that redrew short earlier in this flood: no whole history after it either.
     if (on) this.shortHistory.clear();
     this.meter.background = on;
-    if (on) {
-      this.allowanceAt = performance.now();
-      return;
-    }
-    // Read at once again (the prompt after Ctrl-C is not held by the throttle).
-    if (this.throttled) {
-      clearTimeout(this.throttled);
-      this.throttled = undefined;
-      if (!this.disposed) this.applyFlow();
-    }
-    this.hurryBack();
+    if (!on) this.hurryBack();
   }
 
   /** Whether the pane floods in the background now (background). */
@@ -900,7 +863,6 @@ export class Pane {
     if (this.programTimer) clearTimeout(this.programTimer);
     if (this.takeBackTimer) clearTimeout(this.takeBackTimer);
     if (this.quietTimer) clearTimeout(this.quietTimer);
-    if (this.throttled) clearTimeout(this.throttled);
     this.screen.dispose();
   }
 }
