@@ -678,9 +678,11 @@ describe('many panes flooding at once (the output governor)', () => {
           throw new Error(`${e.message}: the window shows ${JSON.stringify(shown().slice(-200))}, the pane ${JSON.stringify(panes.screenText(p.id).trimEnd().slice(-200))}`);
         });
       }
-      // None was told to redraw with the whole history after its flood (nobody was reading it):
-      // the page asks for it when the person scrolls to the top, and it is exact then.
-      expect(list.filter((p) => whole.get(p.id))).toEqual([]);
+      // The floods nobody looked at were not told to redraw with the whole history after
+      // they ended: the page asks for it when the person scrolls to the top, and it is exact
+      // then. (The focused one may be: streamed, its own long flood can leave the window
+      // behind, as a lone flood does.)
+      expect(list.filter((p) => p !== looked && whole.get(p.id)).map((p) => p.id)).toEqual([]);
       const v = view.get(looked.id)!;
       const snap = await panes.snapshot(looked.id, 'w', 'all');
       v.term.reset();
