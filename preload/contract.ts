@@ -847,4 +847,16 @@ export const FLOW = {
   skipQuietMs: 50,
   /** History lines such a redraw carries (the rest is fetched when the person scrolls to the top). */
   skipRedrawScrollback: 100,
+  /**
+   * A pane that floods while other panes flood (the output governor's turns), is not the
+   * focused pane and had no input for this long floods in the background: a window reading
+   * slower than the core is sent none of its output and redraws it from a snapshot every
+   * backgroundRedrawMs (main/panes/flow.ts). 16 floods streamed to one page kept its one thread
+   * busy, and a quiet pane's echo waited behind them (issue 38).
+   */
+  backgroundAfterInputMs: 1_000,
+  /** ...and leaves the background once its output has been quiet this long while its PTY reads (its flood is over). */
+  backgroundQuietMs: 300,
+  /** A window redraws a flood in the background at most this often (a flood of 16 redrawn twice a second each kept a page's thread busy a third of the time). */
+  backgroundRedrawMs: 1_000,
 } as const;

@@ -567,4 +567,64 @@ describe('FlowMeter', () => {
     // The others are flow-controlled: full, they hold the PTY as before.
     expect(m.shouldPause()).toBe(true);
   });
+
+  it('in the background, leaves behind at once every reader not known to keep nearly up, whatever the flood\'s length; redraws it every backgroundRedrawMs; out of it, takes it back once caught up', () => {
+    const { m, clock } = skipping({ skipAfterChars: 1_000_000, skipBelowRate: 1_000, skipRedrawMs: 500, backgroundRedrawMs: 800 });
+    m.attach('fast');
+    m.attach('page');
+    for (let i = 0; i < 5; i++) {
+      clock.t += 20;
+      m.sent(24_000);
+      m.ack('fast', 24_000);
+      if (i % 2 === 0) m.ack('page', 12_000);
+    }
+    m.ack('page', 84_000);
+    // (A window just come: its rate is not known.)
+    m.attach('new');
+    m.background = true;
+    // A short burst: a page and a reader whose rate is not known are sent none of it; one that acknowledges at once is.
+    clock.t += 5;
+    expect(m.sent(100)).toEqual(['page', 'new']);
+    expect(m.accepts('fast')).toBe(true);
+    expect(m.skipping()).toBe(true);
+    // Nothing held: the PTY is not paused for them (the fast one keeps up).
+    expect(m.shouldPause()).toBe(false);
+    // Caught up, they are taken back skipRedrawMs after they were left (each redraws), and left again on the next output.
+    expect(m.nextTakeBack()).toBe(800);
+    clock.t += 800;
+    expect(m.takeBack()).toEqual(['page', 'new']);
+    expect(m.redrawn('page')).toBe(true);
+    clock.t += 5;
+    expect(m.sent(100)).toEqual(['page']);
+    // Out of the background (looked at, typed into): taken back at once, and sent output again after its snapshot.
+    m.background = false;
+    m.hurry();
+    expect(m.takeBack()).toEqual(['page']);
+    expect(m.redrawn('page')).toBe(true);
+    expect(m.redrawn('new')).toBe(true);
+    expect(m.sent(100)).toEqual([]);
+    expect(m.accepts('page')).toBe(true);
+    expect(m.accepts('new')).toBe(true);
+  });
+
+  it('counts a flood in the background among its window\'s shares: a pane taken out of it beside other floods holds its share, not the whole floor', () => {
+    const shares = new WindowShares();
+    const bound: LatencyBound = { ms: 150, minChars: 128_000, startChars: 32_000, shares, shareFloorChars: 8_000, now: () => 0 };
+    const [a, b, c] = Array.from({ length: 3 }, () => new FlowMeter(1_000_000, 500_000, bound));
+    for (const m of [a!, b!, c!]) m.attach('w');
+    b!.background = true;
+    c!.background = true;
+    expect(shares.count('w')).toBe(2);
+    // The one focused among them: a third of the start allowance (over the floor), not all of it.
+    a!.sent(10_000);
+    expect(shares.count('w')).toBe(3);
+    expect(a!.shouldPause()).toBe(false);
+    a!.sent(1_000);
+    expect(a!.shouldPause()).toBe(true);
+    // Out of the background, holding nothing: no longer counted.
+    b!.background = false;
+    c!.background = false;
+    a!.ack('w', 11_000);
+    expect(shares.count('w')).toBe(1);
+  });
 });

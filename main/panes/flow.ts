@@ -20,6 +20,14 @@
  *   in it, and a page drops it), and from then on it reads at the rate it read the flood at
  *   (left unknown, the first sample held the PTY paused through every redraw). One that does
  *   not ask for its snapshot within `latency.skipRedrawMs` is sent output all the same.
+ * - A pane in the background (`background`: it floods while other panes flood, and nobody
+ *   looks at it or types into it; PaneService decides) leaves behind at once every reader
+ *   not known to keep nearly up (under `latency.skipBelowRate`, or its rate not known yet),
+ *   whatever the flood's length: such a window is sent none of the pane's output and redraws
+ *   from a snapshot every `latency.backgroundRedrawMs`, taken back and left behind again as in a
+ *   long flood (issue 38: 16 floods streamed to one page kept its one thread parsing and
+ *   drawing them, and a quiet pane's echo waited behind it). Out of the background, a reader
+ *   left behind is taken back as soon as it has caught up (`hurry`).
  * - With `latency`, a reader also counts as full once what it holds would take it more
  *   than `latency.ms` to read at the rate it has been acknowledging (and it holds more than
  *   `latency.minChars`), and as ready again under half that. Until its rate is known (the
@@ -81,6 +89,8 @@ export interface LatencyBound {
    * then it waits, caught up (`nextTakeBack`, `takeBack`).
    */
   skipRedrawMs?: number;
+  /** ...and in the background (skipRedrawMs if not given): a flood nobody looks at. */
+  backgroundRedrawMs?: number;
   /**
    * The windows' output held across a service's panes (WindowShares): a window that holds
    * output of several panes shares `minChars`, `startChars` and what it reads in `ms` among
@@ -129,6 +139,8 @@ export class FlowMeter {
   /** Characters sent in the current flood (since the last quiet spell longer than latency.ms), and when the last was sent. */
   private run = 0;
   private lastSentAt = -Infinity;
+  /** The pane floods in the background (see the header): its slow readers only redraw. */
+  private bg = false;
 
   constructor(high: number = FLOW.highWatermarkChars, low: number = FLOW.lowWatermarkChars, latency?: LatencyBound) {
     this.high = high;
@@ -148,9 +160,25 @@ export class FlowMeter {
     this.latency?.shares?.set(reader, this, false);
   }
 
-  /** Tell the window's shares whether this pane holds output for it now. */
+  /** Tell the window's shares whether this pane holds output for it now (a flood in the background counts as holding: it would, if it were sent). */
   private held(name: string, r: Reader): void {
-    this.latency?.shares?.set(name, this, r.unacked > 0);
+    this.latency?.shares?.set(name, this, r.unacked > 0 || this.bg);
+  }
+
+  get background(): boolean {
+    return this.bg;
+  }
+
+  /**
+   * In the background or out of it (see the header). A flood in the background still counts
+   * among its windows' shares (WindowShares): a pane taken out of it among other floods (the
+   * one focused to type Ctrl-C into) holds a share of the window's floor, not all of it, so
+   * what it holds when the prompt comes is what it did before (issue 38).
+   */
+  set background(on: boolean) {
+    if (on === this.bg) return;
+    this.bg = on;
+    for (const [name, r] of this.readers) this.held(name, r);
   }
 
   has(reader: string): boolean {
@@ -183,7 +211,7 @@ export class FlowMeter {
       if (keepsUp && r.unacked + chars > this.high) {
         r.dropped = true;
         droppedNow.push(name);
-      } else if (skipping && this.slow(r) && this.full(r, chars)) {
+      } else if ((skipping && this.slow(r) && this.full(r, chars)) || (this.bg && !this.fast(r))) {
         r.dropped = true;
         r.skipped = true;
         r.skippedAt = this.now();
@@ -232,7 +260,7 @@ export class FlowMeter {
 
   /** A reader dropped by skipping ahead that has caught up and waited skipRedrawMs since it was dropped (at `t`). */
   private due(r: Reader, t: number): boolean {
-    return this.caughtUp(r) && t - r.skippedAt >= (this.latency?.skipRedrawMs ?? 0);
+    return this.caughtUp(r) && t - r.skippedAt >= this.redrawMs();
   }
 
   /** Back in the flow: one dropped by skipping ahead waits for its snapshot first (redrawn). */
@@ -285,7 +313,7 @@ export class FlowMeter {
     const t = this.now();
     for (const r of this.readers.values()) {
       if (!this.caughtUp(r)) continue;
-      const wait = r.skippedAt === -Infinity ? 0 : Math.max(0, r.skippedAt + (this.latency?.skipRedrawMs ?? 0) - t);
+      const wait = r.skippedAt === -Infinity ? 0 : Math.max(0, r.skippedAt + this.redrawMs() - t);
       next = next === undefined ? wait : Math.min(next, wait);
     }
     return next;
@@ -359,9 +387,9 @@ export class FlowMeter {
     return Math.max(Math.min(chars, this.latency?.shareFloorChars ?? 0), chars / s.count(r.name));
   }
 
-  /** A reader holds nothing now: it no longer counts among the window's shares. */
+  /** A reader holds nothing now: it no longer counts among the window's shares (unless the pane is in the background). */
   private released(r: Reader): void {
-    this.latency?.shares?.set(r.name, this, false);
+    this.latency?.shares?.set(r.name, this, this.bg);
   }
 
   /** What a reader may hold before it counts as full for its latency: what it reads in `latency.ms`, or `startChars` until that is known (floors shared: WindowShares). */
@@ -380,6 +408,16 @@ export class FlowMeter {
   /** Whether a reader reads slowly enough to be left behind in a long flood: its rate known, and under skipBelowRate. */
   private slow(r: Reader): boolean {
     return r.rate > 0 && r.rate < (this.latency?.skipBelowRate ?? Infinity);
+  }
+
+  /** How long a reader left behind waits to be taken back (and redraw): skipRedrawMs, or backgroundRedrawMs in the background. */
+  private redrawMs(): number {
+    return (this.bg ? this.latency?.backgroundRedrawMs : undefined) ?? this.latency?.skipRedrawMs ?? 0;
+  }
+
+  /** Whether a reader is known to read nearly as fast as the core (a program acknowledging at once): never left behind in the background. */
+  private fast(r: Reader): boolean {
+    return r.rate >= (this.latency?.skipBelowRate ?? Infinity);
   }
 
   /** Count output sent; true once the flood it belongs to is long enough to skip ahead in. */

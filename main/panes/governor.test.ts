@@ -28,6 +28,18 @@ describe('OutputGovernor', () => {
     expect(two.paced(['a', 'b'])).toEqual([]);
   });
 
+  it('says which panes take turns: every flood while more flood than may run at once, none when one floods alone', () => {
+    const { g, slice } = setup(1);
+    slice(['a']);
+    expect(g.takesTurns('a')).toBe(false);
+    slice({ a: BULK, b: BULK, quiet: 10 });
+    expect(['a', 'b', 'quiet'].filter((id) => g.takesTurns(id))).toEqual(['a', 'b']);
+    // b had its turn and wrote little: it floods no more; a alone is not paced.
+    slice({ b: 10 });
+    slice({ a: BULK });
+    expect(['a', 'b'].filter((id) => g.takesTurns(id))).toEqual([]);
+  });
+
   it('never paces a pane that writes little, however many panes flood', () => {
     const { slice, paced } = setup(1);
     for (let i = 0; i < 10; i++) slice({ a: BULK, b: BULK, c: BULK, quiet: BULK - 1 });

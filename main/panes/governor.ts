@@ -95,6 +95,11 @@ export class OutputGovernor {
     return this.paced.has(paneId) || (this.holdFor !== undefined && this.line.includes(paneId));
   }
 
+  /** Whether the pane floods while other panes flood (it takes turns with them now). */
+  takesTurns(paneId: string): boolean {
+    return this.line.includes(paneId);
+  }
+
   /** Whether slices still matter: output came in this one, or a pane waits its turn. */
   get active(): boolean {
     return this.counts.size > 0 || this.paced.size > 0 || this.holdFor !== undefined;

@@ -210,6 +210,16 @@ export class Pane {
    * after its redraw showed them above a history hundreds of lines short).
    */
   private readonly shortHistory = new Set<string>();
+  /**
+   * Windows left behind while the pane flooded in the background: taken back, they redraw
+   * with FLOW.skipRedrawScrollback lines, even once the flood is over, and none is told to
+   * redraw with the whole history after (16 floods stopped with Ctrl-C made a page parse 16
+   * whole histories, and the core serialize them, for seconds on a loaded machine: issue
+   * 38). The rest comes when the person scrolls to the top. `shortForGood`: taken back so,
+   * their next snapshot is short for good (not in shortHistory).
+   */
+  private readonly leftInBackground = new Set<string>();
+  private readonly shortForGood = new Set<string>();
   private quietTimer: NodeJS.Timeout | undefined;
   private programCheckedAt = 0;
   private disposed = false;
@@ -222,7 +232,7 @@ export class Pane {
   private marks = new ShellMarks(isLocalHost);
 
   constructor(spawn: PaneSpawn, hooks: PaneHooks) {
-    this.meter = new FlowMeter(FLOW.highWatermarkChars, FLOW.lowWatermarkChars, { ms: FLOW.latencyMs, minChars: FLOW.latencyMinChars, startChars: FLOW.latencyStartChars, skipAfterChars: FLOW.skipAfterChars, skipBelowRate: FLOW.skipBelowCharsPerMs, skipBackChars: FLOW.ackChunkChars, skipRedrawMs: FLOW.skipRedrawMs, ...(spawn.shares ? { shares: spawn.shares, shareFloorChars: FLOW.latencyShareFloorChars } : {}) });
+    this.meter = new FlowMeter(FLOW.highWatermarkChars, FLOW.lowWatermarkChars, { ms: FLOW.latencyMs, minChars: FLOW.latencyMinChars, startChars: FLOW.latencyStartChars, skipAfterChars: FLOW.skipAfterChars, skipBelowRate: FLOW.skipBelowCharsPerMs, skipBackChars: FLOW.ackChunkChars, skipRedrawMs: FLOW.skipRedrawMs, backgroundRedrawMs: FLOW.backgroundRedrawMs, ...(spawn.shares ? { shares: spawn.shares, shareFloorChars: FLOW.latencyShareFloorChars } : {}) });
     this.id = spawn.id;
     this.tag = spawn.tag;
     this.kind = spawn.kind;
@@ -477,8 +487,12 @@ export class Pane {
     // Charged to the windows as it leaves; one that would fall too far behind while another
     // keeps up is left out of this pane's output from here (FlowMeter.sent).
     // (One left behind holding nothing more to acknowledge waits its time to be taken back.)
-    if (this.meter.sent(data.length).length > 0) this.scheduleTakeBack();
-    if (this.meter.skipping() || this.shortHistory.size > 0) this.watchQuiet();
+    const left = this.meter.sent(data.length);
+    if (left.length > 0) {
+      if (this.meter.background) for (const clientId of left) this.leftInBackground.add(clientId);
+      this.scheduleTakeBack();
+    }
+    if (this.meter.skipping() || this.meter.background || this.shortHistory.size > 0) this.watchQuiet();
     this.hooks.output(this, data);
     if (!this.disposed) this.applyFlow();
     this.watchProgram();
@@ -538,6 +552,27 @@ export class Pane {
     if (!this.disposed) this.applyFlow();
   }
 
+  /**
+   * The pane floods in the background (it takes turns with other floods, is not focused and
+   * had no input lately: PaneService): its windows that read slower than the core only
+   * redraw from snapshots (FlowMeter.background). It stays there until it is let out (focus,
+   * input) or its flood is over (output quiet for FLOW.skipQuietMs while its PTY reads:
+   * watchQuiet), not when it writes less in one turn. Out of it, its windows are taken back
+   * as soon as they have caught up, and redraw (what is shown catches up at once).
+   */
+  background(on: boolean): void {
+    if (on === this.meter.background) return;
+    // Windows that redrew short earlier in this flood: no whole history after it either.
+    if (on) this.shortHistory.clear();
+    this.meter.background = on;
+    if (!on) this.hurryBack();
+  }
+
+  /** Whether the pane floods in the background now (background). */
+  get inBackground(): boolean {
+    return this.meter.background;
+  }
+
   /** Whether the output governor holds the PTY now. */
   get isPaced(): boolean {
     return this.paced;
@@ -553,7 +588,7 @@ export class Pane {
       // the process is gone: nothing to pause
     }
     // Read again: whether the flood is over is watched from now (watchQuiet).
-    if (!paused && (this.meter.skipping() || this.shortHistory.size > 0)) this.watchQuiet();
+    if (!paused && (this.meter.skipping() || this.meter.background || this.shortHistory.size > 0)) this.watchQuiet();
   }
 
   /** Whether the PTY is paused now (by flow control, or by the governor: isPaced). */
@@ -568,6 +603,8 @@ export class Pane {
   detachReader(clientId: string): void {
     this.meter.detach(clientId);
     this.shortHistory.delete(clientId);
+    this.shortForGood.delete(clientId);
+    this.leftInBackground.delete(clientId);
     this.applyFlow();
   }
 
@@ -575,18 +612,30 @@ export class Pane {
    * Whether a flood that left windows behind is over: its output has been quiet for
    * FLOW.skipQuietMs while its PTY was read (not held by flow control or the governor, whose
    * turns pause each of 16 floods for hundreds of milliseconds). A window taken back then redraws with the whole history, not
-   * FLOW.skipRedrawScrollback lines (nothing more is coming to fill the rest in).
+   * FLOW.skipRedrawScrollback lines (nothing more is coming to fill the rest in); not while
+   * the pane is in the background (and not to a window left behind there: redrawWhole).
    */
   floodOver(): boolean {
-    return !this.paused && performance.now() - this.lastFlushAt >= FLOW.skipQuietMs;
+    return !this.meter.background && !this.paused && this.quietFor() >= FLOW.skipQuietMs;
+  }
+
+  /** How long the pane's output has been quiet (since its last batch went out, or its last read, which a snapshot may hold back). */
+  private quietFor(): number {
+    return Math.min(performance.now() - this.lastFlushAt, Date.now() - this.lastDataAt);
   }
 
   /** True when the window had been left out of the flow and has now caught up (it should redraw). */
   ack(clientId: string, chars: number): boolean {
     const back = this.meter.ack(clientId, chars);
     if (!back) this.scheduleTakeBack();
+    else if (this.leftInBackground.delete(clientId)) this.shortForGood.add(clientId);
     this.applyFlow();
     return back;
+  }
+
+  /** Whether a window taken back now should redraw with the whole history: the flood is over, and it was not left behind in the background. */
+  redrawWhole(clientId: string): boolean {
+    return this.floodOver() && !this.shortForGood.has(clientId);
   }
 
   /** Windows left behind in a flood are taken back as soon as they have caught up (input came, or the flood ended). */
@@ -605,25 +654,37 @@ export class Pane {
     }
   }
 
-  /** While a window is left behind in a flood, or holds a short history: once output has been quiet for FLOW.skipQuietMs, the flood ended. */
+  /** While a window is left behind in a flood, holds a short history, or the pane floods in the background: once output has been quiet for FLOW.skipQuietMs, the flood ended. */
   private watchQuiet(): void {
     this.lastFlushAt = performance.now();
     if (this.quietTimer || this.disposed) return;
+    // A flood in the background ends after a longer quiet spell: on a loaded machine a flood's
+    // program can wait that long for a core, and each false end cost its windows a redraw
+    // with the whole history.
+    const needed = (): number => (this.meter.background ? FLOW.backgroundQuietMs : FLOW.skipQuietMs);
     const check = (): void => {
-      const quiet = performance.now() - this.lastFlushAt;
+      const quiet = this.quietFor();
       if (this.disposed) return;
-      if (quiet < FLOW.skipQuietMs) {
-        this.quietTimer = setTimeout(check, FLOW.skipQuietMs - quiet);
+      if (quiet < needed()) {
+        this.quietTimer = setTimeout(check, needed() - quiet);
         this.quietTimer.unref?.();
         return;
       }
+      // Looked at again after this turn's reads (a timer runs before the reads that waited
+      // while the service's loop was held up: those would look like a quiet spell).
+      setImmediate(settle);
+    };
+    const settle = (): void => {
+      if (this.disposed) return;
+      if (this.quietFor() < needed()) return check();
       this.quietTimer = undefined;
       // Held by flow control or the governor: not the flood's end (watched again once the PTY reads: setPaused).
       if (this.paused) return;
+      this.meter.background = false;
       this.hurryBack();
       this.floodEnded();
     };
-    this.quietTimer = setTimeout(check, FLOW.skipQuietMs);
+    this.quietTimer = setTimeout(check, needed());
     this.quietTimer.unref?.();
   }
 
@@ -640,7 +701,10 @@ export class Pane {
 
   /** Take back the windows left behind whose time has come (each redraws), and wait for the next. */
   private takeBackDue(): void {
-    for (const clientId of this.meter.takeBack()) this.hooks.stale?.(this, clientId, this.floodOver());
+    for (const clientId of this.meter.takeBack()) {
+      if (this.leftInBackground.delete(clientId)) this.shortForGood.add(clientId);
+      this.hooks.stale?.(this, clientId, this.redrawWhole(clientId));
+    }
     this.scheduleTakeBack();
   }
 
@@ -693,8 +757,9 @@ export class Pane {
     try {
       const snap = await this.screen.serialize(scrollback);
       if (clientId !== undefined) {
+        const final = this.shortForGood.delete(clientId);
         if (snap.complete) this.shortHistory.delete(clientId);
-        else if (retaken) {
+        else if (retaken && !final) {
           this.shortHistory.add(clientId);
           // (Taken on a flood's last output, it is told once that has been quiet.)
           this.watchQuiet();

@@ -604,4 +604,96 @@ describe('many panes flooding at once (the output governor)', () => {
       await waitFor(() => !panes.isPaced(p.id), `flood ${k} to be let go`, 5_000);
     }
   }, 120_000);
+
+  it('a flood in the background is only redrawn in a window, and what the window shows catches up exactly once the pane is focused', async () => {
+    panes.addReader('w');
+    const quiet = panes.create({});
+    const list = Array.from({ length: 3 }, () => panes.create({}));
+    panes.focus(quiet.id);
+    // The window as the renderer keeps it: a terminal per pane, redrawn from a snapshot when
+    // told (output that comes while the snapshot is on its way is in it, and dropped), fed the
+    // output it is sent, acknowledging it as a page drawing 2 MB a second.
+    const view = new Map<string, { term: InstanceType<typeof headless.Terminal>; syncing: boolean; sent: number; acked: number }>();
+    for (const p of list) view.set(p.id, { term: new headless.Terminal({ cols: p.cols, rows: p.rows, scrollback: 10_000, allowProposedApi: true }), syncing: false, sent: 0, acked: 0 });
+    let sentInBackground = 0;
+    let redraws = 0;
+    /** Redraws told to ask for the whole history, per pane. */
+    const whole = new Map<string, number>();
+    panes.onOutput((id, data) => {
+      const v = view.get(id);
+      if (!v || !core.accepts('pane.output', { paneId: id, data }, { id: 'w' })) return;
+      if (panes.inBackground(id)) sentInBackground += data.length;
+      v.sent += data.length;
+      if (!v.syncing) v.term.write(data);
+    });
+    core.onEventTo((client, name, payload) => {
+      const { paneId, history } = payload as { paneId: string; history?: string };
+      const v = view.get(paneId);
+      if (client !== 'w' || name !== 'pane.stale' || !v) return;
+      redraws++;
+      if (history === 'all') whole.set(paneId, (whole.get(paneId) ?? 0) + 1);
+      v.syncing = true;
+      void panes.snapshot(paneId, 'w', history === 'all' ? 'all' : FLOW.skipRedrawScrollback).then((snap) => {
+        v.term.reset();
+        v.term.resize(snap.cols, snap.rows);
+        v.term.write(snap.data);
+        v.syncing = false;
+      });
+    });
+    const reader = setInterval(() => {
+      for (const [id, v] of view) {
+        const n = Math.min(20_000, v.sent - v.acked);
+        if (n > 0) panes.ack(id, 'w', n);
+        v.acked += n;
+      }
+    }, 10);
+    try {
+      for (const p of list) panes.write(p.id, 'yes flood\r');
+      // Flooding beside other floods, not focused, no input lately: in the background, redrawn.
+      await waitFor(() => list.every((p) => panes.inBackground(p.id)), 'the floods to be in the background', 30_000, 5);
+      expect(panes.inBackground(quiet.id)).toBe(false);
+      const before = redraws;
+      await waitFor(() => redraws >= before + 2, 'redraws of the floods in the background', 30_000);
+      // Looked at: out of the background at once, and sent its output again once redrawn.
+      const looked = list[1]!;
+      panes.focus(looked.id);
+      expect(panes.inBackground(looked.id)).toBe(false);
+      await waitFor(() => !view.get(looked.id)!.syncing && core.accepts('pane.output', { paneId: looked.id, data: '' }, { id: 'w' }), 'the focused pane to be sent its output', 30_000);
+      const streamed = view.get(looked.id)!.sent;
+      await waitFor(() => view.get(looked.id)!.sent > streamed + 10_000, 'the focused flood to be streamed', 30_000);
+      // The others were sent nothing while they were in the background.
+      expect(sentInBackground).toBe(0);
+      for (const p of list) panes.write(p.id, '\x03');
+      for (const p of list) await waitFor(() => /\^C[^]*\$ *$/.test(panes.screenText(p.id)), `pane ${p.id}'s prompt after Ctrl-C`, 30_000);
+      await waitFor(() => list.every((p) => !panes.inBackground(p.id)), 'the floods to leave the background', 10_000);
+      // What the window shows is exactly the pane's screen (each caught up once its flood ended).
+      for (const p of list) {
+        await panes.settled(p.id);
+        const v = view.get(p.id)!;
+        const shown = () => {
+          const b = v.term.buffer.active;
+          return Array.from({ length: v.term.rows }, (_, y) => b.getLine(b.baseY + y)!.translateToString(true)).join('\n').trimEnd();
+        };
+        await waitFor(() => !v.syncing && new Promise<boolean>((r) => v.term.write('', () => r(shown() === panes.screenText(p.id).trimEnd()))), `pane ${p.id}'s screen in the window`, 10_000).catch((e: Error) => {
+          throw new Error(`${e.message}: the window shows ${JSON.stringify(shown().slice(-200))}, the pane ${JSON.stringify(panes.screenText(p.id).trimEnd().slice(-200))}`);
+        });
+      }
+      // The floods nobody looked at were not told to redraw with the whole history after
+      // they ended: the page asks for it when the person scrolls to the top, and it is exact
+      // then. (The focused one may be: streamed, its own long flood can leave the window
+      // behind, as a lone flood does.)
+      expect(list.filter((p) => p !== looked && whole.get(p.id)).map((p) => p.id)).toEqual([]);
+      const v = view.get(looked.id)!;
+      const snap = await panes.snapshot(looked.id, 'w', 'all');
+      v.term.reset();
+      v.term.write(snap.data);
+      await new Promise<void>((r) => v.term.write('', r));
+      const b = v.term.buffer.active;
+      const lines = Array.from({ length: b.length }, (_, y) => b.getLine(y)!.translateToString(true)).join('\n').trimEnd();
+      expect(lines).toBe(panes.allText(looked.id).trimEnd());
+    } finally {
+      clearInterval(reader);
+      for (const v of view.values()) v.term.dispose();
+    }
+  }, 120_000);
 });

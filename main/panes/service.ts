@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Layout, LayoutArea, PaneInfo, Res } from '../../preload/contract.ts';
+import { FLOW } from '../../preload/contract.ts';
 import type { ScreenCells } from '../../common/first-paint.ts';
 import type { Core } from '../core.ts';
 import type { Paths } from '../paths.ts';
@@ -108,6 +109,8 @@ export class PaneService implements PaneServiceApi {
   /** Panes flooding at once take turns (main/panes/governor.ts); a slice every GOVERNOR.sliceMs while output comes. */
   private readonly governor = new OutputGovernor(GOVERNOR);
   private governTimer: NodeJS.Timeout | undefined;
+  /** When each pane last had input (performance.now()): a pane typed into lately never floods in the background. */
+  private readonly inputAt = new Map<string, number>();
   private layoutTree: Layout | null = null;
   private focusedId: string | null = null;
   /** Panes in the order they last had focus, the most recent last (where focus goes when one closes). */
@@ -224,6 +227,11 @@ export class PaneService implements PaneServiceApi {
   /** Whether the pane waits its turn because many panes flood (main/panes/governor.ts). */
   isPaced(paneId: string): boolean {
     return this.need(paneId).isPaced;
+  }
+
+  /** Whether the pane floods in the background: windows reading slower than the core only redraw it (Pane.background). */
+  inBackground(paneId: string): boolean {
+    return this.need(paneId).inBackground;
   }
 
   /** Characters of output the client has not acknowledged yet. */
@@ -446,6 +454,7 @@ export class PaneService implements PaneServiceApi {
     if (this.governor.remove(paneId)) this.pace();
     this.panes.delete(paneId);
     this.cwds.delete(paneId);
+    this.inputAt.delete(paneId);
     this.removeFromLayout(paneId);
     this.core.emit('pane.removed', { paneId });
     this.bus.emit('removed', paneId);
@@ -483,7 +492,10 @@ export class PaneService implements PaneServiceApi {
     const pane = this.need(paneId);
     // Input goes ahead of bulk output: a pane waiting its turn reads at once (the prompt after
     // Ctrl-C); input to a quiet pane holds the floods until it answers (main/panes/governor.ts).
-    if (this.governor.input(paneId, performance.now())) this.pace();
+    const now = performance.now();
+    this.inputAt.set(paneId, now);
+    if (this.governor.input(paneId, now)) this.pace();
+    else pane.background(false);
     pane.write(data);
     this.bus.emit('input', paneId);
   }
@@ -530,9 +542,19 @@ export class PaneService implements PaneServiceApi {
     }, GOVERNOR.sliceMs);
   }
 
-  /** Each pane's PTY held or let go as the governor says. */
+  /**
+   * Each pane's PTY held or let go as the governor says; and whether it floods in the
+   * background: it takes turns with other floods, is not focused and had no input for
+   * FLOW.backgroundAfterInputMs (its windows then only redraw it: Pane.background; it leaves
+   * the background on focus, on input, or once its flood is over).
+   */
   private pace(): void {
-    for (const [id, p] of this.panes) p.pace(this.governor.isPaced(id));
+    const now = performance.now();
+    for (const [id, p] of this.panes) {
+      p.pace(this.governor.isPaced(id));
+      if (id === this.focusedId || now - (this.inputAt.get(id) ?? -Infinity) < FLOW.backgroundAfterInputMs) p.background(false);
+      else if (this.governor.takesTurns(id)) p.background(true);
+    }
   }
 
   private stopGoverning(): void {
@@ -682,6 +704,8 @@ export class PaneService implements PaneServiceApi {
     if (this.focusedId === paneId) return;
     this.focusedId = paneId;
     this.focusOrder = L.focusedLast(this.focusOrder, paneId);
+    // Looked at: a pane flooding in the background catches up at once.
+    this.panes.get(paneId)?.background(false);
     this.changed();
   }
 
@@ -737,7 +761,7 @@ export class PaneService implements PaneServiceApi {
       throw new Error(`ack of ${String(chars)} characters is not usable: send a non-negative number`);
     }
     // Caught up after being left out: it redraws from a snapshot.
-    if (pane.ack(clientId, chars)) this.core.emitTo(clientId, 'pane.stale', pane.floodOver() ? { paneId, history: 'all' } : { paneId });
+    if (pane.ack(clientId, chars)) this.core.emitTo(clientId, 'pane.stale', pane.redrawWhole(clientId) ? { paneId, history: 'all' } : { paneId });
   }
 
   // ───────────── listeners ─────────────
