@@ -19,7 +19,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectService, stopService } from '../main/service/client.ts';
 import { makeRepo } from '../main/worktrees/testing.ts';
-import { farPaneFolder, startFarMachine, type FarMachine } from '../main/machines/sshd-testing.ts';
+import { farPaneFolder, startFarMachine, type FarMachine, stopFarMachine } from '../main/machines/sshd-testing.ts';
 import { BIN, card, claudeConfig, claudeEnv, endLeftovers, headerStatus, prompt, shot } from './agent-cli.ts';
 import { launchBrowser, openWindow, ROOT, startServe, type Serve, type TdPage } from './harness.ts';
 import { ModelServer } from './model-server.ts';
@@ -55,10 +55,8 @@ afterAll(async () => {
   if (m) {
     await stopService({ env: m.farEnv, endPanes: true }).catch(() => undefined);
     endLeftovers(m.farEnv.HOME!);
-    await m.stop();
-    m.near.cleanup();
-    m.far.cleanup();
   }
+  await stopFarMachine(m);
   await model?.close();
 });
 

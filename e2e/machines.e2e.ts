@@ -8,8 +8,8 @@
 import fs from 'node:fs';
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectService, stopService } from '../main/service/client.ts';
-import { startFarMachine, type FarMachine } from '../main/machines/sshd-testing.ts';
+import { connectService } from '../main/service/client.ts';
+import { startFarMachine, type FarMachine, stopFarMachine } from '../main/machines/sshd-testing.ts';
 import { axeViolations, dropSurface, launchBrowser, openWindow, ROOT, startServe, type Serve, type TdPage } from './harness.ts';
 import { statePaths } from '../main/paths.ts';
 import path from 'node:path';
@@ -34,10 +34,7 @@ afterAll(async () => {
   await win?.close().catch(() => undefined);
   await browser?.close();
   await serve?.close();
-  await stopService({ env: m.farEnv, endPanes: true }).catch(() => undefined);
-  await m?.stop();
-  m?.near.cleanup();
-  m?.far.cleanup();
+  await stopFarMachine(m);
 });
 
 describe('+ Machine…', () => {

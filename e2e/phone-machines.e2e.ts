@@ -11,8 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stopService } from '../main/service/client.ts';
-import { farPaneFolder, startFarMachine, type FarMachine } from '../main/machines/sshd-testing.ts';
+import { farPaneFolder, startFarMachine, type FarMachine, stopFarMachine } from '../main/machines/sshd-testing.ts';
 import { axeViolations, dropSurface, launchBrowser, startServe, type Serve } from './harness.ts';
 import { pairedPhone, type Phone } from './phone.ts';
 
@@ -32,10 +31,7 @@ afterAll(async () => {
   await ph?.close();
   await browser?.close();
   await serve?.close();
-  await stopService({ env: m.farEnv, endPanes: true }).catch(() => undefined);
-  await m?.stop();
-  m?.near.cleanup();
-  m?.far.cleanup();
+  await stopFarMachine(m);
 });
 
 describe('the phone\'s inbox across machines', () => {

@@ -14,9 +14,9 @@ import { FarCards, farScreen, farSurface, peekProblem, type MachinesLike } from 
 import type { AgentRow } from './inbox.ts';
 import { Core } from '../core.ts';
 import { waitFor } from '../panes/testing.ts';
-import { connectService, stopService } from '../service/client.ts';
-import { startService, type RunningService } from '../service/service.ts';
-import { farPaneFolder, startFarMachine, type FarMachine } from '../machines/sshd-testing.ts';
+import { connectService } from '../service/client.ts';
+import { type RunningService } from '../service/service.ts';
+import { farPaneFolder, startHomeAndFar, stopHomeAndFar, type FarMachine } from '../machines/sshd-testing.ts';
 import { lastInbox, openDoor } from './testing.ts';
 
 describe('the device inbox across machines', () => {
@@ -25,18 +25,9 @@ describe('the device inbox across machines', () => {
   const WINDOW = { id: 'w1' };
 
   beforeAll(async () => {
-    m = await startFarMachine('build-box');
-    const r = await startService({ env: m.near.env, fresh: true, idleMs: 0 });
-    if (!r.started) throw new Error('no home service');
-    home = r.service;
+    ({ m, home } = await startHomeAndFar('build-box'));
   }, 30_000);
-  afterAll(async () => {
-    await home?.stop('test over');
-    await stopService({ env: m.farEnv, endPanes: true });
-    await m.stop();
-    m.near.cleanup();
-    m.far.cleanup();
-  });
+  afterAll(() => stopHomeAndFar({ m, home }));
 
   it('shows a far pane\'s cards with the machine\'s name, answers them there from the phone, and loses them when answered at the far desk or the machine drops', async () => {
     const door = await openDoor(home);

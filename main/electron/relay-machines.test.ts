@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventName, MachineInfo } from '../../preload/contract.ts';
 import { waitFor } from '../panes/testing.ts';
 import { connectService, stopService } from '../service/client.ts';
-import { startFarMachine, type FarMachine } from '../machines/sshd-testing.ts';
+import { startFarMachine, type FarMachine, stopFarMachine } from '../machines/sshd-testing.ts';
 import { ElectronRelay } from './relay.ts';
 
 let m: FarMachine;
@@ -16,10 +16,7 @@ beforeAll(async () => {
 afterAll(async () => {
   relay?.close();
   await stopService({ env: m.near.env, endPanes: true });
-  await stopService({ env: m.farEnv, endPanes: true });
-  await m.stop();
-  m.near.cleanup();
-  m.far.cleanup();
+  await stopFarMachine(m);
 });
 
 describe('the Electron main carries a window\'s far panes (a real sshd and ssh, no Electron)', () => {

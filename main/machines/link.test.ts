@@ -1,22 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stopService } from '../service/client.ts';
 import { statePaths } from '../paths.ts';
 import { appVersion, PROTOCOL } from '../version.ts';
 import { openLink, type Channel, type LinkError } from './link.ts';
 import { parseTarget, type Target } from './reasons.ts';
-import { startFarMachine, type FarMachine } from './sshd-testing.ts';
+import { startFarMachine, type FarMachine, stopFarMachine } from './sshd-testing.ts';
 
 let m: FarMachine;
 beforeAll(async () => {
   m = await startFarMachine();
 }, 30_000);
 afterAll(async () => {
-  await stopService({ env: m.farEnv });
-  await m.stop();
-  m.near.cleanup();
-  m.far.cleanup();
+  await stopFarMachine(m);
 });
 
 const target = (): Target => parseTarget(m.alias) as Target;

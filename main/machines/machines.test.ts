@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MachineInfo } from '../../preload/contract.ts';
 import { appRoot } from '../panes/env.ts';
 import { waitFor } from '../panes/testing.ts';
-import { connectService, stopService } from '../service/client.ts';
+import { connectService } from '../service/client.ts';
 import { startService, type RunningService } from '../service/service.ts';
 import { PROTOCOL } from '../version.ts';
 import { paneIds } from '../panes/layout.ts';
 import { captureSession, loadSession } from '../state/session.ts';
-import { nearCli, startFarMachine, type FarMachine } from './sshd-testing.ts';
+import { nearCli, startHomeAndFar, stopHomeAndFar, type FarMachine } from './sshd-testing.ts';
 import { gitTestEnv, makeRepo } from '../worktrees/testing.ts';
 import { statePaths } from '../paths.ts';
 import { HTML_CSP } from '../surfaces/artifacts.ts';
@@ -20,18 +20,9 @@ let m: FarMachine;
 let home: RunningService;
 
 beforeAll(async () => {
-  m = await startFarMachine();
-  const r = await startService({ env: m.near.env, fresh: true, idleMs: 0 });
-  if (!r.started) throw new Error('no home service');
-  home = r.service;
+  ({ m, home } = await startHomeAndFar());
 }, 30_000);
-afterAll(async () => {
-  await home?.stop('test over');
-  await stopService({ env: m.farEnv, endPanes: true });
-  await m.stop();
-  m.near.cleanup();
-  m.far.cleanup();
-});
+afterAll(() => stopHomeAndFar({ m, home }));
 
 /** `terminal-delight …` as a person runs it, with the near machine's environment. */
 function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -15,6 +15,8 @@ import path from 'node:path';
 import { appRoot } from '../panes/env.ts';
 import { statePaths } from '../paths.ts';
 import { tempState, waitFor } from '../panes/testing.ts';
+import { stopService } from '../service/client.ts';
+import { startService, type RunningService } from '../service/service.ts';
 
 export const SSHD = '/usr/sbin/sshd';
 
@@ -215,4 +217,27 @@ export function farPaneFolder(m: FarMachine, paneId: string): Promise<string> {
     for (const s of fs.existsSync(root) ? fs.readdirSync(root) : []) if (fs.existsSync(path.join(root, s, paneId))) return path.join(root, s, paneId);
     return undefined;
   }, 'the far pane\'s folder');
+}
+
+/** A far machine's end: its service stopped with its panes, its sshd stopped, both sides' state folders removed. */
+export async function stopFarMachine(m: FarMachine | undefined): Promise<void> {
+  if (!m) return;
+  await stopService({ env: m.farEnv, endPanes: true }).catch(() => undefined);
+  await m.stop();
+  m.near.cleanup();
+  m.far.cleanup();
+}
+
+/** A far machine, and a home service of the near side's own (its state, its ssh config) that can connect it. */
+export async function startHomeAndFar(alias?: string): Promise<{ m: FarMachine; home: RunningService }> {
+  const m = await startFarMachine(alias);
+  const r = await startService({ env: m.near.env, fresh: true, idleMs: 0 });
+  if (!r.started) throw new Error('no home service');
+  return { m, home: r.service };
+}
+
+/** The end of startHomeAndFar: the home service, then the far machine. */
+export async function stopHomeAndFar(s: { m?: FarMachine; home?: RunningService }): Promise<void> {
+  await s.home?.stop('test over');
+  await stopFarMachine(s.m);
 }

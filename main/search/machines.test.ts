@@ -14,9 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SearchHit } from '../../preload/contract.ts';
 import { fakeAgent, waitFor } from '../panes/testing.ts';
 import { appRoot } from '../panes/env.ts';
-import { connectService, stopService } from '../service/client.ts';
-import { startService, type RunningService } from '../service/service.ts';
-import { nearCli, startFarMachine, type FarMachine } from '../machines/sshd-testing.ts';
+import { connectService } from '../service/client.ts';
+import { type RunningService } from '../service/service.ts';
+import { nearCli, startHomeAndFar, stopHomeAndFar, type FarMachine } from '../machines/sshd-testing.ts';
 import { mergeHits } from './machines.ts';
 
 describe('mergeHits', () => {
@@ -31,18 +31,9 @@ let m: FarMachine;
 let home: RunningService;
 
 beforeAll(async () => {
-  m = await startFarMachine('search-box');
-  const r = await startService({ env: m.near.env, fresh: true, idleMs: 0 });
-  if (!r.started) throw new Error('no home service');
-  home = r.service;
+  ({ m, home } = await startHomeAndFar('search-box'));
 }, 30_000);
-afterAll(async () => {
-  await home?.stop('test over');
-  await stopService({ env: m.farEnv, endPanes: true });
-  await m.stop();
-  m.near.cleanup();
-  m.far.cleanup();
-});
+afterAll(() => stopHomeAndFar({ m, home }));
 
 const cli = (args: string[]) => nearCli(m, args);
 
