@@ -47,6 +47,16 @@ const pairedDevice = (): Promise<string> => door.pair('Pixel');
 
 const readingPane = () => catPane(svc, state.dir);
 
+/** A paired device subscribed to push at the test's endpoint, with the keys that decrypt what it gets. */
+async function subscribedDevice(): Promise<{ cookie: string; ua: ReturnType<typeof createECDH>; auth: Buffer }> {
+  const cookie = await pairedDevice();
+  const ua = createECDH('prime256v1');
+  ua.generateKeys();
+  const auth = randomBytes(16);
+  await call('POST', '/api/push/subscribe', { cookie, body: { endpoint: endpoint.url, keys: { p256dh: ua.getPublicKey().toString('base64url'), auth: auth.toString('base64url') } } });
+  return { cookie, ua, auth };
+}
+
 describe('Web Push to devices', () => {
   it('pushes a question encrypted to the device, with single-use answer tokens bound to the card; withdraws it when answered', async () => {
     const cookie = await pairedDevice();
@@ -98,11 +108,7 @@ describe('Web Push to devices', () => {
   });
 
   it('a token goes stale when the card is answered on the desktop; 500 is retried; 410 drops the subscription', async () => {
-    const cookie = await pairedDevice();
-    const ua = createECDH('prime256v1');
-    ua.generateKeys();
-    const auth = randomBytes(16);
-    await call('POST', '/api/push/subscribe', { cookie, body: { endpoint: endpoint.url, keys: { p256dh: ua.getPublicKey().toString('base64url'), auth: auth.toString('base64url') } } });
+    const { cookie, ua, auth } = await subscribedDevice();
     const pane = await readingPane();
     // The push service fails once, then takes it.
     endpoint.answer.push(500);
@@ -131,11 +137,7 @@ describe('Web Push to devices', () => {
 
 describe('a push service that fails', () => {
   it('is tried again with backoff: 1 s after the first failure, then as long as its Retry-After says', async () => {
-    const cookie = await pairedDevice();
-    const ua = createECDH('prime256v1');
-    ua.generateKeys();
-    const auth = randomBytes(16);
-    await call('POST', '/api/push/subscribe', { cookie, body: { endpoint: endpoint.url, keys: { p256dh: ua.getPublicKey().toString('base64url'), auth: auth.toString('base64url') } } });
+    const { cookie, ua, auth } = await subscribedDevice();
     const pane = await readingPane();
     endpoint.answer.push(503, { status: 429, headers: { 'Retry-After': '3' } });
     svc.app.surfaces.ingest(pane.id, { td: '0.4', kind: 'question', id: 'again', title: 'Again?', model: { question: 'Try again?', options: [{ name: 'yes' }] } }, 'file');
@@ -162,11 +164,7 @@ describe('a push service that fails', () => {
 
 describe('what a device is notified of', () => {
   it('by its own settings: not the cards it turned off, an agent done and a failed command when it asked, nothing in its quiet hours', async () => {
-    const cookie = await pairedDevice();
-    const ua = createECDH('prime256v1');
-    ua.generateKeys();
-    const auth = randomBytes(16);
-    await call('POST', '/api/push/subscribe', { cookie, body: { endpoint: endpoint.url, keys: { p256dh: ua.getPublicKey().toString('base64url'), auth: auth.toString('base64url') } } });
+    const { cookie, ua, auth } = await subscribedDevice();
     expect((await call('GET', '/api/notify', { cookie })).body).toEqual({ ok: true, notify: DEFAULT_NOTIFY });
     expect((await call('POST', '/api/notify', { cookie, body: { quiet: { from: '25:00', to: '07:00' } } })).body).toMatchObject({ ok: false, error: expect.stringContaining('quiet hours are') });
     // All day quiet: nothing goes out, whatever happens.
