@@ -1,8 +1,12 @@
 /**
  * Text that looks like a secret never enters the search index: API keys and tokens of the
  * well-known shapes (OpenAI/Anthropic `sk-…`, GitHub `ghp_…`/`github_pat_…`, AWS `AKIA…`,
- * Slack `xox?-…`, Google `AIza…`, JWTs, PEM private keys) and a long high-entropy value after
- * key=, token=, secret=, password= (or `: `), are replaced by `[redacted]`. Pure.
+ * Slack `xox?-…`, Google `AIza…`, JWTs, a PEM private key on one line as a JSON string has it)
+ * and a long high-entropy value after key=, token=, secret=, password= (or `: `), are replaced
+ * by `[redacted]`. A private key's block (`-----BEGIN … PRIVATE KEY-----` to its END line, RSA,
+ * EC, OPENSSH, ENCRYPTED, PGP's `PRIVATE KEY BLOCK`; a PuTTY key file) is redacted whole, in a
+ * text of many lines (`redact`) and across a pane's output lines (`KeyBlocks`): at most
+ * KEY_LINES lines of it, so a BEGIN without an END does not swallow what follows. Pure.
  */
 
 export const REDACTED = '[redacted]';
@@ -15,8 +19,16 @@ const SHAPES: RegExp[] = [
   /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
   /\bAIza[0-9A-Za-z_-]{30,}/g,
   /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g,
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+  // On one line: to its END on the line (a JSON string's `\n`s), or the line's end (a block: KeyBlocks).
+  /-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}.*?(?:-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}|$)/g,
+  /PuTTY-User-Key-File-\d+:.*?(?:Private-MAC: *[0-9a-f]+|$)/g,
 ];
+
+/** A private key's block begins (a PEM or PGP armour, a PuTTY key file) and ends. */
+const KEY_BEGIN = /-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}|PuTTY-User-Key-File-\d+:/g;
+const KEY_END = /-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}|Private-MAC: *[0-9a-f]+/g;
+/** A key's block is redacted for at most this many lines (from its BEGIN line): a BEGIN without an END stops there (a 4096-bit RSA key is 51 lines, a PGP key's armour a few hundred characters more than its key). */
+export const KEY_LINES = 200;
 
 /** `token=…`, `api_key: "…"`, `Authorization: Bearer …`: the value, when it is long and varied. */
 const ASSIGNED = /\b([A-Za-z_-]*(?:key|token|secret|passw(?:or)?d|pwd|auth(?:orization)?|bearer|credential)s?)(["']?\s*[:=]\s*["']?(?:Bearer\s+)?)([^\s"',;]{16,})/gi;
@@ -40,8 +52,81 @@ function secretValue(v: string): boolean {
   return entropy(v) >= 3.5;
 }
 
-/** The text with anything that looks like a secret replaced by [redacted]. */
+/**
+ * A line that leaves a key's block open: one whose last BEGIN has no END after it on the line
+ * (the block's lines that follow are the key).
+ */
+export function opensKey(line: string): boolean {
+  let begin = -1;
+  for (const m of line.matchAll(KEY_BEGIN)) begin = m.index;
+  if (begin < 0) return false;
+  KEY_END.lastIndex = begin;
+  const ended = KEY_END.test(line);
+  KEY_END.lastIndex = 0;
+  return !ended;
+}
+
+/** Where a key's END ends on a line (-1: not on it). */
+function keyEnd(line: string): number {
+  if (!line.includes('PRIVATE KEY') && !line.includes('Private-MAC:')) return -1;
+  KEY_END.lastIndex = 0;
+  const m = KEY_END.exec(line);
+  KEY_END.lastIndex = 0;
+  return m ? m.index + m[0].length : -1;
+}
+
+/**
+ * A pane's output lines, redacted one at a time in the order they printed, each pane's key
+ * block whole: from its BEGIN line (that line from BEGIN on) to its END line (up to END's
+ * end), each line between `[redacted]`; at most KEY_LINES lines from the BEGIN line (by the
+ * pane's line numbers, which count the lines not read too), after which lines are redacted
+ * one by one again. Only panes inside a block are kept.
+ */
+export class KeyBlocks {
+  /** The panes inside a key's block: the line it began on. */
+  private readonly open = new Map<string, number>();
+
+  /** A pane's output line `n`, redacted. */
+  line(pane: string, n: number, text: string): string {
+    const began = this.open.get(pane);
+    if (began !== undefined) {
+      if (n - began < KEY_LINES && n >= began) {
+        const end = keyEnd(text);
+        if (end < 0) return REDACTED;
+        this.open.delete(pane);
+        return REDACTED + redact(text.slice(end));
+      }
+      this.open.delete(pane);
+    }
+    // (The cheap check first, as redact's: most lines hold no secret's start.)
+    if (!ANY_START.test(text)) return text;
+    if (opensKey(text)) this.open.set(pane, n);
+    return redactLine(text);
+  }
+
+  /** The pane's command ended (its shell said so): what it printed is over, a block left open with it. */
+  end(pane: string): void {
+    this.open.delete(pane);
+  }
+
+  /** Whether a pane is inside a key's block. */
+  inside(pane: string): boolean {
+    return this.open.has(pane);
+  }
+}
+
+/** The text with anything that looks like a secret replaced by [redacted]; a text of many lines with a key's block in it, the block whole (as KeyBlocks does a pane's lines). */
 export function redact(text: string): string {
+  if (!ANY_START.test(text)) return text;
+  if (text.includes('\n') && (text.includes('PRIVATE KEY') || text.includes('PuTTY-User-Key-File-'))) {
+    const blocks = new KeyBlocks();
+    return text.split('\n').map((line, i) => blocks.line('', i, line)).join('\n');
+  }
+  return redactLine(text);
+}
+
+/** One line (or a text without a key's block) redacted. */
+function redactLine(text: string): string {
   // Cheap checks first: most lines hold none of the shapes' starts and no secret's name (one
   // pattern for both, blind to case, says so in one look: a third less CPU than the two).
   if (!ANY_START.test(text)) return text;
@@ -51,7 +136,7 @@ export function redact(text: string): string {
   return out;
 }
 
-const SHAPE_START = /sk-|gh[pousr]_|github_pat_|AKIA|ASIA|xox[abposr]-|AIza|eyJ|PRIVATE KEY/;
+const SHAPE_START = /sk-|gh[pousr]_|github_pat_|AKIA|ASIA|xox[abposr]-|AIza|eyJ|PRIVATE KEY|PuTTY-User-Key-File-/;
 const NAMED = /key|token|secret|passw|pwd|auth|bearer|credential/i;
 /** Either of the two above (a line it misses has neither). */
 const ANY_START = new RegExp(`${SHAPE_START.source}|${NAMED.source}`, 'i');
