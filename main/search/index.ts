@@ -263,11 +263,10 @@ export class SearchIndex {
       };
       for (const e of entries) {
         const clipped = e.text.length > MAX_TEXT ? e.text.slice(0, MAX_TEXT) : e.text;
-        const line = e.kind === 'output' && e.line !== undefined;
         // A pane's lines in order through its key block; a command's end closes the block its output left open.
-        const text = line ? this.keys.line(e.paneId, e.line!, clipped) : redact(clipped);
+        const text = e.kind === 'output' && e.line !== undefined ? this.keys.line(e.paneId, e.line, clipped) : redact(clipped);
         if (e.kind === 'command') this.keys.end(e.paneId);
-        if (line) {
+        if (e.kind === 'output' && e.line !== undefined) {
           next.set(e.paneId, Math.max(next.get(e.paneId) ?? 0, e.line + 1));
           const src = this.srcId(e);
           const oneLine = text.replace(/\n/g, ' ');
