@@ -45,6 +45,8 @@ function keys(): Record<string, string> {
     'ENCRYPTED (PKCS#1, headers)': rsa.privateKey.export({ type: 'pkcs1', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'pass phrase' }).toString(),
     OPENSSH: `-----BEGIN OPENSSH PRIVATE KEY-----\n${body(7)}\n-----END OPENSSH PRIVATE KEY-----\n`,
     'PGP PRIVATE KEY BLOCK': `-----BEGIN PGP PRIVATE KEY BLOCK-----\nComment: a test key\n\n${body(30)}\n=${randomBytes(3).toString('base64')}\n-----END PGP PRIVATE KEY BLOCK-----\n`,
+    DSA: `-----BEGIN DSA PRIVATE KEY-----\n${body(8)}\n-----END DSA PRIVATE KEY-----\n`,
+    'SSH2 (ssh.com)': `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: "2048-bit rsa"\n${body(12)}\n---- END SSH2 ENCRYPTED PRIVATE KEY ----\n`,
     PuTTY: `PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: eddsa-key-20261204\nPublic-Lines: 2\n${body(2)}\nPrivate-Lines: 1\n${body(1)}\nPrivate-MAC: ${randomBytes(32).toString('hex')}\n`,
   };
 }

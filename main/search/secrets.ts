@@ -88,7 +88,8 @@ export class KeyBlocks {
 
   /** A pane's output line `n`, redacted. */
   line(pane: string, n: number, text: string): string {
-    const began = this.open.get(pane);
+    // (Most of the time no pane is inside a block: no look-up a line.)
+    const began = this.open.size > 0 ? this.open.get(pane) : undefined;
     if (began !== undefined) {
       if (n - began < KEY_LINES && n >= began) {
         const end = keyEnd(text);
