@@ -14,10 +14,21 @@ describe('redact', () => {
     ['password=Tr0ub4dor&3xyzQ9!kLmN', 'Tr0ub4dor'],
     ['api_key: "d41d8cd98f00b204e9800998ecf8427e"', 'd41d8cd9'],
     ['jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U', 'eyJ'],
+    ['stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc', 'sk_live_4eC3'],
+    ['//registry.npmjs.org/:_authToken=npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8 and npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8', 'npm_a1B2'],
+    ['git push https://oauth2:glpat-xY7zQ2wE9rT4uI1oP3aS@gitlab.com/x/y', 'glpat-xY7'],
+    ['HF hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789', 'hf_AbCd'],
+    ['twine upload -p pypi-AgEIcHlwaS5vcmcCJGI4YjNhZmQ2LWE2ZjktNDI5Mi04ZWFiLWQ1OTcxZWE3NzQ1ZQ', 'pypi-AgEI'],
+    ['age AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQS3J7', 'AGE-SECRET-KEY-1QYQ'],
+    ['DATABASE_URL=postgres://app:hunter2horse@db.internal:5432/prod', 'hunter2'],
   ])('takes the secret out of %s', (line, part) => {
     const out = redact(line);
     expect(out).toContain(REDACTED);
     expect(out).not.toContain(part);
+  });
+
+  it('keeps the user and host of a URL, its password out', () => {
+    expect(redact('DATABASE_URL=postgres://app:hunter2horse@db.internal:5432/prod')).toBe('DATABASE_URL=postgres://app:[redacted]@db.internal:5432/prod');
   });
 
   it.each([
@@ -27,6 +38,8 @@ describe('redact', () => {
     'commit 8a13e00 moves things down',
     'token=short',
     'https://example.com/?page=2&sort=name',
+    'ssh git@github.com and https://user@example.com/x, time 10:30@home',
+    'npm_config_cache=/home/dev/.npm',
   ])('keeps ordinary text: %s', (line) => {
     expect(redact(line)).toBe(line);
   });

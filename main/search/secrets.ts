@@ -1,8 +1,9 @@
 /**
  * Text that looks like a secret never enters the search index: API keys and tokens of the
  * well-known shapes (OpenAI/Anthropic `sk-…`, GitHub `ghp_…`/`github_pat_…`, AWS `AKIA…`,
- * Slack `xox?-…`, Google `AIza…`, JWTs, a PEM private key on one line as a JSON string has it)
- * and a long high-entropy value after key=, token=, secret=, password= (or `: `), are replaced
+ * Slack `xox?-…`, Google `AIza…`, JWTs, Stripe `sk_live_…`, npm `npm_…`, GitLab `glpat-…`,
+ * Hugging Face `hf_…`, PyPI `pypi-…`, age `AGE-SECRET-KEY-1…`, a URL's password, a PEM
+ * private key on one line as a JSON string has it) and a long high-entropy value after key=, token=, secret=, password= (or `: `), are replaced
  * by `[redacted]`. A private key's block (`-----BEGIN … PRIVATE KEY-----` to its END line, RSA,
  * EC, OPENSSH, ENCRYPTED, PGP's `PRIVATE KEY BLOCK`; a PuTTY key file) is redacted whole, in a
  * text of many lines (`redact`) and across a pane's output lines (`KeyBlocks`): at most
@@ -19,6 +20,12 @@ const SHAPES: RegExp[] = [
   /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
   /\bAIza[0-9A-Za-z_-]{30,}/g,
   /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g,
+  /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/g,
+  /\bnpm_[A-Za-z0-9]{36}\b/g,
+  /\bglpat-[A-Za-z0-9_-]{20,}/g,
+  /\bhf_[A-Za-z0-9]{30,}/g,
+  /\bpypi-[A-Za-z0-9_-]{50,}/g,
+  /\bAGE-SECRET-KEY-1[0-9A-Z]{50,}/g,
   // On one line: to its END on the line (a JSON string's `\n`s), or the line's end (a block: KeyBlocks).
   /-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}.*?(?:-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}|$)/g,
   /PuTTY-User-Key-File-\d+:.*?(?:Private-MAC: *[0-9a-f]+|$)/g,
@@ -133,11 +140,15 @@ function redactLine(text: string): string {
   if (!ANY_START.test(text)) return text;
   let out = text;
   if (SHAPE_START.test(out)) for (const re of SHAPES) out = out.replace(re, REDACTED);
+  if (USERINFO.test(out)) out = out.replace(URL_PASSWORD, `$1${REDACTED}@`);
   if (NAMED.test(out)) out = out.replace(ASSIGNED, (whole, name: string, sep: string, value: string) => (secretValue(value) ? `${name}${sep}${REDACTED}` : whole));
   return out;
 }
 
-const SHAPE_START = /sk-|gh[pousr]_|github_pat_|AKIA|ASIA|xox[abposr]-|AIza|eyJ|PRIVATE KEY|PuTTY-User-Key-File-/;
+const SHAPE_START = /sk-|gh[pousr]_|github_pat_|AKIA|ASIA|xox[abposr]-|AIza|eyJ|k_live_|k_test_|npm_|glpat-|hf_|pypi-|AGE-SECRET-KEY-|PRIVATE KEY|PuTTY-User-Key-File-/;
 const NAMED = /key|token|secret|passw|pwd|auth|bearer|credential/i;
-/** Either of the two above (a line it misses has neither). */
-const ANY_START = new RegExp(`${SHAPE_START.source}|${NAMED.source}`, 'i');
+/** A URL with a user and password (`postgres://app:hunter2@db/x`): the password goes, the user and host stay. */
+const USERINFO = /:\/\/[^\s/@:]+:[^\s/@]+@/;
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/@:]+:)[^\s/@]+@/gi;
+/** Any of the three above (a line it misses has none). */
+const ANY_START = new RegExp(`${SHAPE_START.source}|${NAMED.source}|${USERINFO.source}`, 'i');
