@@ -107,7 +107,7 @@ export class KeyBlocks {
       this.open.delete(pane);
     }
     // (The cheap check first, as redact's: most lines hold no secret's start.)
-    if (!ANY_START.test(text)) return text;
+    if (!mayHold(text)) return text;
     if (opensKey(text)) this.open.set(pane, n);
     return redactLine(text);
   }
@@ -125,7 +125,7 @@ export class KeyBlocks {
 
 /** The text with anything that looks like a secret replaced by [redacted]; a text of many lines with a key's block in it, the block whole (as KeyBlocks does a pane's lines). */
 export function redact(text: string): string {
-  if (!ANY_START.test(text)) return text;
+  if (!mayHold(text)) return text;
   if (text.includes('\n') && (text.includes('PRIVATE KEY') || text.includes('PuTTY-User-Key-File-'))) {
     const blocks = new KeyBlocks();
     return text.split('\n').map((line, i) => blocks.line('', i, line)).join('\n');
@@ -135,9 +135,8 @@ export function redact(text: string): string {
 
 /** One line (or a text without a key's block) redacted. */
 function redactLine(text: string): string {
-  // Cheap checks first: most lines hold none of the shapes' starts and no secret's name (one
-  // pattern for both, blind to case, says so in one look: a third less CPU than the two).
-  if (!ANY_START.test(text)) return text;
+  // (Its callers looked first, with mayHold: most lines hold none of the shapes' starts and
+  // no secret's name, and one pattern for both, blind to case, says so in one look.)
   let out = text;
   if (SHAPE_START.test(out)) for (const re of SHAPES) out = out.replace(re, REDACTED);
   if (USERINFO.test(out)) out = out.replace(URL_PASSWORD, `$1${REDACTED}@`);
@@ -150,5 +149,13 @@ const NAMED = /key|token|secret|passw|pwd|auth|bearer|credential/i;
 /** A URL with a user and password (`postgres://app:hunter2@db/x`): the password goes, the user and host stay. */
 const USERINFO = /:\/\/[^\s/@:]+:[^\s/@]+@/;
 const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/@:]+:)[^\s/@]+@/gi;
-/** Any of the three above (a line it misses has none). */
-const ANY_START = new RegExp(`${SHAPE_START.source}|${NAMED.source}|${USERINFO.source}`, 'i');
+/**
+ * The shapes' starts and the names, blind to case (a line it misses has neither), without the
+ * starts that hold a name already (PRIVATE KEY holds key): one look a line. A URL's user and
+ * password are looked for apart, after a plain search for `://` (in this pattern they made
+ * it a fifth slower; the search costs a tenth of it).
+ */
+const ANY_START = new RegExp(`${SHAPE_START.source.split('|').filter((a) => !NAMED.test(a)).join('|')}|${NAMED.source}`, 'i');
+
+/** Whether a text may hold a secret (most lines say no in one look). */
+const mayHold = (text: string): boolean => ANY_START.test(text) || (text.includes('://') && USERINFO.test(text));
