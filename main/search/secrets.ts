@@ -3,8 +3,8 @@
  * well-known shapes (OpenAI/Anthropic `sk-…`, GitHub `ghp_…`/`github_pat_…`, AWS `AKIA…`,
  * Slack `xox?-…`, Google `AIza…`, JWTs, Stripe `sk_live_…`, npm `npm_…`, GitLab `glpat-…`,
  * Hugging Face `hf_…`, PyPI `pypi-…`, age `AGE-SECRET-KEY-1…`, a URL's password, a PEM
- * private key on one line as a JSON string has it) and a long high-entropy value after key=, token=, secret=, password= (or `: `), are replaced
- * by `[redacted]`. A private key's block (`-----BEGIN … PRIVATE KEY-----` to its END line, RSA,
+ * private key on one line as a JSON string has it) and a long high-entropy value after key=,
+ * token=, secret=, password= (or `: `), are replaced by `[redacted]`. A private key's block (`-----BEGIN … PRIVATE KEY-----` to its END line, RSA,
  * EC, OPENSSH, ENCRYPTED, PGP's `PRIVATE KEY BLOCK`; a PuTTY key file) is redacted whole, in a
  * text of many lines (`redact`) and across a pane's output lines (`KeyBlocks`): at most
  * KEY_LINES lines of it, so a BEGIN without an END does not swallow what follows. Pure.
@@ -64,6 +64,7 @@ function secretValue(v: string): boolean {
  * (the block's lines that follow are the key).
  */
 export function opensKey(line: string): boolean {
+  if (!line.includes('PRIVATE KEY') && !line.includes('PuTTY-User-Key-File-')) return false;
   let begin = -1;
   for (const m of line.matchAll(KEY_BEGIN)) begin = m.index;
   if (begin < 0) return false;
