@@ -19,7 +19,7 @@ describe('SearchIndex.outputLines', () => {
       ...Array.from({ length: 10 }, (_, i) => out('pb', i + 60)),
     ]);
     const got = ix.outputLines('pa', BLOCK_LINES - 2, BLOCK_LINES + 1);
-    expect(got).toEqual([62, 63, 64, 65].map((line) => ({ line, text: `pa line ${line}` })));
+    expect(got).toEqual([0, 1, 2, 3].map((k) => ({ line: BLOCK_LINES - 2 + k, text: `pa line ${BLOCK_LINES - 2 + k}` })));
     expect(ix.outputLines('pa', 3 * BLOCK_LINES - 1, 3 * BLOCK_LINES + 40).map((l) => l.line)).toEqual([3 * BLOCK_LINES - 1]);
     expect(ix.outputLines('pc', 0, 100)).toEqual([]);
     ix.close();
