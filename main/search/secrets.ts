@@ -12,6 +12,12 @@
 
 export const REDACTED = '[redacted]';
 
+/** A private key's markers: PEM's and PGP's (five dashes) and SSH2's (four, spaced), and a PuTTY key file's first and last lines. */
+const PEM_BEGIN = String.raw`-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}`;
+const PEM_END = String.raw`-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}`;
+const PUTTY_BEGIN = String.raw`PuTTY-User-Key-File-\d+:`;
+const PUTTY_END = String.raw`Private-MAC: *[0-9a-f]+`;
+
 const SHAPES: RegExp[] = [
   /\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}/g,
   /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}/g,
@@ -26,14 +32,14 @@ const SHAPES: RegExp[] = [
   /\bhf_[A-Za-z0-9]{30,}/g,
   /\bpypi-[A-Za-z0-9_-]{50,}/g,
   /\bAGE-SECRET-KEY-1[0-9A-Z]{50,}/g,
-  // On one line: to its END on the line (a JSON string's `\n`s), or the line's end (a block: KeyBlocks).
-  /-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}.*?(?:-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}|$)/g,
-  /PuTTY-User-Key-File-\d+:.*?(?:Private-MAC: *[0-9a-f]+|$)/g,
+  // A key on one line: to its END on the line (a JSON string's `\n`s), or the line's end (a block: KeyBlocks).
+  new RegExp(`(?:${PEM_BEGIN}).*?(?:${PEM_END}|$)`, 'g'),
+  new RegExp(`${PUTTY_BEGIN}.*?(?:${PUTTY_END}|$)`, 'g'),
 ];
 
 /** A private key's block begins (a PEM or PGP armour, a PuTTY key file) and ends. */
-const KEY_BEGIN = /-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}|PuTTY-User-Key-File-\d+:/g;
-const KEY_END = /-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}|Private-MAC: *[0-9a-f]+/g;
+const KEY_BEGIN = new RegExp(`${PEM_BEGIN}|${PUTTY_BEGIN}`, 'g');
+const KEY_END = new RegExp(`${PEM_END}|${PUTTY_END}`, 'g');
 /** A key's block is redacted for at most this many lines (from its BEGIN line): a BEGIN without an END stops there (a 4096-bit RSA key is 51 lines, a PGP key's armour a few hundred characters more than its key). */
 export const KEY_LINES = 200;
 
