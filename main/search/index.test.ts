@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -132,6 +133,37 @@ describe('SearchIndex', () => {
     ix.close();
     for (const f of fs.readdirSync(state.dir).filter((n) => n.startsWith(DB_FILE))) {
       expect(fs.readFileSync(path.join(state.dir, f)).includes('Zq8vTn4LkW9mXr2PbY7c')).toBe(false);
+    }
+  });
+
+  it("stores no line of a private key a pane printed, across adds, held blocks and another pane's lines; an agent's reply with a key, a command", () => {
+    const ix = new SearchIndex(state.dir);
+    const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString().trim();
+    const body = pem.split('\n').slice(1, -1);
+    // Output before the key fills the pane's first block but 3 lines, so the key straddles two blocks.
+    const lines = [...Array.from({ length: BLOCK_LINES - 3 }, (_, i) => `before ${i}`), pem.split('\n')[0]!, ...body, pem.split('\n').at(-1)!, 'after the key'];
+    // Output comes a few lines an add (held across them), another pane's lines between.
+    for (let i = 0; i < lines.length; i += 5) {
+      ix.add([
+        ...lines.slice(i, i + 5).map((text, k) => entry({ line: i + k, text })),
+        entry({ paneId: 'pb', line: i, text: `other pane ${i}` }),
+      ], undefined, true);
+    }
+    ix.add([
+      entry({ kind: 'reply', agent: 'claude', ref: 'e1', text: `Here is the key:\n${pem}\nkeep it safe` }),
+      entry({ kind: 'command', line: 400, text: `cat > k.pem <<EOF\n${pem}\nEOF` }),
+    ]);
+    ix.flush();
+    expect(ix.search({ query: 'after', pane: 'pa' }).map((h) => [h.line, h.text])).toEqual([[lines.length - 1, 'after the key']]);
+    expect(ix.search({ query: 'before', pane: 'pa', limit: 500 })).toHaveLength(BLOCK_LINES - 3);
+    expect(ix.search({ query: 'other', pane: 'pb', limit: 500 })).toHaveLength(Math.ceil(lines.length / 5));
+    expect(ix.search({ query: 'safe' })[0]!.text).toBe('Here is the key:\n[redacted]\n' + `${'[redacted]\n'.repeat(body.length + 1)}keep it safe`);
+    expect(ix.outputLines('pa', BLOCK_LINES - 3, BLOCK_LINES + body.length - 2).every((l) => l.text === '[redacted]')).toBe(true);
+    expect(ix.search({ query: 'EOF', kind: 'command' })[0]!.text).toBe(`cat > k.pem <<EOF\n${'[redacted]\n'.repeat(body.length + 2)}EOF`);
+    ix.close();
+    for (const f of fs.readdirSync(state.dir).filter((n) => n.startsWith(DB_FILE))) {
+      const bytes = fs.readFileSync(path.join(state.dir, f));
+      for (const l of body) expect(bytes.includes(l), l).toBe(false);
     }
   });
 

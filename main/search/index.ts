@@ -17,7 +17,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import type { DatabaseSync as Db, StatementSync } from 'node:sqlite';
 import type { SearchHit, SearchKind, SearchQuery } from '../../preload/contract.ts';
-import { redact } from './secrets.ts';
+import { KeyBlocks, redact } from './secrets.ts';
 
 export const DB_FILE = 'search.db';
 const SCHEMA_VERSION = 6;
@@ -145,6 +145,8 @@ export class SearchIndex {
   private readonly srcs = new Map<string, number>();
   /** Blocks open across transactions (add with `hold`), by source. */
   private readonly held = new Map<number, Block>();
+  /** Each pane's private key block its output lines are in (redacted whole, across adds). */
+  private readonly keys = new KeyBlocks();
   /** The highest id taken (a held block's id is taken before it is written). */
   private lastId = 0;
 
@@ -260,7 +262,10 @@ export class SearchIndex {
         open.delete(src);
       };
       for (const e of entries) {
-        const text = redact(e.text.length > MAX_TEXT ? e.text.slice(0, MAX_TEXT) : e.text);
+        const clipped = e.text.length > MAX_TEXT ? e.text.slice(0, MAX_TEXT) : e.text;
+        // A pane's lines in order through its key block; a command's end closes the block its output left open.
+        const text = e.kind === 'output' && e.line !== undefined ? this.keys.line(e.paneId, e.line, clipped) : redact(clipped);
+        if (e.kind === 'command') this.keys.end(e.paneId);
         if (e.kind === 'output' && e.line !== undefined) {
           next.set(e.paneId, Math.max(next.get(e.paneId) ?? 0, e.line + 1));
           const src = this.srcId(e);

@@ -7,12 +7,13 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { inflateRawSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SearchHit } from '../../preload/contract.ts';
 import { paneFolder, statePaths } from '../paths.ts';
 import { tempState, waitFor } from '../panes/testing.ts';
 import { connectService, stopService, type ServiceConnection } from '../service/client.ts';
-import { DB_FILE } from './index.ts';
+import { DB_FILE, sqlite } from './index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin', 'terminal-delight');
@@ -126,6 +127,50 @@ describe('terminal-delight search', () => {
     const dbFiles = fs.readdirSync(statePaths(env).state).filter((n) => n.startsWith(DB_FILE));
     expect(dbFiles.length).toBeGreaterThan(0);
     for (const f of dbFiles) expect(fs.readFileSync(path.join(statePaths(env).state, f)).includes(secret.slice(-16))).toBe(false);
+  }, 180_000);
+
+  it('stores no line of a private key cat in a login shell (ssh-keygen ed25519, openssl genrsa), the lines around it found', async () => {
+    const ed = path.join(st.dir, 'id_ed25519');
+    const rsa = path.join(st.dir, 'rsa.pem');
+    expect(spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'test', '-f', ed], { env, encoding: 'utf8' }).status).toBe(0);
+    expect(spawnSync('openssl', ['genrsa', '-out', rsa, '2048'], { env, encoding: 'utf8' }).status).toBe(0);
+    // The key's body: every line between its markers (the files hold nothing else).
+    const body = [ed, rsa].flatMap((f) => fs.readFileSync(f, 'utf8').split('\n').filter((l) => l && !l.includes('PRIVATE KEY')));
+    expect(body.length).toBeGreaterThan(25);
+
+    const c = await connect(true);
+    const shell = await c.request('pane.create', { cwd: st.dir });
+    await waitFor(async () => (await screen(c, shell.id)).includes('$ '), 'the login shell\'s prompt', 30_000, 100);
+    const before = `before${uid()}`;
+    const between = `between${uid()}`;
+    const after = `after${uid()}`;
+    // Typed as a person types, a command a line: each key's output is its own command's.
+    for (const line of [`echo ${before}`, `cat ${ed}`, `echo ${between}`, `cat ${rsa}`, `echo ${after}`]) c.request('pane.input', { paneId: shell.id, data: `${line}\r` });
+    await waitFor(() => cli(after, '--kind', 'output').hits.some((h) => h.text === after), 'the last line in the index', 30_000, 200);
+    await waitFor(async () => (await screen(c, shell.id)).includes(after), 'the screen', 30_000, 100);
+    for (const w of [before, between, after]) expect(cli(w, '--kind', 'output').hits.map((h) => h.text)).toContain(w);
+    // Its BEGIN and END lines are found, redacted; no word of its body is.
+    expect(cli('redacted', '--kind', 'output', '--pane', shell.id, '--limit', '500').hits.length).toBeGreaterThanOrEqual(body.length + 4);
+    for (const l of [body[2]!, body.at(-2)!]) expect(cli(l.split(/[+/=]/).sort((a, b) => b.length - a.length)[0]!).code).toBe(1);
+    const state = statePaths(env).state;
+    const noBody = (): void => {
+      const files = fs.readdirSync(state).filter((n) => n.startsWith(DB_FILE));
+      for (const f of files) {
+        const bytes = fs.readFileSync(path.join(state, f));
+        for (const l of body) expect(bytes.includes(l), `${f} holds ${l}`).toBe(false);
+      }
+    };
+    // The files as they are while it runs (the WAL holds the newest pages), then after it stopped.
+    expect(fs.existsSync(path.join(state, `${DB_FILE}-wal`))).toBe(true);
+    noBody();
+    await stopService({ env });
+    noBody();
+    // And the text it keeps (blocks are deflated: read as the index reads them).
+    const db = new (sqlite().DatabaseSync)(path.join(state, DB_FILE), { readOnly: true });
+    const texts = (db.prepare('SELECT text FROM docs').all() as Array<{ text: string | Uint8Array }>).map((r) => (r.text instanceof Uint8Array ? inflateRawSync(r.text).toString('utf8') : r.text)).join('\n');
+    db.close();
+    expect(texts).toContain(between);
+    for (const l of body) expect(texts.includes(l), l).toBe(false);
   }, 180_000);
 
   it('a kill -9 while it indexes loses nothing that was on disk: the service started again reads on from where it committed', async () => {

@@ -1,5 +1,6 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redact } from './secrets.ts';
+import { KEY_LINES, KeyBlocks, REDACTED, redact } from './secrets.ts';
 
 describe('redact', () => {
   it.each([
@@ -13,10 +14,21 @@ describe('redact', () => {
     ['password=Tr0ub4dor&3xyzQ9!kLmN', 'Tr0ub4dor'],
     ['api_key: "d41d8cd98f00b204e9800998ecf8427e"', 'd41d8cd9'],
     ['jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U', 'eyJ'],
+    ['stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc', 'sk_live_4eC3'],
+    ['//registry.npmjs.org/:_authToken=npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8 and npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8', 'npm_a1B2'],
+    ['git push https://oauth2:glpat-xY7zQ2wE9rT4uI1oP3aS@gitlab.com/x/y', 'glpat-xY7'],
+    ['HF hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789', 'hf_AbCd'],
+    ['twine upload -p pypi-AgEIcHlwaS5vcmcCJGI4YjNhZmQ2LWE2ZjktNDI5Mi04ZWFiLWQ1OTcxZWE3NzQ1ZQ', 'pypi-AgEI'],
+    ['age AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQS3J7', 'AGE-SECRET-KEY-1QYQ'],
+    ['DATABASE_URL=postgres://app:hunter2horse@db.internal:5432/prod', 'hunter2'],
   ])('takes the secret out of %s', (line, part) => {
     const out = redact(line);
     expect(out).toContain(REDACTED);
     expect(out).not.toContain(part);
+  });
+
+  it('keeps the user and host of a URL, its password out', () => {
+    expect(redact('DATABASE_URL=postgres://app:hunter2horse@db.internal:5432/prod')).toBe('DATABASE_URL=postgres://app:[redacted]@db.internal:5432/prod');
   });
 
   it.each([
@@ -26,7 +38,96 @@ describe('redact', () => {
     'commit 8a13e00 moves things down',
     'token=short',
     'https://example.com/?page=2&sort=name',
+    'ssh git@github.com and https://user@example.com/x, time 10:30@home',
+    'npm_config_cache=/home/dev/.npm',
   ])('keeps ordinary text: %s', (line) => {
     expect(redact(line)).toBe(line);
+  });
+});
+
+/** Real keys of each kind, as files hold them (node:crypto makes them; OpenSSH, PGP and PuTTY ones are shaped as their tools write them). */
+function keys(): Record<string, string> {
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const body = (n: number): string => Array.from({ length: n }, () => randomBytes(48).toString('base64')).join('\n');
+  return {
+    'RSA (PKCS#1)': rsa.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+    'PKCS#8': rsa.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    EC: ec.privateKey.export({ type: 'sec1', format: 'pem' }).toString(),
+    'ENCRYPTED (PKCS#8)': rsa.privateKey.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'pass phrase' }).toString(),
+    'ENCRYPTED (PKCS#1, headers)': rsa.privateKey.export({ type: 'pkcs1', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'pass phrase' }).toString(),
+    OPENSSH: `-----BEGIN OPENSSH PRIVATE KEY-----\n${body(7)}\n-----END OPENSSH PRIVATE KEY-----\n`,
+    'PGP PRIVATE KEY BLOCK': `-----BEGIN PGP PRIVATE KEY BLOCK-----\nComment: a test key\n\n${body(30)}\n=${randomBytes(3).toString('base64')}\n-----END PGP PRIVATE KEY BLOCK-----\n`,
+    DSA: `-----BEGIN DSA PRIVATE KEY-----\n${body(8)}\n-----END DSA PRIVATE KEY-----\n`,
+    'SSH2 (ssh.com)': `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: "2048-bit rsa"\n${body(12)}\n---- END SSH2 ENCRYPTED PRIVATE KEY ----\n`,
+    PuTTY: `PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: eddsa-key-20261204\nPublic-Lines: 2\n${body(2)}\nPrivate-Lines: 1\n${body(1)}\nPrivate-MAC: ${randomBytes(32).toString('hex')}\n`,
+  };
+}
+
+/** The key's lines that are secret: every line but its markers and headers. */
+const secretLines = (key: string): string[] => key.split('\n').filter((l) => l.length >= 20 && !/PRIVATE KEY|PuTTY|Proc-Type|DEK-Info|Comment|Lines:/.test(l));
+
+describe('a private key of many lines', () => {
+  it.each(Object.entries(keys()))('is redacted whole, %s, in a text of many lines (a reply, a tool run), the lines around it kept', (_kind, key) => {
+    const out = redact(`I printed the key file:\n${key}\nand then the tests ran: 3 passed`);
+    for (const l of secretLines(key)) expect(out).not.toContain(l);
+    expect(out.startsWith('I printed the key file:\n[redacted]\n')).toBe(true);
+    expect(out.endsWith('\nand then the tests ran: 3 passed')).toBe(true);
+    expect(out.split('\n')).toHaveLength(key.split('\n').length + 2);
+  });
+
+  it.each(Object.entries(keys()))('is redacted whole, %s, as a pane prints it a line at a time, interleaved with another pane', (_kind, key) => {
+    const kb = new KeyBlocks();
+    const lines = ['cat id_key', ...key.split('\n'), 'done'];
+    const out = lines.map((l, i) => {
+      // Another pane prints meanwhile, itself no key.
+      expect(kb.line('other', i, `build step ${i} ok`)).toBe(`build step ${i} ok`);
+      return kb.line('pane', i, l);
+    });
+    for (const l of secretLines(key)) expect(out).not.toContain(l);
+    expect(out[0]).toBe('cat id_key');
+    expect(out.at(-1)).toBe('done');
+    expect(kb.inside('pane')).toBe(false);
+  });
+
+  it('a JSON service-account file: its private_key on one line (with \\n escapes) is redacted, the other fields kept', () => {
+    const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const line = `  "private_key": ${JSON.stringify(pem)},`;
+    const kb = new KeyBlocks();
+    expect(kb.line('p', 0, line)).toBe('  "private_key": "[redacted]\\n",');
+    expect(kb.inside('p')).toBe(false);
+    expect(kb.line('p', 1, '  "client_email": "svc@proj.iam.gserviceaccount.com",')).toBe('  "client_email": "svc@proj.iam.gserviceaccount.com",');
+    const file = JSON.stringify({ type: 'service_account', private_key: pem, client_email: 'svc@proj.iam.gserviceaccount.com' }, null, 2);
+    const out = redact(file);
+    for (const l of secretLines(pem)) expect(out).not.toContain(l);
+    expect(out).toContain('"client_email": "svc@proj.iam.gserviceaccount.com"');
+  });
+
+  it(`a BEGIN without an END is redacted for ${KEY_LINES} lines from it, then lines are themselves again`, () => {
+    const kb = new KeyBlocks();
+    expect(kb.line('p', 10, '-----BEGIN EC PRIVATE KEY-----')).toBe(REDACTED);
+    expect(kb.line('p', 11, 'MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oQ')).toBe(REDACTED);
+    // Lines the index let go (a flood) count: the block ends by the pane's line numbers.
+    expect(kb.line('p', 10 + KEY_LINES - 1, 'still inside')).toBe(REDACTED);
+    expect(kb.line('p', 10 + KEY_LINES, 'npm test: 3 passed')).toBe('npm test: 3 passed');
+    expect(kb.inside('p')).toBe(false);
+    // In one text too.
+    const text = ['-----BEGIN PRIVATE KEY-----', ...Array.from({ length: KEY_LINES + 5 }, (_, i) => `line ${i}`)].join('\n');
+    expect(redact(text).split('\n').filter((l) => l !== REDACTED)).toEqual(['line 199', 'line 200', 'line 201', 'line 202', 'line 203', 'line 204']);
+  });
+
+  it("a command's end closes a block its output left open (`head -3 key.pem`)", () => {
+    const kb = new KeyBlocks();
+    kb.line('p', 0, '-----BEGIN RSA PRIVATE KEY-----');
+    kb.line('p', 1, 'MIIEpAIBAAKCAQEAx9');
+    kb.end('p');
+    expect(kb.line('p', 2, 'the next command printed this')).toBe('the next command printed this');
+  });
+
+  it('keeps what is no private key: a certificate, a public key, prose about keys', () => {
+    const kb = new KeyBlocks();
+    const cert = ['-----BEGIN CERTIFICATE-----', 'MIIBszCCAVmgAwIBAgIUQ', '-----END CERTIFICATE-----', '-----BEGIN PUBLIC KEY-----', 'MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE', '-----END PUBLIC KEY-----', 'store the private key in the vault, not the repo'];
+    cert.forEach((l, i) => expect(kb.line('p', i, l)).toBe(l));
+    expect(redact(cert.join('\n'))).toBe(cert.join('\n'));
   });
 });

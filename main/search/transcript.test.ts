@@ -21,6 +21,11 @@ describe('transcriptOf', () => {
       ['prompt', 'e4', 'move the cache'], ['tool', 'e5', 'Bash (failed) {"command":"ls"}'], ['reply', 'e6', 'Moved **it**.'],
     ]);
   });
+  it('holds the text as the index does: a reply with a private key in it, the key redacted whole', () => {
+    const key = `-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\nQyNTUxOQAAACDx4mVhM2QwZTk1ZjQ3YjFlMGY5ZDhh\n-----END OPENSSH PRIVATE KEY-----`;
+    const t = transcriptOf([ev('e1', 'reply', { session_id: 's', text: `Here it is:\n${key}\nkeep it safe` })], 'e1');
+    expect(typeof t !== 'string' && t.entries[0]!.text).toBe('Here it is:\n[redacted]\n[redacted]\n[redacted]\n[redacted]\nkeep it safe');
+  });
   it('says so when the event is no longer in the record', () => {
     expect(transcriptOf(lines, 'e9')).toBe('the agent event e9 is no longer in the pane\'s record');
   });

@@ -3,13 +3,14 @@
  * (prompts, replies, tool runs), for Enter on a prompt or reply hit of the search palette:
  * `search.transcript {paneId, session, ref}` answers the entries of the agent session the
  * event `ref` belongs to, and which of them it is. The same text the index holds for each
- * event (`agentEntry`), so the viewer shows what was found.
+ * event (`agentEntry`, its secrets redacted), so the viewer shows what was found.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SearchTranscript, SearchTranscriptEntry } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
 import { parseEvent, type TdacEvent } from '../agent-channel/events.ts';
+import { redact } from './secrets.ts';
 
 /** Entries around the asked one, at most (a long session is cut before and after it). */
 const MAX_ENTRIES = 400;
@@ -51,7 +52,8 @@ export function transcriptOf(lines: readonly string[], ref: string): SearchTrans
     if (e.session_id !== sid) continue;
     if (e.type === 'session' && e.transcript_path) path_ = e.transcript_path;
     const entry = agentEntry(e);
-    if (entry) entries.push(entry);
+    // Its secrets redacted, as the index holds it (a reply that printed a key shows [redacted]).
+    if (entry) entries.push({ ...entry, text: redact(entry.text) });
   }
   let index = entries.findIndex((x) => x.ref === ref);
   let from = 0;
