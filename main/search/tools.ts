@@ -3,7 +3,6 @@
  * person's panes did (the search index, main/search). Off for every agent until the person
  * names it in settings.search.mcpAgents (the tool answers with that sentence until then).
  */
-import { z } from 'zod';
 import type { Settings } from '../../preload/contract.ts';
 import type { ToolDef, ToolResult } from '../mcp/tool.ts';
 import type { PaneServiceApi } from '../services.ts';
@@ -31,7 +30,7 @@ export function searchTools(search: SearchService, deps: { panes: PaneServiceApi
       'Search what happened in the person\'s Terminal Delight panes: terminal output (also what scrolled away and panes that ended), commands with their exit status and folder, agents\' prompts, replies and tool runs, surfaces and the decisions taken on them (with comments), Tick calls.',
       'Words match whole words; the last word also matches as a prefix. Newest first.',
     ].join(' '),
-    inputSchema: {
+    inputSchema: (z) => ({
       pid: z.number().int().positive().optional().describe('Your own process id (the agent\'s), so the app can find your pane.'),
       query: z.string().min(1).max(500).describe('Words to look for.'),
       kind: z.enum(KINDS).optional().describe('Only this kind of entry; "failed" is commands that did not exit 0.'),
@@ -39,7 +38,7 @@ export function searchTools(search: SearchService, deps: { panes: PaneServiceApi
       folder: z.string().max(4096).optional().describe('Only entries in this folder or below it.'),
       since: z.string().max(40).optional().describe('Only entries at or after this date (2026-12-01 or an ISO time).'),
       limit: z.number().int().min(1).max(100).optional().describe('At most this many hits (default 20).'),
-    },
+    }),
     writes: false,
     handler(args, ctx): ToolResult {
       const paneId = paneOfAgent(deps.panes, typeof args.pid === 'number' ? args.pid : undefined, ctx);
