@@ -106,6 +106,22 @@ describe('giving memory back', () => {
     r.dispose();
   });
 
+  it('collects a moment after work that made garbage without output (screens saved, the start), not while someone types', async () => {
+    const p = panes();
+    let collected = 0;
+    const r = returnMemoryWhenQuiet(p, () => collected++, { quietMs: 10_000, afterMs: 30, inputQuietMs: 150 });
+    r.afterWork();
+    await sleep(80);
+    expect(collected).toBe(1);
+    p.input();
+    r.afterWork();
+    await sleep(80);
+    expect(collected).toBe(1);
+    await sleep(200);
+    expect(collected).toBe(2);
+    r.dispose();
+  });
+
   it('after a screen archived while another pane floods, waits for quiet', async () => {
     const p = panes();
     let collected = 0;

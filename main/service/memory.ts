@@ -54,6 +54,12 @@ const FLOODING_CHARS = 256 * 1024;
 const FLOODING_MS = 1_000;
 
 export interface MemoryReturner {
+  /**
+   * Work that made garbage without output (the screens saved, the service's own start): given
+   * back a moment later (COMPACTED_MS), as after a window went; nothing else would collect it
+   * in a service at rest (V8 collects when it allocates).
+   */
+  afterWork(): void;
   dispose(): void;
 }
 
@@ -125,7 +131,7 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
   const steady = { chars: opts.steadyChars ?? STEADY_CHARS, ms: opts.steadyMs ?? STEADY_MS };
   const afterMs = opts.afterMs ?? COMPACTED_MS;
   const inputQuietMs = opts.inputQuietMs ?? INPUT_QUIET_MS;
-  if (!gc) return { dispose() {} };
+  if (!gc) return { afterWork() {}, dispose() {} };
   let since = 0;
   let due = false;
   let timer: NodeJS.Timeout | undefined;
@@ -245,6 +251,7 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
     windowsBefore = n;
   });
   return {
+    afterWork: () => giveAfter(''),
     dispose() {
       clearTimeout(timer);
       clearTimeout(afterCatchUp);
