@@ -31,7 +31,8 @@ import { wsWindow } from './ws-window.ts';
 const MB = 1024 * 1024;
 const PANES = Math.max(2, Number(process.env.TD_BENCH_TMUX_PANES) || 32);
 const LINES = 10_000;
-const ATTACHES = 5;
+/** Attaches of each (`TD_BENCH_TMUX_ATTACHES` for a run about memory alone). */
+const ATTACHES = Math.max(1, Number(process.env.TD_BENCH_TMUX_ATTACHES) || 5);
 /**
  * tmux's window while the panes are filled: wide enough that no pane wraps a line (tmux's
  * history counts rows); the first attach (240 x 70) resizes it, as a browser window resizes
