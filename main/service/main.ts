@@ -100,6 +100,9 @@ export async function run(argv: string[]): Promise<number> {
   // And what the start made (the modules loaded and compiled, the session read, the first
   // pane and window), once the start is over and its compile cache written.
   setTimeout(() => memory.afterWork(), START_SETTLED_MS).unref();
+  // And what indexing a flood for search made, once the index has caught up with it (it reads
+  // at most a fifth of the loop's time, so it ends after the flood and its own give-back).
+  service.app.core.onDispose(service.app.search.onDrained(() => memory.afterWork()));
   process.stdout.write(`service: ready (pid ${process.pid}) on ${service.paths.serviceSocket} at ${SERVICE_STARTED_AT}\n`);
   // What the start compiled goes to the cache once the first window is likely served (main/compile-cache.ts).
   persistCompileCacheSoon(3_000);
