@@ -4,7 +4,7 @@
  * file in every pane), then idle.
  *  - memory: the server's resident memory (RSS) and its proportional share (PSS, shared
  *    pages divided among the processes that map them; /proc/PID/smaps_rollup) with one
- *    empty pane, and with the N full panes 10 s after the last output; per pane is the
+ *    empty pane, and with the N full panes 30 s after the last output; per pane is the
  *    difference over N. tmux: Debian's tmux server, started with its own socket (-S) and
  *    no configuration (-f /dev/null), `history-limit 10000`. Ours: the service process
  *    (serve rests as /bin/sh; the shells are neither's).
@@ -34,15 +34,21 @@ import { wsWindow } from './ws-window.ts';
 const MB = 1024 * 1024;
 const PANES = Math.max(2, Number(process.env.TD_BENCH_TMUX_PANES) || 32);
 const LINES = 10_000;
-const ATTACHES = 5;
+/** Attaches of each (`TD_BENCH_TMUX_ATTACHES` for a run about memory alone). */
+const ATTACHES = Math.max(1, Number(process.env.TD_BENCH_TMUX_ATTACHES) || 5);
 /**
  * tmux's window while the panes are filled: wide enough that no pane wraps a line (tmux's
  * history counts rows); the first attach (240 x 70) resizes it, as a browser window resizes
  * ours (both reflow their history then).
  */
 const FILL_COLS = 1000;
-/** Memory is read this long after the last output (the service gives back what a flood took once quiet, and writes its compile cache 3 s after it starts). */
-const SETTLE_MS = 10_000;
+/**
+ * Memory is read this long after the last output: at rest. The service gives back what a
+ * flood took once quiet, and again once its search index has caught up with it, which reads
+ * at most a fifth of the loop's time: 32 panes of 10,000 lines take it ~20 s on a loaded
+ * 2-core machine (at 10 s, RSS 162 MiB; at 22 s, 128).
+ */
+const SETTLE_MS = 30_000;
 const FILL_ROWS = 400;
 const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
 const mib = (x: number) => `${(x / MB).toFixed(1)} MiB`;

@@ -14,7 +14,8 @@ import net from 'node:net';
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolDef, ToolResult } from './tool.ts';
+import type { ZodRawShape } from 'zod';
+import type { ToolDef, ToolResult, Z } from './tool.ts';
 
 export const HELLO_VERSION = 1;
 /** The hello line is at most this long. */
@@ -88,6 +89,10 @@ export class McpHost {
   private readonly connections = new Set<Connection>();
   private readonly opts: McpHostOptions;
   private listener?: net.Server;
+  /** zod, once the first agent's connection loaded it with the SDK; every registration comes after that. */
+  private z?: Z;
+  /** Each tool's input shape, made once from zod at its first registration. */
+  private readonly shapes = new WeakMap<ToolDef, ZodRawShape>();
 
   constructor(opts: McpHostOptions) {
     this.opts = opts;
@@ -207,8 +212,14 @@ export class McpHost {
   }
 
   private async serve(conn: Connection): Promise<void> {
-    // The SDK (and zod with it) is loaded by the first agent that connects, not at the core's start (~100 ms of it).
-    const [{ McpServer }, { StdioServerTransport }] = await Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+    // The SDK and zod are loaded by the first agent that connects, not at the core's start
+    // (~100 ms of it; zod alone holds ~3 MiB of the heap): the tools' input shapes are made then.
+    const [{ McpServer }, { StdioServerTransport }, { z }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/mcp.js'),
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+      import('zod'),
+    ]);
+    this.z = z;
     if (conn.socket.destroyed) return;
     const server = new McpServer(
       { name: 'terminal-delight', version: this.opts.version ?? '0.1.0' },
@@ -227,7 +238,9 @@ export class McpHost {
   }
 
   private register(conn: Connection, def: ToolDef): void {
-    conn.server!.registerTool(def.name, { description: def.description, inputSchema: def.inputSchema }, async (args: Record<string, unknown>, extra) => {
+    let shape = this.shapes.get(def);
+    if (!shape) this.shapes.set(def, (shape = def.inputSchema(this.z!)));
+    conn.server!.registerTool(def.name, { description: def.description, inputSchema: shape }, async (args: Record<string, unknown>, extra) => {
       const settings = this.opts.settings();
       if (!settings.mcpServer) return toCallResult({ text: SERVER_OFF, isError: true });
       if (this.tools.get(def.name) !== def) return toCallResult({ text: `${def.name} is no longer offered by this app — list the tools again`, isError: true });

@@ -315,9 +315,10 @@ export class PaneService implements PaneServiceApi {
    * While the service runs, keep the screens of panes whose output changed: checked every
    * `everyMs`, a changed pane's screen is saved once its output has been quiet for a second
    * (or, for one that never goes quiet, once it has waited four rounds), so a flood is not
-   * snapshotted as it runs. Returns the stop.
+   * snapshotted as it runs. `onSaved` follows each round of saves (what the snapshots made
+   * is garbage then: main/service/memory.ts gives it back). Returns the stop.
    */
-  keepScreens(everyMs: number): () => void {
+  keepScreens(everyMs: number, onSaved?: () => void): () => void {
     const changed = new Map<string, { since: number; last: number }>();
     const off = this.onOutput((id) => {
       const now = Date.now();
@@ -335,6 +336,7 @@ export class PaneService implements PaneServiceApi {
       saving = true;
       void this.saveScreens(due).finally(() => {
         saving = false;
+        onSaved?.();
       });
     }, everyMs);
     timer.unref?.();

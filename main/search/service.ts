@@ -95,6 +95,9 @@ export class SearchService {
   private reading = false;
   private disposed = false;
   private readonly offs: Array<() => void> = [];
+  /** Output queued past one slice is being written a slice at a time (flushSlice). */
+  private backlog = false;
+  private readonly drained = new Set<() => void>();
 
   constructor(deps: SearchDeps) {
     this.deps = deps;
@@ -113,6 +116,15 @@ export class SearchService {
     if (s.excludePanes.length === 0) return false;
     const tag = this.deps.panes.get(paneId)?.tag;
     return s.excludePanes.includes(paneId) || (tag !== undefined && s.excludePanes.includes(tag));
+  }
+
+  /**
+   * `fn` once output that took more than one slice to index has all been written (a flood's
+   * worth): what indexing it made is garbage then (main/service/memory.ts gives it back).
+   */
+  onDrained(fn: () => void): () => void {
+    this.drained.add(fn);
+    return () => this.drained.delete(fn);
   }
 
   start(): void {
@@ -362,6 +374,11 @@ export class SearchService {
   private flushSlice(): void {
     const t = performance.now();
     const more = this.write(SLICE_CHARS);
+    if (!more && this.backlog) {
+      this.backlog = false;
+      for (const fn of this.drained) fn();
+    }
+    this.backlog ||= more;
     // One slice at a time: output that comes meanwhile waits for this timer, not one of its own.
     if (more && !this.disposed) {
       this.flushTimer = setTimeout(() => {

@@ -5,7 +5,6 @@
  * Asked as the window and the CLI ask (`search.query` through the core), so `machine` reaches
  * a connected machine's index, or every machine's with '*' (main/search/machines.ts).
  */
-import { z } from 'zod';
 import type { SearchQuery, Settings } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
 import type { ToolDef, ToolResult } from '../mcp/tool.ts';
@@ -33,7 +32,7 @@ export function searchTools(core: Core, deps: { panes: PaneServiceApi; settings:
       'Search what happened in the person\'s Terminal Delight panes: terminal output (also what scrolled away and panes that ended), commands with their exit status and folder, agents\' prompts, replies and tool runs, surfaces and the decisions taken on them (with comments), Tick calls.',
       'Words match whole words; the last word also matches as a prefix. Newest first.',
     ].join(' '),
-    inputSchema: {
+    inputSchema: (z) => ({
       pid: z.number().int().positive().optional().describe('Your own process id (the agent\'s), so the app can find your pane.'),
       query: z.string().min(1).max(500).describe('Words to look for.'),
       kind: z.enum(KINDS).optional().describe('Only this kind of entry; "failed" is commands that did not exit 0.'),
@@ -42,7 +41,7 @@ export function searchTools(core: Core, deps: { panes: PaneServiceApi; settings:
       since: z.string().max(40).optional().describe('Only entries at or after this date (2026-12-01 or an ISO time).'),
       machine: z.string().min(1).max(200).optional().describe('A connected machine\'s name: search its panes instead of this machine\'s (their pane ids come back as name/paneId); "*": this machine\'s and every connected one\'s.'),
       limit: z.number().int().min(1).max(100).optional().describe('At most this many hits (default 20).'),
-    },
+    }),
     writes: false,
     async handler(args, ctx): Promise<ToolResult> {
       const paneId = paneOfAgent(deps.panes, typeof args.pid === 'number' ? args.pid : undefined, ctx);

@@ -21,6 +21,9 @@ export const USAGE = 'usage: service [--fresh]';
 /** How often the service keeps the screens of panes that changed (TD_SCREEN_SAVE_MS for tests). */
 const SCREEN_SAVE_MS = 30_000;
 
+/** The start is over this long after the service is ready (its compile cache is written at 3 s): what it made is given back then. */
+const START_SETTLED_MS = 5_000;
+
 /** Another service holds this state folder's lock: say which, and exit 0. */
 function alreadyRunning(pid: number): number {
   process.stdout.write(`service: already running (pid ${pid})\n`);
@@ -89,10 +92,17 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (!result.started) return alreadyRunning(result.holder.pid);
   const { service } = result;
-  returnMemoryWhenQuiet(service.app.panes, (globalThis as { gc?: Gc }).gc, { windows: service.app.hub });
-  // Screens kept as they change, so a crash loses at most this much of what panes showed.
+  const memory = returnMemoryWhenQuiet(service.app.panes, (globalThis as { gc?: Gc }).gc, { windows: service.app.hub });
+  // Screens kept as they change, so a crash loses at most this much of what panes showed; what
+  // a round of saves made (a snapshot of each pane) is given back after it.
   const keepEvery = Number(process.env.TD_SCREEN_SAVE_MS);
-  service.app.core.onDispose(service.app.panes.keepScreens(Number.isFinite(keepEvery) && keepEvery > 0 ? keepEvery : SCREEN_SAVE_MS));
+  service.app.core.onDispose(service.app.panes.keepScreens(Number.isFinite(keepEvery) && keepEvery > 0 ? keepEvery : SCREEN_SAVE_MS, () => memory.afterWork()));
+  // And what the start made (the modules loaded and compiled, the session read, the first
+  // pane and window), once the start is over and its compile cache written.
+  setTimeout(() => memory.afterWork(), START_SETTLED_MS).unref();
+  // And what indexing a flood for search made, once the index has caught up with it (it reads
+  // at most a fifth of the loop's time, so it ends after the flood and its own give-back).
+  service.app.core.onDispose(service.app.search.onDrained(() => memory.afterWork()));
   process.stdout.write(`service: ready (pid ${process.pid}) on ${service.paths.serviceSocket} at ${SERVICE_STARTED_AT}\n`);
   // What the start compiled goes to the cache once the first window is likely served (main/compile-cache.ts).
   persistCompileCacheSoon(3_000);

@@ -91,11 +91,11 @@ describe('giving memory back', () => {
     r.dispose();
   });
 
-  it('collects a moment after a window went, not when one came', async () => {
+  it('collects a moment after a window went, and once a window that came has attached, not as it comes', async () => {
     const p = panes();
     const bus = new EventEmitter();
     let collected = 0;
-    const r = returnMemoryWhenQuiet(p, () => collected++, { quietMs: 10_000, afterMs: 30, windows: { onWindows: (fn) => (bus.on('w', fn), () => bus.off('w', fn)) } });
+    const r = returnMemoryWhenQuiet(p, () => collected++, { quietMs: 10_000, afterMs: 30, attachedMs: 300, windows: { onWindows: (fn) => (bus.on('w', fn), () => bus.off('w', fn)) } });
     bus.emit('w', 1);
     bus.emit('w', 2);
     await sleep(80);
@@ -103,6 +103,24 @@ describe('giving memory back', () => {
     bus.emit('w', 1);
     await sleep(80);
     expect(collected).toBe(1);
+    await sleep(400);
+    expect(collected).toBe(2);
+    r.dispose();
+  });
+
+  it('collects a moment after work that made garbage without output (screens saved, the start), not while someone types', async () => {
+    const p = panes();
+    let collected = 0;
+    const r = returnMemoryWhenQuiet(p, () => collected++, { quietMs: 10_000, afterMs: 30, inputQuietMs: 150 });
+    r.afterWork();
+    await sleep(80);
+    expect(collected).toBe(1);
+    p.input();
+    r.afterWork();
+    await sleep(80);
+    expect(collected).toBe(1);
+    await sleep(200);
+    expect(collected).toBe(2);
     r.dispose();
   });
 

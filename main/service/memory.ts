@@ -49,11 +49,23 @@ const INPUT_QUIET_MS = 1_000;
  * the window still drawing the flood's end or with what the person does next.
  */
 const COMPACTED_MS = 1_000;
+/**
+ * A window's attach (every pane's snapshot, the first paint) is over well within this, on a
+ * loaded machine too; what it made is given back then (as after a window went), not in the
+ * middle of it.
+ */
+const ATTACHED_MS = 5_000;
 /** Another pane that wrote this much in the last FLOODING_MS floods (and the pane given input that wrote this much since: it runs a flood, see the header). */
 const FLOODING_CHARS = 256 * 1024;
 const FLOODING_MS = 1_000;
 
 export interface MemoryReturner {
+  /**
+   * Work that made garbage without output (the screens saved, the service's own start): given
+   * back a moment later (COMPACTED_MS), as after a window went; nothing else would collect it
+   * in a service at rest (V8 collects when it allocates).
+   */
+  afterWork(): void;
   dispose(): void;
 }
 
@@ -102,6 +114,8 @@ export interface ReturnOptions {
   steadyMs?: number;
   /** After a screen caught up with a flood, or a window went: given back this much later (COMPACTED_MS). */
   afterMs?: number;
+  /** After a window came: given back this much later (ATTACHED_MS), once its attach is over. */
+  attachedMs?: number;
   /** What gives memory back, and what collects during a flood (giveBack, collectBetween). */
   give?: (gc: Gc) => void;
   between?: (gc: Gc) => void;
@@ -114,7 +128,8 @@ export interface ReturnOptions {
 /**
  * Give memory back once output has been quiet for QUIET_MS after FLOOD_CHARS of it, after a
  * pane closed, or after a screen archived; a second after a screen caught up with a flood,
- * or after a window went, while no other pane floods (the next command's output may follow
+ * after a window went, after work that made garbage without output (`afterWork`: the
+ * service's start, a round of kept screens), and ATTACHED_MS after a window came, while no other pane floods (the next command's output may follow
  * at once); and, during a flood that goes on, collect every STEADY_CHARS of output at most
  * once every STEADY_MS (`between`); none while someone types (INPUT_QUIET_MS). No-op without `gc`.
  */
@@ -124,8 +139,9 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
   const between = opts.between ?? collectBetween;
   const steady = { chars: opts.steadyChars ?? STEADY_CHARS, ms: opts.steadyMs ?? STEADY_MS };
   const afterMs = opts.afterMs ?? COMPACTED_MS;
+  const attachedMs = opts.attachedMs ?? ATTACHED_MS;
   const inputQuietMs = opts.inputQuietMs ?? INPUT_QUIET_MS;
-  if (!gc) return { dispose() {} };
+  if (!gc) return { afterWork() {}, dispose() {} };
   let since = 0;
   let due = false;
   let timer: NodeJS.Timeout | undefined;
@@ -238,16 +254,24 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
   };
   // A screen caught up with a flood and archived it: the rows it let go are garbage now.
   const offCompacted = panes.onCompacted(giveAfter);
-  // A window went: what it held, and what its snapshots made, are garbage now.
+  // A window went: what it held, and what its snapshots made, are garbage now. A window came:
+  // what its attach made (every pane's snapshot) is garbage once it has settled.
   let windowsBefore = 0;
+  let attached: NodeJS.Timeout | undefined;
   const offWindows = opts.windows?.onWindows((n) => {
     if (n < windowsBefore) giveAfter('');
+    else if (n > windowsBefore) {
+      clearTimeout(attached);
+      (attached = setTimeout(() => giveAfter(''), attachedMs)).unref();
+    }
     windowsBefore = n;
   });
   return {
+    afterWork: () => giveAfter(''),
     dispose() {
       clearTimeout(timer);
       clearTimeout(afterCatchUp);
+      clearTimeout(attached);
       if (turn) clearImmediate(turn);
       offOutput();
       offInput();

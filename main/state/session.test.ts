@@ -58,6 +58,19 @@ describe('the saved session', () => {
     await waitFor(() => two.panes.screenText(second.id).includes(`back=${moved} id=${second.id}`), 'the restored shell in its cwd');
   });
 
+  it('keeps a changed pane\'s screen once its output is quiet, and says so after each round of saves', async () => {
+    const one = await start();
+    const hello = await one.core.request('app.hello', {}, client);
+    const id = hello.panes[0].id;
+    let rounds = 0;
+    const stop = one.panes.keepScreens(50, () => rounds++);
+    one.panes.write(id, 'echo "kept-$((40+2))"\r');
+    await waitFor(() => one.panes.screenText(id).includes('kept-42'), 'the echo');
+    const file = path.join(one.panes.folder(id), '.last-screen.ans');
+    await waitFor(() => rounds > 0 && fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes('kept-42'), 'the screen kept');
+    stop();
+  });
+
   it('brings panes back ended with why, showing their last screen; resume starts them as they were', async () => {
     const one = await start();
     const hello = await one.core.request('app.hello', {}, client);

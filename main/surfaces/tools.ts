@@ -5,7 +5,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
 import type { ToolContext, ToolDef, ToolResult } from '../mcp/tool.ts';
 import type { PaneServiceApi } from '../services.ts';
 import { LIMITS, TDSP_VERSION, catalogue } from './registry.ts';
@@ -37,10 +36,10 @@ export function surfaceTools(service: SurfaceService, panes: PaneServiceApi): To
       'Always send an `id`. The document is checked strictly; when refused, the answer says why. Call surface_catalogue for the kinds and their fields.',
       'When a person acts on the card, one line like `[workbench:<your $TD_TAG>] approve on surface <id>` is typed into your terminal.',
     ].join(' '),
-    inputSchema: {
+    inputSchema: (z) => ({
       pid: z.number().int().positive().optional().describe('Your own process id (the agent\'s), so the app can find your pane.'),
       surface: z.union([z.record(z.string(), z.unknown()), z.string()]).describe('The TDSP 0.4 document: an object (or its JSON text).'),
-    },
+    }),
     writes: true,
     handler(args, ctx): ToolResult {
       const paneId = paneOfAgent(panes, typeof args.pid === 'number' ? args.pid : undefined, ctx);
@@ -75,7 +74,7 @@ export function surfaceTools(service: SurfaceService, panes: PaneServiceApi): To
   const cat: ToolDef = {
     name: 'surface_catalogue',
     description: 'List the surface kinds this Terminal Delight renders (TDSP 0.4): for each, its shelf, the actions a person can take, whether agents may send it, and its model fields.',
-    inputSchema: {},
+    inputSchema: () => ({}),
     writes: false,
     handler: () => ({
       json: {

@@ -3,13 +3,31 @@
  * and the argument validators (ajv) each tool's input_schema compiles to.
  * Pure: no I/O. Unknown fields are ignored (4.3).
  */
+import { createRequire } from 'node:module';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { encodedSize, LIMITS, PROTOCOL } from './limits.ts';
 
-const addFormats = addFormatsModule as unknown as (ajv: unknown) => unknown;
+/**
+ * ajv's 2019-09 and 2020-12 drafts and ajv-formats, loaded by the first Tick that describes
+ * itself, not at the core's start (~1.2 MiB of the service's heap at rest).
+ */
+interface Drafts {
+  Ajv2019: typeof import('ajv/dist/2019.js').Ajv2019;
+  Ajv2020: typeof import('ajv/dist/2020.js').Ajv2020;
+  addFormats: (ajv: unknown) => unknown;
+}
+let drafts: Drafts | undefined;
+function loadDrafts(): Drafts {
+  if (!drafts) {
+    const load = createRequire(import.meta.url);
+    drafts = {
+      Ajv2019: (load('ajv/dist/2019.js') as typeof import('ajv/dist/2019.js')).Ajv2019,
+      Ajv2020: (load('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020,
+      addFormats: load('ajv-formats') as (ajv: unknown) => unknown,
+    };
+  }
+  return drafts;
+}
 
 export interface TickTool {
   name: string;
@@ -56,6 +74,7 @@ function nonEmpty(v: unknown): v is string {
 export function compileSchema(schema: Record<string, unknown>): ValidateFunction {
   const draft = typeof schema.$schema === 'string' ? schema.$schema : '';
   const opts = { strict: false, allErrors: true, addUsedSchema: false, logger: false as const };
+  const { Ajv2019, Ajv2020, addFormats } = loadDrafts();
   const ajv = draft.includes('2020-12') ? new Ajv2020(opts) : draft.includes('2019-09') ? new Ajv2019(opts) : new Ajv(opts);
   addFormats(ajv);
   return ajv.compile(schema);

@@ -4,7 +4,6 @@
  * TickRead, TickCall and TickUpdate. Everything a Tick says is returned as JSON data,
  * marked untrusted; nothing a Tick says changes what an agent is allowed to do.
  */
-import { z } from 'zod';
 import type { ToolContext, ToolDef, ToolResult } from '../mcp/tool.ts';
 import type { PaneServiceApi } from '../services.ts';
 import { listPackages } from '../tick-packages/find.ts';
@@ -50,7 +49,7 @@ export function tickTools(host: TickHost, opts: { panes?: PaneServiceApi; mcpWri
       `"input" {instance, text, keys} types plain text then named keys (${Object.keys(NAMED_KEYS).join(', ')}) into a hosted: or shell: instance (into a shell: pane only after a person approves it in Terminal Delight, up to 120 s);`,
       `"subscribe" {instance, interval_ms (default ${DEFAULT_INTERVAL_MS}, at least ${MIN_INTERVAL_MS})} returns a subscription id for TickUpdate; "unsubscribe" {subscription}.`,
     ].join(' '),
-    inputSchema: {
+    inputSchema: (z) => ({
       action: z.enum(['list', 'packages', 'open', 'close', 'view', 'hide', 'input', 'subscribe', 'unsubscribe']),
       instance: z.string().optional().describe('hosted:<id> or shell:<pane-id>'),
       command: z.array(z.string()).optional().describe('For open: the Tick\'s argv, e.g. ["python3", "note.py"]'),
@@ -61,7 +60,7 @@ export function tickTools(host: TickHost, opts: { panes?: PaneServiceApi; mcpWri
       keys: z.array(z.string()).optional().describe('For input: named keys pressed after the text, e.g. ["enter"]'),
       interval_ms: z.number().optional().describe('For subscribe: the least time between deliveries'),
       subscription: z.string().optional().describe('For unsubscribe'),
-    },
+    }),
     writes: false,
     async handler(args, ctx): Promise<ToolResult> {
       const action = args.action as string;
@@ -160,10 +159,10 @@ export function tickTools(host: TickHost, opts: { panes?: PaneServiceApi; mcpWri
   const describe: ToolDef = {
     name: 'TickDescribe',
     description: 'The capabilities of a Tick instance: its descriptor (kind, title, description, revision, tools with input_schema and mutates, recover_with, state.series). Pass refresh: true to ask the Tick again. For shell: instances, says how to use them.',
-    inputSchema: {
+    inputSchema: (z) => ({
       instance: z.string().describe('hosted:<id> or shell:<pane-id>'),
       refresh: z.boolean().optional().describe('Describe the Tick again instead of using the catalog the host holds'),
-    },
+    }),
     writes: false,
     async handler(args): Promise<ToolResult> {
       const instance = String(args.instance);
@@ -180,7 +179,7 @@ export function tickTools(host: TickHost, opts: { panes?: PaneServiceApi; mcpWri
   const read: ToolDef = {
     name: 'TickRead',
     description: 'The current state of a Tick instance ({seq, at, data}, data trimmed to 16 KiB with the cuts named), or the screen of a shell: instance as text. Does not repeat the descriptor.',
-    inputSchema: { instance: z.string().describe('hosted:<id> or shell:<pane-id>') },
+    inputSchema: (z) => ({ instance: z.string().describe('hosted:<id> or shell:<pane-id>') }),
     writes: false,
     async handler(args): Promise<ToolResult> {
       const instance = String(args.instance);
@@ -204,12 +203,12 @@ export function tickTools(host: TickHost, opts: { panes?: PaneServiceApi; mcpWri
       'revision: the catalog revision you prepared the call against (default: the current one); a changed catalog refuses the call without sending it.',
       'The answer says the outcome in words: not_executed (no effect), executed, or unknown (it may have had an effect; it is never resent automatically: check the Tick\'s state before trying again).',
     ].join(' '),
-    inputSchema: {
+    inputSchema: (z) => ({
       instance: z.string().describe('hosted:<id>'),
       tool: z.string(),
       args: z.record(z.string(), z.unknown()).optional().describe('The tool\'s arguments ({} when it takes none)'),
       revision: z.string().optional(),
-    },
+    }),
     writes: false,
     async handler(args, ctx): Promise<ToolResult> {
       const instance = String(args.instance);
@@ -242,10 +241,10 @@ export function tickTools(host: TickHost, opts: { panes?: PaneServiceApi; mcpWri
       'A delivery carries the latest state only (trimmed to the budget, cuts named), merged: how many updates arrived since the last delivery, and recover_with: the Tick\'s query tool that rebuilds what merging dropped (call it with TickCall if you need the history).',
       'Several subscriptions may be given at once; then each state is trimmed to 4 KiB.',
     ].join(' '),
-    inputSchema: {
+    inputSchema: (z) => ({
       subscription: z.union([z.string(), z.array(z.string()).min(1)]),
       timeout_ms: z.number().optional(),
-    },
+    }),
     writes: false,
     async handler(args, ctx): Promise<ToolResult> {
       const ids = Array.isArray(args.subscription) ? (args.subscription as string[]) : [String(args.subscription)];

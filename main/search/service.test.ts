@@ -1,0 +1,33 @@
+/**
+ * The search service's word that it has caught up with a flood (onDrained), which the
+ * service uses to give back what indexing it made (main/service/memory.ts).
+ */
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createApp, type App } from '../app.ts';
+import { tempState, waitFor } from '../panes/testing.ts';
+
+let state: ReturnType<typeof tempState>;
+let app: App | undefined;
+
+beforeEach(() => {
+  state = tempState();
+});
+afterEach(async () => {
+  await app?.dispose();
+  app = undefined;
+  state.cleanup();
+});
+
+it('says once it has indexed all of a flood that took more than one slice, and what it indexed is found', async () => {
+  app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir });
+  // A pane no window reads (a window that never acknowledged output would hold the flood).
+  const id = app.panes.create({ cwd: state.dir }).id;
+  let drained = 0;
+  app.search.onDrained(() => drained++);
+  // ~1 MB of output: several of the indexer's 128 KiB slices.
+  app.panes.write(id, 'seq -f "line %g of the flood" 1 40000; echo flood-$((6*7))-done\r');
+  await waitFor(() => app!.panes.screenText(id).includes('flood-42-done'), 'the flood', 60_000);
+  await waitFor(() => drained > 0, 'the index to catch up', 60_000);
+  const r = app.search.query({ query: '39999' });
+  expect(r.ok && r.hits.some((h) => h.text.includes('line 39999 of the flood'))).toBe(true);
+}, 120_000);
