@@ -310,8 +310,8 @@ export function encodeLine(lines: { get(i: number): CellLine | undefined }, star
       // The cell a wide character did not fit in, at the row's end: xterm leaves it empty in
       // the character's style and wraps. Writing the character there does the same again.
       const lastAt = (cols - 1) * 3;
-      const leftover = nulls === 1 && trimmed === cols - 1 && d[lastAt] === 1 << WIDTH_SHIFT && next._data[0]! >>> WIDTH_SHIFT === 2 &&
-        d[lastAt + 1] === next._data[1] && d[lastAt + 2] === next._data[2] && !(next._data[2]! & BG_EXTENDED);
+      const leftover = (nulls === 1 || (nulls === 0 && drawnTo === cols - 1)) && trimmed === cols - 1 && d[lastAt] === 1 << WIDTH_SHIFT && next._data[0]! >>> WIDTH_SHIFT === 2 &&
+        d[lastAt + 1] === next._data[1] && d[lastAt + 2] === next._data[2];
       if (leftover) {
         nulls = 0;
         continue;
