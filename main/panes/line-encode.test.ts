@@ -84,7 +84,20 @@ describe('encodeLine', () => {
           if (got) {
             fast++;
             const addon = addonRows(ser, y, last);
-            expect(drawn(got.data, cols), `seed ${seed}, rows ${y}-${last}: ${JSON.stringify(got.data)} against ${JSON.stringify(addon)}`).toEqual(drawn(addon, cols));
+            // Where a wide character did not fit at a row's end, the cell it left is drawn as the
+            // pane's own (the attributes in force then, which the addon's erase does not keep).
+            const want = drawn(addon, cols);
+            const mine = drawn(got.data, cols);
+            const own = cellRows(term, true);
+            for (let k = 0; k < last - y; k++) {
+              if (buf.getLine(y + k + 1)!.getCell(0)!.getWidth() !== 2 || buf.getLine(y + k)!.getCell(cols - 1)!.getChars()) continue;
+              const cell = (row: string) => row.match(/(?:[^\]]*\])/g)!;
+              const at = cell(own[y + k]!).length - 1;
+              const w = cell(want[k]!);
+              w[at] = cell(own[y + k]!)[at]!.replace(/^~/, '');
+              want[k] = w.join('');
+            }
+            expect(mine, `seed ${seed}, rows ${y}-${last}: ${JSON.stringify(got.data)} against ${JSON.stringify(addon)}`).toEqual(want);
             let text = '';
             for (let k = y; k <= last; k++) text += buf.getLine(k)!.translateToString(true);
             expect(got.text).toBe(text);

@@ -299,12 +299,29 @@ export function encodeLine(lines: { get(i: number): CellLine | undefined }, star
       if (width === 2 && x + 1 < drawnTo && d[(x + 1) * 3]! === 1 << WIDTH_SHIFT) x++;
     }
     if (y < end) {
-      // A wrap the text makes by itself: the row full to its last cell, the next row's first of the same background.
+      // A wrap the text makes by itself: the row full to its last cell, the next row's first
+      // a character (its style is written before it, so the wrap that prints it fills a row a
+      // replay scrolls in with its background, as the pane's own wrap did), or an empty cell
+      // of the same background. (The addon, given a background change at a wrap, writes a
+      // character and erases it before the style changes: the row a replay scrolls in then
+      // keeps the old background past what is drawn, issue 38.)
       const next = lines.get(y + 1);
-      if (!next || !next.isWrapped || nulls > 0 || trimmed < cols) return undefined;
+      if (!next || !next.isWrapped) return undefined;
+      // The cell a wide character did not fit in, at the row's end: xterm leaves it empty in
+      // the character's style and wraps. Writing the character there does the same again.
+      const lastAt = (cols - 1) * 3;
+      const leftover = (nulls === 1 || (nulls === 0 && drawnTo === cols - 1)) && trimmed === cols - 1 && d[lastAt] === 1 << WIDTH_SHIFT && next._data[0]! >>> WIDTH_SHIFT === 2 &&
+        d[lastAt + 1] === next._data[1] && d[lastAt + 2] === next._data[2];
+      if (leftover) {
+        nulls = 0;
+        continue;
+      }
+      if (nulls > 0 || trimmed < cols) return undefined;
       const last = d[(cols - 1) * 3]!;
       if (!(last & (CODEPOINT | COMBINED)) && last >>> WIDTH_SHIFT !== 0) return undefined;
-      if (colour(d[(cols - 1) * 3 + 2]!) !== colour(next._data[2]!)) return undefined;
+      const first = next._data[0]!;
+      const firstIsChar = first & COMBINED ? !!next._combined[0] : (first & CODEPOINT) !== 0;
+      if (!firstIsChar && colour(d[(cols - 1) * 3 + 2]!) !== colour(next._data[2]!)) return undefined;
     } else {
       // The padding after what is drawn (default background): the addon's style change at its first cell.
       let x = drawnTo;
