@@ -9,6 +9,7 @@ import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../e2e/harness.ts';
 import { cpuSeconds, ensureBuilt, startOurs } from './peer-apps.ts';
 import { wsWindow } from './ws-window.ts';
+import { watchPrompts } from './fleet-page.ts';
 
 const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
 const yesCpu = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).reduce((a, d) => {
@@ -136,22 +137,12 @@ try {
   }
   const s1 = await stats();
   if (process.env.TD_PROBE_CTRLC) {
-    await page.evaluate((panes) => {
-      type Term = { onWriteParsed(f: () => void): { dispose(): void }; buffer: { active: { cursorY: number; baseY: number; getLine(y: number): { translateToString(t?: boolean): string } | undefined } } };
-      const w = window as unknown as { __log: Array<[number, string, string, string]>; __td: { term(id: string): Term } };
+    await page.evaluate(() => {
+      const w = window as unknown as { __log: Array<[number, string, string, string]>; __onPrompt?: (id: string, at: number) => void };
       w.__log.length = 0;
-      for (const id of panes) {
-        const term = w.__td.term(id);
-        const sub = term.onWriteParsed(() => {
-          const b = term.buffer.active;
-          const y = b.baseY + b.cursorY;
-          const rows = [y - 2, y - 1, y].map((r) => (r >= 0 ? b.getLine(r)?.translateToString(true) ?? '' : '')).join('').trimEnd();
-          if (!rows.endsWith('$')) return;
-          sub.dispose();
-          w.__log.push([performance.timeOrigin + performance.now(), 'PROMPT', id, '']);
-        });
-      }
-    }, floods);
+      w.__onPrompt = (id, at) => w.__log.push([at, 'PROMPT', id, '']);
+    });
+    await watchPrompts(page, floods);
     const sentAt = performance.timeOrigin + performance.now();
     if (process.env.TD_PROBE_CTRLC === 'turn') {
       for (const id of floods) {

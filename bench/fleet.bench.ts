@@ -14,6 +14,7 @@ import { CHROMIUM_ARGS } from '../e2e/harness.ts';
 import { ensureBuilt, startOurs } from './peer-apps.ts';
 import { benchLog } from './log.ts';
 import { wsWindow } from './ws-window.ts';
+import { promptsDrawn, watchPrompts } from './fleet-page.ts';
 import type { Page } from 'playwright-core';
 
 const KEYS = Number(process.env.TD_BENCH_FLEET_KEYS) || 60;
@@ -99,27 +100,13 @@ async function ctrlC(page: Page, ids: string[]): Promise<{ each: number[]; span:
  * this process's clocks are both the system's: performance.timeOrigin + now()).
  */
 async function ctrlCAtOnce(page: Page, url: string, ids: string[]): Promise<number[]> {
-  await page.evaluate((panes) => {
-    type Term = { onWriteParsed(f: () => void): { dispose(): void }; buffer: { active: { cursorY: number; baseY: number; getLine(y: number): { translateToString(t?: boolean): string } | undefined } } };
-    const w = window as unknown as { __stops?: Promise<number[]>; __td: { term(id: string): Term } };
-    w.__stops = Promise.all(panes.map((id) => new Promise<number>((resolve) => {
-      const term = w.__td.term(id);
-      const sub = term.onWriteParsed(() => {
-        const b = term.buffer.active;
-        const y = b.baseY + b.cursorY;
-        const rows = [y - 2, y - 1, y].map((r) => (r >= 0 ? b.getLine(r)?.translateToString(true) ?? '' : '')).join('').trimEnd();
-        if (!rows.endsWith('$')) return;
-        sub.dispose();
-        requestAnimationFrame(() => resolve(performance.timeOrigin + performance.now()));
-      });
-    })));
-  }, ids);
+  await watchPrompts(page, ids);
   const keys = await wsWindow(url);
   const sentAt = performance.timeOrigin + performance.now();
   for (const id of ids) keys.send('pane.input', { paneId: id, data: '\x03' });
   try {
     const drawn = await Promise.race([
-      page.evaluate(() => (window as unknown as { __stops: Promise<number[]> }).__stops),
+      promptsDrawn(page),
       sleep(30_000).then(() => Promise.reject(new Error('not every flood showed its prompt within 30 s of the Ctrl-C sent to all'))),
     ]);
     return drawn.map((t) => t - sentAt);
