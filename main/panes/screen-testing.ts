@@ -56,3 +56,90 @@ export function cellRows(term: Term, emptyCells = false): string[] {
   }
   return out;
 }
+
+/* Random streams and a terminal's visible cells (main/panes/screen-history.test.ts, main/service/resume-history.test.ts). */
+
+function pick<T>(r: () => number, xs: readonly T[]): T {
+  return xs[Math.floor(r() * xs.length)]!;
+}
+
+/** An SGR of the kinds programs use: 16, 256 and truecolor colours, attributes set and reset. */
+function sgr(r: () => number): string {
+  const k = r();
+  const n = (m: number) => Math.floor(r() * m);
+  if (k < 0.15) return `\x1b[${pick(r, [30, 40, 90, 100]) + n(8)}m`;
+  if (k < 0.3) return `\x1b[${pick(r, [38, 48])};5;${n(256)}m`;
+  if (k < 0.45) return `\x1b[${pick(r, [38, 48])};2;${n(256)};${n(256)};${n(256)}m`;
+  if (k < 0.7) return `\x1b[${pick(r, [1, 3, 4, 7, 22, 23, 24, 27, 39, 49])}m`;
+  if (k < 0.8) return `\x1b[1;3;4;7;38;5;${n(256)};48;2;${n(256)};${n(256)};${n(256)}m`;
+  return pick(r, ['\x1b[0m', '\x1b[m']);
+}
+
+const WIDE = ['世界', '漢字', '😀', 'ｗｉｄｅ', 'e\u0301', 'ü'];
+const MOVES = ['\x1b[2A', '\x1b[3C', '\x1b[1;1H', '\x1b[5;10H', '\x1b[B', '\x1b[4D', '\r', '\b', '\t'];
+const CLEARS = ['\x1b[K', '\x1b[1K', '\x1b[2K', '\x1b[J', '\x1b[1J', '\x1b[2J', '\x1b[3X'];
+
+/** A line of text with colours and wide characters, perhaps longer than the screen is wide. */
+export function textLine(r: () => number, cols: number): string {
+  const long = r() < 0.2;
+  const n = Math.floor(r() * (long ? cols * 3 : cols));
+  let s = '';
+  for (let len = 0; len < n; len++) {
+    if (r() < 0.15) s += sgr(r);
+    if (r() < 0.05) s += pick(r, WIDE);
+    else s += String.fromCharCode(33 + Math.floor(r() * 94));
+    if (r() < 0.1) s += ' ';
+  }
+  return s;
+}
+
+/** A stream of at least `lines` lines: text, and now and then a cursor move or a clear (often with a colour set). */
+export function stream(r: () => number, cols: number, lines: number, moves: boolean): string {
+  let out = '';
+  for (let i = 0; i < lines; i++) {
+    const k = r();
+    if (moves && k < 0.05) out += pick(r, MOVES);
+    else if (moves && k < 0.1) out += (r() < 0.5 ? sgr(r) : '') + pick(r, CLEARS);
+    else if (k < 0.1) out += (r() < 0.5 ? sgr(r) : '') + '\x1b[K';
+    out += textLine(r, cols) + (r() < 0.93 ? '\r\n' : r() < 0.5 ? '\n' : '');
+  }
+  return out;
+}
+
+/**
+ * Every row as a string: '~' first for a wrapped row; each cell its characters, width,
+ * colour modes and values and attributes. An empty cell is what shows of it: its width and
+ * background (its foreground too when inverse, which paints with it); the foreground and the
+ * other attributes of a cell with nothing in it draw nothing (xterm leaves such a cell with
+ * the attributes in force where a wide character did not fit at a row's end). A palette
+ * colour is its index, whichever SGR set it: the serialize addon writes 38;5;n under 16 as
+ * the 16-colour SGR, which xterm draws the same (the window never brightens bold:
+ * drawBoldTextInBrightColors is off).
+ */
+const mode = (m: number): string => (m === 0 ? 'd' : m === 50_331_648 ? 'rgb' : 'p');
+
+export function visibleCells(term: Term, emptyBg = true, screenBg = false): string[] {
+  const b = term.buffer.active;
+  const cell = b.getNullCell();
+  const out: string[] = [];
+  for (let y = 0; y < b.length; y++) {
+    const line = b.getLine(y)!;
+    let row = line.isWrapped ? '~' : '';
+    for (let x = 0; x < line.length; x++) {
+      line.getCell(x, cell);
+      const chars = cell.getChars();
+      const bg = `${mode(cell.getBgColorMode())}:${cell.getBgColor()}`;
+      if (!chars && cell.getWidth() === 1) {
+        // (The cell a wide character did not fit in, at a row's end: the addon writes it back
+        // as an erase, which keeps its background and not its inverse.)
+        const leftover = x === line.length - 1 && b.getLine(y + 1)?.isWrapped && b.getLine(y + 1)?.getCell(0)?.getWidth() === 2;
+        row += !emptyBg || (y >= b.baseY && !screenBg) ? '.' : cell.isInverse() && !leftover ? `.[${mode(cell.getFgColorMode())}:${cell.getFgColor()}/${bg}/i]` : `.[${bg}]`;
+        continue;
+      }
+      const flags = [cell.isBold(), cell.isItalic(), cell.isUnderline(), cell.isInverse(), cell.isDim(), cell.isBlink(), cell.isInvisible(), cell.isStrikethrough(), cell.isOverline()];
+      row += `${chars}${cell.getWidth()}[${mode(cell.getFgColorMode())}:${cell.getFgColor()}/${bg}/${flags.map((f) => (f ? 1 : 0)).join('')}]`;
+    }
+    out.push(row);
+  }
+  return out;
+}

@@ -69,9 +69,8 @@ export interface SavedPane {
 
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
-/** A pane's screen kept at a clean shutdown (in its folder), and how much history it keeps. */
+/** A pane's screen and its whole history, kept in its folder (saveScreens). */
 const SCREEN_FILE = '.last-screen.ans';
-const SCREEN_KEPT_LINES = 500;
 /** How long a submitted line waits before its return (submit). */
 export const SUBMIT_DELAY_MS = 200;
 
@@ -290,8 +289,9 @@ export class PaneService implements PaneServiceApi {
   }
 
   /**
-   * Keep every pane's screen (and its last lines of history) in its folder, so a pane that
-   * comes back ended shows what it showed: all of them at a clean shutdown, and while the
+   * Keep every pane's screen and its whole history (the 'all' snapshot, exact cell by cell:
+   * main/service/resume-history.test.ts) in its folder, so a pane that comes back ended
+   * shows what it showed: all of them at a clean shutdown, and while the
    * service runs those that changed (keepScreens), so after a crash a pane shows what it
    * showed shortly before.
    */
@@ -300,7 +300,7 @@ export class PaneService implements PaneServiceApi {
       const p = this.panes.get(id);
       if (!p || p.kind === 'tick') return;
       try {
-        const snap = await p.snapshot(SCREEN_KEPT_LINES);
+        const snap = await p.snapshot(Number.MAX_SAFE_INTEGER);
         // Beside, then renamed into place: a crash mid-write leaves the last whole screen.
         const file = path.join(this.folder(p.id), SCREEN_FILE);
         fs.writeFileSync(`${file}.tmp`, snap.data, { mode: 0o600 });
