@@ -267,12 +267,13 @@ export class PaneService implements PaneServiceApi {
     if (this.panes.has(saved.id)) throw new Error(`pane "${saved.id}" already exists: a saved pane comes back once`);
     const command = saved.command.length > 0 ? saved.command : loginShell(this.env);
     const env = saved.env ?? paneEnv(this.env, { session: this.session, paneId: saved.id, tag: saved.tag, socket: this.paths.socket });
-    // What it showed when the last service stopped cleanly: drawn again under the ended note.
+    // What it showed when the last service stopped (cleanly, or killed: the last save), drawn
+    // again under the ended note. The file stays until the pane's screen is saved again: a
+    // service killed before that brings the same screen back again.
     const screenFile = path.join(paneFolder(this.paths, this.session, saved.id), SCREEN_FILE);
     let screen: string | undefined;
     try {
       screen = fs.readFileSync(screenFile, 'utf8');
-      fs.rmSync(screenFile, { force: true });
     } catch {
       screen = undefined;
     }
