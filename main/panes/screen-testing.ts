@@ -36,6 +36,18 @@ export function reference(cols: number, rows: number, scrollback: number): { ter
  * (width and background included).
  */
 export function cellRows(term: Term, emptyCells = false): string[] {
+  return eachRow(term, (cell) => {
+    const chars = cell.getChars();
+    if (!emptyCells && !chars && cell.getWidth() !== 0) return '.';
+    const flags = [cell.isBold(), cell.isUnderline(), cell.isInverse(), cell.isItalic(), cell.isDim(), ...(emptyCells ? [cell.isBlink(), cell.isInvisible(), cell.isStrikethrough(), cell.isOverline()] : [])];
+    return `${emptyCells ? `${chars || '.'}${cell.getWidth()}` : chars}[${cell.getFgColorMode()}:${cell.getFgColor()}/${cell.getBgColorMode()}:${cell.getBgColor()}/${flags.map(Number).join('')}]`;
+  }).map((row) => (emptyCells ? row : row.replace(/\.+$/, '')));
+}
+
+type Cell = ReturnType<Term['buffer']['active']['getNullCell']>;
+
+/** Every row of `term`'s active buffer: '~' first for a wrapped row, then each cell as `cellText` writes it. */
+function eachRow(term: Term, cellText: (cell: Cell, x: number, y: number, lineLength: number) => string): string[] {
   const b = term.buffer.active;
   const cell = b.getNullCell();
   const out: string[] = [];
@@ -44,15 +56,9 @@ export function cellRows(term: Term, emptyCells = false): string[] {
     let row = line.isWrapped ? '~' : '';
     for (let x = 0; x < line.length; x++) {
       line.getCell(x, cell);
-      const chars = cell.getChars();
-      if (!emptyCells && !chars && cell.getWidth() !== 0) {
-        row += '.';
-        continue;
-      }
-      const flags = [cell.isBold(), cell.isUnderline(), cell.isInverse(), cell.isItalic(), cell.isDim(), ...(emptyCells ? [cell.isBlink(), cell.isInvisible(), cell.isStrikethrough(), cell.isOverline()] : [])];
-      row += `${emptyCells ? `${chars || '.'}${cell.getWidth()}` : chars}[${cell.getFgColorMode()}:${cell.getFgColor()}/${cell.getBgColorMode()}:${cell.getBgColor()}/${flags.map(Number).join('')}]`;
+      row += cellText(cell, x, y, line.length);
     }
-    out.push(emptyCells ? row : row.replace(/\.+$/, ''));
+    out.push(row);
   }
   return out;
 }
@@ -120,26 +126,16 @@ const mode = (m: number): string => (m === 0 ? 'd' : m === 50_331_648 ? 'rgb' : 
 
 export function visibleCells(term: Term, emptyBg = true, screenBg = false): string[] {
   const b = term.buffer.active;
-  const cell = b.getNullCell();
-  const out: string[] = [];
-  for (let y = 0; y < b.length; y++) {
-    const line = b.getLine(y)!;
-    let row = line.isWrapped ? '~' : '';
-    for (let x = 0; x < line.length; x++) {
-      line.getCell(x, cell);
-      const chars = cell.getChars();
-      const bg = `${mode(cell.getBgColorMode())}:${cell.getBgColor()}`;
-      if (!chars && cell.getWidth() === 1) {
-        // (The cell a wide character did not fit in, at a row's end: the addon writes it back
-        // as an erase, which keeps its background and not its inverse.)
-        const leftover = x === line.length - 1 && b.getLine(y + 1)?.isWrapped && b.getLine(y + 1)?.getCell(0)?.getWidth() === 2;
-        row += !emptyBg || (y >= b.baseY && !screenBg) ? '.' : cell.isInverse() && !leftover ? `.[${mode(cell.getFgColorMode())}:${cell.getFgColor()}/${bg}/i]` : `.[${bg}]`;
-        continue;
-      }
-      const flags = [cell.isBold(), cell.isItalic(), cell.isUnderline(), cell.isInverse(), cell.isDim(), cell.isBlink(), cell.isInvisible(), cell.isStrikethrough(), cell.isOverline()];
-      row += `${chars}${cell.getWidth()}[${mode(cell.getFgColorMode())}:${cell.getFgColor()}/${bg}/${flags.map((f) => (f ? 1 : 0)).join('')}]`;
+  return eachRow(term, (cell, x, y, lineLength) => {
+    const chars = cell.getChars();
+    const bg = `${mode(cell.getBgColorMode())}:${cell.getBgColor()}`;
+    if (!chars && cell.getWidth() === 1) {
+      // (The cell a wide character did not fit in, at a row's end: the addon writes it back
+      // as an erase, which keeps its background and not its inverse.)
+      const leftover = x === lineLength - 1 && b.getLine(y + 1)?.isWrapped && b.getLine(y + 1)?.getCell(0)?.getWidth() === 2;
+      return !emptyBg || (y >= b.baseY && !screenBg) ? '.' : cell.isInverse() && !leftover ? `.[${mode(cell.getFgColorMode())}:${cell.getFgColor()}/${bg}/i]` : `.[${bg}]`;
     }
-    out.push(row);
-  }
-  return out;
+    const flags = [cell.isBold(), cell.isItalic(), cell.isUnderline(), cell.isInverse(), cell.isDim(), cell.isBlink(), cell.isInvisible(), cell.isStrikethrough(), cell.isOverline()];
+    return `${chars}${cell.getWidth()}[${mode(cell.getFgColorMode())}:${cell.getFgColor()}/${bg}/${flags.map((f) => (f ? 1 : 0)).join('')}]`;
+  });
 }
