@@ -458,6 +458,13 @@ export interface Requests {
   'pane.snapshot': { req: { paneId: string; scrollback?: number | 'all' }; res: { data: string; cols: number; rows: number; complete: boolean; prompts?: SnapshotPrompt[] } };
   'pane.focus': { req: { paneId: string }; res: void };
   /**
+   * Whether this window shows the pane now: false while its page is hidden (minimized, a
+   * browser tab in the background) or the pane is too small to read (fewer than 3 rows or 10
+   * columns). Out of view, the window is sent none of the pane's output (its state stays exact
+   * in the core) and is not redrawn; shown again, it asks for the pane's snapshot at once.
+   */
+  'pane.view': { req: { paneId: string; shown: boolean }; res: void };
+  /**
    * A look at the pane's screen, read-only: its text (as Ticks read it) and its snapshot with
    * at most `scrollback` lines of history (default 200), without becoming a reader of its
    * output (pane.snapshot makes the asker one, whose acks then pace the pane). Another
@@ -720,7 +727,7 @@ export interface TdApi {
 export const REQUEST_NAMES: readonly RequestName[] = [
   'app.hello', 'settings.set',
   'pane.create', 'pane.close', 'pane.restart', 'pane.input', 'pane.resize', 'pane.ack',
-  'pane.snapshot', 'pane.focus', 'pane.list', 'pane.peek', 'layout.set', 'layout.area',
+  'pane.snapshot', 'pane.focus', 'pane.view', 'pane.list', 'pane.peek', 'layout.set', 'layout.area',
   'surface.list', 'surface.act', 'surface.seen', 'surface.comment', 'surface.catalogue',
   'artifact.open', 'artifact.reveal', 'bench.set',
   'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',

@@ -106,6 +106,8 @@ export function installPaneHandlers(core: Core, panes: PaneService, settings: Se
     return { text: panes.screenText(paneId), data: snap.data, cols: snap.cols, rows: snap.rows };
   });
 
+  core.handle('pane.view', (req, client) => panes.view(str(req.paneId, 'paneId'), client.id, req.shown));
+
   core.handle('pane.focus', (req) => panes.focus(str(req.paneId, 'paneId')));
 
   core.handle('layout.set', (req) => panes.setLayout(req.layout));

@@ -429,6 +429,48 @@ describe('flow control', () => {
     term.dispose();
   });
 
+  it('a window that does not show a pane (pane.view) is sent none of its output and never holds it; shown again, its snapshot is the pane\'s history exactly; another window reads on', async () => {
+    panes.addReader('hidden');
+    panes.addReader('other');
+    const pane = panes.create({ command: LOGIN_BASH });
+    await waitFor(() => /^\$ *$/m.test(panes.screenText(pane.id)), 'the prompt');
+    expect(() => panes.view(pane.id, 'hidden', 'no' as unknown as boolean)).toThrow('shown "no" is not usable: send true or false');
+    expect(() => panes.view('nope', 'hidden', false)).toThrow('there is no pane "nope"');
+    panes.view(pane.id, 'hidden', false);
+    let toHidden = 0;
+    let toOther = 0;
+    panes.onOutput((id, data) => {
+      if (id !== pane.id) return;
+      if (core.accepts('pane.output', { paneId: id, data }, { id: 'hidden' })) toHidden += data.length;
+      if (core.accepts('pane.output', { paneId: id, data }, { id: 'other' })) {
+        toOther += data.length;
+        panes.ack(id, 'other', data.length);
+      }
+    });
+    // Far more than the high watermark: the hidden window acknowledges nothing, and holds nothing back.
+    panes.write(pane.id, 'seq 1 200000; echo view-$((6*7))\r');
+    await waitFor(() => /^view-42$/m.test(panes.screenText(pane.id)), 'the flood to end', 60_000);
+    await panes.settled(pane.id);
+    expect(toHidden).toBe(0);
+    expect(toOther).toBeGreaterThan(1_000_000);
+    expect(panes.behind(pane.id, 'hidden')).toBe(0);
+    // Shown again: its snapshot holds the whole history exactly, and it is sent output again.
+    panes.view(pane.id, 'hidden', true);
+    const snap = await panes.snapshot(pane.id, 'hidden', 'all');
+    const term = new headless.Terminal({ cols: snap.cols, rows: snap.rows, scrollback: 20_000, allowProposedApi: true });
+    try {
+      await new Promise<void>((r) => term.write(snap.data, r));
+      const b = term.buffer.active;
+      const lines = Array.from({ length: b.length }, (_, y) => b.getLine(y)!.translateToString(true)).join('\n').trimEnd();
+      expect(lines).toBe(panes.allText(pane.id).trimEnd());
+      expect(lines).toContain(`\n${200_000 - 100}\n`);
+    } finally {
+      term.dispose();
+    }
+    panes.write(pane.id, 'echo shown-$((6*7))\r');
+    await waitFor(() => toHidden > 0, 'output to the window that shows the pane again', 10_000);
+  }, 90_000);
+
   it('a window that goes away no longer holds the pane paused', async () => {
     panes.addReader('gone');
     const total = 2 * FLOW.highWatermarkChars;

@@ -103,6 +103,13 @@ export class PaneService implements PaneServiceApi {
   private readonly readers = new Set<string>();
   /** The windows' output held across the panes: each window's flow-control floor is shared among the panes holding output for it (main/panes/flow.ts). */
   private readonly shares = new WindowShares();
+  /**
+   * Panes each window does not show now (`pane.view`: its page is hidden, or the pane is too
+   * small to read): it is sent none of their output and never holds their PTYs; their
+   * headless screens keep everything, and the window redraws each from a snapshot when it
+   * shows it again.
+   */
+  private readonly outOfView = new Map<string, Set<string>>();
   /** Each pane's cwd as last reported, to save the session when one moves. */
   private readonly cwds = new Map<string, string>();
   /** Panes flooding at once take turns (main/panes/governor.ts); a slice every GOVERNOR.sliceMs while output comes. */
@@ -132,7 +139,8 @@ export class PaneService implements PaneServiceApi {
     this.core.onClientGone((client) => this.dropReader(client.id));
     // Output goes to windows (clients that said app.hello), not to relays' own connections or
     // commands; a window left out of a pane's flow (it fell behind while another kept up) gets none.
-    this.core.filterEvents('pane.output', (p, client) => this.readers.has(client.id) && (this.panes.get(p.paneId)?.accepts(client.id) ?? true));
+    // A window sends none of a pane it does not show (pane.view).
+    this.core.filterEvents('pane.output', (p, client) => this.readers.has(client.id) && !this.outOfView.get(client.id)?.has(p.paneId) && (this.panes.get(p.paneId)?.accepts(client.id) ?? true));
   }
 
   // ───────────── queries ─────────────
@@ -458,6 +466,7 @@ export class PaneService implements PaneServiceApi {
     this.panes.delete(paneId);
     this.cwds.delete(paneId);
     this.inputAt.delete(paneId);
+    for (const hidden of this.outOfView.values()) hidden.delete(paneId);
     this.removeFromLayout(paneId);
     this.core.emit('pane.removed', { paneId });
     this.bus.emit('removed', paneId);
@@ -737,7 +746,7 @@ export class PaneService implements PaneServiceApi {
     const shown = new Set(L.paneIds(this.layoutTree));
     for (const p of this.panes.values()) {
       for (const r of this.readers) {
-        if (shown.has(p.id)) p.attachReader(r);
+        if (shown.has(p.id) && !this.outOfView.get(r)?.has(p.id)) p.attachReader(r);
         else p.detachReader(r);
       }
     }
@@ -753,8 +762,31 @@ export class PaneService implements PaneServiceApi {
   }
 
   dropReader(clientId: string): void {
+    this.outOfView.delete(clientId);
     if (!this.readers.delete(clientId)) return;
     for (const p of this.panes.values()) p.detachReader(clientId);
+  }
+
+  /**
+   * The window shows the pane now, or does not (`pane.view`: its page is hidden, or the pane is
+   * too small to read, docs/spec/window.md). Out of view, the window is sent none of the pane's
+   * output and is no reader of it (it never holds the PTY, nor is redrawn while hidden); back in
+   * view, it reads again and redraws from the snapshot it asks for next (what came meanwhile is
+   * in it, exact: the headless screen kept everything). Other windows are unaffected.
+   */
+  view(paneId: string, clientId: string, shown: boolean): void {
+    const pane = this.need(paneId);
+    if (typeof shown !== 'boolean') throw new Error(`shown ${JSON.stringify(shown)} is not usable: send true or false`);
+    let hidden = this.outOfView.get(clientId);
+    if (!shown) {
+      if (!hidden) this.outOfView.set(clientId, (hidden = new Set()));
+      hidden.add(paneId);
+      pane.detachReader(clientId);
+      return;
+    }
+    if (!hidden?.delete(paneId)) return;
+    if (hidden.size === 0) this.outOfView.delete(clientId);
+    if (this.readers.has(clientId) && L.containsPane(this.layoutTree, paneId)) pane.attachReader(clientId);
   }
 
   ack(paneId: string, clientId: string, chars: number): void {

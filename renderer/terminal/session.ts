@@ -7,6 +7,10 @@
  * Output that arrives before the snapshot answers is already in the snapshot
  * (one ordered socket), so it is dropped but still acknowledged. Every character
  * written is acknowledged once xterm has parsed it (term.write's callback).
+ *
+ * Out of view (the page hidden, or the terminal too small to read: view.ts), the core is told
+ * (`pane.view`) and sends this window none of the pane's output; shown again, it redraws from
+ * the pane's snapshot at once.
  */
 import { FitAddon } from '@xterm/addon-fit';
 import type { ISearchOptions, SearchAddon } from '@xterm/addon-search';
@@ -20,6 +24,7 @@ import { Acker, acknowledge, writePieces } from './flow.ts';
 import { PromptMarks } from './prompts.ts';
 import { skipEmptySelectionRedraws } from './selection-redraw.ts';
 import { shareWidths } from './width-memo.ts';
+import { readable } from './view.ts';
 import type { Prefetched, SnapshotQueue } from './snapshots.ts';
 import type { PoolMember, Standing, WebglPool } from './webgl-pool.ts';
 import { TERMINAL_THEMES, terminalFont } from '../../common/themes.ts';
@@ -139,8 +144,13 @@ export class TerminalSession {
   /** The shell's prompts (OSC 133): gutter marks and jumps between them. */
   readonly prompts: PromptMarks;
   renderer: RendererKind = 'dom';
-  /** Counters for tests and diagnosis: output dropped (already in a snapshot), written, last snapshot's size, snapshots asked for, redraws after falling behind a flood. */
-  readonly stats = { dropped: 0, written: 0, snapshotChars: -1, syncs: 0, redraws: 0, partial: false };
+  /**
+   * Counters for tests and diagnosis: output dropped (already in a snapshot), written, last
+   * snapshot's size, snapshots asked for, redraws after falling behind a flood; `view`: in view,
+   * or out of it ('hiding' until the core has answered `pane.view`, then 'hidden': no output
+   * comes after that answer), and `shows`, the redraws on coming back into view.
+   */
+  readonly stats = { dropped: 0, written: 0, snapshotChars: -1, syncs: 0, redraws: 0, partial: false, view: 'shown' as 'shown' | 'hiding' | 'hidden', shows: 0 };
   private readonly fit = new FitAddon();
   private readonly opts: SessionOptions;
   private readonly acker: Acker;
@@ -159,7 +169,13 @@ export class TerminalSession {
    * view stays where it is (output is dropped, and acknowledged to stay in the flow) until
    * they come back to the bottom, which redraws.
    */
-  private phase: 'idle' | 'syncing' | 'live' | 'behind' = 'idle';
+  private phase: 'idle' | 'syncing' | 'live' | 'behind' | 'hidden' = 'idle';
+  /** Whether the core sends this window the pane's output (`pane.view`), and whether the terminal is big enough to read (view.ts). */
+  private shown = true;
+  private bigEnough = true;
+  /** Set once the first snapshot is drawn: the terminal goes out of view only after that. */
+  private firstDrawn = false;
+  private readonly onVisibility = (): void => this.updateView();
   private generation = 0;
   private sentSize = { cols: 0, rows: 0 };
   private resizeObserver: ResizeObserver | undefined;
@@ -183,6 +199,7 @@ export class TerminalSession {
     this.acker = new Acker((chars) => acknowledge(opts.api, this.paneId, chars));
     this.host = document.createElement('div');
     this.host.className = 'terminal-host';
+    document.addEventListener('visibilitychange', this.onVisibility);
     const size = opts.size && opts.size.cols >= 2 && opts.size.rows >= 1 ? { cols: opts.size.cols, rows: opts.size.rows } : {};
     this.term = new Terminal({
       ...size,
@@ -290,6 +307,11 @@ export class TerminalSession {
    * the person scrolls to the top of a partial history (the view stays on the same line).
    */
   sync(history?: SyncMode): Promise<void> {
+    // Out of view: nothing to draw (said again, for a connection made anew: the new one sends it all).
+    if (this.phase === 'hidden') {
+      this.tellView(false);
+      return Promise.resolve();
+    }
     // Left behind a flood while the person reads scrollback: a redraw now would pull the view
     // to the bottom under them. It waits until they are back there (onScroll).
     const buf = this.term.buffer.active;
@@ -378,6 +400,8 @@ export class TerminalSession {
         performance.mark('td:snapshot-parsed');
         this.fitNow(false);
         this.drawnOnce();
+        this.firstDrawn = true;
+        this.updateView();
         if (mode === 'all') this.term.scrollToLine(Math.max(0, this.term.buffer.active.baseY - fromBottom));
       });
     } catch (err) {
@@ -388,6 +412,34 @@ export class TerminalSession {
   }
 
   private drawn = false;
+
+  /**
+   * In view or out of it, as the page's visibility and the terminal's size say (view.ts): out of
+   * it, the core is told and sends nothing more (a snapshot on its way is not drawn); back in
+   * view, the core is told and the terminal redraws from the pane's snapshot at once.
+   */
+  private updateView(): void {
+    if (this.disposed || !this.firstDrawn) return;
+    const shown = this.bigEnough && document.visibilityState !== 'hidden';
+    if (shown === this.shown) return;
+    this.shown = shown;
+    this.tellView(shown);
+    if (!shown) {
+      this.generation++;
+      this.phase = 'hidden';
+      return;
+    }
+    this.stats.shows++;
+    this.phase = 'syncing';
+    void this.sync();
+  }
+
+  private tellView(shown: boolean): void {
+    this.stats.view = shown ? 'shown' : 'hiding';
+    this.opts.api.invoke('pane.view', { paneId: this.paneId, shown }).then(() => {
+      if (!shown && !this.shown) this.stats.view = 'hidden';
+    }, () => { /* the pane went: nothing to tell */ });
+  }
 
   /** Once: after the rows the snapshot made are on screen (xterm draws them in its next render), say so. */
   private drawnOnce(): void {
@@ -510,6 +562,7 @@ export class TerminalSession {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    document.removeEventListener('visibilitychange', this.onVisibility);
     this.acker.flush();
     cancelAnimationFrame(this.fitFrame);
     clearTimeout(this.resizeTimer);
@@ -617,8 +670,14 @@ export class TerminalSession {
     if (this.disposed || !this.opened) return;
     const dims = this.measured ?? this.fit.proposeDimensions();
     this.measured = undefined;
+    // Too small to read (or nothing left to draw in): out of view (view.ts).
+    if (dims && Number.isFinite(dims.cols) && Number.isFinite(dims.rows)) {
+      this.bigEnough = readable(dims);
+      if (!this.bigEnough) this.updateView();
+    }
     if (!dims || !Number.isFinite(dims.cols) || !Number.isFinite(dims.rows) || dims.cols < 2 || dims.rows < 1) return;
     if (dims.cols !== this.term.cols || dims.rows !== this.term.rows) this.term.resize(dims.cols, dims.rows);
+    this.updateView();
     clearTimeout(this.resizeTimer);
     if (force) this.sendSize(true);
     // While a divider is dragged the size changes every frame: tell the PTY once it settles.
