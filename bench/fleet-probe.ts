@@ -3,7 +3,12 @@
  * floods running for 6 s with nobody typing: the page's long tasks and frame gaps, what its
  * flooding terminals were written and redrew, the CPU of the service and of the 16 `yes`.
  * Run: node --experimental-strip-types bench/fleet-probe.ts
+ * TD_PROBE_HIDDEN=1: the page hidden for the 6 s (`visibilityState` 'hidden', as for a minimized
+ * window: its panes out of view, docs/spec/window.md), to set beside a run with it shown;
+ * TD_PROBE_FLOODS=1 for one flood beside the quiet pane instead of 16 (streamed to the page when
+ * shown: no other flood to take turns with, so not in the background).
  */
+const FLOODS = Number(process.env.TD_PROBE_FLOODS ?? 16);
 import fs from 'node:fs';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../e2e/harness.ts';
@@ -27,7 +32,7 @@ try {
   const win = await wsWindow(app.url);
   await win.request('app.hello', {});
   const floods: string[] = [];
-  for (let i = 0; i < 16; i++) floods.push((await win.request<{ id: string }>('pane.create', {})).id);
+  for (let i = 0; i < FLOODS; i++) floods.push((await win.request<{ id: string }>('pane.create', {})).id);
   win.close();
   const page = await (await browser.newContext({ viewport: { width: 1600, height: 1000 }, deviceScaleFactor: 1 })).newPage();
   // Every frame in and out of the window's socket, with its time (TD_PROBE_CTRLC's timeline).
@@ -69,7 +74,7 @@ try {
     const td = (window as unknown as { __td?: { paneIds(): string[]; live(id: string): boolean; text(id: string): string | null } }).__td;
     const shown = td?.paneIds() ?? [];
     return shown.length >= n && shown.every((id) => td!.live(id) && /\$ *$/.test(td!.text(id) ?? ''));
-  }, 17, { timeout: 120_000 });
+  }, FLOODS + 1, { timeout: 120_000 });
   for (const id of floods) {
     await page.locator(`[data-pane-id="${id}"] .xterm-helper-textarea`).focus();
     await page.keyboard.type('yes');
@@ -78,7 +83,7 @@ try {
   const first = (await page.evaluate(() => (window as unknown as { __td: { paneIds(): string[] } }).__td.paneIds()))[0]!;
   await page.locator(`[data-pane-id="${first}"] .xterm-helper-textarea`).focus();
   await sleep(3000);
-  const stats = () => page.evaluate((ids) => ids.map((id) => (window as unknown as { __td: { stats(id: string): { written: number; redraws: number; snapshotChars: number } } }).__td.stats(id)), floods);
+  const stats = () => page.evaluate((ids) => ids.map((id) => (window as unknown as { __td: { stats(id: string): { written: number; redraws: number; syncs: number; snapshotChars: number } } }).__td.stats(id)), floods);
   await page.evaluate(() => {
     const w = window as unknown as { __probe: { long: number; longCount: number; maxGap: number; frames: number } };
     w.__probe = { long: 0, longCount: 0, maxGap: 0, frames: 0 };
@@ -98,6 +103,21 @@ try {
     };
     requestAnimationFrame(tick);
   });
+  if (process.env.TD_PROBE_HIDDEN === '1') {
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+      Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    await sleep(1000);
+  }
+  // The page's main-thread time (CDP Performance.getMetrics' TaskDuration) and the output frames it received.
+  const metrics = await page.context().newCDPSession(page);
+  await metrics.send('Performance.enable');
+  const taskSeconds = async () => ((await metrics.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0);
+  const outBytes = () => page.evaluate(() => (window as unknown as { __log: Array<[number, string, string, string]> }).__log.reduce((a, e) => (e[1] === 'out' ? a + Number(e[3]) : a), 0));
+  const task0 = await taskSeconds();
+  const out0 = await outBytes();
   const s0 = await stats();
   const svc0 = cpuSeconds(app.servicePid!);
   const y0 = yesCpu();
@@ -136,6 +156,8 @@ try {
     console.log(`self:\n${top(selfBy)}\ntotal:\n${top(totalBy)}`);
   }
   const s1 = await stats();
+  const pageTask = (await taskSeconds()) - task0;
+  const socketBytes = (await outBytes()) - out0;
   if (process.env.TD_PROBE_CTRLC) {
     await page.evaluate(() => {
       const w = window as unknown as { __log: Array<[number, string, string, string]>; __onPrompt?: (id: string, at: number) => void };
@@ -170,10 +192,10 @@ try {
   const yes = (yesCpu() - y0) / secs;
   const probe = await page.evaluate(() => (window as unknown as { __probe: { long: number; longCount: number; maxGap: number; frames: number } }).__probe);
   const written = s1.reduce((a, s, i) => a + s.written - s0[i]!.written, 0) / secs;
-  const redraws = s1.reduce((a, s, i) => a + s.redraws - s0[i]!.redraws, 0) / secs;
+  const redraws = s1.reduce((a, s, i) => a + s.syncs - s0[i]!.syncs, 0) / secs;
   const load = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   console.log(`last snapshots (chars): ${s1.map((x) => x.snapshotChars).join(' ')}`);
-  console.log(`load ${load}; page: long tasks ${(probe.long / secs).toFixed(0)} ms/s (${probe.longCount}), ${(probe.frames / secs).toFixed(0)} frames/s, max gap ${probe.maxGap.toFixed(0)} ms; floods written ${(written / 1e6).toFixed(2)} MB/s, redraws ${redraws.toFixed(1)}/s; service ${(svc * 100).toFixed(0)}% of a core, the 16 yes ${(yes * 100).toFixed(0)}%`);
+  console.log(`load ${load}; page: long tasks ${(probe.long / secs).toFixed(0)} ms/s (${probe.longCount}), ${(probe.frames / secs).toFixed(0)} frames/s, max gap ${probe.maxGap.toFixed(0)} ms; main thread ${(pageTask / secs * 1000).toFixed(0)} ms/s${process.env.TD_PROBE_HIDDEN === '1' ? ' (hidden)' : ''}; output frames ${(socketBytes / secs / 1e3).toFixed(1)} kB/s; floods written ${(written / 1e6).toFixed(2)} MB/s, snapshots asked ${redraws.toFixed(1)}/s; service ${(svc * 100).toFixed(0)}% of a core, the ${FLOODS} yes ${(yes * 100).toFixed(0)}%`);
 } finally {
   await browser.close();
   await app.stop();
