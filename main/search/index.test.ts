@@ -15,9 +15,16 @@ const at = Date.parse('2026-12-01T10:00:00Z');
 const entry = (e: Partial<Entry>): Entry => ({ kind: 'output', at, paneId: 'pa', session: 's1', text: '', ...e });
 
 describe('matchText', () => {
-  it('quotes each word and makes the last a prefix, so no operator of FTS5 comes from the person', () => {
+  it('quotes each word and makes the last a prefix from 3 characters, so no operator of FTS5 comes from the person', () => {
     expect(matchText('cache eviction')).toBe('"cache" "eviction"*');
-    expect(matchText('NOT "x" OR y*')).toBe('"NOT" "x" "OR" "y"*');
+    expect(matchText('NOT "x" OR why*')).toBe('"not" "x" "or" "why"*');
+    // One or two letters last: a whole word.
+    expect(matchText('cache ev')).toBe('"cache" "ev"');
+    expect(matchText('NOT "x" OR y*')).toBe('"not" "x" "or" "y"');
+    // A word with `_` is its parts (the tokenizer cuts there); a last part too short for a prefix is left to the comparison of whole words.
+    expect(matchText('Café_key_cache')).toBe('"cafe" "key" "cache"*');
+    expect(matchText('cache_ke')).toBe('"cache"');
+    expect(matchText('_ke')).toBe('"ke"*');
     expect(matchText('  ;; ')).toBe('');
   });
 });
@@ -33,6 +40,14 @@ describe('SearchIndex', () => {
     expect(ix.search({ query: 'migration' }).map((h) => h.kind)).toEqual(['decision', 'output']);
     expect(ix.search({ query: 'migr' }).map((h) => h.kind)).toEqual(['decision', 'command', 'output']);
     expect(ix.search({ query: '0042_users' })[0]).toMatchObject({ line: 7, agent: 'claude', folder: '/src/app', marked: 'running the migration \u00010042_users\u0002' });
+    // A word with `_` is a word whole: a part of it, or its parts apart, are not it.
+    expect(ix.search({ query: '0042_us' }).map((h) => h.line)).toEqual([7]);
+    expect(ix.search({ query: 'users' })).toEqual([]);
+    expect(ix.search({ query: 'users 0042' })).toEqual([]);
+    // One or two letters last match a whole word only (the palette asks again as the person types on).
+    expect(ix.search({ query: 'mi' })).toEqual([]);
+    expect(ix.search({ query: 'on' }).map((h) => h.kind)).toEqual(['decision']);
+    expect(ix.search({ query: 'mig' }).map((h) => h.kind)).toEqual(['decision', 'command', 'output']);
     expect(ix.search({ query: 'migr', kind: 'failed' }).map((h) => h.text)).toEqual(['npm run migrate']);
     expect(ix.search({ query: 'migr', folder: '/src/app' }).length).toBe(2);
     expect(ix.search({ query: 'migr', folder: '/src/ap' }).length).toBe(0);
@@ -232,7 +247,7 @@ describe('SearchIndex', () => {
     old.exec("CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT); INSERT INTO meta VALUES ('schema', '6'); CREATE TABLE docs(id INTEGER PRIMARY KEY, at INTEGER NOT NULL, kind INTEGER NOT NULL, src INTEGER NOT NULL, line INTEGER, exit INTEGER, ref TEXT, text TEXT NOT NULL); INSERT INTO docs VALUES (1, 0, 3, 1, NULL, NULL, NULL, 'an old reply')");
     old.close();
     const ix = new SearchIndex(state.dir);
-    expect(ix.movedAside?.why).toBe('it was made by another version (schema 6, this one reads 7)');
+    expect(ix.movedAside?.why).toBe('it was made by another version (schema 6, this one reads 8)');
     expect(fs.existsSync(ix.movedAside!.to)).toBe(true);
     expect(ix.count()).toBe(0);
     ix.add([entry({ kind: 'reply', text: 'a new reply' }), entry({ kind: 'prompt', text: 'a new prompt' })]);

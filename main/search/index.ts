@@ -16,11 +16,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { DatabaseSync as Db, StatementSync } from 'node:sqlite';
-import type { SearchHit, SearchKind, SearchQuery } from '../../preload/contract.ts';
+import { SEARCH_PREFIX_MIN, type SearchHit, type SearchKind, type SearchQuery } from '../../preload/contract.ts';
 import { KeyBlocks, redact } from './secrets.ts';
 
 export const DB_FILE = 'search.db';
-const SCHEMA_VERSION = 7;
+const SCHEMA_VERSION = 8;
 /**
  * Consecutive output lines of a pane kept as one row, at most this many: the row's line is
  * the first's, its text the lines joined by newlines, deflated (level 1: a block of 128 lines
@@ -97,12 +97,19 @@ const NON_ASCII = /[^\u0000-\u007f]/;
 const fold = (w: string): string => (NON_ASCII.test(w) ? w.normalize('NFD').replace(/\p{M}/gu, '') : w).toLowerCase();
 const WORD = /[\p{L}\p{N}\p{M}_]+/gu;
 
-/** The query's words, folded; the last one matches as a prefix. */
+/**
+ * The last word of a query matches as a prefix only from SEARCH_PREFIX_MIN characters: a
+ * shorter one matches whole words (the palette asks again as the person types on). A prefix of
+ * one or two letters makes FTS5 gather the lists of every word it begins, most of the index.
+ */
+const PREFIX_MIN = SEARCH_PREFIX_MIN;
+
+/** The query's words, folded; the last one matches as a prefix (from PREFIX_MIN characters). */
 export function queryWords(query: string): QueryWord[] {
   const words = query.match(WORD) ?? [];
   return words.map((w, i) => {
     const word = fold(w);
-    return { word, prefix: i === words.length - 1, re: new RegExp(word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i') };
+    return { word, prefix: i === words.length - 1 && [...word].length >= PREFIX_MIN, re: new RegExp(word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i') };
   });
 }
 
@@ -115,18 +122,15 @@ export interface QueryWord {
 
 /**
  * The text with each of its words that a query word matches between U+0001 and U+0002, as
- * FTS5's highlight() marks them; undefined when some query word matches none of its words
- * (unless `always`).
+ * FTS5's highlight() marks them; undefined when some query word matches none of its words.
  */
-export function markWords(text: string, words: readonly QueryWord[], always = false): string | undefined {
+export function markWords(text: string, words: readonly QueryWord[]): string | undefined {
   // Most lines of a block lack a word: said at once, without taking the line into words
   // (an ASCII line without folding it: its words fold to themselves in lower case).
-  if (!always) {
-    if (NON_ASCII.test(text)) {
-      const folded = fold(text);
-      if (!words.every((q) => folded.includes(q.word))) return undefined;
-    } else if (!words.every((q) => q.re.test(text))) return undefined;
-  }
+  if (NON_ASCII.test(text)) {
+    const folded = fold(text);
+    if (!words.every((q) => folded.includes(q.word))) return undefined;
+  } else if (!words.every((q) => q.re.test(text))) return undefined;
   const found = new Set<number>();
   const marked = text.replace(WORD, (w) => {
     const f = fold(w);
@@ -139,13 +143,55 @@ export function markWords(text: string, words: readonly QueryWord[], always = fa
     });
     return hit ? `\u0001${w}\u0002` : w;
   });
-  return found.size === words.length || always ? marked : undefined;
+  return found.size === words.length ? marked : undefined;
 }
 
-/** A query as FTS5 MATCH text: each word quoted (no operators from the person), the last one a prefix; '' when it has no word. */
+/**
+ * The lines of a block (its lines joined by newlines) that may have every word, as [index,
+ * text], in order: an ASCII line that holds the query's longest word (case-blind), and every
+ * line with another character (compared folded). One pass of one pattern over the block, a
+ * line left at its first match, rather than a look at each of its lines (most lack the word).
+ */
+export function candidateLines(text: string, words: readonly QueryWord[]): Array<[number, string]> {
+  const longest = words.reduce((a, b) => (b.word.length > a.word.length ? b : a));
+  const re = new RegExp(`${longest.re.source}|[^\\u0000-\\u007f]`, 'gi');
+  const out: Array<[number, string]> = [];
+  let index = 0;
+  let counted = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const start = text.lastIndexOf('\n', m.index - 1) + 1;
+    let end = text.indexOf('\n', m.index);
+    if (end === -1) end = text.length;
+    for (let p = text.indexOf('\n', counted); p !== -1 && p < start; p = text.indexOf('\n', p + 1)) index++;
+    counted = start;
+    out.push([index, text.slice(start, end)]);
+    re.lastIndex = end + 1;
+  }
+  return out;
+}
+
+/**
+ * A query as FTS5 MATCH text: each word quoted (no operators from the person), the last one a
+ * prefix from PREFIX_MIN characters; '' when it has no word. The index's tokenizer cuts words
+ * at `_` (`cache_key` is `cache` and `key`: fewer distinct words, so a prefix gathers fewer
+ * lists), so a query word is its parts, each quoted (detail=none has no phrases): FTS5 finds
+ * the rows that hold every part, and each line or entry of them is then compared with the
+ * whole words (`markWords`). The last word's last part is a prefix when the word is; a part
+ * shorter than PREFIX_MIN that would be a prefix is left to that comparison (unless it is the
+ * only part).
+ */
 export function matchText(query: string): string {
-  const words = query.match(/[\p{L}\p{N}\p{M}_]+/gu) ?? [];
-  return words.map((w, i) => `"${w}"${i === words.length - 1 ? '*' : ''}`).join(' ');
+  const words = queryWords(query);
+  const terms: string[] = [];
+  words.forEach((q, i) => {
+    const parts = q.word.split('_').filter((p) => p !== '');
+    parts.forEach((p, k) => {
+      const last = i === words.length - 1 && k === parts.length - 1;
+      if (last && q.prefix && [...p].length < PREFIX_MIN && (terms.length > 0 || k > 0)) return;
+      terms.push(`"${p}"${last && q.prefix ? '*' : ''}`);
+    });
+  });
+  return terms.join(' ');
 }
 
 export class SearchIndex {
@@ -217,7 +263,7 @@ export class SearchIndex {
       CREATE TABLE IF NOT EXISTS docs(id INTEGER PRIMARY KEY, at INTEGER NOT NULL, kind INTEGER NOT NULL, src INTEGER NOT NULL,
         line INTEGER, exit INTEGER, ref TEXT, body INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS bodies(id INTEGER PRIMARY KEY, text NOT NULL);
-      CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='', contentless_delete=1, tokenize="unicode61 remove_diacritics 2 tokenchars '_'", detail='none');
+      CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='', contentless_delete=1, tokenize="unicode61 remove_diacritics 2", detail='none');
       CREATE TABLE IF NOT EXISTS cursors(file TEXT PRIMARY KEY, offset INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS lines(pane TEXT PRIMARY KEY, next INTEGER NOT NULL);
     `);
@@ -451,13 +497,16 @@ export class SearchIndex {
         }
       } else if (Number(r.kind) === OUTPUT && r.line !== null) {
         // A block: each of its lines that has every word, the newest first.
-        const lines = text.split('\n');
-        for (let i = lines.length - 1; i >= 0 && hits.length < limit; i--) {
-          const marked = markWords(lines[i]!, words);
-          if (marked !== undefined) hits.push({ ...base, id: id + i, line: Number(r.line) + i, text: lines[i]!, marked });
+        const lines = candidateLines(text, words);
+        for (let k = lines.length - 1; k >= 0 && hits.length < limit; k--) {
+          const [i, line] = lines[k]!;
+          const marked = markWords(line, words);
+          if (marked !== undefined) hits.push({ ...base, id: id + i, line: Number(r.line) + i, text: line, marked });
         }
       } else {
-        hits.push({ ...base, id, text, marked: markWords(text, words, true)!, ...(r.line !== null ? { line: Number(r.line) } : {}) });
+        // FTS5 found every part of the words: the entry must have the words whole.
+        const marked = markWords(text, words);
+        if (marked !== undefined) hits.push({ ...base, id, text, marked, ...(r.line !== null ? { line: Number(r.line) } : {}) });
       }
       if (hits.length >= limit) break;
     }
