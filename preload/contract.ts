@@ -233,6 +233,12 @@ export interface SearchSettings {
 /** What a line in the search index is. `failed` (a filter only) is a command whose exit status was not 0. */
 export type SearchKind = 'output' | 'command' | 'prompt' | 'reply' | 'tool' | 'surface' | 'decision' | 'tick';
 
+/**
+ * A query's last word matches as a prefix only from this many characters; a shorter one
+ * matches whole words (the palette asks again as the person types on).
+ */
+export const SEARCH_PREFIX_MIN = 3;
+
 export interface SearchQuery {
   query: string;
   agent?: string;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempState } from '../panes/testing.ts';
-import { BLOCK_LINES, DB_FILE, matchText, SearchIndex, type Entry } from './index.ts';
+import { BLOCK_LINES, DB_FILE, ENTRY_BLOCK_CHARS, matchText, SearchIndex, sqlite, type Entry } from './index.ts';
 
 let state: ReturnType<typeof tempState>;
 beforeEach(() => {
@@ -15,9 +15,16 @@ const at = Date.parse('2026-12-01T10:00:00Z');
 const entry = (e: Partial<Entry>): Entry => ({ kind: 'output', at, paneId: 'pa', session: 's1', text: '', ...e });
 
 describe('matchText', () => {
-  it('quotes each word and makes the last a prefix, so no operator of FTS5 comes from the person', () => {
+  it('quotes each word and makes the last a prefix from 3 characters, so no operator of FTS5 comes from the person', () => {
     expect(matchText('cache eviction')).toBe('"cache" "eviction"*');
-    expect(matchText('NOT "x" OR y*')).toBe('"NOT" "x" "OR" "y"*');
+    expect(matchText('NOT "x" OR why*')).toBe('"not" "x" "or" "why"*');
+    // One or two letters last: a whole word.
+    expect(matchText('cache ev')).toBe('"cache" "ev"');
+    expect(matchText('NOT "x" OR y*')).toBe('"not" "x" "or" "y"');
+    // A word with `_` is its parts (the tokenizer cuts there); a last part too short for a prefix is left to the comparison of whole words.
+    expect(matchText('Café_key_cache')).toBe('"cafe" "key" "cache"*');
+    expect(matchText('cache_ke')).toBe('"cache"');
+    expect(matchText('_ke')).toBe('"ke"*');
     expect(matchText('  ;; ')).toBe('');
   });
 });
@@ -33,6 +40,14 @@ describe('SearchIndex', () => {
     expect(ix.search({ query: 'migration' }).map((h) => h.kind)).toEqual(['decision', 'output']);
     expect(ix.search({ query: 'migr' }).map((h) => h.kind)).toEqual(['decision', 'command', 'output']);
     expect(ix.search({ query: '0042_users' })[0]).toMatchObject({ line: 7, agent: 'claude', folder: '/src/app', marked: 'running the migration \u00010042_users\u0002' });
+    // A word with `_` is a word whole: a part of it, or its parts apart, are not it.
+    expect(ix.search({ query: '0042_us' }).map((h) => h.line)).toEqual([7]);
+    expect(ix.search({ query: 'users' })).toEqual([]);
+    expect(ix.search({ query: 'users 0042' })).toEqual([]);
+    // One or two letters last match a whole word only (the palette asks again as the person types on).
+    expect(ix.search({ query: 'mi' })).toEqual([]);
+    expect(ix.search({ query: 'on' }).map((h) => h.kind)).toEqual(['decision']);
+    expect(ix.search({ query: 'mig' }).map((h) => h.kind)).toEqual(['decision', 'command', 'output']);
     expect(ix.search({ query: 'migr', kind: 'failed' }).map((h) => h.text)).toEqual(['npm run migrate']);
     expect(ix.search({ query: 'migr', folder: '/src/app' }).length).toBe(2);
     expect(ix.search({ query: 'migr', folder: '/src/ap' }).length).toBe(0);
@@ -110,6 +125,55 @@ describe('SearchIndex', () => {
     again.close();
   });
 
+  it("keeps other entries of one source in one transaction as blocks: each a hit of its own, with its kind, time, line, status and ref, filters looked at entry by entry", () => {
+    const ix = new SearchIndex(state.dir);
+    const events: Entry[] = [];
+    for (let i = 0; i < 300; i++) {
+      const kind = (['prompt', 'reply', 'tool', 'command'] as const)[i % 4]!;
+      events.push(entry({ kind, agent: 'claude', at: at + i * 1000, ref: kind === 'command' ? undefined : `e${i}`, line: kind === 'command' ? i : undefined, exitCode: kind === 'command' ? (i % 8 === 3 ? 2 : 0) : undefined, text: `${kind} number ${i}${i % 50 === 7 ? ' with the needle' : ''}${i === 9 ? ' and the thread' : ''}` }));
+    }
+    // Another source between (a decision in another pane): it is a row of its own, the blocks go on.
+    events.splice(150, 0, entry({ kind: 'decision', paneId: 'pb', ref: 'card', text: 'approve the needle', at: at + 149_500 }));
+    ix.add(events);
+    // 300 entries of one source: 128 and 128 and 44 (each block under ENTRY_BLOCK_CHARS), and the decision.
+    expect(300 * 30).toBeLessThan(3 * ENTRY_BLOCK_CHARS);
+    expect(ix.count()).toBe(4);
+    // Newest first by where each block began (as output blocks): the decision came after the second block's first entry.
+    const needle = ix.search({ query: 'needle' });
+    expect(needle.map((h) => [h.kind, h.text])).toEqual([
+      ['reply', 'reply number 257 with the needle'],
+      ['decision', 'approve the needle'],
+      ['command', 'command number 207 with the needle'],
+      ['reply', 'reply number 157 with the needle'],
+      ['command', 'command number 107 with the needle'],
+      ['reply', 'reply number 57 with the needle'],
+      ['command', 'command number 7 with the needle'],
+    ]);
+    expect(needle[0]).toMatchObject({ kind: 'reply', at: at + 257_000, ref: 'e257', agent: 'claude', marked: 'reply number 257 with the \u0001needle\u0002' });
+    expect(needle[4]).toMatchObject({ kind: 'command', line: 107, exitCode: 2, at: at + 107_000 });
+    expect(needle[4]!.ref).toBeUndefined();
+    expect(new Set(needle.map((h) => h.id)).size).toBe(needle.length);
+    // Words in two entries of a block: no entry has both.
+    expect(ix.search({ query: 'needle thread' })).toEqual([]);
+    expect(ix.search({ query: 'thread' }).map((h) => h.text)).toEqual(['reply number 9 and the thread']);
+    // Filters, entry by entry: kind, failed commands, date (a block's newest entry is not enough).
+    expect(ix.search({ query: 'needle', kind: 'reply' }).map((h) => h.text)).toEqual(['reply number 257 with the needle', 'reply number 157 with the needle', 'reply number 57 with the needle']);
+    expect(ix.search({ query: 'needle', kind: 'failed' }).map((h) => h.line)).toEqual([107]);
+    expect(ix.search({ query: 'number', kind: 'failed', limit: 500 }).length).toBe(38);
+    expect(ix.search({ query: 'needle', kind: 'output' })).toEqual([]);
+    expect(ix.search({ query: 'needle', since: new Date(at + 200_000).toISOString() }).map((h) => h.at)).toEqual([at + 257_000, at + 207_000]);
+    expect(ix.search({ query: 'needle', pane: 'pb' }).map((h) => h.kind)).toEqual(['decision']);
+    expect(ix.search({ query: 'number', limit: 3 }).map((h) => h.text)).toEqual(['command number 299', 'tool number 298', 'reply number 297']);
+    // Kept deflated: no entry's text in the file as it is.
+    ix.close();
+    for (const f of fs.readdirSync(state.dir).filter((n) => n.startsWith(DB_FILE))) expect(fs.readFileSync(path.join(state.dir, f)).includes('reply number 207 with the needle')).toBe(false);
+    // A block goes when its newest entry is older than the kept days (the first block and the decision).
+    const again = new SearchIndex(state.dir);
+    expect(again.prune(1, at + 86_400_000 + 200_000)).toBe(2);
+    expect(again.search({ query: 'needle' }).map((h) => h.text)).toEqual(['reply number 257 with the needle', 'command number 207 with the needle', 'reply number 157 with the needle']);
+    again.close();
+  });
+
   it("keeps a long entry's text deflated, found and marked as it was, no secret in it", () => {
     const ix = new SearchIndex(state.dir);
     const reply = `The cache now evicts by LRU. ${'Measured on the staging box, the hit rate held. '.repeat(14)}Set ANTHROPIC_API_KEY=sk-ant-api03-Qw7Er5Ty3Ui1Op9As and rerun.`;
@@ -174,6 +238,20 @@ describe('SearchIndex', () => {
     expect(ix.nextLine('pa')).toBe(5);
     expect(ix.prune(7, at)).toBe(1);
     expect(ix.search({ query: 'news' }).map((h) => h.text)).toEqual(['fresh news']);
+    ix.close();
+  });
+
+  it('moves an index of an older schema aside (another layout of its rows) and starts a new one, never reading it', () => {
+    const { DatabaseSync } = sqlite();
+    const old = new DatabaseSync(path.join(state.dir, DB_FILE));
+    old.exec("CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT); INSERT INTO meta VALUES ('schema', '6'); CREATE TABLE docs(id INTEGER PRIMARY KEY, at INTEGER NOT NULL, kind INTEGER NOT NULL, src INTEGER NOT NULL, line INTEGER, exit INTEGER, ref TEXT, text TEXT NOT NULL); INSERT INTO docs VALUES (1, 0, 3, 1, NULL, NULL, NULL, 'an old reply')");
+    old.close();
+    const ix = new SearchIndex(state.dir);
+    expect(ix.movedAside?.why).toBe('it was made by another version (schema 6, this one reads 8)');
+    expect(fs.existsSync(ix.movedAside!.to)).toBe(true);
+    expect(ix.count()).toBe(0);
+    ix.add([entry({ kind: 'reply', text: 'a new reply' }), entry({ kind: 'prompt', text: 'a new prompt' })]);
+    expect(ix.search({ query: 'new' }).map((h) => h.kind)).toEqual(['prompt', 'reply']);
     ix.close();
   });
 

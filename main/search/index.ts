@@ -16,11 +16,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { DatabaseSync as Db, StatementSync } from 'node:sqlite';
-import type { SearchHit, SearchKind, SearchQuery } from '../../preload/contract.ts';
+import { SEARCH_PREFIX_MIN, type SearchHit, type SearchKind, type SearchQuery } from '../../preload/contract.ts';
 import { KeyBlocks, redact } from './secrets.ts';
 
 export const DB_FILE = 'search.db';
-const SCHEMA_VERSION = 6;
+const SCHEMA_VERSION = 8;
 /**
  * Consecutive output lines of a pane kept as one row, at most this many: the row's line is
  * the first's, its text the lines joined by newlines, deflated (level 1: a block of 128 lines
@@ -30,11 +30,20 @@ const SCHEMA_VERSION = 6;
  */
 export const BLOCK_LINES = 128;
 const DEFLATE_LEVEL = 1;
-/** Another entry's text (a long reply or tool run) this long or longer is kept deflated too (shorter ones cost more CPU, for a call to zlib each, than they save). */
+/** An entry alone in its row (a trickle's event, a decision) whose text is this long or longer is kept deflated (shorter ones cost more CPU, for a call to zlib each, than they save). */
 const PACK_MIN = 600;
+/**
+ * Other entries (commands, agents' events, decisions …) of one source that come in one
+ * transaction are kept as blocks too, of at most BLOCK_LINES entries and about this many
+ * characters: one row, the entries as JSON (`[kind, at, line, exit, ref, text]` each), deflated.
+ */
+export const ENTRY_BLOCK_CHARS = 8192;
 /** Kinds as stored (their index): a small integer a row rather than a word. */
 const KINDS: readonly SearchKind[] = ['output', 'command', 'prompt', 'reply', 'tool', 'surface', 'decision', 'tick'];
 const OUTPUT = KINDS.indexOf('output');
+const COMMAND = KINDS.indexOf('command');
+/** The kind of a row that is a block of other entries (its `at` the newest entry's). */
+const ENTRIES = KINDS.length;
 /** The most hits one query returns. */
 export const MAX_HITS = 500;
 /** The longest text one entry keeps. */
@@ -50,6 +59,16 @@ interface Block {
   lines: string[];
   since: number;
 }
+
+/** Entries of one source in one transaction, not yet written: the row's id, the entries as stored, their characters. */
+interface EntryBlock {
+  id: number;
+  rows: StoredEntry[];
+  chars: number;
+}
+
+/** An entry in a block of entries: its kind's index, at, line, exit status, ref and text. */
+type StoredEntry = [number, number, number | null, number | null, string | null, string];
 
 /** What is put in the index: a hit as it will be found, before it has an id or marks. */
 export type Entry = Omit<SearchHit, 'id' | 'marked'>;
@@ -78,12 +97,19 @@ const NON_ASCII = /[^\u0000-\u007f]/;
 const fold = (w: string): string => (NON_ASCII.test(w) ? w.normalize('NFD').replace(/\p{M}/gu, '') : w).toLowerCase();
 const WORD = /[\p{L}\p{N}\p{M}_]+/gu;
 
-/** The query's words, folded; the last one matches as a prefix. */
+/**
+ * The last word of a query matches as a prefix only from SEARCH_PREFIX_MIN characters: a
+ * shorter one matches whole words (the palette asks again as the person types on). A prefix of
+ * one or two letters makes FTS5 gather the lists of every word it begins, most of the index.
+ */
+const PREFIX_MIN = SEARCH_PREFIX_MIN;
+
+/** The query's words, folded; the last one matches as a prefix (from PREFIX_MIN characters). */
 export function queryWords(query: string): QueryWord[] {
   const words = query.match(WORD) ?? [];
   return words.map((w, i) => {
     const word = fold(w);
-    return { word, prefix: i === words.length - 1, re: new RegExp(word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i') };
+    return { word, prefix: i === words.length - 1 && [...word].length >= PREFIX_MIN, re: new RegExp(word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i') };
   });
 }
 
@@ -96,18 +122,15 @@ export interface QueryWord {
 
 /**
  * The text with each of its words that a query word matches between U+0001 and U+0002, as
- * FTS5's highlight() marks them; undefined when some query word matches none of its words
- * (unless `always`).
+ * FTS5's highlight() marks them; undefined when some query word matches none of its words.
  */
-export function markWords(text: string, words: readonly QueryWord[], always = false): string | undefined {
+export function markWords(text: string, words: readonly QueryWord[]): string | undefined {
   // Most lines of a block lack a word: said at once, without taking the line into words
   // (an ASCII line without folding it: its words fold to themselves in lower case).
-  if (!always) {
-    if (NON_ASCII.test(text)) {
-      const folded = fold(text);
-      if (!words.every((q) => folded.includes(q.word))) return undefined;
-    } else if (!words.every((q) => q.re.test(text))) return undefined;
-  }
+  if (NON_ASCII.test(text)) {
+    const folded = fold(text);
+    if (!words.every((q) => folded.includes(q.word))) return undefined;
+  } else if (!words.every((q) => q.re.test(text))) return undefined;
   const found = new Set<number>();
   const marked = text.replace(WORD, (w) => {
     const f = fold(w);
@@ -120,13 +143,55 @@ export function markWords(text: string, words: readonly QueryWord[], always = fa
     });
     return hit ? `\u0001${w}\u0002` : w;
   });
-  return found.size === words.length || always ? marked : undefined;
+  return found.size === words.length ? marked : undefined;
 }
 
-/** A query as FTS5 MATCH text: each word quoted (no operators from the person), the last one a prefix; '' when it has no word. */
+/**
+ * The lines of a block (its lines joined by newlines) that may have every word, as [index,
+ * text], in order: an ASCII line that holds the query's longest word (case-blind), and every
+ * line with another character (compared folded). One pass of one pattern over the block, a
+ * line left at its first match, rather than a look at each of its lines (most lack the word).
+ */
+export function candidateLines(text: string, words: readonly QueryWord[]): Array<[number, string]> {
+  const longest = words.reduce((a, b) => (b.word.length > a.word.length ? b : a));
+  const re = new RegExp(`${longest.re.source}|[^\\u0000-\\u007f]`, 'gi');
+  const out: Array<[number, string]> = [];
+  let index = 0;
+  let counted = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const start = text.lastIndexOf('\n', m.index - 1) + 1;
+    let end = text.indexOf('\n', m.index);
+    if (end === -1) end = text.length;
+    for (let p = text.indexOf('\n', counted); p !== -1 && p < start; p = text.indexOf('\n', p + 1)) index++;
+    counted = start;
+    out.push([index, text.slice(start, end)]);
+    re.lastIndex = end + 1;
+  }
+  return out;
+}
+
+/**
+ * A query as FTS5 MATCH text: each word quoted (no operators from the person), the last one a
+ * prefix from PREFIX_MIN characters; '' when it has no word. The index's tokenizer cuts words
+ * at `_` (`cache_key` is `cache` and `key`: fewer distinct words, so a prefix gathers fewer
+ * lists), so a query word is its parts, each quoted (detail=none has no phrases): FTS5 finds
+ * the rows that hold every part, and each line or entry of them is then compared with the
+ * whole words (`markWords`). The last word's last part is a prefix when the word is; a part
+ * shorter than PREFIX_MIN that would be a prefix is left to that comparison (unless it is the
+ * only part).
+ */
 export function matchText(query: string): string {
-  const words = query.match(/[\p{L}\p{N}\p{M}_]+/gu) ?? [];
-  return words.map((w, i) => `"${w}"${i === words.length - 1 ? '*' : ''}`).join(' ');
+  const words = queryWords(query);
+  const terms: string[] = [];
+  words.forEach((q, i) => {
+    const parts = q.word.split('_').filter((p) => p !== '');
+    parts.forEach((p, k) => {
+      const last = i === words.length - 1 && k === parts.length - 1;
+      if (last && q.prefix && [...p].length < PREFIX_MIN && (terms.length > 0 || k > 0)) return;
+      terms.push(`"${p}"${last && q.prefix ? '*' : ''}`);
+    });
+  });
+  return terms.join(' ');
 }
 
 export class SearchIndex {
@@ -134,7 +199,8 @@ export class SearchIndex {
   /** Set when the database found at open was moved aside: where it went, and why. */
   readonly movedAside?: { to: string; why: string };
   private readonly db: Db;
-  private readonly insertDoc: StatementSync;
+  private readonly insertDocQ: StatementSync;
+  private readonly insertBody: StatementSync;
   private readonly insertFts: StatementSync;
   private readonly setCursor: StatementSync;
   private readonly getCursor: StatementSync;
@@ -195,13 +261,15 @@ export class SearchIndex {
       CREATE TABLE IF NOT EXISTS src(id INTEGER PRIMARY KEY, pane TEXT NOT NULL, session TEXT NOT NULL, agent TEXT, folder TEXT,
         UNIQUE(pane, session, agent, folder));
       CREATE TABLE IF NOT EXISTS docs(id INTEGER PRIMARY KEY, at INTEGER NOT NULL, kind INTEGER NOT NULL, src INTEGER NOT NULL,
-        line INTEGER, exit INTEGER, ref TEXT, text TEXT NOT NULL);
-      CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='', contentless_delete=1, tokenize="unicode61 remove_diacritics 2 tokenchars '_'", detail='none');
+        line INTEGER, exit INTEGER, ref TEXT, body INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS bodies(id INTEGER PRIMARY KEY, text NOT NULL);
+      CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='', contentless_delete=1, tokenize="unicode61 remove_diacritics 2", detail='none');
       CREATE TABLE IF NOT EXISTS cursors(file TEXT PRIMARY KEY, offset INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS lines(pane TEXT PRIMARY KEY, next INTEGER NOT NULL);
     `);
     this.db.prepare('INSERT OR IGNORE INTO meta(k, v) VALUES (?, ?)').run('schema', String(SCHEMA_VERSION));
-    this.insertDoc = this.db.prepare('INSERT INTO docs(id, at, kind, src, line, exit, ref, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    this.insertDocQ = this.db.prepare('INSERT INTO docs(id, at, kind, src, line, exit, ref, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    this.insertBody = this.db.prepare('INSERT INTO bodies(text) VALUES (?)');
     this.insertFts = this.db.prepare('INSERT INTO fts(rowid, text) VALUES (?, ?)');
     this.setCursor = this.db.prepare('INSERT INTO cursors(file, offset) VALUES (?, ?) ON CONFLICT(file) DO UPDATE SET offset = excluded.offset');
     this.getCursor = this.db.prepare('SELECT offset FROM cursors WHERE file = ?');
@@ -209,6 +277,17 @@ export class SearchIndex {
     this.insertSrc = this.db.prepare('INSERT INTO src(pane, session, agent, folder) VALUES (?, ?, ?, ?)');
     this.maxIdQ = this.db.prepare('SELECT coalesce(max(id), 0) AS n FROM docs');
     this.setLine = this.db.prepare('INSERT INTO lines(pane, next) VALUES (?, ?) ON CONFLICT(pane) DO UPDATE SET next = max(next, excluded.next)');
+  }
+
+  /**
+   * A row: its fields in `docs` (by id, the order things came), its text in `bodies` (by the
+   * order rows are written, always at the end of the table). A held block is written after rows
+   * with higher ids: its few fields go in among theirs, while the texts' pages fill up to the
+   * end (with the texts in `docs`, each such row split a full page: a fifth of its pages unused).
+   */
+  private insertDoc(id: number, at: number, kind: number, src: number, line: number | null, exit: number | null, ref: string | null, text: string | Uint8Array): void {
+    const body = this.insertBody.run(text).lastInsertRowid;
+    this.insertDocQ.run(id, at, kind, src, line, exit, ref, body);
   }
 
   /** The id of an entry's source (pane, session, agent, folder: kept once, not on every line). */
@@ -257,9 +336,24 @@ export class SearchIndex {
       const open = this.held;
       const write = (src: number, block: Block): void => {
         const text = block.lines.join('\n');
-        this.insertDoc.run(block.id, block.first.at, OUTPUT, src, block.first.line!, null, null, zlib.deflateRawSync(text, { level: DEFLATE_LEVEL }));
+        this.insertDoc(block.id, block.first.at, OUTPUT, src, block.first.line!, null, null, zlib.deflateRawSync(text, { level: DEFLATE_LEVEL }));
         this.insertFts.run(block.id, text);
         open.delete(src);
+      };
+      // Other entries, a block a source, written when full or when the transaction ends (never
+      // held: their files' cursors are committed with them); one alone is a row as it is.
+      const packs = new Map<number, EntryBlock>();
+      const writeEntries = (src: number, b: EntryBlock): void => {
+        const text = b.rows.map((r) => r[5]).join('\n');
+        if (b.rows.length === 1) {
+          const [kind, at, line, exit, ref] = b.rows[0]!;
+          this.insertDoc(b.id, at, kind, src, line, exit, ref, text.length >= PACK_MIN ? zlib.deflateRawSync(text, { level: DEFLATE_LEVEL }) : text);
+        } else {
+          const at = b.rows.reduce((n, r) => Math.max(n, r[1]), 0);
+          this.insertDoc(b.id, at, ENTRIES, src, null, null, null, zlib.deflateRawSync(JSON.stringify(b.rows), { level: DEFLATE_LEVEL }));
+        }
+        this.insertFts.run(b.id, text);
+        packs.delete(src);
       };
       for (const e of entries) {
         const clipped = e.text.length > MAX_TEXT ? e.text.slice(0, MAX_TEXT) : e.text;
@@ -280,10 +374,17 @@ export class SearchIndex {
           if (block.lines.length === BLOCK_LINES) write(src, block);
           continue;
         }
-        const stored = text.length >= PACK_MIN ? zlib.deflateRawSync(text, { level: DEFLATE_LEVEL }) : text;
-        this.insertDoc.run(++id, e.at, KINDS.indexOf(e.kind), this.srcId(e), e.line ?? null, e.exitCode ?? null, e.ref ?? null, stored);
-        this.insertFts.run(id, text);
+        const src = this.srcId(e);
+        let pack = packs.get(src);
+        if (!pack) {
+          pack = { id: ++id, rows: [], chars: 0 };
+          packs.set(src, pack);
+        }
+        pack.rows.push([KINDS.indexOf(e.kind), e.at, e.line ?? null, e.exitCode ?? null, e.ref ?? null, text]);
+        pack.chars += text.length;
+        if (pack.rows.length === BLOCK_LINES || pack.chars >= ENTRY_BLOCK_CHARS) writeEntries(src, pack);
       }
+      for (const [src, pack] of packs) writeEntries(src, pack);
       const now = Date.now();
       for (const [src, block] of open) if (!hold || now - block.since >= HOLD_MS) write(src, block);
       for (const [pane, n] of next) this.setLine.run(pane, n);
@@ -316,6 +417,7 @@ export class SearchIndex {
     this.db.exec('BEGIN');
     try {
       this.db.prepare('DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE at < ?)').run(before);
+      this.db.prepare('DELETE FROM bodies WHERE id IN (SELECT body FROM docs WHERE at < ?)').run(before);
       const r = this.db.prepare('DELETE FROM docs WHERE at < ?').run(before);
       this.db.exec('COMMIT');
       return Number(r.changes);
@@ -345,25 +447,30 @@ export class SearchIndex {
       where.push("(s.folder = ? OR s.folder LIKE ? ESCAPE '\\')");
       args.push(f, `${f.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`);
     }
-    if (q.kind === 'failed') where.push(`d.kind = ${KINDS.indexOf('command')} AND d.exit IS NOT NULL AND d.exit <> 0`);
+    // A block of entries matches the kind and date filters when one of its entries may: each is
+    // looked at when the block is read (its `at` is its newest entry's).
+    if (q.kind === 'failed') where.push(`(d.kind = ${COMMAND} AND d.exit IS NOT NULL AND d.exit <> 0 OR d.kind = ${ENTRIES})`);
     else if (q.kind) {
       if (!KINDS.includes(q.kind)) throw new Error(`"${String(q.kind)}" is not a kind: use one of ${KINDS.join(', ')}, failed`);
-      where.push('d.kind = ?');
+      where.push(q.kind === 'output' ? 'd.kind = ?' : `(d.kind = ? OR d.kind = ${ENTRIES})`);
       args.push(KINDS.indexOf(q.kind));
     }
+    const kindOk = (kind: number, exit: number | null): boolean =>
+      q.kind === 'failed' ? kind === COMMAND && exit !== null && exit !== 0 : !q.kind || KINDS[kind] === q.kind;
+    let since = -Infinity;
     if (q.since) {
-      const t = Date.parse(q.since);
-      if (Number.isNaN(t)) throw new Error(`"${q.since}" is not a date: give one like 2026-12-01 or 2026-12-01T09:30`);
+      since = Date.parse(q.since);
+      if (Number.isNaN(since)) throw new Error(`"${q.since}" is not a date: give one like 2026-12-01 or 2026-12-01T09:30`);
       where.push('d.at >= ?');
-      args.push(t);
+      args.push(since);
     }
     const limit = Math.max(1, Math.min(MAX_HITS, Number.isInteger(q.limit) ? q.limit! : 50));
     const words = queryWords(typeof q.query === 'string' ? q.query : '');
     // Newest first as indexed (rowid order, which FTS5 walks backwards without sorting the
     // matches), read row by row until enough lines matched: a block can match on words its
     // lines hold apart, and then none of its lines is a hit.
-    const sql = `SELECT d.id, d.kind, d.at, s.pane, s.session, s.agent, s.folder, d.line, d.exit, d.ref, d.text
-      FROM fts JOIN docs d ON d.id = fts.rowid JOIN src s ON s.id = d.src WHERE ${where.join(' AND ')} ORDER BY fts.rowid DESC`;
+    const sql = `SELECT d.id, d.kind, d.at, s.pane, s.session, s.agent, s.folder, d.line, d.exit, d.ref, b.text
+      FROM fts JOIN docs d ON d.id = fts.rowid JOIN bodies b ON b.id = d.body JOIN src s ON s.id = d.src WHERE ${where.join(' AND ')} ORDER BY fts.rowid DESC`;
     const hits: SearchHit[] = [];
     for (const row of this.db.prepare(sql).iterate(...args)) {
       const r = row as Record<string, string | number | null | Uint8Array>;
@@ -374,15 +481,32 @@ export class SearchIndex {
       if (r.ref !== null) base.ref = String(r.ref);
       const id = Number(r.id) * BLOCK_LINES;
       const text = r.text instanceof Uint8Array ? zlib.inflateRawSync(r.text).toString('utf8') : String(r.text);
-      if (Number(r.kind) === OUTPUT && r.line !== null) {
+      if (Number(r.kind) === ENTRIES) {
+        // A block of entries: each that matches the filters and has every word, the newest first.
+        const rows = JSON.parse(text) as StoredEntry[];
+        for (let i = rows.length - 1; i >= 0 && hits.length < limit; i--) {
+          const [kind, at, line, exit, ref, t] = rows[i]!;
+          if (at < since || !kindOk(kind, exit)) continue;
+          const marked = markWords(t, words);
+          if (marked === undefined) continue;
+          const hit: SearchHit = { ...base, id: id + i, kind: KINDS[kind]!, at, text: t, marked };
+          if (line !== null) hit.line = line;
+          if (exit !== null) hit.exitCode = exit;
+          if (ref !== null) hit.ref = ref;
+          hits.push(hit);
+        }
+      } else if (Number(r.kind) === OUTPUT && r.line !== null) {
         // A block: each of its lines that has every word, the newest first.
-        const lines = text.split('\n');
-        for (let i = lines.length - 1; i >= 0 && hits.length < limit; i--) {
-          const marked = markWords(lines[i]!, words);
-          if (marked !== undefined) hits.push({ ...base, id: id + i, line: Number(r.line) + i, text: lines[i]!, marked });
+        const lines = candidateLines(text, words);
+        for (let k = lines.length - 1; k >= 0 && hits.length < limit; k--) {
+          const [i, line] = lines[k]!;
+          const marked = markWords(line, words);
+          if (marked !== undefined) hits.push({ ...base, id: id + i, line: Number(r.line) + i, text: line, marked });
         }
       } else {
-        hits.push({ ...base, id, text, marked: markWords(text, words, true)!, ...(r.line !== null ? { line: Number(r.line) } : {}) });
+        // FTS5 found every part of the words: the entry must have the words whole.
+        const marked = markWords(text, words);
+        if (marked !== undefined) hits.push({ ...base, id, text, marked, ...(r.line !== null ? { line: Number(r.line) } : {}) });
       }
       if (hits.length >= limit) break;
     }
@@ -396,7 +520,7 @@ export class SearchIndex {
    */
   outputLines(paneId: string, from: number, to: number): Array<{ line: number; text: string }> {
     const out: Array<{ line: number; text: string }> = [];
-    const rows = this.db.prepare(`SELECT d.line, d.text FROM docs d WHERE d.src IN (SELECT id FROM src WHERE pane = ?) AND d.kind = ${KINDS.indexOf('output')}
+    const rows = this.db.prepare(`SELECT d.line, b.text FROM docs d JOIN bodies b ON b.id = d.body WHERE d.src IN (SELECT id FROM src WHERE pane = ?) AND d.kind = ${KINDS.indexOf('output')}
       AND d.line > ? AND d.line <= ? ORDER BY d.line`).all(paneId, from - BLOCK_LINES, to) as Array<{ line: number; text: Uint8Array | string }>;
     for (const r of rows) {
       const lines = r.text instanceof Uint8Array ? zlib.inflateRawSync(r.text).toString('utf8').split('\n') : [String(r.text)];

@@ -165,9 +165,9 @@ describe('terminal-delight search', () => {
     noBody();
     await stopService({ env });
     noBody();
-    // And the text it keeps (blocks are deflated: read as the index reads them).
+    // And the text it keeps (blocks are deflated: read as the index reads them; a block of entries is their JSON).
     const db = new (sqlite().DatabaseSync)(path.join(state, DB_FILE), { readOnly: true });
-    const texts = (db.prepare('SELECT text FROM docs').all() as Array<{ text: string | Uint8Array }>).map((r) => (r.text instanceof Uint8Array ? inflateRawSync(r.text).toString('utf8') : r.text)).join('\n');
+    const texts = (db.prepare('SELECT text FROM bodies').all() as Array<{ text: string | Uint8Array }>).map((r) => (r.text instanceof Uint8Array ? inflateRawSync(r.text).toString('utf8') : r.text)).join('\n');
     db.close();
     expect(texts).toContain(between);
     for (const l of body) expect(texts.includes(l), l).toBe(false);

@@ -7,10 +7,10 @@
  */
 import { useEffect, useMemo, useRef, useState, type ReactElement } from 'react';
 import { useStore } from 'zustand';
-import type { SearchHit, SearchQuery } from '../../preload/contract.ts';
+import { SEARCH_PREFIX_MIN, type SearchHit, type SearchQuery } from '../../preload/contract.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { ModalForm } from '../agents/ModalForm.tsx';
-import { groupHits, markedParts, when, withoutMarkdown } from './group.ts';
+import { groupHits, markedParts, shortLast, when, withoutMarkdown } from './group.ts';
 import { jumpTo } from './jump.ts';
 import { headerTitle } from '../../common/header-text.ts';
 import { hideSearch, searchUi } from './ui.ts';
@@ -170,7 +170,11 @@ function Palette({ n }: { n: number }): ReactElement {
             </div>
           );
         })}
-        {query && !error && hits.length === 0 && <p className="td-search-empty">Nothing found yet.</p>}
+        {query && !error && hits.length === 0 && (
+          <p className="td-search-empty">
+            {shortLast(query) ? `Nothing found yet: a last word of fewer than ${SEARCH_PREFIX_MIN} letters matches whole words only; type on to find words that begin with it.` : 'Nothing found yet.'}
+          </p>
+        )}
       </div>
       <p className="td-search-foot">↑↓ to move · Enter to go there · Esc to close</p>
     </ModalForm>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchHit } from '../../preload/contract.ts';
-import { groupHits, markedParts, when, withoutMarkdown } from './group.ts';
+import { groupHits, markedParts, shortLast, when, withoutMarkdown } from './group.ts';
 
 const hit = (id: number, paneId: string, agent?: string): SearchHit => ({ id, kind: 'output', at: 1000 - id, paneId, session: 's', text: 't', marked: 't', ...(agent ? { agent } : {}) });
 
@@ -36,5 +36,15 @@ describe('when', () => {
     const now = new Date(2026, 11, 4, 18, 0).getTime();
     expect(when(new Date(2026, 11, 4, 9, 5).getTime(), now)).toBe('09:05');
     expect(when(new Date(2026, 11, 2, 14, 3).getTime(), now)).toBe('Dec 2 14:03');
+  });
+});
+
+describe('shortLast', () => {
+  it('says when the last word is one or two letters (matched whole, not as a prefix)', () => {
+    expect(shortLast('cache ev')).toBe(true);
+    expect(shortLast('é')).toBe(true);
+    expect(shortLast('cache evi')).toBe(false);
+    expect(shortLast('ev cache')).toBe(false);
+    expect(shortLast(';;')).toBe(false);
   });
 });

@@ -2,7 +2,13 @@
  * The palette's results, pure: hits grouped by pane (the pane's newest hit first), each
  * group named by its pane and agent, and a hit's text cut into plain and matched parts.
  */
-import type { SearchHit } from '../../preload/contract.ts';
+import { SEARCH_PREFIX_MIN, type SearchHit } from '../../preload/contract.ts';
+
+/** Whether a query's last word is too short to match as a prefix (it matches whole words only; main/search/index.ts). */
+export function shortLast(query: string): boolean {
+  const last = query.match(/[\p{L}\p{N}\p{M}_]+/gu)?.at(-1);
+  return last !== undefined && [...last].length < SEARCH_PREFIX_MIN;
+}
 
 export interface HitGroup {
   paneId: string;
