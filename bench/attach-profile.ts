@@ -63,7 +63,7 @@ try {
       return { marks: [...by].map(([k, v]) => `${k}: ${v.length}x ${v[0]}..${v[v.length - 1]}`), long: (window as unknown as { __long: Array<[number, number]> }).__long, nav: Math.round((performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd), timing: (() => {
         const n = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
         const fcp = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? 0;
-        return `request ${Math.round(n.requestStart)}, response ${Math.round(n.responseStart)}..${Math.round(n.responseEnd)} (${Math.round(n.transferSize / 1024)} KiB), DOM interactive ${Math.round(n.domInteractive)}, first contentful paint ${Math.round(fcp)}`;
+        return `resources (start..end): ${performance.getEntriesByType('resource').filter((r) => /\.(js|css)$/.test(r.name)).map((r) => `${r.name.replace(/.*\//, '').replace(/-[\w-]{8}\./, '.')} ${Math.round(r.startTime)}..${Math.round((r as PerformanceResourceTiming).responseEnd)}`).join(', ')}; request ${Math.round(n.requestStart)}, response ${Math.round(n.responseStart)}..${Math.round(n.responseEnd)} (${Math.round(n.transferSize / 1024)} KiB), DOM interactive ${Math.round(n.domInteractive)}, first contentful paint ${Math.round(fcp)}`;
       })() };
     });
     console.log(`round ${round}: the focused pane live after ${focusedLive} ms, all live after ${wall} ms; DOMContentLoaded ${marks.nav} ms`);

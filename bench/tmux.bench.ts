@@ -11,12 +11,12 @@
  *  - attach: tmux: `tmux attach-session` in a pty (node-pty, 240 x 70), from its spawn until
  *    the screen it draws shows every pane's prompt; ours: a fresh browser context (empty
  *    cache) opening the window, from navigation until every pane's terminal is live (its
- *    snapshot drawn by its terminal, keys answered); the focused pane's own time and the page's
- *    first contentful paint (the door's first paint: every pane's screen as it is) beside it.
- *    Every pane of a window's layout is in view (splits fill it: no tabs, no zoom), so the
- *    panes in view are all of them. Five attaches each, alternating.
+ *    snapshot drawn by its terminal, keys answered); beside it the focused pane's own time, the
+ *    panes in view (their element on the viewport: with splits filling the window, all of
+ *    them) and the page's first contentful paint (the door's first paint: every pane's screen
+ *    as it is). Five attaches each, alternating.
  * Each figure is printed beside its peer and the goal (memory per pane at most 0.5x tmux's;
- * all panes live within 1 s).
+ * the panes in view live within 300 ms, all within 1 s).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -54,6 +54,8 @@ const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
 const mib = (x: number) => `${(x / MB).toFixed(1)} MiB`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const verdict = (ok: boolean) => (ok ? 'goal met' : 'GOAL NOT MET');
+/** How many panes the last attach found in view. */
+let inViewCount = 0;
 
 /** A process's proportional set size (/proc/PID/smaps_rollup), in bytes. */
 function pss(pid: number): number {
@@ -81,8 +83,9 @@ interface Side {
   full: Memory;
   /** Until every pane is live. */
   attach: number[];
-  /** Ours: until the focused pane is live, and the page's first contentful paint (every pane's screen, the door's first paint). */
+  /** Ours: until the focused pane is live, until every pane in view is, and the page's first contentful paint (every pane's screen, the door's first paint). */
   focused?: number[];
+  inView?: number[];
   firstPaint?: number[];
 }
 
@@ -190,6 +193,7 @@ async function ours(file: string, log: (l: string) => void): Promise<Side> {
     const full = memory(service);
     const attach: number[] = [];
     const focusedLive: number[] = [];
+    const inViewLive: number[] = [];
     const firstPaint: number[] = [];
     for (let i = 0; i < ATTACHES; i++) {
       const context = await browser.newContext({ viewport: { width: 1920, height: 1080 }, deviceScaleFactor: 1 });
@@ -204,6 +208,25 @@ async function ours(file: string, log: (l: string) => void): Promise<Side> {
           return !!id && td!.live(id) && (td!.drawn?.(id) ?? true);
         }, undefined, { polling: 'raf', timeout: 180_000 });
         const focused = performance.now() - t0;
+        // Every pane in view (its element on the page's viewport, not of no size) live and drawn.
+        await page.waitForFunction((n) => {
+          const td = (window as unknown as { __td?: TdHook }).__td;
+          const shown = td?.paneIds() ?? [];
+          if (shown.length < n) return false;
+          const w = window.innerWidth;
+          const h = window.innerHeight;
+          return shown.every((id) => {
+            const r = document.querySelector(`.pane[data-pane-id="${CSS.escape(id)}"]`)?.getBoundingClientRect();
+            const seen = !!r && r.width > 0 && r.height > 0 && r.right > 0 && r.bottom > 0 && r.left < w && r.top < h;
+            return !seen || (td!.live(id) && (td!.drawn?.(id) ?? true));
+          });
+        }, PANES, { polling: 'raf', timeout: 180_000 });
+        const inView = performance.now() - t0;
+        const shownInView = await page.evaluate(() => [...document.querySelectorAll('.pane[data-pane-id]')].filter((e) => {
+          const r = e.getBoundingClientRect();
+          return r.width > 0 && r.height > 0 && r.right > 0 && r.bottom > 0 && r.left < window.innerWidth && r.top < window.innerHeight;
+        }).length);
+        inViewCount = shownInView;
         await page.waitForFunction((n) => {
           const td = (window as unknown as { __td?: TdHook }).__td;
           const shown = td?.paneIds() ?? [];
@@ -218,13 +241,14 @@ async function ours(file: string, log: (l: string) => void): Promise<Side> {
         });
         attach.push(performance.now() - t0);
         focusedLive.push(focused);
+        inViewLive.push(inView);
         firstPaint.push(await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? Number.NaN));
       } finally {
         await context.close();
       }
       await sleep(500);
     }
-    return { idle, full, attach, focused: focusedLive, firstPaint };
+    return { idle, full, attach, focused: focusedLive, inView: inViewLive, firstPaint };
   } finally {
     await browser.close();
     await app.stop();
@@ -253,7 +277,8 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     const b = median(peer.attach);
     log(`attach   all ${PANES} panes drawn, median of ${ATTACHES}: ours (a fresh browser window until every pane is live) ${a.toFixed(0)} ms (${Math.min(...us.attach).toFixed(0)}-${Math.max(...us.attach).toFixed(0)}), tmux (attach-session in a pty until every prompt is drawn) ${b.toFixed(0)} ms (${Math.min(...peer.attach).toFixed(0)}-${Math.max(...peer.attach).toFixed(0)}), ratio ${(a / b).toFixed(1)} (goal: ours <= 1000 ms): ${verdict(a <= 1000)}`);
     const range = (xs: number[]) => `${median(xs).toFixed(0)} ms (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)}; the first ${xs[0]!.toFixed(0)})`;
-    log(`         ours, in the same attaches: every pane's screen painted (the door's first paint, the page's first contentful paint from navigation) ${range(us.firstPaint!)}; the focused pane live and drawn by its terminal ${range(us.focused!)} (goal for the panes in view: <= 300 ms: ${verdict(median(us.focused!) <= 300)}); every pane of a window's layout is in view, so the panes in view are all ${PANES}`);
+    log(`         ours, in the same attaches: every pane's screen painted (the door's first paint, the page's first contentful paint from navigation) ${range(us.firstPaint!)}; the focused pane live and drawn by its terminal ${range(us.focused!)}`);
+    log(`         the panes in view (${inViewCount} of ${PANES}) live and drawn: ${range(us.inView!)} (goal <= 300 ms: ${verdict(median(us.inView!) <= 300)}); all ${PANES} live: ${range(us.attach)} (goal <= 1000 ms: ${verdict(median(us.attach) <= 1000)})`);
     log(`         load average at the end: ${os.loadavg().map((x) => x.toFixed(1)).join(', ')}`);
     const a1 = us.attach[0]!;
     const b1 = peer.attach[0]!;

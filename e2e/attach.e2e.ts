@@ -69,6 +69,8 @@ describe('attaching a window', () => {
     // The early socket said hello and has its answer, with no main bundle yet.
     await first.waitFor(() => received.some((f) => f.startsWith('{"t":"res","id":1,')), 'the early socket\'s hello answered', 30_000);
     expect(sent.filter((f) => f.includes('"app.hello"'))).toHaveLength(1);
+    // ...and asked for the focused pane's snapshot, the main bundle still held back.
+    await first.waitFor(() => sent.some((f) => f.includes('"pane.snapshot"') && f.includes(`"paneId":"${paneId}"`)), 'the early socket\'s ask for the pane\'s snapshot', 30_000);
 
     // Meanwhile the other window types into the pane and splits it: output and a layout change for the held-back window.
     await first.typeLine(paneId!, 'echo before-bundle-$((6*7))');
@@ -81,7 +83,8 @@ describe('attaching a window', () => {
     const late = await opening;
     try {
       const adopted = await late.page.evaluate(() => (window as unknown as { __td: { adopted(): { frames: number; requests: number } | null } }).__td.adopted());
-      expect(adopted?.requests).toBe(1);
+      // The hello and the pane's snapshot (the output that came after it makes the terminal ask again: drawn once, below).
+      expect(adopted?.requests).toBe(2);
       // The hello's answer, the output and the layout change, at least.
       expect(adopted!.frames).toBeGreaterThanOrEqual(3);
       // The split it only heard about on the early socket is shown.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { typedInput } from './early.ts';
+import { snapshotOrder, typedInput } from './early.ts';
 
 const key = (k: string, mods: Partial<Record<'ctrlKey' | 'altKey' | 'metaKey' | 'shiftKey' | 'isComposing', boolean>> = {}) =>
   typedInput({ key: k, ctrlKey: false, altKey: false, metaKey: false, shiftKey: false, isComposing: false, ...mods });
@@ -28,5 +28,22 @@ describe('typedInput (keys typed on the first paint)', () => {
     expect(key('a', { isComposing: true })).toBeUndefined();
     expect(key('1', { ctrlKey: true })).toBeUndefined();
     for (const k of ['Shift', 'Control', 'F5', 'PageUp', 'Dead', 'Unidentified', '\u0007']) expect(key(k), k).toBeUndefined();
+  });
+});
+
+describe('snapshotOrder (the snapshots the early socket asks for once the hello is answered)', () => {
+  const pane = (paneId: string) => ({ type: 'pane', paneId });
+  const layout = { type: 'split', direction: 'column', sizes: [0.5, 0.5], children: [pane('a'), { type: 'split', direction: 'row', sizes: [0.5, 0.5], children: [pane('b'), pane('far/c')] }, pane('d')] };
+
+  it('the focused pane first, then the others in reading order, this machine\'s only', () => {
+    expect(snapshotOrder({ layout, focused: 'b' })).toEqual({ first: 'b', rest: ['a', 'd'] });
+    expect(snapshotOrder({ layout, focused: null })).toEqual({ first: 'a', rest: ['b', 'd'] });
+  });
+
+  it('asks nothing first for another machine\'s focused pane, an empty layout or an answer of another shape', () => {
+    expect(snapshotOrder({ layout, focused: 'far/c' })).toEqual({ first: undefined, rest: ['a', 'b', 'd'] });
+    expect(snapshotOrder({ layout: null, focused: null })).toEqual({ first: undefined, rest: [] });
+    expect(snapshotOrder({ hello: 'early' })).toEqual({ first: undefined, rest: [] });
+    expect(snapshotOrder(null)).toEqual({ first: undefined, rest: [] });
   });
 });

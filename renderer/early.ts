@@ -31,21 +31,83 @@ export function defaultWsUrl(loc: { protocol: string; host: string } = globalThi
   return `${loc.protocol === 'https:' ? 'wss' : 'ws'}://${loc.host}/ws?output=binary`;
 }
 
-/** Open the socket and say `app.hello` once it is open, keeping every frame until released. */
+/** A layout tree as the hello's answer carries it (preload/contract.ts `Layout`), read here without importing it. */
+type LayoutTree = { type: 'pane'; paneId: string } | { type: 'split'; children: LayoutTree[] };
+
+/**
+ * The panes whose snapshots the early socket asks for once the hello is answered, in the order
+ * main.tsx asks (`TerminalRegistry.prefetch`): the focused pane (else the layout's first), then the
+ * rest in reading order. This machine's panes only (another machine's, `name/id`, go through the
+ * home service wrapped: td-client's to ask). Pure.
+ */
+export function snapshotOrder(hello: unknown): { first?: string; rest: string[] } {
+  const h = hello as { layout?: LayoutTree | null; focused?: string | null } | null;
+  const ids: string[] = [];
+  const walk = (n: LayoutTree | null | undefined): void => {
+    if (!n || typeof n !== 'object') return;
+    if (n.type === 'pane' && typeof n.paneId === 'string') ids.push(n.paneId);
+    else if (n.type === 'split' && Array.isArray(n.children)) n.children.forEach(walk);
+  };
+  walk(h?.layout);
+  const first = typeof h?.focused === 'string' && h.focused ? h.focused : ids[0];
+  const local = (id: string) => !id.includes('/');
+  return { first: first && local(first) ? first : undefined, rest: ids.filter((id) => id !== first && local(id)) };
+}
+
+/** The id of an answer frame (the core writes `{"t":"res","id":N,...}`), read without parsing the rest; undefined for any other frame. */
+function answerId(data: string): number | undefined {
+  const m = /^\{"t":"res","id":(\d+),/.exec(data.slice(0, 40));
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * Open the socket and say `app.hello` once it is open, keeping every frame until released.
+ * Once the hello is answered it asks for the focused pane's snapshot, and once that is answered
+ * for the other panes' (the asks main.tsx makes, which td-client then claims): the core makes
+ * them while the main bundle still loads and parses, instead of after it (issue 38, item 4).
+ */
 export function openEarly(url: string, WS: typeof WebSocket = WebSocket): EarlySocket {
   const socket = new WS(url);
   socket.binaryType = 'arraybuffer';
   const kept: Array<string | ArrayBuffer> = [];
   const requests: EarlyRequest[] = [];
   let released = false;
+  const ask = (name: string, req: unknown): number | undefined => {
+    const r: EarlyRequest = { id: requests.length + 1, name, req };
+    try {
+      socket.send(JSON.stringify({ t: 'req', ...r }));
+      requests.push(r);
+      return r.id;
+    } catch {
+      // closing already: td-client connects again and asks itself
+      return undefined;
+    }
+  };
+  /** The other panes, asked for once the focused pane's snapshot is answered (its id). */
+  let rest: { after: number; ids: string[] } | undefined;
   const onOpen = (): void => {
     performance.mark('td:open');
-    const hello: EarlyRequest = { id: 1, name: 'app.hello', req: {} };
-    try {
-      socket.send(JSON.stringify({ t: 'req', ...hello }));
-      requests.push(hello);
-    } catch {
-      // closing already: td-client connects again and says hello itself
+    ask('app.hello', {});
+  };
+  /** The hello's answer (id 1) and the first snapshot's lead to the next asks. */
+  const answered = (data: string): void => {
+    const id = answerId(data);
+    if (id === 1 && requests.length === 1) {
+      let order: ReturnType<typeof snapshotOrder>;
+      try {
+        const f = JSON.parse(data) as { ok: boolean; res?: unknown };
+        if (!f.ok) return;
+        order = snapshotOrder(f.res);
+      } catch {
+        return;
+      }
+      if (!order.first) return;
+      const after = ask('pane.snapshot', { paneId: order.first });
+      if (after !== undefined && order.rest.length > 0) rest = { after, ids: order.rest };
+    } else if (rest && id === rest.after) {
+      const { ids } = rest;
+      rest = undefined;
+      for (const paneId of ids) if (ask('pane.snapshot', { paneId }) === undefined) return;
     }
   };
   const onMessage = (ev: MessageEvent): void => {
@@ -60,6 +122,7 @@ export function openEarly(url: string, WS: typeof WebSocket = WebSocket): EarlyS
       return;
     }
     kept.push(data);
+    if (typeof data === 'string') answered(data);
   };
   socket.addEventListener('open', onOpen);
   socket.addEventListener('message', onMessage);

@@ -131,7 +131,8 @@ function hello(): void {
       // Every pane's snapshot, asked for now: the answers come while the window is built (not a
       // few at a time once each terminal is made, a round trip each). The focused pane's alone
       // first, the others once it is answered (asked together, the core made them side by side
-      // and the focused pane's came up to a second later under load).
+      // and the focused pane's came up to a second later under load). In a browser the early socket
+      // asked them already, as soon as the hello was answered (early.ts): these asks claim its answers.
       const first = res.focused ?? (res.layout ? leafIds(res.layout)[0] : undefined);
       void (first ? terminals.prefetch(first) : Promise.resolve()).then(() => {
         for (const id of leafIds(store.getState().layout)) void terminals.prefetch(id);

@@ -195,6 +195,29 @@ describe('createWsClient', () => {
       expect(srv.sockets).toHaveLength(1);
     });
 
+    it('asks the focused pane\'s snapshot once the hello is answered, the others once that one is, and the app\'s asks claim them', async () => {
+      const frames: ClientFrame[] = [];
+      const layout = { type: 'split', direction: 'row', sizes: [0.5, 0.25, 0.25], children: [{ type: 'pane', paneId: 'p1' }, { type: 'pane', paneId: 'p2' }, { type: 'pane', paneId: 'box/p9' }] };
+      const srv = await startServer(0, (f, ws) => {
+        frames.push(f);
+        if (f.name === 'app.hello') reply(ws, { t: 'res', id: f.id, ok: true, res: { panes: [], layout, focused: 'p2' } } as unknown as ServerFrame);
+        else reply(ws, { t: 'res', id: f.id, ok: true, res: { snapshotOf: (f.req as { paneId: string }).paneId } } as unknown as ServerFrame);
+      });
+      const early = openEarly(`ws://127.0.0.1:${srv.port}/ws`);
+      // The focused pane first, then the rest of this machine's (another machine's pane is td-client's to ask, wrapped).
+      await until(() => frames.length === 3);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(frames.map((f) => [f.id, f.name, f.req])).toEqual([[1, 'app.hello', {}], [2, 'pane.snapshot', { paneId: 'p2' }], [3, 'pane.snapshot', { paneId: 'p1' }]]);
+      const c = client(srv.port, { early });
+      expect(c.adopted).toEqual({ frames: 3, requests: 3 });
+      await c.invoke('app.hello', {});
+      await expect(c.invoke('pane.snapshot', { paneId: 'p2' })).resolves.toEqual({ snapshotOf: 'p2' });
+      await expect(c.invoke('pane.snapshot', { paneId: 'p1' })).resolves.toEqual({ snapshotOf: 'p1' });
+      // Claimed once: asking again goes on the wire.
+      await expect(c.invoke('pane.snapshot', { paneId: 'p1' })).resolves.toEqual({ snapshotOf: 'p1' });
+      expect(frames.map((f) => f.id)).toEqual([1, 2, 3, 4]);
+    });
+
     it('adopts a socket still opening: the app\'s own hello goes out when it opens, the early one never', async () => {
       const { srv, frames } = await helloServer();
       const early = openEarly(`ws://127.0.0.1:${srv.port}/ws`);

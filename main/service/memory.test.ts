@@ -109,6 +109,22 @@ describe('giving memory back', () => {
     r.dispose();
   });
 
+  it('a window that comes while a collection waits (a page reloaded) puts it off until its attach is over', async () => {
+    const p = panes();
+    const bus = new EventEmitter();
+    let collected = 0;
+    const r = returnMemoryWhenQuiet(p, () => collected++, { quietMs: 150, afterMs: 100, attachedMs: 400, windows: { onWindows: (fn) => (bus.on('w', fn), () => bus.off('w', fn)) } });
+    bus.emit('w', 1);
+    bus.emit('w', 0);
+    await sleep(20);
+    bus.emit('w', 1);
+    // Neither the collection a moment after the window went nor the quiet one while the new window attaches.
+    await sleep(250);
+    expect(collected).toBe(0);
+    await waitFor(() => collected === 1, 'the collection after the attach');
+    r.dispose();
+  });
+
   it('collects a moment after work that made garbage without output (screens saved, the start), not while someone types', async () => {
     const p = panes();
     let collected = 0;

@@ -129,7 +129,8 @@ export interface ReturnOptions {
  * Give memory back once output has been quiet for QUIET_MS after FLOOD_CHARS of it, after a
  * pane closed, or after a screen archived; a second after a screen caught up with a flood,
  * after a window went, after work that made garbage without output (`afterWork`: the
- * service's start, a round of kept screens), and ATTACHED_MS after a window came, while no other pane floods (the next command's output may follow
+ * service's start, a round of kept screens), and ATTACHED_MS after a window came (what was
+ * due then waits for it), while no other pane floods (the next command's output may follow
  * at once); and, during a flood that goes on, collect every STEADY_CHARS of output at most
  * once every STEADY_MS (`between`); none while someone types (INPUT_QUIET_MS). No-op without `gc`.
  */
@@ -255,12 +256,20 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
   // A screen caught up with a flood and archived it: the rows it let go are garbage now.
   const offCompacted = panes.onCompacted(giveAfter);
   // A window went: what it held, and what its snapshots made, are garbage now. A window came:
-  // what its attach made (every pane's snapshot) is garbage once it has settled.
+  // what its attach made (every pane's snapshot) is garbage once it has settled. What was due
+  // when it came (a window gone a moment before: a page reloaded) waits for that too: a full
+  // stop during its attach would hold its hello and snapshots (issue 38, item 4).
   let windowsBefore = 0;
   let attached: NodeJS.Timeout | undefined;
   const offWindows = opts.windows?.onWindows((n) => {
     if (n < windowsBefore) giveAfter('');
     else if (n > windowsBefore) {
+      clearTimeout(afterCatchUp);
+      afterCatchUp = undefined;
+      if (due) {
+        clearTimeout(timer);
+        timer = undefined;
+      }
       clearTimeout(attached);
       (attached = setTimeout(() => giveAfter(''), attachedMs)).unref();
     }

@@ -49,6 +49,8 @@ export class TerminalRegistry {
   private readonly openWaiting = new Map<string, (start: boolean) => Opened | void>();
   private openTimer: ReturnType<typeof setTimeout> | undefined;
   private restOpened = false;
+  /** The rest are opened in the next task (paneDrawn). */
+  private restSoon = false;
 
   constructor(api: TdApi) {
     this.api = api;
@@ -56,7 +58,7 @@ export class TerminalRegistry {
 
   /**
    * Open a pane's terminal (`open`): at once for the window's first pane (`first`) and for every
-   * pane once the window has drawn one; else once the first has drawn, or OPEN_REST_AFTER_MS
+   * pane once the window has drawn one; else once the first has drawn (in the task after that frame), or OPEN_REST_AFTER_MS
    * after the first that waits, all in one task: each opened (`open(false)`), then each measured,
    * then each started, so the page is laid out once for them all, not once a terminal. Returns
    * the cancel (the pane view went away).
@@ -79,6 +81,7 @@ export class TerminalRegistry {
   }
 
   private openRest(): void {
+    if (this.restOpened) return;
     this.restOpened = true;
     clearTimeout(this.openTimer);
     const waiting = [...this.openWaiting.values()];
@@ -121,10 +124,18 @@ export class TerminalRegistry {
     return s;
   }
 
-  /** A pane's terminal drew its first snapshot (TerminalSession's onDrawn). */
+  /**
+   * A pane's terminal drew its first snapshot (TerminalSession's onDrawn, in the frame that draws
+   * it). The others are opened in the task after it, once that frame is painted: opened within it,
+   * their long task held the first pane's rows off the screen until all were made.
+   */
   paneDrawn(paneId: string): void {
     this.drawnPanes.add(paneId);
-    if (!this.restOpened) this.openRest();
+    if (!this.restOpened && !this.restSoon) {
+      clearTimeout(this.openTimer);
+      this.restSoon = true;
+      setTimeout(() => this.openRest(), 0);
+    }
     for (const f of [...this.drawnListeners]) f();
   }
 

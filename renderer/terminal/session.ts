@@ -74,6 +74,10 @@ export type RendererKind = 'webgl' | 'dom';
 export type SyncMode = 'all' | 'stale' | 'flood-over';
 export type RendererMode = 'auto' | RendererKind;
 
+interface Box { width: number; height: number }
+/** Whether two boxes are the same size (a ResizeObserver's report against a measured box). */
+const sameBox = (a: Box, b: Box): boolean => Math.abs(a.width - b.width) < 0.01 && Math.abs(a.height - b.height) < 0.01;
+
 let hardwareWebglCache: boolean | undefined;
 
 /** GL renderer names of software rasterisers. */
@@ -267,11 +271,16 @@ export class TerminalSession {
       shareWidths(this.term);
       skipEmptySelectionRedraws(this.term);
       this.loadRenderer();
-      this.resizeObserver = new ResizeObserver(() => {
-        this.scheduleFit();
+      this.resizeObserver = new ResizeObserver((entries) => {
+        // Its first report (as it is observed) and any other of the box the terminal was last
+        // fitted to need no fit: measuring again would lay out the whole page once a terminal.
+        const box = entries[entries.length - 1]?.contentRect;
+        if (!box || !this.fittedBox || !sameBox(box, this.fittedBox)) this.scheduleFit();
         if (this.poolMember) this.opts.webglPool?.changed();
       });
       this.resizeObserver.observe(this.host);
+      // A font that finished loading changes the cells' size, not the box: fitted again.
+      document.fonts?.addEventListener?.('loadingdone', this.fontsLoaded);
       if (start) this.start();
     } else {
       this.scheduleFit();
@@ -290,10 +299,25 @@ export class TerminalSession {
    * instead of reading it again after other terminals have changed the page meanwhile.
    */
   measureFit(): void {
-    if (this.opened && !this.disposed) this.measured = this.fit.proposeDimensions() ?? undefined;
+    if (!this.opened || this.disposed) return;
+    this.measured = this.fit.proposeDimensions() ?? undefined;
+    // The page is laid out now: its box is read at no cost.
+    this.measuredBox = this.measured ? this.box() : undefined;
   }
 
   private measured: { cols: number; rows: number } | undefined;
+  private readonly fontsLoaded = (): void => this.scheduleFit();
+  private measuredBox: Box | undefined;
+  /** The host's box and the size the terminal was last fitted to (fitNow). */
+  private fittedBox: Box | undefined;
+  private fitted: { cols: number; rows: number } | undefined;
+  /** Whether the fitted size may be wrong now (its box changed, or the font): the next fit measures. */
+  private fitStale = true;
+
+  private box(): Box {
+    const r = this.host.getBoundingClientRect();
+    return { width: r.width, height: r.height };
+  }
 
   /** The pane view went away (it may come back in another place). */
   detach(container: HTMLElement): void {
@@ -398,7 +422,7 @@ export class TerminalSession {
         // The snapshot's text holds no marks: put its prompts back before any reflow.
         if (gen === this.generation) this.prompts.restore(prompts);
         performance.mark('td:snapshot-parsed');
-        this.fitNow(false);
+        this.fitBack();
         this.drawnOnce();
         this.firstDrawn = true;
         this.updateView();
@@ -567,6 +591,7 @@ export class TerminalSession {
     cancelAnimationFrame(this.fitFrame);
     clearTimeout(this.resizeTimer);
     this.resizeObserver?.disconnect();
+    document.fonts?.removeEventListener?.('loadingdone', this.fontsLoaded);
     if (this.poolMember) this.opts.webglPool?.leave(this.poolMember);
     this.dropWebgl();
     this.prompts.dispose();
@@ -659,6 +684,7 @@ export class TerminalSession {
   }
 
   private scheduleFit(): void {
+    this.fitStale = true;
     if (this.disposed || this.fitFrame) return;
     this.fitFrame = requestAnimationFrame(() => {
       this.fitFrame = 0;
@@ -666,16 +692,38 @@ export class TerminalSession {
     });
   }
 
+  /**
+   * After a snapshot is drawn: back to the size the terminal was fitted to (the snapshot may be
+   * at the core's other size: the first window after the pane was made elsewhere), without
+   * measuring the page again (with many terminals drawing their snapshots, each measure was a
+   * layout of the whole page). A box that changed meanwhile is fitted by the ResizeObserver.
+   */
+  private fitBack(): void {
+    const to = this.fitted;
+    if (!to) return this.fitNow(false);
+    if (to.cols !== this.term.cols || to.rows !== this.term.rows) this.term.resize(to.cols, to.rows);
+  }
+
   private fitNow(force: boolean): void {
     if (this.disposed || !this.opened) return;
-    const dims = this.measured ?? this.fit.proposeDimensions();
+    const measured = this.measured;
+    // A fit asked with nothing changed since the last (a snapshot's, right after the terminal was
+    // fitted) takes that one's size, not a layout of the page.
+    const dims = measured ?? (!this.fitStale && this.fitted ? this.fitted : this.fit.proposeDimensions());
+    const box = measured ? this.measuredBox : undefined;
     this.measured = undefined;
+    this.measuredBox = undefined;
     // Too small to read (or nothing left to draw in): out of view (view.ts).
     if (dims && Number.isFinite(dims.cols) && Number.isFinite(dims.rows)) {
       this.bigEnough = readable(dims);
       if (!this.bigEnough) this.updateView();
     }
     if (!dims || !Number.isFinite(dims.cols) || !Number.isFinite(dims.rows) || dims.cols < 2 || dims.rows < 1) return;
+    if (dims !== this.fitted) {
+      this.fitted = { cols: dims.cols, rows: dims.rows };
+      this.fittedBox = box ?? this.box();
+    }
+    this.fitStale = false;
     if (dims.cols !== this.term.cols || dims.rows !== this.term.rows) this.term.resize(dims.cols, dims.rows);
     this.updateView();
     clearTimeout(this.resizeTimer);
