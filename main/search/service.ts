@@ -31,8 +31,16 @@ import { agentEntry, installTranscript, short } from './transcript.ts';
 const FLUSH_MS = 250;
 /** Pane folders' files are looked at this often. */
 const FILES_MS = 1000;
-/** Output read into lines per slice before the event loop gets a turn (~10 ms of work). */
+/**
+ * Output read into lines per slice before the event loop gets a turn: at most SLICE_CHARS
+ * characters and SLICE_LINES lines (a chunk is cut after its last line that fits). The work
+ * goes by lines (an entry, a block's share of its deflate and full-text insert each): 128 KiB
+ * of `yes` is ~44,000 lines, a slice of ~100 ms on this machine's quiet cores, which held
+ * every key typed meanwhile in another pane (issue 38: the echo p99 beside 16 floods); 2,048
+ * lines are a few milliseconds.
+ */
 const SLICE_CHARS = 128 * 1024;
+const SLICE_LINES = 2048;
 /** While a flood is indexed, the event loop is left this many times as long as each slice took. */
 const IDLE_PER_BUSY = 4;
 /** Output queued for one pane at most (a flood outruns the index: its older part beyond this is counted, not indexed). */
@@ -76,6 +84,15 @@ function modelText(v: unknown, out: string[] = [], depth = 0): string[] {
 export function agentEntryOfLine(line: string): Partial<Entry> | undefined {
   const e = parseEvent(line);
   return e ? agentEntry(e) : undefined;
+}
+
+/** Where the `n`-th line feed of `data` ends (its length when it has fewer), and how many line feeds that takes. */
+export function afterLines(data: string, n: number): { end: number; lines: number } {
+  let lines = 0;
+  for (let at = data.indexOf('\n'); at >= 0; at = data.indexOf('\n', at + 1)) {
+    if (++lines >= n) return { end: at + 1, lines };
+  }
+  return { end: data.length, lines };
 }
 
 export class SearchService {
@@ -373,7 +390,7 @@ export class SearchService {
    */
   private flushSlice(): void {
     const t = performance.now();
-    const more = this.write(SLICE_CHARS);
+    const more = this.write(SLICE_CHARS, undefined, SLICE_LINES);
     if (!more && this.backlog) {
       this.backlog = false;
       for (const fn of this.drained) fn();
@@ -395,22 +412,29 @@ export class SearchService {
     this.write(outputBudget, cursors);
   }
 
-  /** Read queued output into entries (up to `budget` characters) and write them with the others; true when output is left. */
-  private write(budget: number, cursors?: Map<string, number>): boolean {
+  /** Read queued output into entries (up to `budget` characters and `lines` lines) and write them with the others; true when output is left. */
+  private write(budget: number, cursors?: Map<string, number>, lines = Infinity): boolean {
     if (this.flushing) return false;
     this.flushing = true;
     let left = false;
     try {
       for (const [paneId, f] of this.feeds) {
         if (f.queue.length === 0) continue;
-        if (budget <= 0) {
+        if (budget <= 0 || lines <= 0) {
           left = true;
           continue;
         }
         const base = this.base(paneId);
         const at = Date.now();
-        while (f.queue.length > 0 && budget > 0) {
-          const data = f.queue.shift()!;
+        while (f.queue.length > 0 && budget > 0 && lines > 0) {
+          let data = f.queue.shift()!;
+          // Cut after the last line the slice takes: the rest waits at the head of the queue.
+          const cut = afterLines(data, lines);
+          lines -= cut.lines;
+          if (cut.end < data.length) {
+            f.queue.unshift(data.slice(cut.end));
+            data = data.slice(0, cut.end);
+          }
           f.queued -= data.length;
           budget -= data.length;
           for (const item of f.lines.feed(data)) {
