@@ -11,7 +11,7 @@
  * pane counts as bulk until it has had a turn and written less than `bulkChars` in it.
  *
  * Never paced: a pane that writes little (an echo, a prompt, an agent's answer), and a
- * pane given input in the last `inputMs` (`input`: it reads at once and takes no turns
+ * flood given input in the last `inputMs` (`input`: it reads at once and takes no turns
  * meanwhile, so the prompt after Ctrl-C is not held back by its turn, nor is the rest of
  * the flood's output before it: `yes` leaves ~24 KB in its PTY, which counted as a flood in
  * the next slice and sent the pane to the back of a line of 16, ~300 ms before its prompt;
@@ -33,7 +33,7 @@ export interface GovernorOptions {
   bulkChars: number;
   /** How long input to a quiet pane holds the floods at most, waiting for its answer. */
   holdMs: number;
-  /** How long a pane given input takes no turns (0 if not given: only until the next slice). */
+  /** How long a flood given input takes no turns (0 if not given: only until the next slice); a quiet pane given input holds the floods instead (holdMs). */
   inputMs?: number;
 }
 
@@ -50,7 +50,7 @@ export class OutputGovernor {
   private readonly bulkChars: number;
   private readonly holdMs: number;
   private readonly inputMs: number;
-  /** Panes given input lately, and until when they take no turns. */
+  /** Floods given input lately, and until when they take no turns. */
   private readonly typed = new Map<string, number>();
   /** Input to this quiet pane holds the floods until it answers or `holdUntil` (see the header). */
   private holdFor: string | undefined;
@@ -83,9 +83,11 @@ export class OutputGovernor {
    * who is paced changed.
    */
   input(paneId: string, now: number): boolean {
-    if (this.inputMs > 0) this.typed.set(paneId, now + this.inputMs);
     if (this.line.includes(paneId)) {
-      if (this.inputMs > 0) this.line = this.line.filter((id) => id !== paneId);
+      if (this.inputMs > 0) {
+        this.typed.set(paneId, now + this.inputMs);
+        this.line = this.line.filter((id) => id !== paneId);
+      }
       return this.paced.delete(paneId);
     }
     if (this.line.length <= this.running) return false;
