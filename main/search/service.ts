@@ -11,8 +11,9 @@
  * - Surfaces as they arrive or change (`surface.changed`), and Tick calls (TickHost.onCall).
  *
  * Every flush (FLUSH_MS after something came) writes one transaction; a flush handles at
- * most SLICE_CHARS of output and then waits four times as long as it took, so a flood is
- * indexed in slices with at most a fifth of the event loop's time. A pane's block of lines
+ * most SLICE_CHARS of output and SLICE_LINES lines and then waits four times as long as it
+ * took (sixteen while someone types), so a flood is indexed in slices with at most a fifth of
+ * the event loop's time. A pane's block of lines
  * that is not full is held (main/search/index.ts, at most HOLD_MS, written by the next query
  * or a timer) for the pane's next lines, so output that trickles still makes full blocks.
  */
@@ -43,6 +44,15 @@ const SLICE_CHARS = 128 * 1024;
 const SLICE_LINES = 2048;
 /** While a flood is indexed, the event loop is left this many times as long as each slice took. */
 const IDLE_PER_BUSY = 4;
+/**
+ * ...and this many times while someone types (input to any pane in the last TYPING_MS): a
+ * flood's indexing was about half of the service's CPU beside 16 floods (a profile of the
+ * fleet bench, issue 38), on 2 cores shared with the floods' programs and the page, and a key
+ * waited whenever the service's loop waited for a core. What the index outruns meanwhile is
+ * let go at MAX_QUEUED_CHARS, as before.
+ */
+const IDLE_PER_BUSY_TYPING = 16;
+const TYPING_MS = 1000;
 /** Output queued for one pane at most (a flood outruns the index: its older part beyond this is counted, not indexed). */
 const MAX_QUEUED_CHARS = 4 * 1024 * 1024;
 /** A file is read at most this much at a time (one transaction); the rest after the event loop's next turn. */
@@ -115,6 +125,8 @@ export class SearchService {
   /** Output queued past one slice is being written a slice at a time (flushSlice). */
   private backlog = false;
   private readonly drained = new Set<() => void>();
+  /** When a pane last had input (performance.now()). */
+  private typedAt = -Infinity;
 
   constructor(deps: SearchDeps) {
     this.deps = deps;
@@ -147,6 +159,9 @@ export class SearchService {
   start(): void {
     const { panes, core } = this.deps;
     this.offs.push(panes.onOutput((paneId, data) => this.output(paneId, data)));
+    this.offs.push(panes.onInput(() => {
+      this.typedAt = performance.now();
+    }));
     this.offs.push(panes.onExit((info) => this.ended(info)));
     this.offs.push(core.onEvent((name, payload) => {
       if (name === 'surface.changed') {
@@ -401,7 +416,7 @@ export class SearchService {
       this.flushTimer = setTimeout(() => {
         this.flushTimer = undefined;
         this.flushSlice();
-      }, Math.ceil((performance.now() - t) * IDLE_PER_BUSY));
+      }, Math.ceil((performance.now() - t) * (performance.now() - this.typedAt < TYPING_MS ? IDLE_PER_BUSY_TYPING : IDLE_PER_BUSY)));
       this.flushTimer.unref?.();
     }
   }
