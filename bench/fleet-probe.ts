@@ -7,6 +7,8 @@
  * window: its panes out of view, docs/spec/window.md), to set beside a run with it shown;
  * TD_PROBE_FLOODS=1 for one flood beside the quiet pane instead of 16 (streamed to the page when
  * shown: no other flood to take turns with, so not in the background).
+ * TD_PROBE_PROFILE: the page's CPU profile; TD_PROBE_CTRLC=turn|all: a timeline of each Ctrl-C;
+ * TD_PROBE_ECHO=n: where each key's echo went.
  */
 const FLOODS = Number(process.env.TD_PROBE_FLOODS ?? 16);
 import fs from 'node:fs';
@@ -15,6 +17,7 @@ import { CHROMIUM_ARGS } from '../e2e/harness.ts';
 import { cpuSeconds, ensureBuilt, startOurs } from './peer-apps.ts';
 import { wsWindow } from './ws-window.ts';
 import { watchPrompts } from './fleet-page.ts';
+import type { Page } from 'playwright-core';
 
 const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
 const yesCpu = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).reduce((a, d) => {
@@ -24,6 +27,58 @@ const yesCpu = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).redu
     return a;
   }
 }, 0);
+
+/**
+ * TD_PROBE_ECHO=n: n keys typed into the quiet pane (running `cat`) beside the floods, each
+ * split into where its time went in the page: keydown to the input sent, the send to its echo's
+ * frame received, that to xterm's parse, that to the next frame; with the page's long tasks
+ * that overlapped it. The slowest keys are printed.
+ */
+async function echoTimeline(page: Page, first: string, n: number): Promise<void> {
+  const rows: string[] = [];
+  const all: number[][] = [];
+  await page.evaluate(() => {
+    const w = window as unknown as { __longs: Array<[number, number]> };
+    w.__longs = [];
+    new PerformanceObserver((l) => {
+      for (const e of l.getEntries()) w.__longs.push([performance.timeOrigin + e.startTime, e.duration]);
+    }).observe({ type: 'longtask' });
+  });
+  for (let i = 0; i < n; i++) {
+    const ch = String.fromCharCode(97 + (i % 26));
+    await page.evaluate(([id, want]) => {
+      type Term = { onWriteParsed(f: () => void): { dispose(): void }; buffer: { active: { cursorY: number; baseY: number; getLine(y: number): { translateToString(t?: boolean): string } | undefined } } };
+      const w = window as unknown as { __log: Array<[number, string, string, string]>; __key?: Promise<number[]>; __td: { term(id: string): Term } };
+      w.__log.length = 0;
+      const term = w.__td.term(id);
+      const now = () => performance.timeOrigin + performance.now();
+      w.__key = new Promise<number[]>((resolve) => {
+        let t0 = 0;
+        document.addEventListener('keydown', () => { t0 = now(); }, { capture: true, once: true });
+        const sub = term.onWriteParsed(() => {
+          const b = term.buffer.active;
+          if (!(b.getLine(b.baseY + b.cursorY)?.translateToString(true) ?? '').endsWith(want)) return;
+          sub.dispose();
+          const parsed = now();
+          requestAnimationFrame(() => resolve([t0, parsed, now()]));
+        });
+      });
+    }, [first, ch] as const);
+    await page.keyboard.press(ch);
+    const [t0, parsed, drawn] = await page.evaluate(() => (window as unknown as { __key: Promise<number[]> }).__key);
+    const log = await page.evaluate(() => (window as unknown as { __log: Array<[number, string, string, string]> }).__log);
+    const sent = log.find((e) => e[1] === 'input' && e[2] === first)?.[0] ?? NaN;
+    const recv = log.find((e) => e[1] === 'out' && e[2] === first)?.[0] ?? NaN;
+    const longs = await page.evaluate(([a, b]) => (window as unknown as { __longs: Array<[number, number]> }).__longs.filter(([s, d]) => s < b && s + d > a), [t0!, drawn!]);
+    all.push([drawn! - t0!, sent - t0!, recv - sent, parsed! - recv, drawn! - parsed!]);
+    rows.push(`key ${i}: total ${(drawn! - t0!).toFixed(0)} = to send ${(sent - t0!).toFixed(0)}, round trip ${(recv - sent).toFixed(0)}, to parsed ${(parsed! - recv).toFixed(0)}, to frame ${(drawn! - parsed!).toFixed(0)}; long tasks ${longs.map(([s, d]) => `${(s - t0!).toFixed(0)}+${d.toFixed(0)}`).join(' ') || '-'}; others' frames ${log.filter((e) => e[1] === 'out' && e[2] !== first).length}, stale ${log.filter((e) => e[1] === 'stale').length}, snaps ${log.filter((e) => e[1] === 'snap').length}`);
+    await sleep(20 + (i % 7) * 3);
+  }
+  const order = all.map((r, i) => [r[0]!, i] as const).sort((a, b) => b[0] - a[0]);
+  const med = (k: number) => [...all.map((r) => r[k]!)].sort((a, b) => a - b)[Math.floor(all.length / 2)]!.toFixed(0);
+  console.log(`echo medians: total ${med(0)}, to send ${med(1)}, round trip ${med(2)}, to parsed ${med(3)}, to frame ${med(4)}`);
+  for (const [, i] of order.slice(0, 8)) console.log(rows[i]);
+}
 
 ensureBuilt();
 const app = await startOurs();
@@ -59,6 +114,7 @@ try {
         });
       }
       override send(d: Parameters<WebSocket['send']>[0]) {
+        if (typeof d === 'string' && d.includes('"pane.input"')) log.push([performance.timeOrigin + performance.now(), 'input', (JSON.parse(d) as { req: { paneId: string } }).req.paneId, '']);
         if (typeof d === 'string' && d.includes('"pane.snapshot"')) {
           const f = JSON.parse(d) as { id: number; req: { paneId: string } };
           asked.set(f.id, f.req.paneId);
@@ -75,12 +131,17 @@ try {
     const shown = td?.paneIds() ?? [];
     return shown.length >= n && shown.every((id) => td!.live(id) && /\$ *$/.test(td!.text(id) ?? ''));
   }, FLOODS + 1, { timeout: 120_000 });
+  const first = (await page.evaluate(() => (window as unknown as { __td: { paneIds(): string[] } }).__td.paneIds()))[0]!;
+  if (process.env.TD_PROBE_ECHO) {
+    await page.locator(`[data-pane-id="${first}"] .xterm-helper-textarea`).focus();
+    await page.keyboard.type('cat');
+    await page.keyboard.press('Enter');
+  }
   for (const id of floods) {
     await page.locator(`[data-pane-id="${id}"] .xterm-helper-textarea`).focus();
     await page.keyboard.type('yes');
     await page.keyboard.press('Enter');
   }
-  const first = (await page.evaluate(() => (window as unknown as { __td: { paneIds(): string[] } }).__td.paneIds()))[0]!;
   await page.locator(`[data-pane-id="${first}"] .xterm-helper-textarea`).focus();
   await sleep(3000);
   const stats = () => page.evaluate((ids) => ids.map((id) => (window as unknown as { __td: { stats(id: string): { written: number; redraws: number; syncs: number; snapshotChars: number } } }).__td.stats(id)), floods);
@@ -158,6 +219,7 @@ try {
   const s1 = await stats();
   const pageTask = (await taskSeconds()) - task0;
   const socketBytes = (await outBytes()) - out0;
+  if (process.env.TD_PROBE_ECHO) await echoTimeline(page, first, Number(process.env.TD_PROBE_ECHO) || 60);
   if (process.env.TD_PROBE_CTRLC) {
     await page.evaluate(() => {
       const w = window as unknown as { __log: Array<[number, string, string, string]>; __onPrompt?: (id: string, at: number) => void };

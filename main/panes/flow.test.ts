@@ -627,4 +627,21 @@ describe('FlowMeter', () => {
     a!.ack('w', 11_000);
     expect(shares.count('w')).toBe(1);
   });
+
+  it('says when a batch would fill every reader in the flow (the pane sends it then): the share of a window beside floods, not 64 KiB', () => {
+    const shares = new WindowShares();
+    const bound: LatencyBound = { ms: 150, minChars: 128_000, startChars: 32_000, shares, shareFloorChars: 8_000, now: () => 0 };
+    const [a, b, c, d] = Array.from({ length: 4 }, () => new FlowMeter(1_000_000, 500_000, bound));
+    expect(a!.fills(100_000)).toBe(false);
+    for (const m of [a!, b!, c!, d!]) m.attach('w');
+    for (const m of [b!, c!, d!]) m.background = true;
+    // Beside three floods: a quarter of the start allowance (8,000).
+    expect(a!.fills(8_000)).toBe(false);
+    expect(a!.fills(8_001)).toBe(true);
+    a!.sent(5_000);
+    expect(a!.fills(3_001)).toBe(true);
+    // A second reader with room left: not every reader would be full.
+    a!.attach('fast');
+    expect(a!.fills(3_001)).toBe(false);
+  });
 });

@@ -123,9 +123,10 @@ export class WindowShares {
     }
   }
 
-  /** Panes holding output for the reader (at least 1). */
-  count(reader: string): number {
-    return Math.max(1, this.holding.get(reader)?.size ?? 0);
+  /** Panes holding output for the reader (at least 1), `meter`'s pane among them (it is about to hold some) when given. */
+  count(reader: string, meter?: object): number {
+    const s = this.holding.get(reader);
+    return Math.max(1, (s?.size ?? 0) + (meter && !s?.has(meter) ? 1 : 0));
   }
 }
 
@@ -384,7 +385,7 @@ export class FlowMeter {
   private share(r: Reader, chars: number): number {
     const s = this.latency?.shares;
     if (!s) return chars;
-    return Math.max(Math.min(chars, this.latency?.shareFloorChars ?? 0), chars / s.count(r.name));
+    return Math.max(Math.min(chars, this.latency?.shareFloorChars ?? 0), chars / s.count(r.name, this));
   }
 
   /** A reader holds nothing now: it no longer counts among the window's shares (unless the pane is in the background). */
@@ -437,6 +438,23 @@ export class FlowMeter {
     const l = this.latency;
     if (!l) return true;
     return r.rate > 0 ? r.unacked < Math.max(this.share(r, l.minChars), this.share(r, r.rate * l.ms) / 2) : r.unacked < this.allowance(r, l) / 2;
+  }
+
+  /**
+   * Whether `more` characters sent now would leave every reader in the flow full (the PTY
+   * would pause after them): the pane sends its batch then, not after FLOW.batchMs or 64 KiB,
+   * so a window holds at most its allowance and a read more. A batch of 46 KB of `yes` went to
+   * a page whose share of 16 floods was 16 KiB, and the prompt after Ctrl-C waited ~150 ms
+   * for the page to parse it (issue 38). False with no reader in the flow.
+   */
+  fills(more: number): boolean {
+    let live = false;
+    for (const r of this.readers.values()) {
+      if (r.dropped) continue;
+      live = true;
+      if (!this.full(r, more)) return false;
+    }
+    return live;
   }
 
   /**

@@ -107,6 +107,30 @@ describe('OutputGovernor', () => {
     expect(g.isPaced('a')).toBe(false);
   });
 
+  it('a flood given input takes no turns for inputMs: the rest of its output (the prompt after Ctrl-C) is not held by its turn', () => {
+    const g = new OutputGovernor({ running: 1, bulkChars: BULK, holdMs: HOLD, inputMs: 100 });
+    const floods = ['a', 'b', 'c', 'd'];
+    const slice = (at: number, writers: string[]) => {
+      for (const id of writers) g.received(id, BULK);
+      g.slice(at);
+    };
+    slice(20, floods);
+    expect(floods.filter((id) => g.isPaced(id))).toEqual(['b', 'c', 'd']);
+    expect(g.input('c', 25)).toBe(true);
+    expect(g.isPaced('c')).toBe(false);
+    expect(g.takesTurns('c')).toBe(false);
+    // It writes a flood's worth after the key, slice after slice: still no turns, the others take theirs.
+    for (let at = 40; at < 125; at += 20) {
+      slice(at, ['c', ...floods.filter((id) => id !== 'c' && !g.isPaced(id))]);
+      expect(g.isPaced('c')).toBe(false);
+      expect(['a', 'b', 'd'].filter((id) => !g.isPaced(id))).toHaveLength(1);
+    }
+    // inputMs over and it still floods: it takes turns again, from the back of the line.
+    slice(140, ['c', ...floods.filter((id) => id !== 'c' && !g.isPaced(id))]);
+    expect(g.takesTurns('c')).toBe(true);
+    expect(floods.filter((id) => !g.isPaced(id))).toHaveLength(1);
+  });
+
   it('input to a quiet pane holds every flood until that pane answers', () => {
     const { g, slice, paced, now } = setup(1);
     const floods = ['a', 'b', 'c'];

@@ -11,8 +11,11 @@
  * pane counts as bulk until it has had a turn and written less than `bulkChars` in it.
  *
  * Never paced: a pane that writes little (an echo, a prompt, an agent's answer), and a
- * pane given input (`input`: it reads at once, so the prompt after Ctrl-C is not held
- * back by its turn). One pane flooding alone, or `running` of them, are never paced.
+ * flood given input in the last `inputMs` (`input`: it reads at once and takes no turns
+ * meanwhile, so the prompt after Ctrl-C is not held back by its turn, nor is the rest of
+ * the flood's output before it: `yes` leaves ~24 KB in its PTY, which counted as a flood in
+ * the next slice and sent the pane to the back of a line of 16, ~300 ms before its prompt;
+ * issue 38). One pane flooding alone, or `running` of them, are never paced.
  *
  * Input goes ahead of bulk output: while floods take turns, input to a pane that is not
  * bulk (a key typed at a prompt or into `cat`) holds every flood, the one whose turn it
@@ -30,6 +33,8 @@ export interface GovernorOptions {
   bulkChars: number;
   /** How long input to a quiet pane holds the floods at most, waiting for its answer. */
   holdMs: number;
+  /** How long a flood given input takes no turns (0 if not given: only until the next slice); a quiet pane given input holds the floods instead (holdMs). */
+  inputMs?: number;
 }
 
 /**
@@ -38,12 +43,15 @@ export interface GovernorOptions {
  * bulk; a key holds the floods 20 ms at most. Measured with 16 `yes` and a quiet `cat` on 2
  * busy cores (bench/service.bench.ts; docs/spec/performance.md, "Many panes flooding").
  */
-export const GOVERNOR = { running: 1, sliceMs: 20, bulkChars: 16_384, holdMs: 20 } as const;
+export const GOVERNOR = { running: 1, sliceMs: 20, bulkChars: 16_384, holdMs: 20, inputMs: 1000 } as const;
 
 export class OutputGovernor {
   private readonly running: number;
   private readonly bulkChars: number;
   private readonly holdMs: number;
+  private readonly inputMs: number;
+  /** Floods given input lately, and until when they take no turns. */
+  private readonly typed = new Map<string, number>();
   /** Input to this quiet pane holds the floods until it answers or `holdUntil` (see the header). */
   private holdFor: string | undefined;
   private holdUntil = 0;
@@ -58,6 +66,7 @@ export class OutputGovernor {
     this.running = Math.max(1, Math.floor(opts.running));
     this.bulkChars = opts.bulkChars;
     this.holdMs = opts.holdMs;
+    this.inputMs = opts.inputMs ?? 0;
   }
 
   /** A pane wrote this much output. True when that ends a hold (the caller lets the floods go: isPaced). */
@@ -69,12 +78,19 @@ export class OutputGovernor {
   }
 
   /**
-   * A pane was given input at `now` (ms): a paced pane reads at once; a quiet one holds the
-   * floods while they take turns (see the header). True when who is paced changed.
+   * A pane was given input at `now` (ms): a flood reads at once and leaves the line for
+   * `inputMs`; a quiet pane holds the floods while they take turns (see the header). True when
+   * who is paced changed.
    */
   input(paneId: string, now: number): boolean {
-    if (this.paced.delete(paneId)) return true;
-    if (this.line.length <= this.running || this.line.includes(paneId)) return false;
+    if (this.line.includes(paneId)) {
+      if (this.inputMs > 0) {
+        this.typed.set(paneId, now + this.inputMs);
+        this.line = this.line.filter((id) => id !== paneId);
+      }
+      return this.paced.delete(paneId);
+    }
+    if (this.line.length <= this.running) return false;
     const was = this.holdFor !== undefined;
     this.holdFor = paneId;
     this.holdUntil = now + this.holdMs;
@@ -84,6 +100,7 @@ export class OutputGovernor {
   /** A pane closed or its process ended: it takes no more turns, and input to it holds nobody. True when who is paced changed. */
   remove(paneId: string): boolean {
     this.counts.delete(paneId);
+    this.typed.delete(paneId);
     const held = this.holdFor === paneId;
     if (held) this.holdFor = undefined;
     this.line = this.line.filter((id) => id !== paneId);
@@ -110,6 +127,11 @@ export class OutputGovernor {
     if (this.holdFor !== undefined && now >= this.holdUntil) this.holdFor = undefined;
     const bulk = new Set(this.paced);
     for (const [id, n] of this.counts) if (n >= this.bulkChars) bulk.add(id);
+    // Given input lately: no turns (see the header).
+    for (const [id, until] of this.typed) {
+      if (now < until) bulk.delete(id);
+      else this.typed.delete(id);
+    }
     this.counts.clear();
     this.paced.clear();
     if (bulk.size <= this.running) {

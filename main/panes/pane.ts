@@ -432,8 +432,9 @@ export class Pane {
     if (!this.batchTimer && quiet) this.flush();
     else if (!this.batchTimer) this.batchTimer = setTimeout(() => this.flush(), FLOW.batchMs);
     this.applyFlow();
-    // Paused, nothing more comes until the windows catch up: send what is held now.
-    if (this.paused || this.batchChars >= BATCH_MAX_CHARS) this.flush();
+    // Paused, nothing more comes until the windows catch up: send what is held now; and as
+    // soon as the batch would fill every window (FlowMeter.fills: then the PTY pauses).
+    if (this.paused || this.batchChars >= BATCH_MAX_CHARS || this.meter.fills(this.batchChars)) this.flush();
   }
 
   /** Shell integration marks in this output: the folder, the last command, the title at a prompt. */

@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createApp, type App } from '../app.ts';
+import { afterLines } from './service.ts';
 import { tempState, waitFor } from '../panes/testing.ts';
 
 let state: ReturnType<typeof tempState>;
@@ -24,10 +25,17 @@ it('says once it has indexed all of a flood that took more than one slice, and w
   const id = app.panes.create({ cwd: state.dir }).id;
   let drained = 0;
   app.search.onDrained(() => drained++);
-  // ~1 MB of output: several of the indexer's 128 KiB slices.
+  // ~1 MB of output, 40,000 lines: many of the indexer's slices (2,048 lines each).
   app.panes.write(id, 'seq -f "line %g of the flood" 1 40000; echo flood-$((6*7))-done\r');
   await waitFor(() => app!.panes.screenText(id).includes('flood-42-done'), 'the flood', 60_000);
   await waitFor(() => drained > 0, 'the index to catch up', 60_000);
   const r = app.search.query({ query: '39999' });
   expect(r.ok && r.hits.some((h) => h.text.includes('line 39999 of the flood'))).toBe(true);
 }, 120_000);
+
+it('cuts a chunk of output after the last line a slice takes (afterLines)', () => {
+  expect(afterLines('a\nb\nc\n', 2)).toEqual({ end: 4, lines: 2 });
+  expect(afterLines('a\nb\nc', 5)).toEqual({ end: 5, lines: 2 });
+  expect(afterLines('no line feed', 1)).toEqual({ end: 12, lines: 0 });
+  expect(afterLines('\n\n', 1)).toEqual({ end: 1, lines: 1 });
+});

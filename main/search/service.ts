@@ -11,8 +11,9 @@
  * - Surfaces as they arrive or change (`surface.changed`), and Tick calls (TickHost.onCall).
  *
  * Every flush (FLUSH_MS after something came) writes one transaction; a flush handles at
- * most SLICE_CHARS of output and then waits four times as long as it took, so a flood is
- * indexed in slices with at most a fifth of the event loop's time. A pane's block of lines
+ * most SLICE_CHARS of output and SLICE_LINES lines and then waits four times as long as it
+ * took (sixteen while someone types), so a flood is indexed in slices with at most a fifth of
+ * the event loop's time. A pane's block of lines
  * that is not full is held (main/search/index.ts, at most HOLD_MS, written by the next query
  * or a timer) for the pane's next lines, so output that trickles still makes full blocks.
  */
@@ -31,10 +32,27 @@ import { agentEntry, installTranscript, short } from './transcript.ts';
 const FLUSH_MS = 250;
 /** Pane folders' files are looked at this often. */
 const FILES_MS = 1000;
-/** Output read into lines per slice before the event loop gets a turn (~10 ms of work). */
+/**
+ * Output read into lines per slice before the event loop gets a turn: at most SLICE_CHARS
+ * characters and SLICE_LINES lines (a chunk is cut after its last line that fits). The work
+ * goes by lines (an entry, a block's share of its deflate and full-text insert each): 128 KiB
+ * of `yes` is ~44,000 lines, a slice of ~100 ms on this machine's quiet cores, which held
+ * every key typed meanwhile in another pane (issue 38: the echo p99 beside 16 floods); 2,048
+ * lines are a few milliseconds.
+ */
 const SLICE_CHARS = 128 * 1024;
+const SLICE_LINES = 2048;
 /** While a flood is indexed, the event loop is left this many times as long as each slice took. */
 const IDLE_PER_BUSY = 4;
+/**
+ * ...and this many times while someone types (input to any pane in the last TYPING_MS): a
+ * flood's indexing was about half of the service's CPU beside 16 floods (a profile of the
+ * fleet bench, issue 38), on 2 cores shared with the floods' programs and the page, and a key
+ * waited whenever the service's loop waited for a core. What the index outruns meanwhile is
+ * let go at MAX_QUEUED_CHARS, as before.
+ */
+const IDLE_PER_BUSY_TYPING = 16;
+const TYPING_MS = 1000;
 /** Output queued for one pane at most (a flood outruns the index: its older part beyond this is counted, not indexed). */
 const MAX_QUEUED_CHARS = 4 * 1024 * 1024;
 /** A file is read at most this much at a time (one transaction); the rest after the event loop's next turn. */
@@ -78,6 +96,15 @@ export function agentEntryOfLine(line: string): Partial<Entry> | undefined {
   return e ? agentEntry(e) : undefined;
 }
 
+/** Where the `n`-th line feed of `data` ends (its length when it has fewer), and how many line feeds that takes. */
+export function afterLines(data: string, n: number): { end: number; lines: number } {
+  let lines = 0;
+  for (let at = data.indexOf('\n'); at >= 0; at = data.indexOf('\n', at + 1)) {
+    if (++lines >= n) return { end: at + 1, lines };
+  }
+  return { end: data.length, lines };
+}
+
 export class SearchService {
   readonly index: SearchIndex;
   private readonly deps: SearchDeps;
@@ -98,6 +125,8 @@ export class SearchService {
   /** Output queued past one slice is being written a slice at a time (flushSlice). */
   private backlog = false;
   private readonly drained = new Set<() => void>();
+  /** When a pane last had input (performance.now()). */
+  private typedAt = -Infinity;
 
   constructor(deps: SearchDeps) {
     this.deps = deps;
@@ -130,6 +159,9 @@ export class SearchService {
   start(): void {
     const { panes, core } = this.deps;
     this.offs.push(panes.onOutput((paneId, data) => this.output(paneId, data)));
+    this.offs.push(panes.onInput(() => {
+      this.typedAt = performance.now();
+    }));
     this.offs.push(panes.onExit((info) => this.ended(info)));
     this.offs.push(core.onEvent((name, payload) => {
       if (name === 'surface.changed') {
@@ -373,7 +405,7 @@ export class SearchService {
    */
   private flushSlice(): void {
     const t = performance.now();
-    const more = this.write(SLICE_CHARS);
+    const more = this.write(SLICE_CHARS, undefined, SLICE_LINES);
     if (!more && this.backlog) {
       this.backlog = false;
       for (const fn of this.drained) fn();
@@ -384,7 +416,7 @@ export class SearchService {
       this.flushTimer = setTimeout(() => {
         this.flushTimer = undefined;
         this.flushSlice();
-      }, Math.ceil((performance.now() - t) * IDLE_PER_BUSY));
+      }, Math.ceil((performance.now() - t) * (performance.now() - this.typedAt < TYPING_MS ? IDLE_PER_BUSY_TYPING : IDLE_PER_BUSY)));
       this.flushTimer.unref?.();
     }
   }
@@ -395,22 +427,29 @@ export class SearchService {
     this.write(outputBudget, cursors);
   }
 
-  /** Read queued output into entries (up to `budget` characters) and write them with the others; true when output is left. */
-  private write(budget: number, cursors?: Map<string, number>): boolean {
+  /** Read queued output into entries (up to `budget` characters and `lines` lines) and write them with the others; true when output is left. */
+  private write(budget: number, cursors?: Map<string, number>, lines = Infinity): boolean {
     if (this.flushing) return false;
     this.flushing = true;
     let left = false;
     try {
       for (const [paneId, f] of this.feeds) {
         if (f.queue.length === 0) continue;
-        if (budget <= 0) {
+        if (budget <= 0 || lines <= 0) {
           left = true;
           continue;
         }
         const base = this.base(paneId);
         const at = Date.now();
-        while (f.queue.length > 0 && budget > 0) {
-          const data = f.queue.shift()!;
+        while (f.queue.length > 0 && budget > 0 && lines > 0) {
+          let data = f.queue.shift()!;
+          // Cut after the last line the slice takes: the rest waits at the head of the queue.
+          const cut = afterLines(data, lines);
+          lines -= cut.lines;
+          if (cut.end < data.length) {
+            f.queue.unshift(data.slice(cut.end));
+            data = data.slice(0, cut.end);
+          }
           f.queued -= data.length;
           budget -= data.length;
           for (const item of f.lines.feed(data)) {
