@@ -80,6 +80,16 @@ describe('the Search everything palette', () => {
     }, 'the terminal scrolled to the line, the word marked');
     await dark.screenshot('search-jumped-dark');
 
+    // A last word of 2 letters matches whole words only, and the palette says so; a third letter makes it a prefix.
+    await openPalette(dark, 'zq');
+    await dark.page.locator('.td-search-empty', { hasText: 'fewer than 3 letters matches whole words only' }).waitFor();
+    await dark.screenshot('search-short-dark');
+    await dark.page.getByRole('searchbox', { name: 'Search everything' }).fill('zqx');
+    await dark.page.locator('.td-search-hit', { hasText: 'zqxpalette42' }).first().waitFor();
+    expect(await dark.page.locator('.td-search-empty').count()).toBe(0);
+    await dark.page.keyboard.press('Escape');
+    await dark.waitFor(async () => (await dark.page.locator('.td-search').count()) === 0, 'Escape to close the palette');
+
     // The key's line is found; the key itself never reaches the index.
     await openPalette(dark, 'ANTHROPIC_API_KEY');
     await dark.page.locator('.td-search-hit', { hasText: 'ANTHROPIC_API_KEY=[redacted]' }).first().waitFor();
@@ -112,6 +122,10 @@ describe('the Search everything palette', () => {
     const card = light.page.locator(`[data-pane-id="${catId}"] [data-surface-id="cache-eviction"]`);
     await light.waitFor(async () => (await card.count()) === 1 && (await card.isVisible()), 'the card on the bench');
     await light.screenshot('search-card-light');
+    await openPalette(light, 'zq');
+    await light.page.locator('.td-search-empty', { hasText: 'type on to find words that begin with it' }).waitFor();
+    await light.screenshot('search-short-light');
+    await light.page.keyboard.press('Escape');
   }, 120_000);
 
   it('jumps to the line in a pane whose shell has ended (its screen kept)', async () => {
