@@ -98,18 +98,15 @@ const fold = (w: string): string => (NON_ASCII.test(w) ? w.normalize('NFD').repl
 const WORD = /[\p{L}\p{N}\p{M}_]+/gu;
 
 /**
- * The last word of a query matches as a prefix only from SEARCH_PREFIX_MIN characters: a
- * shorter one matches whole words (the palette asks again as the person types on). A prefix of
- * one or two letters makes FTS5 gather the lists of every word it begins, most of the index.
+ * The query's words, folded; the last one matches as a prefix from SEARCH_PREFIX_MIN
+ * characters, a shorter one whole words (a prefix of one or two letters makes FTS5 gather the
+ * lists of every word it begins, most of the index).
  */
-const PREFIX_MIN = SEARCH_PREFIX_MIN;
-
-/** The query's words, folded; the last one matches as a prefix (from PREFIX_MIN characters). */
 export function queryWords(query: string): QueryWord[] {
   const words = query.match(WORD) ?? [];
   return words.map((w, i) => {
     const word = fold(w);
-    return { word, prefix: i === words.length - 1 && [...word].length >= PREFIX_MIN, re: new RegExp(word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i') };
+    return { word, prefix: i === words.length - 1 && [...word].length >= SEARCH_PREFIX_MIN, re: new RegExp(word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i') };
   });
 }
 
@@ -172,12 +169,12 @@ export function candidateLines(text: string, words: readonly QueryWord[]): Array
 
 /**
  * A query as FTS5 MATCH text: each word quoted (no operators from the person), the last one a
- * prefix from PREFIX_MIN characters; '' when it has no word. The index's tokenizer cuts words
+ * prefix from SEARCH_PREFIX_MIN characters; '' when it has no word. The index's tokenizer cuts words
  * at `_` (`cache_key` is `cache` and `key`: fewer distinct words, so a prefix gathers fewer
  * lists), so a query word is its parts, each quoted (detail=none has no phrases): FTS5 finds
  * the rows that hold every part, and each line or entry of them is then compared with the
  * whole words (`markWords`). The last word's last part is a prefix when the word is; a part
- * shorter than PREFIX_MIN that would be a prefix is left to that comparison (unless it is the
+ * shorter than SEARCH_PREFIX_MIN that would be a prefix is left to that comparison (unless it is the
  * only part).
  */
 export function matchText(query: string): string {
@@ -187,7 +184,7 @@ export function matchText(query: string): string {
     const parts = q.word.split('_').filter((p) => p !== '');
     parts.forEach((p, k) => {
       const last = i === words.length - 1 && k === parts.length - 1;
-      if (last && q.prefix && [...p].length < PREFIX_MIN && (terms.length > 0 || k > 0)) return;
+      if (last && q.prefix && [...p].length < SEARCH_PREFIX_MIN && (terms.length > 0 || k > 0)) return;
       terms.push(`"${p}"${last && q.prefix ? '*' : ''}`);
     });
   });

@@ -443,8 +443,9 @@ export class SearchService {
         const at = Date.now();
         while (f.queue.length > 0 && budget > 0 && lines > 0) {
           let data = f.queue.shift()!;
-          // Cut after the last line the slice takes: the rest waits at the head of the queue.
-          const cut = afterLines(data, lines);
+          // Cut after the last line the slice takes: the rest waits at the head of the queue
+          // (with no line limit, as for a query's write, the chunk is whole: not scanned).
+          const cut = lines === Infinity ? { end: data.length, lines: 0 } : afterLines(data, lines);
           lines -= cut.lines;
           if (cut.end < data.length) {
             f.queue.unshift(data.slice(cut.end));
