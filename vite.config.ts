@@ -1,6 +1,6 @@
 // Builds the renderer (renderer/index.html + renderer/main.tsx, and the phone's page renderer/phone.html) into out/renderer.
 // Relative base './' so the page loads the same from serve's HTTP root and from
-// Electron's app:// protocol. No inline scripts: both shells send a strict CSP.
+// Electron's app:// protocol. One inline script, the early one (inlineEarly), allowed by its hash in both shells' strict CSP.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,23 +13,46 @@ const root = path.dirname(fileURLToPath(import.meta.url));
 const version = String(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version);
 
 /**
- * renderer/early.ts is an entry of its own, put first in the built index.html: it opens the
- * window's socket while the main bundle still downloads (in one HTML entry, vite would bundle
- * every script of the page into one file, run only once all of it has loaded).
+ * renderer/early.ts, built apart as a classic script and put inline, first in the built
+ * index.html: it runs as the page is parsed and opens the window's socket then, while the
+ * scripts still download and parse. As an async module script of its own (until 2026-12-05) it
+ * ran 55-350 ms after navigation, often only just before the main module; as an async classic
+ * file, once fetched, which the page's other assets delayed by up to 150 ms (docs/spec/performance.md).
+ * Both shells' CSP allow it by its hash, read from the built file (main/door/security.ts,
+ * `inlineScriptHashes`). The main bundle imports early.ts too (takeEarly, takeTyped); that copy
+ * finds what this one left on `globalThis.__tdEarly` and starts nothing.
  */
-function earlyScript(): Plugin {
+function inlineEarly(): Plugin {
+  let code: string | undefined;
   return {
-    name: 'td-early-script',
+    name: 'td-inline-early',
+    apply: 'build',
+    async buildStart() {
+      const out = (await build({
+        configFile: false,
+        logLevel: 'warn',
+        root,
+        build: {
+          write: false,
+          target: 'es2023',
+          sourcemap: false,
+          minify: true,
+          emptyOutDir: false,
+          copyPublicDir: false,
+          rollupOptions: { input: path.join(root, 'renderer', 'early.ts'), output: { format: 'iife', entryFileNames: 'early.js' } },
+        },
+      })) as BuildOutput | BuildOutput[];
+      const output = (Array.isArray(out) ? out[0]! : out).output;
+      code = output.find((o) => o.type === 'chunk')!.code!.trim();
+      // Inline in HTML: nothing in it may end the script element or open a comment.
+      if (/<\/script|<!--/i.test(code)) throw new Error('renderer/early.ts built to text that cannot go inline in index.html');
+    },
     transformIndexHtml: {
       order: 'post',
       handler(html, ctx) {
         // The window's page only: the phone's page (phone.html) opens no window socket.
-        if (!ctx.filename.endsWith('index.html')) return html;
-        const chunk = Object.values(ctx.bundle ?? {}).find((c) => c.type === 'chunk' && c.isEntry && c.name === 'early');
-        if (!chunk) return html;
-        // async: it runs once fetched, not after the stylesheet and the parse as deferred scripts do;
-        // the main bundle imports it, so it still runs (once) before the main bundle does.
-        return { html, tags: [{ tag: 'script', attrs: { type: 'module', async: true, crossorigin: true, src: `./${chunk.fileName}` }, injectTo: 'head-prepend' }] };
+        if (!code || !ctx.filename.endsWith('index.html')) return html;
+        return { html, tags: [{ tag: 'script', children: code, injectTo: 'head-prepend' }] };
       },
     },
   };
@@ -134,7 +157,7 @@ function classicVendor(): Plugin {
 export default defineConfig({
   root: path.join(root, 'renderer'),
   base: './',
-  plugins: [react(), earlyScript(), classicVendor()],
+  plugins: [react(), inlineEarly(), classicVendor()],
   // The window's own version, to compare with the service it attaches to.
   define: { __TD_VERSION__: JSON.stringify(version) },
   build: {
@@ -145,6 +168,6 @@ export default defineConfig({
     // The renderer is one window's app, loaded locally: one chunk is fine.
     chunkSizeWarningLimit: 4096,
     modulePreload: { polyfill: false },
-    rollupOptions: { input: { index: path.join(root, 'renderer', 'index.html'), phone: path.join(root, 'renderer', 'phone.html'), early: path.join(root, 'renderer', 'early.ts') } },
+    rollupOptions: { input: { index: path.join(root, 'renderer', 'index.html'), phone: path.join(root, 'renderer', 'phone.html') } },
   },
 });

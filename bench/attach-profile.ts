@@ -2,7 +2,8 @@
  * Where a fresh window's attach to N full panes goes (issue 38, item 4), in the page: the
  * marks the renderer leaves (td:terminal, td:snapshot-asked, td:snapshot, td:snapshot-parsed),
  * each pane's live time, and the long tasks. Not part of `npm run bench`: run with
- * `node bench/attach-profile.ts` (TD_BENCH_TMUX_PANES panes, default 8).
+ * `node bench/attach-profile.ts` (TD_BENCH_TMUX_PANES panes, default 8; TD_BENCH_ATTACH_SETTLE_MS, default
+ * 2,000, the rest before the first window, which resizes every pane; TD_BENCH_ATTACH_ROUNDS windows, default 3).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,8 +32,9 @@ try {
   for (const id of ids) win.send('pane.input', { paneId: id, data: `cat ${file}; echo fill-done\r` });
   for (const id of ids) await win.until(id, /fill-done\r\n.*\$ *$/s, 120_000);
   win.close();
-  await new Promise((r) => setTimeout(r, 2000));
-  for (let round = 1; round <= 3; round++) {
+  // TD_BENCH_ATTACH_SETTLE_MS: how long the panes rest before the first window (the tmux bench rests 30 s: its memory is read then).
+  await new Promise((r) => setTimeout(r, Number(process.env.TD_BENCH_ATTACH_SETTLE_MS) || 2000));
+  for (let round = 1; round <= (Number(process.env.TD_BENCH_ATTACH_ROUNDS) || 3); round++) {
     const context = await browser.newContext({ viewport: { width: 1920, height: 1080 }, deviceScaleFactor: 1 });
     const page = await context.newPage();
     await page.addInitScript(() => {

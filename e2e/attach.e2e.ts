@@ -1,6 +1,6 @@
 /**
  * A window attaching to a running service (issue 11): the page's first script
- * (renderer/early.ts) opens the socket and says hello while the main bundle still loads,
+ * (renderer/early.ts, inline in index.html) opens the socket and says hello while the main bundle still loads,
  * and td-client adopts that socket with every frame it kept. Here the main bundle is held
  * back (a route that answers only when the test lets it) while another window types into
  * the pane and splits it: the held-back window must come up on its one socket, having said
@@ -53,7 +53,7 @@ describe('attaching a window', () => {
     const opening = openWindow(browser, serve, {
       theme: 'light',
       beforeLoad: async (page) => {
-        // The main bundle waits for the test; early.ts (its own file) does not.
+        // The main bundle waits for the test; early.ts (inline in index.html) does not.
         await page.route(/\/assets\/index-[^/]*\.js$/, async (route) => {
           await gate;
           await route.continue();
@@ -123,8 +123,8 @@ describe('attaching a window', () => {
     await second.waitFor(async () => (await second.paneIds()).includes(paneId!), 'the pane in the second window', 30_000);
     await second.waitForPrompt(paneId!);
     const assets = await loaded(second);
-    // The main bundle, the early script and the stylesheet at least, each from the cache: no bytes over the network.
-    expect(assets.map((a) => a.path)).toEqual(expect.arrayContaining([expect.stringMatching(/^\/assets\/index-.*\.js$/), expect.stringMatching(/^\/assets\/vendor-.*\.js$/), expect.stringMatching(/^\/assets\/early-.*\.js$/), expect.stringMatching(/^\/assets\/index-.*\.css$/)]));
+    // The main bundle, the vendor script and the stylesheet at least, each from the cache: no bytes over the network (the early script is inline in index.html).
+    expect(assets.map((a) => a.path)).toEqual(expect.arrayContaining([expect.stringMatching(/^\/assets\/index-.*\.js$/), expect.stringMatching(/^\/assets\/vendor-.*\.js$/), expect.stringMatching(/^\/assets\/index-.*\.css$/)]));
     for (const a of assets) {
       expect(a.bodySize, a.path).toBeGreaterThan(0);
       expect(a.transferSize, a.path).toBe(0);
@@ -150,8 +150,10 @@ describe('attaching a window', () => {
 
   it('takes React and xterm from a classic script, deserialized from V8\'s code cache by the third load in a profile on disk', async () => {
     const [paneId] = await first.paneIds();
-    // The page's scripts in order: the early module (async), the vendor script (classic, deferred), then the main module.
-    const scripts = await first.page.evaluate(() => [...document.scripts].map((s) => ({ src: new URL(s.src).pathname, type: s.type, defer: s.defer, async: s.async })));
+    // The page's scripts in order: the early script (classic, inline: it runs as the page is parsed, allowed by its hash), the vendor script (classic, deferred), then the main module.
+    const scripts = await first.page.evaluate(() => [...document.scripts].map((s) => ({ src: s.src ? new URL(s.src).pathname : '', type: s.type, defer: s.defer, async: s.async, inline: /__tdEarly/.test(s.textContent ?? '') })));
+    expect(scripts[0], JSON.stringify(scripts)).toMatchObject({ src: '', type: '', inline: true });
+    expect(first.errors).toEqual([]);
     const vendorAt = scripts.findIndex((s) => /^\/assets\/vendor-[^/]+\.js$/.test(s.src));
     const mainAt = scripts.findIndex((s) => /^\/assets\/index-[^/]+\.js$/.test(s.src));
     expect(vendorAt, JSON.stringify(scripts)).toBeGreaterThanOrEqual(0);
@@ -373,6 +375,49 @@ describe('attaching a window', () => {
     } finally {
       release();
       await ctx.close();
+    }
+  });
+  it('draws the DOM-rendered terminals of a theme from one theme sheet, and from the other theme\'s after a switch', async () => {
+    const ids = await first.paneIds();
+    expect(ids.length).toBeGreaterThanOrEqual(2);
+    for (const id of ids) {
+      await first.typeLine(id, `printf '\\033[31m%s\\033[0m\\n' sheet-red`);
+      await first.waitForText(id, /^sheet-red$/m);
+    }
+    const w = await openWindow(browser, serve, { colorScheme: 'light', renderer: 'dom' });
+    try {
+      for (const id of ids) await w.waitForText(id, /^sheet-red$/m);
+      const look = () => w.page.evaluate(() => ({
+        terminals: document.querySelectorAll('.xterm').length,
+        shared: [...document.head.querySelectorAll('style[data-td-xterm-theme]')].map((s) => (s as HTMLElement).dataset.tdXtermTheme),
+        // xterm's own sheet in a terminal (~800 rules), which the shared one stands for.
+        own: [...document.querySelectorAll('.xterm style')].filter((s) => /xterm-fg-1\b/.test(s.textContent ?? '')).length,
+        classes: [...document.querySelectorAll('.xterm')].map((e) => [...e.classList].filter((c) => c.startsWith('td-xterm-theme-')).join(' ')),
+        reds: [...document.querySelectorAll('.xterm-rows span')].filter((s) => s.textContent === 'sheet-red').map((s) => getComputedStyle(s).color),
+      }));
+      const light = await look();
+      expect(light.terminals).toBe(ids.length);
+      // One shared sheet; every terminal but the first opened (whose own sheet was written before the sheet was shared) draws from it.
+      expect(light.shared, JSON.stringify(light)).toHaveLength(1);
+      expect(light.own, JSON.stringify(light)).toBeLessThanOrEqual(1);
+      expect(light.classes.filter((c) => c === light.shared[0]).length, JSON.stringify(light)).toBeGreaterThanOrEqual(ids.length - 1);
+      expect(light.reds, JSON.stringify(light)).toEqual(ids.map(() => 'rgb(198, 47, 55)'));
+      await w.page.emulateMedia({ colorScheme: 'dark' });
+      await w.waitFor(async () => (await look()).reds.every((c) => c === 'rgb(240, 114, 122)'), 'every terminal\'s red in the dark theme');
+      const dark = await look();
+      expect(dark.reds).toEqual(ids.map(() => 'rgb(240, 114, 122)'));
+      // The dark theme's sheet is shared too, by every terminal (the first one's own sheet emptied).
+      expect(dark.own, JSON.stringify(dark)).toBe(0);
+      expect(dark.shared, JSON.stringify(dark)).toHaveLength(2);
+      expect(new Set(dark.classes).size, JSON.stringify(dark)).toBe(1);
+      expect(dark.classes[0]).not.toBe(light.shared[0]);
+      await w.page.screenshot({ path: path.join(ARTIFACTS, 'theme-sheet-dark.png') });
+      await w.page.emulateMedia({ colorScheme: 'light' });
+      await w.waitFor(async () => (await look()).reds.every((c) => c === 'rgb(198, 47, 55)'), 'every terminal\'s red in the light theme again');
+      await w.page.screenshot({ path: path.join(ARTIFACTS, 'theme-sheet-light.png') });
+      expect(w.errors).toEqual([]);
+    } finally {
+      await w.close();
     }
   });
 });

@@ -7,8 +7,9 @@
  * answer to the window's own first `invoke` of it. So the socket's handshake and the hello's
  * round trip overlap the script instead of following it (docs/spec/performance.md).
  *
- * It imports nothing, so it stays a small file of its own (an entry in vite.config.ts,
- * listed first in the built index.html).
+ * It imports nothing, so it stays small: in the built page a classic script inline, first in
+ * index.html (vite.config.ts, `inlineEarly`; the shells' CSP allow it by its hash), which runs
+ * as the page is parsed (an async module script of its own ran only just before the main bundle).
  */
 
 /** A request sent on the early socket, answered among its frames. */
@@ -157,16 +158,28 @@ export function typedInput(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'altKey' |
   return [...e.key].length === 1 && e.key >= ' ' ? e.key : undefined;
 }
 
-/** Keys typed on the first paint, until the window takes them (takeTyped). */
-let typed: string[] | undefined;
+/**
+ * What the page's first run of this file leaves for the main bundle, on `globalThis.__tdEarly`:
+ * in the built page this file runs twice, first as a classic script inline in index.html
+ * (vite.config.ts, `inlineEarly`), then inside the main bundle, which imports it for takeEarly and takeTyped; the
+ * two copies share only the global. The second run finds it there and starts nothing.
+ */
+interface EarlyState {
+  /** The early socket, until td-client takes it (none in Electron). */
+  early?: EarlySocket;
+  /** Keys typed on the first paint, until the window takes them (takeTyped). */
+  typed?: string[];
+}
+
+const state = (): EarlyState | undefined => (globalThis as { __tdEarly?: EarlyState }).__tdEarly;
 
 /** Keep what is typed while the first paint shows, for the focused pane (the window sends it once its terminal is there). */
-export function keepTyped(doc: Document): void {
-  if (typed) return;
-  typed = [];
-  const kept = typed;
+export function keepTyped(doc: Document, s: EarlyState = state() ?? {}): void {
+  if (s.typed) return;
+  const kept: string[] = [];
+  s.typed = kept;
   doc.defaultView?.addEventListener('keydown', function onKey(e: KeyboardEvent) {
-    if (typed !== kept) return doc.defaultView?.removeEventListener('keydown', onKey);
+    if (s.typed !== kept) return doc.defaultView?.removeEventListener('keydown', onKey);
     // Once anything can take keys itself (the terminal, a field), they are its own.
     const t = e.target as HTMLElement | null;
     if (!doc.getElementById('td-first-paint') || (t && (t.tagName === 'TEXTAREA' || t.tagName === 'INPUT' || t.isContentEditable))) return;
@@ -179,22 +192,24 @@ export function keepTyped(doc: Document): void {
 
 /** What was typed on the first paint, once; nothing is kept after. */
 export function takeTyped(): string {
-  const text = (typed ?? []).join('');
-  typed = [];
+  const s = state();
+  const text = (s?.typed ?? []).join('');
+  if (s) s.typed = [];
   return text;
 }
 
-performance.mark('td:early');
-let early: EarlySocket | undefined =
-  typeof window !== 'undefined' && !(window as Window & { td?: unknown }).td && typeof WebSocket === 'function'
-    ? openEarly(defaultWsUrl())
-    : undefined;
-
-if (typeof document !== 'undefined') keepTyped(document);
+if (typeof globalThis !== 'undefined' && !state()) {
+  performance.mark('td:early');
+  const s: EarlyState = {};
+  (globalThis as { __tdEarly?: EarlyState }).__tdEarly = s;
+  if (typeof window !== 'undefined' && !(window as Window & { td?: unknown }).td && typeof WebSocket === 'function') s.early = openEarly(defaultWsUrl());
+  if (typeof document !== 'undefined') keepTyped(document, s);
+}
 
 /** The early socket, once: the main bundle's td-client adopts it (undefined in Electron, or when taken). */
 export function takeEarly(): EarlySocket | undefined {
-  const e = early;
-  early = undefined;
+  const s = state();
+  const e = s?.early;
+  if (s) s.early = undefined;
   return e;
 }

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { cookieToken, hostAllowed, loopbackBindAddress, newToken, originAllowed, rendererCsp, setCookie, tokensEqual } from './security.ts';
+import { cookieToken, hostAllowed, inlineScriptHashes, loopbackBindAddress, newToken, originAllowed, rendererCsp, setCookie, tokensEqual, withScriptHashes } from './security.ts';
 import { parseServeArgs } from '../serve/main.ts';
 
 describe('serve security checks', () => {
@@ -51,6 +52,20 @@ describe('serve security checks', () => {
       expect(csp).toContain(part);
     }
     expect(csp).not.toContain('unsafe-eval');
+  });
+
+  it('allows the built page\'s inline scripts by their hash, and nothing else inline', () => {
+    const html = '<html><head><script>globalThis.a=1</script><script defer src="./assets/v.js"></script><script type="module" src="./m.js"></script></head><body><script></script></body></html>';
+    const hashes = inlineScriptHashes(html);
+    expect(hashes).toEqual(["'sha256-" + createHash('sha256').update('globalThis.a=1').digest('base64') + "'"]);
+    expect(inlineScriptHashes(html)).toBe(hashes);
+    expect(inlineScriptHashes('<html><script src="x.js"></script></html>')).toEqual([]);
+    const csp = rendererCsp(1234, hashes);
+    expect(csp).toContain(`script-src 'self' ${hashes[0]};`);
+    expect(/script-src [^;]*unsafe-inline/.test(csp)).toBe(false);
+    expect(rendererCsp(1234)).toContain("script-src 'self';");
+    expect(withScriptHashes("default-src 'self'; script-src 'self'; object-src 'none'", hashes)).toBe(`default-src 'self'; script-src 'self' ${hashes[0]}; object-src 'none'`);
+    expect(withScriptHashes("script-src 'self'", [])).toBe("script-src 'self'");
   });
 });
 

@@ -3,7 +3,7 @@
  * server (against DNS rebinding), a same-origin WebSocket, and the token from the
  * query or the cookie. Also the Content-Security-Policy the renderer is served with.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { cookieValue } from '../../common/cookies.ts';
 import { tokensEqual } from '../tokens.ts';
 
@@ -53,13 +53,39 @@ export function setCookie(token: string): string {
   return `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
 }
 
-/** The renderer's policy: only our own scripts, our own socket, blob/self frames. */
-export function rendererCsp(port: number): string {
+/**
+ * The CSP sources of the inline scripts of a page the renderer's build made (`'sha256-…'`, one
+ * per `<script>` without `src`): index.html carries renderer/early.ts inline (vite.config.ts,
+ * `inlineEarly`), so it runs as the page is parsed. Read from the built file only, never from
+ * the page as sent (with a first paint in it): nothing a pane prints can become an allowed
+ * script. Memoized by the file's text. Pure.
+ */
+export function inlineScriptHashes(html: string): string[] {
+  const known = hashMemo.get(html);
+  if (known) return known;
+  const hashes: string[] = [];
+  for (const m of html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)) {
+    if (/\ssrc\s*=/i.test(m[1]!) || !m[2]) continue;
+    hashes.push(`'sha256-${createHash('sha256').update(m[2], 'utf8').digest('base64')}'`);
+  }
+  if (hashMemo.size >= 8) hashMemo.clear();
+  hashMemo.set(html, hashes);
+  return hashes;
+}
+const hashMemo = new Map<string, string[]>();
+
+/** A policy whose `script-src 'self'` also allows these inline scripts (`inlineScriptHashes`). */
+export function withScriptHashes(csp: string, hashes: readonly string[]): string {
+  return hashes.length ? csp.replace("script-src 'self'", `script-src 'self' ${hashes.join(' ')}`) : csp;
+}
+
+/** The renderer's policy: only our own scripts (and the built page's inline ones, `hashes`), our own socket, blob/self frames. */
+export function rendererCsp(port: number, hashes: readonly string[] = []): string {
   // CSP source lists cannot name an IPv6 literal; 'self' covers a same-origin socket on [::1].
   const ws = [`ws://127.0.0.1:${port}`, `ws://localhost:${port}`].join(' ');
   return [
     "default-src 'self'",
-    "script-src 'self'",
+    ["script-src 'self'", ...hashes].join(' '),
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "font-src 'self' data:",

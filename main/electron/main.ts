@@ -18,7 +18,7 @@ import { appRoot } from '../panes/env.ts';
 import { menuTemplate, offersDevTools, revealTarget, shouldNotifyNatively } from './desktop.ts';
 import { ElectronRelay } from './relay.ts';
 import { makeWayForFresh } from '../service/fresh.ts';
-import { ORIGIN, routeAppUrl, SCHEME, trustedSenderUrl, WINDOW_BACKGROUND, withAppFirstPaint } from './routes.ts';
+import { appCspFor, ORIGIN, routeAppUrl, SCHEME, trustedSenderUrl, WINDOW_BACKGROUND, withAppFirstPaint } from './routes.ts';
 
 const rendererDir = path.join(appRoot, 'out', 'renderer');
 const preloadFile = path.join(appRoot, 'out', 'electron', 'preload.cjs');
@@ -50,12 +50,14 @@ async function serveAppFile(request: Request): Promise<Response> {
   if ('status' in route) return new Response(route.text, { status: route.status, headers });
   try {
     // The window's page carries its first paint, from the service (the same picture serve's door draws).
-    const body = await withAppFirstPaint(route.file, await fs.promises.readFile(route.file), rendererDir, async () => {
+    const built = await fs.promises.readFile(route.file);
+    const csp = appCspFor(route.file, built, rendererDir, route.csp);
+    const body = await withAppFirstPaint(route.file, built, rendererDir, async () => {
       const answer = await relay.firstPaint(nativeTheme.shouldUseDarkColors ? 'dark' : 'light');
       if (answer?.theme) lastTheme = answer.theme;
       return answer;
     });
-    return new Response(body, { status: 200, headers: { ...headers, 'Content-Type': route.type, 'Content-Security-Policy': route.csp } });
+    return new Response(body, { status: 200, headers: { ...headers, 'Content-Type': route.type, 'Content-Security-Policy': csp } });
   } catch {
     return new Response('Not found.', { status: 404, headers });
   }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Core } from '../core.ts';
 import { tempState } from '../panes/testing.ts';
-import { APP_CSP, routeAppUrl, trustedSenderUrl, WINDOW_BACKGROUND } from './routes.ts';
+import { APP_CSP, appCspFor, routeAppUrl, trustedSenderUrl, WINDOW_BACKGROUND } from './routes.ts';
 
 let state: ReturnType<typeof tempState>;
 let renderer: string;
@@ -38,6 +38,10 @@ describe('app:// routes of the Electron shell', () => {
     expect(await routeAppUrl('app://td/assets/a.js', files, renderer)).toMatchObject({ type: 'text/javascript; charset=utf-8' });
     expect(APP_CSP).toContain("script-src 'self'");
     expect(APP_CSP).toContain("object-src 'none'");
+    // index.html's own inline script (the early one) is allowed by its hash; no other file gets it.
+    const built = Buffer.from('<html><head><script>globalThis.e=1</script></head></html>');
+    expect(appCspFor(path.join(renderer, 'index.html'), built, renderer, APP_CSP)).toMatch(/script-src 'self' 'sha256-[A-Za-z0-9+/=]+';/);
+    expect(appCspFor(path.join(renderer, 'assets', 'a.js'), built, renderer, APP_CSP)).toBe(APP_CSP);
   });
 
   it('serves core file routes first, with their own CSP', async () => {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { ResolvedFile } from '../core.ts';
 import { firstPaintWithin, withAnswer, type FirstPaintAnswer } from '../door/first-paint.ts';
 import { mimeType, resolveStatic } from '../door/files.ts';
+import { inlineScriptHashes, withScriptHashes } from '../door/security.ts';
 
 export const SCHEME = 'app';
 export const ORIGIN = `${SCHEME}://td`;
@@ -60,6 +61,15 @@ export async function routeAppUrl(rawUrl: string, files: FileRoutes | undefined,
  * (renderer/theme.css), so a window opens in the colour its first frame has.
  */
 export const WINDOW_BACKGROUND: Record<'light' | 'dark', string> = { dark: '#0e1013', light: '#e7e7e4' };
+
+/**
+ * The policy `file` is sent with: the renderer's index.html also allows its own inline scripts
+ * (the early script, vite.config.ts), hashed from `body` as built (before the first paint goes in).
+ */
+export function appCspFor(file: string, body: Buffer, rendererDir: string, csp: string): string {
+  if (path.resolve(file) !== path.resolve(rendererDir, 'index.html')) return csp;
+  return withScriptHashes(csp, inlineScriptHashes(body.toString('utf8')));
+}
 
 /**
  * The window's page with its theme and first paint in it (main/door/first-paint.ts), when

@@ -24,6 +24,7 @@ import { Acker, acknowledge, writePieces } from './flow.ts';
 import { PromptMarks } from './prompts.ts';
 import { skipEmptySelectionRedraws } from './selection-redraw.ts';
 import { shareWidths } from './width-memo.ts';
+import { shareThemeSheet } from './theme-sheet.ts';
 import { readable } from './view.ts';
 import type { Prefetched, SnapshotQueue } from './snapshots.ts';
 import type { PoolMember, Standing, WebglPool } from './webgl-pool.ts';
@@ -269,6 +270,7 @@ export class TerminalSession {
       this.opened = true;
       this.term.open(this.host);
       shareWidths(this.term);
+      shareThemeSheet(this.term);
       skipEmptySelectionRedraws(this.term);
       this.loadRenderer();
       this.resizeObserver = new ResizeObserver((entries) => {
