@@ -265,6 +265,15 @@ class FtsWorker {
     });
   }
 
+  /** The time its thread has been busy writing, ms. */
+  busyMs(): number {
+    try {
+      return this.worker.performance.eventLoopUtilization().active;
+    } catch {
+      return 0;
+    }
+  }
+
   /** A transaction's words ([rowid, text …]); waits while IN_FLIGHT are not yet committed. */
   post(rows: Array<number | string>): void {
     this.worker.postMessage({ seq: ++this.posted, rows });
@@ -314,6 +323,8 @@ export class SearchIndex {
   /** The worker writing the FTS5 table while text floods in (none: the rows' transaction writes it). */
   private fts?: FtsWorker;
   private idleTimer?: NodeJS.Timeout;
+  /** The time workers that ended were busy, ms. */
+  private endedWorkersMs = 0;
   /** Words for the FTS5 table of the transaction being written: [rowid, text …], and their characters. */
   private ftsRows: Array<number | string> = [];
   private ftsChars = 0;
@@ -436,7 +447,9 @@ export class SearchIndex {
     const fts = this.fts;
     if (!fts) return;
     this.fts = undefined;
-    if (!fts.close()) this.mend();
+    const ok = fts.close();
+    this.endedWorkersMs += fts.busyMs();
+    if (!ok) this.mend();
   }
 
   /** The worker ends once it was given nothing for WORKER_IDLE_MS. */
@@ -595,6 +608,11 @@ export class SearchIndex {
       this.fts.post(rows);
       this.armIdle();
     }
+  }
+
+  /** The time the worker threads have been busy writing words, ms, all told (the feeder counts it with its slices' own). */
+  workerMs(): number {
+    return this.endedWorkersMs + (this.fts?.busyMs() ?? 0);
   }
 
   /** Whether output lines are held back (add with `hold`), not yet written. */
