@@ -14,13 +14,64 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import zlib from 'node:zlib';
 import type { DatabaseSync as Db, StatementSync } from 'node:sqlite';
 import { SEARCH_PREFIX_MIN, type SearchHit, type SearchKind, type SearchQuery } from '../../preload/contract.ts';
 import { KeyBlocks, redact } from './secrets.ts';
 
 export const DB_FILE = 'search.db';
-const SCHEMA_VERSION = 8;
+/** The FTS5 table's own database, beside DB_FILE: written by a worker thread while text floods in (FtsWorker). */
+export const FTS_FILE = `${DB_FILE}-fts`;
+const SCHEMA_VERSION = 9;
+/** A transaction with this many characters for FTS5 or more starts the worker (a flood, a rebuild); fewer are written with the rows. */
+const WORKER_MIN_CHARS = 64 * 1024;
+/** The worker ends once it was given nothing for this long (a thread costs ~15 MB at rest). */
+const WORKER_IDLE_MS = 10_000;
+/** Transactions given to the worker and not yet committed by it, at most (then `add` waits for it). */
+const IN_FLIGHT = 4;
+/** How long a wait for the worker may last before the index says it stopped. */
+const WORKER_WAIT_MS = 60_000;
+
+/**
+ * The worker thread that writes the FTS5 table (plain JavaScript, run with `eval`: nothing to
+ * bundle). Each message is one transaction of [rowid, text, rowid, text …]; once committed, its
+ * sequence number goes in state[0] (state[1] set if it failed), which `SearchIndex` waits on
+ * with Atomics before a query. 'close' closes its connection and sets state[2].
+ */
+const FTS_WORKER = `
+const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads');
+const emit = process.emitWarning;
+process.emitWarning = (w, ...rest) => { if (!/SQLite/i.test(typeof w === 'string' ? w : w.message)) emit.call(process, w, ...rest); };
+const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
+process.emitWarning = emit;
+const state = new Int32Array(workerData.state);
+const db = new DatabaseSync(workerData.file);
+// (Its pages' size and WAL mode were set when the file was made: SearchIndex makes it.)
+db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000; PRAGMA wal_autocheckpoint = 4000;');
+const insert = db.prepare('INSERT INTO fts(rowid, text) VALUES (?, ?)');
+parentPort.on('message', (m) => {
+  if (m === 'close') {
+    try { db.exec('PRAGMA wal_checkpoint(TRUNCATE)'); } catch {}
+    try { db.close(); } catch {}
+    Atomics.store(state, 2, 1);
+    Atomics.notify(state, 2);
+    parentPort.close();
+    return;
+  }
+  try {
+    db.exec('BEGIN');
+    for (let i = 0; i < m.rows.length; i += 2) insert.run(m.rows[i], m.rows[i + 1]);
+    db.exec('COMMIT');
+  } catch (e) {
+    try { db.exec('ROLLBACK'); } catch {}
+    Atomics.store(state, 1, 1);
+    parentPort.postMessage(String(e && e.message));
+  }
+  Atomics.store(state, 0, m.seq);
+  Atomics.notify(state, 0);
+});
+`;
 /**
  * Consecutive output lines of a pane kept as one row, at most this many: the row's line is
  * the first's, its text the lines joined by newlines, deflated (level 1: a block of 128 lines
@@ -191,6 +242,75 @@ export function matchText(query: string): string {
   return terms.join(' ');
 }
 
+/**
+ * The worker thread writing the FTS5 table (its own connection to FTS_FILE) while it runs:
+ * each transaction's words once its rows are committed, at most IN_FLIGHT transactions behind.
+ */
+class FtsWorker {
+  private readonly worker: Worker;
+  /** [0] the last transaction committed, [1] set if one failed, [2] set once closed. */
+  private readonly state = new Int32Array(new SharedArrayBuffer(12));
+  private posted = 0;
+  private error?: string;
+  lastPost = Date.now();
+
+  constructor(file: string) {
+    this.worker = new Worker(FTS_WORKER, { eval: true, workerData: { file, state: this.state.buffer } });
+    this.worker.unref();
+    this.worker.on('message', (m: string) => {
+      this.error = m;
+    });
+    this.worker.on('error', (e: Error) => {
+      this.error = e.message;
+    });
+  }
+
+  /** The time its thread has been busy writing, ms. */
+  busyMs(): number {
+    try {
+      return this.worker.performance.eventLoopUtilization().active;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** A transaction's words ([rowid, text …]); waits while IN_FLIGHT are not yet committed. */
+  post(rows: Array<number | string>): void {
+    this.worker.postMessage({ seq: ++this.posted, rows });
+    this.lastPost = Date.now();
+    this.waitFor(this.posted - IN_FLIGHT);
+  }
+
+  /** Wait (the thread blocked) until every transaction given is committed; false when one failed (its words are missing). */
+  drain(): boolean {
+    this.waitFor(this.posted);
+    return Atomics.load(this.state, 1) === 0;
+  }
+
+  private waitFor(seq: number): void {
+    const t0 = Date.now();
+    for (let done = Atomics.load(this.state, 0); done < seq; done = Atomics.load(this.state, 0)) {
+      if (Date.now() - t0 > WORKER_WAIT_MS) throw new Error(`the search index's writer stopped${this.error ? ` (${this.error})` : ''}`);
+      Atomics.wait(this.state, 0, done, 1000);
+    }
+  }
+
+  /** Its connection closed (the WAL written back), the thread ended; false when a transaction failed. */
+  close(): boolean {
+    let ok = false;
+    try {
+      ok = this.drain();
+    } catch {
+      // ended below anyway
+    }
+    this.worker.postMessage('close');
+    const t0 = Date.now();
+    while (Atomics.load(this.state, 2) === 0 && Date.now() - t0 < WORKER_WAIT_MS) Atomics.wait(this.state, 2, 0, 1000);
+    if (Atomics.load(this.state, 2) === 0) void this.worker.terminate();
+    return ok;
+  }
+}
+
 export class SearchIndex {
   readonly file: string;
   /** Set when the database found at open was moved aside: where it went, and why. */
@@ -199,6 +319,15 @@ export class SearchIndex {
   private readonly insertDocQ: StatementSync;
   private readonly insertBody: StatementSync;
   private readonly insertFts: StatementSync;
+  private readonly ftsFile: string;
+  /** The worker writing the FTS5 table while text floods in (none: the rows' transaction writes it). */
+  private fts?: FtsWorker;
+  private idleTimer?: NodeJS.Timeout;
+  /** The time workers that ended were busy, ms. */
+  private endedWorkersMs = 0;
+  /** Words for the FTS5 table of the transaction being written: [rowid, text …], and their characters. */
+  private ftsRows: Array<number | string> = [];
+  private ftsChars = 0;
   private readonly setCursor: StatementSync;
   private readonly getCursor: StatementSync;
   private readonly findSrc: StatementSync;
@@ -215,16 +344,25 @@ export class SearchIndex {
 
   constructor(folder: string) {
     this.file = path.join(folder, DB_FILE);
+    const ftsFile = (this.ftsFile = path.join(folder, FTS_FILE));
     const { DatabaseSync } = sqlite();
     let db: Db | undefined;
     let why: string | undefined;
+    const quickCheck = (schema: string): string | undefined => {
+      const check = db!.prepare(`PRAGMA ${schema}.quick_check`).all().map((r) => Object.values(r)[0]);
+      return check.length !== 1 || check[0] !== 'ok' ? `quick_check said ${String(check[0])}` : undefined;
+    };
     try {
       db = new DatabaseSync(this.file);
-      const check = db.prepare('PRAGMA quick_check').all().map((r) => Object.values(r)[0]);
-      if (check.length !== 1 || check[0] !== 'ok') why = `quick_check said ${String(check[0])}`;
-      else if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'meta'").get()) {
+      why = quickCheck('main');
+      if (!why && db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'meta'").get()) {
         const v = (db.prepare("SELECT v FROM meta WHERE k = 'schema'").get() as { v?: string } | undefined)?.v;
         if (v !== String(SCHEMA_VERSION)) why = `it was made by another version (schema ${v ?? 'unknown'}, this one reads ${SCHEMA_VERSION})`;
+      }
+      if (!why) {
+        db.prepare('ATTACH ? AS f').run(ftsFile);
+        why = quickCheck('f');
+        if (why) why = `its words (${FTS_FILE}): ${why}`;
       }
     } catch (e) {
       why = (e as Error).message;
@@ -236,7 +374,7 @@ export class SearchIndex {
         // it is being put aside anyway
       }
       const to = `${this.file}.corrupt-${stamp()}`;
-      for (const ext of ['', '-wal', '-shm']) {
+      for (const ext of ['', '-wal', '-shm', '-fts', '-fts-wal', '-fts-shm']) {
         try {
           fs.renameSync(this.file + ext, to + ext);
         } catch {
@@ -245,14 +383,16 @@ export class SearchIndex {
       }
       this.movedAside = { to, why };
       db = new DatabaseSync(this.file);
+      db.prepare('ATTACH ? AS f').run(ftsFile);
     }
     this.db = db!;
     fs.chmodSync(this.file, 0o600);
+    fs.chmodSync(ftsFile, 0o600);
     // Before the first table (a database made anew): 16 KiB pages hold several blocks each.
-    this.db.exec('PRAGMA page_size = 16384');
-    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 2000;');
+    this.db.exec('PRAGMA main.page_size = 16384; PRAGMA f.page_size = 16384;');
+    this.db.exec('PRAGMA main.journal_mode = WAL; PRAGMA f.journal_mode = WAL; PRAGMA main.synchronous = NORMAL; PRAGMA f.synchronous = NORMAL; PRAGMA busy_timeout = 10000;');
     // WAL written back every ~16 MB rather than 4 (each write-back syncs the file).
-    this.db.exec('PRAGMA wal_autocheckpoint = 4000;');
+    this.db.exec('PRAGMA main.wal_autocheckpoint = 4000;');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT);
       CREATE TABLE IF NOT EXISTS src(id INTEGER PRIMARY KEY, pane TEXT NOT NULL, session TEXT NOT NULL, agent TEXT, folder TEXT,
@@ -260,20 +400,75 @@ export class SearchIndex {
       CREATE TABLE IF NOT EXISTS docs(id INTEGER PRIMARY KEY, at INTEGER NOT NULL, kind INTEGER NOT NULL, src INTEGER NOT NULL,
         line INTEGER, exit INTEGER, ref TEXT, body INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS bodies(id INTEGER PRIMARY KEY, text NOT NULL);
-      CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='', contentless_delete=1, tokenize="unicode61 remove_diacritics 2", detail='none');
+      CREATE VIRTUAL TABLE IF NOT EXISTS f.fts USING fts5(text, content='', contentless_delete=1, tokenize="unicode61 remove_diacritics 2", detail='none');
       CREATE TABLE IF NOT EXISTS cursors(file TEXT PRIMARY KEY, offset INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS lines(pane TEXT PRIMARY KEY, next INTEGER NOT NULL);
     `);
     this.db.prepare('INSERT OR IGNORE INTO meta(k, v) VALUES (?, ?)').run('schema', String(SCHEMA_VERSION));
     this.insertDocQ = this.db.prepare('INSERT INTO docs(id, at, kind, src, line, exit, ref, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     this.insertBody = this.db.prepare('INSERT INTO bodies(text) VALUES (?)');
-    this.insertFts = this.db.prepare('INSERT INTO fts(rowid, text) VALUES (?, ?)');
     this.setCursor = this.db.prepare('INSERT INTO cursors(file, offset) VALUES (?, ?) ON CONFLICT(file) DO UPDATE SET offset = excluded.offset');
     this.getCursor = this.db.prepare('SELECT offset FROM cursors WHERE file = ?');
     this.findSrc = this.db.prepare('SELECT id FROM src WHERE pane = ? AND session = ? AND agent IS ? AND folder IS ?');
     this.insertSrc = this.db.prepare('INSERT INTO src(pane, session, agent, folder) VALUES (?, ?, ?, ?)');
     this.maxIdQ = this.db.prepare('SELECT coalesce(max(id), 0) AS n FROM docs');
     this.setLine = this.db.prepare('INSERT INTO lines(pane, next) VALUES (?, ?) ON CONFLICT(pane) DO UPDATE SET next = max(next, excluded.next)');
+    this.insertFts = this.db.prepare('INSERT INTO f.fts(rowid, text) VALUES (?, ?)');
+    this.mend();
+  }
+
+  /**
+   * The two files agree again after a kill: the worker commits a transaction's words after
+   * the rows are committed, so rows whose words did not make it are given them again (their
+   * texts read back), and words of rows that are gone (a kill in the middle of a prune) go.
+   */
+  private mend(): void {
+    this.db.exec('DELETE FROM f.fts WHERE rowid IN (SELECT id FROM f.fts_docsize WHERE id NOT IN (SELECT id FROM docs))');
+    const missing = this.db.prepare('SELECT d.id, d.kind, b.text FROM docs d JOIN bodies b ON b.id = d.body WHERE d.id NOT IN (SELECT id FROM f.fts_docsize)').all() as Array<{ id: number; kind: number; text: string | Uint8Array }>;
+    if (missing.length === 0) return;
+    this.db.exec('BEGIN');
+    for (const r of missing) {
+      const text = r.text instanceof Uint8Array ? zlib.inflateRawSync(r.text).toString('utf8') : String(r.text);
+      this.insertFts.run(r.id, Number(r.kind) === ENTRIES ? (JSON.parse(text) as StoredEntry[]).map((e) => e[5]).join('\n') : text);
+    }
+    this.db.exec('COMMIT');
+  }
+
+  /** Every word written so far is in the FTS5 table (a query sees what was added); a worker's failed transaction mended. */
+  private sync(): void {
+    this.flush();
+    if (this.fts && !this.fts.drain()) this.stopWorker();
+  }
+
+  /** The worker ended (its words committed first); the words of a transaction it failed are given again (`mend`). */
+  private stopWorker(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    const fts = this.fts;
+    if (!fts) return;
+    this.fts = undefined;
+    const ok = fts.close();
+    this.endedWorkersMs += fts.busyMs();
+    if (!ok) this.mend();
+  }
+
+  /** The worker ends once it was given nothing for WORKER_IDLE_MS. */
+  private armIdle(): void {
+    if (this.idleTimer || !this.fts) return;
+    const wait = Math.max(0, this.fts.lastPost + WORKER_IDLE_MS - Date.now());
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (!this.fts) return;
+      if (Date.now() - this.fts.lastPost >= WORKER_IDLE_MS) {
+        try {
+          this.flush();
+          this.stopWorker();
+        } catch {
+          // the next add or query tries again
+        }
+      } else this.armIdle();
+    }, wait);
+    this.idleTimer.unref?.();
   }
 
   /**
@@ -334,7 +529,8 @@ export class SearchIndex {
       const write = (src: number, block: Block): void => {
         const text = block.lines.join('\n');
         this.insertDoc(block.id, block.first.at, OUTPUT, src, block.first.line!, null, null, zlib.deflateRawSync(text, { level: DEFLATE_LEVEL }));
-        this.insertFts.run(block.id, text);
+        this.ftsRows.push(block.id, text);
+        this.ftsChars += text.length;
         open.delete(src);
       };
       // Other entries, a block a source, written when full or when the transaction ends (never
@@ -349,7 +545,8 @@ export class SearchIndex {
           const at = b.rows.reduce((n, r) => Math.max(n, r[1]), 0);
           this.insertDoc(b.id, at, ENTRIES, src, null, null, null, zlib.deflateRawSync(JSON.stringify(b.rows), { level: DEFLATE_LEVEL }));
         }
-        this.insertFts.run(b.id, text);
+        this.ftsRows.push(b.id, text);
+        this.ftsChars += text.length;
         packs.delete(src);
       };
       for (const e of entries) {
@@ -386,15 +583,36 @@ export class SearchIndex {
       for (const [src, block] of open) if (!hold || now - block.since >= HOLD_MS) write(src, block);
       for (const [pane, n] of next) this.setLine.run(pane, n);
       for (const [file, offset] of cursors) this.setCursor.run(file, offset);
+      // A few words are written with the rows; a flood's go to the worker once they are committed.
+      if (!this.fts && this.ftsChars < WORKER_MIN_CHARS) {
+        for (let i = 0; i < this.ftsRows.length; i += 2) this.insertFts.run(this.ftsRows[i]!, this.ftsRows[i + 1]!);
+        this.ftsRows = [];
+      }
       this.db.exec('COMMIT');
       this.lastId = id;
     } catch (e) {
+      this.ftsRows = [];
+      this.ftsChars = 0;
       this.db.exec('ROLLBACK');
       // A source made in the rolled-back transaction is gone with it, and the lines held.
       this.srcs.clear();
       this.held.clear();
       throw e;
     }
+    // Its words to the worker, once the rows are committed (a kill before it commits them: `mend`).
+    this.ftsChars = 0;
+    if (this.ftsRows.length > 0) {
+      this.fts ??= new FtsWorker(this.ftsFile);
+      const rows = this.ftsRows;
+      this.ftsRows = [];
+      this.fts.post(rows);
+      this.armIdle();
+    }
+  }
+
+  /** The time the worker threads have been busy writing words, ms, all told (the feeder counts it with its slices' own). */
+  workerMs(): number {
+    return this.endedWorkersMs + (this.fts?.busyMs() ?? 0);
   }
 
   /** Whether output lines are held back (add with `hold`), not yet written. */
@@ -411,9 +629,10 @@ export class SearchIndex {
   prune(days: number, now = Date.now()): number {
     if (days <= 0) return 0;
     const before = now - days * 86_400_000;
+    this.sync();
     this.db.exec('BEGIN');
     try {
-      this.db.prepare('DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE at < ?)').run(before);
+      this.db.prepare('DELETE FROM f.fts WHERE rowid IN (SELECT id FROM docs WHERE at < ?)').run(before);
       this.db.prepare('DELETE FROM bodies WHERE id IN (SELECT body FROM docs WHERE at < ?)').run(before);
       const r = this.db.prepare('DELETE FROM docs WHERE at < ?').run(before);
       this.db.exec('COMMIT');
@@ -426,7 +645,7 @@ export class SearchIndex {
 
   /** Hits for a query, newest first as indexed (rowid order); throws one sentence for a filter that cannot be used. */
   search(q: SearchQuery): SearchHit[] {
-    this.flush();
+    this.sync();
     const match = matchText(typeof q.query === 'string' ? q.query : '');
     if (!match) throw new Error('the query has no word to look for: give a word or more, for example "migration"');
     const where: string[] = ['fts MATCH ?'];
@@ -467,7 +686,7 @@ export class SearchIndex {
     // matches), read row by row until enough lines matched: a block can match on words its
     // lines hold apart, and then none of its lines is a hit.
     const sql = `SELECT d.id, d.kind, d.at, s.pane, s.session, s.agent, s.folder, d.line, d.exit, d.ref, b.text
-      FROM fts JOIN docs d ON d.id = fts.rowid JOIN bodies b ON b.id = d.body JOIN src s ON s.id = d.src WHERE ${where.join(' AND ')} ORDER BY fts.rowid DESC`;
+      FROM f.fts JOIN docs d ON d.id = fts.rowid JOIN bodies b ON b.id = d.body JOIN src s ON s.id = d.src WHERE ${where.join(' AND ')} ORDER BY fts.rowid DESC`;
     const hits: SearchHit[] = [];
     for (const row of this.db.prepare(sql).iterate(...args)) {
       const r = row as Record<string, string | number | null | Uint8Array>;
@@ -536,17 +755,26 @@ export class SearchIndex {
 
   /** Write the WAL back into the database file (at a quiet moment; a kill loses nothing either way). */
   checkpoint(mode: 'PASSIVE' | 'TRUNCATE' = 'PASSIVE'): void {
-    this.db.exec(`PRAGMA wal_checkpoint(${mode})`);
+    if (mode === 'TRUNCATE') this.sync();
+    this.db.exec(`PRAGMA main.wal_checkpoint(${mode})`);
+    this.db.exec(`PRAGMA f.wal_checkpoint(${mode})`);
   }
 
   close(): void {
     try {
-      this.flush();
+      this.sync();
     } catch {
       // closing anyway
     }
     try {
-      this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+      // The worker commits its words, writes its WAL back and ends.
+      this.stopWorker();
+    } catch {
+      // closing anyway
+    }
+    try {
+      this.db.exec('PRAGMA main.wal_checkpoint(TRUNCATE)');
+      this.db.exec('PRAGMA f.wal_checkpoint(TRUNCATE)');
     } catch {
       // closing anyway
     }

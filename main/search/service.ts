@@ -401,10 +401,13 @@ export class SearchService {
    * One slice of the queued output and everything else waiting, in one transaction; the rest
    * after a pause of IDLE_PER_BUSY times as long as the slice took: a flood is indexed with at
    * most a fifth of the event loop's time, the rest left to the panes and the windows (what
-   * it outruns is let go at MAX_QUEUED_CHARS).
+   * it outruns is let go at MAX_QUEUED_CHARS). The time the index's worker thread spent on
+   * words meanwhile counts as the slice's (a flood's indexing takes no more CPU than when
+   * the words were written on this thread, only less of the event loop).
    */
   private flushSlice(): void {
     const t = performance.now();
+    const w = this.index.workerMs();
     const more = this.write(SLICE_CHARS, undefined, SLICE_LINES);
     if (!more && this.backlog) {
       this.backlog = false;
@@ -416,7 +419,7 @@ export class SearchService {
       this.flushTimer = setTimeout(() => {
         this.flushTimer = undefined;
         this.flushSlice();
-      }, Math.ceil((performance.now() - t) * (performance.now() - this.typedAt < TYPING_MS ? IDLE_PER_BUSY_TYPING : IDLE_PER_BUSY)));
+      }, Math.ceil((performance.now() - t + this.index.workerMs() - w) * (performance.now() - this.typedAt < TYPING_MS ? IDLE_PER_BUSY_TYPING : IDLE_PER_BUSY)));
       this.flushTimer.unref?.();
     }
   }
