@@ -281,6 +281,57 @@ describe('SearchIndex', () => {
     check.close();
   });
 
+  /** An index of a 6,000-line flood whose words' file then has one page (0-based) overwritten with junk. */
+  function brokenWords(page: (pages: number) => number): number {
+    const ix = new SearchIndex(state.dir);
+    ix.add(Array.from({ length: 6000 }, (_, i) => entry({ line: i, text: `line ${i} of the flood zqxflood${i % 20} w${i} ${'padding '.repeat(8)}` })), new Map(), false);
+    const found = ix.search({ query: 'zqxflood3', limit: 500 }).length;
+    expect(found).toBe(300);
+    ix.close();
+    const file = path.join(state.dir, FTS_FILE);
+    const fd = fs.openSync(file, 'r+');
+    fs.writeSync(fd, Buffer.alloc(16384, 0xa5), 0, 16384, page(fs.statSync(file).size / 16384) * 16384);
+    fs.closeSync(fd);
+    return found;
+  }
+
+  function mendAll(ix: SearchIndex): number {
+    let slices = 0;
+    while (ix.mendWords(8)) slices++;
+    return slices;
+  }
+
+  it('opens without reading its whole words\' file, finds a broken one on a thread of its own, and writes the words again from the rows\' texts, losing nothing', async () => {
+    const found = brokenWords((pages) => pages - 1);
+    const ix = new SearchIndex(state.dir);
+    expect(ix.movedAside).toBeUndefined();
+    expect(ix.wordsRenewed).toBeUndefined();
+    const why = await ix.checkWords();
+    expect(why).toMatch(/malformed|quick_check said/);
+    const renewed = ix.renewWords(why!);
+    expect(fs.existsSync(renewed.to)).toBe(true);
+    expect(ix.search({ query: 'zqxflood3', limit: 500 }).length).toBe(0);
+    // New text meanwhile is found at once, and not written twice by the mending.
+    ix.add([entry({ kind: 'reply', text: 'a zqxwhilemending reply' })]);
+    expect(mendAll(ix)).toBeGreaterThan(1);
+    expect(ix.search({ query: 'zqxflood3', limit: 500 }).length).toBe(found);
+    expect(ix.search({ query: 'zqxwhilemending' }).map((h) => h.kind)).toEqual(['reply']);
+    expect(await ix.checkWords()).toBeUndefined();
+    ix.close();
+  });
+
+  it('makes a words\' file broken where opening reads it again from the rows at open (the rows kept)', async () => {
+    // Page 4 (0-based 3) is the root of FTS5's table of row sizes, which opening reads (mend).
+    const found = brokenWords(() => 3);
+    const ix = new SearchIndex(state.dir);
+    expect(ix.movedAside).toBeUndefined();
+    expect(ix.wordsRenewed?.why).toMatch(/^its words \(search\.db-fts\): .*malformed/);
+    mendAll(ix);
+    expect(ix.search({ query: 'zqxflood3', limit: 500 }).length).toBe(found);
+    expect(await ix.checkWords()).toBeUndefined();
+    ix.close();
+  });
+
   it('moves a corrupt database aside and starts a new one', () => {
     fs.writeFileSync(path.join(state.dir, DB_FILE), 'this is not a database, it only has a name like one'.repeat(200));
     const ix = new SearchIndex(state.dir);

@@ -58,6 +58,10 @@ const MAX_QUEUED_CHARS = 4 * 1024 * 1024;
 /** A file is read at most this much at a time (one transaction); the rest after the event loop's next turn. */
 const FILE_READ_MAX = 512 * 1024;
 const PRUNE_EVERY_MS = 6 * 3600_000;
+/** The words' file is checked this long after the start, on a thread of its own (SearchIndex.checkWords). */
+const CHECK_WORDS_MS = 20_000;
+/** Rows given their words again a slice (after renewWords): ~64 blocks of 128 lines, tens of ms. */
+const MEND_ROWS = 64;
 /** Lines before and after a hit's line that `search.lines` gives. */
 const LINES_AROUND = 40;
 const SCREEN_FILE = '.last-screen.ans';
@@ -115,6 +119,8 @@ export class SearchService {
   private filesTimer: NodeJS.Timeout | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
   private firstPrune: NodeJS.Timeout | undefined;
+  private checkTimer: NodeJS.Timeout | undefined;
+  private mendTimer: NodeJS.Timeout | undefined;
   private readonly seenSurfaces = new Map<string, string>();
   /** Folders of earlier sessions, read once at start. */
   private olderFolders: string[] = [];
@@ -133,6 +139,43 @@ export class SearchService {
     fs.mkdirSync(deps.paths.state, { recursive: true, mode: 0o700 });
     this.index = new SearchIndex(deps.paths.state);
     if (this.index.movedAside) deps.log?.(`search: the index was unusable (${this.index.movedAside.why}); it is kept as ${this.index.movedAside.to} and rebuilt from the pane folders`);
+    if (this.index.wordsRenewed) this.wordsRenewed();
+  }
+
+  /** The words' file was found corrupt and made anew: said once, and every row given its words again in slices (mendStep). */
+  private wordsRenewed(): void {
+    const r = this.index.wordsRenewed!;
+    this.deps.log?.(`search: the index's words were unusable (${r.why}); they are kept as ${r.to} and written again from the index's own texts`);
+    this.mendStep();
+  }
+
+  /** One slice of rows given their words again (SearchIndex.mendWords), then a pause four times as long: the service's event loop stays the window's. */
+  private mendStep(): void {
+    if (this.disposed) return;
+    const t0 = performance.now();
+    let more: boolean;
+    try {
+      more = this.index.mendWords(MEND_ROWS);
+    } catch (e) {
+      this.deps.log?.(`search: writing the index's words again failed: ${(e as Error).message}`);
+      return;
+    }
+    if (!more) return;
+    this.mendTimer = setTimeout(() => this.mendStep(), Math.max(10, 4 * (performance.now() - t0)));
+    this.mendTimer.unref?.();
+  }
+
+  /** The words' file checked on its own thread a while after the start (not while the first window attaches). */
+  private async checkWords(): Promise<void> {
+    const why = await this.index.checkWords();
+    if (!why || this.disposed || this.index.wordsRenewed) return;
+    try {
+      this.index.renewWords(why);
+    } catch (e) {
+      this.deps.log?.(`search: the index's words were unusable (${why}) and could not be made again: ${(e as Error).message}`);
+      return;
+    }
+    this.wordsRenewed();
   }
 
   private get settings(): Settings['search'] {
@@ -186,6 +229,8 @@ export class SearchService {
         this.deps.log?.(`search: pruning failed: ${(e as Error).message}`);
       }
     };
+    this.checkTimer = setTimeout(() => void this.checkWords(), CHECK_WORDS_MS);
+    this.checkTimer.unref?.();
     // A minute after start (a scan of the table: not while the window first attaches), then every few hours.
     this.firstPrune = setTimeout(prune, 60_000);
     this.firstPrune.unref?.();
@@ -495,6 +540,8 @@ export class SearchService {
     clearInterval(this.filesTimer);
     clearInterval(this.pruneTimer);
     clearTimeout(this.firstPrune);
+    clearTimeout(this.checkTimer);
+    clearTimeout(this.mendTimer);
     this.flushNow([], undefined, Infinity);
     this.disposed = true;
     if (this.holdTimer) clearTimeout(this.holdTimer);
