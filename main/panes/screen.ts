@@ -18,7 +18,7 @@
  */
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
-import { Archive, dropTop, lineStart, normalBuffer, replayRows, withoutNullMoves } from './archive.ts';
+import { Archive, dropTop, forOneRow, lineStart, normalBuffer, replayRows, snapshotOf } from './archive.ts';
 import { afterLastCrLf, attributesAtEnd, countLineFeeds, foldAttributes, isDirectLine, plainTailStart } from './compact.ts';
 import { flat } from './line-encode.ts';
 import { screenCells } from './screen-cells.ts';
@@ -752,10 +752,11 @@ export class Screen {
     // all of it is the addon's.
     const from = this.archiving ? Math.max(start, lineStart(this.term, base)) : start;
     const rowsRead = from > start ? replayRows(this.term, this.serializer, start, from - 1, this.term.rows) : '';
-    const own = withoutNullMoves(this.serializer.serialize({ scrollback: base - from }));
+    const own = snapshotOf(this.term, this.serializer, base - from);
     const archived = lines > base ? this.archive.replay(lines - base, this.term.rows) : '';
     const data = archived + rowsRead + own;
-    return { data, cols: this.term.cols, rows: this.term.rows, complete: lines >= history };
+    // (A screen of one row has no row above the cursor, which the addon's wrap of a row ending in empty cells goes up to: forOneRow.)
+    return { data: this.term.rows === 1 ? forOneRow(data, this.term.cols) : data, cols: this.term.cols, rows: this.term.rows, complete: lines >= history };
   }
 
   /**
