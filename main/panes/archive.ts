@@ -121,9 +121,10 @@ function modesOf(term: Term): string {
  * The serialize addon's wrap of a row whose last `n` cells are empty (the cell a wide
  * character did not fit in, an erase) onto the next row: `n + 1` dashes (the last one wraps),
  * CSI 1 D, CSI 1 X (that one erased), then CSI A, CSI cols-n C, CSI n X, CSI cols-n D, CSI B
- * (up to erase the others, and back). Groups: the dashes, the three counts.
+ * (up to erase the others, and back; a row with nothing on it has moves of 0, which
+ * withoutNullMoves drops). Groups: the dashes, the three counts.
  */
-const DASH_WRAP = /(-+)\x1b\[1D\x1b\[1X\x1b\[A\x1b\[(\d+)C\x1b\[(\d+)X\x1b\[(\d+)D\x1b\[B|\x1b\[([0-9;]*)m/g;
+const DASH_WRAP = /(-+)\x1b\[1D\x1b\[1X\x1b\[A(?:\x1b\[(\d+)C)?\x1b\[(\d+)X(?:\x1b\[(\d+)D)?\x1b\[B|\x1b\[([0-9;]*)m/g;
 
 /** SGR attributes the addon writes, as on and off codes (22 turns both bold and dim off). */
 const SGR_FLAGS: ReadonlyArray<readonly [number, number]> = [[1, 22], [2, 22], [3, 23], [4, 24], [5, 25], [7, 27], [8, 28], [9, 29], [53, 55]];
@@ -145,7 +146,7 @@ export function forOneRow(serialized: string, cols: number): string {
   let fg = '';
   let bg = '';
   const on = new Set<number>();
-  return serialized.replace(DASH_WRAP, (whole, dashes: string | undefined, right: string, erase: string, left: string, sgr: string | undefined) => {
+  return serialized.replace(DASH_WRAP, (whole, dashes: string | undefined, right: string | undefined, erase: string, left: string | undefined, sgr: string | undefined) => {
     if (dashes === undefined) {
       const ps = (sgr ?? '').split(';').map((p) => (p === '' ? 0 : Number(p)));
       for (let i = 0; i < ps.length; i++) {
@@ -173,7 +174,7 @@ export function forOneRow(serialized: string, cols: number): string {
       return whole;
     }
     const n = Number(erase);
-    if (dashes.length < n + 1 || Number(right) !== cols - n || Number(left) !== cols - n) return whole;
+    if (dashes.length < n + 1 || Number(right ?? 0) !== cols - n || Number(left ?? 0) !== cols - n) return whole;
     const attrs = ['0', fg, bg, ...on].filter((a) => a !== '').join(';');
     return `${dashes.slice(0, dashes.length - n - 1)}\x1b[${n}X${n > 1 ? `\x1b[${n - 1}C` : ''}\x1b[0${bg ? `;${bg}` : ''}m世\x1b[2D\x1b[2X\x1b[${attrs}m`;
   });

@@ -118,11 +118,12 @@ describe('the history a window receives', () => {
   }, 600_000);
 });
 
-/** Streams per test: SCREEN_SEEDS=2000 runs many more (a search for mismatches, not the suite's run). */
+/** Streams: SCREEN_SEEDS=2000 runs many more (a search for mismatches, not the suite's run), from SCREEN_SEED_FROM + 1. */
 const SEEDS = Number(process.env.SCREEN_SEEDS ?? 0);
+const FROM = Number(process.env.SCREEN_SEED_FROM) || 0;
 
 describe('the history a window receives, on a screen of 1 to 3 rows', () => {
   it('is the reference\'s buffer cell by cell', async () => {
-    for (let seed = 1; seed <= (SEEDS || 12); seed++) await run(seed, seed % 2 === 0, true);
+    for (let seed = FROM + 1; seed <= FROM + (SEEDS || 12); seed++) await run(seed, seed % 2 === 0, true);
   }, 600_000);
 });
