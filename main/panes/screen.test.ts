@@ -253,6 +253,16 @@ const SEEDS = Number(process.env.SCREEN_SEEDS) || 100;
 const FROM = Number(process.env.SCREEN_SEED_FROM) || 0;
 const SEARCH_MS = Math.max(300_000, SEEDS * 5_000);
 
+/** A stream's run, an error thrown (not an assertion's, which names its seed) naming the seed to replay. */
+async function withSeed<T>(seed: number, f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof Error && !e.message.includes('seed')) e.message = `seed ${seed}: ${e.message}`;
+    throw e;
+  }
+}
+
 describe('the lazy headless screen', () => {
   it('ends exactly where a screen fed every byte ends, over 100 random streams, and skips parsing floods', async () => {
     let skipped = 0;
@@ -260,7 +270,7 @@ describe('the lazy headless screen', () => {
     let reads = 0;
     let midway = 0;
     for (let seed = FROM + 1; seed <= FROM + SEEDS; seed++) {
-      const res = await run(seed);
+      const res = await withSeed(seed, () => run(seed));
       skipped += res.skipped;
       reads += res.reads;
       midway += res.midway;
@@ -278,7 +288,7 @@ describe('the lazy headless screen', () => {
     let archived = 0;
     let direct = 0;
     for (let seed = FROM + 101; seed <= FROM + 100 + SEEDS; seed++) {
-      const res = await run(seed, true);
+      const res = await withSeed(seed, () => run(seed, true));
       archived += res.archived > 0 ? 1 : 0;
       direct += res.direct > 0 ? 1 : 0;
     }
