@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import headless from '@xterm/headless';
 import { forOneRow, normalBuffer, snapshotOf } from './archive.ts';
-import { allTextOf, Screen, screenTextOf } from './screen.ts';
+import { allTextOf, resizeTerm, Screen, screenTextOf } from './screen.ts';
 import { ScreenPrompts } from './screen-prompts.ts';
 import { cellRows, reference, rng } from './screen-testing.ts';
 import { waitFor } from './testing.ts';
@@ -186,7 +186,8 @@ async function run(seed: number, archive = false): Promise<{ skipped: number; re
         continue;
       }
       await send();
-      ref.resize(piece.cols, piece.rows);
+      // (The reference mended as the screen is: resizeTerm.)
+      resizeTerm(ref, piece.cols, piece.rows);
       screen.resize(piece.cols, piece.rows);
     }
     await send();
@@ -677,6 +678,32 @@ describe('the lazy headless screen', () => {
       screen.dispose();
     }
   }, 120_000);
+
+  it('keeps the alternate screen to the screen\'s rows when it is first used after a resize to fewer rows (xterm left it the first size\'s room, and threw scrolling a region after the next resize)', async () => {
+    const screen = new Screen({ cols: 20, rows: 8, scrollback: 30, idleMs: 5 });
+    try {
+      screen.resize(12, 2);
+      screen.write(`\x1b[?1049h${'x\r\n'.repeat(10)}\x1b[H`);
+      await screen.settled();
+      // The alternate screen holds its rows and no more: nothing scrolled into it.
+      expect({ length: screen.term.buffer.alternate.length, base: screen.term.buffer.alternate.baseY }).toEqual({ length: 2, base: 0 });
+      screen.resize(15, 4);
+      screen.write('\x1b[2;4r\x1b7\x1b[2J!\r\nA\r\nX\r\n\r\nend');
+      expect(screen.screenText()).toBe(['!', 'X', '', 'end'].join('\n'));
+      // xterm by itself: the same bytes throw.
+      const bare = reference(20, 8, 30);
+      try {
+        bare.term.resize(12, 2);
+        bare.write(`\x1b[?1049h${'x\r\n'.repeat(10)}\x1b[H`);
+        bare.term.resize(15, 4);
+        expect(() => bare.write('\x1b[2;4r\x1b7\x1b[2J!\r\nA\r\nX\r\n\r\nend')).toThrow('start argument out of range');
+      } finally {
+        bare.term.dispose();
+      }
+    } finally {
+      screen.dispose();
+    }
+  });
 
   it('parses with @xterm/headless\'s synchronous write and trims its buffer\'s top, which the pinned version has', () => {
     const term = new headless.Terminal({ cols: 10, rows: 2, allowProposedApi: true, logLevel: 'off' });
