@@ -102,8 +102,7 @@ describe('a pane out of view', () => {
     const [id] = (await win.paneIds()) as [string];
     const { shows } = await stats<Stats>(win, id);
     // A window too short for 3 rows of the pane: 2 rows (the first height that fits them; a pane
-    // of 1 row keeps a flood's wrapped lines in a background less exactly, a matter of the core's
-    // screen of its own, docs/spec/window.md).
+    // of 1 row is checked by main/panes/screen-history.test.ts).
     for (let height = 80; ; height += 4) {
       await win.page.setViewportSize({ width: VIEWPORT.width, height });
       await win.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));

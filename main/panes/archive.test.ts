@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import headless from '@xterm/headless';
-import { Archive } from './archive.ts';
+import { Archive, forOneRow, snapshotOf } from './archive.ts';
+import { reference, visibleCells } from './screen-testing.ts';
 
 const LINES = ['first', '\x1b[31mred\x1b[0m and plain', '', 'a line of twenty-two.', '\x1b[1;4mbold\x1b[m', 'last'];
 const run = (lines: string[]): string => lines.map((l) => `${l}\r\n`).join('');
@@ -92,5 +93,75 @@ describe('the archive keeps a flood\'s lines as runs', () => {
     expect(a.text()).toEqual(eager.text());
     expect(a.rows).toBe(eager.rows);
     expect(await shown(a.replay(a.rows, 2), 12, 2)).toEqual(await shown(eager.replay(eager.rows, 2), 12, 2));
+  });
+});
+
+describe('a snapshot mends the serialize addon', () => {
+  it('puts the cursor back where it is when a row above it was written to its last column (the addon\'s move came a column short)', () => {
+    const { term, ser, write } = reference(10, 4, 100);
+    try {
+      // A row written to its end, then a line feed alone: the cursor on the next row, in the last column.
+      write('abcdefghij\nx\x1b[2;5H');
+      const at = (data: string) => {
+        const w = reference(10, 4, 100);
+        try {
+          w.write(data);
+          return [w.term.buffer.active.cursorX, w.term.buffer.active.cursorY];
+        } finally {
+          w.term.dispose();
+        }
+      };
+      expect(at(snapshotOf(term, ser, 100))).toEqual([4, 1]);
+      write('\x1b[3;10H');
+      expect(at(snapshotOf(term, ser, 100))).toEqual([9, 2]);
+      // (The addon's own: a column short.)
+      expect(at(ser.serialize({ scrollback: 100 }))).toEqual([8, 2]);
+      // At the end of a row written to its last column (a pending wrap), as the addon leaves it: the next character wraps.
+      write('\x1b[4;1H0123456789');
+      const w = reference(10, 4, 100);
+      try {
+        w.write(`${snapshotOf(term, ser, 100)}Z`);
+        expect(w.term.buffer.active.getLine(w.term.buffer.active.baseY + 3)!.translateToString(true)).toBe('Z');
+      } finally {
+        w.term.dispose();
+      }
+    } finally {
+      term.dispose();
+    }
+  });
+
+  it('draws, on a screen of one row, a wrap after empty cells as a taller screen draws it (the addon goes up a row to erase, which one row does not have)', () => {
+    // A wide character that does not fit (its cell left empty in a colour), and a row cut short by an erase before the wrap;
+    // a wrapped row erased whole (the addon's moves of 0 columns dropped).
+    const inputs = ['\x1b[41mabcdefghi\x1b[42m世界\x1b[0mxy\x1b[44mz\r\n\x1b[43m0123456789ab\x1b[0m\x1b[1A\x1b[6G\x1b[K\x1b[1B\r\n\x1b[45mone\x1b[1;3mtwo', '\x1b[44mabcdefghijklmnopqrst\x1b[1;4m\x1b[2Kuv\x1b[0mw'];
+    for (const [input, rows] of inputs.flatMap((i) => [[i, 1], [i, 2]] as const)) {
+      const { term, ser, write } = reference(10, rows, 100);
+      try {
+        write(input);
+        const want = visibleCells(term, true, true);
+        const raw = snapshotOf(term, ser, 100);
+        // The attributes in force (xterm's, not public API), which the snapshot puts back too.
+        const inForce = (t: typeof term) => (t as unknown as { _core: { _inputHandler: { _curAttrData: { fg: number; bg: number } } } })._core._inputHandler._curAttrData;
+        const replay = (data: string) => {
+          const w = reference(10, rows, 100);
+          try {
+            w.write(data);
+            return { cells: visibleCells(w.term, true, true), x: w.term.buffer.active.cursorX, attrs: { ...inForce(w.term) } };
+          } finally {
+            w.term.dispose();
+          }
+        };
+        const attrs = inForce(term);
+        const got = replay(rows === 1 ? forOneRow(raw, 10) : raw);
+        expect({ rows, cells: got.cells, x: got.x, fg: got.attrs.fg, bg: got.attrs.bg }).toEqual({ rows, cells: want, x: term.buffer.active.cursorX, fg: attrs.fg, bg: attrs.bg });
+        // The addon's own, on one row: a dash left in the row above and a background painted at the end of the row below.
+        if (rows === 1) {
+          expect(raw).toContain(input === inputs[1] ? '\x1b[A\x1b[10X\x1b[B' : '\x1b[A\x1b[9C\x1b[1X');
+          expect(replay(raw).cells).not.toEqual(want);
+        }
+      } finally {
+        term.dispose();
+      }
+    }
   });
 });

@@ -87,12 +87,106 @@ export function withoutNullMoves(serialized: string): string {
 }
 
 /**
+ * The serialize addon's snapshot of `term` (its screen and `scrollback` rows, the alternate
+ * screen if in use, then the modes), mended (withoutNullMoves), with the cursor put where it
+ * is by an absolute move before the modes. The addon moves it from the end of what it wrote,
+ * counting from past the last column when that ends a row, where xterm counts from the last
+ * column: a cursor left on a row below one written to its end came back a column short
+ * (issue 38). At the row's end itself (xterm's pending wrap, which no move can make), the
+ * addon's own way stands.
+ */
+export function snapshotOf(term: Term, ser: Serializer, scrollback: number): string {
+  const b = term.buffer.active;
+  const cursor = b.cursorX < term.cols ? `\x1b[${b.cursorY + 1};${b.cursorX + 1}H` : '';
+  return withoutNullMoves(ser.serialize({ scrollback, excludeModes: true })) + cursor + modesOf(term);
+}
+
+/** The modes as the serialize addon (0.14) writes them at a snapshot's end. */
+function modesOf(term: Term): string {
+  const m = term.modes;
+  let s = '';
+  if (m.applicationCursorKeysMode) s += '\x1b[?1h';
+  if (m.applicationKeypadMode) s += '\x1b[?66h';
+  if (m.bracketedPasteMode) s += '\x1b[?2004h';
+  if (m.insertMode) s += '\x1b[4h';
+  if (m.originMode) s += '\x1b[?6h';
+  if (m.reverseWraparoundMode) s += '\x1b[?45h';
+  if (m.sendFocusMode) s += '\x1b[?1004h';
+  if (m.wraparoundMode === false) s += '\x1b[?7l';
+  const mouse: Record<string, string> = { x10: '\x1b[?9h', vt200: '\x1b[?1000h', drag: '\x1b[?1002h', any: '\x1b[?1003h' };
+  return s + (mouse[m.mouseTrackingMode] ?? '');
+}
+
+/**
+ * The serialize addon's wrap of a row whose last `n` cells are empty (the cell a wide
+ * character did not fit in, an erase) onto the next row: `n + 1` dashes (the last one wraps),
+ * CSI 1 D, CSI 1 X (that one erased), then CSI A, CSI cols-n C, CSI n X, CSI cols-n D, CSI B
+ * (up to erase the others, and back; a row with nothing on it has moves of 0, which
+ * withoutNullMoves drops). Groups: the dashes, the three counts.
+ */
+const DASH_WRAP = /(-+)\x1b\[1D\x1b\[1X\x1b\[A(?:\x1b\[(\d+)C)?\x1b\[(\d+)X(?:\x1b\[(\d+)D)?\x1b\[B|\x1b\[([0-9;]*)m/g;
+
+/** SGR attributes the addon writes, as on and off codes (22 turns both bold and dim off). */
+const SGR_FLAGS: ReadonlyArray<readonly [number, number]> = [[1, 22], [2, 22], [3, 23], [4, 24], [5, 25], [7, 27], [8, 28], [9, 29], [53, 55]];
+
+/**
+ * A snapshot for a screen of one row (issue 38): the addon's wrap of a row that ends in empty
+ * cells (DASH_WRAP) goes up a row to erase its dashes, and a screen of one row has no row
+ * above the cursor: the dashes stayed in the row above (scrolled out) and the erase painted
+ * the end of the row below with the background in force. Here the empty cells are erased
+ * first, where the cursor is, and the wrap is made by a wide character written in the last
+ * column, which does not fit there: xterm moves it to the next row, marks that row wrapped
+ * and empties the cell it left with the attributes in force, which are made the erase's for
+ * it (the background only); the wide character is erased as the dash was, and the
+ * attributes put back as they were (followed through every SGR before). The same cells as
+ * the addon's sequence makes on a taller screen, drawn without leaving the row.
+ */
+export function forOneRow(serialized: string, cols: number): string {
+  if (!serialized.includes('\x1b[A')) return serialized;
+  let fg = '';
+  let bg = '';
+  const on = new Set<number>();
+  return serialized.replace(DASH_WRAP, (whole, dashes: string | undefined, right: string | undefined, erase: string, left: string | undefined, sgr: string | undefined) => {
+    if (dashes === undefined) {
+      const ps = (sgr ?? '').split(';').map((p) => (p === '' ? 0 : Number(p)));
+      for (let i = 0; i < ps.length; i++) {
+        const p = ps[i]!;
+        if (p === 0) {
+          fg = bg = '';
+          on.clear();
+        } else if (p === 38 || p === 48) {
+          const n = ps[i + 1] === 5 ? 3 : ps[i + 1] === 2 ? 5 : 1;
+          const colour = ps.slice(i, i + n).join(';');
+          if (p === 38) fg = colour;
+          else bg = colour;
+          i += n - 1;
+        } else if ((p >= 30 && p <= 37) || (p >= 90 && p <= 97)) fg = String(p);
+        else if ((p >= 40 && p <= 47) || (p >= 100 && p <= 107)) bg = String(p);
+        else if (p === 39) fg = '';
+        else if (p === 49) bg = '';
+        else {
+          for (const [set, reset] of SGR_FLAGS) {
+            if (p === set) on.add(set);
+            else if (p === reset) on.delete(set);
+          }
+        }
+      }
+      return whole;
+    }
+    const n = Number(erase);
+    if (dashes.length < n + 1 || Number(right ?? 0) !== cols - n || Number(left ?? 0) !== cols - n) return whole;
+    const attrs = ['0', fg, bg, ...on].filter((a) => a !== '').join(';');
+    return `${dashes.slice(0, dashes.length - n - 1)}\x1b[${n}X${n > 1 ? `\x1b[${n - 1}C` : ''}\x1b[0${bg ? `;${bg}` : ''}m世\x1b[2D\x1b[2X\x1b[${attrs}m`;
+  });
+}
+
+/**
  * Serialization of rows [start, end] of `term`'s normal buffer, and their text (wrapped rows
  * joined): read from the cells (main/panes/line-encode.ts), or by the serialize addon where
  * the line needs its special cases.
  */
 function take(term: Term, ser: Serializer, start: number, end: number): Line {
-  const fast = encodeLine(normalBuffer(term).lines, start, end, term.rows);
+  const fast = encodeLine(normalBuffer(term).lines, start, end);
   if (fast) return { data: fast.data, text: fast.text, rows: end - start + 1 };
   const data = withoutNullMoves(ser.serialize({ range: { start, end }, excludeModes: true, excludeAltBuffer: true }));
   const buf = term.buffer.normal;

@@ -80,7 +80,7 @@ describe('encodeLine', () => {
           let last = y;
           while (last + 1 < buf.length && buf.getLine(last + 1)!.isWrapped) last++;
           lines++;
-          const got = encodeLine(cells, y, last, term.rows);
+          const got = encodeLine(cells, y, last);
           if (got) {
             fast++;
             const addon = addonRows(ser, y, last);
@@ -121,15 +121,39 @@ describe('encodeLine', () => {
     try {
       write('\x1b[44mabcdefghijkl\x1b[0m\r\n\x1b[41mxyz\x1b[K\x1b[0m\r\n');
       const cells = normalBuffer(term).lines;
-      const got = encodeLine(cells, 0, 1, 5)!;
+      const got = encodeLine(cells, 0, 1)!;
       expect(got.text).toBe('abcdefghijkl');
-      const mine = encodeLine(cells, 2, 2, 5)!;
+      const mine = encodeLine(cells, 2, 2)!;
       const want = cellRows(term, true).slice(0, 3);
       for (const rows of [1, 2, 50]) {
         const replay = reference(10, rows, 100);
         try {
           replay.write(`${got.data}\x1b[0m\r\n${mine.data}\x1b[0m\r\n`);
           expect({ rows, cells: cellRows(replay.term, true).slice(0, 3) }).toEqual({ rows, cells: want });
+        } finally {
+          replay.term.dispose();
+        }
+      }
+    } finally {
+      term.dispose();
+    }
+  });
+
+  it('writes a line longer than the screen, which draws the same from the bottom of a screen of 1, 2 or 50 rows (the addon\'s wrap at a change of background goes up a row, which one row does not have)', () => {
+    // A pane of 2 rows: a line of 4 rows, the background changing at each wrap and a wide character that does not fit.
+    const { term, write } = terminal(10, 2);
+    try {
+      write('x\r\n\x1b[44mabcdefghij\x1b[0mklmnopq\x1b[45mrs\x1b[46m世界\x1b[0muv\x1b[41mwxyz\x1b[0m!\r\n');
+      const cells = normalBuffer(term).lines;
+      expect(term.buffer.normal.getLine(4)!.isWrapped).toBe(true);
+      const line = encodeLine(cells, 1, 4)!;
+      expect(line.text).toBe(`abcdefghijklmnopqrs世界uvwxyz!`);
+      const want = cellRows(term, true).slice(1, 5);
+      for (const rows of [1, 2, 50]) {
+        const replay = reference(10, rows, 100);
+        try {
+          replay.write(`x\x1b[0m\r\n${line.data}\x1b[0m\r\n`);
+          expect({ rows, cells: cellRows(replay.term, true).slice(1, 5) }).toEqual({ rows, cells: want });
         } finally {
           replay.term.dispose();
         }
@@ -146,7 +170,7 @@ describe('encodeLine', () => {
       const cells = normalBuffer(term).lines;
       // Its placeholder an empty cell of width 1 in the same colour, as a random stream of erases and wide characters left one.
       cells.get(0)!._data[4 * 3] = 1 << 22;
-      const got = encodeLine(cells, 0, 0, 4)!;
+      const got = encodeLine(cells, 0, 0)!;
       expect(got.text).toBe('abc世');
       const rows = (data: string) => drawn(data, 5)[0];
       const addon = addonRows(ser, 0);
@@ -165,7 +189,7 @@ describe('encodeLine', () => {
       const cells = normalBuffer(term).lines;
       // The cell after 界 (its second half) holding an 'i' of width 1, as a resize left one in a random stream.
       cells.get(0)!._data[4 * 3] = (1 << 22) | 0x69;
-      const got = encodeLine(cells, 0, 0, 4)!;
+      const got = encodeLine(cells, 0, 0)!;
       expect(got.text).toBe(term.buffer.normal.getLine(0)!.translateToString(true));
       expect(drawn(got.data, 5)).toEqual(drawn(addonRows(ser, 0), 5));
     } finally {
@@ -173,20 +197,20 @@ describe('encodeLine', () => {
     }
   });
 
-  it('writes an erase with a background and a hyperlink\'s cells, and gives up, for the addon, on a wrap the text could not make and on a line longer than the screen', () => {
+  it('writes an erase with a background and a hyperlink\'s cells, and gives up, for the addon, on a wrap the text could not make', () => {
     const { term, write } = terminal(10, 4);
     try {
       // Row 0: red to the end (an erase). Row 1: a hyperlink. Rows 2-3: a wrapped line whose first row is then cut short. Rows 4-8: 45 characters.
       write('\x1b[41mred\x1b[K\x1b[0m\r\n\x1b]8;;http://x.test/\x07link\x1b]8;;\x07\r\nabcdefghijk\x1b[A\x1b[8G\x1b[K\x1b[B\r\n' + 'x'.repeat(45) + '\r\n');
       const cells = normalBuffer(term).lines;
-      expect(encodeLine(cells, 0, 0, 4)).toEqual({ data: '\x1b[41mred\x1b[7X', text: 'red' });
+      expect(encodeLine(cells, 0, 0)).toEqual({ data: '\x1b[41mred\x1b[7X', text: 'red' });
       // xterm gives a hyperlink's cells a dashed underline, which the addon writes as an underline: so does the encoder.
-      expect(encodeLine(cells, 1, 1, 4)).toEqual({ data: '\x1b[4mlink', text: 'link' });
+      expect(encodeLine(cells, 1, 1)).toEqual({ data: '\x1b[4mlink', text: 'link' });
       expect(term.buffer.normal.getLine(3)!.isWrapped).toBe(true);
-      expect(encodeLine(cells, 2, 3, 4)).toBeUndefined();
+      expect(encodeLine(cells, 2, 3)).toBeUndefined();
       expect(term.buffer.normal.getLine(8)!.isWrapped).toBe(true);
-      expect(encodeLine(cells, 4, 8, 4)).toBeUndefined();
-      expect(encodeLine(cells, 4, 8, 24)).toEqual({ data: 'x'.repeat(45), text: 'x'.repeat(45) });
+      // A line longer than the screen: written as any other.
+      expect(encodeLine(cells, 4, 8)).toEqual({ data: 'x'.repeat(45), text: 'x'.repeat(45) });
     } finally {
       term.dispose();
     }

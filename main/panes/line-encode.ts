@@ -11,9 +11,10 @@
  * where it has a background), wide characters' placeholders skipped. It handles the lines
  * the addon handles without its special cases, and says `undefined` for the others, which
  * the archive then gives the addon: a row whose padding has a background, a wrap the text
- * could not have made by itself, a line longer than a screen, and cells with extended
- * attributes (underline styles and colours, hyperlinks), which the public API reads
- * differently.
+ * could not have made by itself, and cells with extended attributes (underline styles and
+ * colours, hyperlinks), which the public API reads differently. A line longer than the
+ * screen is written as any other (it once went to the addon, whose wrap at a change of
+ * background goes up a row, which a screen of one row does not have: issue 38).
  */
 
 /** The parts of @xterm/headless 6.0.0's BufferLine read here (not public API: checked by line-encode.test.ts). */
@@ -235,8 +236,7 @@ function putNulls(nulls: number, bg: number): void {
  * from it) as escape sequences from the default style at the top-left, and their text
  * (each row to its last character, empty cells as spaces); undefined where the addon must.
  */
-export function encodeLine(lines: { get(i: number): CellLine | undefined }, start: number, end: number, screenRows: number): { data: string; text: string } | undefined {
-  if (end - start >= screenRows) return undefined;
+export function encodeLine(lines: { get(i: number): CellLine | undefined }, start: number, end: number): { data: string; text: string } | undefined {
   out.length = 0;
   txt.length = 0;
   // The style the addon last wrote (its _cursorStyle).
