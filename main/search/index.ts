@@ -36,18 +36,21 @@ const IN_FLIGHT = 4;
 /** How long a wait for the worker may last before the index says it stopped. */
 const WORKER_WAIT_MS = 60_000;
 
+/** The start of a worker thread's script: its port and data, and `node:sqlite` loaded without Node 22's ExperimentalWarning. */
+const WORKER_PRELUDE = `
+const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads');
+const emit = process.emitWarning;
+process.emitWarning = (w, ...rest) => { if (!/SQLite/i.test(typeof w === 'string' ? w : w.message)) emit.call(process, w, ...rest); };
+const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
+process.emitWarning = emit;
+`;
 /**
  * The worker thread that writes the FTS5 table (plain JavaScript, run with `eval`: nothing to
  * bundle). Each message is one transaction of [rowid, text, rowid, text …]; once committed, its
  * sequence number goes in state[0] (state[1] set if it failed), which `SearchIndex` waits on
  * with Atomics before a query. 'close' closes its connection and sets state[2].
  */
-const FTS_WORKER = `
-const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads');
-const emit = process.emitWarning;
-process.emitWarning = (w, ...rest) => { if (!/SQLite/i.test(typeof w === 'string' ? w : w.message)) emit.call(process, w, ...rest); };
-const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
-process.emitWarning = emit;
+const FTS_WORKER = `${WORKER_PRELUDE}
 const state = new Int32Array(workerData.state);
 const db = new DatabaseSync(workerData.file);
 // (Its pages' size and WAL mode were set when the file was made: SearchIndex makes it.)
@@ -76,12 +79,7 @@ parentPort.on('message', (m) => {
 });
 `;
 /** `PRAGMA quick_check` of one file, read-only, on a thread of its own: posts 'ok' or what it said. */
-const CHECK_WORKER = `
-const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads');
-const emit = process.emitWarning;
-process.emitWarning = (w, ...rest) => { if (!/SQLite/i.test(typeof w === 'string' ? w : w.message)) emit.call(process, w, ...rest); };
-const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
-process.emitWarning = emit;
+const CHECK_WORKER = `${WORKER_PRELUDE}
 let said;
 try {
   const db = new DatabaseSync(workerData.file, { readOnly: true });
