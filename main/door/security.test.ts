@@ -60,7 +60,7 @@ describe('serve security checks', () => {
     expect(hashes).toEqual(["'sha256-" + createHash('sha256').update('globalThis.a=1').digest('base64') + "'"]);
     expect(inlineScriptHashes(html)).toBe(hashes);
     expect(inlineScriptHashes('<html><script src="x.js"></script></html>')).toEqual([]);
-    const csp = rendererCsp(1234, hashes);
+    const csp = withScriptHashes(rendererCsp(1234), hashes);
     expect(csp).toContain(`script-src 'self' ${hashes[0]};`);
     expect(/script-src [^;]*unsafe-inline/.test(csp)).toBe(false);
     expect(rendererCsp(1234)).toContain("script-src 'self';");

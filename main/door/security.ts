@@ -79,13 +79,13 @@ export function withScriptHashes(csp: string, hashes: readonly string[]): string
   return hashes.length ? csp.replace("script-src 'self'", `script-src 'self' ${hashes.join(' ')}`) : csp;
 }
 
-/** The renderer's policy: only our own scripts (and the built page's inline ones, `hashes`), our own socket, blob/self frames. */
-export function rendererCsp(port: number, hashes: readonly string[] = []): string {
+/** The renderer's policy: only our own scripts (the built page's inline ones added by `withScriptHashes`), our own socket, blob/self frames. */
+export function rendererCsp(port: number): string {
   // CSP source lists cannot name an IPv6 literal; 'self' covers a same-origin socket on [::1].
   const ws = [`ws://127.0.0.1:${port}`, `ws://localhost:${port}`].join(' ');
   return [
     "default-src 'self'",
-    ["script-src 'self'", ...hashes].join(' '),
+    "script-src 'self'",
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "font-src 'self' data:",

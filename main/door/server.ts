@@ -21,7 +21,7 @@ import { takeHeldConnections } from './handover.ts';
 import { coreBackend, type Backend } from './backend.ts';
 import { mimeType, RendererFiles } from './files.ts';
 import { askOf, firstPaintWithin, THEME_HINT_HEADERS, withAnswer } from './first-paint.ts';
-import { cookieToken, hostAllowed, inlineScriptHashes, loopbackBindAddress, newToken, originAllowed, rendererCsp, serveUrl, setCookie, tokensEqual } from './security.ts';
+import { cookieToken, hostAllowed, inlineScriptHashes, loopbackBindAddress, newToken, originAllowed, rendererCsp, serveUrl, setCookie, tokensEqual, withScriptHashes } from './security.ts';
 
 // node:http as its CommonJS module: imported as ESM, Node builds a facade reading every export,
 // which loads undici for node:http's lazy WebSocket getters (~50 ms of a start on Node 24).
@@ -181,7 +181,7 @@ export async function startDoorServer(opts: DoorServerOptions = {}): Promise<Ser
         ...(html ? THEME_HINT_HEADERS : {}),
         'Content-Type': file.type,
         // The page's inline early script (vite.config.ts), hashed from the built file, not the page as sent.
-        'Content-Security-Policy': rendererCsp(actualPort, built !== undefined ? inlineScriptHashes(built) : []),
+        'Content-Security-Policy': withScriptHashes(rendererCsp(actualPort), built !== undefined ? inlineScriptHashes(built) : []),
         // A hashed name is its content: a second window, or a reload, takes it from the browser's cache without
         // asking. private: it was sent behind the token, for this browser only (no shared cache may keep it).
         'Cache-Control': file.immutable ? 'private, max-age=31536000, immutable' : html ? 'no-store' : 'no-cache',

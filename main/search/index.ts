@@ -27,6 +27,8 @@ export const DB_FILE = 'search.db';
 /** The FTS5 table's own database, beside DB_FILE: written by a worker thread while text floods in (FtsWorker). */
 export const FTS_FILE = `${DB_FILE}-fts`;
 const SCHEMA_VERSION = 9;
+/** The FTS5 table, in the words' file (attached as `f`): only which rows hold a word (detail=none), no copy of the text. */
+const FTS_TABLE = `CREATE VIRTUAL TABLE IF NOT EXISTS f.fts USING fts5(text, content='', contentless_delete=1, tokenize="unicode61 remove_diacritics 2", detail='none')`;
 /** A transaction with this many characters for FTS5 or more starts the worker (a flood, a rebuild); fewer are written with the rows. */
 const WORKER_MIN_CHARS = 64 * 1024;
 /** The worker ends once it was given nothing for this long (a thread costs ~15 MB at rest). */
@@ -160,6 +162,19 @@ export function sqlite(): typeof import('node:sqlite') {
 
 function stamp(d = new Date()): string {
   return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+}
+
+/** `file` and its companions (`exts` after its name) renamed `<file>.corrupt-<time>…`; where they went. */
+function moveAside(file: string, exts: readonly string[]): string {
+  const to = `${file}.corrupt-${stamp()}`;
+  for (const ext of exts) {
+    try {
+      fs.renameSync(file + ext, to + ext);
+    } catch {
+      // not there
+    }
+  }
+  return to;
 }
 
 /** A word as the index's tokenizer keeps it (unicode61, diacritics removed, folded to lower case); ASCII only lowered (the marks' search is the slow part). */
@@ -367,14 +382,11 @@ export class SearchIndex {
     const { DatabaseSync } = sqlite();
     let db: Db | undefined;
     let why: string | undefined;
-    const quickCheck = (schema: string): string | undefined => {
-      const check = db!.prepare(`PRAGMA ${schema}.quick_check`).all().map((r) => Object.values(r)[0]);
-      return check.length !== 1 || check[0] !== 'ok' ? `quick_check said ${String(check[0])}` : undefined;
-    };
     try {
       db = new DatabaseSync(this.file);
-      why = quickCheck('main');
-      if (!why && db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'meta'").get()) {
+      const check = db.prepare('PRAGMA quick_check').all().map((r) => Object.values(r)[0]);
+      if (check.length !== 1 || check[0] !== 'ok') why = `quick_check said ${String(check[0])}`;
+      else if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'meta'").get()) {
         const v = (db.prepare("SELECT v FROM meta WHERE k = 'schema'").get() as { v?: string } | undefined)?.v;
         if (v !== String(SCHEMA_VERSION)) why = `it was made by another version (schema ${v ?? 'unknown'}, this one reads ${SCHEMA_VERSION})`;
       }
@@ -392,14 +404,7 @@ export class SearchIndex {
       } catch {
         // it is being put aside anyway
       }
-      const to = `${this.file}.corrupt-${stamp()}`;
-      for (const ext of ['', '-wal', '-shm', '-fts', '-fts-wal', '-fts-shm']) {
-        try {
-          fs.renameSync(this.file + ext, to + ext);
-        } catch {
-          // not there
-        }
-      }
+      const to = moveAside(this.file, ['', '-wal', '-shm', '-fts', '-fts-wal', '-fts-shm']);
       this.movedAside = { to, why };
       db = new DatabaseSync(this.file);
       db.prepare('ATTACH ? AS f').run(ftsFile);
@@ -419,7 +424,7 @@ export class SearchIndex {
       CREATE TABLE IF NOT EXISTS docs(id INTEGER PRIMARY KEY, at INTEGER NOT NULL, kind INTEGER NOT NULL, src INTEGER NOT NULL,
         line INTEGER, exit INTEGER, ref TEXT, body INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS bodies(id INTEGER PRIMARY KEY, text NOT NULL);
-      CREATE VIRTUAL TABLE IF NOT EXISTS f.fts USING fts5(text, content='', contentless_delete=1, tokenize="unicode61 remove_diacritics 2", detail='none');
+      ${FTS_TABLE};
       CREATE TABLE IF NOT EXISTS cursors(file TEXT PRIMARY KEY, offset INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS lines(pane TEXT PRIMARY KEY, next INTEGER NOT NULL);
     `);
@@ -469,18 +474,11 @@ export class SearchIndex {
       // its file is going anyway
     }
     this.db.exec('DETACH f');
-    const to = `${this.ftsFile}.corrupt-${stamp()}`;
-    for (const ext of ['', '-wal', '-shm']) {
-      try {
-        fs.renameSync(this.ftsFile + ext, to + ext);
-      } catch {
-        // not there
-      }
-    }
+    const to = moveAside(this.ftsFile, ['', '-wal', '-shm']);
     this.db.prepare('ATTACH ? AS f').run(this.ftsFile);
     fs.chmodSync(this.ftsFile, 0o600);
     this.db.exec('PRAGMA f.page_size = 16384; PRAGMA f.journal_mode = WAL; PRAGMA f.synchronous = NORMAL;');
-    this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS f.fts USING fts5(text, content='', contentless_delete=1, tokenize="unicode61 remove_diacritics 2", detail='none')`);
+    this.db.exec(FTS_TABLE);
     this.mendAfter = 0;
     this.mendUntil = Math.max(Number((this.maxIdQ.get() as { n: number }).n), this.lastId);
     this.wordsRenewed = { to, why: `its words (${FTS_FILE}): ${why}` };
@@ -491,9 +489,7 @@ export class SearchIndex {
   mendWords(rows = 64): boolean {
     if (this.mendAfter === undefined) return false;
     this.sync();
-    const found = this.db
-      .prepare('SELECT d.id, d.kind, b.text FROM docs d JOIN bodies b ON b.id = d.body WHERE d.id > ? AND d.id <= ? AND NOT EXISTS (SELECT 1 FROM f.fts_docsize s WHERE s.id = d.id) ORDER BY d.id LIMIT ?')
-      .all(this.mendAfter, this.mendUntil, rows) as Array<{ id: number; kind: number; text: string | Uint8Array }>;
+    const found = this.withoutWords(this.mendAfter, this.mendUntil, rows);
     if (found.length === 0) {
       this.mendAfter = undefined;
       return false;
@@ -525,8 +521,15 @@ export class SearchIndex {
    */
   private mend(): void {
     this.db.exec('DELETE FROM f.fts WHERE rowid IN (SELECT id FROM f.fts_docsize WHERE id NOT IN (SELECT id FROM docs))');
-    const missing = this.db.prepare('SELECT d.id, d.kind, b.text FROM docs d JOIN bodies b ON b.id = d.body WHERE d.id NOT IN (SELECT id FROM f.fts_docsize)').all() as Array<{ id: number; kind: number; text: string | Uint8Array }>;
+    const missing = this.withoutWords(0, Number.MAX_SAFE_INTEGER, -1);
     if (missing.length > 0) this.writeWords(missing);
+  }
+
+  /** Rows with ids in (after, until] that have no words, in id order, at most `limit` (-1: all), with their stored texts. */
+  private withoutWords(after: number, until: number, limit: number): Array<{ id: number; kind: number; text: string | Uint8Array }> {
+    return this.db
+      .prepare('SELECT d.id, d.kind, b.text FROM docs d JOIN bodies b ON b.id = d.body WHERE d.id > ? AND d.id <= ? AND NOT EXISTS (SELECT 1 FROM f.fts_docsize s WHERE s.id = d.id) ORDER BY d.id LIMIT ?')
+      .all(after, until, limit) as Array<{ id: number; kind: number; text: string | Uint8Array }>;
   }
 
   /** Every word written so far is in the FTS5 table (a query sees what was added); a worker's failed transaction mended. */
