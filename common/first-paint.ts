@@ -101,7 +101,12 @@ function runStyle(run: CellRun, theme: ThemeName): string {
   return css.join(';');
 }
 
-function screenMarkup(screen: ScreenCells, theme: ThemeName, settings: FirstPaint['settings'], focused: boolean): string {
+/**
+ * A pane's screen as the first paint draws it: its rows (`.first-paint-rows`), with colours and
+ * the cursor (a bar when `focused`, else an outline). The first paint kept live redraws a
+ * pane's part with it (`pane.rows`, renderer/early.ts).
+ */
+export function rowsMarkup(screen: ScreenCells, theme: ThemeName, settings: FirstPaint['settings'], focused: boolean): string {
   const t = TERMINAL_THEMES[theme];
   // The person's font setting, with nothing that could end the declaration (it goes in a style attribute).
   const font = htmlText(terminalFont((settings.fontFamily || '').replace(/[^\w ,.'"-]/g, '')) || FONT_STACK);
@@ -135,7 +140,7 @@ function paneMarkup(fp: FirstPaint, paneId: string): string {
     + (showCwd ? `<span class="pane-cwd">${htmlText(shortPath(cwd))}</span>` : '')
     + (lc ? `<span class="pane-last-command ${pane.info.lastCommand!.exitCode === 0 ? 'ok' : 'bad'}">${htmlText(lc.text)}</span>` : '')
     + '<span class="pane-header-spacer"></span></div>'
-    + `<div class="pane-body"><div class="pane-terminal"><div class="terminal-container">${screenMarkup(pane.screen, fp.theme, fp.settings, focused)}</div></div>`
+    + `<div class="pane-body"><div class="pane-terminal"><div class="terminal-container">${rowsMarkup(pane.screen, fp.theme, fp.settings, focused)}</div></div>`
     + (pane.info.benchOpen ? '<div class="pane-bench"><div class="td-bench-loading"><div class="td-bench-loading-bar">Workbench</div><p>Loading…</p></div></div>' : '')
     + '</div></div>';
 }

@@ -464,6 +464,14 @@ export interface Requests {
   'pane.snapshot': { req: { paneId: string; scrollback?: number | 'all' }; res: { data: string; cols: number; rows: number; complete: boolean; prompts?: SnapshotPrompt[] } };
   'pane.focus': { req: { paneId: string }; res: void };
   /**
+   * The rows of the pane's screen as the window's first paint draws them (common/first-paint.ts,
+   * `rowsMarkup`: every character from the pane escaped, colours made there), in the first
+   * paint's theme, its cursor a bar when `focused`: the page's first script keeps a pane's part
+   * of the first paint live with it until the pane's terminal has drawn (renderer/early.ts).
+   * `appCursor`: the program asked for application cursor keys. Read-only, like pane.peek.
+   */
+  'pane.rows': { req: { paneId: string; theme: 'light' | 'dark'; focused: boolean }; res: { html: string; appCursor: boolean } };
+  /**
    * Whether this window shows the pane now: false while its page is hidden (minimized, a
    * browser tab in the background) or the pane is too small to read (fewer than 3 rows or 10
    * columns). Out of view, the window is sent none of the pane's output (its state stays exact
@@ -733,7 +741,7 @@ export interface TdApi {
 export const REQUEST_NAMES: readonly RequestName[] = [
   'app.hello', 'settings.set',
   'pane.create', 'pane.close', 'pane.restart', 'pane.input', 'pane.resize', 'pane.ack',
-  'pane.snapshot', 'pane.focus', 'pane.view', 'pane.list', 'pane.peek', 'layout.set', 'layout.area',
+  'pane.snapshot', 'pane.focus', 'pane.rows', 'pane.view', 'pane.list', 'pane.peek', 'layout.set', 'layout.area',
   'surface.list', 'surface.act', 'surface.seen', 'surface.comment', 'surface.catalogue',
   'artifact.open', 'artifact.reveal', 'bench.set',
   'tick.open', 'tick.list', 'tick.close', 'tick.view', 'approval.list', 'approval.answer',

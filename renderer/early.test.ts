@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { snapshotOrder, typedInput } from './early.ts';
+import { outputPaneId, snapshotOrder, typedInput } from './early.ts';
+import { encodeOutputFrame } from '../main/clients/frames.ts';
 
 const key = (k: string, mods: Partial<Record<'ctrlKey' | 'altKey' | 'metaKey' | 'shiftKey' | 'isComposing', boolean>> = {}) =>
   typedInput({ key: k, ctrlKey: false, altKey: false, metaKey: false, shiftKey: false, isComposing: false, ...mods });
@@ -45,5 +46,14 @@ describe('snapshotOrder (the snapshots the early socket asks for once the hello 
     expect(snapshotOrder({ layout: null, focused: null })).toEqual({ first: undefined, rest: [] });
     expect(snapshotOrder({ hello: 'early' })).toEqual({ first: undefined, rest: [] });
     expect(snapshotOrder(null)).toEqual({ first: undefined, rest: [] });
+  });
+});
+
+describe('outputPaneId (the live first paint hears which pane had output)', () => {
+  it('reads the pane id of a binary output frame, and nothing of any other frame', () => {
+    expect(outputPaneId(new Uint8Array(encodeOutputFrame('p1abc', 'hello\u001b[0m')))).toBe('p1abc');
+    expect(outputPaneId(new Uint8Array([2, 1, 65, 0, 0, 0, 0]))).toBeUndefined();
+    expect(outputPaneId(new Uint8Array([1, 9, 65]))).toBeUndefined();
+    expect(outputPaneId(new Uint8Array(0))).toBeUndefined();
   });
 });

@@ -7,10 +7,12 @@
  * answer to the window's own first `invoke` of it. So the socket's handshake and the hello's
  * round trip overlap the script instead of following it (docs/spec/performance.md).
  *
- * It imports nothing, so it stays small: in the built page a classic script inline, first in
+ * It imports nothing of the app but the live first paint (first-paint/live.ts, itself
+ * importing nothing), so it stays small: in the built page a classic script inline, first in
  * index.html (vite.config.ts, `inlineEarly`; the shells' CSP allow it by its hash), which runs
  * as the page is parsed (an async module script of its own ran only just before the main bundle).
  */
+import { liveFirstPaint, type LiveLink, type LiveState } from './first-paint/live.ts';
 
 /** A request sent on the early socket, answered among its frames. */
 export interface EarlyRequest {
@@ -25,6 +27,26 @@ export interface EarlySocket {
   readonly requests: readonly EarlyRequest[];
   /** Stop keeping frames and hand over those kept so far, in the order they came. */
   release(): Array<string | ArrayBuffer>;
+  /**
+   * The live first paint's own requests (keys, rows, focus) and the panes' output, on the same
+   * socket, before and after td-client adopts it (first-paint/live.ts).
+   */
+  readonly live: LiveLink;
+}
+
+/**
+ * Ids of the live first paint's own requests: far above any td-client sends, so their answers
+ * are never taken for one of its own (td-client leaves an answer it did not ask alone), and
+ * none is claimed by the window (they are not among `requests`).
+ */
+export const LIVE_ID_BASE = 2 ** 40;
+
+/** The pane id of a binary output frame (preload/output-frame.ts), read without decoding the output; undefined for any other frame. */
+export function outputPaneId(bytes: Uint8Array): string | undefined {
+  if (bytes.length < 6 || bytes[0] !== 1) return undefined;
+  const n = bytes[1]!;
+  if (n < 1 || bytes.length < 2 + n + 4) return undefined;
+  return String.fromCharCode(...bytes.subarray(2, 2 + n));
 }
 
 /** serve's window socket on the page's own origin, asking for pane output as binary frames. */
@@ -127,9 +149,53 @@ export function openEarly(url: string, WS: typeof WebSocket = WebSocket): EarlyS
   };
   socket.addEventListener('open', onOpen);
   socket.addEventListener('message', onMessage);
+  // The live first paint's answers and the panes' output, for as long as the page lives (after release too: td-client ignores both answers and nothing else).
+  let liveId = LIVE_ID_BASE;
+  const liveAnswers = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  const outputs: Array<(paneId: string) => void> = [];
+  socket.addEventListener('message', (ev: MessageEvent) => {
+    const data = ev.data as string | ArrayBuffer;
+    if (typeof data !== 'string') {
+      const paneId = outputs.length ? outputPaneId(new Uint8Array(data)) : undefined;
+      if (paneId) for (const cb of outputs) cb(paneId);
+      return;
+    }
+    const id = liveAnswers.size ? answerId(data) : undefined;
+    const a = id === undefined ? undefined : liveAnswers.get(id);
+    if (!a) return;
+    liveAnswers.delete(id!);
+    try {
+      const f = JSON.parse(data) as { ok: boolean; res?: unknown; error?: string };
+      if (f.ok) a.resolve(f.res);
+      else a.reject(new Error(String(f.error)));
+    } catch (err) {
+      a.reject(err as Error);
+    }
+  });
+  socket.addEventListener('close', () => {
+    for (const a of liveAnswers.values()) a.reject(new Error('closed'));
+    liveAnswers.clear();
+  });
+  const live: LiveLink = {
+    outputEarly: true,
+    request(name, req) {
+      if (socket.readyState !== 1) return undefined;
+      const id = liveId++;
+      try {
+        socket.send(JSON.stringify({ t: 'req', id, name, req }));
+      } catch {
+        return undefined;
+      }
+      return new Promise((resolve, reject) => liveAnswers.set(id, { resolve, reject }));
+    },
+    onOutput(cb) {
+      outputs.push(cb);
+    },
+  };
   return {
     socket,
     requests,
+    live,
     release() {
       if (released) return [];
       released = true;
@@ -164,46 +230,59 @@ export function typedInput(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'altKey' |
  * (vite.config.ts, `inlineEarly`), then inside the main bundle, which imports it for takeEarly and takeTyped; the
  * two copies share only the global. The second run finds it there and starts nothing.
  */
-interface EarlyState {
+interface EarlyState extends LiveState {
   /** The early socket, until td-client takes it (none in Electron). */
   early?: EarlySocket;
-  /** Keys typed on the first paint, until the window takes them (takeTyped). */
-  typed?: string[];
 }
 
 const state = (): EarlyState | undefined => (globalThis as { __tdEarly?: EarlyState }).__tdEarly;
 
-/** Keep what is typed while the first paint shows, for the focused pane (the window sends it once its terminal is there). */
-export function keepTyped(doc: Document, s: EarlyState = state() ?? {}): void {
-  if (s.typed) return;
-  const kept: string[] = [];
-  s.typed = kept;
-  doc.defaultView?.addEventListener('keydown', function onKey(e: KeyboardEvent) {
-    if (s.typed !== kept) return doc.defaultView?.removeEventListener('keydown', onKey);
-    // Once anything can take keys itself (the terminal, a field), they are its own.
-    const t = e.target as HTMLElement | null;
-    if (!doc.getElementById('td-first-paint') || (t && (t.tagName === 'TEXTAREA' || t.tagName === 'INPUT' || t.isContentEditable))) return;
-    const data = typedInput(e, !!doc.querySelector('#td-first-paint [data-focused="true"][data-app-cursor="true"]'));
-    if (data === undefined) return;
-    e.preventDefault();
-    kept.push(data);
-  });
+/** Electron's window has `window.td` from its preload before any script runs: the live first paint's link (its output comes once the window's hello has made it a reader). */
+function electronLink(td: { invoke(name: string, req: unknown): Promise<unknown>; on(name: string, h: (p: { paneId: string }) => void): unknown }): LiveLink {
+  return {
+    outputEarly: false,
+    request: (name, req) => td.invoke(name, req),
+    onOutput: (cb) => void td.on('pane.output', (p) => cb(p.paneId)),
+  };
 }
 
-/** What was typed on the first paint, once; nothing is kept after. */
+/**
+ * What was kept of the keys typed on the first paint (those that could not go at once: the
+ * socket still opening), once; after this, a key is kept no more (it goes at once, or is the
+ * window's).
+ */
 export function takeTyped(): string {
   const s = state();
-  const text = (s?.typed ?? []).join('');
-  if (s) s.typed = [];
-  return text;
+  if (!s) return '';
+  s.handed = true;
+  return (s.typed ?? []).splice(0).join('');
 }
 
 if (typeof globalThis !== 'undefined' && !state()) {
   performance.mark('td:early');
   const s: EarlyState = {};
   (globalThis as { __tdEarly?: EarlyState }).__tdEarly = s;
-  if (typeof window !== 'undefined' && !(window as Window & { td?: unknown }).td && typeof WebSocket === 'function') s.early = openEarly(defaultWsUrl());
-  if (typeof document !== 'undefined') keepTyped(document, s);
+  const td = typeof window !== 'undefined' ? (window as Window & { td?: Parameters<typeof electronLink>[0] }).td : undefined;
+  if (td) s.link = electronLink(td);
+  else if (typeof window !== 'undefined' && typeof WebSocket === 'function') {
+    s.early = openEarly(defaultWsUrl());
+    s.link = s.early.live;
+    // Keys typed before the socket opened go as soon as it has.
+    s.early.socket.addEventListener('open', () => s.flush?.());
+  }
+  if (typeof document !== 'undefined') liveFirstPaint(document, s, typedInput);
+}
+
+/**
+ * `cb` hears of each pane a click on the first paint focuses: at once of the last one clicked
+ * so far, then as each is. The window calls it once its hello is answered (main.tsx): its
+ * store then shows the pane focused that the first paint shows.
+ */
+export function onFirstPaintFocus(cb: (paneId: string) => void): void {
+  const s = state();
+  if (!s) return;
+  s.onFocus = cb;
+  if (s.focused) cb(s.focused);
 }
 
 /** The early socket, once: the main bundle's td-client adopts it (undefined in Electron, or when taken). */

@@ -20,7 +20,7 @@ import { leafIds } from './panes/layout.ts';
 import { createWindowStore, resolvedTheme } from './store/store.ts';
 import type { ThemeName } from '../common/themes.ts';
 import { createWsClient, type WsClient } from './td-client.ts';
-import { takeEarly, takeTyped } from './early.ts';
+import { onFirstPaintFocus, takeEarly, takeTyped } from './early.ts';
 import { TerminalRegistry } from './terminal/registry.ts';
 import { preloadRenderer } from './terminal/session.ts';
 import { setBenchApi } from './workbench/runtime.ts';
@@ -141,6 +141,10 @@ function hello(): void {
       preloadRenderer(ctx.rendererMode);
       if (serviceUi.getState().stopped) serviceUi.setState({ stopped: null });
       store.getState().hello(res);
+      // A click on the first paint focused another pane than the hello says (the core tells no window of a focus): that one.
+      onFirstPaintFocus((paneId) => {
+        if (leafIds(store.getState().layout).includes(paneId)) store.getState().focusPane(paneId, true);
+      });
       for (const text of res.notices ?? []) helloNotices.add(store.getState().notice(text, 'info'));
       preloadBench();
     },

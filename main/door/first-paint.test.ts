@@ -73,6 +73,23 @@ describe('index.html from a door with its core', () => {
   });
 });
 
+describe('pane.rows (the first paint kept live, renderer/first-paint/live.ts)', () => {
+  it('answers the pane\'s rows as the first paint draws them, in the theme asked, hostile text escaped, the cursor a bar or an outline', async () => {
+    const client = { id: 'rows-test' };
+    const light = await served.app.core.request('pane.rows', { paneId, theme: 'light', focused: true }, client);
+    expect(light.html.startsWith('<div class="first-paint-rows"')).toBe(true);
+    expect(light.html).toContain('<span style="color:#c62f37">red-done</span> &lt;img src=x onerror=alert(1)&gt;</div>');
+    expect(light.html).not.toContain('<img');
+    expect(light.html).toMatch(/first-paint-cursor bar/);
+    expect(light.appCursor).toBe(false);
+    const dark = await served.app.core.request('pane.rows', { paneId, theme: 'dark', focused: false }, client);
+    expect(dark.html).toContain('<span style="color:#f0727a">red-done</span>');
+    expect(dark.html).toMatch(/first-paint-cursor outline/);
+    await expect(served.app.core.request('pane.rows', { paneId, theme: 'blue' as 'dark', focused: true }, client)).rejects.toThrow(/theme/);
+    await expect(served.app.core.request('pane.rows', { paneId: 'nope', theme: 'dark', focused: true }, client)).rejects.toThrow(/nope/);
+  });
+});
+
 describe('windowTheme', () => {
   const at = (q = '') => new URL(`http://127.0.0.1/${q}`);
   const hint = (v?: string) => ({ headers: v === undefined ? {} : { 'sec-ch-prefers-color-scheme': v } });

@@ -4,6 +4,7 @@ import type { SettingsApi } from '../services.ts';
 import { PROTOCOL, SERVICE_STARTED_AT } from '../version.ts';
 import { appVersion } from '../version.ts';
 import type { PaneService } from './service.ts';
+import { rowsMarkup } from '../../common/first-paint.ts';
 
 /** Lines of history a peek carries by default, and at most (a phone scrolls back through them). */
 export const PEEK_SCROLLBACK = 200;
@@ -109,6 +110,16 @@ export function installPaneHandlers(core: Core, panes: PaneService, settings: Se
   core.handle('pane.view', (req, client) => panes.view(str(req.paneId, 'paneId'), client.id, req.shown));
 
   core.handle('pane.focus', (req) => panes.focus(str(req.paneId, 'paneId')));
+
+  // The first paint kept live (renderer/early.ts): the pane's rows as the door's first paint drew them.
+  core.handle('pane.rows', (req) => {
+    const paneId = str(req.paneId, 'paneId');
+    if (req.theme !== 'light' && req.theme !== 'dark') throw new Error(`theme ${JSON.stringify(req.theme)} is not usable: send "light" or "dark"`);
+    const screen = panes.screenCells(paneId);
+    if (!screen) throw new Error(`pane ${paneId} does not exist`);
+    const { fontSize, fontFamily } = settings.get();
+    return { html: rowsMarkup(screen, req.theme, { fontSize, fontFamily }, req.focused === true), appCursor: screen.appCursor === true };
+  });
 
   core.handle('layout.set', (req) => panes.setLayout(req.layout));
 }

@@ -6,8 +6,9 @@
  * every pane of the layout has drawn. It goes at once when the window has nothing of the
  * sort to draw (no panes, an error, a pane that ended), or was drawn in another theme than
  * the window shows once its hello has its settings (the door went by the browser's hint, the
- * page by its media query), and, whatever happens, after RETIRE_AFTER_MS. Keys typed on it
- * reach the focused pane (Typed).
+ * page by its media query), and, whatever happens, after RETIRE_AFTER_MS. Until a pane's part
+ * goes it is live (live.ts: keys typed on it go to its pane at once, its rows follow the pane);
+ * the keys it could not send yet reach the focused pane (Typed).
  */
 import { leafIds } from '../panes/layout.ts';
 import { resolvedTheme, type WindowStore } from '../store/store.ts';
@@ -18,7 +19,7 @@ import { FIRST_PAINT_ID } from '../../common/first-paint.ts';
 export const RETIRE_AFTER_MS = 3000;
 
 /**
- * What was typed on the first paint (early.ts keeps it) goes to the focused pane, in order,
+ * What was typed on the first paint and could not go at once (early.ts keeps it: its socket was not open yet) goes to the focused pane, in order,
  * before anything its terminal sends: once that terminal has keyboard focus, or when the
  * first paint goes (once the hello has said which pane that is).
  */

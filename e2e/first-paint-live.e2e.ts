@@ -1,0 +1,135 @@
+/**
+ * The window's first paint answering keys before any terminal exists (issue 38, item 4;
+ * renderer/first-paint/live.ts): the main bundle (React, xterm) is held back, so the page is
+ * only index.html with the door's first paint and the inline early script. A line typed on it
+ * reaches the focused pane's shell at once, through the early socket, and its echo and its
+ * output are drawn on the first paint (the core's `pane.rows`); a click on the other pane's
+ * part focuses that pane and keys go there. Once the bundle comes, each pane's terminal takes
+ * over with the same rows, and nothing typed is typed twice. In both themes, with screenshots
+ * of the first paint answering. Timing is measured in `npm run bench -- tmux`, never here.
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { ARTIFACTS, launchBrowser, openWindow, startServe, TdPage, type Serve } from './harness.ts';
+
+let serve: Serve;
+let browser: Browser;
+let first: TdPage;
+
+beforeAll(async () => {
+  serve = await startServe();
+  browser = await launchBrowser();
+  first = await openWindow(browser, serve, { theme: 'dark' });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await serve?.close();
+});
+
+const count = (text: string, re: RegExp): number => text.split('\n').filter((l) => re.test(l)).length;
+
+/** A pane's part of the first paint: its rows as text, whether it shows focused, whether it went. */
+interface Part { rows: string[]; focused: boolean; gone: boolean }
+
+describe('the first paint, live', () => {
+  it('answers keys typed on it before the terminal exists, draws their echo, and gives way to the terminal with the same rows, nothing typed twice', async () => {
+    const [a] = await first.paneIds();
+    await first.waitForPrompt(a!);
+    await first.header(a!).getByRole('button', { name: 'Split right' }).click();
+    await first.waitFor(async () => (await first.paneIds()).length === 2, 'two panes');
+    const [, b] = await first.paneIds();
+    await first.waitForPrompt(b!);
+
+    for (const theme of ['light', 'dark'] as const) {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: theme, deviceScaleFactor: 1 });
+      try {
+        expect((await ctx.request.get(serve.url, { maxRedirects: 0 })).status()).toBe(302);
+        const page = await ctx.newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (e) => errors.push(String(e)));
+        // The main bundle waits for the test; the first paint and the early script do not.
+        await page.route(/\/assets\/index-[^/]*\.js$/, async (route) => {
+          await gate;
+          await route.continue();
+        });
+        // When each part goes: its rows then, and the rows its terminal shows then.
+        await page.addInitScript(() => {
+          const w = window as unknown as { __handover: Record<string, { fp: string[]; term: string[] }> };
+          w.__handover = {};
+          const rows = (el: Element | null | undefined, sel: string) => [...(el?.querySelectorAll(sel) ?? [])].map((d) => (d.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd());
+          const went = (part: HTMLElement) => {
+            const id = part.dataset?.firstPaintPane;
+            if (!id || id in w.__handover) return;
+            w.__handover[id] = { fp: rows(part, '.first-paint-rows > div'), term: rows(document.querySelector(`.pane[data-pane-id="${id}"]`), '.xterm-rows > div') };
+          };
+          // A part goes on its own (hidden), or with the whole first paint (removed).
+          new MutationObserver((records) => {
+            for (const r of records) {
+              if (r.type === 'attributes' && (r.target as HTMLElement).classList.contains('first-paint-gone')) went(r.target as HTMLElement);
+              for (const n of r.removedNodes) if ((n as HTMLElement).id === 'td-first-paint') (n as HTMLElement).querySelectorAll<HTMLElement>('[data-first-paint-pane]').forEach(went);
+            }
+          }).observe(document, { attributes: true, attributeFilter: ['class'], childList: true, subtree: true });
+        });
+        // The theme asked of the door and the window alike (a context's first request may go without its hint).
+        await page.goto(`${serve.origin}/?test=1&renderer=dom&theme=${theme}`, { waitUntil: 'commit' });
+        await page.waitForFunction(() => !!document.getElementById('td-first-paint') && performance.getEntriesByName('td:early').length > 0);
+        const part = (id: string): Promise<Part | null> => page.evaluate((pid) => {
+          const el = [...document.querySelectorAll<HTMLElement>('[data-first-paint-pane]')].find((e) => e.dataset.firstPaintPane === pid);
+          return el ? { rows: [...el.querySelectorAll('.first-paint-rows > div')].map((d) => (d.textContent ?? '').trimEnd()), focused: el.dataset.focused === 'true', gone: el.classList.contains('first-paint-gone') } : null;
+        }, id);
+        const waitRows = (id: string, re: RegExp, what: string) => first.waitFor(async () => (await part(id))?.rows.some((r) => re.test(r)) ?? false, `${what} on the first paint of ${id} (${theme})`);
+        const focusedFirst = (await part(a!))!.focused ? a! : b!;
+        const other = focusedFirst === a ? b! : a!;
+        expect((await part(other))!.focused).toBe(false);
+
+        // Typed on the focused pane's first paint: its echo comes back onto it, the terminal not there.
+        await page.keyboard.type(`echo live-${theme}-$((6*7))`);
+        await waitRows(focusedFirst, new RegExp(`td\\$ echo live-${theme}-\\$\\(\\(6\\*7\\)\\)$`), 'the typed line\'s echo');
+        await page.keyboard.press('Enter');
+        await waitRows(focusedFirst, new RegExp(`^live-${theme}-42$`), 'its output');
+        // A click on the other pane's part focuses it; keys go there.
+        await page.locator(`[data-first-paint-pane="${other}"] .first-paint-rows`).click();
+        expect((await part(other))!.focused).toBe(true);
+        expect((await part(focusedFirst))!.focused).toBe(false);
+        await page.keyboard.type(`echo other-${theme}-$((3*3))`);
+        await page.keyboard.press('Enter');
+        await waitRows(other, new RegExp(`^other-${theme}-9$`), 'the other pane\'s output');
+        expect(await page.evaluate(() => document.querySelectorAll('.xterm').length)).toBe(0);
+        await page.screenshot({ path: path.join(ARTIFACTS, `first-paint-live-${theme}.png`) });
+        // Each reached its shell once.
+        await first.waitForText(focusedFirst, new RegExp(`^live-${theme}-42$`, 'm'));
+        await first.waitForText(other, new RegExp(`^other-${theme}-9$`, 'm'));
+
+        // The bundle comes: each terminal takes over, showing what its part showed.
+        release();
+        const w = new TdPage(page, ctx, errors);
+        await w.drawn();
+        const handover = await page.evaluate(() => (window as unknown as { __handover: Record<string, { fp: string[]; term: string[] }> }).__handover);
+        for (const id of [focusedFirst, other]) {
+          const h = handover[id]!;
+          expect(h, `pane ${id}'s part went`).toBeDefined();
+          const last = (rows: string[]) => rows.filter((r) => r.length > 0).slice(-3);
+          expect(last(h.term), `pane ${id} at hand-over: ${JSON.stringify(h)}`).toEqual(last(h.fp));
+        }
+        expect(await w.focused()).toBe(other);
+        await w.waitForText(focusedFirst, new RegExp(`^live-${theme}-42$`, 'm'));
+        await w.waitForText(other, new RegExp(`^other-${theme}-9$`, 'm'));
+        // The terminal types on by itself; nothing typed early is typed again.
+        await w.typeLine(other, `echo after-${theme}-$((2*2))`);
+        await first.waitForText(other, new RegExp(`^after-${theme}-4$`, 'm'));
+        for (const [id, re] of [[focusedFirst, new RegExp(`echo live-${theme}-`)], [focusedFirst, new RegExp(`^live-${theme}-42$`)], [other, new RegExp(`echo other-${theme}-`)], [other, new RegExp(`^other-${theme}-9$`)]] as const) {
+          expect(count(await first.text(id), re), `${re} in ${id}`).toBe(1);
+          expect(count(await w.text(id), re), `${re} in ${id}, the window that typed it`).toBe(1);
+        }
+        expect(errors).toEqual([]);
+      } finally {
+        release();
+        await ctx.close();
+      }
+    }
+  });
+});

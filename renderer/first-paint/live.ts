@@ -1,0 +1,207 @@
+/**
+ * The window's first paint kept live until each pane's terminal takes over (issue 38, item 4):
+ * the door drew every pane's screen into index.html (common/first-paint.ts); the page's first
+ * script (renderer/early.ts) runs this on it, long before React and xterm exist.
+ *  - A key typed on it goes at once to the pane its first paint shows focused, as that pane's
+ *    `pane.input` (as xterm would send it: early.ts `typedInput`), through the link the early
+ *    script has to the core (its own WebSocket in a browser, `window.td` in Electron). A key
+ *    that cannot go yet (the socket still opening) is kept, and so is every key after it until
+ *    the kept ones go (at the socket's open, or handed to the window: retire.ts), so none
+ *    overtakes another.
+ *  - A click on another pane's part focuses that pane (`pane.focus`: the window, once built,
+ *    shows the same pane focused).
+ *  - The pane's output coming back makes it ask the core for the pane's rows as the first
+ *    paint draws them (`pane.rows`: the same markup, every character from the pane escaped
+ *    there), at most one ask in flight a pane and one a frame, and put them in its part.
+ * A pane's part that its terminal has drawn over (retire.ts: `.first-paint-gone`) is no longer
+ * touched, and its keys are its terminal's. Imports nothing of the app: it runs inline.
+ */
+
+/** How the first paint reaches the core. */
+export interface LiveLink {
+  /** Send a request now: its answer, or undefined when it cannot go now (not open yet, closing). */
+  request(name: string, req: unknown): Promise<unknown> | undefined;
+  /** Call `cb` with the pane's id for every output of a pane that comes. */
+  onOutput(cb: (paneId: string) => void): void;
+  /** Whether the pane's output comes before the window's hello (the early socket says its own); if not, rows are asked after each key. */
+  readonly outputEarly: boolean;
+}
+
+/** What the first paint keeps, shared with the main bundle's copy of early.ts (`globalThis.__tdEarly`). */
+export interface LiveState {
+  link?: LiveLink;
+  /** Keys kept until they can go, in order. */
+  typed?: string[];
+  /** The window took the kept keys (retire.ts): any kept after would be lost, so none are. */
+  handed?: boolean;
+  /** Send the kept keys now, if they can go (the link opened). */
+  flush?: () => void;
+  /** The pane a click on the first paint focused, and who hears of it (the window, once its hello is answered: main.tsx). */
+  focused?: string;
+  onFocus?: (paneId: string) => void;
+}
+
+const FIRST_PAINT_ID = 'td-first-paint';
+/** Rows asked again this long after a key's answer where output does not come early (Electron before its hello). */
+const ROWS_AFTER_KEY_MS = 40;
+
+/** The pane's part of the first paint, while it shows (not drawn over by its terminal). */
+function part(fp: HTMLElement, paneId: string): HTMLElement | undefined {
+  for (const el of fp.querySelectorAll<HTMLElement>('[data-first-paint-pane]')) {
+    if (el.dataset.firstPaintPane === paneId) return el.classList.contains('first-paint-gone') ? undefined : el;
+  }
+  return undefined;
+}
+
+/** The part shown focused, while it shows. */
+function focusedPart(fp: HTMLElement): HTMLElement | undefined {
+  const el = fp.querySelector<HTMLElement>('.pane[data-first-paint-pane][data-focused="true"]');
+  return el && !el.classList.contains('first-paint-gone') ? el : undefined;
+}
+
+/** Show `paneId`'s part focused and the others not: headers, and the cursor a bar or an outline. */
+function showFocused(fp: HTMLElement, paneId: string): void {
+  for (const el of fp.querySelectorAll<HTMLElement>('.pane[data-first-paint-pane]')) {
+    const f = el.dataset.firstPaintPane === paneId ? 'true' : 'false';
+    el.dataset.focused = f;
+    const header = el.querySelector<HTMLElement>('.pane-header');
+    if (header) header.dataset.focused = f;
+    const cursor = el.querySelector('.first-paint-cursor');
+    cursor?.classList.toggle('bar', f === 'true');
+    cursor?.classList.toggle('outline', f !== 'true');
+  }
+}
+
+/**
+ * Keep the first paint in `doc` live through `s.link` (set now or later), with `typedInput`
+ * for what a key sends. Once only per state.
+ */
+export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: KeyboardEvent, appCursor: boolean) => string | undefined): void {
+  if (s.typed) return;
+  const typed: string[] = (s.typed = []);
+  const win = doc.defaultView;
+  const fp = (): HTMLElement | null => doc.getElementById(FIRST_PAINT_ID);
+  const theme = (el: HTMLElement): 'light' | 'dark' => (el.dataset.theme === 'light' ? 'light' : 'dark');
+
+  /** Each pane's rows ask: one in flight, one more when output came meanwhile. */
+  const asking = new Map<string, { again: boolean }>();
+  let firstPatch = true;
+  const askRows = (paneId: string): void => {
+    const a = asking.get(paneId);
+    if (a) {
+      a.again = true;
+      return;
+    }
+    const el = fp();
+    if (!el || !part(el, paneId) || !s.link) return;
+    const mine = { again: false };
+    asking.set(paneId, mine);
+    const frame = win?.requestAnimationFrame?.bind(win) ?? ((f: () => void) => setTimeout(f, 16));
+    frame(() => {
+      const at = fp();
+      const p = at && part(at, paneId);
+      const answer = p && s.link?.request('pane.rows', { paneId, theme: theme(at), focused: p.dataset.focused === 'true' });
+      if (!answer) {
+        asking.delete(paneId);
+        return;
+      }
+      answer.then(
+        (res) => {
+          const now = fp();
+          const q = now && part(now, paneId);
+          const r = res as { html?: unknown; appCursor?: unknown } | null;
+          const rows = q?.querySelector('.first-paint-rows');
+          if (rows && r && typeof r.html === 'string') {
+            // The core's markup (common/first-paint.ts rowsMarkup): every character from the pane escaped there, as in index.html.
+            rows.outerHTML = r.html;
+            if (r.appCursor === true) q!.dataset.appCursor = 'true';
+            else delete q!.dataset.appCursor;
+            // Its cursor as the part's focus is now (a click may have moved it meanwhile).
+            const f = q!.dataset.focused === 'true';
+            const cursor = q!.querySelector('.first-paint-cursor');
+            cursor?.classList.toggle('bar', f);
+            cursor?.classList.toggle('outline', !f);
+            if (firstPatch) {
+              firstPatch = false;
+              performance.mark('td:first-paint-live');
+            }
+          }
+          done();
+        },
+        done,
+      );
+      function done(): void {
+        asking.delete(paneId);
+        if (mine.again) askRows(paneId);
+      }
+    });
+  };
+
+  /** Send keys to the pane now; false when they cannot go. */
+  const send = (paneId: string, data: string): boolean => {
+    const answer = s.link?.request('pane.input', { paneId, data });
+    if (!answer) return false;
+    performance.mark('td:first-paint-key');
+    answer.then(() => {
+      if (!s.link?.outputEarly) setTimeout(() => askRows(paneId), ROWS_AFTER_KEY_MS);
+    }, () => { /* the pane went: its part goes with the window's next state */ });
+    return true;
+  };
+
+  s.flush = () => {
+    const el = fp();
+    const p = el && focusedPart(el);
+    if (p && typed.length > 0 && send(p.dataset.firstPaintPane!, typed.join(''))) typed.splice(0);
+  };
+
+  let linked: LiveLink | undefined;
+  const link = (): void => {
+    if (!s.link || linked === s.link) return;
+    linked = s.link;
+    linked.onOutput((paneId) => {
+      const el = fp();
+      if (el && part(el, paneId)) askRows(paneId);
+    });
+  };
+  link();
+
+  win?.addEventListener('keydown', function onKey(e: KeyboardEvent) {
+    const el = fp();
+    if (!el) return win.removeEventListener('keydown', onKey);
+    // Once anything can take keys itself (the terminal, a field), they are its own.
+    const t = e.target as HTMLElement | null;
+    if (t && (t.tagName === 'TEXTAREA' || t.tagName === 'INPUT' || t.isContentEditable)) return;
+    const p = focusedPart(el);
+    // The window took the keys kept for it, and no part shows focused: they are the window's.
+    if (s.handed && !p) return;
+    const data = typedInput(e, p?.dataset.appCursor === 'true');
+    if (data === undefined) return;
+    link();
+    if (p && typed.length === 0 && send(p.dataset.firstPaintPane!, data)) {
+      e.preventDefault();
+      return;
+    }
+    if (s.handed) return;
+    e.preventDefault();
+    typed.push(data);
+  });
+
+  // A click on a pane's part (the parts take clicks: styles.css) focuses that pane, here and in the core.
+  doc.addEventListener('mousedown', (e: MouseEvent) => {
+    const el = fp();
+    const p = (e.target as Element | null)?.closest?.<HTMLElement>('.pane[data-first-paint-pane]');
+    if (!el || !p || !el.contains(p) || p.classList.contains('first-paint-gone') || p.dataset.focused === 'true') return;
+    // Keys kept for the pane focused until now go to it first.
+    s.flush?.();
+    if (typed.length > 0) return;
+    const paneId = p.dataset.firstPaintPane!;
+    link();
+    if (!s.link?.request('pane.focus', { paneId })) return;
+    showFocused(el, paneId);
+    // The core keeps the focus for the next window only (it tells no window): this one is told here.
+    s.focused = paneId;
+    s.onFocus?.(paneId);
+    // Whatever had keyboard focus (a terminal drawn already) gives it up: keys go to this part now.
+    (doc.activeElement as HTMLElement | null)?.blur?.();
+  });
+}
