@@ -47,6 +47,10 @@ try {
     await cdp.send('Performance.enable');
     const t0 = Date.now();
     await page.goto(`${app.url}&test=1`, { waitUntil: 'commit' });
+    // A key typed on the focused pane as soon as its first paint shows (td:first-paint-key: sent; td:first-paint-live: its rows back).
+    await page.waitForFunction(() => !!document.querySelector('#td-first-paint .pane[data-focused="true"] .first-paint-rows') || !!document.querySelector('.xterm'), undefined, { polling: 'raf', timeout: 180_000 });
+    const typedAt = Date.now() - t0;
+    await page.keyboard.type('mk');
     await page.waitForFunction(() => {
       const td = (window as unknown as { __td?: { store: { getState(): { focused?: string | null } }; live(id: string): boolean } }).__td;
       const focused = td?.store.getState().focused;
@@ -68,7 +72,8 @@ try {
         return `resources (start..end): ${performance.getEntriesByType('resource').filter((r) => /\.(js|css)$/.test(r.name)).map((r) => `${r.name.replace(/.*\//, '').replace(/-[\w-]{8}\./, '.')} ${Math.round(r.startTime)}..${Math.round((r as PerformanceResourceTiming).responseEnd)}`).join(', ')}; request ${Math.round(n.requestStart)}, response ${Math.round(n.responseStart)}..${Math.round(n.responseEnd)} (${Math.round(n.transferSize / 1024)} KiB), DOM interactive ${Math.round(n.domInteractive)}, first contentful paint ${Math.round(fcp)}`;
       })() };
     });
-    console.log(`round ${round}: the focused pane live after ${focusedLive} ms, all live after ${wall} ms; DOMContentLoaded ${marks.nav} ms`);
+    await page.keyboard.press('Control+U');
+    console.log(`round ${round}: a key typed at ${typedAt} ms; the focused pane live after ${focusedLive} ms, all live after ${wall} ms; DOMContentLoaded ${marks.nav} ms`);
     const metrics = new Map(((await cdp.send('Performance.getMetrics')) as { metrics: Array<{ name: string; value: number }> }).metrics.map((m) => [m.name, m.value]));
     const sec = (k: string) => `${Math.round((metrics.get(k) ?? 0) * 1000)} ms`;
     console.log(`  main thread: ${metrics.get('LayoutCount')} layouts (${sec('LayoutDuration')}), ${metrics.get('RecalcStyleCount')} style recalculations (${sec('RecalcStyleDuration')}), script ${sec('ScriptDuration')}, tasks ${sec('TaskDuration')}${metrics.has('ThreadTime') ? `, thread CPU ${sec('ThreadTime')}` : ''}`);

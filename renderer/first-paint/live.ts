@@ -12,7 +12,7 @@
  *    shows the same pane focused).
  *  - The pane's output coming back makes it ask the core for the pane's rows as the first
  *    paint draws them (`pane.rows`: the same markup, every character from the pane escaped
- *    there), at most one ask in flight a pane and one a frame, and put them in its part.
+ *    there), at most one ask in flight a pane, and put them in its part.
  * A pane's part that its terminal has drawn over (retire.ts: `.first-paint-gone`) is no longer
  * touched, and its keys are its terminal's. Imports nothing of the app: it runs inline.
  */
@@ -96,11 +96,14 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
     if (!el || !part(el, paneId) || !s.link) return;
     const mine = { again: false };
     asking.set(paneId, mine);
-    const frame = win?.requestAnimationFrame?.bind(win) ?? ((f: () => void) => setTimeout(f, 16));
-    frame(() => {
+    // At once, not at the next frame: the page's main thread is busy for most of an attach
+    // (the bundle, React, the terminals), and each wait for a turn of it is one more long task.
+    // One ask in flight a pane is the throttle.
+    (() => {
       const at = fp();
       const p = at && part(at, paneId);
       const answer = p && s.link?.request('pane.rows', { paneId, theme: theme(at), focused: p.dataset.focused === 'true' });
+      if (answer) performance.mark('td:first-paint-rows-asked');
       if (!answer) {
         asking.delete(paneId);
         return;
@@ -134,7 +137,7 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
         asking.delete(paneId);
         if (mine.again) askRows(paneId);
       }
-    });
+    })();
   };
 
   /** Send keys to the pane now; false when they cannot go. */
@@ -160,7 +163,9 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
     linked = s.link;
     linked.onOutput((paneId) => {
       const el = fp();
-      if (el && part(el, paneId)) askRows(paneId);
+      if (!el || !part(el, paneId)) return;
+      performance.mark('td:first-paint-output');
+      askRows(paneId);
     });
   };
   link();
