@@ -469,8 +469,10 @@ export interface Requests {
    * paint's theme, its cursor a bar when `focused`: the page's first script keeps a pane's part
    * of the first paint live with it until the pane's terminal has drawn (renderer/early.ts).
    * `appCursor`: the program asked for application cursor keys. Read-only, like pane.peek.
+   * `after` (ms, at most 1000): answered once the pane's next output has come, or after that
+   * long: asked with a key typed on the first paint, its echo comes back in one answer.
    */
-  'pane.rows': { req: { paneId: string; theme: 'light' | 'dark'; focused: boolean }; res: { html: string; appCursor: boolean } };
+  'pane.rows': { req: { paneId: string; theme: 'light' | 'dark'; focused: boolean; after?: number }; res: { html: string; appCursor: boolean } };
   /**
    * Whether this window shows the pane now: false while its page is hidden (minimized, a
    * browser tab in the background) or the pane is too small to read (fewer than 3 rows or 10

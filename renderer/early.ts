@@ -177,7 +177,6 @@ export function openEarly(url: string, WS: typeof WebSocket = WebSocket): EarlyS
     liveAnswers.clear();
   });
   const live: LiveLink = {
-    outputEarly: true,
     request(name, req) {
       if (socket.readyState !== 1) return undefined;
       const id = liveId++;
@@ -240,7 +239,6 @@ const state = (): EarlyState | undefined => (globalThis as { __tdEarly?: EarlySt
 /** Electron's window has `window.td` from its preload before any script runs: the live first paint's link (its output comes once the window's hello has made it a reader). */
 function electronLink(td: { invoke(name: string, req: unknown): Promise<unknown>; on(name: string, h: (p: { paneId: string }) => void): unknown }): LiveLink {
   return {
-    outputEarly: false,
     request: (name, req) => td.invoke(name, req),
     onOutput: (cb) => void td.on('pane.output', (p) => cb(p.paneId)),
   };

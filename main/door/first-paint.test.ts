@@ -87,6 +87,18 @@ describe('pane.rows (the first paint kept live, renderer/first-paint/live.ts)', 
     expect(dark.html).toMatch(/first-paint-cursor outline/);
     await expect(served.app.core.request('pane.rows', { paneId, theme: 'blue' as 'dark', focused: true }, client)).rejects.toThrow(/theme/);
     await expect(served.app.core.request('pane.rows', { paneId: 'nope', theme: 'dark', focused: true }, client)).rejects.toThrow(/nope/);
+    await expect(served.app.core.request('pane.rows', { paneId, theme: 'dark', focused: true, after: 5000 }, client)).rejects.toThrow(/after/);
+  });
+
+  it('asked `after` ms, answers with the pane\'s next output: a key\'s echo in one answer', async () => {
+    const client = { id: 'rows-after' };
+    const asked = served.app.core.request('pane.rows', { paneId, theme: 'dark', focused: true, after: 1000 }, client);
+    served.app.panes.write(paneId, 'echo rows-after');
+    let rows = await asked;
+    // Answered with the first output after the ask (the echo may come in more than one).
+    for (let i = 0; i < 20 && !rows.html.includes('echo rows-after'); i++) rows = await served.app.core.request('pane.rows', { paneId, theme: 'dark', focused: true, after: 200 }, client);
+    expect(rows.html).toContain('echo rows-after');
+    served.app.panes.write(paneId, '\x15');
   });
 });
 

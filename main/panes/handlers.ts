@@ -15,6 +15,24 @@ function str(v: unknown, what: string): string {
   return v;
 }
 
+/** The longest a `pane.rows` ask waits for the pane's next output. */
+const ROWS_AFTER_MAX = 1000;
+
+/** Until the pane's next output has come (and gone to the windows), or `ms` passed. */
+function nextOutput(panes: PaneService, paneId: string, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      off();
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    const off = panes.onOutput((id) => {
+      if (id === paneId) done();
+    });
+  });
+}
+
 export function installPaneHandlers(core: Core, panes: PaneService, settings: SettingsApi, shell: 'electron' | 'serve' = 'serve', notices: () => string[] = () => []): void {
   core.handle('app.hello', (req, client) => {
     panes.addReader(client.id);
@@ -112,9 +130,13 @@ export function installPaneHandlers(core: Core, panes: PaneService, settings: Se
   core.handle('pane.focus', (req) => panes.focus(str(req.paneId, 'paneId')));
 
   // The first paint kept live (renderer/early.ts): the pane's rows as the door's first paint drew them.
-  core.handle('pane.rows', (req) => {
+  core.handle('pane.rows', async (req) => {
     const paneId = str(req.paneId, 'paneId');
     if (req.theme !== 'light' && req.theme !== 'dark') throw new Error(`theme ${JSON.stringify(req.theme)} is not usable: send "light" or "dark"`);
+    if (req.after !== undefined && !(Number.isInteger(req.after) && req.after >= 0 && req.after <= ROWS_AFTER_MAX)) throw new Error(`after ${JSON.stringify(req.after)} is not usable: send a whole number of ms from 0 to ${ROWS_AFTER_MAX}`);
+    if (!panes.screenCells(paneId)) throw new Error(`there is no pane "${paneId}": use an id from app.hello or pane.create`);
+    // Asked with a key: answered with the pane's next output (its echo), or after `after` ms.
+    if (req.after) await nextOutput(panes, paneId, req.after);
     const screen = panes.screenCells(paneId);
     if (!screen) throw new Error(`pane ${paneId} does not exist`);
     const { fontSize, fontFamily } = settings.get();

@@ -10,9 +10,11 @@
  *    overtakes another.
  *  - A click on another pane's part focuses that pane (`pane.focus`: the window, once built,
  *    shows the same pane focused).
- *  - The pane's output coming back makes it ask the core for the pane's rows as the first
- *    paint draws them (`pane.rows`: the same markup, every character from the pane escaped
- *    there), at most one ask in flight a pane, and put them in its part.
+ *  - With each key it asks the core for the pane's rows as the first paint draws them
+ *    (`pane.rows`: the same markup, every character from the pane escaped there), answered
+ *    once the pane's next output (the key's echo) has come; any other output of a pane whose
+ *    part shows makes it ask again; at most one ask in flight a pane. The rows replace the
+ *    part's rows.
  * A pane's part that its terminal has drawn over (retire.ts: `.first-paint-gone`) is no longer
  * touched, and its keys are its terminal's. Imports nothing of the app: it runs inline.
  */
@@ -21,10 +23,8 @@
 export interface LiveLink {
   /** Send a request now: its answer, or undefined when it cannot go now (not open yet, closing). */
   request(name: string, req: unknown): Promise<unknown> | undefined;
-  /** Call `cb` with the pane's id for every output of a pane that comes. */
+  /** Call `cb` with the pane's id for every output of a pane that comes (in Electron, only once the window's hello has made it a reader). */
   onOutput(cb: (paneId: string) => void): void;
-  /** Whether the pane's output comes before the window's hello (the early socket says its own); if not, rows are asked after each key. */
-  readonly outputEarly: boolean;
 }
 
 /** What the first paint keeps, shared with the main bundle's copy of early.ts (`globalThis.__tdEarly`). */
@@ -42,8 +42,8 @@ export interface LiveState {
 }
 
 const FIRST_PAINT_ID = 'td-first-paint';
-/** Rows asked again this long after a key's answer where output does not come early (Electron before its hello). */
-const ROWS_AFTER_KEY_MS = 40;
+/** With a key, rows are asked at once, answered by the core with the pane's next output (its echo) or after this long. */
+const ROWS_AFTER_KEY_MS = 250;
 
 /** The pane's part of the first paint, while it shows (not drawn over by its terminal). */
 function part(fp: HTMLElement, paneId: string): HTMLElement | undefined {
@@ -84,17 +84,18 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
   const theme = (el: HTMLElement): 'light' | 'dark' => (el.dataset.theme === 'light' ? 'light' : 'dark');
 
   /** Each pane's rows ask: one in flight, one more when output came meanwhile. */
-  const asking = new Map<string, { again: boolean }>();
+  const asking = new Map<string, { again: boolean; after?: number }>();
   let firstPatch = true;
-  const askRows = (paneId: string): void => {
+  const askRows = (paneId: string, after?: number): void => {
     const a = asking.get(paneId);
     if (a) {
       a.again = true;
+      a.after = Math.max(a.after ?? 0, after ?? 0) || undefined;
       return;
     }
     const el = fp();
     if (!el || !part(el, paneId) || !s.link) return;
-    const mine = { again: false };
+    const mine: { again: boolean; after?: number } = { again: false };
     asking.set(paneId, mine);
     // At once, not at the next frame: the page's main thread is busy for most of an attach
     // (the bundle, React, the terminals), and each wait for a turn of it is one more long task.
@@ -102,7 +103,7 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
     (() => {
       const at = fp();
       const p = at && part(at, paneId);
-      const answer = p && s.link?.request('pane.rows', { paneId, theme: theme(at), focused: p.dataset.focused === 'true' });
+      const answer = p && s.link?.request('pane.rows', { paneId, theme: theme(at), focused: p.dataset.focused === 'true', ...(after ? { after } : {}) });
       if (answer) performance.mark('td:first-paint-rows-asked');
       if (!answer) {
         asking.delete(paneId);
@@ -135,7 +136,7 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
       );
       function done(): void {
         asking.delete(paneId);
-        if (mine.again) askRows(paneId);
+        if (mine.again) askRows(paneId, mine.after);
       }
     })();
   };
@@ -145,9 +146,9 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
     const answer = s.link?.request('pane.input', { paneId, data });
     if (!answer) return false;
     performance.mark('td:first-paint-key');
-    answer.then(() => {
-      if (!s.link?.outputEarly) setTimeout(() => askRows(paneId), ROWS_AFTER_KEY_MS);
-    }, () => { /* the pane went: its part goes with the window's next state */ });
+    answer.catch(() => { /* the pane went: its part goes with the window's next state */ });
+    // Its echo in one answer (not its output frame, then an ask and its answer: one wait fewer for the page's busy thread).
+    askRows(paneId, ROWS_AFTER_KEY_MS);
     return true;
   };
 
