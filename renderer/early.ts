@@ -154,6 +154,8 @@ export function openEarly(url: string, WS: typeof WebSocket = WebSocket): EarlyS
   const liveAnswers = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   const outputs: Array<(paneId: string) => void> = [];
   socket.addEventListener('message', (ev: MessageEvent) => {
+    // Nothing asked and nobody listening (the first paint gone): nothing to read.
+    if (outputs.length === 0 && liveAnswers.size === 0) return;
     const data = ev.data as string | ArrayBuffer;
     if (typeof data !== 'string') {
       const paneId = outputs.length ? outputPaneId(new Uint8Array(data)) : undefined;
@@ -189,6 +191,10 @@ export function openEarly(url: string, WS: typeof WebSocket = WebSocket): EarlyS
     },
     onOutput(cb) {
       outputs.push(cb);
+      return () => {
+        const at = outputs.indexOf(cb);
+        if (at >= 0) outputs.splice(at, 1);
+      };
     },
   };
   return {
@@ -240,7 +246,10 @@ const state = (): EarlyState | undefined => (globalThis as { __tdEarly?: EarlySt
 function electronLink(td: { invoke(name: string, req: unknown): Promise<unknown>; on(name: string, h: (p: { paneId: string }) => void): unknown }): LiveLink {
   return {
     request: (name, req) => td.invoke(name, req),
-    onOutput: (cb) => void td.on('pane.output', (p) => cb(p.paneId)),
+    onOutput: (cb) => {
+      const off = td.on('pane.output', (p) => cb(p.paneId));
+      return typeof off === 'function' ? (off as () => void) : () => {};
+    },
   };
 }
 

@@ -23,8 +23,8 @@
 export interface LiveLink {
   /** Send a request now: its answer, or undefined when it cannot go now (not open yet, closing). */
   request(name: string, req: unknown): Promise<unknown> | undefined;
-  /** Call `cb` with the pane's id for every output of a pane that comes (in Electron, only once the window's hello has made it a reader). */
-  onOutput(cb: (paneId: string) => void): void;
+  /** Call `cb` with the pane's id for every output of a pane that comes (in Electron, only once the window's hello has made it a reader), until the returned stop. */
+  onOutput(cb: (paneId: string) => void): () => void;
 }
 
 /** What the first paint keeps, shared with the main bundle's copy of early.ts (`globalThis.__tdEarly`). */
@@ -162,9 +162,11 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
   const link = (): void => {
     if (!s.link || linked === s.link) return;
     linked = s.link;
-    linked.onOutput((paneId) => {
+    const off = linked.onOutput((paneId) => {
       const el = fp();
-      if (!el || !part(el, paneId)) return;
+      // The first paint gone, output is the terminals' alone: nothing more to hear.
+      if (!el) return off();
+      if (!part(el, paneId)) return;
       performance.mark('td:first-paint-output');
       askRows(paneId);
     });
