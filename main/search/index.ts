@@ -103,10 +103,10 @@ parentPort.postMessage(said);
 `;
 /**
  * Consecutive output lines of a pane kept as one row, at most this many: the row's line is
- * the first's, its text the lines joined by newlines, deflated (level 1: a block of 128 lines
+ * the first's, its text the lines joined by newlines, packed (`pack`; with deflate, a block of 128 lines
  * deflates as small at level 1 as one of 64 at level 6, for half the CPU); a hit is the line in
  * it that has every word (a row per line cost more in overhead and FTS5 inserts than its text).
- * The database's pages are 16 KiB, so a block (~4-5 KiB deflated) rarely spills onto a page of its own.
+ * The database's pages are 16 KiB, so a block (~4-5 KiB packed) rarely spills onto a page of its own.
  */
 export const BLOCK_LINES = 128;
 const DEFLATE_LEVEL = 1;
@@ -138,7 +138,7 @@ export function storedText(v: string | Uint8Array | number | null): string {
 /**
  * Other entries (commands, agents' events, decisions …) of one source that come in one
  * transaction are kept as blocks too, of at most BLOCK_LINES entries and about this many
- * characters: one row, the entries as JSON (`[kind, at, line, exit, ref, text]` each), deflated.
+ * characters: one row, the entries as JSON (`[kind, at, line, exit, ref, text]` each), packed.
  */
 export const ENTRY_BLOCK_CHARS = 8192;
 /** Kinds as stored (their index): a small integer a row rather than a word. */
