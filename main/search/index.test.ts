@@ -1,9 +1,10 @@
 import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempState } from '../panes/testing.ts';
-import { BLOCK_LINES, DB_FILE, ENTRY_BLOCK_CHARS, FTS_FILE, matchText, SearchIndex, sqlite, type Entry } from './index.ts';
+import { BLOCK_LINES, DB_FILE, ENTRY_BLOCK_CHARS, FTS_FILE, matchText, SearchIndex, sqlite, storedText, type Entry } from './index.ts';
 
 let state: ReturnType<typeof tempState>;
 beforeEach(() => {
@@ -330,6 +331,28 @@ describe('SearchIndex', () => {
     expect(ix.search({ query: 'zqxflood3', limit: 500 }).length).toBe(found);
     expect(await ix.checkWords()).toBeUndefined();
     ix.close();
+  });
+
+  it('reads rows packed by an older version (raw deflate) as its own (zstd where Node has it)', () => {
+    const ix = new SearchIndex(state.dir);
+    const lines = Array.from({ length: 300 }, (_, i) => entry({ text: `zqxpacked line ${i} ${'of some length '.repeat(8)}`, line: i }));
+    ix.add([...lines, entry({ kind: 'reply', text: `zqxpacked reply ${'long enough to be packed '.repeat(40)}` }), entry({ kind: 'command', text: 'zqxpacked a', line: 1 }), entry({ kind: 'command', text: 'zqxpacked b', line: 2 })]);
+    const before = ix.search({ query: 'zqxpacked', limit: 500 });
+    expect(before.length).toBe(303);
+    ix.close();
+    const db = new (sqlite().DatabaseSync)(path.join(state.dir, DB_FILE));
+    const packed = (db.prepare('SELECT id, text FROM bodies').all() as Array<{ id: number; text: string | Uint8Array }>).filter((r) => r.text instanceof Uint8Array);
+    expect(packed.length).toBe(4); // three blocks of lines, a block of the reply and the commands
+    const zstd = typeof zlib.zstdCompressSync === 'function';
+    for (const r of packed) expect((r.text as Uint8Array)[0] === 0x28).toBe(zstd);
+    // As an older version wrote them.
+    for (const r of packed) db.prepare('UPDATE bodies SET text = ? WHERE id = ?').run(zlib.deflateRawSync(storedText(r.text), { level: 1 }), r.id);
+    db.close();
+    const again = new SearchIndex(state.dir);
+    expect(again.movedAside).toBeUndefined();
+    expect(again.search({ query: 'zqxpacked', limit: 500 })).toEqual(before);
+    expect(again.outputLines('pa', 140, 141).map((l) => l.text)).toEqual([lines[140]!.text, lines[141]!.text]);
+    again.close();
   });
 
   it('moves a corrupt database aside and starts a new one', () => {

@@ -35,6 +35,14 @@ const WORKER_MIN_CHARS = 64 * 1024;
 const WORKER_IDLE_MS = 10_000;
 /** Transactions given to the worker and not yet committed by it, at most (then `add` waits for it). */
 const IN_FLIGHT = 4;
+/**
+ * The worker's transactions hold the words of this many characters of text or more (rows'
+ * transactions gathered; a query, closing or the idle timer gives it fewer): FTS5 writes a
+ * segment, and SQLite a commit, a transaction, and for a slice's few blocks that was half of
+ * FTS5's CPU (the bench's text: ~20 MB/s a CPU second in transactions of 2 blocks, ~40 in ones
+ * of 1 MB).
+ */
+const FTS_BATCH_CHARS = 1024 * 1024;
 /** How long a wait for the worker may last before the index says it stopped. */
 const WORKER_WAIT_MS = 60_000;
 
@@ -95,19 +103,42 @@ parentPort.postMessage(said);
 `;
 /**
  * Consecutive output lines of a pane kept as one row, at most this many: the row's line is
- * the first's, its text the lines joined by newlines, deflated (level 1: a block of 128 lines
+ * the first's, its text the lines joined by newlines, packed (`pack`; with deflate, a block of 128 lines
  * deflates as small at level 1 as one of 64 at level 6, for half the CPU); a hit is the line in
  * it that has every word (a row per line cost more in overhead and FTS5 inserts than its text).
- * The database's pages are 16 KiB, so a block (~4-5 KiB deflated) rarely spills onto a page of its own.
+ * The database's pages are 16 KiB, so a block (~4-5 KiB packed) rarely spills onto a page of its own.
  */
 export const BLOCK_LINES = 128;
 const DEFLATE_LEVEL = 1;
-/** An entry alone in its row (a trickle's event, a decision) whose text is this long or longer is kept deflated (shorter ones cost more CPU, for a call to zlib each, than they save). */
+/** An entry alone in its row (a trickle's event, a decision) whose text is this long or longer is kept packed (shorter ones cost more CPU, for a call to zlib each, than they save). */
 const PACK_MIN = 600;
+/**
+ * Stored texts are packed with zstd (level 1) where Node has it (22.15 and later): twice
+ * deflate-1's speed on a block (~130 against ~65 MB/s), nearly its size (0.40x against 0.40x of
+ * the bench's text). Without it, raw deflate (level 1) as before. A row says which it is: a
+ * zstd frame begins with its magic number (28 b5 2f fd), which raw deflate as zlib writes it
+ * never begins with (0x28 would be a stored block with padding bits set); rows deflated by an
+ * older version stay readable. An index holding zstd rows says so (`meta` `zstd`), and one
+ * opened where Node lacks zstd is moved aside and built again, as one of another schema.
+ */
+const ZSTD = typeof zlib.zstdCompressSync === 'function' && typeof zlib.zstdDecompressSync === 'function';
+const ZSTD_PARAMS = ZSTD ? { params: { [zlib.constants.ZSTD_c_compressionLevel]: 1 } } : {};
+
+/** A text as stored: zstd (level 1) where Node has it, else raw deflate (level 1). */
+export function pack(text: string): Uint8Array {
+  return ZSTD ? zlib.zstdCompressSync(text, ZSTD_PARAMS) : zlib.deflateRawSync(text, { level: DEFLATE_LEVEL });
+}
+
+/** A stored text read back: a string as it is, a zstd frame or raw deflate unpacked. */
+export function storedText(v: string | Uint8Array | number | null): string {
+  if (!(v instanceof Uint8Array)) return String(v);
+  const zstd = v.length >= 4 && v[0] === 0x28 && v[1] === 0xb5 && v[2] === 0x2f && v[3] === 0xfd;
+  return (zstd ? zlib.zstdDecompressSync(v) : zlib.inflateRawSync(v)).toString('utf8');
+}
 /**
  * Other entries (commands, agents' events, decisions …) of one source that come in one
  * transaction are kept as blocks too, of at most BLOCK_LINES entries and about this many
- * characters: one row, the entries as JSON (`[kind, at, line, exit, ref, text]` each), deflated.
+ * characters: one row, the entries as JSON (`[kind, at, line, exit, ref, text]` each), packed.
  */
 export const ENTRY_BLOCK_CHARS = 8192;
 /** Kinds as stored (their index): a small integer a row rather than a word. */
@@ -285,6 +316,9 @@ class FtsWorker {
   /** [0] the last transaction committed, [1] set if one failed, [2] set once closed. */
   private readonly state = new Int32Array(new SharedArrayBuffer(12));
   private posted = 0;
+  /** Words of committed transactions not yet given to the thread ([rowid, text …]), and their characters. */
+  private batch: Array<number | string> = [];
+  private batchChars = 0;
   private error?: string;
   lastPost = Date.now();
 
@@ -308,15 +342,30 @@ class FtsWorker {
     }
   }
 
-  /** A transaction's words ([rowid, text …]); waits while IN_FLIGHT are not yet committed. */
-  post(rows: Array<number | string>): void {
-    this.worker.postMessage({ seq: ++this.posted, rows });
+  /**
+   * A committed transaction's words ([rowid, text …], `chars` characters): gathered, and given
+   * to the worker as one of its transactions once FTS_BATCH_CHARS are (or by `drain`); waits
+   * while IN_FLIGHT of those are not yet committed.
+   */
+  queue(rows: Array<number | string>, chars: number): void {
+    if (this.batch.length === 0) this.batch = rows;
+    else for (const x of rows) this.batch.push(x);
+    this.batchChars += chars;
     this.lastPost = Date.now();
+    if (this.batchChars >= FTS_BATCH_CHARS) this.post();
+  }
+
+  private post(): void {
+    if (this.batch.length === 0) return;
+    this.worker.postMessage({ seq: ++this.posted, rows: this.batch });
+    this.batch = [];
+    this.batchChars = 0;
     this.waitFor(this.posted - IN_FLIGHT);
   }
 
-  /** Wait (the thread blocked) until every transaction given is committed; false when one failed (its words are missing). */
+  /** Wait (the thread blocked) until every word queued is committed; false when a transaction failed (its words are missing). */
   drain(): boolean {
+    this.post();
     this.waitFor(this.posted);
     return Atomics.load(this.state, 1) === 0;
   }
@@ -369,6 +418,8 @@ export class SearchIndex {
   private readonly setLine: StatementSync;
   private readonly maxIdQ: StatementSync;
   private readonly srcs = new Map<string, number>();
+  /** The source last looked up, and its id. */
+  private lastSrc?: Pick<Entry, 'paneId' | 'session' | 'agent' | 'folder'> & { id: number };
   /** Blocks open across transactions (add with `hold`), by source. */
   private readonly held = new Map<number, Block>();
   /** Each pane's private key block its output lines are in (redacted whole, across adds). */
@@ -389,6 +440,7 @@ export class SearchIndex {
       else if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'meta'").get()) {
         const v = (db.prepare("SELECT v FROM meta WHERE k = 'schema'").get() as { v?: string } | undefined)?.v;
         if (v !== String(SCHEMA_VERSION)) why = `it was made by another version (schema ${v ?? 'unknown'}, this one reads ${SCHEMA_VERSION})`;
+        else if (!ZSTD && db.prepare("SELECT 1 FROM meta WHERE k = 'zstd'").get()) why = 'its texts are packed with zstd, which this Node lacks (22.15 or later has it)';
       }
       if (!why) {
         db.prepare('ATTACH ? AS f').run(ftsFile);
@@ -429,6 +481,7 @@ export class SearchIndex {
       CREATE TABLE IF NOT EXISTS lines(pane TEXT PRIMARY KEY, next INTEGER NOT NULL);
     `);
     this.db.prepare('INSERT OR IGNORE INTO meta(k, v) VALUES (?, ?)').run('schema', String(SCHEMA_VERSION));
+    if (ZSTD) this.db.prepare('INSERT OR IGNORE INTO meta(k, v) VALUES (?, ?)').run('zstd', '1');
     this.insertDocQ = this.db.prepare('INSERT INTO docs(id, at, kind, src, line, exit, ref, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     this.insertBody = this.db.prepare('INSERT INTO bodies(text) VALUES (?)');
     this.setCursor = this.db.prepare('INSERT INTO cursors(file, offset) VALUES (?, ?) ON CONFLICT(file) DO UPDATE SET offset = excluded.offset');
@@ -504,7 +557,7 @@ export class SearchIndex {
     this.db.exec('BEGIN');
     try {
       for (const r of rows) {
-        const text = r.text instanceof Uint8Array ? zlib.inflateRawSync(r.text).toString('utf8') : String(r.text);
+        const text = storedText(r.text);
         this.insertFts.run(r.id, Number(r.kind) === ENTRIES ? (JSON.parse(text) as StoredEntry[]).map((e) => e[5]).join('\n') : text);
       }
       this.db.exec('COMMIT');
@@ -582,6 +635,9 @@ export class SearchIndex {
 
   /** The id of an entry's source (pane, session, agent, folder: kept once, not on every line). */
   private srcId(e: Entry): number {
+    // (Most entries are of the source before them: said without making the map's key.)
+    const last = this.lastSrc;
+    if (last && last.paneId === e.paneId && last.session === e.session && last.agent === e.agent && last.folder === e.folder) return last.id;
     const key = `${e.paneId}\u0000${e.session}\u0000${e.agent ?? '\u0001'}\u0000${e.folder ?? '\u0001'}`;
     let id = this.srcs.get(key);
     if (id === undefined) {
@@ -589,6 +645,7 @@ export class SearchIndex {
       id = row ? Number(row.id) : Number(this.insertSrc.run(e.paneId, e.session, e.agent ?? null, e.folder ?? null).lastInsertRowid);
       this.srcs.set(key, id);
     }
+    this.lastSrc = { paneId: e.paneId, session: e.session, agent: e.agent, folder: e.folder, id };
     return id;
   }
 
@@ -626,7 +683,7 @@ export class SearchIndex {
       const open = this.held;
       const write = (src: number, block: Block): void => {
         const text = block.lines.join('\n');
-        this.insertDoc(block.id, block.first.at, OUTPUT, src, block.first.line!, null, null, zlib.deflateRawSync(text, { level: DEFLATE_LEVEL }));
+        this.insertDoc(block.id, block.first.at, OUTPUT, src, block.first.line!, null, null, pack(text));
         this.ftsRows.push(block.id, text);
         this.ftsChars += text.length;
         open.delete(src);
@@ -638,10 +695,10 @@ export class SearchIndex {
         const text = b.rows.map((r) => r[5]).join('\n');
         if (b.rows.length === 1) {
           const [kind, at, line, exit, ref] = b.rows[0]!;
-          this.insertDoc(b.id, at, kind, src, line, exit, ref, text.length >= PACK_MIN ? zlib.deflateRawSync(text, { level: DEFLATE_LEVEL }) : text);
+          this.insertDoc(b.id, at, kind, src, line, exit, ref, text.length >= PACK_MIN ? pack(text) : text);
         } else {
           const at = b.rows.reduce((n, r) => Math.max(n, r[1]), 0);
-          this.insertDoc(b.id, at, ENTRIES, src, null, null, null, zlib.deflateRawSync(JSON.stringify(b.rows), { level: DEFLATE_LEVEL }));
+          this.insertDoc(b.id, at, ENTRIES, src, null, null, null, pack(JSON.stringify(b.rows)));
         }
         this.ftsRows.push(b.id, text);
         this.ftsChars += text.length;
@@ -694,16 +751,18 @@ export class SearchIndex {
       this.db.exec('ROLLBACK');
       // A source made in the rolled-back transaction is gone with it, and the lines held.
       this.srcs.clear();
+      this.lastSrc = undefined;
       this.held.clear();
       throw e;
     }
     // Its words to the worker, once the rows are committed (a kill before it commits them: `mend`).
+    const chars = this.ftsChars;
     this.ftsChars = 0;
     if (this.ftsRows.length > 0) {
       this.fts ??= new FtsWorker(this.ftsFile);
       const rows = this.ftsRows;
       this.ftsRows = [];
-      this.fts.post(rows);
+      this.fts.queue(rows, chars);
       this.armIdle();
     }
   }
@@ -794,7 +853,7 @@ export class SearchIndex {
       if (r.exit !== null) base.exitCode = Number(r.exit);
       if (r.ref !== null) base.ref = String(r.ref);
       const id = Number(r.id) * BLOCK_LINES;
-      const text = r.text instanceof Uint8Array ? zlib.inflateRawSync(r.text).toString('utf8') : String(r.text);
+      const text = storedText(r.text);
       if (Number(r.kind) === ENTRIES) {
         // A block of entries: each that matches the filters and has every word, the newest first.
         const rows = JSON.parse(text) as StoredEntry[];
@@ -837,7 +896,7 @@ export class SearchIndex {
     const rows = this.db.prepare(`SELECT d.line, b.text FROM docs d JOIN bodies b ON b.id = d.body WHERE d.src IN (SELECT id FROM src WHERE pane = ?) AND d.kind = ${KINDS.indexOf('output')}
       AND d.line > ? AND d.line <= ? ORDER BY d.line`).all(paneId, from - BLOCK_LINES, to) as Array<{ line: number; text: Uint8Array | string }>;
     for (const r of rows) {
-      const lines = r.text instanceof Uint8Array ? zlib.inflateRawSync(r.text).toString('utf8').split('\n') : [String(r.text)];
+      const lines = r.text instanceof Uint8Array ? storedText(r.text).split('\n') : [String(r.text)];
       lines.forEach((text, i) => {
         const line = Number(r.line) + i;
         if (line >= from && line <= to) out.push({ line, text });

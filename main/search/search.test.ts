@@ -7,13 +7,12 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { inflateRawSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SearchHit } from '../../preload/contract.ts';
 import { paneFolder, statePaths } from '../paths.ts';
 import { tempState, waitFor } from '../panes/testing.ts';
 import { connectService, stopService, type ServiceConnection } from '../service/client.ts';
-import { DB_FILE, sqlite } from './index.ts';
+import { DB_FILE, sqlite, storedText } from './index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin', 'terminal-delight');
@@ -165,9 +164,9 @@ describe('terminal-delight search', () => {
     noBody();
     await stopService({ env });
     noBody();
-    // And the text it keeps (blocks are deflated: read as the index reads them; a block of entries is their JSON).
+    // And the text it keeps (blocks are packed, zstd or deflate: read as the index reads them; a block of entries is their JSON).
     const db = new (sqlite().DatabaseSync)(path.join(state, DB_FILE), { readOnly: true });
-    const texts = (db.prepare('SELECT text FROM bodies').all() as Array<{ text: string | Uint8Array }>).map((r) => (r.text instanceof Uint8Array ? inflateRawSync(r.text).toString('utf8') : r.text)).join('\n');
+    const texts = (db.prepare('SELECT text FROM bodies').all() as Array<{ text: string | Uint8Array }>).map((r) => storedText(r.text)).join('\n');
     db.close();
     expect(texts).toContain(between);
     for (const l of body) expect(texts.includes(l), l).toBe(false);
