@@ -810,7 +810,7 @@ export class SearchIndex {
     if (parts.whole.length === 0 && parts.prefix === undefined) throw new Error('the query has no word to look for: give a word or more, for example "migration"');
     const match = this.matchOf(parts);
     const where: string[] = ['fts MATCH ?'];
-    const args: Array<string | number> = [match];
+    const args: Array<string | number> = [match ?? ''];
     if (q.agent) {
       where.push('s.agent = ?');
       args.push(q.agent);
