@@ -78,6 +78,9 @@ export interface Corpus {
 }
 
 /** Write about `mb` MB of pane output and agents' events into `dir`. */
+/** The corpus's words (`Corpus.words`) without writing it: the first draw of its seeded generator. */
+export const corpusWords = (): string[] => vocabulary(50_000, rng(36));
+
 export function writeCorpus(dir: string, mb: number): Corpus {
   const rand = rng(36);
   const words = vocabulary(50_000, rand);

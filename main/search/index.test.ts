@@ -4,7 +4,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempState } from '../panes/testing.ts';
-import { BLOCK_LINES, DB_FILE, ENTRY_BLOCK_CHARS, FTS_FILE, matchText, SearchIndex, sqlite, storedText, type Entry } from './index.ts';
+import { BLOCK_LINES, DB_FILE, ENTRY_BLOCK_CHARS, FTS_FILE, matchText, PREFIX_TERMS, SearchIndex, sqlite, storedText, type Entry } from './index.ts';
 
 let state: ReturnType<typeof tempState>;
 beforeEach(() => {
@@ -56,6 +56,28 @@ describe('SearchIndex', () => {
     expect(ix.search({ query: 'migr', since: '2026-12-01T10:00:01Z' }).length).toBe(2);
     expect(() => ix.search({ query: 'migr', since: 'yesterday-ish' })).toThrow('"yesterday-ish" is not a date: give one like 2026-12-01 or 2026-12-01T09:30');
     expect(() => ix.search({ query: '!!' })).toThrow(/has no word/);
+    ix.close();
+  });
+
+  it("asks a prefix as the index's words that begin it, one OR another: the same hits, newest first; a prefix of more words, or of none", () => {
+    const ix = new SearchIndex(state.dir);
+    // Blocks where both words are on lines apart (no hit), and a few lines with both, among test runners' ✓ lines.
+    const lines = Array.from({ length: 3 * BLOCK_LINES }, (_, i) =>
+      entry({ line: i, text: i % 50 === 7 ? `✓ deploy ${i} migrated` : i % 10 === 1 ? `deploy ${i}` : i % 10 === 2 ? `migration ${i} ✓` : i % 10 === 3 ? `✓ Migrate ${i}` : `plain ${i} ✓` }),
+    );
+    ix.add(lines);
+    ix.add([entry({ kind: 'command', text: 'deploy --migrations', line: 900, at: at + 1000 })]);
+    const expected = [900, ...lines.filter((l) => l.line! % 50 === 7).map((l) => l.line!).reverse()];
+    expect(ix.search({ query: 'deploy migr', limit: 500 }).map((h) => h.line)).toEqual(expected);
+    expect(ix.search({ query: 'deploy migr', limit: 3 }).map((h) => h.line)).toEqual(expected.slice(0, 3));
+    expect(ix.search({ query: 'deploy migr', limit: 500 })[1]!.marked).toBe('✓ \u0001deploy\u0002 357 \u0001migrated\u0002');
+    expect(ix.search({ query: 'migrate' }).map((h) => h.text)).toEqual(lines.filter((l) => l.line! % 50 === 7 || l.line! % 10 === 3).map((l) => l.text).reverse());
+    // No word begins with it: nothing, at once.
+    expect(ix.search({ query: 'deploy migx' })).toEqual([]);
+    // More words than PREFIX_TERMS begin with it: asked as a prefix, every one found.
+    ix.add(Array.from({ length: PREFIX_TERMS + 20 }, (_, i) => entry({ kind: 'command', text: `zq${String(i).padStart(4, '0')} go`, line: 1000 + i, at: at + 2000 + i })));
+    expect(ix.search({ query: 'go zq0', limit: 500 }).map((h) => h.line)).toEqual(Array.from({ length: PREFIX_TERMS + 20 }, (_, i) => 1000 + PREFIX_TERMS + 19 - i));
+    expect(ix.search({ query: 'zq00', limit: 500 }).length).toBe(100);
     ix.close();
   });
 

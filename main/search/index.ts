@@ -233,14 +233,44 @@ export interface QueryWord {
   re: RegExp;
 }
 
+/** Characters beyond ASCII, one at a time (`nextWide`). */
+const NON_ASCII_G = /[^\u0000-\u007f]/g;
+const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
+/** For each UTF-16 code unit beyond ASCII: 1 a character of words (a letter, digit or mark), 2 a high surrogate (its code point looked at), 0 neither; made at the first query. */
+let wideChars: Uint8Array | undefined;
+function wideTable(): Uint8Array {
+  if (wideChars) return wideChars;
+  const t = new Uint8Array(0x10000);
+  for (let c = 0x80; c < 0x10000; c++) t[c] = c >= 0xd800 && c <= 0xdbff ? 2 : c >= 0xdc00 && c <= 0xdfff ? 0 : WORD_CHAR.test(String.fromCharCode(c)) ? 1 : 0;
+  return (wideChars = t);
+}
+
+/**
+ * Where the text's first character of words beyond ASCII (a letter, digit or mark: é, ß, 日,
+ * a combining accent, K) is, at or after `from`; -1 when it has none. Only such a character can
+ * make a word that folds to something other than itself lowered (`café` to `cafe`): a line
+ * without one (only ASCII, or symbols beyond it as a test runner's ✓ or a box's │) has the
+ * query's words, if at all, as they are, case aside.
+ */
+function nextWide(text: string, from: number): number {
+  const table = wideTable();
+  NON_ASCII_G.lastIndex = from;
+  for (let m = NON_ASCII_G.exec(text); m !== null; m = NON_ASCII_G.exec(text)) {
+    const kind = table[text.charCodeAt(m.index)];
+    if (kind === 1 || (kind === 2 && WORD_CHAR.test(String.fromCodePoint(text.codePointAt(m.index)!)))) return m.index;
+  }
+  return -1;
+}
+
 /**
  * The text with each of its words that a query word matches between U+0001 and U+0002, as
  * FTS5's highlight() marks them; undefined when some query word matches none of its words.
  */
 export function markWords(text: string, words: readonly QueryWord[]): string | undefined {
-  // Most lines of a block lack a word: said at once, without taking the line into words
-  // (an ASCII line without folding it: its words fold to themselves in lower case).
-  if (NON_ASCII.test(text)) {
+  // Most lines of a block lack a word: said at once, without taking the line into words (a
+  // line with no character of words beyond ASCII without folding it: its words fold to
+  // themselves in lower case).
+  if (NON_ASCII.test(text) && nextWide(text, 0) !== -1) {
     const folded = fold(text);
     if (!words.every((q) => folded.includes(q.word))) return undefined;
   } else if (!words.every((q) => q.re.test(text))) return undefined;
@@ -259,26 +289,40 @@ export function markWords(text: string, words: readonly QueryWord[]): string | u
   return found.size === words.length ? marked : undefined;
 }
 
+/** What candidateLines looks for in a block: the query's longest word, case-blind (made once a query). */
+export function longestWord(words: readonly QueryWord[]): RegExp {
+  const longest = words.reduce((a, b) => (b.word.length > a.word.length ? b : a));
+  return new RegExp(longest.re.source, 'gi');
+}
+
 /**
  * The lines of a block (its lines joined by newlines) that may have every word, as [index,
- * text], in order: an ASCII line that holds the query's longest word (case-blind), and every
- * line with another character (compared folded). One pass of one pattern over the block, a
- * line left at its first match, rather than a look at each of its lines (most lack the word).
+ * text], in order: a line that holds the query's longest word (case-blind), and one with a
+ * character of words beyond ASCII (compared folded: `markWords`). Two passes over the block,
+ * each leaving a line at its first find: one pattern for the word, and characters beyond
+ * ASCII looked up in a table (a test runner's ✓ lines, a sixth of a fleet's output, are not
+ * taken: they are symbols, never part of a word), rather than a look at each line.
  */
-export function candidateLines(text: string, words: readonly QueryWord[]): Array<[number, string]> {
-  const longest = words.reduce((a, b) => (b.word.length > a.word.length ? b : a));
-  const re = new RegExp(`${longest.re.source}|[^\\u0000-\\u007f]`, 'gi');
+export function candidateLines(text: string, words: readonly QueryWord[], find = longestWord(words)): Array<[number, string]> {
   const out: Array<[number, string]> = [];
   let index = 0;
   let counted = 0;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    const start = text.lastIndexOf('\n', m.index - 1) + 1;
-    let end = text.indexOf('\n', m.index);
+  find.lastIndex = 0;
+  let word = find.exec(text)?.index ?? -1;
+  let wide = NON_ASCII.test(text) ? nextWide(text, 0) : -1;
+  while (word !== -1 || wide !== -1) {
+    const at = word === -1 ? wide : wide === -1 ? word : Math.min(word, wide);
+    const start = text.lastIndexOf('\n', at - 1) + 1;
+    let end = text.indexOf('\n', at);
     if (end === -1) end = text.length;
     for (let p = text.indexOf('\n', counted); p !== -1 && p < start; p = text.indexOf('\n', p + 1)) index++;
     counted = start;
     out.push([index, text.slice(start, end)]);
-    re.lastIndex = end + 1;
+    if (word !== -1 && word <= end) {
+      find.lastIndex = end + 1;
+      word = find.exec(text)?.index ?? -1;
+    }
+    if (wide !== -1 && wide <= end) wide = nextWide(text, end + 1);
   }
   return out;
 }
@@ -294,18 +338,32 @@ export function candidateLines(text: string, words: readonly QueryWord[]): Array
  * only part).
  */
 export function matchText(query: string): string {
+  const { whole, prefix } = matchParts(query);
+  return [...whole.map((p) => `"${p}"`), ...(prefix === undefined ? [] : [`"${prefix}"*`])].join(' ');
+}
+
+/** A query's terms for FTS5 (`matchText`): the parts matched whole, and the prefix (the last word's last part, when it is one). */
+export function matchParts(query: string): { whole: string[]; prefix?: string } {
   const words = queryWords(query);
-  const terms: string[] = [];
+  const whole: string[] = [];
+  let prefix: string | undefined;
   words.forEach((q, i) => {
     const parts = q.word.split('_').filter((p) => p !== '');
     parts.forEach((p, k) => {
       const last = i === words.length - 1 && k === parts.length - 1;
-      if (last && q.prefix && [...p].length < SEARCH_PREFIX_MIN && (terms.length > 0 || k > 0)) return;
-      terms.push(`"${p}"${last && q.prefix ? '*' : ''}`);
+      if (last && q.prefix && [...p].length < SEARCH_PREFIX_MIN && (whole.length > 0 || k > 0)) return;
+      if (last && q.prefix) prefix = p;
+      else whole.push(p);
     });
   });
-  return terms.join(' ');
+  return { whole, ...(prefix === undefined ? {} : { prefix }) };
 }
+
+/**
+ * A prefix with at most this many words in the index is asked of FTS5 as those words, one OR
+ * another (`SearchIndex.prefixTerms`); one with more as a prefix, FTS5 gathering their lists.
+ */
+export const PREFIX_TERMS = 256;
 
 /**
  * The worker thread writing the FTS5 table (its own connection to FTS_FILE) while it runs:
@@ -426,6 +484,10 @@ export class SearchIndex {
   private readonly keys = new KeyBlocks();
   /** The highest id taken (a held block's id is taken before it is written). */
   private lastId = 0;
+  /** A query's statement by its SQL (one a combination of filters), prepared once. */
+  private readonly queries = new Map<string, StatementSync>();
+  /** The index's words from a given one on (`prefixTerms`), made at the first query with a prefix. */
+  private termsQ?: StatementSync;
 
   constructor(folder: string) {
     this.file = path.join(folder, DB_FILE);
@@ -803,10 +865,11 @@ export class SearchIndex {
   /** Hits for a query, newest first as indexed (rowid order); throws one sentence for a filter that cannot be used. */
   search(q: SearchQuery): SearchHit[] {
     this.sync();
-    const match = matchText(typeof q.query === 'string' ? q.query : '');
-    if (!match) throw new Error('the query has no word to look for: give a word or more, for example "migration"');
+    const parts = matchParts(typeof q.query === 'string' ? q.query : '');
+    if (parts.whole.length === 0 && parts.prefix === undefined) throw new Error('the query has no word to look for: give a word or more, for example "migration"');
+    const match = this.matchOf(parts);
     const where: string[] = ['fts MATCH ?'];
-    const args: Array<string | number> = [match];
+    const args: Array<string | number> = [match ?? ''];
     if (q.agent) {
       where.push('s.agent = ?');
       args.push(q.agent);
@@ -842,10 +905,15 @@ export class SearchIndex {
     // Newest first as indexed (rowid order, which FTS5 walks backwards without sorting the
     // matches), read row by row until enough lines matched: a block can match on words its
     // lines hold apart, and then none of its lines is a hit.
+    // No word of the index begins with the prefix: nothing to find.
+    if (match === undefined) return [];
     const sql = `SELECT d.id, d.kind, d.at, s.pane, s.session, s.agent, s.folder, d.line, d.exit, d.ref, b.text
       FROM f.fts JOIN docs d ON d.id = fts.rowid JOIN bodies b ON b.id = d.body JOIN src s ON s.id = d.src WHERE ${where.join(' AND ')} ORDER BY fts.rowid DESC`;
+    let stmt = this.queries.get(sql);
+    if (!stmt) this.queries.set(sql, (stmt = this.db.prepare(sql)));
+    const find = longestWord(words);
     const hits: SearchHit[] = [];
-    for (const row of this.db.prepare(sql).iterate(...args)) {
+    for (const row of stmt.iterate(...args)) {
       const r = row as Record<string, string | number | null | Uint8Array>;
       const base: SearchHit = { id: 0, kind: KINDS[Number(r.kind)]!, at: Number(r.at), paneId: String(r.pane), session: String(r.session), text: '', marked: '' };
       if (r.agent !== null) base.agent = String(r.agent);
@@ -870,7 +938,7 @@ export class SearchIndex {
         }
       } else if (Number(r.kind) === OUTPUT && r.line !== null) {
         // A block: each of its lines that has every word, the newest first.
-        const lines = candidateLines(text, words);
+        const lines = candidateLines(text, words, find);
         for (let k = lines.length - 1; k >= 0 && hits.length < limit; k--) {
           const [i, line] = lines[k]!;
           const marked = markWords(line, words);
@@ -884,6 +952,48 @@ export class SearchIndex {
       if (hits.length >= limit) break;
     }
     return hits;
+  }
+
+  /**
+   * The MATCH text of a query's terms. FTS5 asked for a prefix (`"mig"*`) gathers the lists of
+   * every word it begins into one before it gives the first row (10-20 ms at 1 GB even when it
+   * begins one word), where a word asked whole gives its rows as it reads them: so a prefix of
+   * ASCII letters and digits is asked as the words the index holds that begin with it
+   * (`prefixTerms`), one OR another, and the rows come newest first at once (`"cache" AND
+   * ("migrate" OR "migration")`). Undefined when no word of the index begins with it.
+   */
+  private matchOf(parts: { whole: string[]; prefix?: string }): string | undefined {
+    const whole = parts.whole.map((p) => `"${p}"`);
+    if (parts.prefix === undefined) return whole.join(' ');
+    const terms = /^[a-z0-9]+$/.test(parts.prefix) ? this.prefixTerms(parts.prefix) : undefined;
+    if (terms === undefined) return [...whole, `"${parts.prefix}"*`].join(' ');
+    if (terms.length === 0) return undefined;
+    return [...whole, `(${terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ')})`].join(' AND ');
+  }
+
+  /**
+   * The index's words that begin with `prefix`, in order (FTS5's own list of them, `fts5vocab`,
+   * read from the prefix on: 2-4 ms for 120 words at 1 GB); undefined when there are more than
+   * PREFIX_TERMS (an OR of that many costs more, row by row, than FTS5's gather) or the list
+   * could not be read (the prefix is then asked as one).
+   */
+  private prefixTerms(prefix: string): string[] | undefined {
+    try {
+      if (!this.termsQ) {
+        this.db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_terms USING fts5vocab(f, 'fts', 'row')");
+        this.termsQ = this.db.prepare('SELECT term FROM temp.fts_terms WHERE term >= ?');
+      }
+      const out: string[] = [];
+      for (const r of this.termsQ.iterate(prefix)) {
+        const term = String((r as { term: string }).term);
+        if (!term.startsWith(prefix)) break;
+        if (out.length === PREFIX_TERMS) return undefined;
+        out.push(term);
+      }
+      return out;
+    } catch {
+      return undefined;
+    }
   }
 
   /**
