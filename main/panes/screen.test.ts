@@ -298,6 +298,38 @@ describe('the lazy headless screen', () => {
     expect(direct).toBeGreaterThan((10 * SEEDS) / 100);
   }, SEARCH_MS);
 
+  // Seeds the searches found (SCREEN_SEEDS=2000), run every time: rows ending in a wide
+  // character whose second cell xterm had emptied (a print in the last column with autowrap
+  // off, then an erase), which the serialize addon's erase at the row's end wiped.
+  it.each([227, 682])('keeps old scrollback exactly for archive seed %i (found by a search)', async (seed) => {
+    await withSeed(seed, () => run(seed, true));
+  });
+
+  it('gives back a wide character at a row\'s end whose second cell xterm emptied (autowrap off, a second wide character dropped there), where the serialize addon by itself wiped it', async () => {
+    // On a screen of 1 row the addon takes the background a scroll fills rows with from the
+    // rows before (from the second on): blue here, so it erases the emptied cell at the row's
+    // end to the default, from past the wide character, which xterm reads as the last column.
+    const bytes = `\x1b[44mblue\r\nblue\r\n\x1b[0m\x1b[?7l12345678世世\x1b[?7h\r\nnext`;
+    const screen = new Screen({ cols: 10, rows: 1, scrollback: 100, idleMs: 5 });
+    const ref = reference(10, 1, 100);
+    try {
+      ref.write(bytes);
+      screen.write(bytes);
+      // xterm's own cells: the wide character, then an empty cell of width 1 (not its placeholder).
+      const row = ref.term.buffer.active.getLine(2)!;
+      expect([row.getCell(8)!.getWidth(), row.getCell(9)!.getWidth(), row.translateToString(true)]).toEqual([2, 1, '12345678世']);
+      const texts = (data: string) => replayed(data, 10, 1).text.split('\n');
+      expect(texts(ref.ser.serialize({ scrollback: 100, excludeModes: true }))[2]).toBe('12345678');
+      expect(texts(snapshotOf(ref.term, ref.ser, 100))[2]).toBe('12345678世');
+      expect(texts((await screen.serialize(100)).data)).toEqual(allTextOf(ref.term).split('\n'));
+      // And the pane's cells are as they were.
+      expect(row.getCell(9)!.getWidth()).toBe(1);
+    } finally {
+      ref.term.dispose();
+      screen.dispose();
+    }
+  });
+
   it.each([
     [40, 160],
     [24, 160],
