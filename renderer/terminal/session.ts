@@ -29,6 +29,7 @@ import { readable } from './view.ts';
 import type { Prefetched, SnapshotQueue } from './snapshots.ts';
 import type { PoolMember, Standing, WebglPool } from './webgl-pool.ts';
 import { TERMINAL_THEMES, terminalFont } from '../../common/themes.ts';
+import { resizeKeepingAlt } from '../../common/xterm-resize.ts';
 
 export interface SessionOptions {
   paneId: string;
@@ -390,7 +391,7 @@ export class TerminalSession {
       this.stats.snapshotChars = snap.data.length;
       const redraw = () => {
         if (snap.cols > 0 && snap.rows > 0 && (snap.cols !== this.term.cols || snap.rows !== this.term.rows)) {
-          this.term.resize(snap.cols, snap.rows);
+          resizeKeepingAlt(this.term, snap.cols, snap.rows);
         }
       };
       // Output xterm still holds from before is parsed first, then the terminal is reset (in
@@ -703,7 +704,7 @@ export class TerminalSession {
   private fitBack(): void {
     const to = this.fitted;
     if (!to) return this.fitNow(false);
-    if (to.cols !== this.term.cols || to.rows !== this.term.rows) this.term.resize(to.cols, to.rows);
+    if (to.cols !== this.term.cols || to.rows !== this.term.rows) resizeKeepingAlt(this.term, to.cols, to.rows);
   }
 
   private fitNow(force: boolean): void {
@@ -726,7 +727,7 @@ export class TerminalSession {
       this.fittedBox = box ?? this.box();
     }
     this.fitStale = false;
-    if (dims.cols !== this.term.cols || dims.rows !== this.term.rows) this.term.resize(dims.cols, dims.rows);
+    if (dims.cols !== this.term.cols || dims.rows !== this.term.rows) resizeKeepingAlt(this.term, dims.cols, dims.rows);
     this.updateView();
     clearTimeout(this.resizeTimer);
     if (force) this.sendSize(true);
