@@ -128,7 +128,7 @@ describe('the history a window receives', () => {
 
 describe('the history a window receives, on a screen of 1 to 3 rows', () => {
   it('is the reference\'s buffer cell by cell', async () => {
-    // And seeds the searches found, every time: 168 (a row of dashes left on 1 row), 607 (the oldest row's first character a '~').
-    for (const seed of [...Array.from({ length: SEEDS || 12 }, (_, i) => FROM + 1 + i), ...(SEEDS ? [] : [168, 607])]) await run(seed, seed % 2 === 0, true);
+    // And seeds the searches found, every time: 168 (a row of dashes left on 1 row), 607 (the oldest row's first character a '~'), 2090 (xterm's erase above unwrapping a row of the history).
+    for (const seed of [...Array.from({ length: SEEDS || 12 }, (_, i) => FROM + 1 + i), ...(SEEDS ? [] : [168, 607, 2090])]) await run(seed, seed % 2 === 0, true);
   }, 600_000);
 });

@@ -20,6 +20,7 @@ import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
 import { Archive, dropTop, forOneRow, lineStart, normalBuffer, replayRows, snapshotOf } from './archive.ts';
 import { resizeKeepingAlt } from '../../common/xterm-resize.ts';
+import { mendEraseAbove } from '../../common/xterm-erase.ts';
 import { afterLastCrLf, attributesAtEnd, countLineFeeds, foldAttributes, isDirectLine, plainTailStart } from './compact.ts';
 import { flat } from './line-encode.ts';
 import { screenCells } from './screen-cells.ts';
@@ -225,6 +226,8 @@ export class Screen {
     this.term = new headless.Terminal({ cols: opts.cols, rows: opts.rows, scrollback: opts.scrollback, allowProposedApi: true, logLevel: 'off' });
     this.serializer = new serialize.SerializeAddon();
     this.term.loadAddon(this.serializer);
+    // (xterm's erase above from the last column unwrapped a row of the history: common/xterm-erase.ts.)
+    mendEraseAbove(this.term);
     if (opts.title) this.term.onTitleChange(opts.title);
     const core = (this.term as unknown as { _core?: CoreView })._core;
     const writeSync = core?.writeSync;

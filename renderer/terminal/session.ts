@@ -30,6 +30,7 @@ import type { Prefetched, SnapshotQueue } from './snapshots.ts';
 import type { PoolMember, Standing, WebglPool } from './webgl-pool.ts';
 import { TERMINAL_THEMES, terminalFont } from '../../common/themes.ts';
 import { resizeKeepingAlt } from '../../common/xterm-resize.ts';
+import { mendEraseAbove } from '../../common/xterm-erase.ts';
 
 export interface SessionOptions {
   paneId: string;
@@ -231,6 +232,8 @@ export class TerminalSession {
       rescaleOverlappingGlyphs: true,
     });
     this.term.loadAddon(this.fit);
+    // (xterm's erase above from the last column unwrapped a row of the history: common/xterm-erase.ts.)
+    mendEraseAbove(this.term);
     this.prompts = new PromptMarks(this.term);
     this.term.loadAddon(new Unicode11Addon());
     this.term.unicode.activeVersion = '11';
