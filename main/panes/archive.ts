@@ -17,7 +17,7 @@
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
 import { directLineText } from './compact.ts';
-import { encodeLine, flat, type CellLine } from './line-encode.ts';
+import { attrUnderline, cellChars, encodeLine, flat, sgrBetween, underlineAt, type CellLine } from './line-encode.ts';
 
 type Term = InstanceType<typeof headless.Terminal>;
 type Serializer = InstanceType<typeof serialize.SerializeAddon>;
@@ -97,8 +97,77 @@ export function withoutNullMoves(serialized: string): string {
  */
 export function snapshotOf(term: Term, ser: Serializer, scrollback: number): string {
   const b = term.buffer.active;
-  const cursor = b.cursorX < term.cols ? `\x1b[${b.cursorY + 1};${b.cursorX + 1}H` : '';
-  return withoutNullMoves(ser.serialize({ scrollback, excludeModes: true })) + cursor + modesOf(term);
+  const cursor = b.cursorX < term.cols ? `\x1b[${b.cursorY + 1};${b.cursorX + 1}H` : pendingWrap(term);
+  const normal = normalBuffer(term);
+  const alt = (term as unknown as { _core: { _bufferService: { buffers: { alt: { lines: BufferView['lines'] } } } } })._core._bufferService.buffers.alt;
+  const from = Math.max(0, term.buffer.normal.length - term.rows - scrollback);
+  const data = withWholeWideChars([[normal.lines, from, normal.lines.length - 1], ...(b.type === 'alternate' ? [[alt.lines, 0, alt.lines.length - 1] as const] : [])], () => ser.serialize({ scrollback, excludeModes: true }));
+  return withoutNullMoves(data) + cursor + modesOf(term);
+}
+
+/** xterm's cell layout: a cell's width above its content's bits (src/common/buffer/Constants.ts). */
+const WIDTH_SHIFT = 22;
+
+/**
+ * `f` (a serialization) run while each wide character whose second cell xterm made an empty
+ * cell of width 1 has its placeholder back, as a replay of the character makes it; the cells
+ * are put back as they were after. xterm (6.0.0) leaves such a cell with autowrap off: a
+ * wide character that does not fit in the last column is dropped, and the print's end then
+ * empties the placeholder right of the cursor, the wide character before's. The serialize
+ * addon counts that cell as an empty one: at a row's end it erases it where it thinks its
+ * background differs (its model of the background a scroll fills rows with; on a screen of
+ * one row, from the second row on), from the column past the wide character, which xterm
+ * reads as the last column: the erase wiped the wide character the pane still shows (issue
+ * 38, archive seeds 227 and 682). The archive's line encoder skips such a cell (line-encode.ts).
+ */
+export function withWholeWideChars<T>(ranges: ReadonlyArray<readonly [BufferView['lines'], number, number]>, f: () => T): T {
+  const mended: Array<[Uint32Array, number]> = [];
+  for (const [lines, start, end] of ranges) {
+    for (let y = start; y <= end; y++) {
+      const line = lines.get(y);
+      if (!line) continue;
+      const d = line._data;
+      for (let x = 1; x < line.length; x++) {
+        if (d[x * 3] === 1 << WIDTH_SHIFT && d[(x - 1) * 3]! >>> WIDTH_SHIFT === 2) {
+          mended.push([d, x * 3]);
+          d[x * 3] = 0;
+        }
+      }
+    }
+  }
+  try {
+    return f();
+  } finally {
+    for (const [d, at] of mended) d[at] = 1 << WIDTH_SHIFT;
+  }
+}
+
+/**
+ * The cursor past the last column (xterm's pending wrap: a row written to its end, the next
+ * character goes to the next row) as a replay makes it: the row's last character written
+ * again where it is, in its own attributes, then the attributes in force put back. The
+ * addon moves the cursor back from where its rows end, and a move stops at the last column:
+ * below such a row with rows after it, the next character a window was sent overwrote the
+ * row's last one where the pane wrote it on the next row (issue 38, archive seed 3388). Where
+ * that cell is empty (nothing to write again) the addon's own way stands.
+ */
+function pendingWrap(term: Term): string {
+  const core = (term as unknown as { _core: { _bufferService: { buffer: { lines: BufferView['lines']; ybase: number; y: number } }; _inputHandler: { _curAttrData: { fg: number; bg: number; extended?: { underlineStyle: number } } } } })._core;
+  const buf = core._bufferService.buffer;
+  const line = buf.lines.get(buf.ybase + buf.y);
+  if (!line) return '';
+  const d = line._data;
+  let x = term.cols - 1;
+  // The second cell of a wide character: the character is written from its first.
+  if (x > 0 && d[x * 3]! >>> WIDTH_SHIFT === 0 && d[(x - 1) * 3]! >>> WIDTH_SHIFT === 2) x--;
+  const chars = cellChars(line, x);
+  if (!chars) return '';
+  const fg = d[x * 3 + 1]!;
+  const bg = d[x * 3 + 2]!;
+  const ul = underlineAt(line, x, fg, bg);
+  const cur = core._inputHandler._curAttrData;
+  const curUl = attrUnderline(cur.fg, cur.bg, cur.extended);
+  return `\x1b[${term.buffer.active.cursorY + 1};${x + 1}H${sgrBetween(cur.fg, cur.bg, curUl, fg, bg, ul)}${chars}${sgrBetween(fg, bg, ul, cur.fg, cur.bg, curUl)}`;
 }
 
 /** The modes as the serialize addon (0.14) writes them at a snapshot's end. */
@@ -188,7 +257,7 @@ export function forOneRow(serialized: string, cols: number): string {
 function take(term: Term, ser: Serializer, start: number, end: number): Line {
   const fast = encodeLine(normalBuffer(term).lines, start, end);
   if (fast) return { data: fast.data, text: fast.text, rows: end - start + 1 };
-  const data = withoutNullMoves(ser.serialize({ range: { start, end }, excludeModes: true, excludeAltBuffer: true }));
+  const data = withoutNullMoves(withWholeWideChars([[normalBuffer(term).lines, start, end]], () => ser.serialize({ range: { start, end }, excludeModes: true, excludeAltBuffer: true })));
   const buf = term.buffer.normal;
   let text = '';
   for (let y = start; y <= end; y++) text += buf.getLine(y)?.translateToString(true) ?? '';

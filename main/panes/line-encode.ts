@@ -114,8 +114,28 @@ function putNum(n: number): void {
 }
 
 /** A cell's underline as the addon's isUnderline() gives it: 1 for an extended style (a hyperlink's dashed one too), else the flag's bit. */
-function underlineAt(line: CellLine, x: number, fg: number, bg: number): number {
+export function underlineAt(line: CellLine, x: number, fg: number, bg: number): number {
   return bg & BG_EXTENDED && (line._extendedAttrs[x]?.underlineStyle ?? 0) !== 0 ? 1 : fg & FG_UNDERLINE;
+}
+
+/** Attributes' underline as the addon's isUnderline() gives it (xterm's AttributeData: fg, bg, extended). */
+export function attrUnderline(fg: number, bg: number, extended: { underlineStyle: number } | undefined): number {
+  return bg & BG_EXTENDED && (extended?.underlineStyle ?? 0) !== 0 ? 1 : fg & FG_UNDERLINE;
+}
+
+/** The SGR that takes the style (wfg, wbg, wul) to (fg, bg, ul), as the addon writes it ('' when nothing differs). */
+export function sgrBetween(wfg: number, wbg: number, wul: number, fg: number, bg: number, ul: number): string {
+  out.length = 0;
+  putSgr(fg, bg, ul, wfg, wbg, wul);
+  return out.take();
+}
+
+/** A cell's characters (none for an empty cell). */
+export function cellChars(line: CellLine, x: number): string {
+  const content = line._data[x * 3]!;
+  if (content & COMBINED) return line._combined[x] ?? '';
+  const cp = content & CODEPOINT;
+  return cp ? String.fromCodePoint(cp) : '';
 }
 
 /** SGR parameters for a colour (38/48 base), as the addon writes them; `first` when none came before. */

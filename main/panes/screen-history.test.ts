@@ -82,11 +82,14 @@ async function run(seed: number, moves: boolean, short = false): Promise<{ rows:
       own.write(rows === 1 ? forOneRow(theirs, cols) : theirs);
     }
     const want = visibleCells((own ?? ref).term, !moves);
+    // A fresh terminal's first row is never a wrapped one: where the scrollback cut a long
+    // line, the reference's oldest row still says it continues a row it no longer has. (Read
+    // from the rows, not the strings: a row's '~' is also the character, seed 607.)
+    const wrappedFirst = (t: typeof w) => t.buffer.active.getLine(0)?.isWrapped === true;
+    const cutFirst = wrappedFirst((own ?? ref).term) && !wrappedFirst(w);
     own?.term.dispose();
     const got = visibleCells(w, !moves);
-    // A fresh terminal's first row is never a wrapped one: where the scrollback cut a long
-    // line, the reference's oldest row still says it continues a row it no longer has.
-    if (want[0]?.startsWith('~') && !got[0]?.startsWith('~')) want[0] = want[0].slice(1);
+    if (cutFirst) want[0] = want[0]!.slice(1);
     expect({ seed, rows: got.length }).toEqual({ seed, rows: want.length });
     const diff = got.findIndex((row, i) => row !== want[i]);
     // (Where they part: the row, the first cell that differs and the two after it.)
@@ -103,27 +106,29 @@ async function run(seed: number, moves: boolean, short = false): Promise<{ rows:
   }
 }
 
+/** Streams: SCREEN_SEEDS=2000 runs many more (a search for mismatches, not the suite's run), from SCREEN_SEED_FROM + 1. */
+const SEEDS = Number(process.env.SCREEN_SEEDS ?? 0);
+const FROM = Number(process.env.SCREEN_SEED_FROM) || 0;
+
 describe('the history a window receives', () => {
   it('is the reference\'s buffer cell by cell: colours, attributes, wide characters and wrapping, over random streams that scroll thousands of lines out', async () => {
     let archived = 0;
     let history = 0;
-    for (let seed = 1; seed <= 30; seed++) {
+    const n = SEEDS || 30;
+    for (let seed = FROM + 1; seed <= FROM + n; seed++) {
       const res = await run(seed, seed % 3 === 0);
       if (res.archived) archived++;
       history += res.history;
     }
     // Not vacuous: most streams scrolled rows out of the screen's buffer into its archive.
-    expect(archived).toBeGreaterThan(20);
-    expect(history).toBeGreaterThan(30_000);
+    expect(archived).toBeGreaterThan((20 * n) / 30);
+    expect(history).toBeGreaterThan((30_000 * n) / 30);
   }, 600_000);
 });
 
-/** Streams: SCREEN_SEEDS=2000 runs many more (a search for mismatches, not the suite's run), from SCREEN_SEED_FROM + 1. */
-const SEEDS = Number(process.env.SCREEN_SEEDS ?? 0);
-const FROM = Number(process.env.SCREEN_SEED_FROM) || 0;
-
 describe('the history a window receives, on a screen of 1 to 3 rows', () => {
   it('is the reference\'s buffer cell by cell', async () => {
-    for (let seed = FROM + 1; seed <= FROM + (SEEDS || 12); seed++) await run(seed, seed % 2 === 0, true);
+    // And seeds the searches found, every time: 168 (a row of dashes left on 1 row), 607 (the oldest row's first character a '~'), 2090 (xterm's erase above unwrapping a row of the history).
+    for (const seed of [...Array.from({ length: SEEDS || 12 }, (_, i) => FROM + 1 + i), ...(SEEDS ? [] : [168, 607, 2090])]) await run(seed, seed % 2 === 0, true);
   }, 600_000);
 });

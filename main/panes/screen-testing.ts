@@ -5,6 +5,7 @@
  */
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
+import { mendEraseAbove } from '../../common/xterm-erase.ts';
 
 type Term = InstanceType<typeof headless.Terminal>;
 
@@ -20,9 +21,15 @@ export function rng(seed: number): () => number {
   };
 }
 
-/** A reference terminal that parses each write before it returns (xterm's own synchronous write). */
+/**
+ * A reference terminal that parses each write before it returns (xterm's own synchronous
+ * write), with xterm's erase above mended as the screen's and the window's are
+ * (common/xterm-erase.ts: xterm's own unwrapped a row of the history, which one depending on
+ * how many rows its buffer holds).
+ */
 export function reference(cols: number, rows: number, scrollback: number): { term: Term; ser: InstanceType<typeof serialize.SerializeAddon>; write(data: string): void } {
   const term = new headless.Terminal({ cols, rows, scrollback, allowProposedApi: true, logLevel: 'off' });
+  mendEraseAbove(term);
   const ser = new serialize.SerializeAddon();
   term.loadAddon(ser);
   const core = (term as unknown as { _core: { writeSync(data: string): void } })._core;

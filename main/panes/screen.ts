@@ -19,6 +19,8 @@
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
 import { Archive, dropTop, forOneRow, lineStart, normalBuffer, replayRows, snapshotOf } from './archive.ts';
+import { resizeKeepingAlt } from '../../common/xterm-resize.ts';
+import { mendEraseAbove } from '../../common/xterm-erase.ts';
 import { afterLastCrLf, attributesAtEnd, countLineFeeds, foldAttributes, isDirectLine, plainTailStart } from './compact.ts';
 import { flat } from './line-encode.ts';
 import { screenCells } from './screen-cells.ts';
@@ -224,6 +226,8 @@ export class Screen {
     this.term = new headless.Terminal({ cols: opts.cols, rows: opts.rows, scrollback: opts.scrollback, allowProposedApi: true, logLevel: 'off' });
     this.serializer = new serialize.SerializeAddon();
     this.term.loadAddon(this.serializer);
+    // (xterm's erase above from the last column unwrapped a row of the history: common/xterm-erase.ts.)
+    mendEraseAbove(this.term);
     if (opts.title) this.term.onTitleChange(opts.title);
     const core = (this.term as unknown as { _core?: CoreView })._core;
     const writeSync = core?.writeSync;
@@ -810,19 +814,9 @@ export class Screen {
 
 type Term = InstanceType<typeof headless.Terminal>;
 
-/**
- * `term` resized, its alternate buffer kept to the screen's rows. @xterm/headless 6.0.0
- * shrinks that buffer's room only when it holds rows: one not used yet keeps the room of the
- * first size, so a program that switches to it after a resize to fewer rows scrolls rows into
- * it as if it had scrollback, and with a scroll region set after the next resize, xterm throws
- * at the next line feed ("start argument out of range", from the parser: seed 1411 of
- * main/panes/screen.test.ts's search, which would end the service). Not public API: left
- * alone where it is not as 6.0.0 has it.
- */
+/** `term` resized, its alternate buffer kept to the screen's rows (common/xterm-resize.ts: @xterm/headless 6.0.0 could throw from its parser after it). */
 export function resizeTerm(term: Term, cols: number, rows: number): void {
-  term.resize(cols, rows);
-  const alt = (term as unknown as { _core?: { _bufferService?: { buffers?: { alt?: { lines?: { length: number; maxLength: number } } } } } })._core?._bufferService?.buffers?.alt?.lines;
-  if (alt && typeof alt.maxLength === 'number' && alt.length === 0 && alt.maxLength > rows) alt.maxLength = rows;
+  resizeKeepingAlt(term, cols, rows);
 }
 
 /** A terminal's visible screen as plain text as parsed so far, one line per row, trailing spaces trimmed. */

@@ -9,6 +9,7 @@
 import { Terminal } from '@xterm/xterm';
 import { useEffect, useRef } from 'react';
 import { TERMINAL_THEMES, terminalFont, type ThemeName } from '../../common/themes.ts';
+import { resizeKeepingAlt } from '../../common/xterm-resize.ts';
 
 export interface Shot {
   data: string;
@@ -90,7 +91,7 @@ export function Screen({ shot, label }: { shot: Shot; label: string }) {
 }
 
 function draw(t: Terminal, shot: Shot): void {
-  if (t.cols !== shot.cols || t.rows !== shot.rows) t.resize(Math.max(2, shot.cols), Math.max(1, shot.rows));
+  if (t.cols !== shot.cols || t.rows !== shot.rows) resizeKeepingAlt(t, Math.max(2, shot.cols), Math.max(1, shot.rows));
   t.reset();
   t.write(shot.data);
 }

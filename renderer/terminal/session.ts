@@ -29,6 +29,8 @@ import { readable } from './view.ts';
 import type { Prefetched, SnapshotQueue } from './snapshots.ts';
 import type { PoolMember, Standing, WebglPool } from './webgl-pool.ts';
 import { TERMINAL_THEMES, terminalFont } from '../../common/themes.ts';
+import { resizeKeepingAlt } from '../../common/xterm-resize.ts';
+import { mendEraseAbove } from '../../common/xterm-erase.ts';
 
 export interface SessionOptions {
   paneId: string;
@@ -230,6 +232,8 @@ export class TerminalSession {
       rescaleOverlappingGlyphs: true,
     });
     this.term.loadAddon(this.fit);
+    // (xterm's erase above from the last column unwrapped a row of the history: common/xterm-erase.ts.)
+    mendEraseAbove(this.term);
     this.prompts = new PromptMarks(this.term);
     this.term.loadAddon(new Unicode11Addon());
     this.term.unicode.activeVersion = '11';
@@ -390,7 +394,7 @@ export class TerminalSession {
       this.stats.snapshotChars = snap.data.length;
       const redraw = () => {
         if (snap.cols > 0 && snap.rows > 0 && (snap.cols !== this.term.cols || snap.rows !== this.term.rows)) {
-          this.term.resize(snap.cols, snap.rows);
+          resizeKeepingAlt(this.term, snap.cols, snap.rows);
         }
       };
       // Output xterm still holds from before is parsed first, then the terminal is reset (in
@@ -703,7 +707,7 @@ export class TerminalSession {
   private fitBack(): void {
     const to = this.fitted;
     if (!to) return this.fitNow(false);
-    if (to.cols !== this.term.cols || to.rows !== this.term.rows) this.term.resize(to.cols, to.rows);
+    if (to.cols !== this.term.cols || to.rows !== this.term.rows) resizeKeepingAlt(this.term, to.cols, to.rows);
   }
 
   private fitNow(force: boolean): void {
@@ -726,7 +730,7 @@ export class TerminalSession {
       this.fittedBox = box ?? this.box();
     }
     this.fitStale = false;
-    if (dims.cols !== this.term.cols || dims.rows !== this.term.rows) this.term.resize(dims.cols, dims.rows);
+    if (dims.cols !== this.term.cols || dims.rows !== this.term.rows) resizeKeepingAlt(this.term, dims.cols, dims.rows);
     this.updateView();
     clearTimeout(this.resizeTimer);
     if (force) this.sendSize(true);
