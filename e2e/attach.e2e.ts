@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type WebSocket as PageSocket } from 'playwright-core';
-import { ARTIFACTS, browserPath, CHROMIUM_ARGS, launchBrowser, openWindow, startServe, tempDir, TdPage, type Serve } from './harness.ts';
+import { ARTIFACTS, browserPath, countLines as count, CHROMIUM_ARGS, launchBrowser, openWindow, startServe, tempDir, TdPage, type Serve } from './harness.ts';
 
 let serve: Serve;
 let browser: Browser;
@@ -37,8 +37,6 @@ afterAll(async () => {
   await browser?.close();
   await serve?.close();
 });
-
-const count = (text: string, re: RegExp): number => text.split('\n').filter((l) => re.test(l)).length;
 
 describe('attaching a window', () => {
   it('adopts the socket the early script opened, with the frames that came before the bundle ran, each once', async () => {

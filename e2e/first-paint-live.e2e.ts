@@ -10,44 +10,36 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { ARTIFACTS, launchBrowser, openWindow, startServe, TdPage, type Serve } from './harness.ts';
+import { ARTIFACTS, countLines as count, openPaneFixture, TdPage, type PaneFixture } from './harness.ts';
 
-let serve: Serve;
-let browser: Browser;
-let first: TdPage;
+let fx: PaneFixture;
 
 beforeAll(async () => {
-  serve = await startServe();
-  browser = await launchBrowser();
-  first = await openWindow(browser, serve, { theme: 'dark' });
+  fx = await openPaneFixture({ theme: 'dark' });
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await serve?.close();
+  await fx?.close();
 });
-
-const count = (text: string, re: RegExp): number => text.split('\n').filter((l) => re.test(l)).length;
 
 /** A pane's part of the first paint: its rows as text, whether it shows focused, whether it went. */
 interface Part { rows: string[]; focused: boolean; gone: boolean }
 
 describe('the first paint, live', () => {
   it('answers keys typed on it before the terminal exists, draws their echo, and gives way to the terminal with the same rows, nothing typed twice', async () => {
-    const [a] = await first.paneIds();
-    await first.waitForPrompt(a!);
-    await first.header(a!).getByRole('button', { name: 'Split right' }).click();
-    await first.waitFor(async () => (await first.paneIds()).length === 2, 'two panes');
-    const [, b] = await first.paneIds();
-    await first.waitForPrompt(b!);
+    const [a] = await fx.win.paneIds();
+    await fx.win.waitForPrompt(a!);
+    await fx.win.header(a!).getByRole('button', { name: 'Split right' }).click();
+    await fx.win.waitFor(async () => (await fx.win.paneIds()).length === 2, 'two panes');
+    const [, b] = await fx.win.paneIds();
+    await fx.win.waitForPrompt(b!);
 
     for (const theme of ['light', 'dark'] as const) {
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
-      const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: theme, deviceScaleFactor: 1 });
+      const ctx = await fx.browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: theme, deviceScaleFactor: 1 });
       try {
-        expect((await ctx.request.get(serve.url, { maxRedirects: 0 })).status()).toBe(302);
+        expect((await ctx.request.get(fx.serve.url, { maxRedirects: 0 })).status()).toBe(302);
         const page = await ctx.newPage();
         const errors: string[] = [];
         page.on('pageerror', (e) => errors.push(String(e)));
@@ -75,13 +67,13 @@ describe('the first paint, live', () => {
           }).observe(document, { attributes: true, attributeFilter: ['class'], childList: true, subtree: true });
         });
         // The theme asked of the door and the window alike (a context's first request may go without its hint).
-        await page.goto(`${serve.origin}/?test=1&renderer=dom&theme=${theme}`, { waitUntil: 'commit' });
+        await page.goto(`${fx.serve.origin}/?test=1&renderer=dom&theme=${theme}`, { waitUntil: 'commit' });
         await page.waitForFunction(() => !!document.getElementById('td-first-paint') && performance.getEntriesByName('td:early').length > 0);
         const part = (id: string): Promise<Part | null> => page.evaluate((pid) => {
           const el = [...document.querySelectorAll<HTMLElement>('[data-first-paint-pane]')].find((e) => e.dataset.firstPaintPane === pid);
           return el ? { rows: [...el.querySelectorAll('.first-paint-rows > div')].map((d) => (d.textContent ?? '').trimEnd()), focused: el.dataset.focused === 'true', gone: el.classList.contains('first-paint-gone') } : null;
         }, id);
-        const waitRows = (id: string, re: RegExp, what: string) => first.waitFor(async () => (await part(id))?.rows.some((r) => re.test(r)) ?? false, `${what} on the first paint of ${id} (${theme})`);
+        const waitRows = (id: string, re: RegExp, what: string) => fx.win.waitFor(async () => (await part(id))?.rows.some((r) => re.test(r)) ?? false, `${what} on the first paint of ${id} (${theme})`);
         const focusedFirst = (await part(a!))!.focused ? a! : b!;
         const other = focusedFirst === a ? b! : a!;
         expect((await part(other))!.focused).toBe(false);
@@ -101,8 +93,8 @@ describe('the first paint, live', () => {
         expect(await page.evaluate(() => document.querySelectorAll('.xterm').length)).toBe(0);
         await page.screenshot({ path: path.join(ARTIFACTS, `first-paint-live-${theme}.png`) });
         // Each reached its shell once.
-        await first.waitForText(focusedFirst, new RegExp(`^live-${theme}-42$`, 'm'));
-        await first.waitForText(other, new RegExp(`^other-${theme}-9$`, 'm'));
+        await fx.win.waitForText(focusedFirst, new RegExp(`^live-${theme}-42$`, 'm'));
+        await fx.win.waitForText(other, new RegExp(`^other-${theme}-9$`, 'm'));
 
         // The bundle comes: each terminal takes over, showing what its part showed.
         release();
@@ -120,9 +112,9 @@ describe('the first paint, live', () => {
         await w.waitForText(other, new RegExp(`^other-${theme}-9$`, 'm'));
         // The terminal types on by itself; nothing typed early is typed again.
         await w.typeLine(other, `echo after-${theme}-$((2*2))`);
-        await first.waitForText(other, new RegExp(`^after-${theme}-4$`, 'm'));
+        await fx.win.waitForText(other, new RegExp(`^after-${theme}-4$`, 'm'));
         for (const [id, re] of [[focusedFirst, new RegExp(`echo live-${theme}-`)], [focusedFirst, new RegExp(`^live-${theme}-42$`)], [other, new RegExp(`echo other-${theme}-`)], [other, new RegExp(`^other-${theme}-9$`)]] as const) {
-          expect(count(await first.text(id), re), `${re} in ${id}`).toBe(1);
+          expect(count(await fx.win.text(id), re), `${re} in ${id}`).toBe(1);
           expect(count(await w.text(id), re), `${re} in ${id}, the window that typed it`).toBe(1);
         }
         expect(errors).toEqual([]);

@@ -60,6 +60,9 @@ export interface StartServeOptions {
 }
 
 /** A fresh temp dir, removed by the returned cleanup. */
+/** How many of a text's lines match `re`. */
+export const countLines = (text: string, re: RegExp): number => text.split('\n').filter((l) => re.test(l)).length;
+
 export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `td-e2e-${prefix}-`));
 }
