@@ -9,7 +9,8 @@
 import { describe, expect, it } from 'vitest';
 import headless from '@xterm/headless';
 import { forOneRow, normalBuffer, snapshotOf } from './archive.ts';
-import { allTextOf, resizeTerm, Screen, screenTextOf } from './screen.ts';
+import { allTextOf, Screen, screenTextOf } from './screen.ts';
+import { resizeKeepingAlt } from '../../common/xterm-resize.ts';
 import { ScreenPrompts } from './screen-prompts.ts';
 import { cellRows, reference, rng } from './screen-testing.ts';
 import { waitFor } from './testing.ts';
@@ -206,8 +207,8 @@ async function run(seed: number, archive = false): Promise<{ skipped: number; re
         continue;
       }
       await send();
-      // (The reference mended as the screen is: resizeTerm.)
-      resizeTerm(ref, piece.cols, piece.rows);
+      // (The reference mended as the screen is: resizeKeepingAlt.)
+      resizeKeepingAlt(ref, piece.cols, piece.rows);
       screen.resize(piece.cols, piece.rows);
     }
     await send();

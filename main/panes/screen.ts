@@ -707,7 +707,7 @@ export class Screen {
     this.afterParsed(() => {
       if (this.disposed) return;
       const from = this.term.cols;
-      this.trimming(() => resizeTerm(this.term, cols, rows));
+      this.trimming(() => resizeKeepingAlt(this.term, cols, rows));
       if (this.archive.rows > 0) this.archive.reflow(from, cols);
       this.keepHistory();
       this.reflowLater();
@@ -814,10 +814,6 @@ export class Screen {
 
 type Term = InstanceType<typeof headless.Terminal>;
 
-/** `term` resized, its alternate buffer kept to the screen's rows (common/xterm-resize.ts: @xterm/headless 6.0.0 could throw from its parser after it). */
-export function resizeTerm(term: Term, cols: number, rows: number): void {
-  resizeKeepingAlt(term, cols, rows);
-}
 
 /** A terminal's visible screen as plain text as parsed so far, one line per row, trailing spaces trimmed. */
 export function screenTextOf(term: Term): string {

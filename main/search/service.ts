@@ -56,11 +56,11 @@ const TYPING_MS = 1000;
 /** Output queued for one pane at most (a flood outruns the index: its older part beyond this is counted, not indexed). */
 const MAX_QUEUED_CHARS = 4 * 1024 * 1024;
 /** A file is read at most this much at a time (one transaction); the rest after the event loop's next turn. */
+const FILE_READ_MAX = 512 * 1024;
 /** At the end (dispose) at most this much queued output is written, in slices of DISPOSE_SLICE_LINES lines; the rest is let go (flushQueued). */
 const DISPOSE_CHARS = 4 * 1024 * 1024;
 const DISPOSE_LINES = 200_000;
 const DISPOSE_SLICE_LINES = 16_384;
-const FILE_READ_MAX = 512 * 1024;
 const PRUNE_EVERY_MS = 6 * 3600_000;
 /** The words' file is checked this long after the start, on a thread of its own (SearchIndex.checkWords). */
 const CHECK_WORDS_MS = 20_000;
