@@ -11,6 +11,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../e2e/harness.ts';
 import { ensureBuilt, startOurs } from './peer-apps.ts';
+import { serviceSlices, summarize, TRACE_CATEGORIES } from './trace-summary.ts';
 import { wsWindow } from './ws-window.ts';
 
 const PANES = Math.max(2, Number(process.env.TD_BENCH_TMUX_PANES) || 8);
@@ -19,6 +20,8 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-attach-profile-'));
 const file = path.join(dir, 'fill.txt');
 fs.writeFileSync(file, `${Array.from({ length: 10_000 }, (_, i) => `${String(i).padStart(5, '0')} ${'the quick brown fox jumps over the lazy dog 0123456789 ABCDEFGHIJ'.slice(0, 63)}`).join('\n')}\n`);
 const app = await startOurs();
+/** Each window's navigation on the monotonic clock (µs), to place the service's CPU profile. */
+const origins: number[] = [];
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: [...CHROMIUM_ARGS, '--disable-3d-apis'], headless: true });
 try {
   const win = await wsWindow(app.url);
@@ -45,12 +48,35 @@ try {
     // The page's own counters (layouts, style recalculations, and the main thread's time in them): less moved by a loaded machine than the wall clock.
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable');
+    // TD_BENCH_ATTACH_TRACE=1: a Chromium trace of each window, summed up (bench/trace-summary.ts).
+    const tracing = !!process.env.TD_BENCH_ATTACH_TRACE;
+    if (tracing) await browser.startTracing(page, { categories: TRACE_CATEGORIES });
+    // The network as the browser's network service saw it (CDP timestamps, not the page's thread): when each request and the socket's handshake went and came.
+    const net: Array<[string, number]> = [];
+    let docTiming: { requestTime: number; sendStart: number } | undefined;
+    if (tracing) {
+      await cdp.send('Network.enable');
+      const short = (u: string) => u.replace(/^.*\//, '').replace(/\?.*/, '').replace(/-[\w-]{8}\./, '.') || '/';
+      const urls = new Map<string, string>();
+      cdp.on('Network.requestWillBeSent', (e: { requestId: string; request: { url: string }; timestamp: number }) => { urls.set(e.requestId, short(e.request.url)); net.push([`${short(e.request.url)} sent`, e.timestamp]); });
+      cdp.on('Network.responseReceived', (e: { requestId: string; timestamp: number; type: string; response: { timing?: { requestTime: number; sendStart: number } } }) => {
+        if (e.type === 'Document' && e.response.timing) docTiming = e.response.timing;
+        net.push([`${urls.get(e.requestId)} response`, e.timestamp]);
+      });
+      cdp.on('Network.loadingFinished', (e: { requestId: string; timestamp: number }) => net.push([`${urls.get(e.requestId)} done`, e.timestamp]));
+      cdp.on('Network.webSocketWillSendHandshakeRequest', (e: { timestamp: number }) => net.push(['ws handshake sent', e.timestamp]));
+      cdp.on('Network.webSocketHandshakeResponseReceived', (e: { timestamp: number }) => net.push(['ws handshake answered', e.timestamp]));
+      let frames = 0;
+      cdp.on('Network.webSocketFrameSent', (e: { timestamp: number; response: { payloadData: string } }) => { if (frames++ < 120) net.push([`ws sent ${/"id":(\d+),"name":"([\w.]+)"/.exec(e.response.payloadData)?.slice(1).join(' ') ?? e.response.payloadData.slice(0, 20)}`, e.timestamp]); });
+      cdp.on('Network.webSocketFrameReceived', (e: { timestamp: number; response: { payloadData: string; opcode: number } }) => { if (frames++ < 120) net.push([`ws came ${e.response.opcode === 2 ? '(output)' : /"id":(\d+)/.exec(e.response.payloadData)?.[1] ?? e.response.payloadData.slice(0, 20)}`, e.timestamp]); });
+    }
     const t0 = Date.now();
     await page.goto(`${app.url}&test=1`, { waitUntil: 'commit' });
     // A key typed on the focused pane as soon as its first paint shows (td:first-paint-key: sent; td:first-paint-live: its rows back).
     await page.waitForFunction(() => !!document.querySelector('#td-first-paint .pane[data-focused="true"] .first-paint-rows') || !!document.querySelector('.xterm'), undefined, { polling: 'raf', timeout: 180_000 });
     const typedAt = Date.now() - t0;
-    await page.keyboard.type('mk');
+    // As the tmux bench types (answeringLive): a marker of ten characters, a key event each.
+    await page.keyboard.type(`mk${round}q${String(Math.floor(Math.random() * 1e5)).padStart(5, '0')}`);
     await page.waitForFunction(() => {
       const td = (window as unknown as { __td?: { store: { getState(): { focused?: string | null } }; live(id: string): boolean } }).__td;
       const focused = td?.store.getState().focused;
@@ -72,6 +98,7 @@ try {
         return `resources (start..end): ${performance.getEntriesByType('resource').filter((r) => /\.(js|css)$/.test(r.name)).map((r) => `${r.name.replace(/.*\//, '').replace(/-[\w-]{8}\./, '.')} ${Math.round(r.startTime)}..${Math.round((r as PerformanceResourceTiming).responseEnd)}`).join(', ')}; request ${Math.round(n.requestStart)}, response ${Math.round(n.responseStart)}..${Math.round(n.responseEnd)} (${Math.round(n.transferSize / 1024)} KiB), DOM interactive ${Math.round(n.domInteractive)}, first contentful paint ${Math.round(fcp)}`;
       })() };
     });
+    const traced = tracing ? (await browser.stopTracing()).toString('utf8') : undefined;
     await page.keyboard.press('Control+U');
     console.log(`round ${round}: a key typed at ${typedAt} ms; the focused pane live after ${focusedLive} ms, all live after ${wall} ms; DOMContentLoaded ${marks.nav} ms`);
     const metrics = new Map(((await cdp.send('Performance.getMetrics')) as { metrics: Array<{ name: string; value: number }> }).metrics.map((m) => [m.name, m.value]));
@@ -80,11 +107,35 @@ try {
     console.log(`  ${marks.timing}`);
     for (const m of marks.marks) console.log(`  ${m}`);
     console.log(`  long tasks (start, ms): ${marks.long.map(([s, d]) => `${s}+${d}`).join(' ')}`);
+    if (tracing && docTiming) {
+      const origin = docTiming.requestTime * 1000 + docTiming.sendStart - (await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).requestStart));
+      console.log(`  network (the browser's clock): ${net.map(([k, t]) => `${k} ${Math.round(t * 1000 - origin)}`).join(', ')}`);
+    }
+    if (traced && process.env.TD_BENCH_ATTACH_TRACE_DIR) fs.writeFileSync(path.join(process.env.TD_BENCH_ATTACH_TRACE_DIR, `attach-${round}.json`), traced);
+    if (traced) {
+      const at = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark').map((m) => [m.name, m.startTime])));
+      for (const l of summarize(traced, at)) console.log(`  ${l}`);
+      origins.push((globalThis as { __tdTraceOrigin?: number }).__tdTraceOrigin ?? 0);
+    }
     await context.close();
     await new Promise((r) => setTimeout(r, 1500));
   }
 } finally {
   await browser.close();
   await app.stop();
+  // TD_PROFILE_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR": the service's profile, placed on each window's clock.
+  const dirOpt = /--cpu-prof-dir=(\S+)/.exec(process.env.TD_PROFILE_NODE_OPTIONS ?? '')?.[1];
+  if (dirOpt && origins.length) {
+    await new Promise((r) => setTimeout(r, 1000));
+    for (const f of fs.readdirSync(dirOpt).filter((f) => f.endsWith('.cpuprofile'))) {
+      const json = fs.readFileSync(path.join(dirOpt, f), 'utf8');
+      const p = JSON.parse(json) as { startTime: number; endTime: number };
+      origins.forEach((o, i) => {
+        if (o < p.startTime || o > p.endTime) return;
+        console.log(`${f}, window ${i + 1}, from its navigation:`);
+        for (const l of serviceSlices(json, o, o + 800_000)) console.log(l);
+      });
+    }
+  }
   fs.rmSync(dir, { recursive: true, force: true });
 }
