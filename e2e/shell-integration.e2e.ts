@@ -69,6 +69,9 @@ describe('shell integration', () => {
     expect(await marks.nth(1).getAttribute('title')).toMatch(/^exit 0 · \d+\.\d s$/);
     // A screen reader hears it in words.
     expect(await dark.header(paneId).getByTestId('last-command').ariaSnapshot()).toMatch(/Last command: exit 0 · \d+\.\d s/);
+    // Its tooltip, with the time it ended, is written as the pointer comes (not for every pane of a window as it is built).
+    await dark.header(paneId).getByTestId('last-command').hover();
+    expect(await dark.header(paneId).getByTestId('last-command').getAttribute('title')).toMatch(/^Last command: exit 0 · \d+\.\d s \(ended .+\)$/);
     // The gutter mark sits left of its prompt line, in the pane's margin, not over its text.
     const mark = (await marks.first().boundingBox())!;
     const screen = (await dark.page.locator(`[data-pane-id="${paneId}"] .xterm-screen`).boundingBox())!;
