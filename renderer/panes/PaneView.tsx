@@ -63,14 +63,13 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
   const theme = useWindowState(resolvedTheme);
   const focusRequest = useWindowState((s) => (s.focusRequest?.paneId === paneId ? s.focusRequest.n : 0));
 
-  // A layout effect: a pane view made again (a split, a move) has its terminal back before the
-  // next paint. A window attaching opens its first pane's in the task after this commit
-  // (TerminalRegistry.opening: the door's first paint lies over it and answers keys between).
+  // A layout effect: the terminal is made and measured before the window's first paint, not
+  // after it in a task of its own (an attach then paints once, a frame sooner).
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
     performance.mark('td:terminal');
-    // The window's first pane (the focused one) makes and opens its terminal first, the others once
+    // The window's first pane (the focused one) makes and opens its terminal now, the others once
     // it has drawn (TerminalRegistry.opening): they show the door's first paint until then.
     const st = ctx.store.getState();
     const first = (st.focused ?? leafIds(st.layout)[0]) === paneId;

@@ -60,7 +60,7 @@ export class TerminalRegistry {
   /** The rest are opened in the next task (paneDrawn). */
   private restSoon = false;
 
-  /** Runs a piece of the attach in a task of its own (`nextTask`; the unit tests run them by hand). */
+  /** Runs the next slice of the waiting terminals in a task of its own (`nextTask`; the unit tests run them by hand). */
   private readonly schedule: (f: () => void) => void;
 
   constructor(api: TdApi, schedule: (f: () => void) => void = nextTask) {
@@ -69,28 +69,15 @@ export class TerminalRegistry {
   }
 
   /**
-   * Open a pane's terminal (`open`): the attaching window's first pane's (`first`) in the next
-   * task (`nextTask`), every pane's at once once the others have been opened; else once the first has drawn (in the task after that
+   * Open a pane's terminal (`open`): at once for the window's first pane (`first`) and for every
+   * pane once the others have been opened; else once the first has drawn (in the task after that
    * frame), or OPEN_REST_AFTER_MS after the first that waits, in slices of about OPEN_SLICE_MS,
    * a task each, in the order they came: in each slice each opened (`open(false)`), then each
    * measured, then each started, so the page is laid out once a slice, not once a terminal.
    * Returns the cancel (the pane view went away).
    */
   opening(paneId: string, first: boolean, open: (start: boolean) => Opened | void): () => void {
-    if (first && !this.restOpened) {
-      // A window attaching: in a task of its own after the one that made the window (React's
-      // first commit), the door's first paint showing meanwhile: a key typed on it and its echo
-      // are answered between the two. (Later, a pane view made again opens its terminal at once:
-      // nothing lies over it.)
-      let cancelled = false;
-      this.schedule(() => {
-        if (!cancelled) open(true);
-      });
-      return () => {
-        cancelled = true;
-      };
-    }
-    if (this.restOpened && this.openWaiting.size === 0) {
+    if (first || (this.restOpened && this.openWaiting.size === 0)) {
       open(true);
       return () => {};
     }
