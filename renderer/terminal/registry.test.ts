@@ -2,8 +2,7 @@
 // terminal here will draw, so this window never holds a PTY paused.
 import { describe, expect, it, vi } from 'vitest';
 import type { Events, Req, RequestName, Res, TdApi } from '../../preload/contract.ts';
-import { OPEN_REST_AFTER_MS, OPEN_SLICE_MS, TerminalRegistry } from './registry.ts';
-
+import { OPEN_REST_AFTER_MS, TerminalRegistry } from './registry.ts';
 import type { TerminalSession } from './session.ts';
 
 function recordingApi() {
@@ -141,46 +140,5 @@ describe('TerminalRegistry', () => {
     r.paneDrawn('a');
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(steps).toEqual(['open a and start', 'open b', 'open c', 'measure b', 'measure c', 'start b', 'start c']);
-  });
-
-  it(`opens the others in slices of about ${OPEN_SLICE_MS} ms, a task each, so what comes meanwhile (a key, a socket's message) runs between them; a pane view gone meanwhile is not opened`, async () => {
-    const { api } = recordingApi();
-    // The tasks the registry asks for, run here by hand.
-    const tasks: Array<() => void> = [];
-    const r = new TerminalRegistry(api, (f) => tasks.push(f));
-    const steps: string[] = [];
-    // The page's clock, moved by each open as if it took a slice's time.
-    let now = 1000;
-    const clock = vi.spyOn(performance, 'now').mockImplementation(() => now);
-    try {
-      const terminal = (id: string) => (start: boolean) => {
-        steps.push(`open ${id}${start ? ' and start' : ''}`);
-        now += OPEN_SLICE_MS;
-        return { measureFit: () => { steps.push(`measure ${id}`); }, start: () => { steps.push(`start ${id}`); } };
-      };
-      r.opening('a', true, terminal('a'));
-      expect(steps).toEqual(['open a and start']);
-      r.opening('b', false, terminal('b'));
-      r.opening('c', false, terminal('c'));
-      const cancelD = r.opening('d', false, terminal('d'));
-      r.paneDrawn('a');
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      // One slice, then the page's turn: the next slice is a task of its own.
-      expect(steps).toEqual(['open a and start', 'open b', 'measure b', 'start b']);
-      expect(tasks).toHaveLength(1);
-      cancelD();
-      // A pane made while the slices go waits its turn behind those before it.
-      r.opening('e', false, terminal('e'));
-      tasks.shift()!();
-      expect(steps.slice(4)).toEqual(['open c', 'measure c', 'start c']);
-      tasks.shift()!();
-      expect(steps.slice(7)).toEqual(['open e', 'measure e', 'start e']);
-      expect(tasks).toHaveLength(0);
-      // Once none waits, a terminal opens at once.
-      r.opening('f', false, terminal('f'));
-      expect(steps.slice(10)).toEqual(['open f and start']);
-    } finally {
-      clock.mockRestore();
-    }
   });
 });

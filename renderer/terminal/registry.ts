@@ -9,7 +9,6 @@
  * counted; the terminal asks again when there was any (it may have come after the answer).
  */
 import type { TdApi } from '../../preload/contract.ts';
-import { nextTask } from '../next-task.ts';
 import { Acker, acknowledge } from './flow.ts';
 import type { TerminalSession } from './session.ts';
 import { type Prefetched, SnapshotQueue } from './snapshots.ts';
@@ -23,13 +22,6 @@ export const SNAPSHOTS_AT_ONCE = 8;
  * go to is live before the rest are built (the door's first paint shows theirs meanwhile).
  */
 export const OPEN_REST_AFTER_MS = 250;
-
-/**
- * The waiting terminals are opened in slices of about this long (the opens, then their measure
- * and start), one task each (`nextTask`): between them the page answers a key typed on the first
- * paint, and its echo (opened in one task, 31 terminals held the page for 90-110 ms).
- */
-export const OPEN_SLICE_MS = 12;
 
 /** A terminal opened by `opening` and not started yet. */
 export interface Opened {
@@ -60,29 +52,24 @@ export class TerminalRegistry {
   /** The rest are opened in the next task (paneDrawn). */
   private restSoon = false;
 
-  /** Runs the next slice of the waiting terminals in a task of its own (`nextTask`; the unit tests run them by hand). */
-  private readonly schedule: (f: () => void) => void;
-
-  constructor(api: TdApi, schedule: (f: () => void) => void = nextTask) {
+  constructor(api: TdApi) {
     this.api = api;
-    this.schedule = schedule;
   }
 
   /**
    * Open a pane's terminal (`open`): at once for the window's first pane (`first`) and for every
-   * pane once the others have been opened; else once the first has drawn (in the task after that
-   * frame), or OPEN_REST_AFTER_MS after the first that waits, in slices of about OPEN_SLICE_MS,
-   * a task each, in the order they came: in each slice each opened (`open(false)`), then each
-   * measured, then each started, so the page is laid out once a slice, not once a terminal.
-   * Returns the cancel (the pane view went away).
+   * pane once the window has drawn one; else once the first has drawn (in the task after that frame), or OPEN_REST_AFTER_MS
+   * after the first that waits, all in one task: each opened (`open(false)`), then each measured,
+   * then each started, so the page is laid out once for them all, not once a terminal. Returns
+   * the cancel (the pane view went away).
    */
   opening(paneId: string, first: boolean, open: (start: boolean) => Opened | void): () => void {
-    if (first || (this.restOpened && this.openWaiting.size === 0)) {
+    if (first || this.restOpened) {
       open(true);
       return () => {};
     }
     this.openWaiting.set(paneId, open);
-    if (!this.restOpened) this.openTimer ??= setTimeout(() => this.openRest(), OPEN_REST_AFTER_MS);
+    this.openTimer ??= setTimeout(() => this.openRest(), OPEN_REST_AFTER_MS);
     return () => {
       if (this.openWaiting.get(paneId) === open) this.openWaiting.delete(paneId);
     };
@@ -97,22 +84,11 @@ export class TerminalRegistry {
     if (this.restOpened) return;
     this.restOpened = true;
     clearTimeout(this.openTimer);
-    this.openSlice();
-  }
-
-  /** One slice of the waiting terminals; the next in a task of its own. */
-  private openSlice(): void {
-    const began = performance.now();
-    const opened: Opened[] = [];
-    for (const [paneId, open] of this.openWaiting) {
-      this.openWaiting.delete(paneId);
-      const o = open(false);
-      if (o) opened.push(o);
-      if (performance.now() - began >= OPEN_SLICE_MS) break;
-    }
+    const waiting = [...this.openWaiting.values()];
+    this.openWaiting.clear();
+    const opened = waiting.map((open) => open(false)).filter((o): o is Opened => !!o);
     for (const o of opened) o.measureFit();
     for (const o of opened) o.start();
-    if (this.openWaiting.size > 0) this.schedule(() => this.openSlice());
   }
 
   /** Ask for a pane's snapshot now, for its terminal to draw once made (nothing when it has one); resolves once answered. */
