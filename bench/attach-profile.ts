@@ -4,6 +4,10 @@
  * each pane's live time, and the long tasks. Not part of `npm run bench`: run with
  * `node bench/attach-profile.ts` (TD_BENCH_TMUX_PANES panes, default 8; TD_BENCH_ATTACH_SETTLE_MS, default
  * 2,000, the rest before the first window, which resizes every pane; TD_BENCH_ATTACH_ROUNDS windows, default 3).
+ * TD_BENCH_ATTACH_TRACE=1 adds a Chromium trace of each window, summed up (bench/trace-summary.ts;
+ * TD_BENCH_ATTACH_TRACE_DIR keeps the traces), and the network as CDP saw it;
+ * TD_PROFILE_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR" gives the service that NODE_OPTIONS
+ * (bench/peer-apps.ts) and prints its CPU profile on each window's clock.
  */
 import fs from 'node:fs';
 import os from 'node:os';
