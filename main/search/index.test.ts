@@ -304,6 +304,45 @@ describe('SearchIndex', () => {
     check.close();
   });
 
+  it("finds a flood's words (written by the worker) as a trickle's: a word said many times, words apart by any whitespace, with diacritics or beyond ASCII, whole and by prefix; pruned, they are gone", () => {
+    // `t` tags each word: `tx` in a trickle (written with the rows), `fx` in a flood after it (a transaction of 64 K characters or more: the worker).
+    const lines = (t: string): string[] => [
+      `${t}rep `.repeat(300).trimEnd(),
+      `alpha\u00a0${t}nbsp\u2028${t}lsep\u3000${t}ideo\ufeff${t}bom\u2009${t}thin\u000b${t}vtab end`,
+      `Café ${t}Crème déjà vu`,
+      `日本語 ${t}キー ✓ 🚀 ${t}emoji`,
+    ];
+    const padding = Array.from({ length: 400 }, (_, i) => `padding line ${i} ${'filler '.repeat(28)}`);
+    const old = at - 10 * 86_400_000;
+    const flood = [...lines('fx'), ...padding, ...lines('fx')].map((text, i) => entry({ line: i, text, at: old }));
+    const ix = new SearchIndex(state.dir);
+    ix.add([...lines('tx').map((text, i) => entry({ paneId: 'pb', line: i, text })), entry({ kind: 'reply', paneId: 'pb', text: `a reply: ${lines('tx').join('\n')}` })]);
+    ix.add([...flood, entry({ kind: 'reply', text: `a reply: ${lines('fx').join('\n')}`, at: old })]);
+    const found = (query: string): string[] => ix.search({ query, limit: 500 }).map((h) => `${h.kind} ${h.paneId} ${h.line ?? '-'}`);
+    for (const t of ['fx', 'tx']) {
+      const pane = t === 'fx' ? 'pa' : 'pb';
+      const last = t === 'fx' ? 404 : 0;
+      const hits = (line: number): string[] => [`reply ${pane} -`, ...(t === 'fx' ? [`output ${pane} ${last + line}`] : []), `output ${pane} ${line}`];
+      expect(found(`${t}rep`)).toEqual(hits(0));
+      expect(ix.search({ query: `${t}rep`, pane }).at(-1)!.marked).toBe(`\u0001${t}rep\u0002 `.repeat(300).trimEnd());
+      for (const w of ['nbsp', 'lsep', 'ideo', 'bom', 'thin', 'vtab']) expect(found(`${t}${w}`)).toEqual(hits(1));
+      expect(found(`alpha ${t}vtab`)).toEqual(hits(1));
+      expect(found(`${t}creme deja`)).toEqual(hits(2));
+      expect(found(`${t}Crème déjà`)).toEqual(hits(2));
+      expect(found(`${t}cre`)).toEqual(hits(2));
+      expect(found(`${t}キー`)).toEqual(hits(3));
+      expect(found(`日本語 ${t}emo`)).toEqual(hits(3));
+      expect(found(`${t}emoj`)).toEqual(hits(3));
+    }
+    // The flood's rows pruned: its words go with them (the worker's words deleted as the trickle's would be).
+    expect(ix.prune(7, at)).toBeGreaterThan(0);
+    expect(found('fxrep')).toEqual([]);
+    expect(found('fxnbsp')).toEqual([]);
+    expect(found('fxcre')).toEqual([]);
+    expect(found('txrep')).toEqual(['reply pb -', 'output pb 0']);
+    ix.close();
+  });
+
   /** An index of a 6,000-line flood whose words' file then has one page (0-based) overwritten with junk. */
   function brokenWords(page: (pages: number) => number): number {
     const ix = new SearchIndex(state.dir);
