@@ -152,6 +152,8 @@ export async function startOurs(opts: { inProcess?: boolean } = {}): Promise<App
       // A service that does not stop is killed by its pid before its folders go, and the bench fails saying so
       // (deleted under a running service, its floods went on beside the next benches).
       const failed = await stopService({ env: f.env }).then(() => undefined, (err: Error) => err);
+      // (Its lock goes last; the process exits within about 200 ms after.)
+      if (!failed && servicePid !== undefined) for (const until = Date.now() + 5_000; processAlive(servicePid) && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
       const left = failed || (servicePid !== undefined && processAlive(servicePid));
       if (left && servicePid !== undefined) {
         try {
@@ -162,7 +164,7 @@ export async function startOurs(opts: { inProcess?: boolean } = {}): Promise<App
         for (const until = Date.now() + 10_000; processAlive(servicePid) && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
       }
       f.cleanup();
-      if (left) throw new Error(`the bench's service did not stop (${failed ? failed.message : `pid ${servicePid} still ran after the stop`}); killed by its pid with SIGKILL before its folders were removed`);
+      if (left) throw new Error(`the bench's service did not stop (${failed ? failed.message : `pid ${servicePid} still ran 5 s after its lock went`}); killed by its pid with SIGKILL before its folders were removed`);
     },
   };
 }
