@@ -32,9 +32,6 @@ import { TERMINAL_THEMES, terminalFont } from '../../common/themes.ts';
 import { resizeKeepingAlt } from '../../common/xterm-resize.ts';
 import { mendEraseAbove } from '../../common/xterm-erase.ts';
 
-/** A pane told to redraw after falling behind a flood this recently (twice a flood's redraw in the background) counts as a flood: keys to it hold no other pane's snapshot. */
-const FLOOD_RECENT_MS = 2 * FLOW.backgroundRedrawMs;
-
 export interface SessionOptions {
   paneId: string;
   api: TdApi;
@@ -246,10 +243,6 @@ export class TerminalSession {
     }));
     this.term.onData((data) => {
       if (this.disposed) return;
-      // The other panes' snapshots wait for this key's echo (SnapshotQueue.typed); not for a key
-      // to a pane redrawn after falling behind a flood lately (Ctrl-C to floods in turn: its answer
-      // is a redraw, and the other floods' prompts are what the person waits to see).
-      if (performance.now() - this.floodRedrawAt > FLOOD_RECENT_MS) opts.snapshots?.typed(this.paneId);
       opts.api.invoke('pane.input', { paneId: this.paneId, data }).catch((err: Error) => opts.onError(`Typing into the pane failed: ${err.message}`));
     });
     this.term.onSelectionChange(() => {
@@ -326,8 +319,6 @@ export class TerminalSession {
   private fitted: { cols: number; rows: number } | undefined;
   /** Whether the fitted size may be wrong now (its box changed, or the font): the next fit measures. */
   private fitStale = true;
-  /** When the core last told this window to redraw the pane after falling behind a flood (pane.stale). */
-  private floodRedrawAt = -Infinity;
 
   private box(): Box {
     const r = this.host.getBoundingClientRect();
@@ -346,7 +337,6 @@ export class TerminalSession {
    * the person scrolls to the top of a partial history (the view stays on the same line).
    */
   sync(history?: SyncMode): Promise<void> {
-    if (history === 'stale' || history === 'flood-over') this.floodRedrawAt = performance.now();
     // Out of view: nothing to draw (said again, for a connection made anew: the new one sends it all).
     if (this.phase === 'hidden') {
       this.tellView(false);
@@ -362,7 +352,7 @@ export class TerminalSession {
     }
     const queue = this.opts.snapshots;
     if (!queue || history === 'all') return this.syncNow(history);
-    return queue.run(this.opts.priority ?? (() => 1), () => this.syncNow(history), this.paneId);
+    return queue.run(this.opts.priority ?? (() => 1), () => this.syncNow(history));
   }
 
   /**
@@ -391,8 +381,6 @@ export class TerminalSession {
         performance.mark('td:snapshot-asked');
         const early = pre ? await pre.answer : undefined;
         snap = early ?? await this.opts.api.invoke('pane.snapshot', history ? { paneId: this.paneId, scrollback: 'all' } : mode === 'stale' ? { paneId: this.paneId, scrollback: FLOW.skipRedrawScrollback } : { paneId: this.paneId });
-        // Keys typed into another pane: drawn once their echo is (SnapshotQueue.drawable).
-        await this.opts.snapshots?.drawable(this.paneId);
         if (gen !== this.generation || this.disposed) return;
         // Output dropped while the snapshot was on its way should be in it, but the core
         // may emit output it held back during the snapshot just before its answer leaves
@@ -502,7 +490,6 @@ export class TerminalSession {
   /** Output from the core. */
   output(data: string): void {
     if (this.disposed) return;
-    this.opts.snapshots?.answered(this.paneId);
     if (this.phase !== 'live') {
       // Already part of the snapshot being fetched (or the pane is not drawn yet, or is
       // behind: the snapshot that redraws it will hold this).
