@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { quietDotfiles } from '../main/panes/testing.ts';
 import { CORE_V8_FLAGS, serviceCommand, stopService } from '../main/service/client.ts';
+import { processAlive } from '../main/panes/proc.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 const WETTY_VERSION = '3.2.0';
@@ -150,8 +151,22 @@ export async function startOurs(opts: { inProcess?: boolean } = {}): Promise<App
     servicePid,
     async stop() {
       await stopChild(child);
-      await stopService({ env: f.env }).catch(() => undefined);
+      // A service that does not stop is killed by its pid before its folders go, and the bench fails saying so
+      // (deleted under a running service, its floods went on beside the next benches).
+      const failed = await stopService({ env: f.env }).then(() => undefined, (err: Error) => err);
+      // (Its lock goes last; the process exits within about 200 ms after.)
+      if (!failed && servicePid !== undefined) for (const until = Date.now() + 5_000; processAlive(servicePid) && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
+      const left = failed || (servicePid !== undefined && processAlive(servicePid));
+      if (left && servicePid !== undefined) {
+        try {
+          process.kill(servicePid, 'SIGKILL');
+        } catch {
+          // gone meanwhile
+        }
+        for (const until = Date.now() + 10_000; processAlive(servicePid) && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
+      }
       f.cleanup();
+      if (left) throw new Error(`the bench's service did not stop (${failed ? failed.message : `pid ${servicePid} still ran 5 s after its lock went`}); killed by its pid with SIGKILL before its folders were removed`);
     },
   };
 }

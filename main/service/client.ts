@@ -21,7 +21,7 @@ import { decodeOutputFrame } from '../../preload/output-frame.ts';
 import { FrameSplitter } from '../clients/frames.ts';
 import { CORE_MALLOC_ENV, SERVICE_ONLY_ENV } from './service-env.ts';
 import { DOOR_HANDOVER_ENV, HANDOVER_SUPPORTED, handDoorOver } from '../door/handover.ts';
-import { holderAlive, lockHeld, readLock } from './lock.ts';
+import { holderAlive, lockHeld, readLock, type LockRecord } from './lock.ts';
 import { MAX_LINE, type ClientHello, type ClientKind, type ControlFrame, type DoorAnswer, type DoorHolder, type DoorSpec, type FileAnswer, type FirstPaintAnswer, type FirstPaintFrameAnswer, type ServiceHello } from '../clients/wire.ts';
 
 export interface ConnectOptions {
@@ -529,17 +529,25 @@ export function serviceStarting(env: NodeJS.ProcessEnv = process.env): boolean {
 /**
  * Stop the service that runs for this state folder, if one does: a `shutdown` line (every
  * protocol version takes it), then wait for the lock to go. `endPanes` asks through the
- * contract first, so every pane is ended cleanly. Resolves false when none ran.
+ * contract first, so every pane is ended cleanly. Resolves false when none ran. A live
+ * service that does not answer its hello (busy, or stopped) is still sent the line; one that
+ * still holds the lock `timeoutMs` (15 s) after it makes this reject with a ServiceError
+ * naming its pid: a caller never goes on as if it had stopped (and, say, deletes its folders
+ * under it).
  */
 export async function stopService(opts: { env?: NodeJS.ProcessEnv; endPanes?: boolean; reason?: string; timeoutMs?: number } = {}): Promise<boolean> {
   const env = opts.env ?? process.env;
   const paths = statePaths(env);
+  // The live service holding the lock (or one writing its record, lockHeld), if any.
+  const holder = (): LockRecord | 'empty' | undefined => (lockHeld(paths.serviceLock) ? readLock(paths.serviceLock) : undefined);
   let conn: ServiceConnection | undefined;
   try {
     conn = await connectService({ env, client: 'cli', start: false, timeoutMs: 3_000 });
   } catch (err) {
-    if ((err as { code?: string }).code !== 'EREFUSED') return false;
+    // Nothing answers and no live process holds the lock: none runs.
+    if ((err as { code?: string }).code !== 'EREFUSED' && !holder()) return false;
   }
+  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
   if (conn && opts.endPanes) {
     await conn.request('service.quit', { endPanes: true }).catch(() => undefined);
   } else {
@@ -554,15 +562,28 @@ export async function stopService(opts: { env?: NodeJS.ProcessEnv; endPanes?: bo
     conn?.close();
     await new Promise<void>((resolve) => {
       const s = net.createConnection(paths.serviceSocket);
-      s.on('error', () => resolve());
+      // A service that does not read (stopped, its loop held) never closes its end: the wait below says so.
+      const t = setTimeout(() => {
+        s.destroy();
+        resolve();
+      }, Math.max(0, deadline - Date.now()));
+      const done = (): void => {
+        clearTimeout(t);
+        resolve();
+      };
+      s.on('error', done);
       s.on('connect', () => {
         s.end(JSON.stringify({ t: 'shutdown', token, reason: opts.reason ?? 'asked' }) + '\n');
       });
-      s.on('close', () => resolve());
+      s.on('close', done);
     });
   }
-  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
-  while (fs.existsSync(paths.serviceLock) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (holder() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   conn?.close();
+  const left = holder();
+  if (left) {
+    const who = left === 'empty' ? 'a service starting' : `the service (pid ${left.pid})`;
+    throw new ServiceError(`${who} did not stop within ${Math.round((opts.timeoutMs ?? 15_000) / 1000)} s of being asked to; it still holds ${paths.serviceLock} (its log is ${paths.serviceLog})`);
+  }
   return true;
 }

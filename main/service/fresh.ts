@@ -36,6 +36,10 @@ export async function makeWayForFresh(env: NodeJS.ProcessEnv = process.env): Pro
       error: `--fresh was not applied: the service (pid ${info.pid}) has ${busy.join(' and ')}; end them with \`terminal-delight service stop --end-panes\` (or Quit and end all panes) and start again with --fresh, or start without --fresh to attach to them`,
     };
   }
-  await stopService({ env, reason: 'fresh' });
+  try {
+    await stopService({ env, reason: 'fresh' });
+  } catch (err) {
+    return { ok: false, error: `--fresh was not applied: ${(err as Error).message}` };
+  }
   return { ok: true, stopped: true };
 }

@@ -83,6 +83,25 @@ describe.runIf(process.platform === 'linux')('service stop', () => {
     expect(Object.fromEntries(ends)).toEqual({ [shell]: 'service stop', [ownPane.id]: 'service stop' });
   }, 120_000);
 
+  it('says so when the service does not stop: one that does not answer (SIGSTOP) makes the stop reject, naming its pid, and nothing is taken from under it', async () => {
+    conn = await connectService({ env: state.env, client: 'cli', cwd: state.dir, fresh: true });
+    const pid = conn.hello.pid;
+    conn.close();
+    conn = undefined;
+    process.kill(pid, 'SIGSTOP');
+    try {
+      await expect(stopService({ env: state.env, timeoutMs: 1_000 })).rejects.toThrow(`the service (pid ${pid}) did not stop within 1 s of being asked to`);
+      expect(alive(pid)).toBe(true);
+      expect(fs.existsSync(statePaths(state.env).serviceLock)).toBe(true);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    // Going again, it takes the line (or the next one) and stops.
+    await stopService({ env: state.env });
+    await waitFor(() => !alive(pid), 'the service to be gone');
+    expect(await stopService({ env: state.env })).toBe(false);
+  }, 120_000);
+
   it('never resumes a pane beside the program it ran before the service was killed: that one is ended first', async () => {
     const marker = `resumed-${randomBytes(4).toString('hex')}`;
     conn = await connectService({ env: state.env, client: 'cli', cwd: state.dir, fresh: true });
