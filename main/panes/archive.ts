@@ -105,6 +105,21 @@ export function snapshotOf(term: Term, ser: Serializer, scrollback: number): str
   return withoutNullMoves(data) + cursor + modesOf(term);
 }
 
+/**
+ * A snapshot of `term`'s buffer (its screen and `scrollback` rows) as a screen with an
+ * archive serves it after the archive's lines (Screen.serialize): the rows of history above
+ * the line the screen's first row belongs to read from the cells, a line at a time, as the
+ * archive's are (replayRows: line-encode.ts, which makes a wrap the addon's does not draw
+ * back, issue 38); the screen, and a line wrapped onto it, the serialize addon's, with its
+ * cursor and modes (snapshotOf).
+ */
+export function bufferSnapshot(term: Term, ser: Serializer, scrollback: number): string {
+  const base = term.buffer.normal.baseY;
+  const start = Math.max(0, base - scrollback);
+  const from = Math.max(start, lineStart(term, base));
+  return (from > start ? replayRows(term, ser, start, from - 1, term.rows) : '') + snapshotOf(term, ser, base - from);
+}
+
 /** xterm's cell layout: a cell's width above its content's bits (src/common/buffer/Constants.ts). */
 const WIDTH_SHIFT = 22;
 

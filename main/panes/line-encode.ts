@@ -8,13 +8,13 @@
  *
  * It writes what the addon writes for the same cells: the same SGR differences in the same
  * order from the same starting style, a run of empty cells as a cursor move (and an erase
- * where it has a background), wide characters' placeholders skipped. It handles the lines
- * the addon handles without its special cases, and says `undefined` for the others, which
- * the archive then gives the addon: a row whose padding has a background, a wrap the text
- * could not have made by itself, and cells with extended attributes (underline styles and
- * colours, hyperlinks), which the public API reads differently. A line longer than the
- * screen is written as any other (it once went to the addon, whose wrap at a change of
- * background goes up a row, which a screen of one row does not have: issue 38).
+ * where it has a background), wide characters' placeholders skipped. A wrap the text could
+ * not have made by itself (a row ending in empty cells, or a next row starting with one) it
+ * makes as the addon does not, exactly and without leaving the row (issue 38): see the end
+ * of encodeLine. It says `undefined` (the archive then gives the line to the addon) for a
+ * row missing or not wrapped where the line says so, and a screen under 3 columns. A line
+ * longer than the screen is written as any other (it once went to the addon, whose wrap at
+ * a change of background goes up a row, which a screen of one row does not have: issue 38).
  */
 
 /** The parts of @xterm/headless 6.0.0's BufferLine read here (not public API: checked by line-encode.test.ts). */
@@ -236,19 +236,22 @@ function putChars(line: CellLine, x: number, content: number, inText: boolean): 
   }
 }
 
-/** Empty cells as the addon writes them before a style change or a character: an erase where they have a background, and a move. */
-function putNulls(nulls: number, bg: number): void {
-  if (nulls === 0) return;
-  if (colour(bg) !== 0) {
-    put(27);
-    put(91);
-    putNum(nulls);
-    put(88);
-  }
+/** A CSI sequence with one number: ESC [ n final. */
+function putCsi(n: number, final: number): void {
   put(27);
   put(91);
-  putNum(nulls);
-  put(67);
+  putNum(n);
+  put(final);
+}
+
+/**
+ * Empty cells before a style change or a character: an erase where they have a background,
+ * or where a replay may have filled the row with one (`fill`, see encodeLine), and a move.
+ */
+function putNulls(nulls: number, bg: number, fill: number): void {
+  if (nulls === 0) return;
+  if (colour(bg) !== 0 || fill !== 0) putCsi(nulls, 88);
+  putCsi(nulls, 67);
 }
 
 /**
@@ -263,6 +266,11 @@ export function encodeLine(lines: { get(i: number): CellLine | undefined }, star
   let wfg = 0;
   let wbg = 0;
   let wul = 0;
+  // The background (a colour) a replay may have filled the row being written with: the
+  // default on the line's first row (a blank one) and on a row a made wrap erased; on a row
+  // the text wrapped onto, its first character's where the replay's wrap scrolled (xterm
+  // fills a row its wrap scrolls in with the background in force), else the default.
+  let fill = 0;
   for (let y = start; y <= end; y++) {
     const line = lines.get(y);
     if (!line) return undefined;
@@ -290,7 +298,7 @@ export function encodeLine(lines: { get(i: number): CellLine | undefined }, star
       if (content & COMBINED ? !line._combined[x] : !(content & CODEPOINT)) {
         // An empty cell: a style change only when its background differs.
         if (colour(bg) !== colour(wbg)) {
-          putNulls(nulls, wbg);
+          putNulls(nulls, wbg, fill);
           nulls = 0;
           const ul = underlineAt(line, x, fg, bg);
           putSgr(fg, bg, ul, wfg, wbg, wul);
@@ -304,7 +312,7 @@ export function encodeLine(lines: { get(i: number): CellLine | undefined }, star
       }
       const ul = underlineAt(line, x, fg, bg);
       // The empty cells before it, in the style before it; then its style, if that changed.
-      putNulls(nulls, wbg);
+      putNulls(nulls, wbg, fill);
       nulls = 0;
       if (putSgr(fg, bg, ul, wfg, wbg, wul)) {
         wfg = fg;
@@ -319,12 +327,6 @@ export function encodeLine(lines: { get(i: number): CellLine | undefined }, star
       if (width === 2 && x + 1 < drawnTo && d[(x + 1) * 3]! === 1 << WIDTH_SHIFT) x++;
     }
     if (y < end) {
-      // A wrap the text makes by itself: the row full to its last cell, the next row's first
-      // a character (its style is written before it, so the wrap that prints it fills a row a
-      // replay scrolls in with its background, as the pane's own wrap did), or an empty cell
-      // of the same background. (The addon, given a background change at a wrap, writes a
-      // character and erases it before the style changes: the row a replay scrolls in then
-      // keeps the old background past what is drawn, issue 38.)
       const next = lines.get(y + 1);
       if (!next || !next.isWrapped) return undefined;
       // The cell a wide character did not fit in, at the row's end: xterm leaves it empty in
@@ -334,20 +336,70 @@ export function encodeLine(lines: { get(i: number): CellLine | undefined }, star
         d[lastAt + 1] === next._data[1] && d[lastAt + 2] === next._data[2];
       if (leftover) {
         nulls = 0;
+        fill = colour(next._data[2]!);
         continue;
       }
-      if (nulls > 0 || trimmed < cols) return undefined;
-      const last = d[(cols - 1) * 3]!;
-      if (!(last & (CODEPOINT | COMBINED)) && last >>> WIDTH_SHIFT !== 0) return undefined;
       const first = next._data[0]!;
       const firstIsChar = first & COMBINED ? !!next._combined[0] : (first & CODEPOINT) !== 0;
-      if (!firstIsChar && colour(d[(cols - 1) * 3 + 2]!) !== colour(next._data[2]!)) return undefined;
+      // Written to its last column, the cursor is past it (xterm's pending wrap).
+      const pending = nulls === 0 && trimmed === cols;
+      // A wrap the text makes by itself: the next row's first character (its style written
+      // before it, so a row the wrap scrolls in is filled with its background) wraps.
+      if (pending && firstIsChar) {
+        fill = colour(next._data[2]!);
+        continue;
+      }
+      // Any other wrap is made (issue 38, seeds 730, 1025, 2274, 2744 and 3920): a row that
+      // ends in empty cells, or a next row that starts with one. A move or an erase there
+      // would act on the row's last column (xterm keeps a pending wrap's cursor on it), and
+      // the serialize addon's wrap (a dash written past the end and erased, after going up a
+      // row to erase the row's empty end) fills the new row with the old background. Here,
+      // where the row ends in empty cells, a wide character is written in its last column in
+      // that cell's own attributes: it does not fit, so xterm wraps it to the next row and
+      // leaves the cell empty in those attributes; after a row written to its end, a
+      // character wraps by itself. Either is then erased with the whole new row, in the
+      // default style, whatever a replay's wrap filled it with. Never above the cursor's row.
+      if (cols < 3) return undefined;
+      if (pending) {
+        if (putSgr(0, 0, 0, wfg, wbg, wul)) wfg = wbg = wul = 0;
+        put(45);
+        putCsi(1, 68);
+      } else {
+        const k = cols - drawnTo;
+        if (k === 0) putNulls(nulls - 1, wbg, fill);
+        else {
+          putNulls(nulls, wbg, fill);
+          // The empty cells past what is drawn, but the last: the default background.
+          if (k > 1) {
+            if (fill !== 0) {
+              if (putSgr(0, 0, 0, wfg, wbg, wul)) wfg = wbg = wul = 0;
+              putCsi(k - 1, 88);
+            }
+            putCsi(k - 1, 67);
+          }
+        }
+        const fg = d[lastAt + 1]!;
+        const bg = d[lastAt + 2]!;
+        const ul = underlineAt(line, cols - 1, fg, bg);
+        if (putSgr(fg, bg, ul, wfg, wbg, wul)) {
+          wfg = fg;
+          wbg = bg;
+          wul = ul;
+        }
+        // 世, then back over it.
+        put(0x4e16);
+        putCsi(2, 68);
+        if (putSgr(0, 0, 0, wfg, wbg, wul)) wfg = wbg = wul = 0;
+      }
+      putCsi(cols, 88);
+      nulls = 0;
+      fill = 0;
     } else {
       // The padding after what is drawn (default background): the addon's style change at its first cell.
       let x = drawnTo;
       while (x < cols && d[x * 3]! >>> WIDTH_SHIFT === 0) x++;
       if (x < cols && colour(d[x * 3 + 2]!) !== colour(wbg)) {
-        putNulls(nulls, wbg);
+        putNulls(nulls, wbg, fill);
         nulls = 0;
         const fg = d[x * 3 + 1]!;
         const bg = d[x * 3 + 2]!;
@@ -358,19 +410,14 @@ export function encodeLine(lines: { get(i: number): CellLine | undefined }, star
         wul = ul;
       }
       // Empty cells with a background up to the row's end: an erase.
-      if (nulls > 0 && colour(wbg) !== 0) {
-        put(27);
-        put(91);
-        putNum(nulls);
-        put(88);
-      }
-      // A row the line wrapped onto in a background (its first cell's): where a replay's wrap
-      // scrolls (a snapshot replays from the bottom of its screen), xterm fills the new row
-      // with that background, though the row here kept the default after what is drawn (it
-      // wrapped onto a blank row). Past what is drawn, erased in the default style.
-      if (y > start && drawnTo < cols && colour(d[2]!) !== 0) {
+      if (nulls > 0 && colour(wbg) !== 0) putCsi(nulls, 88);
+      // A row the line wrapped onto in a background (its first character's): where a
+      // replay's wrap scrolls (a snapshot replays from the bottom of its screen), xterm fills
+      // the new row with that background, though the row here kept the default after what is
+      // drawn (it wrapped onto a blank row). Past what is drawn, erased in the default style.
+      if (fill !== 0 && drawnTo < cols) {
         // (A move over the empty cells left, already erased in their background above.)
-        putNulls(nulls, 0);
+        if (nulls > 0) putCsi(nulls, 67);
         put(27);
         put(91);
         put(48);

@@ -18,7 +18,7 @@
  */
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
-import { Archive, dropTop, forOneRow, lineStart, normalBuffer, replayRows, snapshotOf } from './archive.ts';
+import { Archive, bufferSnapshot, dropTop, forOneRow, normalBuffer, snapshotOf } from './archive.ts';
 import { resizeKeepingAlt } from '../../common/xterm-resize.ts';
 import { mendEraseAbove } from '../../common/xterm-erase.ts';
 import { afterLastCrLf, attributesAtEnd, countLineFeeds, foldAttributes, isDirectLine, plainTailStart } from './compact.ts';
@@ -751,14 +751,12 @@ export class Screen {
     const lines = Math.max(0, Math.min(scrollback, history));
     const start = base - Math.min(lines, base);
     // With an archive, the buffer's rows of history are read from the cells as the archive's
-    // are (replayRows), down to the line the screen's first row belongs to; the screen (and
-    // a line wrapped onto it) is the serialize addon's, with its cursor and modes. Without,
+    // are, down to the line the screen's first row belongs to; the screen (and a line wrapped
+    // onto it) is the serialize addon's, with its cursor and modes (bufferSnapshot). Without,
     // all of it is the addon's.
-    const from = this.archiving ? Math.max(start, lineStart(this.term, base)) : start;
-    const rowsRead = from > start ? replayRows(this.term, this.serializer, start, from - 1, this.term.rows) : '';
-    const own = snapshotOf(this.term, this.serializer, base - from);
+    const own = (this.archiving ? bufferSnapshot : snapshotOf)(this.term, this.serializer, base - start);
     const archived = lines > base ? this.archive.replay(lines - base, this.term.rows) : '';
-    const data = archived + rowsRead + own;
+    const data = archived + own;
     // (A screen of one row has no row above the cursor, which the addon's wrap of a row ending in empty cells goes up to: forOneRow.)
     return { data: this.term.rows === 1 ? forOneRow(data, this.term.cols) : data, cols: this.term.cols, rows: this.term.rows, complete: lines >= history };
   }
