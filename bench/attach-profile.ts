@@ -35,6 +35,15 @@ try {
   // TD_BENCH_ATTACH_SETTLE_MS: how long the panes rest before the first window (the tmux bench rests 30 s: its memory is read then).
   await new Promise((r) => setTimeout(r, Number(process.env.TD_BENCH_ATTACH_SETTLE_MS) || 2000));
   for (let round = 1; round <= (Number(process.env.TD_BENCH_ATTACH_ROUNDS) || 3); round++) {
+    // TD_BENCH_ATTACH_RESIZE=1: every pane back to 80 x 24 before each later window too, so that each window resizes them all (the first window's case, with the browser and the door warm).
+    if (round > 1 && process.env.TD_BENCH_ATTACH_RESIZE === '1') {
+      const w = await wsWindow(app.url);
+      await w.request('app.hello', {});
+      for (const id of ids) await w.request('pane.resize', { paneId: id, cols: 80, rows: 24 });
+      await new Promise((r) => setTimeout(r, 1000));
+      w.close();
+      await new Promise((r) => setTimeout(r, Number(process.env.TD_BENCH_ATTACH_SETTLE_MS) || 2000));
+    }
     const context = await browser.newContext({ viewport: { width: 1920, height: 1080 }, deviceScaleFactor: 1 });
     const page = await context.newPage();
     await page.addInitScript(() => {
@@ -46,6 +55,8 @@ try {
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable');
     const t0 = Date.now();
+    // The monotonic clock (µs), which CPU profiles (TD_BENCH_NODE_OPTIONS=--cpu-prof) stamp their samples with.
+    const mono = process.hrtime.bigint() / 1000n;
     await page.goto(`${app.url}&test=1`, { waitUntil: 'commit' });
     // A key typed on the focused pane as soon as its first paint shows (td:first-paint-key: sent; td:first-paint-live: its rows back).
     await page.waitForFunction(() => !!document.querySelector('#td-first-paint .pane[data-focused="true"] .first-paint-rows') || !!document.querySelector('.xterm'), undefined, { polling: 'raf', timeout: 180_000 });
@@ -73,7 +84,7 @@ try {
       })() };
     });
     await page.keyboard.press('Control+U');
-    console.log(`round ${round}: a key typed at ${typedAt} ms; the focused pane live after ${focusedLive} ms, all live after ${wall} ms; DOMContentLoaded ${marks.nav} ms`);
+    console.log(`round ${round} (monotonic clock ${mono} µs): a key typed at ${typedAt} ms; the focused pane live after ${focusedLive} ms, all live after ${wall} ms; DOMContentLoaded ${marks.nav} ms`);
     const metrics = new Map(((await cdp.send('Performance.getMetrics')) as { metrics: Array<{ name: string; value: number }> }).metrics.map((m) => [m.name, m.value]));
     const sec = (k: string) => `${Math.round((metrics.get(k) ?? 0) * 1000)} ms`;
     console.log(`  main thread: ${metrics.get('LayoutCount')} layouts (${sec('LayoutDuration')}), ${metrics.get('RecalcStyleCount')} style recalculations (${sec('RecalcStyleDuration')}), script ${sec('ScriptDuration')}, tasks ${sec('TaskDuration')}${metrics.has('ThreadTime') ? `, thread CPU ${sec('ThreadTime')}` : ''}`);
