@@ -3,7 +3,8 @@
  * marks the renderer leaves (td:terminal, td:snapshot-asked, td:snapshot, td:snapshot-parsed),
  * each pane's live time, and the long tasks. Not part of `npm run bench`: run with
  * `node bench/attach-profile.ts` (TD_BENCH_TMUX_PANES panes, default 8; TD_BENCH_ATTACH_SETTLE_MS, default
- * 2,000, the rest before the first window, which resizes every pane; TD_BENCH_ATTACH_ROUNDS windows, default 3).
+ * 2,000, the rest before the first window, which resizes every pane; TD_BENCH_ATTACH_ROUNDS windows, default 3;
+ * TD_BENCH_ATTACH_RESIZE=1: every pane back to 80 x 24 before each later window, which then resizes them all too).
  */
 import fs from 'node:fs';
 import os from 'node:os';
