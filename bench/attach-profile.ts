@@ -3,11 +3,12 @@
  * marks the renderer leaves (td:terminal, td:snapshot-asked, td:snapshot, td:snapshot-parsed),
  * each pane's live time, and the long tasks. Not part of `npm run bench`: run with
  * `node bench/attach-profile.ts` (TD_BENCH_TMUX_PANES panes, default 8; TD_BENCH_ATTACH_SETTLE_MS, default
- * 2,000, the rest before the first window, which resizes every pane; TD_BENCH_ATTACH_ROUNDS windows, default 3).
+ * 2,000, the rest before the first window, which resizes every pane; TD_BENCH_ATTACH_ROUNDS windows, default 3;
+ * TD_BENCH_ATTACH_RESIZE=1: every pane back to 80 x 24 before each later window, which then resizes them all too).
  * TD_BENCH_ATTACH_TRACE=1 adds a Chromium trace of each window, summed up (bench/trace-summary.ts;
  * TD_BENCH_ATTACH_TRACE_DIR keeps the traces), and the network as CDP saw it;
- * TD_PROFILE_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR" gives the service that NODE_OPTIONS
- * (bench/peer-apps.ts) and prints its CPU profile on each window's clock.
+ * TD_BENCH_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR" gives serve and the service that NODE_OPTIONS
+ * (bench/peer-apps.ts) and prints the service's CPU profile on each window's clock.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -42,6 +43,15 @@ try {
   // TD_BENCH_ATTACH_SETTLE_MS: how long the panes rest before the first window (the tmux bench rests 30 s: its memory is read then).
   await new Promise((r) => setTimeout(r, Number(process.env.TD_BENCH_ATTACH_SETTLE_MS) || 2000));
   for (let round = 1; round <= (Number(process.env.TD_BENCH_ATTACH_ROUNDS) || 3); round++) {
+    // TD_BENCH_ATTACH_RESIZE=1: every pane back to 80 x 24 before each later window too, so that each window resizes them all (the first window's case, with the browser and the door warm).
+    if (round > 1 && process.env.TD_BENCH_ATTACH_RESIZE === '1') {
+      const w = await wsWindow(app.url);
+      await w.request('app.hello', {});
+      for (const id of ids) await w.request('pane.resize', { paneId: id, cols: 80, rows: 24 });
+      await new Promise((r) => setTimeout(r, 1000));
+      w.close();
+      await new Promise((r) => setTimeout(r, Number(process.env.TD_BENCH_ATTACH_SETTLE_MS) || 2000));
+    }
     const context = await browser.newContext({ viewport: { width: 1920, height: 1080 }, deviceScaleFactor: 1 });
     const page = await context.newPage();
     await page.addInitScript(() => {
@@ -75,6 +85,8 @@ try {
       cdp.on('Network.webSocketFrameReceived', (e: { timestamp: number; response: { payloadData: string; opcode: number } }) => { if (frames++ < 120) net.push([`ws came ${e.response.opcode === 2 ? '(output)' : /"id":(\d+)/.exec(e.response.payloadData)?.[1] ?? e.response.payloadData.slice(0, 20)}`, e.timestamp]); });
     }
     const t0 = Date.now();
+    // The monotonic clock (µs), which CPU profiles (TD_BENCH_NODE_OPTIONS=--cpu-prof) stamp their samples with.
+    const mono = process.hrtime.bigint() / 1000n;
     await page.goto(`${app.url}&test=1`, { waitUntil: 'commit' });
     // A key typed on the focused pane as soon as its first paint shows (td:first-paint-key: sent; td:first-paint-live: its rows back).
     await page.waitForFunction(() => !!document.querySelector('#td-first-paint .pane[data-focused="true"] .first-paint-rows') || !!document.querySelector('.xterm'), undefined, { polling: 'raf', timeout: 180_000 });
@@ -104,7 +116,7 @@ try {
     });
     const traced = tracing ? (await browser.stopTracing()).toString('utf8') : undefined;
     await page.keyboard.press('Control+U');
-    console.log(`round ${round}: a key typed at ${typedAt} ms; the focused pane live after ${focusedLive} ms, all live after ${wall} ms; DOMContentLoaded ${marks.nav} ms`);
+    console.log(`round ${round} (monotonic clock ${mono} µs): a key typed at ${typedAt} ms; the focused pane live after ${focusedLive} ms, all live after ${wall} ms; DOMContentLoaded ${marks.nav} ms`);
     const metrics = new Map(((await cdp.send('Performance.getMetrics')) as { metrics: Array<{ name: string; value: number }> }).metrics.map((m) => [m.name, m.value]));
     const sec = (k: string) => `${Math.round((metrics.get(k) ?? 0) * 1000)} ms`;
     console.log(`  main thread: ${metrics.get('LayoutCount')} layouts (${sec('LayoutDuration')}), ${metrics.get('RecalcStyleCount')} style recalculations (${sec('RecalcStyleDuration')}), script ${sec('ScriptDuration')}, tasks ${sec('TaskDuration')}${metrics.has('ThreadTime') ? `, thread CPU ${sec('ThreadTime')}` : ''}`);
@@ -127,8 +139,8 @@ try {
 } finally {
   await browser.close();
   await app.stop();
-  // TD_PROFILE_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR": the service's profile, placed on each window's clock.
-  const dirOpt = /--cpu-prof-dir=(\S+)/.exec(process.env.TD_PROFILE_NODE_OPTIONS ?? '')?.[1];
+  // TD_BENCH_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR": the service's profile, placed on each window's clock.
+  const dirOpt = /--cpu-prof-dir=(\S+)/.exec(process.env.TD_BENCH_NODE_OPTIONS ?? '')?.[1];
   if (dirOpt && origins.length) {
     await new Promise((r) => setTimeout(r, 1000));
     for (const f of fs.readdirSync(dirOpt).filter((f) => f.endsWith('.cpuprofile'))) {

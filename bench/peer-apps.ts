@@ -94,8 +94,8 @@ function folders(): { dir: string; home: string; env: NodeJS.ProcessEnv; cleanup
   quietDotfiles(home, 'td$ ');
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_STATE_HOME: path.join(dir, 'state'), XDG_CACHE_HOME: benchCacheHome(), SHELL: '/bin/bash', TD_SOCKET: path.join(dir, 'state', 'app.sock') };
   delete env.NODE_OPTIONS;
-  // Profiling only (bench/attach-profile.ts): NODE_OPTIONS for serve and the service, e.g. --cpu-prof.
-  if (process.env.TD_PROFILE_NODE_OPTIONS) env.NODE_OPTIONS = process.env.TD_PROFILE_NODE_OPTIONS;
+  // TD_BENCH_NODE_OPTIONS: NODE_OPTIONS for serve and the service it starts (e.g. `--cpu-prof --cpu-prof-dir=DIR` to see where their time goes).
+  if (process.env.TD_BENCH_NODE_OPTIONS) env.NODE_OPTIONS = process.env.TD_BENCH_NODE_OPTIONS;
   return { dir, home, env, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -45,8 +45,8 @@ export interface PaneServiceApi {
   submit(paneId: string, line: string): void;
   /** The visible screen as plain text, one line per row, trailing spaces trimmed. */
   screenText(paneId: string): string;
-  /** The screen and at most `scrollback` lines of history as escape sequences (pane.snapshot); `clientId` becomes a reader of its output. */
-  snapshot(paneId: string, clientId?: string, scrollback?: number | 'all'): Promise<Res<'pane.snapshot'>>;
+  /** The screen and at most `scrollback` lines of history as escape sequences (pane.snapshot); `clientId` becomes a reader of its output; with `size`, the pane resized to it first. */
+  snapshot(paneId: string, clientId?: string, scrollback?: number | 'all', size?: { cols: number; rows: number }): Promise<Res<'pane.snapshot'>>;
   /** The pane's folder (created on demand): $XDG_STATE_HOME/terminal-delight/surfaces/$TD_SESSION/$TD_PANE_ID */
   folder(paneId: string): string;
   /** The pane whose process tree holds this pid (walking parents), if any. */

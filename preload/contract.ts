@@ -459,9 +459,12 @@ export interface Requests {
   /**
    * The pane's screen and at most `scrollback` lines of history (default 1000; 'all': the
    * whole scrollback) as escape sequences, to draw a pane on attach. `complete` is false
-   * when older lines were left out.
+   * when older lines were left out. With `cols` and `rows` (both), the pane is resized to that
+   * size first (as `pane.resize`) and the snapshot is taken at it, its default history four
+   * screens of the new size: a window that knows the size it will show the pane at gets it
+   * drawn at that size in one round trip (the page's first script, renderer/early.ts).
    */
-  'pane.snapshot': { req: { paneId: string; scrollback?: number | 'all' }; res: { data: string; cols: number; rows: number; complete: boolean; prompts?: SnapshotPrompt[] } };
+  'pane.snapshot': { req: { paneId: string; scrollback?: number | 'all'; cols?: number; rows?: number }; res: { data: string; cols: number; rows: number; complete: boolean; prompts?: SnapshotPrompt[] } };
   'pane.focus': { req: { paneId: string }; res: void };
   /**
    * The rows of the pane's screen as the window's first paint draws them (common/first-paint.ts,

@@ -25,6 +25,8 @@ export interface EarlySocket {
   readonly socket: WebSocket;
   /** Requests sent on it, with ids from 1. */
   readonly requests: readonly EarlyRequest[];
+  /** Each pane's `pane.snapshot` ask as sent, by pane id (with the size it was asked at, `firstPaintSize`). */
+  readonly snapshotAsks: ReadonlyMap<string, { paneId: string; cols?: number; rows?: number }>;
   /** Stop keeping frames and hand over those kept so far, in the order they came. */
   release(): Array<string | ArrayBuffer>;
   /**
@@ -77,6 +79,66 @@ export function snapshotOrder(hello: unknown): { first?: string; rest: string[] 
   return { first: first && local(first) ? first : undefined, rest: ids.filter((id) => id !== first && local(id)) };
 }
 
+/** A pane's size in the core, as the hello's answer carries it (PaneInfo). */
+type PaneSize = { cols: number; rows: number };
+
+/**
+ * The size a pane's terminal will fit to in this window (TerminalSession's fit: xterm 6's
+ * FitAddon over its DOM renderer's cell), read from the door's first paint, which lays the
+ * window out as React will (the same classes: each pane's `.terminal-container` is the box its
+ * terminal fills): the box's width and height (parseInt of the computed style, as FitAddon reads
+ * the terminal's parent), less xterm's scroll bar (14 px), over the cell xterm measures for the
+ * first paint's font (OffscreenCanvas, `measureText('W')`: its width, and its font box's height
+ * rounded up to a device pixel, times the line height 1.15 rounded down), a cell's CSS width and
+ * height taken as xterm takes them at the terminal's first size (`current`, the pane's size in
+ * the core: the terminal is made at it). Undefined when it cannot be read as the page will lay
+ * it out: no first paint of the pane, the stylesheets not all applied yet, no OffscreenCanvas,
+ * or a box of no size. A size that turns out wrong costs what a window cost before: the terminal
+ * fits and resizes the pane again.
+ */
+export function firstPaintSize(doc: Document, paneId: string, current: PaneSize | undefined): PaneSize | undefined {
+  const win = doc.defaultView;
+  if (!win || typeof OffscreenCanvas !== 'function') return undefined;
+  for (const link of doc.querySelectorAll<HTMLLinkElement>('link[rel="stylesheet"]')) if (!link.sheet) return undefined;
+  let rowsEl: HTMLElement | undefined;
+  for (const el of doc.querySelectorAll<HTMLElement>('#td-first-paint [data-first-paint-pane]')) {
+    if (el.dataset.firstPaintPane === paneId) rowsEl = el.querySelector<HTMLElement>('.terminal-container > .first-paint-rows') ?? undefined;
+  }
+  if (!rowsEl) return undefined;
+  const style = win.getComputedStyle(rowsEl);
+  const width = parseInt(style.width);
+  const height = parseInt(style.height);
+  const ctx = new OffscreenCanvas(100, 100).getContext('2d');
+  if (!ctx || !(width > 0) || !(height > 0)) return undefined;
+  ctx.font = `${rowsEl.style.fontSize} ${rowsEl.style.fontFamily}`;
+  const m = ctx.measureText('W');
+  const charHeight = m.fontBoundingBoxAscent + m.fontBoundingBoxDescent;
+  if (!(m.width > 0) || !(charHeight > 0)) return undefined;
+  const dpr = win.devicePixelRatio || 1;
+  const deviceCellWidth = m.width * dpr;
+  const deviceCellHeight = Math.floor(Math.ceil(charHeight * dpr) * 1.15);
+  const cols0 = current && current.cols > 0 ? current.cols : 80;
+  const rows0 = current && current.rows > 0 ? current.rows : 24;
+  const cellWidth = Math.round(deviceCellWidth * cols0 / dpr) / cols0;
+  const cellHeight = Math.round(deviceCellHeight * rows0 / dpr) / rows0;
+  const cols = Math.max(2, Math.floor((width - 14) / cellWidth));
+  const rows = Math.max(1, Math.floor(height / cellHeight));
+  return Number.isFinite(cols) && Number.isFinite(rows) && cols <= 2000 && rows <= 1000 ? { cols, rows } : undefined;
+}
+
+/** A pane's `pane.snapshot` ask, at `size` when known (one builder: the early socket's ask and the window's, which claims its answer, are the same text). */
+function sizedSnapshotReq(paneId: string, size: PaneSize | undefined): { paneId: string; cols?: number; rows?: number } {
+  return size ? { paneId, cols: size.cols, rows: size.rows } : { paneId };
+}
+
+/** The panes' sizes in the core, by id, from the hello's answer. */
+function paneSizes(hello: unknown): Map<string, PaneSize> {
+  const sizes = new Map<string, PaneSize>();
+  const panes = (hello as { panes?: Array<{ id?: unknown; cols?: unknown; rows?: unknown }> } | null)?.panes;
+  if (Array.isArray(panes)) for (const p of panes) if (typeof p?.id === 'string' && typeof p.cols === 'number' && typeof p.rows === 'number') sizes.set(p.id, { cols: p.cols, rows: p.rows });
+  return sizes;
+}
+
 /** The id of an answer frame (the core writes `{"t":"res","id":N,...}`), read without parsing the rest; undefined for any other frame. */
 function answerId(data: string): number | undefined {
   const m = /^\{"t":"res","id":(\d+),/.exec(data.slice(0, 40));
@@ -89,7 +151,7 @@ function answerId(data: string): number | undefined {
  * for the other panes' (the asks main.tsx makes, which td-client then claims): the core makes
  * them while the main bundle still loads and parses, instead of after it (issue 38, item 4).
  */
-export function openEarly(url: string, WS: typeof WebSocket = WebSocket): EarlySocket {
+export function openEarly(url: string, WS: typeof WebSocket = WebSocket, sizeOf?: (paneId: string, current: PaneSize | undefined) => PaneSize | undefined): EarlySocket {
   const socket = new WS(url);
   socket.binaryType = 'arraybuffer';
   const kept: Array<string | ArrayBuffer> = [];
@@ -107,7 +169,9 @@ export function openEarly(url: string, WS: typeof WebSocket = WebSocket): EarlyS
     }
   };
   /** The other panes, asked for once the focused pane's snapshot is answered (its id). */
-  let rest: { after: number; ids: string[] } | undefined;
+  let rest: { after: number; ids: string[]; snapshot: (paneId: string) => number | undefined } | undefined;
+  /** Each pane's snapshot ask as sent (with the size it was asked at), for the window's own ask to claim its answer. */
+  const snapshotAsks = new Map<string, { paneId: string; cols?: number; rows?: number }>();
   const onOpen = (): void => {
     performance.mark('td:open');
     ask('app.hello', {});
@@ -117,20 +181,40 @@ export function openEarly(url: string, WS: typeof WebSocket = WebSocket): EarlyS
     const id = answerId(data);
     if (id === 1 && requests.length === 1) {
       let order: ReturnType<typeof snapshotOrder>;
+      let f: { ok: boolean; res?: unknown };
       try {
-        const f = JSON.parse(data) as { ok: boolean; res?: unknown };
+        f = JSON.parse(data) as { ok: boolean; res?: unknown };
         if (!f.ok) return;
         order = snapshotOrder(f.res);
       } catch {
         return;
       }
       if (!order.first) return;
-      const after = ask('pane.snapshot', { paneId: order.first });
-      if (after !== undefined && order.rest.length > 0) rest = { after, ids: order.rest };
+      // Each pane at the size its terminal will fit to, where the first paint says it: the core
+      // resizes it and answers at that size, so the first window after the pane was made at
+      // another size draws it once (the size read for all of them now, one layout of the page).
+      let sized: Map<string, PaneSize> | undefined;
+      try {
+        const current = paneSizes(f.res);
+        sized = new Map();
+        for (const paneId of [order.first, ...order.rest]) {
+          const size = sizeOf?.(paneId, current.get(paneId));
+          if (size) sized.set(paneId, size);
+        }
+      } catch {
+        sized = undefined;
+      }
+      const snapshot = (paneId: string): number | undefined => {
+        const req = sizedSnapshotReq(paneId, sized?.get(paneId));
+        snapshotAsks.set(paneId, req);
+        return ask('pane.snapshot', req);
+      };
+      const after = snapshot(order.first);
+      if (after !== undefined && order.rest.length > 0) rest = { after, ids: order.rest, snapshot };
     } else if (rest && id === rest.after) {
-      const { ids } = rest;
+      const { ids, snapshot } = rest;
       rest = undefined;
-      for (const paneId of ids) if (ask('pane.snapshot', { paneId }) === undefined) return;
+      for (const paneId of ids) if (snapshot(paneId) === undefined) return;
     }
   };
   const onMessage = (ev: MessageEvent): void => {
@@ -200,6 +284,7 @@ export function openEarly(url: string, WS: typeof WebSocket = WebSocket): EarlyS
   return {
     socket,
     requests,
+    snapshotAsks,
     live,
     release() {
       if (released) return [];
@@ -238,6 +323,8 @@ export function typedInput(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'altKey' |
 interface EarlyState extends LiveState {
   /** The early socket, until td-client takes it (none in Electron). */
   early?: EarlySocket;
+  /** Its snapshot asks, by pane id (kept after td-client takes it: `earlySnapshotAsk`). */
+  snapshotAsks?: EarlySocket['snapshotAsks'];
 }
 
 const state = (): EarlyState | undefined => (globalThis as { __tdEarly?: EarlyState }).__tdEarly;
@@ -272,7 +359,8 @@ if (typeof globalThis !== 'undefined' && !state()) {
   const td = typeof window !== 'undefined' ? (window as Window & { td?: Parameters<typeof electronLink>[0] }).td : undefined;
   if (td) s.link = electronLink(td);
   else if (typeof window !== 'undefined' && typeof WebSocket === 'function') {
-    s.early = openEarly(defaultWsUrl());
+    s.early = openEarly(defaultWsUrl(), WebSocket, (paneId, current) => firstPaintSize(document, paneId, current));
+    s.snapshotAsks = s.early.snapshotAsks;
     s.link = s.early.live;
     // Keys typed before the socket opened go as soon as it has.
     s.early.socket.addEventListener('open', () => s.flush?.());
@@ -298,4 +386,26 @@ export function takeEarly(): EarlySocket | undefined {
   const e = s?.early;
   if (s) s.early = undefined;
   return e;
+}
+
+/**
+ * The window's `pane.snapshot` ask for a pane it attaches to (TerminalRegistry.prefetch): the
+ * early socket's, as it sent it, where it asked one (td-client then hands over its answer);
+ * else at the size the first paint says the pane's terminal will fit to (`firstPaintSize`; the
+ * early socket asks only the first pane's when td-client adopts it before that is answered),
+ * else without a size (and always so for another machine's pane). `current`: the pane's size in
+ * the core (the hello's).
+ */
+export function attachSnapshotReq(paneId: string, current: PaneSize | undefined): { paneId: string; cols?: number; rows?: number } {
+  const asked = state()?.snapshotAsks?.get(paneId);
+  if (asked) return asked;
+  // Another machine's pane (`name/id`) is asked as before: its size is its home service's to set, by pane.resize.
+  if (paneId.includes('/')) return { paneId };
+  let size: PaneSize | undefined;
+  try {
+    size = typeof document !== 'undefined' ? firstPaintSize(document, paneId, current) : undefined;
+  } catch {
+    size = undefined;
+  }
+  return sizedSnapshotReq(paneId, size);
 }

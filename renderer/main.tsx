@@ -133,9 +133,12 @@ function hello(): void {
       // first, the others once it is answered (asked together, the core made them side by side
       // and the focused pane's came up to a second later under load). In a browser the early socket
       // asked them already, as soon as the hello was answered (early.ts): these asks claim its answers.
+      // Each at the size its terminal will fit to, where the first paint says it (early.ts,
+      // attachSnapshotReq): the core resizes the pane and answers at that size.
       const first = res.focused ?? (res.layout ? leafIds(res.layout)[0] : undefined);
-      void (first ? terminals.prefetch(first) : Promise.resolve()).then(() => {
-        for (const id of leafIds(store.getState().layout)) void terminals.prefetch(id);
+      const sizes = new Map(res.panes.map((p) => [p.id, { cols: p.cols, rows: p.rows }]));
+      void (first ? terminals.prefetch(first, sizes.get(first)) : Promise.resolve()).then(() => {
+        for (const id of leafIds(store.getState().layout)) void terminals.prefetch(id, sizes.get(id));
       });
       // The WebGL addon's chunk, where it will draw (the DOM renderer draws until it is there).
       preloadRenderer(ctx.rendererMode);

@@ -115,7 +115,8 @@ export function installPaneHandlers(core: Core, panes: PaneService, settings: Se
 
   core.handle('pane.ack', (req, client) => panes.ack(str(req.paneId, 'paneId'), client.id, req.chars));
 
-  core.handle('pane.snapshot', (req, client) => panes.snapshot(str(req.paneId, 'paneId'), client.id, req.scrollback));
+  // With a size: the pane resized to it first, the snapshot taken at it (a window attaching that knows its size).
+  core.handle('pane.snapshot', (req, client) => panes.snapshot(str(req.paneId, 'paneId'), client.id, req.scrollback, req.cols === undefined && req.rows === undefined ? undefined : { cols: req.cols!, rows: req.rows! }));
 
   // No client id: the asker does not become a reader (its acks never pace the pane).
   core.handle('pane.peek', async (req) => {

@@ -281,6 +281,35 @@ describe('PaneService with real PTYs', () => {
     await waitFor(() => panes.screenText(pane.id).includes('all-done'), 'the loop to end');
   });
 
+  it('a snapshot asked at a size resizes the pane first and is taken at it, its history four screens of that size, as a resize and then a snapshot', async () => {
+    const pane = panes.create({ command: LOGIN_BASH });
+    // 200 numbered lines of 70 characters at the pane's 120 columns: each wraps onto 3 rows at 30.
+    panes.write(pane.id, `for i in $(seq 1 200); do printf '\\033[3%dmline-%03d %s\\033[0m\\n' $((1 + i % 6)) $i ${'x'.repeat(61)}; done; echo sized-done\r`);
+    await waitFor(() => /^sized-done$/m.test(panes.screenText(pane.id)), 'the lines');
+    const snap = await panes.snapshot(pane.id, 'w', undefined, { cols: 30, rows: 8 });
+    expect(snap).toMatchObject({ cols: 30, rows: 8, complete: false });
+    expect(panes.get(pane.id)).toMatchObject({ cols: 30, rows: 8 });
+    // The same as a snapshot asked after the resize (nothing was written meanwhile).
+    expect((await panes.snapshot(pane.id, 'w')).data).toBe(snap.data);
+    // Drawn by a terminal of its size: the screen the pane has, and four screens of history (SNAPSHOT_MIN_SCROLLBACK: 40 rows), wrapped at 30.
+    const term = new headless.Terminal({ cols: 30, rows: 8, scrollback: 1000, allowProposedApi: true });
+    await new Promise<void>((r) => term.write(snap.data, r));
+    const buf = term.buffer.active;
+    const rows: string[] = [];
+    for (let y = 0; y < buf.length; y++) rows.push(buf.getLine(y)?.translateToString(true) ?? '');
+    expect(rows.slice(-8).join('\n').trimEnd()).toBe(panes.screenText(pane.id).trimEnd());
+    expect(buf.baseY).toBe(40);
+    const line199 = rows.findIndex((r) => r.startsWith('line-199 '));
+    expect(line199).toBeGreaterThanOrEqual(0);
+    expect(rows.slice(line199, line199 + 3).join('')).toBe(`line-199 ${'x'.repeat(61)}`);
+    expect(buf.getLine(line199 + 1)?.isWrapped).toBe(true);
+    term.dispose();
+    // The PTY has the size too.
+    panes.write(pane.id, 'echo "size=$(stty size)"\r');
+    await waitFor(() => panes.screenText(pane.id).replace(/\n/g, '').includes('size=8 30'), 'the size inside the PTY');
+    expect(() => panes.snapshot(pane.id, 'w', undefined, { cols: 0, rows: 8 })).toThrow(/not usable/);
+  });
+
   it('resizes the PTY and the headless screen; refuses nonsense sizes', async () => {
     const pane = panes.create({ command: LOGIN_BASH });
     panes.resize(pane.id, 80, 20);

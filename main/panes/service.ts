@@ -23,7 +23,7 @@ import { WindowShares } from './flow.ts';
 import * as L from './layout.ts';
 import { isQualifiedPaneId } from '../../common/pane-id.ts';
 import { DEFAULT_AREA, DEFAULT_MIN, placePane, type Placed } from './tiling.ts';
-import { DEFAULT_COLS, DEFAULT_ROWS, Pane, SCROLLBACK } from './pane.ts';
+import { DEFAULT_COLS, DEFAULT_ROWS, Pane, SCROLLBACK, snapshotScrollback } from './pane.ts';
 import { findAncestor, foregroundGroup, sessionGroups, signalSession } from './proc.ts';
 import { endRecorded, escalate, QUIT_ESCALATION, stillRunning, type Escalation, type ProcessRecord } from './ending.ts';
 import { agentOf, flagValue, resumeArgv, SHELLS } from './resume.ts';
@@ -641,13 +641,19 @@ export class PaneService implements PaneServiceApi {
     return this.resume(paneId);
   }
 
-  snapshot(paneId: string, clientId?: string, scrollback?: number | 'all'): Promise<Res<'pane.snapshot'>> {
+  /**
+   * The pane's snapshot; with `size`, the pane resized to it first (as `resize`), the snapshot
+   * taken at it and its default history four screens of that size: a window that knows the
+   * size it shows the pane at draws it once, not at the old size and then reflowed.
+   */
+  snapshot(paneId: string, clientId?: string, scrollback?: number | 'all', size?: { cols: number; rows: number }): Promise<Res<'pane.snapshot'>> {
     const pane = this.need(paneId);
-    if (clientId) this.addReader(clientId);
     if (scrollback !== undefined && scrollback !== 'all' && !(Number.isInteger(scrollback) && scrollback >= 0)) {
       throw new Error(`scrollback ${JSON.stringify(scrollback)} is not usable: send a whole number of lines, or "all"`);
     }
-    return pane.snapshot(scrollback === 'all' ? Number.MAX_SAFE_INTEGER : scrollback, clientId);
+    if (size) this.resize(paneId, size.cols, size.rows);
+    if (clientId) this.addReader(clientId);
+    return pane.snapshot(scrollback === 'all' ? Number.MAX_SAFE_INTEGER : scrollback ?? (size ? snapshotScrollback(size.rows) : undefined), clientId);
   }
 
   // ───────────── layout and focus ─────────────

@@ -11,7 +11,8 @@
 import type { TdApi } from '../../preload/contract.ts';
 import { Acker, acknowledge } from './flow.ts';
 import type { TerminalSession } from './session.ts';
-import { type Prefetched, SnapshotQueue } from './snapshots.ts';
+import { PREFETCH_AFTER_MAX, type Prefetched, SnapshotQueue } from './snapshots.ts';
+import { attachSnapshotReq } from '../early.ts';
 import { WebglPool } from './webgl-pool.ts';
 
 /** Snapshots a window has asked for and not yet been answered, at most (issue 38, item 4). */
@@ -91,15 +92,21 @@ export class TerminalRegistry {
     for (const o of opened) o.start();
   }
 
-  /** Ask for a pane's snapshot now, for its terminal to draw once made (nothing when it has one); resolves once answered. */
-  prefetch(paneId: string): Promise<unknown> {
+  /** Ask for a pane's snapshot now, for its terminal to draw once made (nothing when it has one); resolves once answered. `current`: the pane's size in the core (the hello's). */
+  prefetch(paneId: string, current?: { cols: number; rows: number }): Promise<unknown> {
     if (this.sessions.has(paneId)) return Promise.resolve();
     const known = this.prefetched.get(paneId);
     if (known) return known.answer;
-    // A failed ask is no answer: the terminal asks itself.
-    const answer = this.api.invoke('pane.snapshot', { paneId }).catch(() => undefined);
-    this.prefetched.set(paneId, { answer, dropped: 0 });
-    return answer;
+    // A failed ask is no answer: the terminal asks itself. At the size the first paint says its
+    // terminal will fit to (`current`: the pane's size in the core), as the early socket asked it
+    // where it did (td-client hands over that answer): early.ts, attachSnapshotReq.
+    const p: Prefetched = { answer: this.api.invoke('pane.snapshot', attachSnapshotReq(paneId, current)).catch(() => undefined), dropped: 0 };
+    p.answer = p.answer.then((res) => {
+      p.answered = true;
+      return res;
+    });
+    this.prefetched.set(paneId, p);
+    return p.answer;
   }
 
   /** The pane's prefetched snapshot, once (its terminal's first draw). */
@@ -162,7 +169,11 @@ export class TerminalRegistry {
       return;
     }
     const pre = this.prefetched.get(paneId);
-    if (pre) pre.dropped += data.length;
+    // After the answer: not in the snapshot, kept for the terminal to write after it (within bounds).
+    if (pre?.answered && (pre.afterChars ?? 0) + data.length <= PREFETCH_AFTER_MAX) {
+      (pre.after ??= []).push(data);
+      pre.afterChars = (pre.afterChars ?? 0) + data.length;
+    } else if (pre) pre.dropped += data.length;
     let a = this.strayAckers.get(paneId);
     if (!a) {
       a = new Acker((chars) => acknowledge(this.api, paneId, chars));

@@ -153,11 +153,12 @@ export class TerminalSession {
   renderer: RendererKind = 'dom';
   /**
    * Counters for tests and diagnosis: output dropped (already in a snapshot), written, last
-   * snapshot's size, snapshots asked for, redraws after falling behind a flood; `view`: in view,
+   * snapshot's size (characters, and the pane's columns and rows it was taken at), output kept
+   * after a prefetched snapshot's answer and written after it, snapshots asked for, redraws after falling behind a flood; `view`: in view,
    * or out of it ('hiding' until the core has answered `pane.view`, then 'hidden': no output
    * comes after that answer), and `shows`, the redraws on coming back into view.
    */
-  readonly stats = { dropped: 0, written: 0, snapshotChars: -1, syncs: 0, redraws: 0, partial: false, view: 'shown' as 'shown' | 'hiding' | 'hidden', shows: 0 };
+  readonly stats = { dropped: 0, written: 0, snapshotChars: -1, snapshotCols: 0, snapshotRows: 0, kept: 0, syncs: 0, redraws: 0, partial: false, view: 'shown' as 'shown' | 'hiding' | 'hidden', shows: 0 };
   private readonly fit = new FitAddon();
   private readonly opts: SessionOptions;
   private readonly acker: Acker;
@@ -372,6 +373,8 @@ export class TerminalSession {
     this.fitNow(true);
     try {
       let snap: Res<'pane.snapshot'>;
+      /** Output that came after the prefetched snapshot's answer, before this terminal (TerminalRegistry.output): written after it. */
+      let after: string[] = [];
       for (let attempt = 1; ; attempt++) {
         // The first draw may use the snapshot asked for before this terminal was made: output that
         // came since (counted by the registry, then here from this terminal's start) may not be in it.
@@ -388,10 +391,13 @@ export class TerminalSession {
         // (A redraw after falling behind a flood, 'stale', is sent nothing between pane.stale
         // and its snapshot, FlowMeter.redrawn: it asks again only in that race.)
         if (attempt === 1 && this.stats.dropped > droppedBefore) continue;
+        after = pre?.after ?? [];
         break;
       }
       performance.mark('td:snapshot');
       this.stats.snapshotChars = snap.data.length;
+      this.stats.snapshotCols = snap.cols;
+      this.stats.snapshotRows = snap.rows;
       const redraw = () => {
         if (snap.cols > 0 && snap.rows > 0 && (snap.cols !== this.term.cols || snap.rows !== this.term.rows)) {
           resizeKeepingAlt(this.term, snap.cols, snap.rows);
@@ -434,6 +440,13 @@ export class TerminalSession {
         this.updateView();
         if (mode === 'all') this.term.scrollToLine(Math.max(0, this.term.buffer.active.baseY - fromBottom));
       });
+      // The output kept after a prefetched answer follows it, before any live output (acknowledged already, by the registry).
+      const tail = after.join('');
+      if (tail) {
+        this.stats.written += tail.length;
+        this.stats.kept += tail.length;
+        this.term.write(tail);
+      }
     } catch (err) {
       if (gen !== this.generation || this.disposed) return;
       this.phase = 'live';

@@ -5,11 +5,24 @@
  */
 import type { Res } from '../../preload/contract.ts';
 
-/** A snapshot asked for before the pane's terminal was made, and the output characters that came for the pane since. */
+/**
+ * A snapshot asked for before the pane's terminal was made, and the output that came for the
+ * pane since: `dropped` characters between the ask and the answer (they may or may not be in
+ * it: the terminal asks again), and `after` the answer, kept in order (at most
+ * PREFETCH_AFTER_MAX characters; past that they count as dropped) for the terminal to write
+ * after the snapshot: the prompt a shell draws again once the snapshot's ask resized its pane
+ * comes right after the answer, before the terminal exists.
+ */
 export interface Prefetched {
   answer: Promise<Res<'pane.snapshot'> | undefined>;
   dropped: number;
+  answered?: boolean;
+  after?: string[];
+  afterChars?: number;
 }
+
+/** Output kept after a prefetched snapshot's answer, at most (characters), for its terminal to write. */
+export const PREFETCH_AFTER_MAX = 64 * 1024;
 
 interface Job {
   priority: () => number;
