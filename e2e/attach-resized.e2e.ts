@@ -8,14 +8,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openWindow, startServe, type Serve, type TdPage } from './harness.ts';
+import { launchBrowser, openWindow, startServe, type Serve } from './harness.ts';
+import { expectPaneLines, fillThreePanes, lineOf, paneLines } from './filled-panes.ts';
+import { scrollToTop } from './history.ts';
 
 let serve: Serve;
 let browser: Browser;
 
 const LINES = 300;
-/** Pane k's line i, as printf writes it (its colour: 31 + i % 6): 96 characters, wider than any pane here. */
-const lineOf = (k: number, i: number): string => `pane-${k} line ${String(i).padStart(4, '0')} ${'abcdefghij'.repeat(8)}`;
+/** 96 characters a line: wider than any pane here. */
+const REPEAT = 8;
 
 beforeAll(async () => {
   serve = await startServe();
@@ -27,61 +29,13 @@ afterAll(async () => {
   await serve?.close();
 });
 
-type Cell = { getFgColor(): number; isFgPalette(): boolean };
-type Line = { isWrapped: boolean; translateToString(t?: boolean): string; getCell(x: number): Cell | undefined };
-type Buf = { length: number; viewportY: number; getLine(y: number): Line | undefined };
 type Stats = { partial: boolean; syncs: number; snapshotCols: number; snapshotRows: number };
-type Td = { term(id: string): { cols: number; rows: number; buffer: { active: Buf } } | null; stats(id: string): Stats | null; live(id: string): boolean };
-
-/** The pane's lines in the page, wrapped rows joined: each line's text, the palette colour of its first cell (-1: default), and how many rows it took. */
-function lines(w: TdPage, paneId: string): Promise<Array<{ text: string; fg: number; rows: number }>> {
-  return w.page.evaluate((id) => {
-    const b = (window as unknown as { __td: Td }).__td.term(id)!.buffer.active;
-    const out: Array<{ text: string; fg: number; rows: number }> = [];
-    for (let y = 0; y < b.length; y++) {
-      const line = b.getLine(y);
-      const text = line?.translateToString(true) ?? '';
-      if (line?.isWrapped && out.length) {
-        const last = out[out.length - 1]!;
-        last.text += text;
-        last.rows++;
-        continue;
-      }
-      const cell = line?.getCell(0);
-      out.push({ text, fg: cell && cell.isFgPalette() ? cell.getFgColor() : -1, rows: 1 });
-    }
-    return out;
-  }, paneId);
-}
-
-/** Pane k's lines must be exactly its program's from `from` to the last, each in its colour, wrapped at `cols`. */
-function expectLines(got: Array<{ text: string; fg: number; rows: number }>, k: number, from: number, cols: number, what: string): void {
-  const at = got.findIndex((l) => l.text === lineOf(k, from));
-  expect(at, `${what}: pane-${k} line ${from} in the buffer`).toBeGreaterThanOrEqual(0);
-  for (let i = from; i <= LINES; i++) {
-    const l = got[at + i - from]!;
-    expect(l.text, `${what}: the line after pane-${k} line ${i - 1}`).toBe(lineOf(k, i));
-    expect(l.fg, `${what}: the colour of pane-${k} line ${i}`).toBe(1 + (i % 6));
-    expect(l.rows, `${what}: the rows pane-${k} line ${i} wraps onto at ${cols} columns`).toBe(Math.ceil(lineOf(k, i).length / cols));
-  }
-}
+type Td = { term(id: string): { cols: number; rows: number } | null; stats(id: string): Stats | null; live(id: string): boolean };
 
 describe('the first window after the panes were made at another size', () => {
   it('asks each pane\'s snapshot at the size its terminal fits to: drawn once at that size, every line exact', async () => {
     const a = await openWindow(browser, serve, { theme: 'dark', viewport: { width: 1400, height: 900 } });
-    const [first] = await a.paneIds();
-    await a.header(first!).getByRole('button', { name: 'Split right' }).click();
-    await a.waitFor(async () => (await a.paneIds()).length === 2, 'two panes');
-    const [, second] = await a.paneIds();
-    await a.header(second!).getByRole('button', { name: 'Split down' }).click();
-    await a.waitFor(async () => (await a.paneIds()).length === 3, 'three panes');
-    const ids = await a.paneIds();
-    for (const id of ids) await a.waitForPrompt(id);
-    for (const [k, id] of ids.entries()) {
-      await a.typeLine(id, `for i in $(seq 1 ${LINES}); do printf '\\033[3%dm%s\\033[0m\\n' $((1 + i % 6)) "pane-${k} line $(printf %04d $i) ${'abcdefghij'.repeat(8)}"; done; echo done-$((${k} + 1))`);
-    }
-    for (const [k, id] of ids.entries()) await a.waitForText(id, new RegExp(`^done-${k + 1}$`, 'm'), 60_000);
-    for (const id of ids) await a.waitForPrompt(id);
+    const ids = await fillThreePanes(a, LINES, REPEAT);
     const before = await a.page.evaluate((list) => list.map((id) => {
       const t = (window as unknown as { __td: Td }).__td.term(id)!;
       return { cols: t.cols, rows: t.rows };
@@ -103,22 +57,15 @@ describe('the first window after the panes were made at another size', () => {
       expect({ cols: t.stats.snapshotCols, rows: t.stats.snapshotRows }, `pane-${k}: its snapshot's size`).toEqual({ cols: t.cols, rows: t.rows });
       expect(t.stats.syncs, `pane-${k}: snapshots asked`).toBe(1);
       // The newest lines, exact at the new width; the rest when scrolled to the top.
-      const got = await lines(b, id);
+      const got = await paneLines(b, id);
       expect(t.stats.partial, `pane-${k}: partial history first`).toBe(true);
       const oldest = got.map((l) => /^pane-\d line (\d{4}) /.exec(l.text)).find((m) => m);
       expect(oldest, `pane-${k}: its lines in the first snapshot`).toBeTruthy();
-      expectLines(got, k, Number(oldest![1]), t.cols, `pane-${k} first snapshot`);
-      await b.focusKeyboard(id);
-      let steady = 0;
-      while (steady < 3) {
-        await b.page.keyboard.press('Shift+PageUp');
-        const top = await b.page.evaluate((p) => (window as unknown as { __td: Td }).__td.term(p)!.buffer.active.viewportY, id);
-        const partial = await b.page.evaluate((p) => (window as unknown as { __td: Td }).__td.stats(p)!.partial, id);
-        steady = top === 0 && !partial ? steady + 1 : 0;
-      }
-      const all = await lines(b, id);
-      expectLines(all, k, 1, t.cols, `pane-${k} whole history`);
-      expect(all.filter((l) => l.text === lineOf(k, 1)).length, `pane-${k}: line 1 once`).toBe(1);
+      expectPaneLines(got, { k, from: Number(oldest![1]), count: LINES, repeat: REPEAT, cols: t.cols }, `pane-${k} first snapshot`);
+      await scrollToTop(b, id, { whole: true });
+      const all = await paneLines(b, id);
+      expectPaneLines(all, { k, from: 1, count: LINES, repeat: REPEAT, cols: t.cols }, `pane-${k} whole history`);
+      expect(all.filter((l) => l.text === lineOf(k, 1, REPEAT)).length, `pane-${k}: line 1 once`).toBe(1);
     }
     expect(b.errors).toEqual([]);
     await b.close();

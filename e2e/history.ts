@@ -61,14 +61,18 @@ export function stats<T = Record<string, unknown>>(w: TdPage, paneId: string): P
   return w.page.evaluate((p) => (window as unknown as { __td: { stats(id: string): unknown } }).__td.stats(p), paneId) as Promise<T>;
 }
 
-/** Scroll the pane to the top as a person does (Shift+PageUp), until the view has stayed at line 0 for three presses. */
-export async function scrollToTop(w: TdPage, paneId: string): Promise<void> {
+/**
+ * Scroll the pane to the top as a person does (Shift+PageUp), until the view has stayed at line
+ * 0 for three presses (`whole`: with the history no longer partial, all of it fetched).
+ */
+export async function scrollToTop(w: TdPage, paneId: string, opts: { whole?: boolean } = {}): Promise<void> {
   await w.focusKeyboard(paneId);
   let steady = 0;
   while (steady < 3) {
     await w.page.keyboard.press('Shift+PageUp');
     const top = await w.page.evaluate((p) => (window as unknown as Td).__td.term(p).buffer.active.viewportY, paneId);
-    steady = top === 0 ? steady + 1 : 0;
+    const partial = opts.whole && (await w.page.evaluate((p) => (window as unknown as Td).__td.stats(p).partial, paneId));
+    steady = top === 0 && !partial ? steady + 1 : 0;
   }
 }
 
