@@ -61,6 +61,9 @@ export const TERMINAL_THEMES: Record<ThemeName, ITheme> = {
   },
 };
 
+/** The terminals' line height (xterm's `lineHeight`: a row is the font's box times this, rounded down in device pixels); the first paint's size reckoning (renderer/early.ts) uses it too. */
+export const TERMINAL_LINE_HEIGHT = 1.15;
+
 export const FONT_STACK = 'ui-monospace, "SF Mono", "Cascadia Mono", "JetBrains Mono", Menlo, Consolas, "DejaVu Sans Mono", "Liberation Mono", monospace';
 
 /** The font family to give xterm: the setting first (when set), then a stack of good monospace fonts. */

@@ -12,6 +12,7 @@
  * index.html (vite.config.ts, `inlineEarly`; the shells' CSP allow it by its hash), which runs
  * as the page is parsed (an async module script of its own ran only just before the main bundle).
  */
+import { TERMINAL_LINE_HEIGHT } from '../common/themes.ts';
 import { liveFirstPaint, type LiveLink, type LiveState } from './first-paint/live.ts';
 
 /** A request sent on the early socket, answered among its frames. */
@@ -89,7 +90,7 @@ type PaneSize = { cols: number; rows: number };
  * terminal fills): the box's width and height (parseInt of the computed style, as FitAddon reads
  * the terminal's parent), less xterm's scroll bar (14 px), over the cell xterm measures for the
  * first paint's font (OffscreenCanvas, `measureText('W')`: its width, and its font box's height
- * rounded up to a device pixel, times the line height 1.15 rounded down), a cell's CSS width and
+ * rounded up to a device pixel, times the line height TERMINAL_LINE_HEIGHT rounded down), a cell's CSS width and
  * height taken as xterm takes them at the terminal's first size (`current`, the pane's size in
  * the core: the terminal is made at it). Undefined when it cannot be read as the page will lay
  * it out: no first paint of the pane, the stylesheets not all applied yet, no OffscreenCanvas,
@@ -116,7 +117,7 @@ export function firstPaintSize(doc: Document, paneId: string, current: PaneSize 
   if (!(m.width > 0) || !(charHeight > 0)) return undefined;
   const dpr = win.devicePixelRatio || 1;
   const deviceCellWidth = m.width * dpr;
-  const deviceCellHeight = Math.floor(Math.ceil(charHeight * dpr) * 1.15);
+  const deviceCellHeight = Math.floor(Math.ceil(charHeight * dpr) * TERMINAL_LINE_HEIGHT);
   const cols0 = current && current.cols > 0 ? current.cols : 80;
   const rows0 = current && current.rows > 0 ? current.rows : 24;
   const cellWidth = Math.round(deviceCellWidth * cols0 / dpr) / cols0;

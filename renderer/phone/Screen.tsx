@@ -8,7 +8,7 @@
  */
 import { Terminal } from '@xterm/xterm';
 import { useEffect, useRef } from 'react';
-import { TERMINAL_THEMES, terminalFont, type ThemeName } from '../../common/themes.ts';
+import { TERMINAL_LINE_HEIGHT, TERMINAL_THEMES, terminalFont, type ThemeName } from '../../common/themes.ts';
 import { resizeKeepingAlt } from '../../common/xterm-resize.ts';
 
 export interface Shot {
@@ -42,7 +42,7 @@ export function Screen({ shot, label }: { shot: Shot; label: string }) {
       scrollback: 1000,
       fontFamily: terminalFont(''),
       fontSize: fittingFontSize(el.clientWidth - 4, shot.cols),
-      lineHeight: 1.15,
+      lineHeight: TERMINAL_LINE_HEIGHT,
       theme: TERMINAL_THEMES[themeNow()],
       minimumContrastRatio: 4.5,
       drawBoldTextInBrightColors: false,

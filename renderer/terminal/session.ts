@@ -28,7 +28,7 @@ import { shareThemeSheet } from './theme-sheet.ts';
 import { readable } from './view.ts';
 import type { Prefetched, SnapshotQueue } from './snapshots.ts';
 import type { PoolMember, Standing, WebglPool } from './webgl-pool.ts';
-import { TERMINAL_THEMES, terminalFont } from '../../common/themes.ts';
+import { TERMINAL_LINE_HEIGHT, TERMINAL_THEMES, terminalFont } from '../../common/themes.ts';
 import { resizeKeepingAlt } from '../../common/xterm-resize.ts';
 import { mendEraseAbove } from '../../common/xterm-erase.ts';
 
@@ -225,7 +225,7 @@ export class TerminalSession {
       cursorBlink: false,
       cursorStyle: 'bar',
       cursorInactiveStyle: 'outline',
-      lineHeight: 1.15,
+      lineHeight: TERMINAL_LINE_HEIGHT,
       macOptionIsMeta: true,
       rightClickSelectsWord: true,
       drawBoldTextInBrightColors: false,
