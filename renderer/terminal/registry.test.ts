@@ -87,6 +87,22 @@ describe('TerminalRegistry', () => {
     expect(asked.filter((a) => a.startsWith('pane.snapshot'))).toHaveLength(2);
   });
 
+  it('keeps output after a prefetched answer for its terminal, and forgets a failed ask: nothing kept, the next hello asks again', async () => {
+    const { api, asked } = recordingApi();
+    let fail = true;
+    const failing: TdApi = { ...api, invoke: ((name: RequestName, req: unknown) => (name === 'pane.snapshot' && fail ? (asked.push(`${name} ${JSON.stringify(req)}`), Promise.reject(new Error('the socket closed'))) : api.invoke(name, req as never))) as TdApi['invoke'] };
+    const r = new TerminalRegistry(failing);
+    expect(await r.prefetch('a')).toBeUndefined();
+    // After the failure: the terminal's own snapshot will hold this, so none of it is kept to write after.
+    r.output('a', 'prompt again');
+    expect(r.takePrefetched('a')).toBeUndefined();
+    fail = false;
+    await r.prefetch('a');
+    expect(asked.filter((a) => a.startsWith('pane.snapshot'))).toHaveLength(2);
+    r.output('a', 'after the answer');
+    expect(r.takePrefetched('a')?.after).toEqual(['after the answer']);
+  });
+
   it('opens the first pane\'s terminal at once and the others once it has drawn (the task after that frame), in one go; a pane view gone is not opened', async () => {
     const { api } = recordingApi();
     const r = new TerminalRegistry(api);

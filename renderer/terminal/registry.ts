@@ -102,7 +102,10 @@ export class TerminalRegistry {
     // where it did (td-client hands over that answer): early.ts, attachSnapshotReq.
     const p: Prefetched = { answer: this.api.invoke('pane.snapshot', attachSnapshotReq(paneId, current)).catch(() => undefined), dropped: 0 };
     p.answer = p.answer.then((res) => {
-      p.answered = true;
+      // A failed ask is forgotten (a later hello asks again), and output after it is not kept: the terminal's own snapshot has it.
+      if (res === undefined) {
+        if (this.prefetched.get(paneId) === p) this.prefetched.delete(paneId);
+      } else p.answered = true;
       return res;
     });
     this.prefetched.set(paneId, p);

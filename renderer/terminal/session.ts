@@ -391,7 +391,8 @@ export class TerminalSession {
         // (A redraw after falling behind a flood, 'stale', is sent nothing between pane.stale
         // and its snapshot, FlowMeter.redrawn: it asks again only in that race.)
         if (attempt === 1 && this.stats.dropped > droppedBefore) continue;
-        after = pre?.after ?? [];
+        // Kept output follows the prefetched snapshot only: a snapshot asked here already holds it.
+        after = early ? (pre?.after ?? []) : [];
         break;
       }
       performance.mark('td:snapshot');
