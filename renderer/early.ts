@@ -26,8 +26,8 @@ export interface EarlySocket {
   readonly socket: WebSocket;
   /** Requests sent on it, with ids from 1. */
   readonly requests: readonly EarlyRequest[];
-  /** Each pane's `pane.snapshot` ask as sent, by pane id (with the size it was asked at, `firstPaintSize`). */
-  readonly snapshotAsks: ReadonlyMap<string, { paneId: string; cols?: number; rows?: number }>;
+  /** Each pane's `pane.snapshot` ask as sent, by pane id (with the size it was asked at, `firstPaintSize`); the window's own ask takes it (attachSnapshotReq). */
+  readonly snapshotAsks: Map<string, { paneId: string; cols?: number; rows?: number }>;
   /** Stop keeping frames and hand over those kept so far, in the order they came. */
   release(): Array<string | ArrayBuffer>;
   /**
@@ -83,6 +83,22 @@ export function snapshotOrder(hello: unknown): { first?: string; rest: string[] 
 /** A pane's size in the core, as the hello's answer carries it (PaneInfo). */
 type PaneSize = { cols: number; rows: number };
 
+/** The last font measured for firstPaintSize (every pane of a window has the same). */
+let measured: { font: string; width: number; height: number } | undefined;
+
+/** A character's width and its font box's height in `font` (OffscreenCanvas, `measureText('W')`), measured once a font; undefined when it cannot be. */
+function fontCell(font: string): { width: number; height: number } | undefined {
+  if (measured?.font === font) return measured;
+  const ctx = new OffscreenCanvas(100, 100).getContext('2d');
+  if (!ctx) return undefined;
+  ctx.font = font;
+  const m = ctx.measureText('W');
+  const height = m.fontBoundingBoxAscent + m.fontBoundingBoxDescent;
+  if (!(m.width > 0) || !(height > 0)) return undefined;
+  measured = { font, width: m.width, height };
+  return measured;
+}
+
 /**
  * The size a pane's terminal will fit to in this window (TerminalSession's fit: xterm 6's
  * FitAddon over its DOM renderer's cell), read from the door's first paint, which lays the
@@ -103,18 +119,18 @@ export function firstPaintSize(doc: Document, paneId: string, current: PaneSize 
   for (const link of doc.querySelectorAll<HTMLLinkElement>('link[rel="stylesheet"]')) if (!link.sheet) return undefined;
   let rowsEl: HTMLElement | undefined;
   for (const el of doc.querySelectorAll<HTMLElement>('#td-first-paint [data-first-paint-pane]')) {
-    if (el.dataset.firstPaintPane === paneId) rowsEl = el.querySelector<HTMLElement>('.terminal-container > .first-paint-rows') ?? undefined;
+    if (el.dataset.firstPaintPane !== paneId) continue;
+    rowsEl = el.querySelector<HTMLElement>('.terminal-container > .first-paint-rows') ?? undefined;
+    break;
   }
   if (!rowsEl) return undefined;
   const style = win.getComputedStyle(rowsEl);
   const width = parseInt(style.width);
   const height = parseInt(style.height);
-  const ctx = new OffscreenCanvas(100, 100).getContext('2d');
-  if (!ctx || !(width > 0) || !(height > 0)) return undefined;
-  ctx.font = `${rowsEl.style.fontSize} ${rowsEl.style.fontFamily}`;
-  const m = ctx.measureText('W');
-  const charHeight = m.fontBoundingBoxAscent + m.fontBoundingBoxDescent;
-  if (!(m.width > 0) || !(charHeight > 0)) return undefined;
+  if (!(width > 0) || !(height > 0)) return undefined;
+  const m = fontCell(`${rowsEl.style.fontSize} ${rowsEl.style.fontFamily}`);
+  if (!m) return undefined;
+  const charHeight = m.height;
   const dpr = win.devicePixelRatio || 1;
   const deviceCellWidth = m.width * dpr;
   const deviceCellHeight = Math.floor(Math.ceil(charHeight * dpr) * TERMINAL_LINE_HEIGHT);
@@ -398,8 +414,13 @@ export function takeEarly(): EarlySocket | undefined {
  * the core (the hello's).
  */
 export function attachSnapshotReq(paneId: string, current: PaneSize | undefined): { paneId: string; cols?: number; rows?: number } {
-  const asked = state()?.snapshotAsks?.get(paneId);
-  if (asked) return asked;
+  // The early socket's ask, once (the window's ask that claims its answer); a later ask (a hello after a reconnect) is sized afresh.
+  const asks = state()?.snapshotAsks;
+  const asked = asks?.get(paneId);
+  if (asked) {
+    asks!.delete(paneId);
+    return asked;
+  }
   // Another machine's pane (`name/id`) is asked as before: its size is its home service's to set, by pane.resize.
   if (paneId.includes('/')) return { paneId };
   let size: PaneSize | undefined;

@@ -549,7 +549,13 @@ export async function stopService(opts: { env?: NodeJS.ProcessEnv; endPanes?: bo
   }
   const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
   if (conn && opts.endPanes) {
-    await conn.request('service.quit', { endPanes: true }).catch(() => undefined);
+    // Not past the deadline: a service that answers its hello, then never its quit (its loop held), is said below.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      conn.request('service.quit', { endPanes: true }).catch(() => undefined),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now())))),
+    ]);
+    clearTimeout(timer);
   } else {
     // A service of another protocol version refuses the hello but still takes this line.
     const token = (() => {
