@@ -100,6 +100,14 @@ describe('pane.rows (the first paint kept live, renderer/first-paint/live.ts)', 
     expect(rows.html).toContain('echo rows-after');
     served.app.panes.write(paneId, '\x15');
   });
+
+  it('says so in one sentence when the pane ends while its rows are awaited', async () => {
+    const client = { id: 'rows-ended' };
+    const other = served.app.panes.create({ cwd: state.dir }).id;
+    const asked = served.app.core.request('pane.rows', { paneId: other, theme: 'dark', focused: true, after: 1000 }, client);
+    served.app.panes.close(other);
+    await expect(asked).rejects.toThrow(`pane "${other}" ended while its rows were awaited`);
+  });
 });
 
 describe('windowTheme', () => {

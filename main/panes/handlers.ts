@@ -18,16 +18,21 @@ function str(v: unknown, what: string): string {
 /** The longest a `pane.rows` ask waits for the pane's next output. */
 const ROWS_AFTER_MAX = 1000;
 
-/** Until the pane's next output has come (and gone to the windows), or `ms` passed. */
+/** Until the pane's next output has come (and gone to the windows), the pane is closed, or `ms` passed. */
 function nextOutput(panes: PaneService, paneId: string, ms: number): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
       clearTimeout(timer);
-      off();
+      offOutput();
+      offRemoved();
       resolve();
     };
     const timer = setTimeout(done, ms);
-    const off = panes.onOutput((id) => {
+    const offOutput = panes.onOutput((id) => {
+      if (id === paneId) done();
+    });
+    // A pane closed meanwhile: answered at once (with the one-sentence error), not after `ms`.
+    const offRemoved = panes.onRemoved((id) => {
       if (id === paneId) done();
     });
   });
@@ -139,7 +144,7 @@ export function installPaneHandlers(core: Core, panes: PaneService, settings: Se
     // Asked with a key: answered with the pane's next output (its echo), or after `after` ms.
     if (req.after) await nextOutput(panes, paneId, req.after);
     const screen = panes.screenCells(paneId);
-    if (!screen) throw new Error(`pane ${paneId} does not exist`);
+    if (!screen) throw new Error(`pane "${paneId}" ended while its rows were awaited`);
     const { fontSize, fontFamily } = settings.get();
     return { html: rowsMarkup(screen, req.theme, { fontSize, fontFamily }, req.focused === true), appCursor: screen.appCursor === true };
   });
