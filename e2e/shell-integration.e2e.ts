@@ -122,6 +122,24 @@ describe('shell integration', () => {
     await dark.waitFor(async () => (await viewport(dark)).atBottom && /td\$ *$/.test(await dark.text(paneId, 3)), 'the prompt back');
   });
 
+  it('keeps the last command\'s tooltip true under a resting pointer, and drops it once the pointer has gone', async () => {
+    const last = dark.header(paneId).getByTestId('last-command');
+    await dark.focusTerminal(paneId);
+    await last.hover();
+    expect(await last.getAttribute('title')).toMatch(/^Last command: exit 0 · /);
+    // Typed with the pointer resting on it (the terminal keeps the keyboard).
+    await dark.page.keyboard.type('false');
+    await dark.page.keyboard.press('Enter');
+    await dark.waitFor(async () => /^Last command: exit 1 · \d+\.\d s \(ended .+\)$/.test((await last.getAttribute('title')) ?? ''), 'the tooltip of the command that ended under the pointer');
+    await dark.page.mouse.move(1, 1);
+    await dark.page.keyboard.type('true');
+    await dark.page.keyboard.press('Enter');
+    await dark.waitFor(async () => /^✓ /.test((await lastCommand(dark)) ?? ''), 'the next command in the header');
+    expect(await last.getAttribute('title')).toBeNull();
+    await last.hover();
+    expect(await last.getAttribute('title')).toMatch(/^Last command: exit 0 · /);
+  });
+
   it('opens a split in the folder the pane\'s shell is in', async () => {
     await dark.typeLine(paneId, `cd ${serve.home} && mkdir -p 'split here' && cd 'split here'`);
     await dark.waitFor(async () => (await dark.pane(paneId))?.cwd === `${serve.home}/split here`, 'the folder from OSC 7 in the pane');

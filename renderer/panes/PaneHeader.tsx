@@ -2,7 +2,7 @@
  * A pane's header: title and cwd, exit status with Restart once the process has
  * ended, the agent's status and unseen surfaces, and the pane's buttons.
  */
-import type { ReactElement, ReactNode } from 'react';
+import { useLayoutEffect, useRef, type ReactElement, type ReactNode } from 'react';
 import type { AgentStatus, PaneInfo } from '../../preload/contract.ts';
 import { closePane, focusPane, restartPane, splitPane, toggleBench } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
@@ -98,14 +98,23 @@ export function PaneHeader({ paneId, pane, focused, single }: Props): ReactEleme
 
 function LastCommand({ lc }: { lc: NonNullable<PaneInfo['lastCommand']> }): ReactElement {
   const { text, label } = lastCommandParts(lc);
+  const ref = useRef<HTMLSpanElement>(null);
   // The tooltip's time is written when the pointer comes (a window's first commit of 32 panes
   // spent ~25 ms formatting 32 times nobody had asked for: the first time format loads ICU's
-  // data; docs/spec/performance.md, 2026-12-06 morning).
+  // data; docs/spec/performance.md, 2026-12-06 morning), and again when another command ends
+  // under a resting pointer; not under it, the old one is dropped until the pointer comes.
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    if (el.matches(':hover')) el.title = lastCommandTitle(label, lc.at);
+    else el.removeAttribute('title');
+  }, [label, lc.at]);
   return (
     <span
+      ref={ref}
       className={`pane-last-command ${lc.exitCode === 0 ? 'ok' : 'bad'}`}
       onPointerEnter={(e) => {
-        e.currentTarget.title = `${label} (ended ${new Date(lc.at).toLocaleTimeString()})`;
+        e.currentTarget.title = lastCommandTitle(label, lc.at);
       }}
       data-testid="last-command"
     >
@@ -113,6 +122,10 @@ function LastCommand({ lc }: { lc: NonNullable<PaneInfo['lastCommand']> }): Reac
       <span className="sr-only">{label}</span>
     </span>
   );
+}
+
+function lastCommandTitle(label: string, at: string): string {
+  return `${label} (ended ${new Date(at).toLocaleTimeString()})`;
 }
 
 function IconButton({ label, tip, onClick, pressed, children }: { label: string; tip: string; onClick: () => void; pressed?: boolean; children: ReactNode }): ReactElement {
