@@ -1,5 +1,5 @@
 /** The window: a thin title bar, the panes, and short notices. */
-import { startTransition, useEffect, useRef, useState, type ReactElement } from 'react';
+import { useEffect, useRef, type ReactElement } from 'react';
 import { commandWanted, cycleTheme, focusPane, runCommand, splitPane } from './commands.ts';
 import { doorTheme } from './first-paint/door-theme.ts';
 import { useWindow, useWindowState } from './context.ts';
@@ -38,14 +38,6 @@ export function App(): ReactElement {
   const workspace = useRef<HTMLElement>(null);
   useReportArea(workspace);
   const stopped = useStore(serviceUi, (s) => s.stopped !== null);
-  // The window's panes are first built in a transition (issue 38, item 4): React renders the
-  // panes in slices of ~5 ms, a key typed on the door's first paint and its echo going between
-  // them, and commits them at once. In the hello's own task (until 2026-12-06) the render of a
-  // 32-pane window held the page 30-50 ms more. Later layouts render at once, as before.
-  const [built, setBuilt] = useState(false);
-  useEffect(() => {
-    if (ready && layout && !built) startTransition(() => setBuilt(true));
-  }, [ready, layout, built]);
 
   // A theme the door put on the page (from the settings it knows) stays until this window knows them too.
   useEffect(() => {
@@ -106,7 +98,7 @@ export function App(): ReactElement {
             <p className="empty-title">Terminal Delight could not start this window</p>
             <p className="empty-detail">{error}</p>
           </div>
-        ) : !ready || (layout && !built) ? (
+        ) : !ready ? (
           <div className="empty-state" aria-busy="true"><p className="empty-detail">Connecting…</p></div>
         ) : layout ? (
           <LayoutNode node={layout} path={[]} />
