@@ -103,7 +103,7 @@ describe('TerminalRegistry', () => {
     expect(r.takePrefetched('a')?.after).toEqual(['after the answer']);
   });
 
-  it('opens the first pane\'s terminal at once and the others once it has drawn (the task after that frame), a task each; a pane view gone is not opened', async () => {
+  it('opens the first pane\'s terminal at once and the others once it has drawn (the task after that frame), in turns of a few ms; a pane view gone is not opened', async () => {
     const { api } = recordingApi();
     const r = new TerminalRegistry(api);
     const opened: string[] = [];
@@ -118,9 +118,6 @@ describe('TerminalRegistry', () => {
     r.paneDrawn('a');
     // Not in the frame that draws the first pane: its rows are painted before the rest are made.
     expect(opened).toEqual(['a']);
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    // One in that task, the next in a task of its own (after whatever else the page had to do).
-    expect(opened).toEqual(['a', 'b']);
     await vi.waitFor(() => expect(opened).toEqual(['a', 'b', 'd']));
     // From then on, every terminal opens at once.
     r.opening('e', false, open('e'));
@@ -144,7 +141,7 @@ describe('TerminalRegistry', () => {
     }
   });
 
-  it('opens the waiting terminals a task each, then measures them all in one task (one layout of the page for all), then starts each in a task of its own; a view gone while others open is not opened', async () => {
+  it('opens the waiting terminals, then measures them all at once (one layout of the page for all), then starts them; a view gone before its turn is not opened', async () => {
     const { api } = recordingApi();
     const r = new TerminalRegistry(api);
     const steps: string[] = [];
@@ -157,8 +154,6 @@ describe('TerminalRegistry', () => {
     r.opening('c', false, terminal('c'));
     const cancelD = r.opening('d', false, terminal('d'));
     r.paneDrawn('a');
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(steps).toEqual(['open a and start', 'open b']);
     cancelD();
     await vi.waitFor(() => expect(steps).toEqual(['open a and start', 'open b', 'open c', 'measure b', 'measure c', 'start b', 'start c']));
   });

@@ -30,6 +30,15 @@ export interface Opened {
   start(): void;
 }
 
+/** The longest turn of the page's thread the window's other terminals take at once (openRest). */
+export const TURN_MS = 8;
+
+/** Whether a key (or a click) waits for the page's thread (Chromium's isInputPending; elsewhere, never said). */
+function inputWaits(): boolean {
+  const s = (globalThis.navigator as { scheduling?: { isInputPending?(): boolean } } | undefined)?.scheduling;
+  return typeof s?.isInputPending === 'function' && s.isInputPending();
+}
+
 /**
  * A task of its own, after the page's other work: `scheduler.postTask` at 'background' priority
  * where there is one (Chromium: keys, socket messages and frames go first), else a message to
@@ -100,28 +109,35 @@ export class TerminalRegistry {
   }
 
   /**
-   * The waiting terminals, each opened in a task of its own, then all measured in one (one layout
-   * of the page for them all), then each started in one of its own; every task behind what else
-   * the page has to do (`laterTurn`: keys, socket messages, frames first). In one task of 90-110 ms
-   * (until 2026-12-06) a key typed meanwhile, and its echo, waited for all 31 of a 32-pane window.
+   * The waiting terminals opened, then all measured (one layout of the page for them all), then
+   * started, in turns of at most TURN_MS, each turn ended at once when input is waiting
+   * (`inputWaits`), the next a task of its own behind what else the page has to do (`laterTurn`:
+   * keys, socket messages, frames first). In one task of 90-110 ms (until 2026-12-06) a key typed
+   * meanwhile, and its echo, waited for all 31 of a 32-pane window.
    */
   private async openRest(): Promise<void> {
     if (this.restOpened) return;
     this.restOpened = true;
     clearTimeout(this.openTimer);
+    let turn = performance.now();
+    const yieldIfDue = async (): Promise<void> => {
+      if (performance.now() - turn < TURN_MS && !inputWaits()) return;
+      await laterTurn();
+      turn = performance.now();
+    };
     const opened: Opened[] = [];
     // Taken one at a time: a pane view gone meanwhile (its cancel) is not opened.
     for (let next = this.openWaiting.entries().next(); !next.done; next = this.openWaiting.entries().next()) {
       this.openWaiting.delete(next.value[0]);
       const o = next.value[1](false);
       if (o) opened.push(o);
-      if (this.openWaiting.size > 0) await laterTurn();
+      if (this.openWaiting.size > 0) await yieldIfDue();
     }
     if (opened.length === 0) return;
-    await laterTurn();
+    await yieldIfDue();
     for (const o of opened) o.measureFit();
     for (const [i, o] of opened.entries()) {
-      if (i > 0) await laterTurn();
+      if (i > 0) await yieldIfDue();
       o.start();
     }
   }
