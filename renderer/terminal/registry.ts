@@ -33,11 +33,18 @@ export interface Opened {
 /** The longest turn of the page's thread the window's other terminals take at once (openRest). */
 export const TURN_MS = 8;
 
+/** How long after a key the window's other terminals are opened in turns (TURN_MS) rather than at once: its echo may be on its way. */
+export const TYPING_MS = 100;
+
 /** Whether a key (or a click) waits for the page's thread (Chromium's isInputPending; elsewhere, never said). */
 function inputWaits(): boolean {
   const s = (globalThis.navigator as { scheduling?: { isInputPending?(): boolean } } | undefined)?.scheduling;
   return typeof s?.isInputPending === 'function' && s.isInputPending();
 }
+
+/** When this page last handled a key (on the door's first paint or in a terminal), -Infinity before any. */
+let lastKeyAt = -Infinity;
+globalThis.addEventListener?.('keydown', () => { lastKeyAt = performance.now(); }, { capture: true, passive: true });
 
 /**
  * A task of its own, after the page's other work: `scheduler.postTask` at 'background' priority
@@ -110,10 +117,12 @@ export class TerminalRegistry {
 
   /**
    * The waiting terminals opened, then all measured (one layout of the page for them all), then
-   * started, in turns of at most TURN_MS, each turn ended at once when input is waiting
-   * (`inputWaits`), the next a task of its own behind what else the page has to do (`laterTurn`:
-   * keys, socket messages, frames first). In one task of 90-110 ms (until 2026-12-06) a key typed
-   * meanwhile, and its echo, waited for all 31 of a 32-pane window.
+   * started. While someone types (a keydown within TYPING_MS) in turns of at most TURN_MS, the
+   * next a task of its own behind what else the page has to do (`laterTurn`: keys, socket
+   * messages, frames first); a turn also ends at once when input waits (`inputWaits`); else in one
+   * go. In one task of 90-150 ms (until 2026-12-06) a key typed meanwhile, its echo, and the frame
+   * that shows the focused terminal waited for all 31 of a 32-pane window; turns when nobody types
+   * made the first window (every pane resized) 100-300 ms slower (docs/spec/performance.md).
    */
   private async openRest(): Promise<void> {
     if (this.restOpened) return;
@@ -121,7 +130,8 @@ export class TerminalRegistry {
     clearTimeout(this.openTimer);
     let turn = performance.now();
     const yieldIfDue = async (): Promise<void> => {
-      if (performance.now() - turn < TURN_MS && !inputWaits()) return;
+      const now = performance.now();
+      if (!inputWaits() && (now - turn < TURN_MS || now - lastKeyAt > TYPING_MS)) return;
       await laterTurn();
       turn = performance.now();
     };
