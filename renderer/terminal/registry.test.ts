@@ -103,7 +103,7 @@ describe('TerminalRegistry', () => {
     expect(r.takePrefetched('a')?.after).toEqual(['after the answer']);
   });
 
-  it('opens the first pane\'s terminal at once and the others once it has drawn (the task after that frame), in one go; a pane view gone is not opened', async () => {
+  it('opens the first pane\'s terminal at once and the others once it has drawn (the task after that frame), in turns of a few ms; a pane view gone is not opened', async () => {
     const { api } = recordingApi();
     const r = new TerminalRegistry(api);
     const opened: string[] = [];
@@ -118,8 +118,7 @@ describe('TerminalRegistry', () => {
     r.paneDrawn('a');
     // Not in the frame that draws the first pane: its rows are painted before the rest are made.
     expect(opened).toEqual(['a']);
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(opened).toEqual(['a', 'b', 'd']);
+    await vi.waitFor(() => expect(opened).toEqual(['a', 'b', 'd']));
     // From then on, every terminal opens at once.
     r.opening('e', false, open('e'));
     expect(opened).toEqual(['a', 'b', 'd', 'e']);
@@ -142,7 +141,7 @@ describe('TerminalRegistry', () => {
     }
   });
 
-  it('opens the waiting terminals, then measures them all, then starts them (one layout of the page for all)', async () => {
+  it('opens the waiting terminals, then measures them all at once (one layout of the page for all), then starts them; a view gone before its turn is not opened', async () => {
     const { api } = recordingApi();
     const r = new TerminalRegistry(api);
     const steps: string[] = [];
@@ -153,8 +152,9 @@ describe('TerminalRegistry', () => {
     r.opening('a', true, terminal('a'));
     r.opening('b', false, terminal('b'));
     r.opening('c', false, terminal('c'));
+    const cancelD = r.opening('d', false, terminal('d'));
     r.paneDrawn('a');
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(steps).toEqual(['open a and start', 'open b', 'open c', 'measure b', 'measure c', 'start b', 'start c']);
+    cancelD();
+    await vi.waitFor(() => expect(steps).toEqual(['open a and start', 'open b', 'open c', 'measure b', 'measure c', 'start b', 'start c']));
   });
 });

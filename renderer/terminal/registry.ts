@@ -30,6 +30,40 @@ export interface Opened {
   start(): void;
 }
 
+/** The longest turn of the page's thread the window's other terminals take at once (openRest). */
+export const TURN_MS = 8;
+
+/** How long after a key the window's other terminals are opened in turns (TURN_MS) rather than at once: its echo may be on its way. */
+export const TYPING_MS = 100;
+
+/** Whether a key (or a click) waits for the page's thread (Chromium's isInputPending; elsewhere, never said). */
+function inputWaits(): boolean {
+  const s = (globalThis.navigator as { scheduling?: { isInputPending?(): boolean } } | undefined)?.scheduling;
+  return typeof s?.isInputPending === 'function' && s.isInputPending();
+}
+
+/** When this page last handled a key (on the door's first paint or in a terminal), -Infinity before any. */
+let lastKeyAt = -Infinity;
+globalThis.addEventListener?.('keydown', () => { lastKeyAt = performance.now(); }, { capture: true, passive: true });
+
+/**
+ * A task of its own, after the page's other work: `scheduler.postTask` at 'background' priority
+ * where there is one (Chromium: keys, socket messages and frames go first), else a message to
+ * itself (behind what is queued already).
+ */
+export function laterTurn(): Promise<void> {
+  const s = (globalThis as { scheduler?: { postTask?(f: () => void, o: { priority: string }): Promise<unknown> } }).scheduler;
+  if (typeof s?.postTask === 'function') return s.postTask(() => undefined, { priority: 'background' }).then(() => undefined);
+  return new Promise((resolve) => {
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => {
+      ch.port1.close();
+      resolve();
+    };
+    ch.port2.postMessage(null);
+  });
+}
+
 export class TerminalRegistry {
   private readonly sessions = new Map<string, TerminalSession>();
   private readonly prefetched = new Map<string, Prefetched>();
@@ -70,7 +104,7 @@ export class TerminalRegistry {
       return () => {};
     }
     this.openWaiting.set(paneId, open);
-    this.openTimer ??= setTimeout(() => this.openRest(), OPEN_REST_AFTER_MS);
+    this.openTimer ??= setTimeout(() => void this.openRest(), OPEN_REST_AFTER_MS);
     return () => {
       if (this.openWaiting.get(paneId) === open) this.openWaiting.delete(paneId);
     };
@@ -81,15 +115,41 @@ export class TerminalRegistry {
     return this.openWaiting.has(paneId);
   }
 
-  private openRest(): void {
+  /**
+   * The waiting terminals opened, then all measured (one layout of the page for them all), then
+   * started. While someone types (a keydown within TYPING_MS) in turns of at most TURN_MS, the
+   * next a task of its own behind what else the page has to do (`laterTurn`: keys, socket
+   * messages, frames first); a turn also ends at once when input waits (`inputWaits`); else in one
+   * go. In one task of 90-150 ms (until 2026-12-06) a key typed meanwhile, its echo, and the frame
+   * that shows the focused terminal waited for all 31 of a 32-pane window; turns when nobody types
+   * made the first window (every pane resized) 100-300 ms slower (docs/spec/performance.md).
+   */
+  private async openRest(): Promise<void> {
     if (this.restOpened) return;
     this.restOpened = true;
     clearTimeout(this.openTimer);
-    const waiting = [...this.openWaiting.values()];
-    this.openWaiting.clear();
-    const opened = waiting.map((open) => open(false)).filter((o): o is Opened => !!o);
+    let turn = performance.now();
+    const yieldIfDue = async (): Promise<void> => {
+      const now = performance.now();
+      if (!inputWaits() && (now - turn < TURN_MS || now - lastKeyAt > TYPING_MS)) return;
+      await laterTurn();
+      turn = performance.now();
+    };
+    const opened: Opened[] = [];
+    // Taken one at a time: a pane view gone meanwhile (its cancel) is not opened.
+    for (let next = this.openWaiting.entries().next(); !next.done; next = this.openWaiting.entries().next()) {
+      this.openWaiting.delete(next.value[0]);
+      const o = next.value[1](false);
+      if (o) opened.push(o);
+      if (this.openWaiting.size > 0) await yieldIfDue();
+    }
+    if (opened.length === 0) return;
+    await yieldIfDue();
     for (const o of opened) o.measureFit();
-    for (const o of opened) o.start();
+    for (const [i, o] of opened.entries()) {
+      if (i > 0) await yieldIfDue();
+      o.start();
+    }
   }
 
   /** Ask for a pane's snapshot now, for its terminal to draw once made (nothing when it has one); resolves once answered. `current`: the pane's size in the core (the hello's). */
@@ -144,7 +204,7 @@ export class TerminalRegistry {
     if (!this.restOpened && !this.restSoon) {
       clearTimeout(this.openTimer);
       this.restSoon = true;
-      setTimeout(() => this.openRest(), 0);
+      setTimeout(() => void this.openRest(), 0);
     }
     for (const f of [...this.drawnListeners]) f();
   }
