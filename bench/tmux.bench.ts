@@ -336,6 +336,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     log(`         ours, in the same attaches: every pane's screen painted (the door's first paint, the page's first contentful paint from navigation) ${range(us.firstPaint!)}; the focused pane live and drawn by its terminal ${range(us.focused!)}`);
     log(`         panes in view (${inViewCount} of ${PANES}), live (first paint answering: their text shown, a key typed into the focused one as soon as its text showed echoed on screen, by ${[...new Set(us.echoedBy!)].join(' / ')}): ${range(us.answering!)} (goal <= 300 ms: ${verdict(median(us.answering!) <= 300)})`);
     log(`         panes in view (${inViewCount} of ${PANES}), drawn by their terminals (each terminal live, its snapshot drawn): ${range(us.inView!)}; all ${PANES} terminals live: ${range(us.attach)} (goal <= 1000 ms: ${verdict(median(us.attach) <= 1000)})`);
+    log(`         each attach (panes in view live, echoed by; first contentful paint; all ${PANES} terminals live): ${us.answering!.map((ms, i) => `${ms.toFixed(0)} ${us.echoedBy![i]}; ${us.firstPaint![i]!.toFixed(0)}; ${us.attach[i]!.toFixed(0)}`).join(' | ')}`);
     log(`         load average at the end: ${os.loadavg().map((x) => x.toFixed(1)).join(', ')}`);
     const a1 = us.attach[0]!;
     const b1 = peer.attach[0]!;

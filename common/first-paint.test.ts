@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Layout, PaneInfo } from '../preload/contract.ts';
 import { TERMINAL_THEMES } from './themes.ts';
-import { CELL, htmlText, FIRST_PAINT_MAX_CHARS, firstPaintMarkup, paletteColour, withFirstPaint, type FirstPaint, type ScreenCells } from './first-paint.ts';
+import { CELL, htmlText, FIRST_PAINT_MAX_CHARS, firstPaintMarkup, paletteColour, withFirstPaint, withScriptsLater, type FirstPaint, type ScreenCells } from './first-paint.ts';
 
 function info(id: string, extra: Partial<PaneInfo> = {}): PaneInfo {
   return { id, tag: 'abcdefgh', kind: 'shell', title: '', cwd: '/home/me/src/app', command: ['bash'], status: 'running', cols: 80, rows: 24, benchOpen: false, unseen: 0, ...extra };
@@ -125,5 +125,15 @@ describe('withFirstPaint', () => {
     const themed = index.replace('<html lang="en">', '<html data-theme="light">');
     expect(withFirstPaint(themed, 'dark', undefined)).toBe(themed);
     expect(withFirstPaint('<p>no root</p>', 'dark', '<div>x</div>')).toBe('<p>no root</p>');
+  });
+});
+
+describe('withScriptsLater', () => {
+  it('leaves the deferred and module scripts inert, each preloaded in its place and in its order, the inline script as it is', () => {
+    const head = '<script>early()</script>\n<script defer src="./assets/vendor-a.js"></script>\n<script type="module" crossorigin src="./assets/index-b.js"></script>\n<script src="./sync.js"></script>';
+    expect(withScriptsLater(head)).toBe('<script>early()</script>\n'
+      + '<link rel="preload" as="script" href="./assets/vendor-a.js"><script type="text/x-td-later" data-src="./assets/vendor-a.js"></script>\n'
+      + '<link rel="modulepreload" crossorigin href="./assets/index-b.js"><script type="text/x-td-later" data-src="./assets/index-b.js" data-module="true" data-crossorigin="true"></script>\n'
+      + '<script src="./sync.js"></script>');
   });
 });

@@ -179,3 +179,25 @@ export function withFirstPaint(indexHtml: string, theme: ThemeName, markup: stri
   const at = themed.indexOf(root);
   return !markup || at < 0 ? themed : themed.slice(0, at + root.length) + markup + themed.slice(at + root.length);
 }
+
+/** The type the door gives the page's scripts that wait for the early socket's open (renderer/early.ts `startScripts`): inert until then. */
+export const LATER_SCRIPT_TYPE = 'text/x-td-later';
+
+/**
+ * index.html with its scripts (the vendor script, `defer`, and the main module) inert, each
+ * with a preload in its place so it is fetched as early as before: the page's early script
+ * (renderer/early.ts `startScripts`) starts them, in order, once the page is parsed and its
+ * socket has opened (or soon after, LATER_SCRIPTS_WAIT_MS), so the socket's `open` (and the
+ * hello it sends, and the snapshots asked after it) does not wait behind their evaluation.
+ * Other scripts (the inline early one) are left as they are.
+ */
+export function withScriptsLater(indexHtml: string): string {
+  return indexHtml.replace(/<script\b([^>]*)\bsrc="([^"]+)"([^>]*)><\/script>/g, (tag, before: string, src: string, after: string) => {
+    const attrs = `${before} ${after}`;
+    const module = /\btype="module"/.test(attrs);
+    const crossorigin = /\bcrossorigin\b/.test(attrs);
+    if (!module && !/\bdefer\b/.test(attrs)) return tag;
+    const preload = module ? `<link rel="modulepreload"${crossorigin ? ' crossorigin' : ''} href="${src}">` : `<link rel="preload" as="script"${crossorigin ? ' crossorigin' : ''} href="${src}">`;
+    return `${preload}<script type="${LATER_SCRIPT_TYPE}" data-src="${src}"${module ? ' data-module="true"' : ''}${crossorigin ? ' data-crossorigin="true"' : ''}></script>`;
+  });
+}

@@ -473,8 +473,9 @@ export interface Requests {
    * of the first paint live with it until the pane's terminal has drawn (renderer/early.ts).
    * `appCursor`: the program asked for application cursor keys. Read-only, like pane.peek.
    * `after` (ms, at most 1000): answered once the pane's next output has come, or after that
-   * long: asked with a key typed on the first paint, its echo comes back in one answer. A pane
-   * closed while awaited is an error at once ("pane "p3" ended while its rows were awaited").
+   * long, or at once when output came since the pane's last input (its echo is in the screen):
+   * asked with a key typed on the first paint, its echo comes back in one answer. A pane closed while awaited is an error at once
+   * ("pane "p3" ended while its rows were awaited").
    */
   'pane.rows': { req: { paneId: string; theme: 'light' | 'dark'; focused: boolean; after?: number }; res: { html: string; appCursor: boolean } };
   /**

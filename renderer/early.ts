@@ -168,7 +168,7 @@ function answerId(data: string): number | undefined {
  * for the other panes' (the asks main.tsx makes, which td-client then claims): the core makes
  * them while the main bundle still loads and parses, instead of after it (issue 38, item 4).
  */
-export function openEarly(url: string, WS: typeof WebSocket = WebSocket, sizeOf?: (paneId: string, current: PaneSize | undefined) => PaneSize | undefined): EarlySocket {
+export function openEarly(url: string, WS: typeof WebSocket = WebSocket, sizeOf?: (paneId: string, current: PaneSize | undefined) => PaneSize | undefined, measurable: (go: () => void) => void = (go) => go()): EarlySocket {
   const socket = new WS(url);
   socket.binaryType = 'arraybuffer';
   const kept: Array<string | ArrayBuffer> = [];
@@ -207,6 +207,20 @@ export function openEarly(url: string, WS: typeof WebSocket = WebSocket, sizeOf?
         return;
       }
       if (!order.first) return;
+      // Once the first paint can be measured (parsed, its stylesheets applied: `measurable`); the hello may be answered before.
+      const hello = f;
+      const first = { first: order.first, rest: order.rest };
+      measurable(() => askSnapshots(hello, first));
+    } else if (rest && id === rest.after) {
+      const { ids, snapshot } = rest;
+      rest = undefined;
+      for (const paneId of ids) if (snapshot(paneId) === undefined) return;
+    }
+  };
+  const askSnapshots = (f: { res?: unknown }, order: { first: string; rest: string[] }): void => {
+    // td-client took the socket meanwhile: its requests are its own now (it asks the snapshots itself).
+    if (released) return;
+    {
       // Each pane at the size its terminal will fit to, where the first paint says it: the core
       // resizes it and answers at that size, so the first window after the pane was made at
       // another size draws it once (the size read for all of them now, one layout of the page).
@@ -228,10 +242,6 @@ export function openEarly(url: string, WS: typeof WebSocket = WebSocket, sizeOf?
       };
       const after = snapshot(order.first);
       if (after !== undefined && order.rest.length > 0) rest = { after, ids: order.rest, snapshot };
-    } else if (rest && id === rest.after) {
-      const { ids, snapshot } = rest;
-      rest = undefined;
-      for (const paneId of ids) if (snapshot(paneId) === undefined) return;
     }
   };
   const onMessage = (ev: MessageEvent): void => {
@@ -369,6 +379,65 @@ export function takeTyped(): string {
   return (s.typed ?? []).splice(0).join('');
 }
 
+/** Call `go` once `doc` is parsed and its stylesheets are applied (or failed): the first paint is laid out as the window will be (firstPaintSize). */
+export function whenMeasurable(doc: Document, go: () => void): void {
+  if (doc.readyState === 'loading') {
+    doc.addEventListener('DOMContentLoaded', () => whenMeasurable(doc, go), { once: true });
+    return;
+  }
+  const pending = [...doc.querySelectorAll<HTMLLinkElement>('link[rel="stylesheet"]')].filter((l) => !l.sheet);
+  let left = pending.length;
+  if (left === 0) return go();
+  const one = (): void => {
+    if (--left === 0) go();
+  };
+  for (const l of pending) {
+    l.addEventListener('load', one, { once: true });
+    l.addEventListener('error', one, { once: true });
+  }
+}
+
+/** The longest the page's scripts wait for the early socket's open once the page is parsed (startScripts). */
+export const LATER_SCRIPTS_WAIT_MS = 100;
+
+/**
+ * Start the page's scripts the door left inert (common/first-paint.ts `withScriptsLater`,
+ * fetched already by their preloads), in their order, each once the one before has run (the
+ * vendor script, then the main module): once the page is parsed and its stylesheets applied
+ * (as deferred scripts would), and `socket` has opened (its hello sent first), or has closed,
+ * or LATER_SCRIPTS_WAIT_MS after that, whichever comes first; without a socket, at once. Once only.
+ */
+export function startScripts(doc: Document, socket: WebSocket | undefined, waitMs = LATER_SCRIPTS_WAIT_MS): void {
+  let started = false;
+  const start = (): void => {
+    if (started) return;
+    started = true;
+    const later = [...doc.querySelectorAll<HTMLScriptElement>('script[type="text/x-td-later"]')];
+    if (later.length) performance.mark('td:scripts');
+    const next = (i: number): void => {
+      const inert = later[i];
+      if (!inert?.dataset.src) return;
+      const el = doc.createElement('script');
+      if (inert.dataset.module === 'true') el.type = 'module';
+      if (inert.dataset.crossorigin === 'true') el.crossOrigin = '';
+      el.async = false;
+      el.addEventListener('load', () => next(i + 1), { once: true });
+      el.addEventListener('error', () => next(i + 1), { once: true });
+      el.src = inert.dataset.src;
+      inert.replaceWith(el);
+    };
+    next(0);
+  };
+  const parsed = (): void => {
+    if (!socket || socket.readyState !== 0) return start();
+    socket.addEventListener('open', start, { once: true });
+    socket.addEventListener('close', start, { once: true });
+    setTimeout(start, waitMs);
+  };
+  // As a deferred script, after the parse and the stylesheets (the window lays itself out, and its terminals fit, as the first paint does).
+  whenMeasurable(doc, parsed);
+}
+
 if (typeof globalThis !== 'undefined' && !state()) {
   performance.mark('td:early');
   const s: EarlyState = {};
@@ -376,13 +445,17 @@ if (typeof globalThis !== 'undefined' && !state()) {
   const td = typeof window !== 'undefined' ? (window as Window & { td?: Parameters<typeof electronLink>[0] }).td : undefined;
   if (td) s.link = electronLink(td);
   else if (typeof window !== 'undefined' && typeof WebSocket === 'function') {
-    s.early = openEarly(defaultWsUrl(), WebSocket, (paneId, current) => firstPaintSize(document, paneId, current));
+    s.early = openEarly(defaultWsUrl(), WebSocket, (paneId, current) => firstPaintSize(document, paneId, current), (go) => whenMeasurable(document, go));
     s.snapshotAsks = s.early.snapshotAsks;
     s.link = s.early.live;
     // Keys typed before the socket opened go as soon as it has.
     s.early.socket.addEventListener('open', () => s.flush?.());
   }
-  if (typeof document !== 'undefined') liveFirstPaint(document, s, typedInput);
+  if (typeof document !== 'undefined') {
+    liveFirstPaint(document, s, typedInput);
+    // The page's scripts, once its socket has opened (the door left them inert: withScriptsLater).
+    startScripts(document, s.early?.socket);
+  }
 }
 
 /**

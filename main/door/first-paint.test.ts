@@ -90,20 +90,43 @@ describe('pane.rows (the first paint kept live, renderer/first-paint/live.ts)', 
     await expect(served.app.core.request('pane.rows', { paneId, theme: 'dark', focused: true, after: 5000 }, client)).rejects.toThrow(/after/);
   });
 
-  it('asked `after` ms, answers with the pane\'s next output: a key\'s echo in one answer', async () => {
+  it('asked `after` ms after a key, answers with the pane\'s next output (the key\'s echo in one answer); once the echo has come, at once', async () => {
     const client = { id: 'rows-after' };
-    const asked = served.app.core.request('pane.rows', { paneId, theme: 'dark', focused: true, after: 1000 }, client);
     served.app.panes.write(paneId, 'echo rows-after');
-    let rows = await asked;
-    // Answered with the first output after the ask (the echo may come in more than one).
-    for (let i = 0; i < 20 && !rows.html.includes('echo rows-after'); i++) rows = await served.app.core.request('pane.rows', { paneId, theme: 'dark', focused: true, after: 200 }, client);
+    let rows = await served.app.core.request('pane.rows', { paneId, theme: 'dark', focused: true, after: 1000 }, client);
+    // Answered with the first output after the key (the echo may come in more than one).
+    for (let i = 0; i < 20 && !rows.html.includes('echo rows-after'); i++) {
+      // The rest of the echo (or a moment, should it have come just before this listens).
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, 200);
+        const off = served.app.panes.onOutput((id) => {
+          if (id === paneId) done();
+        });
+        function done(): void {
+          clearTimeout(timer);
+          off();
+          resolve();
+        }
+      });
+      rows = await served.app.core.request('pane.rows', { paneId, theme: 'dark', focused: true }, client);
+    }
     expect(rows.html).toContain('echo rows-after');
+    // The echo has come: the next ask waits for no output (a key typed after it is not in its answer, where an ask that waited would be answered with that key's echo).
+    const again = served.app.core.request('pane.rows', { paneId, theme: 'dark', focused: true, after: 1000 }, client);
+    await new Promise((r) => setImmediate(r));
+    served.app.panes.write(paneId, 'Z');
+    const answered = await again;
+    expect(answered.html).toContain('echo rows-after');
+    expect(answered.html).not.toContain('rows-afterZ');
     served.app.panes.write(paneId, '\x15');
   });
 
   it('says so in one sentence when the pane ends while its rows are awaited', async () => {
     const client = { id: 'rows-ended' };
-    const other = served.app.panes.create({ cwd: state.dir }).id;
+    // A pane whose terminal echoes nothing: the key's echo stays due, so the ask waits.
+    const other = served.app.panes.create({ cwd: state.dir, command: ['sh', '-c', 'stty -echo; echo ready; exec sleep 30'] }).id;
+    await waitFor(() => /^ready/m.test(served.app.panes.screenText(other)), 'the pane ready');
+    served.app.panes.write(other, 'x');
     const asked = served.app.core.request('pane.rows', { paneId: other, theme: 'dark', focused: true, after: 1000 }, client);
     served.app.panes.close(other);
     await expect(asked).rejects.toThrow(`pane "${other}" ended while its rows were awaited`);

@@ -21,6 +21,7 @@ import { takeHeldConnections } from './handover.ts';
 import { coreBackend, type Backend } from './backend.ts';
 import { mimeType, RendererFiles } from './files.ts';
 import { askOf, firstPaintWithin, THEME_HINT_HEADERS, withAnswer } from './first-paint.ts';
+import { withScriptsLater } from '../../common/first-paint.ts';
 import { cookieToken, hostAllowed, inlineScriptHashes, loopbackBindAddress, newToken, originAllowed, rendererCsp, serveUrl, setCookie, tokensEqual, withScriptHashes } from './security.ts';
 
 // node:http as its CommonJS module: imported as ESM, Node builds a facade reading every export,
@@ -175,7 +176,8 @@ export async function startDoorServer(opts: DoorServerOptions = {}): Promise<Ser
       const index = html && (pathname === '/' || pathname === '/index.html');
       const asked = index ? backend?.firstPaint(askOf(url, req)) : undefined;
       const built = index ? file.body.toString('utf8') : undefined;
-      const body = built !== undefined ? Buffer.from(withAnswer(built, asked && (await firstPaintWithin(asked)))) : file.body;
+      // Its scripts started by its early script once its socket has opened (common/first-paint.ts withScriptsLater).
+      const body = built !== undefined ? Buffer.from(withScriptsLater(withAnswer(built, asked && (await firstPaintWithin(asked))))) : file.body;
       res.writeHead(200, {
         ...headers,
         ...(html ? THEME_HINT_HEADERS : {}),

@@ -39,6 +39,14 @@ function nextOutput(panes: PaneService, paneId: string, ms: number): Promise<voi
 }
 
 export function installPaneHandlers(core: Core, panes: PaneService, settings: SettingsApi, shell: 'electron' | 'serve' = 'serve', notices: () => string[] = () => []): void {
+  // Panes written to whose output has not come since (the echo of their last keys not seen yet): a
+  // `pane.rows` ask with `after` waits for that output only then. Keys typed in a burst are
+  // asked for with one ask in flight (renderer/first-paint/live.ts): an ask that comes after their
+  // echoes is answered at once, not `after` ms later for output that will not come.
+  const echoDue = new Set<string>();
+  panes.onInput((id) => echoDue.add(id));
+  panes.onOutput((id) => echoDue.delete(id));
+  panes.onRemoved((id) => echoDue.delete(id));
   core.handle('app.hello', (req, client) => {
     panes.addReader(client.id);
     // A window always has something to show: the login shell when no pane is in the layout,
@@ -141,8 +149,9 @@ export function installPaneHandlers(core: Core, panes: PaneService, settings: Se
     if (req.theme !== 'light' && req.theme !== 'dark') throw new Error(`theme ${JSON.stringify(req.theme)} is not usable: send "light" or "dark"`);
     if (req.after !== undefined && !(Number.isInteger(req.after) && req.after >= 0 && req.after <= ROWS_AFTER_MAX)) throw new Error(`after ${JSON.stringify(req.after)} is not usable: send a whole number of ms from 0 to ${ROWS_AFTER_MAX}`);
     if (!panes.screenCells(paneId)) throw new Error(`there is no pane "${paneId}": use an id from app.hello or pane.create`);
-    // Asked with a key: answered with the pane's next output (its echo), or after `after` ms.
-    if (req.after) await nextOutput(panes, paneId, req.after);
+    // Asked with a key: answered with the pane's next output (its echo), or after `after` ms; at
+    // once when output came since the pane's last input (the echo is in its screen already).
+    if (req.after && echoDue.has(paneId)) await nextOutput(panes, paneId, req.after);
     const screen = panes.screenCells(paneId);
     if (!screen) throw new Error(`pane "${paneId}" ended while its rows were awaited`);
     const { fontSize, fontFamily } = settings.get();
