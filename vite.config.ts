@@ -148,6 +148,9 @@ function classicVendor(): Plugin {
         if (!fileName) return html;
         // defer: run after the HTML is parsed, before the module scripts that follow it (one
         // ordered list); it is fetched and compiled meanwhile, from its code cache once there is one.
+        // Electron loads the file as built; the door serves it inert and preloaded, and the page's
+        // first script starts it once the early socket has opened (common/first-paint.ts
+        // withScriptsLater, renderer/early.ts startScripts), in the same order.
         return { html, tags: [{ tag: 'script', attrs: { defer: true, src: `./${fileName}` }, injectTo: 'head-prepend' }] };
       },
     },
