@@ -221,7 +221,12 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       for (let k = 0; k < SLICE / CHUNK && !p.reader.empty; k++) {
         const chunk = p.reader.take(CHUNK);
         outputRead += chunk.length;
-        for (const item of p.lines.feed(chunk)) batch.push({ kind: item.kind, at: Date.now(), paneId: p.id, session, folder: '/home/dev/src/app', line: item.line, text: item.text, ...(item.kind === 'command' && item.exitCode !== undefined ? { exitCode: item.exitCode } : {}) });
+        // (As the service makes its entries: a command's status set after.)
+        for (const item of p.lines.feed(chunk)) {
+          const e: Entry = { kind: item.kind, at: Date.now(), paneId: p.id, session, folder: '/home/dev/src/app', line: item.line, text: item.text };
+          if (item.kind === 'command' && item.exitCode !== undefined) e.exitCode = item.exitCode;
+          batch.push(e);
+        }
       }
       lines += batch.length;
       keep(batch);

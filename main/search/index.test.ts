@@ -125,6 +125,30 @@ describe('SearchIndex', () => {
     ix.close();
   });
 
+  it("says each pane's next line after runs of panes in turn, a pane back after another, lines out of order and a gap; an output line given with newlines is one line", () => {
+    const ix = new SearchIndex(state.dir);
+    ix.add([
+      entry({ line: 0, text: 'pa zero' }),
+      entry({ line: 1, text: 'pa one' }),
+      entry({ paneId: 'pb', line: 40, text: 'pb forty' }),
+      entry({ line: 9, text: 'pa nine' }),
+      entry({ line: 3, text: 'pa three, after nine' }),
+      entry({ paneId: 'pb', line: 41, text: 'pb forty-one\nits second part\r\nand a third' }),
+      entry({ kind: 'command', paneId: 'pc', line: 500, text: 'a command is no output line' }),
+      entry({ paneId: 'pc', line: 2, text: 'pc two' }),
+    ]);
+    expect(ix.nextLine('pa')).toBe(10);
+    expect(ix.nextLine('pb')).toBe(42);
+    expect(ix.nextLine('pc')).toBe(3);
+    // A later transaction never takes a pane's next line back.
+    ix.add([entry({ paneId: 'pb', line: 5, text: 'pb five' }), entry({ line: 10, text: 'pa ten' })]);
+    expect(ix.nextLine('pb')).toBe(42);
+    expect(ix.nextLine('pa')).toBe(11);
+    // The line with newlines is kept as one, each newline a space, found and marked as such.
+    expect(ix.search({ query: 'second part' }).map((h) => [h.line, h.text])).toEqual([[41, 'pb forty-one its second part\r and a third']]);
+    ix.close();
+  });
+
   it('holds a block that is not full across transactions when asked, so lines that come a few at a time make full blocks; a search or a close writes them', () => {
     const ix = new SearchIndex(state.dir);
     for (let i = 0; i < BLOCK_LINES + 8; i += 8) {

@@ -735,6 +735,8 @@ export class SearchIndex {
     this.db.exec('BEGIN');
     try {
       const next = new Map<string, number>();
+      let lastPane: string | undefined;
+      let lastNext = 0;
       // The open block of each source: consecutive output lines, its first entry and lines. A
       // source's block goes on past other sources' lines and the entries between (a command, an
       // agent's event), which are written as they come: a block is written when it is full, its
@@ -772,9 +774,17 @@ export class SearchIndex {
         const text = e.kind === 'output' && e.line !== undefined ? this.keys.line(e.paneId, e.line, clipped) : redact(clipped);
         if (e.kind === 'command') this.keys.end(e.paneId);
         if (e.kind === 'output' && e.line !== undefined) {
-          next.set(e.paneId, Math.max(next.get(e.paneId) ?? 0, e.line + 1));
+          // (Lines of one pane come in runs: its next line is kept in the map when the run ends.)
+          if (e.paneId === lastPane) {
+            if (e.line + 1 > lastNext) lastNext = e.line + 1;
+          } else {
+            if (lastPane !== undefined) next.set(lastPane, lastNext);
+            lastPane = e.paneId;
+            lastNext = Math.max(next.get(e.paneId) ?? 0, e.line + 1);
+          }
           const src = this.srcId(e);
-          const oneLine = text.replace(/\n/g, ' ');
+          // (A pane's line has no newline, OutputLines cut there: no pattern run on it.)
+          const oneLine = text.indexOf('\n') === -1 ? text : text.replace(/\n/g, ' ');
           let block = open.get(src);
           if (block && block.first.line! + block.lines.length === e.line) block.lines.push(oneLine);
           else {
@@ -795,6 +805,7 @@ export class SearchIndex {
         pack.chars += text.length;
         if (pack.rows.length === BLOCK_LINES || pack.chars >= ENTRY_BLOCK_CHARS) writeEntries(src, pack);
       }
+      if (lastPane !== undefined) next.set(lastPane, lastNext);
       for (const [src, pack] of packs) writeEntries(src, pack);
       const now = Date.now();
       for (const [src, block] of open) if (!hold || now - block.since >= HOLD_MS) write(src, block);
