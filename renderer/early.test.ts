@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { outputPaneId, snapshotOrder, typedInput } from './early.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { LATER_SCRIPTS_WAIT_MS, STYLESHEETS_WAIT_MS, outputPaneId, snapshotOrder, startScripts, typedInput } from './early.ts';
 import { encodeOutputFrame } from '../main/clients/frames.ts';
 
 const key = (k: string, mods: Partial<Record<'ctrlKey' | 'altKey' | 'metaKey' | 'shiftKey' | 'isComposing', boolean>> = {}) =>
@@ -55,5 +55,99 @@ describe('outputPaneId (the live first paint hears which pane had output)', () =
     expect(outputPaneId(new Uint8Array([2, 1, 65, 0, 0, 0, 0]))).toBeUndefined();
     expect(outputPaneId(new Uint8Array([1, 9, 65]))).toBeUndefined();
     expect(outputPaneId(new Uint8Array(0))).toBeUndefined();
+  });
+});
+
+describe('startScripts (the page\'s scripts the door left inert, once the early socket has opened)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /**
+   * A page as the door serves it (withScriptsLater): its two scripts inert, in order; `started`
+   * lists the scripts made live, in order; a script loads (or fails: `failing`) when `settle` is
+   * called, as a browser's would after its fetch; `sheet`: one stylesheet still loading.
+   */
+  function page(opts: { failing?: string; sheet?: boolean } = {}) {
+    const started: string[] = [];
+    const loading: Array<() => void> = [];
+    const inert = (src: string) => ({ dataset: { src } as Record<string, string>, replaceWith: (el: { src: string; on: Map<string, () => void> }) => {
+      started.push(el.src);
+      loading.push(() => el.on.get(el.src === opts.failing ? 'error' : 'load')?.());
+    } });
+    const scripts = [inert('./vendor.js'), inert('./main.js')];
+    const link = { sheet: null, addEventListener: () => undefined };
+    const doc = {
+      readyState: 'complete',
+      querySelectorAll: (sel: string) => (sel.includes('x-td-later') ? scripts : sel.includes('stylesheet') && opts.sheet ? [link] : []),
+      createElement: () => {
+        const on = new Map<string, () => void>();
+        return { dataset: {}, src: '', async: true, on, addEventListener: (t: string, f: () => void) => on.set(t, f) };
+      },
+    };
+    const socketListeners = new Map<string, Array<() => void>>();
+    const socket = { readyState: 0, addEventListener: (t: string, f: () => void) => socketListeners.set(t, [...(socketListeners.get(t) ?? []), f]) };
+    const fire = (t: string, state: number) => {
+      socket.readyState = state;
+      for (const f of socketListeners.get(t) ?? []) f();
+    };
+    return {
+      doc: doc as unknown as Document,
+      socket: socket as unknown as WebSocket,
+      started,
+      settle: () => { while (loading.length) loading.shift()!(); },
+      open: () => fire('open', 1),
+      close: () => fire('close', 3),
+    };
+  }
+
+  it('starts them once the socket has opened, the main module only after the vendor script has run, once only', () => {
+    vi.useFakeTimers();
+    const p = page();
+    startScripts(p.doc, p.socket);
+    expect(p.started).toEqual([]);
+    p.open();
+    expect(p.started).toEqual(['./vendor.js']);
+    p.settle();
+    expect(p.started).toEqual(['./vendor.js', './main.js']);
+    p.settle();
+    p.close();
+    vi.advanceTimersByTime(LATER_SCRIPTS_WAIT_MS * 2);
+    p.settle();
+    expect(p.started).toEqual(['./vendor.js', './main.js']);
+  });
+
+  it('starts them when the socket closes, or LATER_SCRIPTS_WAIT_MS on when it never opens', () => {
+    vi.useFakeTimers();
+    const closed = page();
+    startScripts(closed.doc, closed.socket);
+    closed.close();
+    closed.settle();
+    expect(closed.started).toEqual(['./vendor.js', './main.js']);
+    const silent = page();
+    startScripts(silent.doc, silent.socket);
+    vi.advanceTimersByTime(LATER_SCRIPTS_WAIT_MS - 1);
+    expect(silent.started).toEqual([]);
+    vi.advanceTimersByTime(1);
+    silent.settle();
+    expect(silent.started).toEqual(['./vendor.js', './main.js']);
+  });
+
+  it('goes on to the main module when the vendor script fails to load (its error is the page\'s to show)', () => {
+    const p = page({ failing: './vendor.js' });
+    startScripts(p.doc, undefined);
+    p.settle();
+    expect(p.started).toEqual(['./vendor.js', './main.js']);
+  });
+
+  it('waits for a stylesheet still loading, but not past STYLESHEETS_WAIT_MS (one that failed before the parse ended says nothing more)', () => {
+    vi.useFakeTimers();
+    const p = page({ sheet: true });
+    startScripts(p.doc, undefined);
+    vi.advanceTimersByTime(STYLESHEETS_WAIT_MS - 1);
+    expect(p.started).toEqual([]);
+    vi.advanceTimersByTime(1);
+    p.settle();
+    expect(p.started).toEqual(['./vendor.js', './main.js']);
   });
 });

@@ -379,17 +379,32 @@ export function takeTyped(): string {
   return (s.typed ?? []).splice(0).join('');
 }
 
-/** Call `go` once `doc` is parsed and its stylesheets are applied (or failed): the first paint is laid out as the window will be (firstPaintSize). */
-export function whenMeasurable(doc: Document, go: () => void): void {
+/** The longest whenMeasurable waits for the page's stylesheets once it is parsed (one that failed before the parse ended tells nothing more). */
+export const STYLESHEETS_WAIT_MS = 1000;
+
+/**
+ * Call `go` once `doc` is parsed and its stylesheets are applied (or failed): the first paint is
+ * laid out as the window will be (firstPaintSize); at the latest `waitMs` after the parse (a
+ * stylesheet whose load failed before the parse ended has no sheet and fires nothing more). Once.
+ */
+export function whenMeasurable(doc: Document, go: () => void, waitMs = STYLESHEETS_WAIT_MS): void {
   if (doc.readyState === 'loading') {
-    doc.addEventListener('DOMContentLoaded', () => whenMeasurable(doc, go), { once: true });
+    doc.addEventListener('DOMContentLoaded', () => whenMeasurable(doc, go, waitMs), { once: true });
     return;
   }
+  let done = false;
+  const once = (): void => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    go();
+  };
   const pending = [...doc.querySelectorAll<HTMLLinkElement>('link[rel="stylesheet"]')].filter((l) => !l.sheet);
   let left = pending.length;
   if (left === 0) return go();
+  const timer = setTimeout(once, waitMs);
   const one = (): void => {
-    if (--left === 0) go();
+    if (--left === 0) once();
   };
   for (const l of pending) {
     l.addEventListener('load', one, { once: true });
@@ -442,19 +457,21 @@ if (typeof globalThis !== 'undefined' && !state()) {
   performance.mark('td:early');
   const s: EarlyState = {};
   (globalThis as { __tdEarly?: EarlyState }).__tdEarly = s;
-  const td = typeof window !== 'undefined' ? (window as Window & { td?: Parameters<typeof electronLink>[0] }).td : undefined;
-  if (td) s.link = electronLink(td);
-  else if (typeof window !== 'undefined' && typeof WebSocket === 'function') {
-    s.early = openEarly(defaultWsUrl(), WebSocket, (paneId, current) => firstPaintSize(document, paneId, current), (go) => whenMeasurable(document, go));
-    s.snapshotAsks = s.early.snapshotAsks;
-    s.link = s.early.live;
-    // Keys typed before the socket opened go as soon as it has.
-    s.early.socket.addEventListener('open', () => s.flush?.());
-  }
-  if (typeof document !== 'undefined') {
-    liveFirstPaint(document, s, typedInput);
-    // The page's scripts, once its socket has opened (the door left them inert: withScriptsLater).
-    startScripts(document, s.early?.socket);
+  try {
+    const td = typeof window !== 'undefined' ? (window as Window & { td?: Parameters<typeof electronLink>[0] }).td : undefined;
+    if (td) s.link = electronLink(td);
+    else if (typeof window !== 'undefined' && typeof WebSocket === 'function') {
+      s.early = openEarly(defaultWsUrl(), WebSocket, (paneId, current) => firstPaintSize(document, paneId, current), (go) => whenMeasurable(document, go));
+      s.snapshotAsks = s.early.snapshotAsks;
+      s.link = s.early.live;
+      // Keys typed before the socket opened go as soon as it has.
+      s.early.socket.addEventListener('open', () => s.flush?.());
+    }
+    if (typeof document !== 'undefined') liveFirstPaint(document, s, typedInput);
+  } finally {
+    // The page's scripts, once its socket has opened (the door left them inert: withScriptsLater);
+    // started whatever failed above (the window then connects on its own, without the early socket).
+    if (typeof document !== 'undefined') startScripts(document, s.early?.socket);
   }
 }
 
