@@ -103,7 +103,7 @@ describe('TerminalRegistry', () => {
     expect(r.takePrefetched('a')?.after).toEqual(['after the answer']);
   });
 
-  it('opens the first pane\'s terminal at once and the others once it has drawn (the task after that frame), in turns of a few ms; a pane view gone is not opened', async () => {
+  it('opens the first pane\'s terminal at once and the others once it has drawn (the task after that frame); a pane view gone is not opened', async () => {
     const { api } = recordingApi();
     const r = new TerminalRegistry(api);
     const opened: string[] = [];
