@@ -220,29 +220,27 @@ export function openEarly(url: string, WS: typeof WebSocket = WebSocket, sizeOf?
   const askSnapshots = (f: { res?: unknown }, order: { first: string; rest: string[] }): void => {
     // td-client took the socket meanwhile: its requests are its own now (it asks the snapshots itself).
     if (released) return;
-    {
-      // Each pane at the size its terminal will fit to, where the first paint says it: the core
-      // resizes it and answers at that size, so the first window after the pane was made at
-      // another size draws it once (the size read for all of them now, one layout of the page).
-      let sized: Map<string, PaneSize> | undefined;
-      try {
-        const current = paneSizes(f.res);
-        sized = new Map();
-        for (const paneId of [order.first, ...order.rest]) {
-          const size = sizeOf?.(paneId, current.get(paneId));
-          if (size) sized.set(paneId, size);
-        }
-      } catch {
-        sized = undefined;
+    // Each pane at the size its terminal will fit to, where the first paint says it: the core
+    // resizes it and answers at that size, so the first window after the pane was made at
+    // another size draws it once (the size read for all of them now, one layout of the page).
+    let sized: Map<string, PaneSize> | undefined;
+    try {
+      const current = paneSizes(f.res);
+      sized = new Map();
+      for (const paneId of [order.first, ...order.rest]) {
+        const size = sizeOf?.(paneId, current.get(paneId));
+        if (size) sized.set(paneId, size);
       }
-      const snapshot = (paneId: string): number | undefined => {
-        const req = sizedSnapshotReq(paneId, sized?.get(paneId));
-        snapshotAsks.set(paneId, req);
-        return ask('pane.snapshot', req);
-      };
-      const after = snapshot(order.first);
-      if (after !== undefined && order.rest.length > 0) rest = { after, ids: order.rest, snapshot };
+    } catch {
+      sized = undefined;
     }
+    const snapshot = (paneId: string): number | undefined => {
+      const req = sizedSnapshotReq(paneId, sized?.get(paneId));
+      snapshotAsks.set(paneId, req);
+      return ask('pane.snapshot', req);
+    };
+    const after = snapshot(order.first);
+    if (after !== undefined && order.rest.length > 0) rest = { after, ids: order.rest, snapshot };
   };
   const onMessage = (ev: MessageEvent): void => {
     const data = ev.data as string | ArrayBuffer;

@@ -148,7 +148,8 @@ export function installPaneHandlers(core: Core, panes: PaneService, settings: Se
     const paneId = str(req.paneId, 'paneId');
     if (req.theme !== 'light' && req.theme !== 'dark') throw new Error(`theme ${JSON.stringify(req.theme)} is not usable: send "light" or "dark"`);
     if (req.after !== undefined && !(Number.isInteger(req.after) && req.after >= 0 && req.after <= ROWS_AFTER_MAX)) throw new Error(`after ${JSON.stringify(req.after)} is not usable: send a whole number of ms from 0 to ${ROWS_AFTER_MAX}`);
-    if (!panes.screenCells(paneId)) throw new Error(`there is no pane "${paneId}": use an id from app.hello or pane.create`);
+    // (Its cells are read once, below, after any wait: here only whether it is there.)
+    if (!panes.get(paneId)) throw new Error(`there is no pane "${paneId}": use an id from app.hello or pane.create`);
     // Asked with a key: answered with the pane's next output (its echo), or after `after` ms; at
     // once when output came since the pane's last input (the echo is in its screen already).
     if (req.after && echoDue.has(paneId)) await nextOutput(panes, paneId, req.after);

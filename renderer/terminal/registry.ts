@@ -93,11 +93,11 @@ export class TerminalRegistry {
 
   /**
    * Open a pane's terminal (`open`): at once for the window's first pane (`first`) and for every
-   * pane once the window has drawn one; else once the first has drawn (in the task after that frame), or OPEN_REST_AFTER_MS
-   * after the first that waits (`openRest`: in one go, or in short turns while someone types):
-   * each opened (`open(false)`), then each measured, then each started, so the page is laid out
-   * once for them all, not once a terminal. Returns
-   * the cancel (the pane view went away).
+   * pane once the window has drawn one; else once the first has drawn (in the task after that
+   * frame), or OPEN_REST_AFTER_MS after the first that waits (`openRest`: in one go, or in short
+   * turns while someone types): each opened (`open(false)`), then each measured, then each
+   * started, so the page is laid out once for them all, not once a terminal. Returns the cancel
+   * (the pane view went away).
    */
   opening(paneId: string, first: boolean, open: (start: boolean) => Opened | void): () => void {
     if (first || this.restOpened) {

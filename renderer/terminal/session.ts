@@ -284,8 +284,8 @@ export class TerminalSession {
         const box = entries[entries.length - 1]?.contentRect;
         if (this.phase === 'idle' && !this.fitted) {
           // Opened, not started yet (a window's other terminals are all opened, then measured,
-          // then started, in turns while someone types: TerminalRegistry.openRest): its start fits it. A box other than the one
-          // measured for it (measureFit) is measured again then.
+          // then started, in turns while someone types: TerminalRegistry.openRest): its start
+          // fits it. A box other than the one measured for it (measureFit) is measured again then.
           if (box && this.measuredBox && !sameBox(box, this.measuredBox)) this.measured = this.measuredBox = undefined;
         } else if (!box || !this.fittedBox || !sameBox(box, this.fittedBox)) this.scheduleFit();
         if (this.poolMember) this.opts.webglPool?.changed();
