@@ -14,7 +14,13 @@
  *    snapshot drawn by its terminal, keys answered); beside it the focused pane's own time, the
  *    panes in view (their element on the viewport: with splits filling the window, all of
  *    them) and the page's first contentful paint (the door's first paint: every pane's screen
- *    as it is). Five attaches each, alternating.
+ *    as it is). Five attaches each, alternating. Ours is measured in the page by one init
+ *    script checking each condition on every frame, reported through a raw CDP binding
+ *    (bench/attach-measure.ts: nothing of Playwright's runs in the page); `TD_BENCH_MEASURE=pollers`
+ *    measures as before 2026-12-06 midday (Playwright's waitForFunction raf pollers), `both` (or
+ *    `light,pollers`, `pollers,light`: the first window's goes to the first) an attach of each in
+ *    turn, `check` the pollers with the light script beside them in the same page (each
+ *    condition's two times, per attach).
  * Each figure is printed beside its peer and the goal (memory per pane at most 0.5x tmux's;
  * the panes in view live within 300 ms, all within 1 s).
  */
@@ -27,6 +33,7 @@ import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../e2e/harness.ts';
 import { quietDotfiles } from '../main/panes/testing.ts';
 import { ensureBuilt, startOurs } from './peer-apps.ts';
+import { lightAttach, lightMeasure } from './attach-measure.ts';
 import { benchLog } from './log.ts';
 import { rss } from './window-raw.ts';
 import { wsWindow } from './ws-window.ts';
@@ -46,14 +53,32 @@ const FILL_COLS = 1000;
  * Memory is read this long after the last output: at rest. The service gives back what a
  * flood took once quiet, and again once its search index has caught up with it, which reads
  * at most a fifth of the loop's time: 32 panes of 10,000 lines take it ~20 s on a loaded
- * 2-core machine (at 10 s, RSS 162 MiB; at 22 s, 128).
+ * 2-core machine (at 10 s, RSS 162 MiB; at 22 s, 128). `TD_BENCH_TMUX_SETTLE_MS` for a quicker
+ * run (its memory figures are then not at rest).
  */
-const SETTLE_MS = 30_000;
+const SETTLE_MS = Number(process.env.TD_BENCH_TMUX_SETTLE_MS) || 30_000;
 const FILL_ROWS = 400;
 const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
 const mib = (x: number) => `${(x / MB).toFixed(1)} MiB`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const verdict = (ok: boolean) => (ok ? 'goal met' : 'GOAL NOT MET');
+/**
+ * How ours is measured (`TD_BENCH_MEASURE`): `light` (the default: bench/attach-measure.ts, one
+ * init script's raf check reporting through a raw CDP binding), `pollers` (Playwright's
+ * waitForFunction raf pollers, the measure before 2026-12-06 midday, whose injected script and
+ * predicates run in the page being measured), or `both` (an attach of each in turn, the order
+ * alternating, ATTACHES of each: the two side by side on the same service).
+ */
+type Measure = 'light' | 'pollers' | 'check';
+const MEASURES: Measure[] = [...new Set((process.env.TD_BENCH_MEASURE || 'light').replace('both', 'light,pollers').split(',').map((m) => m.trim()))].map((m) => {
+  if (m !== 'light' && m !== 'pollers' && m !== 'check') throw new Error(`TD_BENCH_MEASURE: ${m} is not light, pollers, both or check`);
+  return m;
+});
+const MEASURE_TEXT: Record<Measure, string> = {
+  light: 'light (one init script checking on each frame, reported through a raw CDP binding; TD_BENCH_MEASURE=pollers for the old measure)',
+  pollers: "by Playwright's raf pollers (waitForFunction, its injected script in the page: the measure before 2026-12-06 midday)",
+  check: "by Playwright's raf pollers with the light measure's script beside them in the same page (a check of the light measure: it must see each condition no later than the pollers, and not much sooner)",
+};
 /** How many panes the last attach found in view. */
 let inViewCount = 0;
 
@@ -81,20 +106,8 @@ function fillFile(dir: string): string {
 interface Side {
   idle: Memory;
   full: Memory;
-  /** Until every pane is live. */
+  /** tmux: until every pane's prompt is drawn. */
   attach: number[];
-  /** Ours: until the focused pane is live, until every pane in view is, and the page's first contentful paint (every pane's screen, the door's first paint). */
-  focused?: number[];
-  inView?: number[];
-  firstPaint?: number[];
-  /**
-   * Ours: until every pane in view shows its text (the first paint's or its terminal's) and a
-   * marker typed into the focused pane as soon as its text showed is echoed on screen (on
-   * the first paint, or by its terminal): the panes in view live, whoever answers.
-   */
-  answering?: number[];
-  /** Where each attach's echo was seen first: 'first paint' or 'terminal'. */
-  echoedBy?: string[];
 }
 
 /** The renderer's test hook (`?test=1`), what the attach reads of it. */
@@ -185,8 +198,7 @@ function tmuxAttach(sock: string, env: NodeJS.ProcessEnv, cwd: string): Promise<
  * pane's text showed, is echoed on screen: on its first paint part while that shows, else by
  * its terminal (drawn). The marker is then wiped from the shell's line (Ctrl+U).
  */
-async function answeringLive(page: import('playwright-core').Page, t0: number, n: number): Promise<{ ms: number; by: string }> {
-  const marker = `mk${n}q${Math.floor(Math.random() * 1e5)}`;
+async function answeringLive(page: import('playwright-core').Page, t0: number, marker: string): Promise<{ ms: number; by: string }> {
   // Every pane in view shows its text (the first paint shows them all at once; else each terminal drawn), timed beside the echo.
   const texts = page.waitForFunction(() => {
     const parts = new Map([...document.querySelectorAll<HTMLElement>('#td-first-paint .pane[data-first-paint-pane]:not(.first-paint-gone)')].map((e) => [e.dataset.firstPaintPane!, e]));
@@ -218,8 +230,112 @@ async function answeringLive(page: import('playwright-core').Page, t0: number, n
   return { ms, by };
 }
 
+/** What one attach of ours gave, by either measure. */
+interface Attach {
+  /** Until every pane is live (drawn by its terminal). */
+  all: number;
+  /** Until the focused pane's terminal is live and drawn, until every pane in view is. */
+  focused: number;
+  inView: number;
+  inViewCount: number;
+  /** The page's first contentful paint (the door's first paint: every pane's screen), on the page's clock. */
+  firstPaint: number;
+  /** The panes in view live, whoever answers (answeringLive), and where the echo was seen first: 'first paint' or 'terminal'. */
+  answering: number;
+  by: string;
+  /** The light measure's own account (its clock, its cost), for the log. */
+  note?: string;
+}
+
+/** The old measure: Playwright's raf pollers (waitForFunction), several at once, t0 just before page.goto. */
+async function attachPollers(page: import('playwright-core').Page, url: string, marker: string): Promise<Attach & { t0: number }> {
+  const t0 = performance.now();
+  await page.goto(url, { waitUntil: 'commit' });
+  // Beside the waits below, a person's view: as soon as the focused pane's text shows, a
+  // marker typed into it, until its echo shows (and every pane in view shows its text).
+  const answering = answeringLive(page, t0, marker);
+  answering.catch(() => { /* awaited once every terminal is live */ });
+  // The pane keys go to, live and drawn by its terminal; then every pane (all of them in view).
+  await page.waitForFunction(() => {
+    const td = (window as unknown as { __td?: TdHook }).__td;
+    const id = td?.store.getState().focused;
+    return !!id && td!.live(id) && (td!.drawn?.(id) ?? true);
+  }, undefined, { polling: 'raf', timeout: 180_000 });
+  const focused = performance.now() - t0;
+  // Every pane in view (its element on the page's viewport, not of no size) live and drawn.
+  await page.waitForFunction((n) => {
+    const td = (window as unknown as { __td?: TdHook }).__td;
+    const shown = td?.paneIds() ?? [];
+    if (shown.length < n) return false;
+    const w = window.innerWidth;
+    const h = window.innerHeight;
+    return shown.every((id) => {
+      const r = document.querySelector(`.pane[data-pane-id="${CSS.escape(id)}"]`)?.getBoundingClientRect();
+      const seen = !!r && r.width > 0 && r.height > 0 && r.right > 0 && r.bottom > 0 && r.left < w && r.top < h;
+      return !seen || (td!.live(id) && (td!.drawn?.(id) ?? true));
+    });
+  }, PANES, { polling: 'raf', timeout: 180_000 });
+  const inView = performance.now() - t0;
+  const inViewCount = await page.evaluate(() => [...document.querySelectorAll('.pane[data-pane-id]')].filter((e) => {
+    const r = e.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && r.right > 0 && r.bottom > 0 && r.left < window.innerWidth && r.top < window.innerHeight;
+  }).length);
+  await page.waitForFunction((n) => {
+    const td = (window as unknown as { __td?: TdHook }).__td;
+    const shown = td?.paneIds() ?? [];
+    return shown.length >= n && shown.every((id) => td!.live(id) && (td!.drawn?.(id) ?? true));
+  }, PANES, { polling: 'raf', timeout: 180_000 }).catch(async (e: Error) => {
+    const seen = await page.evaluate(() => {
+      const td = (window as unknown as { __td?: TdHook }).__td;
+      const shown = td?.paneIds() ?? [];
+      return { shown: shown.length, live: shown.filter((id) => td!.live(id) && (td!.drawn?.(id) ?? true)).length };
+    }).catch(() => undefined);
+    throw new Error(`${e.message}: the window shows ${seen?.shown} panes, ${seen?.live} of them live`);
+  });
+  const all = performance.now() - t0;
+  const answered = await answering;
+  const firstPaint = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? Number.NaN);
+  return { all, focused, inView, inViewCount, firstPaint, answering: answered.ms, by: answered.by, t0 };
+}
+
+/** The light measure (bench/attach-measure.ts): one init script's raf check, reported through a raw CDP binding; the same conditions, on Node's t0. */
+async function attachLight(context: import('playwright-core').BrowserContext, page: import('playwright-core').Page, url: string, marker: string): Promise<Attach> {
+  const m = await lightAttach(context, page, url, PANES, marker);
+  await page.keyboard.press('Control+U');
+  const f = (x: number) => x.toFixed(0);
+  return {
+    all: m.at.all,
+    focused: m.at.focusedLive,
+    inView: m.at.inView,
+    inViewCount: m.inViewCount,
+    firstPaint: m.fcp,
+    answering: Math.max(m.at.echo, m.at.texts),
+    by: m.by,
+    note: `navigation start +${m.nav.toFixed(1)} ms after t0 (by timeOrigin +${m.navByOrigin.toFixed(1)}; round trip ${m.rtt.toFixed(1)} ms); focused text ${f(m.at.focusedText)}, keys ${f(m.keys[0])}-${f(m.keys[1])} (${m.keys[2]}), echo ${f(m.at.echo)} by ${m.by}, texts ${f(m.at.texts)}, focused live ${f(m.at.focusedLive)}, in view ${f(m.at.inView)}, all ${f(m.at.all)}; reports reached Node ${m.lateMin.toFixed(1)}-${m.lateMax.toFixed(1)} ms after; the check: ${m.frames} frames, ${m.spent.toFixed(1)} ms`,
+  };
+}
+
+/**
+ * A check of the light measure: the pollers measure the attach and the light measure's script
+ * watches the same page (the same marker), so each condition's two times come from one attach.
+ * The light one must come no later than the poller's (it checks on every frame, and needs no
+ * round trip to Node), and not sooner than the pollers could see it: by about a frame and the
+ * poller's way back to Node. Its figures are the pollers'.
+ */
+async function attachChecked(context: import('playwright-core').BrowserContext, page: import('playwright-core').Page, url: string, marker: string): Promise<Attach> {
+  const light = await lightMeasure(context, page, PANES, marker);
+  const a = await attachPollers(page, url, marker);
+  const m = await light.finish(a.t0);
+  const d = (x: number, y: number) => `${(x - y).toFixed(0)}`;
+  const lightAnswering = Math.max(m.at.echo, m.at.texts);
+  return {
+    ...a,
+    note: `the light measure, less the pollers' figure, ms: panes in view live ${d(lightAnswering, a.answering)} (echo by ${m.by}, the pollers' by ${a.by}), focused live ${d(m.at.focusedLive, a.focused)}, in view ${d(m.at.inView, a.inView)}, all ${d(m.at.all, a.all)}; navigation start +${m.nav.toFixed(1)} ms after t0 (by timeOrigin +${m.navByOrigin.toFixed(1)}); the check: ${m.frames} frames, ${m.spent.toFixed(1)} ms`,
+  };
+}
+
 /** Ours: the service as serve starts it; the panes made and filled through a window without a page, then attached from a fresh browser context. */
-async function ours(file: string, log: (l: string) => void): Promise<Side> {
+async function ours(file: string, log: (l: string) => void): Promise<{ idle: Memory; full: Memory; by: Map<Measure, Attach[]>; first: { measure: Measure; ms: number } }> {
   const app = await startOurs();
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: [...CHROMIUM_ARGS, '--disable-3d-apis'], headless: true });
   try {
@@ -238,73 +354,28 @@ async function ours(file: string, log: (l: string) => void): Promise<Side> {
     win.close();
     await sleep(SETTLE_MS);
     const full = memory(service);
-    const attach: number[] = [];
-    const focusedLive: number[] = [];
-    const inViewLive: number[] = [];
-    const firstPaint: number[] = [];
-    const answeringLive_: number[] = [];
-    const echoedBy: string[] = [];
+    const by = new Map<Measure, Attach[]>(MEASURES.map((m) => [m, []]));
+    let first: { measure: Measure; ms: number } | undefined;
     for (let i = 0; i < ATTACHES; i++) {
-      const context = await browser.newContext({ viewport: { width: 1920, height: 1080 }, deviceScaleFactor: 1 });
-      try {
-        const page = await context.newPage();
-        const t0 = performance.now();
-        await page.goto(`${app.url}&test=1`, { waitUntil: 'commit' });
-        // Beside the waits below, a person's view: as soon as the focused pane's text shows, a
-        // marker typed into it, until its echo shows (and every pane in view shows its text).
-        const answering = answeringLive(page, t0, i);
-        answering.catch(() => { /* awaited once every terminal is live */ });
-        // The pane keys go to, live and drawn by its terminal; then every pane (all of them in view).
-        await page.waitForFunction(() => {
-          const td = (window as unknown as { __td?: TdHook }).__td;
-          const id = td?.store.getState().focused;
-          return !!id && td!.live(id) && (td!.drawn?.(id) ?? true);
-        }, undefined, { polling: 'raf', timeout: 180_000 });
-        const focused = performance.now() - t0;
-        // Every pane in view (its element on the page's viewport, not of no size) live and drawn.
-        await page.waitForFunction((n) => {
-          const td = (window as unknown as { __td?: TdHook }).__td;
-          const shown = td?.paneIds() ?? [];
-          if (shown.length < n) return false;
-          const w = window.innerWidth;
-          const h = window.innerHeight;
-          return shown.every((id) => {
-            const r = document.querySelector(`.pane[data-pane-id="${CSS.escape(id)}"]`)?.getBoundingClientRect();
-            const seen = !!r && r.width > 0 && r.height > 0 && r.right > 0 && r.bottom > 0 && r.left < w && r.top < h;
-            return !seen || (td!.live(id) && (td!.drawn?.(id) ?? true));
-          });
-        }, PANES, { polling: 'raf', timeout: 180_000 });
-        const inView = performance.now() - t0;
-        const shownInView = await page.evaluate(() => [...document.querySelectorAll('.pane[data-pane-id]')].filter((e) => {
-          const r = e.getBoundingClientRect();
-          return r.width > 0 && r.height > 0 && r.right > 0 && r.bottom > 0 && r.left < window.innerWidth && r.top < window.innerHeight;
-        }).length);
-        inViewCount = shownInView;
-        await page.waitForFunction((n) => {
-          const td = (window as unknown as { __td?: TdHook }).__td;
-          const shown = td?.paneIds() ?? [];
-          return shown.length >= n && shown.every((id) => td!.live(id) && (td!.drawn?.(id) ?? true));
-        }, PANES, { polling: 'raf', timeout: 180_000 }).catch(async (e: Error) => {
-          const seen = await page.evaluate(() => {
-            const td = (window as unknown as { __td?: TdHook }).__td;
-            const shown = td?.paneIds() ?? [];
-            return { shown: shown.length, live: shown.filter((id) => td!.live(id) && (td!.drawn?.(id) ?? true)).length };
-          }).catch(() => undefined);
-          throw new Error(`${e.message}: the window shows ${seen?.shown} panes, ${seen?.live} of them live`);
-        });
-        attach.push(performance.now() - t0);
-        const answered = await answering;
-        answeringLive_.push(answered.ms);
-        echoedBy.push(answered.by);
-        focusedLive.push(focused);
-        inViewLive.push(inView);
-        firstPaint.push(await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? Number.NaN));
-      } finally {
-        await context.close();
+      // Both measures: one attach of each, which goes first alternating.
+      for (const measure of i % 2 ? [...MEASURES].reverse() : MEASURES) {
+        const context = await browser.newContext({ viewport: { width: 1920, height: 1080 }, deviceScaleFactor: 1 });
+        try {
+          const page = await context.newPage();
+          const url = `${app.url}&test=1`;
+          const marker = `mk${i}q${Math.floor(Math.random() * 1e5)}`;
+          const a = measure === 'light' ? await attachLight(context, page, url, marker) : measure === 'pollers' ? await attachPollers(page, url, marker) : await attachChecked(context, page, url, marker);
+          by.get(measure)!.push(a);
+          first ??= { measure, ms: a.all };
+          inViewCount = a.inViewCount;
+          if (a.note) log(`${measure.padEnd(8)} attach ${i + 1}: ${a.note}`);
+        } finally {
+          await context.close();
+        }
+        await sleep(500);
       }
-      await sleep(500);
     }
-    return { idle, full, attach, focused: focusedLive, inView: inViewLive, firstPaint, answering: answeringLive_, echoedBy };
+    return { idle, full, by, first: first! };
   } finally {
     await browser.close();
     await app.stop();
@@ -321,7 +392,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     const file = fillFile(dir);
     const peer = await tmux(dir, file, log);
     const us = await ours(file, log);
-    const per = (s: Side, k: keyof Memory) => (s.full[k] - s.idle[k]) / PANES;
+    const per = (s: Side | typeof us, k: keyof Memory) => (s.full[k] - s.idle[k]) / PANES;
     log(`${PANES} panes of ${LINES.toLocaleString('en')} lines (~70 characters) each, idle; ours beside ${version.stdout.trim()} (history-limit ${LINES}), one run:`);
     for (const k of ['rss', 'pss'] as const) {
       const a = per(us, k);
@@ -329,18 +400,24 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       log(`memory   ${k.toUpperCase()} per pane: ours ${mib(a)}, tmux ${mib(b)}, ratio ${(a / b).toFixed(2)} (goal <= 0.5): ${verdict(a <= 0.5 * b)}`);
       log(`         ${k.toUpperCase()} of the server with one empty pane: ours ${mib(us.idle[k])}, tmux ${mib(peer.idle[k])}; with the ${PANES} full panes: ours ${mib(us.full[k])}, tmux ${mib(peer.full[k])} (ratio ${(us.full[k] / peer.full[k]).toFixed(2)})`);
     }
-    const a = median(us.attach);
     const b = median(peer.attach);
-    log(`attach   all ${PANES} panes drawn, median of ${ATTACHES}: ours (a fresh browser window until every pane is live) ${a.toFixed(0)} ms (${Math.min(...us.attach).toFixed(0)}-${Math.max(...us.attach).toFixed(0)}), tmux (attach-session in a pty until every prompt is drawn) ${b.toFixed(0)} ms (${Math.min(...peer.attach).toFixed(0)}-${Math.max(...peer.attach).toFixed(0)}), ratio ${(a / b).toFixed(1)} (goal: ours <= 1000 ms): ${verdict(a <= 1000)}`);
     const range = (xs: number[]) => `${median(xs).toFixed(0)} ms (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)}; the first ${xs[0]!.toFixed(0)})`;
-    log(`         ours, in the same attaches: every pane's screen painted (the door's first paint, the page's first contentful paint from navigation) ${range(us.firstPaint!)}; the focused pane live and drawn by its terminal ${range(us.focused!)}`);
-    log(`         panes in view (${inViewCount} of ${PANES}), live (first paint answering: their text shown, a key typed into the focused one as soon as its text showed echoed on screen, by ${[...new Set(us.echoedBy!)].join(' / ')}): ${range(us.answering!)} (goal <= 300 ms: ${verdict(median(us.answering!) <= 300)})`);
-    log(`         panes in view (${inViewCount} of ${PANES}), drawn by their terminals (each terminal live, its snapshot drawn): ${range(us.inView!)}; all ${PANES} terminals live: ${range(us.attach)} (goal <= 1000 ms: ${verdict(median(us.attach) <= 1000)})`);
-    log(`         each attach (panes in view live, echoed by; first contentful paint; all ${PANES} terminals live): ${us.answering!.map((ms, i) => `${ms.toFixed(0)} ${us.echoedBy![i]}; ${us.firstPaint![i]!.toFixed(0)}; ${us.attach[i]!.toFixed(0)}`).join(' | ')}`);
+    for (const [measure, runs] of us.by) {
+      const pick = (k: keyof Attach) => runs.map((r) => r[k] as number);
+      const all = pick('all');
+      const answering = pick('answering');
+      const a = median(all);
+      log(`attach   measured ${MEASURE_TEXT[measure]}; ${runs.length} attaches${us.by.size > 1 ? ` (one of each measure in turn, the first window's by the ${us.first.measure} measure)` : ''}:`);
+      log(`         all ${PANES} panes drawn, median of ${runs.length}: ours (a fresh browser window until every pane is live) ${a.toFixed(0)} ms (${Math.min(...all).toFixed(0)}-${Math.max(...all).toFixed(0)}), tmux (attach-session in a pty until every prompt is drawn) ${b.toFixed(0)} ms (${Math.min(...peer.attach).toFixed(0)}-${Math.max(...peer.attach).toFixed(0)}), ratio ${(a / b).toFixed(1)} (goal: ours <= 1000 ms): ${verdict(a <= 1000)}`);
+      log(`         ours, in the same attaches: every pane's screen painted (the door's first paint, the page's first contentful paint from navigation) ${range(pick('firstPaint'))}; the focused pane live and drawn by its terminal ${range(pick('focused'))}`);
+      log(`         panes in view (${inViewCount} of ${PANES}), live (first paint answering: their text shown, a key typed into the focused one as soon as its text showed echoed on screen, by ${[...new Set(runs.map((r) => r.by))].join(' / ')}; on the first paint in ${runs.filter((r) => r.by === 'first paint').length} of ${runs.length}): ${range(answering)} (goal <= 300 ms: ${verdict(median(answering) <= 300)})`);
+      log(`         panes in view (${inViewCount} of ${PANES}), drawn by their terminals (each terminal live, its snapshot drawn): ${range(pick('inView'))}; all ${PANES} terminals live: ${range(all)} (goal <= 1000 ms: ${verdict(a <= 1000)})`);
+      log(`         each attach (panes in view live, echoed by; first contentful paint; all ${PANES} terminals live): ${runs.map((r) => `${r.answering.toFixed(0)} ${r.by}; ${r.firstPaint.toFixed(0)}; ${r.all.toFixed(0)}`).join(' | ')}`);
+    }
     log(`         load average at the end: ${os.loadavg().map((x) => x.toFixed(1)).join(', ')}`);
-    const a1 = us.attach[0]!;
+    const a1 = us.first.ms;
     const b1 = peer.attach[0]!;
-    log(`         the first attach (it resizes every pane from the size it was filled at): ours ${a1.toFixed(0)} ms, tmux ${b1.toFixed(0)} ms, ratio ${(a1 / b1).toFixed(1)} (goal: ours <= 1000 ms): ${verdict(a1 <= 1000)}`);
+    log(`         the first attach (it resizes every pane from the size it was filled at; measured ${us.first.measure}): ours ${a1.toFixed(0)} ms, tmux ${b1.toFixed(0)} ms, ratio ${(a1 / b1).toFixed(1)} (goal: ours <= 1000 ms): ${verdict(a1 <= 1000)}`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

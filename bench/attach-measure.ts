@@ -1,0 +1,279 @@
+/**
+ * A fresh window's attach, measured light (issue 38): what `bench/tmux.bench.ts` times, read in
+ * the page by one small init script instead of Playwright's `waitForFunction` pollers.
+ *
+ * Why: each `waitForFunction` makes Playwright evaluate its injected script (~340 KB of
+ * source) in the page, which a trace found costing 44-54 ms of the page's main thread inside
+ * the HTML parse, and each raf poller runs its predicate through that script every frame, four
+ * at once: the measure delayed what it measured, which a person's browser does not have.
+ *
+ * How: `page.addInitScript` with a plain script (Playwright adds it as it is, with
+ * `Page.addScriptToEvaluateOnNewDocument`; nothing of its own is injected for it) keeps one
+ * requestAnimationFrame loop from the document's start, checking on each frame only the
+ * conditions still pending (the same conditions as the pollers, below), and records each one's
+ * `performance.now()` (the page's clock: ms from its navigation start) when first seen true.
+ * Each is told to Node through a binding added with raw CDP (`Runtime.addBinding` on a
+ * session of our own, Runtime enabled on it: a native function on the page's global, no script; Playwright's
+ * `exposeBinding` would add its ~12 KB bindings controller to every document). The loop stops
+ * once nothing is pending. Node types the marker when told that the focused pane's text shows.
+ *
+ * The figures stay on Node's basis (t0, taken just before `page.goto`, as the pollers'): the
+ * page's navigation start is placed on Node's clock by round trips after the attach (Node's
+ * time halfway through the shortest `Runtime.evaluate('performance.now()')`, less the page's
+ * answer), and checked against the two processes' `performance.timeOrigin` (wall-clock based:
+ * the same within a ms or two, unless the wall clock was slewed between their starts). No
+ * report may come to Node before the time it claims: each is checked (a report's page time on
+ * Node's clock must be before Node's receipt of it), and the gap is printed.
+ */
+import type { BrowserContext, Page } from 'playwright-core';
+
+/** The conditions, in the pollers' terms (tmux.bench.ts `answeringLive` and `ours`). */
+export type Condition =
+  /** The focused pane's text on screen: its first paint part with rows text, or its terminal drawn (the marker is typed then). */
+  | 'focusedText'
+  /** Every pane shows its text: its first paint part's rows, or its terminal drawn. */
+  | 'texts'
+  /** The marker's echo on screen: in the focused pane's first paint part, or (the part gone) by its terminal, drawn. */
+  | 'echo'
+  /** The focused pane's terminal live and drawn. */
+  | 'focusedLive'
+  /** Every pane in view (its element on the viewport, not of no size) live and drawn; checked once `focusedLive` is met. */
+  | 'inView'
+  /** All panes live and drawn; checked once `inView` is met. */
+  | 'all';
+
+export interface Report {
+  k: Condition;
+  /** The page's clock (ms from its navigation start) at the frame's check that first saw it. */
+  t: number;
+  /** focusedText: the pane's id; echo: 'first paint' or 'terminal'; inView: how many panes are in view. */
+  id?: string;
+  by?: string;
+  count?: number;
+  /** The loop's own cost so far, frames checked and ms spent in its checks; echo: the marker's keydowns in the page (first, last, count). */
+  frames?: number;
+  spent?: number;
+  keys?: [number, number, number];
+}
+
+interface Options { binding: string; panes: number; marker: string }
+
+/**
+ * The page's side. Runs as a plain script at the document's creation (no closure: it is sent as
+ * its source). Its checks read the same things the pollers read, the first paint's DOM and the
+ * renderer's test hook (`window.__td`, `?test=1`); a part's rows known to show text are
+ * remembered (the first paint replaces a part's rows whole, live.ts, never empties them in place).
+ */
+function pageMeasure(o: Options): void {
+  type Td = {
+    store: { getState(): { focused?: string | null } };
+    paneIds(): string[];
+    live(id: string): boolean;
+    drawn?(id: string): boolean;
+    text(id: string, n?: number): string | null;
+  };
+  const w = window as unknown as Record<string, unknown> & { __td?: Td };
+  const pending = new Set(['focusedText', 'texts', 'echo', 'focusedLive', 'inView', 'all']);
+  const queue: string[] = [];
+  const known = new WeakSet<Element>();
+  let focusedId: string | undefined;
+  let frames = 0;
+  let spent = 0;
+  let firstKey = 0;
+  let lastKey = 0;
+  let keys = 0;
+  const report = (r: Record<string, unknown>): void => {
+    pending.delete(r.k as string);
+    queue.push(JSON.stringify({ ...r, frames, spent: spent + performance.now() - (r.t as number) }));
+  };
+  const flush = (): void => {
+    const b = w[o.binding];
+    if (typeof b !== 'function') return;
+    while (queue.length) (b as (s: string) => void)(queue.shift()!);
+  };
+  // The marker's keys as the page gets them (only for the log: when they came, how spread).
+  const onKey = (): void => {
+    const t = performance.now();
+    if (!keys++) firstKey = t;
+    lastKey = t;
+  };
+  const shows = (part: Element | undefined): boolean => {
+    const rows = part?.querySelector('.first-paint-rows');
+    if (!rows) return false;
+    if (known.has(rows)) return true;
+    if (!(rows.textContent ?? '').trim()) return false;
+    known.add(rows);
+    return true;
+  };
+  const isLive = (td: Td, id: string): boolean => td.live(id) && (td.drawn?.(id) ?? true);
+  const frame = (): void => {
+    const t = performance.now();
+    frames++;
+    const td = w.__td;
+    const fp = document.getElementById('td-first-paint');
+    let parts: Map<string, HTMLElement> | undefined;
+    const partsNow = (): Map<string, HTMLElement> => (parts ??= new Map(fp ? [...fp.querySelectorAll<HTMLElement>('.pane[data-first-paint-pane]:not(.first-paint-gone)')].map((e) => [e.dataset.firstPaintPane!, e]) : []));
+    if (pending.has('focusedText')) {
+      const part = fp?.querySelector<HTMLElement>('.pane[data-first-paint-pane][data-focused="true"]:not(.first-paint-gone)');
+      if (part && shows(part)) focusedId = part.dataset.firstPaintPane!;
+      else {
+        const id = td?.store.getState().focused;
+        if (id && td!.drawn?.(id)) focusedId = id;
+      }
+      if (focusedId) {
+        report({ k: 'focusedText', t, id: focusedId });
+        addEventListener('keydown', onKey, true);
+      }
+    }
+    if (pending.has('texts')) {
+      // Without the hook (the main bundle not run yet): every part of the first paint, all of them parsed (a count of at least the panes').
+      const ok = td
+        ? (() => {
+            const ids = td.paneIds();
+            return ids.length > 0 && ids.every((id) => shows(partsNow().get(id)) || !!td.drawn?.(id));
+          })()
+        : partsNow().size >= o.panes && [...partsNow().values()].every(shows);
+      if (ok) report({ k: 'texts', t });
+    }
+    if (pending.has('echo') && focusedId) {
+      const part = partsNow().get(focusedId);
+      if (part && (part.querySelector('.first-paint-rows')?.textContent ?? '').includes(o.marker)) report({ k: 'echo', t, by: 'first paint', keys: [firstKey, lastKey, keys] });
+      else if (!part && td?.drawn?.(focusedId) && (td.text(focusedId, 5) ?? '').includes(o.marker)) report({ k: 'echo', t, by: 'terminal', keys: [firstKey, lastKey, keys] });
+    }
+    if (pending.has('focusedLive') && td) {
+      const id = td.store.getState().focused;
+      if (id && isLive(td, id)) report({ k: 'focusedLive', t });
+    }
+    if (!pending.has('focusedLive') && pending.has('inView') && td) {
+      const shown = td.paneIds();
+      if (shown.length >= o.panes) {
+        const notLive = shown.filter((id) => !isLive(td, id));
+        const vw = innerWidth;
+        const vh = innerHeight;
+        const inView = (id: string): boolean => {
+          const r = document.querySelector(`.pane[data-pane-id="${CSS.escape(id)}"]`)?.getBoundingClientRect();
+          return !!r && r.width > 0 && r.height > 0 && r.right > 0 && r.bottom > 0 && r.left < vw && r.top < vh;
+        };
+        if (!notLive.some(inView)) report({ k: 'inView', t, count: shown.filter(inView).length });
+      }
+    }
+    if (!pending.has('inView') && pending.has('all') && td) {
+      const shown = td.paneIds();
+      if (shown.length >= o.panes && shown.every((id) => isLive(td, id))) report({ k: 'all', t });
+    }
+    flush();
+    spent += performance.now() - t;
+    if (pending.size || queue.length) requestAnimationFrame(frame);
+    else removeEventListener('keydown', onKey, true);
+  };
+  requestAnimationFrame(frame);
+}
+
+/** The script given to `page.addInitScript`: the function's source (types stripped by Node's loader) called with its options. */
+export function measureScript(o: Options): string {
+  return `(${pageMeasure.toString()})(${JSON.stringify(o)});`;
+}
+
+export interface LightAttach {
+  /** ms from t0 (Node's clock, just before page.goto), each condition; `by` where the echo was seen. */
+  at: Record<Condition, number>;
+  by: string;
+  inViewCount: number;
+  /** The page's first contentful paint, on the page's clock (as the pollers' figure). */
+  fcp: number;
+  /** The page's navigation start after t0: by round trip (used) and by the two timeOrigins; the shortest round trip. */
+  nav: number;
+  navByOrigin: number;
+  rtt: number;
+  /** The largest and smallest gap between a report's time (on Node's clock) and Node's receipt of it: never below 0. */
+  lateMax: number;
+  lateMin: number;
+  /** The loop's own cost: frames checked, ms spent in its checks; the marker's keys in the page (ms from t0: first, last). */
+  frames: number;
+  spent: number;
+  keys: [number, number, number];
+}
+
+/** The light measure set up on a fresh page, before its navigation: each condition as it comes, and the figures once all have. */
+export interface LightMeasure {
+  when(k: Condition): Promise<Report>;
+  /** Once every condition is met: the figures on Node's clock from `t0` (taken just before page.goto). */
+  finish(t0: number): Promise<LightAttach>;
+}
+
+/** Sets the light measure up on `page` (fresh in `context`, not navigated yet); `marker` is what its echo check looks for. */
+export async function lightMeasure(context: BrowserContext, page: Page, panes: number, marker: string, timeoutMs = 180_000): Promise<LightMeasure> {
+  const binding = `__tdMeasure${Math.floor(Math.random() * 1e9)}`;
+  const cdp = await context.newCDPSession(page);
+  const got = new Map<Condition, { r: Report; at: number }>();
+  const waiting = new Map<Condition, () => void>();
+  cdp.on('Runtime.bindingCalled', (e: { name: string; payload: string }) => {
+    if (e.name !== binding) return;
+    const r = JSON.parse(e.payload) as Report;
+    got.set(r.k, { r, at: performance.now() });
+    waiting.get(r.k)?.();
+  });
+  // The binding is installed (and its calls reported) only on a session with Runtime enabled
+  // (Chromium 14x: without it the page never sees the function). Playwright's own session has it
+  // enabled already; a second one costs the page one more report of each console message.
+  await cdp.send('Runtime.enable');
+  await cdp.send('Runtime.addBinding', { name: binding });
+  await page.addInitScript({ content: measureScript({ binding, panes, marker }) });
+  const when = (k: Condition): Promise<Report> => new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      resolve(got.get(k)!.r);
+    };
+    const timer = setTimeout(() => reject(new Error(`the light measure: ${k} not met in ${timeoutMs} ms (met: ${[...got.keys()].join(', ') || 'none'})`)), timeoutMs);
+    if (got.has(k)) done();
+    else waiting.set(k, done);
+  });
+  const finish = async (t0: number): Promise<LightAttach> => {
+    for (const k of ['focusedText', 'texts', 'echo', 'focusedLive', 'inView', 'all'] as const) await when(k);
+    // The page's clock on Node's: the shortest of a few round trips, after the attach (nothing measured waits on them).
+    let best = { rtt: Infinity, nav: 0 };
+    for (let i = 0; i < 8; i++) {
+      const a = performance.now();
+      const r = (await cdp.send('Runtime.evaluate', { expression: 'performance.now()', returnByValue: true })) as { result: { value: number } };
+      const b = performance.now();
+      if (b - a < best.rtt) best = { rtt: b - a, nav: (a + b) / 2 - r.result.value - t0 };
+    }
+    const read = async (expression: string): Promise<number> => ((await cdp.send('Runtime.evaluate', { expression, returnByValue: true })) as { result: { value: number } }).result.value;
+    const navByOrigin = (await read('performance.timeOrigin')) - (performance.timeOrigin + t0);
+    const fcp = await read(`performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN`);
+    const at = Object.fromEntries([...got].map(([k, v]) => [k, best.nav + v.r.t])) as Record<Condition, number>;
+    const late = [...got.values()].map((v) => v.at - t0 - (best.nav + v.r.t));
+    const last = [...got.values()].map((v) => v.r).sort((a, b) => b.t - a.t)[0]!;
+    const keys = got.get('echo')!.r.keys!;
+    await cdp.detach().catch(() => { /* the context closes anyway */ });
+    return {
+      at,
+      by: got.get('echo')!.r.by!,
+      inViewCount: got.get('inView')!.r.count!,
+      fcp,
+      nav: best.nav,
+      navByOrigin,
+      rtt: best.rtt,
+      lateMax: Math.max(...late),
+      lateMin: Math.min(...late),
+      frames: last.frames!,
+      spent: last.spent!,
+      keys: [best.nav + keys[0], best.nav + keys[1], keys[2]],
+    };
+  };
+  return { when, finish };
+}
+
+/**
+ * One attach measured light: `page` fresh in `context`, nothing evaluated in it yet. Navigates
+ * to `url` (t0 just before, on Node's performance.now()), types `marker` once the focused pane's
+ * text shows, and resolves once every condition is met.
+ */
+export async function lightAttach(context: BrowserContext, page: Page, url: string, panes: number, marker: string, timeoutMs = 180_000): Promise<LightAttach> {
+  const m = await lightMeasure(context, page, panes, marker, timeoutMs);
+  const t0 = performance.now();
+  await page.goto(url, { waitUntil: 'commit' });
+  await m.when('focusedText');
+  await page.keyboard.type(marker);
+  return m.finish(t0);
+}
