@@ -16,6 +16,13 @@
  * session of our own, Runtime enabled on it: a native function on the page's global, no script; Playwright's
  * `exposeBinding` would add its ~12 KB bindings controller to every document). The loop stops
  * once nothing is pending. Node types the marker when told that the focused pane's text shows.
+ * One difference from the pollers, for honesty: text in the DOM is not yet on screen, and this
+ * loop, running from the document's start, saw the first paint's text in the DOM up to ~150 ms
+ * before the page's first contentful paint (the frame rastered and presented: 2026-12-06,
+ * performance.md); the pollers, started after Playwright's script, rarely saw it that early.
+ * So the two text conditions (the focused pane's, every pane's) are reported once the first
+ * contentful paint is known too, at its time when it is later than the DOM's: no key is
+ * typed before anything is painted.
  *
  * The figures stay on Node's basis (t0, taken just before `page.goto`, as the pollers'): the
  * page's navigation start is placed on Node's clock by round trips after the attach (Node's
@@ -29,9 +36,9 @@ import type { BrowserContext, Page } from 'playwright-core';
 
 /** The conditions, in the pollers' terms (tmux.bench.ts `answeringLive` and `ours`). */
 export type Condition =
-  /** The focused pane's text on screen: its first paint part with rows text, or its terminal drawn (the marker is typed then). */
+  /** The focused pane's text on screen: its first paint part with rows text, or its terminal drawn, and the page's first contentful paint come (the marker is typed then). */
   | 'focusedText'
-  /** Every pane shows its text: its first paint part's rows, or its terminal drawn. */
+  /** Every pane shows its text: its first paint part's rows, or its terminal drawn (and the first contentful paint come). */
   | 'texts'
   /** The marker's echo on screen: in the focused pane's first paint part, or (the part gone) by its terminal, drawn. */
   | 'echo'
@@ -44,8 +51,10 @@ export type Condition =
 
 export interface Report {
   k: Condition;
-  /** The page's clock (ms from its navigation start) at the frame's check that first saw it. */
+  /** The page's clock (ms from its navigation start) at the frame's check that first saw it (focusedText, texts: or the first contentful paint, when later). */
   t: number;
+  /** focusedText, texts: the check that first saw it, on the page's clock (the paint may come later). */
+  dom?: number;
   /** focusedText: the pane's id; echo: 'first paint' or 'terminal'; inView: how many panes are in view. */
   id?: string;
   by?: string;
@@ -77,6 +86,9 @@ function pageMeasure(o: Options): void {
   const queue: string[] = [];
   const known = new WeakSet<Element>();
   let focusedId: string | undefined;
+  /** When the focused pane's text, and every pane's, were first seen in the DOM. */
+  let focusedSeen: number | undefined;
+  let textsSeen: number | undefined;
   let frames = 0;
   let spent = 0;
   let firstKey = 0;
@@ -113,27 +125,35 @@ function pageMeasure(o: Options): void {
     const fp = document.getElementById('td-first-paint');
     let parts: Map<string, HTMLElement> | undefined;
     const partsNow = (): Map<string, HTMLElement> => (parts ??= new Map(fp ? [...fp.querySelectorAll<HTMLElement>('.pane[data-first-paint-pane]:not(.first-paint-gone)')].map((e) => [e.dataset.firstPaintPane!, e]) : []));
+    // Text in the DOM is not yet on screen: the frame that shows it is presented (rastered and
+    // drawn) after its main-thread part, and the first one with content is known to the page
+    // (its first contentful paint entry) tens of ms after that. The text conditions are seen in
+    // the DOM on their own, and reported once that paint is known, with its time when later.
+    const fcp = pending.has('focusedText') || pending.has('texts') ? performance.getEntriesByName('first-contentful-paint')[0]?.startTime : undefined;
     if (pending.has('focusedText')) {
-      const part = fp?.querySelector<HTMLElement>('.pane[data-first-paint-pane][data-focused="true"]:not(.first-paint-gone)');
-      if (part && shows(part)) focusedId = part.dataset.firstPaintPane!;
-      else {
-        const id = td?.store.getState().focused;
-        if (id && td!.drawn?.(id)) focusedId = id;
+      if (focusedSeen === undefined) {
+        const part = fp?.querySelector<HTMLElement>('.pane[data-first-paint-pane][data-focused="true"]:not(.first-paint-gone)');
+        if (part && shows(part)) focusedId = part.dataset.firstPaintPane!;
+        else {
+          const id = td?.store.getState().focused;
+          if (id && td!.drawn?.(id)) focusedId = id;
+        }
+        if (focusedId) focusedSeen = t;
       }
-      if (focusedId) {
-        report({ k: 'focusedText', t, id: focusedId });
+      if (focusedSeen !== undefined && fcp !== undefined) {
+        report({ k: 'focusedText', t: Math.max(focusedSeen, fcp), dom: focusedSeen, id: focusedId });
         addEventListener('keydown', onKey, true);
       }
     }
     if (pending.has('texts')) {
       // Without the hook (the main bundle not run yet): every part of the first paint, all of them parsed (a count of at least the panes').
-      const ok = td
+      if (textsSeen === undefined && (td
         ? (() => {
             const ids = td.paneIds();
             return ids.length > 0 && ids.every((id) => shows(partsNow().get(id)) || !!td.drawn?.(id));
           })()
-        : partsNow().size >= o.panes && [...partsNow().values()].every(shows);
-      if (ok) report({ k: 'texts', t });
+        : partsNow().size >= o.panes && [...partsNow().values()].every(shows))) textsSeen = t;
+      if (textsSeen !== undefined && fcp !== undefined) report({ k: 'texts', t: Math.max(textsSeen, fcp), dom: textsSeen });
     }
     if (pending.has('echo') && focusedId) {
       const part = partsNow().get(focusedId);
@@ -177,6 +197,8 @@ export function measureScript(o: Options): string {
 export interface LightAttach {
   /** ms from t0 (Node's clock, just before page.goto), each condition; `by` where the echo was seen. */
   at: Record<Condition, number>;
+  /** focusedText, texts: when the check first saw the text in the DOM (ms from t0), before its paint. */
+  dom: { focusedText: number; texts: number };
   by: string;
   inViewCount: number;
   /** The page's first contentful paint, on the page's clock (as the pollers' figure). */
@@ -248,6 +270,7 @@ export async function lightMeasure(context: BrowserContext, page: Page, panes: n
     await cdp.detach().catch(() => { /* the context closes anyway */ });
     return {
       at,
+      dom: { focusedText: best.nav + got.get('focusedText')!.r.dom!, texts: best.nav + got.get('texts')!.r.dom! },
       by: got.get('echo')!.r.by!,
       inViewCount: got.get('inView')!.r.count!,
       fcp,

@@ -311,7 +311,7 @@ async function attachLight(context: import('playwright-core').BrowserContext, pa
     firstPaint: m.fcp,
     answering: Math.max(m.at.echo, m.at.texts),
     by: m.by,
-    note: `navigation start +${m.nav.toFixed(1)} ms after t0 (by timeOrigin +${m.navByOrigin.toFixed(1)}; round trip ${m.rtt.toFixed(1)} ms); focused text ${f(m.at.focusedText)}, keys ${f(m.keys[0])}-${f(m.keys[1])} (${m.keys[2]}), echo ${f(m.at.echo)} by ${m.by}, texts ${f(m.at.texts)}, focused live ${f(m.at.focusedLive)}, in view ${f(m.at.inView)}, all ${f(m.at.all)}; reports reached Node ${m.lateMin.toFixed(1)}-${m.lateMax.toFixed(1)} ms after; the check: ${m.frames} frames, ${m.spent.toFixed(1)} ms`,
+    note: `navigation start +${m.nav.toFixed(1)} ms after t0 (by timeOrigin +${m.navByOrigin.toFixed(1)}; round trip ${m.rtt.toFixed(1)} ms); focused text ${f(m.at.focusedText)} (in the DOM ${f(m.dom.focusedText)}), first contentful paint ${f(m.nav + m.fcp)}, keys ${f(m.keys[0])}-${f(m.keys[1])} (${m.keys[2]}), echo ${f(m.at.echo)} by ${m.by}, texts ${f(m.at.texts)} (in the DOM ${f(m.dom.texts)}), focused live ${f(m.at.focusedLive)}, in view ${f(m.at.inView)}, all ${f(m.at.all)}; reports reached Node ${m.lateMin.toFixed(1)}-${m.lateMax.toFixed(1)} ms after; the check: ${m.frames} frames, ${m.spent.toFixed(1)} ms`,
   };
 }
 
