@@ -22,7 +22,8 @@
  * performance.md); the pollers, started after Playwright's script, rarely saw it that early.
  * So the two text conditions (the focused pane's, every pane's) are reported once the first
  * contentful paint is known too, at its time when it is later than the DOM's: no key is
- * typed before anything is painted.
+ * typed before anything is painted (`paint: false`, TD_BENCH_MEASURE=light-dom in the tmux bench:
+ * as the pollers did, reported as the DOM shows them).
  *
  * The figures stay on Node's basis (t0, taken just before `page.goto`, as the pollers'): the
  * page's navigation start is placed on Node's clock by round trips after the attach (Node's
@@ -65,7 +66,13 @@ export interface Report {
   keys?: [number, number, number];
 }
 
-interface Options { binding: string; panes: number; marker: string }
+interface Options {
+  binding: string;
+  panes: number;
+  marker: string;
+  /** The text conditions wait for the first contentful paint (true), or are reported as the DOM shows them, as the pollers did (false). */
+  paint: boolean;
+}
 
 /**
  * The page's side. Runs as a plain script at the document's creation (no closure: it is sent as
@@ -140,8 +147,8 @@ function pageMeasure(o: Options): void {
         }
         if (focusedId) focusedSeen = t;
       }
-      if (focusedSeen !== undefined && fcp !== undefined) {
-        report({ k: 'focusedText', t: Math.max(focusedSeen, fcp), dom: focusedSeen, id: focusedId });
+      if (focusedSeen !== undefined && (fcp !== undefined || !o.paint)) {
+        report({ k: 'focusedText', t: o.paint ? Math.max(focusedSeen, fcp!) : focusedSeen, dom: focusedSeen, id: focusedId });
         addEventListener('keydown', onKey, true);
       }
     }
@@ -153,7 +160,7 @@ function pageMeasure(o: Options): void {
             return ids.length > 0 && ids.every((id) => shows(partsNow().get(id)) || !!td.drawn?.(id));
           })()
         : partsNow().size >= o.panes && [...partsNow().values()].every(shows))) textsSeen = t;
-      if (textsSeen !== undefined && fcp !== undefined) report({ k: 'texts', t: Math.max(textsSeen, fcp), dom: textsSeen });
+      if (textsSeen !== undefined && (fcp !== undefined || !o.paint)) report({ k: 'texts', t: o.paint ? Math.max(textsSeen, fcp!) : textsSeen, dom: textsSeen });
     }
     if (pending.has('echo') && focusedId) {
       const part = partsNow().get(focusedId);
@@ -224,7 +231,7 @@ export interface LightMeasure {
 }
 
 /** Sets the light measure up on `page` (fresh in `context`, not navigated yet); `marker` is what its echo check looks for. */
-export async function lightMeasure(context: BrowserContext, page: Page, panes: number, marker: string, timeoutMs = 180_000): Promise<LightMeasure> {
+export async function lightMeasure(context: BrowserContext, page: Page, panes: number, marker: string, paint = true, timeoutMs = 180_000): Promise<LightMeasure> {
   const binding = `__tdMeasure${Math.floor(Math.random() * 1e9)}`;
   const cdp = await context.newCDPSession(page);
   const got = new Map<Condition, { r: Report; at: number }>();
@@ -240,7 +247,7 @@ export async function lightMeasure(context: BrowserContext, page: Page, panes: n
   // enabled already; a second one costs the page one more report of each console message.
   await cdp.send('Runtime.enable');
   await cdp.send('Runtime.addBinding', { name: binding });
-  await page.addInitScript({ content: measureScript({ binding, panes, marker }) });
+  await page.addInitScript({ content: measureScript({ binding, panes, marker, paint }) });
   const when = (k: Condition): Promise<Report> => new Promise((resolve, reject) => {
     const done = () => {
       clearTimeout(timer);
@@ -292,8 +299,8 @@ export async function lightMeasure(context: BrowserContext, page: Page, panes: n
  * to `url` (t0 just before, on Node's performance.now()), types `marker` once the focused pane's
  * text shows, and resolves once every condition is met.
  */
-export async function lightAttach(context: BrowserContext, page: Page, url: string, panes: number, marker: string, timeoutMs = 180_000): Promise<LightAttach> {
-  const m = await lightMeasure(context, page, panes, marker, timeoutMs);
+export async function lightAttach(context: BrowserContext, page: Page, url: string, panes: number, marker: string, paint = true, timeoutMs = 180_000): Promise<LightAttach> {
+  const m = await lightMeasure(context, page, panes, marker, paint, timeoutMs);
   const t0 = performance.now();
   await page.goto(url, { waitUntil: 'commit' });
   await m.when('focusedText');
