@@ -17,7 +17,7 @@
  * `exposeBinding` would add its ~12 KB bindings controller to every document). The loop stops
  * once nothing is pending. Node types the marker when told that the focused pane's text shows.
  * One difference from the pollers, for honesty: text in the DOM is not yet on screen, and this
- * loop, running from the document's start, saw the first paint's text in the DOM up to ~150 ms
+ * loop, running from the document's start, saw the first paint's text in the DOM 40-165 ms
  * before the page's first contentful paint (the frame rastered and presented: 2026-12-06,
  * performance.md); the pollers, started after Playwright's script, rarely saw it that early.
  * So the two text conditions (the focused pane's, every pane's) are reported once the first
