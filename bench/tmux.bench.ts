@@ -68,8 +68,11 @@ const verdict = (ok: boolean) => (ok ? 'goal met' : 'GOAL NOT MET');
  * How ours is measured (`TD_BENCH_MEASURE`): `light` (the default: bench/attach-measure.ts, one
  * init script's raf check reporting through a raw CDP binding), `pollers` (Playwright's
  * waitForFunction raf pollers, the measure before 2026-12-06 midday, whose injected script and
- * predicates run in the page being measured), or `both` (an attach of each in turn, the order
- * alternating, ATTACHES of each: the two side by side on the same service).
+ * predicates run in the page being measured), `light-dom` (light, the marker typed as the DOM
+ * shows the text, as the pollers did), `check` (the pollers with the light script beside them),
+ * or a list of them, `both` being `light,pollers` (an attach of each in turn, the order
+ * alternating, ATTACHES of each: side by side on the same service; the first window goes to the
+ * first).
  */
 type Measure = 'light' | 'light-dom' | 'pollers' | 'check';
 const MEASURES: Measure[] = [...new Set((process.env.TD_BENCH_MEASURE || 'light').replace('both', 'light,pollers').split(',').map((m) => m.trim()))].map((m) => {
@@ -233,7 +236,7 @@ async function answeringLive(page: import('playwright-core').Page, t0: number, m
   return { ms, by };
 }
 
-/** What one attach of ours gave, by either measure. */
+/** What one attach of ours gave, by any measure. */
 interface Attach {
   /** Until every pane is live (drawn by its terminal). */
   all: number;
