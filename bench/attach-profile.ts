@@ -92,7 +92,16 @@ try {
     await page.waitForFunction(() => !!document.querySelector('#td-first-paint .pane[data-focused="true"] .first-paint-rows') || !!document.querySelector('.xterm'), undefined, { polling: 'raf', timeout: 180_000 });
     const typedAt = Date.now() - t0;
     // As the tmux bench types (answeringLive): a marker of ten characters, a key event each.
-    await page.keyboard.type(`mk${round}q${String(Math.floor(Math.random() * 1e5)).padStart(5, '0')}`);
+    const marker = `mk${round}q${String(Math.floor(Math.random() * 1e5)).padStart(5, '0')}`;
+    await page.keyboard.type(marker);
+    const typedAll = Date.now() - t0;
+    const echo = page.waitForFunction((m) => {
+      const part = document.querySelector<HTMLElement>('#td-first-paint .pane[data-first-paint-pane][data-focused="true"]:not(.first-paint-gone)');
+      if (part && (part.querySelector('.first-paint-rows')?.textContent ?? '').includes(m)) return 'first paint';
+      const td = (window as unknown as { __td?: { store: { getState(): { focused?: string | null } }; drawn?(id: string): boolean; text(id: string, n?: number): string | null } }).__td;
+      const id = td?.store.getState().focused;
+      return !part && id && td?.drawn?.(id) && (td.text(id, 5) ?? '').includes(m) ? 'terminal' : false;
+    }, marker, { polling: 'raf', timeout: 180_000 }).then(async (h) => `${await h.jsonValue()} at ${Date.now() - t0} ms (keys typed by ${typedAll} ms)`);
     await page.waitForFunction(() => {
       const td = (window as unknown as { __td?: { store: { getState(): { focused?: string | null } }; live(id: string): boolean } }).__td;
       const focused = td?.store.getState().focused;
@@ -105,10 +114,11 @@ try {
       return shown.length >= n && shown.every((id) => td!.live(id));
     }, PANES, { polling: 'raf', timeout: 180_000 });
     const wall = Date.now() - t0;
+    console.log(`echo: ${await echo}`);
     const marks = await page.evaluate(() => {
       const by = new Map<string, number[]>();
       for (const m of performance.getEntriesByType('mark')) by.set(m.name, [...(by.get(m.name) ?? []), Math.round(m.startTime)]);
-      return { marks: [...by].map(([k, v]) => `${k}: ${v.length}x ${v[0]}..${v[v.length - 1]}`), long: (window as unknown as { __long: Array<[number, number]> }).__long, nav: Math.round((performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd), timing: (() => {
+      return { marks: [...by].map(([k, v]) => `${k}: ${v.length}x ${v.length <= 12 ? v.join(' ') : `${v[0]}..${v[v.length - 1]}`}`), long: (window as unknown as { __long: Array<[number, number]> }).__long, nav: Math.round((performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd), timing: (() => {
         const n = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
         const fcp = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? 0;
         return `resources (start..end): ${performance.getEntriesByType('resource').filter((r) => /\.(js|css)$/.test(r.name)).map((r) => `${r.name.replace(/.*\//, '').replace(/-[\w-]{8}\./, '.')} ${Math.round(r.startTime)}..${Math.round((r as PerformanceResourceTiming).responseEnd)}`).join(', ')}; request ${Math.round(n.requestStart)}, response ${Math.round(n.responseStart)}..${Math.round(n.responseEnd)} (${Math.round(n.transferSize / 1024)} KiB), DOM interactive ${Math.round(n.domInteractive)}, first contentful paint ${Math.round(fcp)}`;

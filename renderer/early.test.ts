@@ -140,6 +140,28 @@ describe('startScripts (the page\'s scripts the door left inert, once the early 
     expect(p.started).toEqual(['./vendor.js', './main.js']);
   });
 
+  it('starts each script once its preload has come, then through `settled` (keys typed on the first paint echoed first)', () => {
+    vi.useFakeTimers();
+    const p = page();
+    // The vendor script's preload (the link before it, withScriptsLater) still loading.
+    const on = new Map<string, () => void>();
+    const link = { tagName: 'LINK', rel: 'preload', getAttribute: () => './vendor.js', addEventListener: (t: string, f: () => void) => on.set(t, f) };
+    const inert = (p.doc.querySelectorAll('script[type="text/x-td-later"]') as unknown as Array<Record<string, unknown>>)[0]!;
+    inert.previousElementSibling = link;
+    (p.doc as unknown as { baseURI: string }).baseURI = 'http://127.0.0.1:1/';
+    const held: Array<() => void> = [];
+    startScripts(p.doc, undefined, LATER_SCRIPTS_WAIT_MS, (go) => held.push(go));
+    expect(held).toEqual([]);
+    on.get('load')!();
+    expect(p.started).toEqual([]);
+    held.shift()!();
+    expect(p.started).toEqual(['./vendor.js']);
+    p.settle();
+    expect(p.started).toEqual(['./vendor.js']);
+    held.shift()!();
+    expect(p.started).toEqual(['./vendor.js', './main.js']);
+  });
+
   it('waits for a stylesheet still loading, but not past STYLESHEETS_WAIT_MS (one that failed before the parse ended says nothing more)', () => {
     vi.useFakeTimers();
     const p = page({ sheet: true });

@@ -410,6 +410,9 @@ export function whenMeasurable(doc: Document, go: () => void, waitMs = STYLESHEE
   }
 }
 
+/** The longest startScripts waits for a script's preload before starting it anyway (a preload that says nothing). */
+export const PRELOAD_WAIT_MS = 1000;
+
 /** The longest the page's scripts wait for the early socket's open once the page is parsed (startScripts). */
 export const LATER_SCRIPTS_WAIT_MS = 100;
 
@@ -418,16 +421,21 @@ export const LATER_SCRIPTS_WAIT_MS = 100;
  * fetched already by their preloads), in their order, each once the one before has run (the
  * vendor script, then the main module): once the page is parsed and its stylesheets applied
  * (as deferred scripts would), and `socket` has opened (its hello sent first), or has closed,
- * or LATER_SCRIPTS_WAIT_MS after that, whichever comes first; without a socket, at once. Once only.
+ * or LATER_SCRIPTS_WAIT_MS after that, whichever comes first; without a socket, at once. Each
+ * goes through `settled` first (the live first paint's afterTyping: keys typed on it meanwhile
+ * echoed there before the script's evaluation, a long task, runs). Once only.
  */
-export function startScripts(doc: Document, socket: WebSocket | undefined, waitMs = LATER_SCRIPTS_WAIT_MS): void {
+export function startScripts(doc: Document, socket: WebSocket | undefined, waitMs = LATER_SCRIPTS_WAIT_MS, settled: (go: () => void) => void = (go) => go()): void {
   let started = false;
   const start = (): void => {
     if (started) return;
     started = true;
     const later = [...doc.querySelectorAll<HTMLScriptElement>('script[type="text/x-td-later"]')];
     if (later.length) performance.mark('td:scripts');
-    const next = (i: number): void => {
+    // Each once it has come (its preload loaded: its evaluation follows its start at once), then
+    // once the keys typed on the first paint meanwhile have their echo drawn (`settled`: live.ts afterTyping).
+    const next = (i: number): void => fetched(later[i], () => settled(() => run(i)));
+    const run = (i: number): void => {
       const inert = later[i];
       if (!inert?.dataset.src) return;
       const el = doc.createElement('script');
@@ -440,6 +448,29 @@ export function startScripts(doc: Document, socket: WebSocket | undefined, waitM
       inert.replaceWith(el);
     };
     next(0);
+  };
+  /** `go` once the script `inert` stands for has been fetched by its preload (the link before it; withScriptsLater), or failed; at most PRELOAD_WAIT_MS on; at once where there is no such link. */
+  const fetched = (inert: HTMLScriptElement | undefined, go: () => void): void => {
+    const link = inert?.previousElementSibling as HTMLLinkElement | null | undefined;
+    const src = inert?.dataset.src;
+    if (!src || !link || link.tagName !== 'LINK' || !/preload/.test(link.rel) || link.getAttribute('href') !== src) return go();
+    let url: string;
+    try {
+      url = new URL(src, doc.baseURI).href;
+    } catch {
+      return go();
+    }
+    if (performance.getEntriesByName(url, 'resource').length > 0) return go();
+    let done = false;
+    const once = (): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      go();
+    };
+    const timer = setTimeout(once, PRELOAD_WAIT_MS);
+    link.addEventListener('load', once, { once: true });
+    link.addEventListener('error', once, { once: true });
   };
   const parsed = (): void => {
     if (!socket || socket.readyState !== 0) return start();
@@ -469,7 +500,7 @@ if (typeof globalThis !== 'undefined' && !state()) {
   } finally {
     // The page's scripts, once its socket has opened (the door left them inert: withScriptsLater);
     // started whatever failed above (the window then connects on its own, without the early socket).
-    if (typeof document !== 'undefined') startScripts(document, s.early?.socket);
+    if (typeof document !== 'undefined') startScripts(document, s.early?.socket, LATER_SCRIPTS_WAIT_MS, (go) => (s.settled ? s.settled(go) : go()));
   }
 }
 
@@ -483,6 +514,24 @@ export function onFirstPaintFocus(cb: (paneId: string) => void): void {
   if (!s) return;
   s.onFocus = cb;
   if (s.focused) cb(s.focused);
+}
+
+/**
+ * Call `go` in a task of its own once the keys typed on the window's first paint have their echo
+ * drawn there (live.ts afterTyping; at most HOLD_MAX_MS of holds in all): main.tsx starts
+ * React's first render of the window through it, a long task a key and its echo would otherwise
+ * wait behind. The check is made in the task before the render's, not when main.tsx runs, so
+ * keys that came meanwhile count. Where nothing was typed, `go` runs in the next task.
+ */
+export function afterFirstPaintTyping(go: () => void): void {
+  const settled = state()?.settled;
+  if (!settled || typeof MessageChannel !== 'function') return go();
+  const ch = new MessageChannel();
+  ch.port1.onmessage = () => {
+    ch.port1.close();
+    settled(go);
+  };
+  ch.port2.postMessage(null);
 }
 
 /** The early socket, once: the main bundle's td-client adopts it (undefined in Electron, or when taken). */

@@ -20,7 +20,7 @@ import { leafIds } from './panes/layout.ts';
 import { createWindowStore, resolvedTheme } from './store/store.ts';
 import type { ThemeName } from '../common/themes.ts';
 import { createWsClient, type WsClient } from './td-client.ts';
-import { onFirstPaintFocus, takeEarly, takeTyped } from './early.ts';
+import { afterFirstPaintTyping, onFirstPaintFocus, takeEarly, takeTyped } from './early.ts';
 import { TerminalRegistry } from './terminal/registry.ts';
 import { preloadRenderer } from './terminal/session.ts';
 import { setBenchApi } from './workbench/runtime.ts';
@@ -193,8 +193,11 @@ retireFirstPaint(document, store, terminals, {
   send: (paneId, data) => void api.invoke('pane.input', { paneId, data }).catch((err: Error) => store.getState().notice(`Typing into the pane failed: ${err.message}`)),
 });
 
-createRoot(document.getElementById('root')!).render(
+// React's first render of the window is one long task (with the focused terminal): keys typed on
+// the first paint meanwhile have their echo drawn there first (early.ts afterFirstPaintTyping).
+const root = createRoot(document.getElementById('root')!);
+afterFirstPaintTyping(() => root.render(
   <Ctx.Provider value={ctx}>
     <App />
   </Ctx.Provider>,
-);
+));

@@ -39,6 +39,70 @@ export interface LiveState {
   /** The pane a click on the first paint focused, and who hears of it (the window, once its hello is answered: main.tsx). */
   focused?: string;
   onFocus?: (paneId: string) => void;
+  /**
+   * Call `go` once the keys typed on the first paint have settled (afterTyping): at once when
+   * none are in flight; else once their echo is drawn on it and painted, or the hold's budget
+   * (HOLD_MAX_MS in all) is spent. The window's build (the page's scripts, React's first
+   * render) waits on it, so a key and its echo are not queued behind its long tasks.
+   */
+  settled?: (go: () => void) => void;
+}
+
+/** The build waits this long after a key typed on the first paint for the next one (a burst of keys goes on). */
+export const TYPING_GAP_MS = 24;
+/** The most the window's build waits, in all, for keys typed on the first paint and their echo. */
+export const HOLD_MAX_MS = 80;
+/** The build waits for an echo no longer than this after the last key (an echo slower than that, a core busy resizing the window's panes, is not waited for). */
+export const ECHO_WAIT_MS = 40;
+
+/** What afterTyping reads of the first paint's keys. */
+export interface Typing {
+  /** Keys typed on the first paint whose echo is not drawn on it yet (sent or kept), while its focused part shows. */
+  pending(): boolean;
+  /** When the last key typed on the first paint came (performance.now()), or -Infinity. */
+  lastKeyAt(): number;
+}
+
+/**
+ * The gate the window's build steps go through (LiveState.settled): `go` at once while no key
+ * typed on the first paint is in flight; else checked again every few ms until the keys' echo is
+ * drawn (or ECHO_WAIT_MS have gone since the last key) and no key came for TYPING_GAP_MS, then, so that the echo is painted before the build's
+ * next long task, after a frame (or 50 ms, a page not drawing). Every hold shares one budget of
+ * `maxMs` from the first hold's start: past it, `go` goes at once. `now`, `later` and `frame`:
+ * the page's clock, timers and requestAnimationFrame.
+ */
+export function afterTyping(typing: Typing, opts: { now: () => number; later: (f: () => void, ms: number) => void; frame?: (f: () => void) => void; maxMs?: number; gapMs?: number; echoMs?: number }): (go: () => void) => void {
+  const maxMs = opts.maxMs ?? HOLD_MAX_MS;
+  const gapMs = opts.gapMs ?? TYPING_GAP_MS;
+  const echoMs = opts.echoMs ?? ECHO_WAIT_MS;
+  let until: number | undefined;
+  return (go) => {
+    let held = false;
+    const check = (): void => {
+      const t = opts.now();
+      const since = t - typing.lastKeyAt();
+      const busy = since < gapMs || (since < echoMs && typing.pending());
+      if (busy && (until === undefined || t < until)) {
+        if (until === undefined) until = t + maxMs;
+        if (!held) performance.mark('td:typing-held');
+        held = true;
+        opts.later(check, 4);
+        return;
+      }
+      if (!held) return go();
+      // Their echo painted first (a frame), then the build's next step; a page that draws no frame (hidden) goes on after 50 ms.
+      let done = false;
+      const once = (): void => {
+        if (done) return;
+        done = true;
+        performance.mark('td:typing-go');
+        go();
+      };
+      opts.frame?.(() => opts.later(once, 0));
+      opts.later(once, 50);
+    };
+    check();
+  };
 }
 
 const FIRST_PAINT_ID = 'td-first-paint';
@@ -83,8 +147,12 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
   const fp = (): HTMLElement | null => doc.getElementById(FIRST_PAINT_ID);
   const theme = (el: HTMLElement): 'light' | 'dark' => (el.dataset.theme === 'light' ? 'light' : 'dark');
 
-  /** Each pane's rows ask: one in flight, one more when output came meanwhile. */
-  const asking = new Map<string, { again: boolean; after?: number }>();
+  /** Each pane's rows ask: one in flight, one more when output came meanwhile; `seq`: the keys sent before it was asked. */
+  const asking = new Map<string, { again: boolean; after?: number; seq: number }>();
+  /** Keys sent from the first paint, and how many of them the rows drawn on it show (their echo drawn): afterTyping waits for the rest. */
+  let keysSent = 0;
+  let keysDrawn = 0;
+  let lastKeyAt = -Infinity;
   let firstPatch = true;
   const askRows = (paneId: string, after?: number): void => {
     const a = asking.get(paneId);
@@ -94,8 +162,12 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
       return;
     }
     const el = fp();
-    if (!el || !part(el, paneId) || !s.link) return;
-    const mine: { again: boolean; after?: number } = { again: false };
+    if (!el || !part(el, paneId) || !s.link) {
+      // Nothing will show these keys' echo here: none to wait for.
+      keysDrawn = keysSent;
+      return;
+    }
+    const mine: { again: boolean; after?: number; seq: number } = { again: false, seq: keysSent };
     asking.set(paneId, mine);
     // At once, not at the next frame: the page's main thread is busy for most of an attach
     // (the bundle, React, the terminals), and each wait for a turn of it is one more long task.
@@ -107,6 +179,7 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
       if (answer) performance.mark('td:first-paint-rows-asked');
       if (!answer) {
         asking.delete(paneId);
+        keysDrawn = keysSent;
         return;
       }
       answer.then(
@@ -130,9 +203,14 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
               performance.mark('td:first-paint-live');
             }
           }
+          // The keys sent before this ask have their echo drawn (or their part is gone: nothing to wait for).
+          keysDrawn = Math.max(keysDrawn, mine.seq);
           done();
         },
-        done,
+        () => {
+          keysDrawn = Math.max(keysDrawn, mine.seq);
+          done();
+        },
       );
       function done(): void {
         asking.delete(paneId);
@@ -146,6 +224,7 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
     const answer = s.link?.request('pane.input', { paneId, data });
     if (!answer) return false;
     performance.mark('td:first-paint-key');
+    keysSent++;
     answer.catch(() => { /* the pane went: its part goes with the window's next state */ });
     // Its echo in one answer (not its output frame, then an ask and its answer: one wait fewer for the page's busy thread).
     askRows(paneId, ROWS_AFTER_KEY_MS);
@@ -157,6 +236,20 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
     const p = el && focusedPart(el);
     if (p && typed.length > 0 && send(p.dataset.firstPaintPane!, typed.join(''))) typed.splice(0);
   };
+
+  s.settled = afterTyping({
+    pending: () => {
+      const el = fp();
+      const p = el && focusedPart(el);
+      // Keys kept, keys sent whose rows are not drawn, or (once keys were sent) its rows asked again for more output (the rest of a burst's echo).
+      return !!p && (typed.length > 0 || keysDrawn < keysSent || (keysSent > 0 && asking.has(p.dataset.firstPaintPane!)));
+    },
+    lastKeyAt: () => lastKeyAt,
+  }, {
+    now: () => performance.now(),
+    later: (f, ms) => void setTimeout(f, ms),
+    frame: win ? (f) => void win.requestAnimationFrame(f) : undefined,
+  });
 
   let linked: LiveLink | undefined;
   const link = (): void => {
@@ -184,6 +277,7 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
     if (s.handed && !p) return;
     const data = typedInput(e, p?.dataset.appCursor === 'true');
     if (data === undefined) return;
+    lastKeyAt = performance.now();
     link();
     if (p && typed.length === 0 && send(p.dataset.firstPaintPane!, data)) {
       e.preventDefault();
