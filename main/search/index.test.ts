@@ -480,6 +480,9 @@ describe('SearchIndex', () => {
         expect(Math.abs(bytes.length - pack(t).length)).toBeLessThanOrEqual(pack(t).length / 50 + 16);
       }
     }
+    // Closed: packed as `pack` packs, a stream a text.
+    packer.close();
+    expect(storedText(Uint8Array.from(packer.packed(texts[2]!)))).toBe(texts[2]);
   });
 
   it('moves a corrupt database aside and starts a new one', () => {

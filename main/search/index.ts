@@ -156,6 +156,8 @@ interface ZstdHandle {
  */
 export class Packer {
   private handle?: ZstdHandle;
+  /** The stream whose handle it is (closed with the index, or when a new one is made). */
+  private stream?: zlib.ZstdCompress;
   /** [output space left, input left] after a write, as Node's handle reports them. */
   private state?: Uint32Array;
   private end = 0;
@@ -167,10 +169,10 @@ export class Packer {
   }
 
   private open(): void {
-    this.handle = undefined;
+    this.close();
     if (!ZSTD) return;
     try {
-      const stream = new zlib.ZstdCompress(ZSTD_PARAMS);
+      const stream = (this.stream = new zlib.ZstdCompress(ZSTD_PARAMS));
       const inner = stream as unknown as { _handle?: ZstdHandle; _writeState?: Uint32Array; _finishFlushFlag?: number };
       // (An error of its handle is the stream's: the context is let go.)
       stream.on('error', () => {
@@ -184,6 +186,17 @@ export class Packer {
     } catch {
       // pack, a stream a text
     }
+  }
+
+  /** Its context freed (`packed` then packs with `pack`). */
+  close(): void {
+    this.handle = undefined;
+    try {
+      this.stream?.close();
+    } catch {
+      // freed anyway when collected
+    }
+    this.stream = undefined;
   }
 
   /** The text packed: a view of a buffer the next call writes over (bind it at once). */
@@ -1147,6 +1160,7 @@ export class SearchIndex {
     } catch {
       // closing anyway
     }
+    this.packer.close();
     this.db.close();
   }
 }
