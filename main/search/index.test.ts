@@ -4,7 +4,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempState } from '../panes/testing.ts';
-import { BLOCK_LINES, DB_FILE, ENTRY_BLOCK_CHARS, FTS_FILE, matchText, PREFIX_TERMS, SearchIndex, sqlite, storedText, type Entry } from './index.ts';
+import { BLOCK_LINES, DB_FILE, ENTRY_BLOCK_CHARS, FTS_FILE, matchText, pack, Packer, PREFIX_TERMS, SearchIndex, sqlite, storedText, type Entry } from './index.ts';
 
 let state: ReturnType<typeof tempState>;
 beforeEach(() => {
@@ -438,6 +438,51 @@ describe('SearchIndex', () => {
     expect(again.search({ query: 'zqxpacked', limit: 500 })).toEqual(before);
     expect(again.outputLines('pa', 140, 141).map((l) => l.text)).toEqual([lines[140]!.text, lines[141]!.text]);
     again.close();
+  });
+
+  it("sets FTS5's automerge to 16 in the words' file, also in one set otherwise before (FTS5's default, 4)", () => {
+    const ix = new SearchIndex(state.dir);
+    ix.close();
+    const automerge = (): unknown => {
+      const db = new (sqlite().DatabaseSync)(path.join(state.dir, FTS_FILE));
+      const v = (db.prepare("SELECT v FROM fts_config WHERE k = 'automerge'").get() as { v?: unknown } | undefined)?.v;
+      db.close();
+      return v;
+    };
+    expect(automerge()).toBe(16);
+    const db = new (sqlite().DatabaseSync)(path.join(state.dir, FTS_FILE));
+    db.exec("INSERT INTO fts(fts, rank) VALUES ('automerge', 4)");
+    db.close();
+    expect(automerge()).toBe(4);
+    new SearchIndex(state.dir).close();
+    expect(automerge()).toBe(16);
+  });
+
+  it('packs texts one after another through one kept zstd context, at level 1 each: each read back as it was (short, empty, 1 MB, beyond ASCII, a lone surrogate as UTF-8 has it)', () => {
+    const packer = new Packer();
+    const texts = [
+      'one line',
+      '',
+      Array.from({ length: 128 }, (_, i) => `line ${i}: café 日本語 ✓ 🙂 ${'x'.repeat(i)}`).join('\n'),
+      'a lone \ud800 surrogate',
+      'z'.repeat(1024 * 1024),
+      `${'🙂'.repeat(70_000)}`,
+      'short again',
+    ];
+    const zstd = typeof zlib.zstdCompressSync === 'function';
+    for (const round of [0, 1]) {
+      for (const t of texts) {
+        // (A view of the packer's buffer, written over by the next call: copied.)
+        const bytes = Uint8Array.from(packer.packed(t));
+        expect(bytes[0] === 0x28 && bytes[1] === 0xb5, `round ${round}`).toBe(zstd);
+        expect(storedText(bytes)).toBe(Buffer.from(t).toString('utf8'));
+        // At zstd's level 1 as `pack` (the level kept from text to text: level 3 is ~10% smaller on text).
+        expect(Math.abs(bytes.length - pack(t).length)).toBeLessThanOrEqual(pack(t).length / 50 + 16);
+      }
+    }
+    // Closed: packed as `pack` packs, a stream a text.
+    packer.close();
+    expect(storedText(Uint8Array.from(packer.packed(texts[2]!)))).toBe(texts[2]);
   });
 
   it('moves a corrupt database aside and starts a new one', () => {

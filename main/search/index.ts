@@ -29,6 +29,16 @@ export const FTS_FILE = `${DB_FILE}-fts`;
 const SCHEMA_VERSION = 9;
 /** The FTS5 table, in the words' file (attached as `f`): only which rows hold a word (detail=none), no copy of the text. */
 const FTS_TABLE = `CREATE VIRTUAL TABLE IF NOT EXISTS f.fts USING fts5(text, content='', contentless_delete=1, tokenize="unicode61 remove_diacritics 2", detail='none')`;
+/**
+ * FTS5's `automerge`: segments of one level merged into one of the next once this many are
+ * there (FTS5's default 4). A flood's words make a segment a transaction; each merge reads and
+ * writes them all again, a quarter of the worker's CPU with 4. With 16 a word's rows are
+ * rewritten half as often (log16 rather than log4 of the segments), for the worker ~12% less
+ * CPU at 1 GB; a query reads up to 15 segments a level rather than 3 (the bench's mix's p99
+ * the same; a prefix gathered a few ms more). A setting of the words' file (`fts_config`),
+ * set at open when it differs.
+ */
+const AUTOMERGE = 16;
 /** A transaction with this many characters for FTS5 or more starts the worker (a flood, a rebuild); fewer are written with the rows. */
 const WORKER_MIN_CHARS = 64 * 1024;
 /** The worker ends once it was given nothing for this long (a thread costs ~15 MB at rest). */
@@ -127,6 +137,90 @@ const ZSTD_PARAMS = ZSTD ? { params: { [zlib.constants.ZSTD_c_compressionLevel]:
 /** A text as stored: zstd (level 1) where Node has it, else raw deflate (level 1). */
 export function pack(text: string): Uint8Array {
   return ZSTD ? zlib.zstdCompressSync(text, ZSTD_PARAMS) : zlib.deflateRawSync(text, { level: DEFLATE_LEVEL });
+}
+
+/** The zstd stream's native handle as Node's zlib keeps it (not public: looked for, `packed` falls back to `pack` without it). */
+interface ZstdHandle {
+  writeSync(flush: number, input: Uint8Array, inOff: number, inLen: number, out: Uint8Array, outOff: number, outLen: number): void;
+}
+
+/**
+ * Texts packed as `pack` packs them (zstd level 1, the same frames), through one zstd context
+ * kept from text to text and two buffers kept: `zstdCompressSync` makes a stream object, a
+ * native context and its tables, and an output buffer a call, and closes them at its end
+ * (37% of its time on the bench's blocks: 245 → 155 ms for 3,184 blocks of ~9.7 K characters).
+ * Each text is given whole with zstd's end of frame, so the context ends the frame and starts
+ * the next one as new (it is never reset: Node's reset puts the level back to zstd's default,
+ * 3). Where Node's stream lacks the handle this needs, or a write fails or does not end its
+ * frame (never seen), `pack`, and a new context for the next text.
+ */
+export class Packer {
+  private handle?: ZstdHandle;
+  /** The stream whose handle it is (closed with the index, or when a new one is made). */
+  private stream?: zlib.ZstdCompress;
+  /** [output space left, input left] after a write, as Node's handle reports them. */
+  private state?: Uint32Array;
+  private end = 0;
+  private input = Buffer.allocUnsafe(64 * 1024);
+  private output = Buffer.allocUnsafe(64 * 1024);
+
+  constructor() {
+    this.open();
+  }
+
+  private open(): void {
+    this.close();
+    if (!ZSTD) return;
+    try {
+      const stream = (this.stream = new zlib.ZstdCompress(ZSTD_PARAMS));
+      const inner = stream as unknown as { _handle?: ZstdHandle; _writeState?: Uint32Array; _finishFlushFlag?: number };
+      // (An error of its handle is the stream's: the context is let go.)
+      stream.on('error', () => {
+        if (this.handle === inner._handle) this.handle = undefined;
+      });
+      if (typeof inner._handle?.writeSync === 'function' && inner._writeState instanceof Uint32Array && typeof inner._finishFlushFlag === 'number') {
+        this.handle = inner._handle;
+        this.state = inner._writeState;
+        this.end = inner._finishFlushFlag;
+      }
+    } catch {
+      // pack, a stream a text
+    }
+  }
+
+  /** Its context freed (`packed` then packs with `pack`). */
+  close(): void {
+    this.handle = undefined;
+    try {
+      this.stream?.close();
+    } catch {
+      // freed anyway when collected
+    }
+    this.stream = undefined;
+  }
+
+  /** The text packed: a view of a buffer the next call writes over (bind it at once). */
+  packed(text: string): Uint8Array {
+    const handle = this.handle;
+    if (!handle) return pack(text);
+    if (text.length * 3 > this.input.length) this.input = Buffer.allocUnsafe(text.length * 3);
+    const n = this.input.write(text, 0, 'utf8');
+    // zstd's bound for n bytes is n + n/256 + 64 and a little: room for it all in one write.
+    if (n + (n >> 7) + 1024 > this.output.length) this.output = Buffer.allocUnsafe(n + (n >> 7) + 1024);
+    try {
+      handle.writeSync(this.end, this.input, 0, n, this.output, 0, this.output.length);
+    } catch {
+      this.open();
+      return pack(text);
+    }
+    const outLeft = this.state![0]!;
+    if (this.state![1] !== 0 || outLeft === 0) {
+      // Its frame not ended: the context is mid-frame.
+      this.open();
+      return pack(text);
+    }
+    return this.output.subarray(0, this.output.length - outLeft);
+  }
 }
 
 /** A stored text read back: a string as it is, a zstd frame or raw deflate unpacked. */
@@ -480,6 +574,8 @@ export class SearchIndex {
   private lastSrc?: Pick<Entry, 'paneId' | 'session' | 'agent' | 'folder'> & { id: number };
   /** Blocks open across transactions (add with `hold`), by source. */
   private readonly held = new Map<number, Block>();
+  /** Packs the rows' texts (one zstd context kept). */
+  private readonly packer = new Packer();
   /** Each pane's private key block its output lines are in (redacted whole, across adds). */
   private readonly keys = new KeyBlocks();
   /** The highest id taken (a held block's id is taken before it is written). */
@@ -553,12 +649,19 @@ export class SearchIndex {
     this.maxIdQ = this.db.prepare('SELECT coalesce(max(id), 0) AS n FROM docs');
     this.setLine = this.db.prepare('INSERT INTO lines(pane, next) VALUES (?, ?) ON CONFLICT(pane) DO UPDATE SET next = max(next, excluded.next)');
     this.insertFts = this.db.prepare('INSERT INTO f.fts(rowid, text) VALUES (?, ?)');
+    this.ftsSettings();
     try {
       this.mend();
     } catch (e) {
       // A words' file whose pages are broken (the rows' file was checked above): made again from the rows.
       this.renewWords((e as Error).message);
     }
+  }
+
+  /** The FTS5 table's settings (AUTOMERGE), where they differ (the words' file made or renewed, or made by an older version). */
+  private ftsSettings(): void {
+    const am = this.db.prepare("SELECT v FROM f.fts_config WHERE k = 'automerge'").get() as { v?: number } | undefined;
+    if (Number(am?.v) !== AUTOMERGE) this.db.exec(`INSERT INTO f.fts(fts, rank) VALUES ('automerge', ${AUTOMERGE})`);
   }
 
   /** Set once the words' file was found corrupt and made again (renewWords): where the old one went, and why. */
@@ -594,6 +697,7 @@ export class SearchIndex {
     fs.chmodSync(this.ftsFile, 0o600);
     this.db.exec('PRAGMA f.page_size = 16384; PRAGMA f.journal_mode = WAL; PRAGMA f.synchronous = NORMAL;');
     this.db.exec(FTS_TABLE);
+    this.ftsSettings();
     this.mendAfter = 0;
     this.mendUntil = Math.max(Number((this.maxIdQ.get() as { n: number }).n), this.lastId);
     this.wordsRenewed = { to, why: `its words (${FTS_FILE}): ${why}` };
@@ -747,7 +851,7 @@ export class SearchIndex {
       const open = this.held;
       const write = (src: number, block: Block): void => {
         const text = block.lines.join('\n');
-        this.insertDoc(block.id, block.first.at, OUTPUT, src, block.first.line!, null, null, pack(text));
+        this.insertDoc(block.id, block.first.at, OUTPUT, src, block.first.line!, null, null, this.packer.packed(text));
         this.ftsRows.push(block.id, text);
         this.ftsChars += text.length;
         open.delete(src);
@@ -759,10 +863,10 @@ export class SearchIndex {
         const text = b.rows.map((r) => r[5]).join('\n');
         if (b.rows.length === 1) {
           const [kind, at, line, exit, ref] = b.rows[0]!;
-          this.insertDoc(b.id, at, kind, src, line, exit, ref, text.length >= PACK_MIN ? pack(text) : text);
+          this.insertDoc(b.id, at, kind, src, line, exit, ref, text.length >= PACK_MIN ? this.packer.packed(text) : text);
         } else {
           const at = b.rows.reduce((n, r) => Math.max(n, r[1]), 0);
-          this.insertDoc(b.id, at, ENTRIES, src, null, null, null, pack(JSON.stringify(b.rows)));
+          this.insertDoc(b.id, at, ENTRIES, src, null, null, null, this.packer.packed(JSON.stringify(b.rows)));
         }
         this.ftsRows.push(b.id, text);
         this.ftsChars += text.length;
@@ -1056,6 +1160,7 @@ export class SearchIndex {
     } catch {
       // closing anyway
     }
+    this.packer.close();
     this.db.close();
   }
 }
