@@ -31,7 +31,8 @@
  * answer), and checked against the two processes' `performance.timeOrigin` (wall-clock based:
  * the same within a ms or two, unless the wall clock was slewed between their starts). No
  * report may come to Node before the time it claims: each is checked (a report's page time on
- * Node's clock must be before Node's receipt of it), and the gap is printed.
+ * Node's clock must be before Node's receipt of it, within the round trip and 2 ms, else the
+ * attach fails), and the gap is printed.
  */
 import type { BrowserContext, Page } from 'playwright-core';
 
@@ -275,6 +276,8 @@ export async function lightMeasure(context: BrowserContext, page: Page, panes: n
     const last = [...got.values()].map((v) => v.r).sort((a, b) => b.t - a.t)[0]!;
     const keys = got.get('echo')!.r.keys!;
     await cdp.detach().catch(() => { /* the context closes anyway */ });
+    // No report may reach Node before the time it claims (within the clocks' mapping: the round trip, and 2 ms).
+    if (Math.min(...late) < -(best.rtt + 2)) throw new Error(`a report reached Node ${(-Math.min(...late)).toFixed(1)} ms before the time it claims: the page's clock is placed wrong on Node's (round trip ${best.rtt.toFixed(1)} ms)`);
     return {
       at,
       dom: { focusedText: best.nav + got.get('focusedText')!.r.dom!, texts: best.nav + got.get('texts')!.r.dom! },

@@ -102,6 +102,7 @@ try {
       const id = td?.store.getState().focused;
       return !part && id && td?.drawn?.(id) && (td.text(id, 5) ?? '').includes(m) ? 'terminal' : false;
     }, marker, { polling: 'raf', timeout: 180_000 }).then(async (h) => `${await h.jsonValue()} at ${Date.now() - t0} ms (keys typed by ${typedAll} ms)`);
+    echo.catch(() => { /* awaited below; a failure before then is the wait's that throws first */ });
     await page.waitForFunction(() => {
       const td = (window as unknown as { __td?: { store: { getState(): { focused?: string | null } }; live(id: string): boolean } }).__td;
       const focused = td?.store.getState().focused;

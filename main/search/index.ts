@@ -174,9 +174,9 @@ export class Packer {
     try {
       const stream = (this.stream = new zlib.ZstdCompress(ZSTD_PARAMS));
       const inner = stream as unknown as { _handle?: ZstdHandle; _writeState?: Uint32Array; _finishFlushFlag?: number };
-      // (An error of its handle is the stream's: the context is let go.)
+      // (An error of its handle is the stream's, told a tick after Node has let the handle go: the context is let go.)
       stream.on('error', () => {
-        if (this.handle === inner._handle) this.handle = undefined;
+        if (this.stream === stream) this.handle = undefined;
       });
       if (typeof inner._handle?.writeSync === 'function' && inner._writeState instanceof Uint32Array && typeof inner._finishFlushFlag === 'number') {
         this.handle = inner._handle;
@@ -186,6 +186,11 @@ export class Packer {
     } catch {
       // pack, a stream a text
     }
+  }
+
+  /** Whether texts go through the kept context (false where Node lacks zstd or the handle, or once closed). */
+  get kept(): boolean {
+    return !!this.handle;
   }
 
   /** Its context freed (`packed` then packs with `pack`). */
@@ -207,15 +212,20 @@ export class Packer {
     const n = this.input.write(text, 0, 'utf8');
     // zstd's bound for n bytes is n + n/256 + 64 and a little: room for it all in one write.
     if (n + (n >> 7) + 1024 > this.output.length) this.output = Buffer.allocUnsafe(n + (n >> 7) + 1024);
+    const state = this.state!;
+    // Written over by a write that ends: a write that fails (Node tells it through the handle's
+    // onerror, not by throwing, and lets the handle go) leaves them saying "not ended".
+    state[0] = 0;
+    state[1] = 1;
     try {
       handle.writeSync(this.end, this.input, 0, n, this.output, 0, this.output.length);
     } catch {
       this.open();
       return pack(text);
     }
-    const outLeft = this.state![0]!;
-    if (this.state![1] !== 0 || outLeft === 0) {
-      // Its frame not ended: the context is mid-frame.
+    const outLeft = state[0]!;
+    if (state[1] !== 0 || outLeft === 0 || this.stream?.destroyed || (this.stream as unknown as { _handle?: unknown })?._handle !== handle) {
+      // Its frame not ended, or the handle let go after an error: a new context, this text packed apart.
       this.open();
       return pack(text);
     }
@@ -649,8 +659,8 @@ export class SearchIndex {
     this.maxIdQ = this.db.prepare('SELECT coalesce(max(id), 0) AS n FROM docs');
     this.setLine = this.db.prepare('INSERT INTO lines(pane, next) VALUES (?, ?) ON CONFLICT(pane) DO UPDATE SET next = max(next, excluded.next)');
     this.insertFts = this.db.prepare('INSERT INTO f.fts(rowid, text) VALUES (?, ?)');
-    this.ftsSettings();
     try {
+      this.ftsSettings();
       this.mend();
     } catch (e) {
       // A words' file whose pages are broken (the rows' file was checked above): made again from the rows.
