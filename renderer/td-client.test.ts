@@ -218,6 +218,35 @@ describe('createWsClient', () => {
       expect(frames.map((f) => f.id)).toEqual([1, 2, 3, 4]);
     });
 
+    it('a pane\'s output kept behind other panes\' snapshots is handled before them, never before its own', async () => {
+      // An attach: the early socket asked every pane's snapshot and kept the answers; a key typed
+      // on the first paint was echoed after them. The app works through the answers a task each
+      // (building a terminal from each): the echo is not held until the last.
+      const ids = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6'];
+      const layout = { type: 'split', direction: 'row', sizes: ids.map(() => 1 / ids.length), children: ids.map((paneId) => ({ type: 'pane', paneId })) };
+      const frames: ClientFrame[] = [];
+      const srv = await startServer(0, (f, ws) => {
+        frames.push(f);
+        if (f.name === 'app.hello') return reply(ws, { t: 'res', id: f.id, ok: true, res: { panes: [], layout, focused: 'p1' } } as unknown as ServerFrame);
+        const paneId = (f.req as { paneId: string }).paneId;
+        reply(ws, { t: 'res', id: f.id, ok: true, res: { snapshotOf: paneId } } as unknown as ServerFrame);
+        if (paneId !== 'p6') return;
+        // The echo, and output of p6 after its snapshot's answer: that one keeps its place.
+        ws.send(encodeOutputFrame('p1', 'echo'), { binary: true });
+        ws.send(encodeOutputFrame('p6', 'late'), { binary: true });
+      });
+      const early = openEarly(`ws://127.0.0.1:${srv.port}/ws`);
+      await until(() => frames.length === 1 + ids.length);
+      await new Promise((r) => setTimeout(r, 50));
+      const c = client(srv.port, { early });
+      expect(c.adopted).toEqual({ frames: 3 + ids.length, requests: 1 + ids.length });
+      const got: string[] = [];
+      c.on('pane.output', (p) => got.push(`out:${p.paneId}:${p.data}`));
+      await Promise.all([c.invoke('app.hello', {}), ...ids.map((paneId) => c.invoke('pane.snapshot', { paneId }).then(() => void got.push(`snap:${paneId}`)))]);
+      await until(() => got.length === ids.length + 2);
+      expect(got).toEqual(['snap:p1', 'out:p1:echo', 'snap:p2', 'snap:p3', 'snap:p4', 'snap:p5', 'snap:p6', 'out:p6:late']);
+    });
+
     it('adopts a socket still opening: the app\'s own hello goes out when it opens, the early one never', async () => {
       const { srv, frames } = await helloServer();
       const early = openEarly(`ws://127.0.0.1:${srv.port}/ws`);

@@ -13,7 +13,7 @@
  *   microtask later), and its requests answer the app's first `invoke` of the same ones.
  */
 import { VIA_OUTPUT_FRAME, type ClientFrame, type EventName, type Events, type Req, type RequestName, type Res, type ServerFrame, type TdApi, type ViaServerFrame } from '../preload/contract.ts';
-import { decodeOutputFrame } from '../preload/output-frame.ts';
+import { decodeOutputFrame, OUTPUT_FRAME } from '../preload/output-frame.ts';
 import { qualify, qualifyEvent, qualifyResult, routeRequest, splitPaneId } from '../common/qualify.ts';
 import { defaultWsUrl, type EarlySocket } from './early.ts';
 
@@ -47,6 +47,8 @@ export interface WsClientOptions {
 
 interface Pending {
   name: RequestName;
+  /** The home service's pane the request is about (its `paneId`), if any: its answer is ordered with that pane's output. */
+  paneId?: string;
   /** The machine it went to (its answer's pane ids are qualified); none: the home service. */
   machine?: string;
   resolve: (value: unknown) => void;
@@ -68,6 +70,32 @@ interface Queued extends Pending {
 /** The one-sentence error a request gets when the connection is lost under it. */
 export function disconnectedError(name: string): Error {
   return new Error(`The connection to Terminal Delight closed before "${name}" was answered; it is reconnecting, so try again in a moment.`);
+}
+
+/** The home service's pane a binary output frame is of (not another machine's: those never pass). */
+function outputPaneId(data: ArrayBuffer): string | undefined {
+  const bytes = new Uint8Array(data);
+  if (bytes.length < 6 || bytes[0] !== OUTPUT_FRAME) return undefined;
+  const n = bytes[1]!;
+  let paneId = '';
+  for (let i = 0; i < n && 2 + i < bytes.length; i++) paneId += String.fromCharCode(bytes[2 + i]!);
+  return paneId;
+}
+
+/**
+ * Answers a pane's output may not pass on the replay: what awaits them draws the pane from the
+ * core's state (a snapshot), so output that came after them must be handled after them. What
+ * awaits the others (keys, a resize, the first paint's rows) never redraws the pane.
+ */
+const ORDERED = new Set<string>(['pane.snapshot', 'pane.view', 'pane.restart', 'pane.resume', 'pane.resumeAll']);
+
+/** Held frames past this many are replayed in order only (the scan for output that may pass is linear in them). */
+const PASS_SCAN_MAX = 500;
+
+/** The request id of an answer frame (`{"t":"res","id":N,…`, as the core writes it); undefined for any other frame. */
+function answerId(frame: string): number | undefined {
+  const m = /^\{"t":"res","id":(\d+),/.exec(frame.slice(0, 40));
+  return m ? Number(m[1]) : undefined;
 }
 
 export function createWsClient(opts: WsClientOptions = {}): WsClient {
@@ -105,6 +133,8 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
     const inner: ClientFrame = { t: 'req', id, name: p.name, req };
     // A request about another machine's pane goes to it, wrapped (docs/design/remote.md).
     const frame: ClientFrame = p.machine ? { t: 'via', m: p.machine, f: inner } : inner;
+    const paneId = (req as { paneId?: unknown } | null)?.paneId;
+    if (!p.machine && typeof paneId === 'string') p.paneId = paneId;
     pending.set(id, p);
     try {
       socket!.send(JSON.stringify(frame));
@@ -126,9 +156,47 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
     }
   };
 
+  /**
+   * The held frames' output that may be handled ahead of the frames before it (their indices, in
+   * order): a pane's output passes what comes before it unless that is the same pane's output
+   * kept in its place, an answer that redraws the pane (ORDERED: its snapshot), the hello's
+   * answer, an event, or anything else not known to be unrelated (nothing after those passes).
+   * Without it a pane's output waits behind every held answer, a task each (the replay): an
+   * attach's 31 other snapshots and the terminals' resizes held a key's echo until the window
+   * was built (docs/spec/performance.md, "Attach: where the echo waits").
+   */
+  const passing = (frames: Array<string | ArrayBuffer>): number[] => {
+    const out: number[] = [];
+    if (frames.length > PASS_SCAN_MAX) return out;
+    const blocked = new Set<string>();
+    for (let i = 0; i < frames.length; i++) {
+      const f = frames[i]!;
+      if (f instanceof ArrayBuffer) {
+        const paneId = outputPaneId(f);
+        if (paneId === undefined) return out;
+        if (!blocked.has(paneId)) out.push(i);
+        continue;
+      }
+      const id = answerId(f);
+      if (id !== undefined) {
+        const p = pending.get(id);
+        // Nobody awaits it: its handling does nothing.
+        if (!p) continue;
+        if (p.name === 'app.hello') return out;
+        if (p.paneId !== undefined && ORDERED.has(p.name)) blocked.add(p.paneId);
+        continue;
+      }
+      if (f === '{"t":"ping"}') continue;
+      return out;
+    }
+    return out;
+  };
+
   const onMessage = (ev: MessageEvent): void => {
-    if (held) held.push(ev.data as string | ArrayBuffer);
-    else handle(ev.data as string | ArrayBuffer);
+    if (!held) return void handle(ev.data as string | ArrayBuffer);
+    held.push(ev.data as string | ArrayBuffer);
+    // A pane's output that may pass the frames still held is handled now (its echo, while the window is built).
+    if (ev.data instanceof ArrayBuffer && passing(held).at(-1) === held.length - 1) handle(held.pop()!);
   };
 
   /** Handle one frame; true when it answered a request (its awaiters run before the next frame). */
@@ -211,6 +279,11 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
    */
   const replay = (): void => {
     const frames = held ?? [];
+    // Output kept behind answers that it may pass goes first (what awaited the last answer has run).
+    const ahead = passing(frames);
+    const first = ahead.map((k) => frames[k]!);
+    for (let k = ahead.length - 1; k >= 0; k--) frames.splice(ahead[k]!, 1);
+    for (const f of first) handle(f);
     let i = 0;
     while (i < frames.length) {
       if (handle(frames[i++]!)) {
@@ -227,7 +300,8 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
     const ws = e.socket;
     for (const r of e.requests) {
       nextId = Math.max(nextId, r.id + 1);
-      const answer = new Promise<unknown>((resolve, reject) => pending.set(r.id, { name: r.name as RequestName, resolve, reject }));
+      const paneId = (r.req as { paneId?: unknown } | null)?.paneId;
+      const answer = new Promise<unknown>((resolve, reject) => pending.set(r.id, { name: r.name as RequestName, resolve, reject, ...(typeof paneId === 'string' ? { paneId } : {}) }));
       answer.catch(() => { /* unclaimed: nobody waits for it */ });
       claimable.push({ name: r.name, key: JSON.stringify(r.req), answer });
     }
