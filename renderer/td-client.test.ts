@@ -247,6 +247,57 @@ describe('createWsClient', () => {
       expect(got).toEqual(['snap:p1', 'out:p1:echo', 'snap:p2', 'snap:p3', 'snap:p4', 'snap:p5', 'snap:p6', 'out:p6:late']);
     });
 
+    /**
+     * A socket of the page's own (an EventTarget the test delivers frames to at chosen moments:
+     * between the replay's steps, which a real socket cannot be made to hit), adopted as the early
+     * socket with its kept frames; td-client itself is what is tested.
+     */
+    function heldSocket(requests: Array<{ id: number; name: string; req: unknown }>, kept: Array<string | ArrayBuffer>) {
+      const sock = Object.assign(new EventTarget(), { readyState: 1, binaryType: 'arraybuffer', send: (): void => undefined, close: (): void => undefined });
+      const early = { socket: sock as unknown as WebSocket, requests, snapshotAsks: new Map(), live: {} as never, release: () => kept.splice(0) };
+      const deliver = (data: string | ArrayBuffer): void => void sock.dispatchEvent(Object.assign(new Event('message'), { data }));
+      const frame = (b: Buffer): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+      const c = createWsClient({ url: 'ws://127.0.0.1:1/ws', early, WebSocketImpl: { OPEN: 1, CLOSED: 3 } as unknown as typeof WebSocket });
+      cleanups.push(() => c.close());
+      return { c, deliver, frame };
+    }
+    const answer = (id: number, res: unknown): string => JSON.stringify({ t: 'res', id, ok: true, res });
+
+    it('a pane\'s output freed from behind its snapshot\'s answer keeps its order with output of it that comes before the next replay step', async () => {
+      const { c, deliver, frame } = heldSocket(
+        [{ id: 1, name: 'app.hello', req: {} }, { id: 2, name: 'pane.snapshot', req: { paneId: 'p1' } }, { id: 3, name: 'pane.snapshot', req: { paneId: 'p2' } }],
+        [answer(1, { panes: [], layout: null, focused: 'p1' }), answer(2, { snapshotOf: 'p1' }), answer(3, { snapshotOf: 'p2' })],
+      );
+      const got: string[] = [];
+      c.on('pane.output', (p) => got.push(`${p.paneId}:${p.data}`));
+      // The first key's echo comes while p1's snapshot answer is held (it waits behind it); the
+      // next key's echo comes once that answer is handled, before the replay's next step.
+      void c.invoke('app.hello', {}).then(() => deliver(frame(encodeOutputFrame('p1', 'a'))));
+      void c.invoke('pane.snapshot', { paneId: 'p1' }).then(() => deliver(frame(encodeOutputFrame('p1', 'b'))));
+      void c.invoke('pane.snapshot', { paneId: 'p2' });
+      await until(() => got.length === 2);
+      expect(got).toEqual(['p1:a', 'p1:b']);
+    });
+
+    it('a pane\'s output does not pass other answers while its own snapshot is asked and not yet answered', async () => {
+      const { c, deliver, frame } = heldSocket(
+        [{ id: 1, name: 'app.hello', req: {} }, { id: 2, name: 'pane.snapshot', req: { paneId: 'p1' } }, { id: 3, name: 'pane.snapshot', req: { paneId: 'p2' } }],
+        [answer(1, { panes: [], layout: null, focused: 'p1' }), answer(2, { snapshotOf: 'p1' })],
+      );
+      const got: string[] = [];
+      c.on('pane.output', (p) => got.push(`out:${p.paneId}`));
+      // p2's output comes between its ask and its answer: the page counts it against that
+      // snapshot only once p1's answer (after which it asks p2's) is handled.
+      void c.invoke('app.hello', {}).then(() => {
+        deliver(frame(encodeOutputFrame('p2', 'x')));
+        deliver(answer(3, { snapshotOf: 'p2' }));
+      });
+      void c.invoke('pane.snapshot', { paneId: 'p1' }).then(() => void got.push('snap:p1'));
+      void c.invoke('pane.snapshot', { paneId: 'p2' }).then(() => void got.push('snap:p2'));
+      await until(() => got.length === 3);
+      expect(got).toEqual(['snap:p1', 'out:p2', 'snap:p2']);
+    });
+
     it('adopts a socket still opening: the app\'s own hello goes out when it opens, the early one never', async () => {
       const { srv, frames } = await helloServer();
       const early = openEarly(`ws://127.0.0.1:${srv.port}/ws`);

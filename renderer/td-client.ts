@@ -87,7 +87,7 @@ function outputPaneId(data: ArrayBuffer): string | undefined {
  * core's state (a snapshot), so output that came after them must be handled after them. What
  * awaits the others (keys, a resize, the first paint's rows) never redraws the pane.
  */
-const ORDERED = new Set<string>(['pane.snapshot', 'pane.view', 'pane.restart', 'pane.resume', 'pane.resumeAll']);
+const ORDERED = new Set<string>(['pane.snapshot', 'pane.view', 'pane.restart', 'pane.resume']);
 
 /** Held frames past this many are replayed in order only (the scan for output that may pass is linear in them). */
 const PASS_SCAN_MAX = 500;
@@ -168,7 +168,11 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
   const passing = (frames: Array<string | ArrayBuffer>): number[] => {
     const out: number[] = [];
     if (frames.length > PASS_SCAN_MAX) return out;
+    // A pane with a redrawing ask not yet handled (its answer held, or still to come): its output
+    // keeps its place, since the page counts output against a snapshot only once that ask is
+    // known to it (the registry's prefetch, made when the answer before it is handled).
     const blocked = new Set<string>();
+    for (const p of pending.values()) if (p.paneId !== undefined && ORDERED.has(p.name)) blocked.add(p.paneId);
     for (let i = 0; i < frames.length; i++) {
       const f = frames[i]!;
       if (f instanceof ArrayBuffer) {
@@ -195,8 +199,20 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
   const onMessage = (ev: MessageEvent): void => {
     if (!held) return void handle(ev.data as string | ArrayBuffer);
     held.push(ev.data as string | ArrayBuffer);
-    // A pane's output that may pass the frames still held is handled now (its echo, while the window is built).
-    if (ev.data instanceof ArrayBuffer && passing(held).at(-1) === held.length - 1) handle(held.pop()!);
+    // A pane's output that may pass the frames still held is handled now (its echo, while the
+    // window is built), after any of the held output that may pass too, in order: an earlier
+    // frame of the same pane may have been freed since it came (the answer it waited for handled).
+    if (ev.data instanceof ArrayBuffer) {
+      const ahead = passing(held);
+      if (ahead.at(-1) === held.length - 1) handleAhead(held, ahead);
+    }
+  };
+
+  /** The held frames at these indices (in order) taken out and handled. */
+  const handleAhead = (frames: Array<string | ArrayBuffer>, ahead: number[]): void => {
+    const first = ahead.map((k) => frames[k]!);
+    for (let k = ahead.length - 1; k >= 0; k--) frames.splice(ahead[k]!, 1);
+    for (const f of first) handle(f);
   };
 
   /** Handle one frame; true when it answered a request (its awaiters run before the next frame). */
@@ -280,10 +296,7 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
   const replay = (): void => {
     const frames = held ?? [];
     // Output kept behind answers that it may pass goes first (what awaited the last answer has run).
-    const ahead = passing(frames);
-    const first = ahead.map((k) => frames[k]!);
-    for (let k = ahead.length - 1; k >= 0; k--) frames.splice(ahead[k]!, 1);
-    for (const f of first) handle(f);
+    handleAhead(frames, passing(frames));
     let i = 0;
     while (i < frames.length) {
       if (handle(frames[i++]!)) {
