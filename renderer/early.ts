@@ -380,6 +380,19 @@ export function takeTyped(): string {
 /** The longest whenMeasurable waits for the page's stylesheets once it is parsed (one that failed before the parse ended tells nothing more). */
 export const STYLESHEETS_WAIT_MS = 1000;
 
+/** A function that calls `go` the first time it is called, or `ms` from now if it is not called by then; once either way. */
+function onceOrAfter(go: () => void, ms: number): () => void {
+  let done = false;
+  const once = (): void => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    go();
+  };
+  const timer = setTimeout(once, ms);
+  return once;
+}
+
 /**
  * Call `go` once `doc` is parsed and its stylesheets are applied (or failed): the first paint is
  * laid out as the window will be (firstPaintSize); at the latest `waitMs` after the parse (a
@@ -390,17 +403,10 @@ export function whenMeasurable(doc: Document, go: () => void, waitMs = STYLESHEE
     doc.addEventListener('DOMContentLoaded', () => whenMeasurable(doc, go, waitMs), { once: true });
     return;
   }
-  let done = false;
-  const once = (): void => {
-    if (done) return;
-    done = true;
-    clearTimeout(timer);
-    go();
-  };
   const pending = [...doc.querySelectorAll<HTMLLinkElement>('link[rel="stylesheet"]')].filter((l) => !l.sheet);
   let left = pending.length;
   if (left === 0) return go();
-  const timer = setTimeout(once, waitMs);
+  const once = onceOrAfter(go, waitMs);
   const one = (): void => {
     if (--left === 0) once();
   };
@@ -461,14 +467,7 @@ export function startScripts(doc: Document, socket: WebSocket | undefined, waitM
       return go();
     }
     if (performance.getEntriesByName(url, 'resource').length > 0) return go();
-    let done = false;
-    const once = (): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      go();
-    };
-    const timer = setTimeout(once, PRELOAD_WAIT_MS);
+    const once = onceOrAfter(go, PRELOAD_WAIT_MS);
     link.addEventListener('load', once, { once: true });
     link.addEventListener('error', once, { once: true });
   };

@@ -412,20 +412,13 @@ describe('SearchIndex', () => {
     ix.close();
   });
 
-  it('makes a words\' file broken where opening reads it again from the rows at open (the rows kept)', async () => {
+  it.each([
     // Page 4 (0-based 3) is the root of FTS5's table of row sizes, which opening reads (mend).
-    const found = brokenWords(() => 3);
-    const ix = new SearchIndex(state.dir);
-    expect(ix.movedAside).toBeUndefined();
-    expect(ix.wordsRenewed?.why).toMatch(/^its words \(search\.db-fts\): .*malformed/);
-    mendAll(ix);
-    expect(ix.search({ query: 'zqxflood3', limit: 500 }).length).toBe(found);
-    expect(await ix.checkWords()).toBeUndefined();
-    ix.close();
-  });
-
-  it("opens a words' file whose structure is broken where setting automerge reads it (one an older version left at FTS5's default), renewing the words from the rows", async () => {
-    const found = brokenWords(() => 1, 4);
+    { what: 'where opening reads it again from the rows at open (the rows kept)', page: 3, automerge: undefined },
+    // Page 2 (0-based 1) holds FTS5's structure, which setting automerge reads (a file an older version left at FTS5's default).
+    { what: 'where setting automerge at open reads its structure (one an older version left at 4)', page: 1, automerge: 4 },
+  ])('makes a words\' file broken $what, renewing the words from the rows', async ({ page, automerge }) => {
+    const found = brokenWords(() => page, automerge);
     const ix = new SearchIndex(state.dir);
     expect(ix.movedAside).toBeUndefined();
     expect(ix.wordsRenewed?.why).toMatch(/^its words \(search\.db-fts\): .*malformed/);
