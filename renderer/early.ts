@@ -157,7 +157,7 @@ function paneSizes(hello: unknown): Map<string, PaneSize> {
 }
 
 /** The id of an answer frame (the core writes `{"t":"res","id":N,...}`), read without parsing the rest; undefined for any other frame. */
-function answerId(data: string): number | undefined {
+export function answerId(data: string): number | undefined {
   const m = /^\{"t":"res","id":(\d+),/.exec(data.slice(0, 40));
   return m ? Number(m[1]) : undefined;
 }

@@ -13,9 +13,9 @@
  *   microtask later), and its requests answer the app's first `invoke` of the same ones.
  */
 import { VIA_OUTPUT_FRAME, type ClientFrame, type EventName, type Events, type Req, type RequestName, type Res, type ServerFrame, type TdApi, type ViaServerFrame } from '../preload/contract.ts';
-import { decodeOutputFrame, OUTPUT_FRAME } from '../preload/output-frame.ts';
+import { decodeOutputFrame } from '../preload/output-frame.ts';
 import { qualify, qualifyEvent, qualifyResult, routeRequest, splitPaneId } from '../common/qualify.ts';
-import { defaultWsUrl, type EarlySocket } from './early.ts';
+import { answerId, defaultWsUrl, outputPaneId, type EarlySocket } from './early.ts';
 
 export { defaultWsUrl };
 
@@ -72,14 +72,10 @@ export function disconnectedError(name: string): Error {
   return new Error(`The connection to Terminal Delight closed before "${name}" was answered; it is reconnecting, so try again in a moment.`);
 }
 
-/** The home service's pane a binary output frame is of (not another machine's: those never pass). */
-function outputPaneId(data: ArrayBuffer): string | undefined {
-  const bytes = new Uint8Array(data);
-  if (bytes.length < 6 || bytes[0] !== OUTPUT_FRAME) return undefined;
-  const n = bytes[1]!;
-  let paneId = '';
-  for (let i = 0; i < n && 2 + i < bytes.length; i++) paneId += String.fromCharCode(bytes[2 + i]!);
-  return paneId;
+/** The pane a request is about (its `paneId`), if it names one. */
+function paneIdOf(req: unknown): string | undefined {
+  const paneId = (req as { paneId?: unknown } | null)?.paneId;
+  return typeof paneId === 'string' ? paneId : undefined;
 }
 
 /**
@@ -91,12 +87,6 @@ const ORDERED = new Set<string>(['pane.snapshot', 'pane.view', 'pane.restart', '
 
 /** Held frames past this many are replayed in order only (the scan for output that may pass is linear in them). */
 const PASS_SCAN_MAX = 500;
-
-/** The request id of an answer frame (`{"t":"res","id":N,…`, as the core writes it); undefined for any other frame. */
-function answerId(frame: string): number | undefined {
-  const m = /^\{"t":"res","id":(\d+),/.exec(frame.slice(0, 40));
-  return m ? Number(m[1]) : undefined;
-}
 
 export function createWsClient(opts: WsClientOptions = {}): WsClient {
   const url = opts.url ?? defaultWsUrl();
@@ -133,8 +123,8 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
     const inner: ClientFrame = { t: 'req', id, name: p.name, req };
     // A request about another machine's pane goes to it, wrapped (docs/design/remote.md).
     const frame: ClientFrame = p.machine ? { t: 'via', m: p.machine, f: inner } : inner;
-    const paneId = (req as { paneId?: unknown } | null)?.paneId;
-    if (!p.machine && typeof paneId === 'string') p.paneId = paneId;
+    const paneId = paneIdOf(req);
+    if (!p.machine && paneId !== undefined) p.paneId = paneId;
     pending.set(id, p);
     try {
       socket!.send(JSON.stringify(frame));
@@ -176,7 +166,8 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
     for (let i = 0; i < frames.length; i++) {
       const f = frames[i]!;
       if (f instanceof ArrayBuffer) {
-        const paneId = outputPaneId(f);
+        // (The home service's output only: another machine's frame is no output frame here, and stops the scan.)
+        const paneId = outputPaneId(new Uint8Array(f));
         if (paneId === undefined) return out;
         if (!blocked.has(paneId)) out.push(i);
         continue;
@@ -313,8 +304,8 @@ export function createWsClient(opts: WsClientOptions = {}): WsClient {
     const ws = e.socket;
     for (const r of e.requests) {
       nextId = Math.max(nextId, r.id + 1);
-      const paneId = (r.req as { paneId?: unknown } | null)?.paneId;
-      const answer = new Promise<unknown>((resolve, reject) => pending.set(r.id, { name: r.name as RequestName, resolve, reject, ...(typeof paneId === 'string' ? { paneId } : {}) }));
+      const paneId = paneIdOf(r.req);
+      const answer = new Promise<unknown>((resolve, reject) => pending.set(r.id, { name: r.name as RequestName, resolve, reject, ...(paneId !== undefined ? { paneId } : {}) }));
       answer.catch(() => { /* unclaimed: nobody waits for it */ });
       claimable.push({ name: r.name, key: JSON.stringify(r.req), answer });
     }
