@@ -77,6 +77,30 @@ const PING_MS = 2_000;
 const SILENT_MS = 8_000;
 const MAX_BACKLOG = 64 * 1024 * 1024;
 
+/**
+ * Asks that take the service a while (a pane's screen resized and reflowed, or serialized): a
+ * connection makes one of them an event-loop turn (Connection.receive), so a key that came
+ * after several of them is read, written and echoed between them, not after them all (the
+ * first window resizes every pane with its snapshot ask: 31 of them ahead of the first key).
+ */
+export const HEAVY_ASKS: ReadonlySet<string> = new Set(['pane.snapshot', 'pane.resize', 'pane.peek']);
+/** Asks that pass waiting frames about other panes: a key, and the first paint's ask for its echo (`pane.rows`). */
+export const PASSING: ReadonlySet<string> = new Set(['pane.input', 'pane.rows']);
+
+function heavy(frame: ClientFrame | ControlFrame): boolean {
+  return frame.t === 'req' && HEAVY_ASKS.has(frame.name);
+}
+
+function passes(frame: ClientFrame | ControlFrame): frame is Extract<ClientFrame, { t: 'req' }> & { req: { paneId: string } } {
+  return frame.t === 'req' && PASSING.has(frame.name) && typeof (frame.req as { paneId?: unknown } | null)?.paneId === 'string';
+}
+
+/** Whether a waiting frame holds a pane's key back: it is about that pane, or about no one pane (it may touch any). */
+function blocks(waiting: ClientFrame | ControlFrame, paneId: string): boolean {
+  const about = waiting.t === 'req' ? (waiting.req as { paneId?: unknown } | null)?.paneId : waiting.t === 'ack' ? waiting.paneId : undefined;
+  return typeof about !== 'string' || about === paneId;
+}
+
 export class Connection implements ViaWindow {
   readonly client: Client;
   /** Said app.hello: a window, pinged and held to liveness. */
@@ -117,12 +141,48 @@ export class Connection implements ViaWindow {
       return this.reply(-1, 'the frame is not JSON: send {"t":"req","id":N,"name":"...","req":{...}}');
     }
     if (!frame || typeof frame !== 'object') return this.reply(-1, 'the frame is not a request: send {"t":"req","id":N,"name":"...","req":{...}}');
+    if (frame.t === 'ping' || frame.t === 'pong') return;
+    // Heavy asks (HEAVY_ASKS) go one an event-loop turn, the frames after them waiting in order
+    // (`waiting`), so what came meanwhile is read between them: a key (`PASSING`) for a pane
+    // none of the waiting frames is about goes at once, ahead of them (its echo too, read from
+    // the PTY between two of them), never ahead of an earlier frame about its own pane.
+    if (this.waiting.length > 0) {
+      if (passes(frame) && !this.waiting.some((w) => blocks(w, frame.req.paneId))) return this.take(frame);
+      this.waiting.push(frame);
+      return;
+    }
+    if (this.heavyTurn && heavy(frame)) {
+      this.waiting.push(frame);
+      return;
+    }
+    this.take(frame);
+  }
+
+  /** Frames held behind a heavy ask made this turn (receive), in order. */
+  private waiting: Array<ClientFrame | ControlFrame> = [];
+  /** A heavy ask was made this event-loop turn: the next waits for the next turn. */
+  private heavyTurn = false;
+
+  /** The waiting frames, up to and with the next heavy ask; the rest the turn after it. */
+  private nextTurn = (): void => {
+    this.heavyTurn = false;
+    while (this.waiting.length > 0 && !this.closed) {
+      const frame = this.waiting.shift()!;
+      this.take(frame);
+      if (this.heavyTurn) return;
+    }
+    if (this.closed) this.waiting = [];
+  };
+
+  /** Handle one frame now. */
+  private take(frame: ClientFrame | ControlFrame): void {
+    if (heavy(frame) && !this.heavyTurn) {
+      this.heavyTurn = true;
+      setImmediate(this.nextTurn);
+    }
     switch (frame.t) {
       case 'req':
         return void this.request(frame);
-      case 'pong':
-      case 'ping':
-        return;
       case 'via':
         if (this.hub.via) return this.hub.via.receive(this, frame.m, frame.f);
         break;

@@ -171,6 +171,79 @@ describe("the browser's door in the service", () => {
     expect(w.answers.map((a) => a.id)).toEqual([1, 2]);
   });
 
+  /** A window on a new door, its hello said, acknowledging every output (so no pane is held), each pane's output gathered. */
+  async function helloWindow(): Promise<TestWindow & { out: Map<string, string> }> {
+    await start();
+    const c = await connect();
+    const port = await freePort();
+    const token = newToken();
+    expect((await c.openDoor({ host: '127.0.0.1', port, token })).ok).toBe(true);
+    const w = await window(port, token);
+    expect((await w.request('app.hello', {})).ok).toBe(true);
+    const out = new Map<string, string>();
+    w.onOutput = (id, data) => {
+      out.set(id, (out.get(id) ?? '') + data);
+      w.ws.send(JSON.stringify({ t: 'ack', paneId: id, chars: data.length }));
+    };
+    return Object.assign(w, { out });
+  }
+
+  /**
+   * A pane running `cat` alone (a terminal in cooked mode: the kernel echoes a key at once), then `n` panes of `lines`
+   * lines of history each (their floods in the background: what they print is read from their screens here).
+   */
+  async function fullPanes(w: TestWindow, n: number, lines: number): Promise<string[]> {
+    const ids = [((await w.request('pane.create', { command: ['cat'] })).res as { id: string }).id];
+    for (let i = 0; i < n; i++) {
+      const p = await w.request('pane.create', { command: ['/bin/sh', '-c', `seq -f 'line %g: the quick brown fox jumps over the lazy dog, 0123456789' 1 ${lines}; echo filled; exec cat`] });
+      ids.push((p.res as { id: string }).id);
+    }
+    for (const id of ids.slice(1)) {
+      await waitFor(async () => ((await w.request('pane.peek', { paneId: id, scrollback: 0 })).res as { text: string }).text.includes('filled'), `pane ${id} filled`, 60_000, 200);
+    }
+    return ids;
+  }
+
+  it("answers a key, and sends its echo, before the snapshot asks of other panes that came before it (one heavy ask a turn), and never before an earlier ask about its own pane", async () => {
+    const w = await helloWindow();
+    const ids = await fullPanes(w, 16, 10_000);
+    const [keyed, ...others] = ids as [string, ...string[]];
+    // What came back, in order: each answer by its request's id, and the first echo of the key.
+    const order: string[] = [];
+    const onOutput = w.onOutput!;
+    w.onOutput = (id, data) => {
+      onOutput(id, data);
+      if (id === keyed && (w.out.get(id) ?? '').includes('key1') && !order.includes('echo')) order.push('echo');
+    };
+    w.ws.on('message', (data, binary) => {
+      if (binary) return;
+      const f = JSON.parse(String(data)) as { t: string; id?: number };
+      if (f.t === 'res') order.push(`res ${f.id}`);
+    });
+    // As the first window does: every other pane's snapshot asked at a new size (each resizes and reflows it), then a key, all at once.
+    for (const [i, id] of others.entries()) w.ws.send(JSON.stringify({ t: 'req', id: 1000 + i, name: 'pane.snapshot', req: { paneId: id, cols: 100, rows: 30 } }));
+    w.ws.send(JSON.stringify({ t: 'req', id: 2000, name: 'pane.input', req: { paneId: keyed, data: 'key1' } }));
+    await waitFor(() => others.every((_, i) => order.includes(`res ${1000 + i}`)) && order.includes('echo') && order.includes('res 2000'), 'every answer and the echo', 60_000);
+    const lastSnapshot = Math.max(...others.map((_, i) => order.indexOf(`res ${1000 + i}`)));
+    expect(order.indexOf('res 2000')).toBeLessThan(lastSnapshot);
+    expect(order.indexOf('echo')).toBeLessThan(lastSnapshot);
+
+    // A pane's own earlier ask is never passed: its key waits for its snapshot (which resizes it), and goes before the asks after it.
+    order.length = 0;
+    const [a, b, c] = others as [string, string, string];
+    w.ws.send(JSON.stringify({ t: 'req', id: 3000, name: 'pane.snapshot', req: { paneId: b, cols: 90, rows: 28 } }));
+    w.ws.send(JSON.stringify({ t: 'req', id: 3001, name: 'pane.snapshot', req: { paneId: a, cols: 90, rows: 28 } }));
+    w.ws.send(JSON.stringify({ t: 'req', id: 3002, name: 'pane.input', req: { paneId: a, data: 'key2' } }));
+    w.ws.send(JSON.stringify({ t: 'req', id: 3003, name: 'pane.snapshot', req: { paneId: c, cols: 90, rows: 28 } }));
+    await waitFor(() => ['res 3000', 'res 3001', 'res 3002', 'res 3003'].every((r) => order.includes(r)), 'the four answers', 60_000);
+    expect(order.indexOf('res 3001')).toBeLessThan(order.indexOf('res 3002'));
+    // ...and the snapshot it waited for holds nothing of it: the key came after it.
+    const snap = w.answers.find((f) => f.id === 3001) as { res: { data: string; cols: number } };
+    expect(snap.res.cols).toBe(90);
+    expect(snap.res.data).not.toContain('key2');
+    await waitFor(async () => ((await w.request('pane.peek', { paneId: a, scrollback: 0 })).res as { text: string }).text.includes('key2'), 'the second key on its screen', 10_000, 100);
+  }, 120_000);
+
   it('refuses a door it cannot open in one sentence, and keeps one port to one serve', async () => {
     await start();
     const c = await connect();
