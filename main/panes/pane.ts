@@ -786,6 +786,11 @@ export class Pane {
     }
   }
 
+  /** Its history is still being reflowed after a resize (Screen.reflowing). */
+  get reflowing(): boolean {
+    return this.screen.reflowing;
+  }
+
   /** Resolves once the headless screen has parsed everything received so far. */
   settled(): Promise<void> {
     this.flush();

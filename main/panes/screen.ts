@@ -714,6 +714,11 @@ export class Screen {
     });
   }
 
+  /** Lines of the archive are still at an old width (reflowed in the background since a resize): a snapshot of all of it would reflow them at once. */
+  get reflowing(): boolean {
+    return this.archive.reflowing;
+  }
+
   /** The archive's lines still at an old width, reflowed in the background (reflowTurn); the scrollback's limit applies once they all are. */
   private reflowLater(): void {
     lastAsked = performance.now();

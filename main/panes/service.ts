@@ -71,6 +71,10 @@ const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
 /** A pane's screen and its whole history, kept in its folder (saveScreens). */
 const SCREEN_FILE = '.last-screen.ans';
+/** The periodic screen saves wait until no window has typed, or asked for a snapshot or a resize, for this long (keepScreens)... */
+const SAVE_QUIET_MS = 1_000;
+/** ...but no pane's save waits longer than this. */
+const SAVE_WAIT_MAX_MS = 10_000;
 /** How long a submitted line waits before its return (submit). */
 export const SUBMIT_DELAY_MS = 200;
 
@@ -117,6 +121,8 @@ export class PaneService implements PaneServiceApi {
   private governTimer: NodeJS.Timeout | undefined;
   /** When each pane last had input (performance.now()): a pane typed into lately never floods in the background. */
   private readonly inputAt = new Map<string, number>();
+  /** When a window last typed, or asked for a snapshot or a resize (performance.now()): the periodic saves wait for quiet (saveInTurns). */
+  private windowWorkAt = -Infinity;
   private layoutTree: Layout | null = null;
   private focusedId: string | null = null;
   /** Panes in the order they last had focus, the most recent last (where focus goes when one closes). */
@@ -336,23 +342,45 @@ export class PaneService implements PaneServiceApi {
       else changed.set(id, { since: now, last: now });
     });
     let saving = false;
+    let stopped = false;
     const timer = setInterval(() => {
       if (saving) return;
       const now = Date.now();
-      const due = [...changed].filter(([, c]) => now - c.last >= 1000 || now - c.since >= 4 * everyMs).map(([id]) => id);
+      // A pane whose history is still reflowed in the background after a resize waits for it
+      // (its whole-history snapshot would reflow all of it at once: ~100 ms a pane of 10,000
+      // lines), unless it has waited four rounds.
+      const due = [...changed].filter(([id, c]) => (now - c.last >= 1000 && !this.panes.get(id)?.reflowing) || now - c.since >= 4 * everyMs).map(([id]) => id);
       if (due.length === 0) return;
       for (const id of due) changed.delete(id);
       saving = true;
-      void this.saveScreens(due).finally(() => {
+      void this.saveInTurns(due, () => stopped).finally(() => {
         saving = false;
         onSaved?.();
       });
     }, everyMs);
     timer.unref?.();
     return () => {
+      stopped = true;
       clearInterval(timer);
       off();
     };
+  }
+
+  /**
+   * saveScreens for keepScreens: one pane an event-loop turn, each once no window has typed or
+   * asked for a snapshot or a resize for SAVE_QUIET_MS (at most SAVE_WAIT_MAX_MS), so a window
+   * attaching, or keys, never wait behind a round of saves (32 panes of 10,000 lines: seconds
+   * of one task, when it was one Promise.all of all of them).
+   */
+  private async saveInTurns(ids: string[], stopped: () => boolean): Promise<void> {
+    for (const id of ids) {
+      for (const until = performance.now() + SAVE_WAIT_MAX_MS; performance.now() - this.windowWorkAt < SAVE_QUIET_MS && performance.now() < until;) {
+        await new Promise((r) => setTimeout(r, SAVE_QUIET_MS / 4));
+      }
+      if (stopped() || this.disposed) return;
+      await this.saveScreens([id]);
+      await new Promise((r) => setImmediate(r));
+    }
   }
 
   /**
@@ -497,6 +525,7 @@ export class PaneService implements PaneServiceApi {
     if (!Number.isInteger(cols) || !Number.isInteger(rows) || cols < 1 || rows < 1 || cols > 2000 || rows > 1000) {
       throw new Error(`size ${cols}x${rows} is not usable: send whole numbers, cols 1 to 2000 and rows 1 to 1000`);
     }
+    this.windowWorkAt = performance.now();
     pane.resize(cols, rows);
   }
 
@@ -506,6 +535,7 @@ export class PaneService implements PaneServiceApi {
     // Ctrl-C); input to a quiet pane holds the floods until it answers (main/panes/governor.ts).
     const now = performance.now();
     this.inputAt.set(paneId, now);
+    this.windowWorkAt = now;
     if (this.governor.input(paneId, now)) this.pace();
     else pane.background(false);
     pane.write(data);
@@ -652,6 +682,7 @@ export class PaneService implements PaneServiceApi {
       throw new Error(`scrollback ${JSON.stringify(scrollback)} is not usable: send a whole number of lines, or "all"`);
     }
     if (size) this.resize(paneId, size.cols, size.rows);
+    this.windowWorkAt = performance.now();
     if (clientId) this.addReader(clientId);
     return pane.snapshot(scrollback === 'all' ? Number.MAX_SAFE_INTEGER : scrollback ?? (size ? snapshotScrollback(size.rows) : undefined), clientId);
   }
