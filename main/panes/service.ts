@@ -73,7 +73,7 @@ const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const SCREEN_FILE = '.last-screen.ans';
 /** The periodic screen saves wait until no window has typed, or asked for a snapshot or a resize, for this long (keepScreens)... */
 const SAVE_QUIET_MS = 1_000;
-/** ...but no pane's save waits longer than this. */
+/** ...but a round of saves waits no longer than this in all. */
 const SAVE_WAIT_MAX_MS = 10_000;
 /** How long a submitted line waits before its return (submit). */
 export const SUBMIT_DELAY_MS = 200;
@@ -368,13 +368,15 @@ export class PaneService implements PaneServiceApi {
 
   /**
    * saveScreens for keepScreens: one pane an event-loop turn, each once no window has typed or
-   * asked for a snapshot or a resize for SAVE_QUIET_MS (at most SAVE_WAIT_MAX_MS), so a window
-   * attaching, or keys, never wait behind a round of saves (32 panes of 10,000 lines: seconds
-   * of one task, when it was one Promise.all of all of them).
+   * asked for a snapshot or a resize for SAVE_QUIET_MS (the round waiting SAVE_WAIT_MAX_MS in
+   * all at most, so someone typing on and on still has every screen saved within it), so a
+   * window attaching, or keys, never wait behind a round of saves (32 panes of 10,000 lines:
+   * seconds of one task, when it was one Promise.all of all of them).
    */
   private async saveInTurns(ids: string[], stopped: () => boolean): Promise<void> {
+    const until = performance.now() + SAVE_WAIT_MAX_MS;
     for (const id of ids) {
-      for (const until = performance.now() + SAVE_WAIT_MAX_MS; performance.now() - this.windowWorkAt < SAVE_QUIET_MS && performance.now() < until;) {
+      while (performance.now() - this.windowWorkAt < SAVE_QUIET_MS && performance.now() < until) {
         await new Promise((r) => setTimeout(r, SAVE_QUIET_MS / 4));
       }
       if (stopped() || this.disposed) return;
