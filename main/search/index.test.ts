@@ -493,11 +493,21 @@ describe('SearchIndex', () => {
         expect(Math.abs(bytes.length - pack(t).length)).toBeLessThanOrEqual(pack(t).length / 50 + 16);
       }
     }
+    // The text's UTF-8 as zstd was given it (what the FTS5 worker binds): a copy, not written over by the next text.
+    if (zstd) {
+      const utf8 = texts.map((t) => {
+        packer.packed(t);
+        return packer.textBytes()!;
+      });
+      texts.forEach((t, i) => expect(Buffer.from(utf8[i]!).equals(Buffer.from(t)), `text ${i}`).toBe(true));
+    } else expect(packer.textBytes()).toBeUndefined();
     expect(packer.kept).toBe(zstd);
     // Closed: packed as `pack` packs, a stream a text.
     packer.close();
     expect(packer.kept).toBe(false);
     expect(storedText(Uint8Array.from(packer.packed(texts[2]!)))).toBe(texts[2]);
+    // (Packed apart: its UTF-8 was made inside zlib, none to give.)
+    expect(packer.textBytes()).toBeUndefined();
   });
 
   it('moves a corrupt database aside and starts a new one', () => {

@@ -204,8 +204,20 @@ export class Packer {
     this.stream = undefined;
   }
 
+  /** The UTF-8 length of the last text packed through the kept context (-1: it was packed apart, `pack`). */
+  private utf8 = -1;
+
+  /**
+   * The last text `packed` packed, as UTF-8: a copy of the bytes it gave zstd (no second
+   * encoding); undefined when it was packed apart (`pack`, which encodes inside zlib).
+   */
+  textBytes(): Uint8Array | undefined {
+    return this.utf8 < 0 ? undefined : Uint8Array.prototype.slice.call(this.input, 0, this.utf8);
+  }
+
   /** The text packed: a view of a buffer the next call writes over (bind it at once). */
   packed(text: string): Uint8Array {
+    this.utf8 = -1;
     const handle = this.handle;
     if (!handle) return pack(text);
     if (text.length * 3 > this.input.length) this.input = Buffer.allocUnsafe(text.length * 3);
@@ -229,6 +241,7 @@ export class Packer {
       this.open();
       return pack(text);
     }
+    this.utf8 = n;
     return this.output.subarray(0, this.output.length - outLeft);
   }
 }
@@ -479,7 +492,7 @@ class FtsWorker {
   private readonly state = new Int32Array(new SharedArrayBuffer(12));
   private posted = 0;
   /** Words of committed transactions not yet given to the thread ([rowid, text …]), and their characters. */
-  private batch: Array<number | string> = [];
+  private batch: Array<number | string | Uint8Array> = [];
   private batchChars = 0;
   private error?: string;
   lastPost = Date.now();
@@ -509,7 +522,7 @@ class FtsWorker {
    * to the worker as one of its transactions once FTS_BATCH_CHARS are (or by `drain`); waits
    * while IN_FLIGHT of those are not yet committed.
    */
-  queue(rows: Array<number | string>, chars: number): void {
+  queue(rows: Array<number | string | Uint8Array>, chars: number): void {
     if (this.batch.length === 0) this.batch = rows;
     else for (const x of rows) this.batch.push(x);
     this.batchChars += chars;
@@ -570,8 +583,8 @@ export class SearchIndex {
   private idleTimer?: NodeJS.Timeout;
   /** The time workers that ended were busy, ms. */
   private endedWorkersMs = 0;
-  /** Words for the FTS5 table of the transaction being written: [rowid, text …], and their characters. */
-  private ftsRows: Array<number | string> = [];
+  /** Words for the FTS5 table of the transaction being written: [rowid, text (a string, or its UTF-8) …], and their characters. */
+  private ftsRows: Array<number | string | Uint8Array> = [];
   private ftsChars = 0;
   private readonly setCursor: StatementSync;
   private readonly getCursor: StatementSync;
@@ -862,7 +875,10 @@ export class SearchIndex {
       const write = (src: number, block: Block): void => {
         const text = block.lines.join('\n');
         this.insertDoc(block.id, block.first.at, OUTPUT, src, block.first.line!, null, null, this.packer.packed(text));
-        this.ftsRows.push(block.id, text);
+        // Its words as the UTF-8 made for zstd (FTS5 reads a blob's bytes as text): the worker
+        // binds them as they are, where a string (two-byte as a pane's output mostly is) was
+        // encoded again on its thread, and copied twice on the way.
+        this.ftsRows.push(block.id, this.packer.textBytes() ?? text);
         this.ftsChars += text.length;
         open.delete(src);
       };

@@ -42,6 +42,37 @@ describe('OutputLines', () => {
   });
 });
 
+describe('OutputLines: sequences read whole', () => {
+  // CSI with parameters and intermediates, OSC ended by BEL, by ST and by an ESC that is not ST
+  // (the character after it then read as text), an OSC longer than the 64 characters kept, a
+  // DCS and an APC (an image's payload) skipped whole, and an ESC in a string that is not ST.
+  const text = [
+    '\x1b[1;32mgreen\x1b[0m \x1b[?25lplain\x1b[38;2;10;20;30m rgb\x1b[0m\r\n',
+    '\x1b]0;a window title longer than sixty-four characters, which is kept only in part\x07',
+    '\x1b]133;A\x07$ \x1b]133;B\x1b\\make test\x1b]133;C\x1b[31m\r\n',
+    'first\x1b]8;;http://example.com\x1b[1mlink\x1b[0m\r\n',
+    '\x1bPq#0;2;0;0;0\x1bXinside\x1b\\after dcs \x1b_Gf=100;' + 'QUFB'.repeat(50_000) + '\x1b\\after apc\r\n',
+    '\x1b]133;D;3\x07\x1b]133;A\x07$ ',
+  ].join('');
+  const expected = [
+    { kind: 'output', line: 0, text: 'green plain rgb' },
+    { kind: 'output', line: 1, text: '$ make test[31m' },
+    { kind: 'output', line: 2, text: 'first[1mlink' },
+    { kind: 'output', line: 3, text: 'after dcs after apc' },
+    { kind: 'command', line: 1, text: 'make test', exitCode: 3 },
+  ];
+
+  it('gives the same lines and commands fed whole or split anywhere (a character at a time, 3, 7, 4 KiB)', () => {
+    for (const size of [text.length, 1, 3, 7, 4096]) {
+      const o = new OutputLines();
+      const out = [];
+      for (let i = 0; i < text.length; i += size) out.push(...o.feed(text.slice(i, i + size)));
+      expect(out, `chunks of ${size}`).toEqual(expected);
+      expect(o.pending).toBe('$');
+    }
+  });
+});
+
 describe('OutputLines.skip', () => {
   it('counts the lines of output it does not read, so the next ones keep their numbers', () => {
     const o = new OutputLines();

@@ -17,6 +17,8 @@ type State = 'ground' | 'esc' | 'csi' | 'osc' | 'osc-esc' | 'str' | 'str-esc';
 
 /** What is not plain text: C0, DEL and C1 (a run up to one is taken whole). */
 const SPECIAL = /[\u0000-\u001f\u007f-\u009f]/g;
+/** Where an OSC's or a DCS/APC string's body ends (BEL, or ESC of ST). */
+const OSC_END = /[\u0007\u001b]/g;
 
 export class OutputLines {
   /** The number the next line gets. */
@@ -38,18 +40,21 @@ export class OutputLines {
   /** The lines and commands this chunk completed, in order. */
   feed(data: string): OutputItem[] {
     const out: OutputItem[] = [];
-    for (let i = 0; i < data.length; i++) {
-      const ch = data[i]!;
+    const n = data.length;
+    // (The state in a local while the chunk is read: a sequence's body is skipped with one
+    // search for its end, not a turn of this loop a character.)
+    let state = this.state;
+    for (let i = 0; i < n; i++) {
       const c = data.charCodeAt(i);
-      switch (this.state) {
+      switch (state) {
         case 'ground':
           if (c >= 0x20 && c !== 0x7f && !(c >= 0x80 && c < 0xa0)) {
             // Plain text up to the next control character, in one piece.
             SPECIAL.lastIndex = i;
-            const end = SPECIAL.exec(data)?.index ?? data.length;
+            const end = SPECIAL.exec(data)?.index ?? n;
             this.putRun(data.slice(i, end));
             i = end - 1;
-          } else if (c === 0x1b) this.state = 'esc';
+          } else if (c === 0x1b) state = 'esc';
           else if (c === 0x0a) this.endLine(out);
           else if (c === 0x0d) this.returned = true;
           else if (c === 0x08) {
@@ -58,35 +63,54 @@ export class OutputLines {
           } else if (c === 0x09) this.putRun(' ');
           break;
         case 'esc':
-          if (ch === '[') this.state = 'csi';
-          else if (ch === ']') {
-            this.state = 'osc';
+          if (c === 0x5b) state = 'csi';
+          else if (c === 0x5d) {
+            state = 'osc';
             this.osc = '';
-          } else if (ch === 'P' || ch === '_' || ch === '^' || ch === 'X') this.state = 'str';
-          else if (ch === '(' || ch === ')' || ch === '*' || ch === '+' || ch === '#' || ch === '%') this.state = 'ground';
-          else this.state = 'ground';
+          } else if (c === 0x50 || c === 0x5f || c === 0x5e || c === 0x58) state = 'str';
+          else state = 'ground';
           break;
-        case 'csi':
-          if (c >= 0x40 && c <= 0x7e) this.state = 'ground';
+        case 'csi': {
+          // Its parameters and intermediates up to its final byte (0x40-0x7e), in this chunk or the next.
+          let j = i;
+          for (let k = c; !(k >= 0x40 && k <= 0x7e); k = data.charCodeAt(j)) if (++j === n) break;
+          if (j < n) state = 'ground';
+          i = j;
           break;
-        case 'osc':
-          if (c === 0x07) this.endOsc(out);
-          else if (c === 0x1b) this.state = 'osc-esc';
-          else if (this.osc.length < 64) this.osc += ch;
+        }
+        case 'osc': {
+          // Its body up to BEL or ESC (the first 64 characters kept).
+          OSC_END.lastIndex = i;
+          const end = OSC_END.exec(data)?.index ?? n;
+          if (this.osc.length < 64) this.osc += data.slice(i, Math.min(end, i + 64 - this.osc.length));
+          i = end;
+          if (end === n) break;
+          if (data.charCodeAt(end) === 0x07) {
+            this.endOsc(out);
+            state = 'ground';
+          } else state = 'osc-esc';
           break;
+        }
         case 'osc-esc':
           this.endOsc(out);
-          if (ch !== '\\') i--;
+          state = 'ground';
+          if (c !== 0x5c) i--;
           break;
-        case 'str':
-          if (c === 0x1b) this.state = 'str-esc';
-          else if (c === 0x07) this.state = 'ground';
+        case 'str': {
+          // Skipped whole up to BEL or ESC.
+          OSC_END.lastIndex = i;
+          const end = OSC_END.exec(data)?.index ?? n;
+          i = end;
+          if (end === n) break;
+          state = data.charCodeAt(end) === 0x07 ? 'ground' : 'str-esc';
           break;
+        }
         case 'str-esc':
-          this.state = ch === '\\' ? 'ground' : 'str';
+          state = c === 0x5c ? 'ground' : 'str';
           break;
       }
     }
+    this.state = state;
     return out;
   }
 
@@ -128,7 +152,6 @@ export class OutputLines {
   }
 
   private endOsc(out: OutputItem[]): void {
-    this.state = 'ground';
     const body = this.osc;
     if (!body.startsWith('133;')) return;
     const [letter, arg] = body.slice(4).split(';', 2);
