@@ -34,8 +34,39 @@ describe('a pane made live after the focused one', () => {
     const ids = await fillThreePanes(a, LINES, REPEAT);
     await a.close();
 
-    // A fresh window: the focused pane's terminal is opened first, the others after it.
-    const b = await openWindow(browser, serve, { theme: 'dark' });
+    // A fresh window: the focused pane's terminal is opened first, the others after it. On every
+    // frame until the first paint has gone, each pane of the window is checked: its header held in
+    // React's first render (an empty bar: panes/reveal.ts) only while its part of the first paint
+    // still shows over it.
+    const b = await openWindow(browser, serve, {
+      theme: 'dark',
+      beforeLoad: async (page) => void await page.addInitScript(() => {
+        const w = window as unknown as { __headers: { held: number; bare: string[]; done: boolean } };
+        w.__headers = { held: 0, bare: [], done: false };
+        const check = (): void => {
+          const fp = document.getElementById('td-first-paint');
+          const panes = [...document.querySelectorAll<HTMLElement>('#root .pane[data-pane-id]')];
+          let titled = 0;
+          for (const pane of panes) {
+            const id = pane.dataset.paneId!;
+            if (pane.querySelector('.pane-header .pane-title')) {
+              titled++;
+              continue;
+            }
+            w.__headers.held++;
+            const part = fp ? [...fp.querySelectorAll<HTMLElement>('.pane[data-first-paint-pane]')].find((el) => el.dataset.firstPaintPane === id) : undefined;
+            if ((!part || part.classList.contains('first-paint-gone')) && !w.__headers.bare.includes(id)) w.__headers.bare.push(id);
+          }
+          if (!fp && panes.length > 0 && titled === panes.length) w.__headers.done = true;
+          else requestAnimationFrame(check);
+        };
+        requestAnimationFrame(check);
+      }),
+    });
+    await b.waitFor(() => b.page.evaluate(() => (window as unknown as { __headers: { done: boolean } }).__headers.done), 'the first paint gone, every header in');
+    const headers = await b.page.evaluate(() => (window as unknown as { __headers: { held: number; bare: string[] } }).__headers);
+    expect(headers.bare, 'panes shown with a held header, their first paint gone').toEqual([]);
+    expect(headers.held, 'frames with a pane\'s header held (the first render in pieces)').toBeGreaterThan(0);
     const focused = await b.focused();
     expect(ids).toContain(focused);
     const opened = await b.page.evaluate(() => performance.getEntriesByName('td:terminal-open').map((m) => (m as PerformanceMark).detail as string));

@@ -22,6 +22,7 @@ import type { ThemeName } from '../common/themes.ts';
 import { createWsClient, type WsClient } from './td-client.ts';
 import { afterFirstPaintTyping, onFirstPaintFocus, takeEarly, takeTyped } from './early.ts';
 import { TerminalRegistry } from './terminal/registry.ts';
+import { headersShown } from './panes/reveal.ts';
 import { preloadRenderer } from './terminal/session.ts';
 import { setBenchApi } from './workbench/runtime.ts';
 import { preloadBench } from './workbench/lazy.ts';
@@ -58,6 +59,8 @@ media.addEventListener('change', (e) => store.getState().systemThemeChanged(e.ma
 if (!doorTheme) document.documentElement.dataset.theme = resolvedTheme(store.getState());
 
 const terminals = new TerminalRegistry(api);
+// The other terminals open once the panes' headers held in the first render have come (panes/reveal.ts).
+terminals.beforeRest = headersShown;
 
 const ctx: WindowContext = {
   api,
@@ -124,6 +127,30 @@ store.subscribe((s, prev) => {
   if (s.epoch !== prev.epoch) for (const t of terminals.all()) void t.sync();
 });
 
+/**
+ * The bench's chunk (its evaluation a long task) once every pane of the window has drawn, or 3 s
+ * on: its idle callback would otherwise come in a gap of the window's build (built in pieces), and
+ * a key typed then would wait for it.
+ */
+let benchPreloaded = false;
+function preloadBenchOnceBuilt(): void {
+  if (benchPreloaded) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const go = (): void => {
+    if (benchPreloaded) return;
+    benchPreloaded = true;
+    off();
+    clearTimeout(timer);
+    preloadBench();
+  };
+  const check = (): void => {
+    if (terminals.allDrawn(leafIds(store.getState().layout))) go();
+  };
+  const off = terminals.onDrawn(check);
+  timer = setTimeout(go, 3000);
+  check();
+}
+
 function hello(): void {
   api.invoke('app.hello', {}).then(
     (res) => {
@@ -149,7 +176,7 @@ function hello(): void {
         if (leafIds(store.getState().layout).includes(paneId)) store.getState().focusPane(paneId, true);
       });
       for (const text of res.notices ?? []) helloNotices.add(store.getState().notice(text, 'info'));
-      preloadBench();
+      preloadBenchOnceBuilt();
     },
     (err: Error) => {
       if (store.getState().ready) store.getState().notice(`Refreshing the window failed: ${err.message}`);

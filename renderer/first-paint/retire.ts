@@ -28,6 +28,16 @@ export interface Typed {
   send(paneId: string, data: string): void;
 }
 
+/** Whether the window's first paint is there and shows `paneId`'s part (not drawn over by its terminal yet). */
+export function firstPaintShows(doc: Document, paneId: string): boolean {
+  const el = doc.getElementById(FIRST_PAINT_ID);
+  if (!el) return false;
+  for (const part of el.querySelectorAll<HTMLElement>('[data-first-paint-pane]')) {
+    if (part.dataset.firstPaintPane === paneId) return !part.classList.contains('first-paint-gone');
+  }
+  return false;
+}
+
 export function retireFirstPaint(doc: Document, store: WindowStore, terminals: TerminalRegistry, typed?: Typed, afterMs = RETIRE_AFTER_MS): void {
   const el = doc.getElementById(FIRST_PAINT_ID);
   if (!el) return;

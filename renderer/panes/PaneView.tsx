@@ -13,6 +13,8 @@ import { FindBar } from './FindBar.tsx';
 import { PaneHeader } from './PaneHeader.tsx';
 import { leafIds } from './layout.ts';
 import { FarOverlay } from '../machines/FarPane.tsx';
+import { firstPaintShows } from '../first-paint/retire.ts';
+import { revealHeaders, useHeaderShown } from './reveal.ts';
 
 /** What a press in a pane leaves the keyboard to. */
 const KEEPS_FOCUS = '.pane-bench, input, select, textarea:not(.xterm-helper-textarea), [contenteditable="true"]';
@@ -23,6 +25,10 @@ export function PaneView({ paneId }: { paneId: string }): ReactElement {
   const focused = useWindowState((s) => s.focused === paneId);
   const findOpen = useWindowState((s) => s.findPane === paneId);
   const single = useWindowState((s) => s.layout?.type === 'pane');
+  const headerShown = useHeaderShown(paneId, () => {
+    const st = ctx.store.getState();
+    return (st.focused ?? leafIds(st.layout)[0]) === paneId;
+  });
 
   return (
     <section
@@ -35,7 +41,8 @@ export function PaneView({ paneId }: { paneId: string }): ReactElement {
       // go; the bench (its fields, its text to select) and the pane's own fields (find) keep theirs.
       onPointerDownCapture={(e) => focusPane(ctx, paneId, !(e.target as HTMLElement).closest(KEEPS_FOCUS))}
     >
-      <PaneHeader paneId={paneId} pane={pane} focused={focused} single={single} />
+      {/* Held in the window's first render (the first paint shows it meanwhile): an empty bar of its height. */}
+      {headerShown ? <PaneHeader paneId={paneId} pane={pane} focused={focused} single={single} /> : <div className="pane-header" data-focused={focused ? 'true' : 'false'} aria-hidden="true" />}
       <div className="pane-body">
         <div className="pane-terminal">
           <TerminalView paneId={paneId} />
@@ -72,7 +79,10 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
     // The window's first pane (the focused one) makes and opens its terminal now, the others once
     // it has drawn (TerminalRegistry.opening): they show the door's first paint until then.
     const st = ctx.store.getState();
-    const first = (st.focused ?? leafIds(st.layout)[0]) === paneId;
+    // Where the door's first paint shows the pane (live: it answers keys and draws their echo), its
+    // terminal is opened in a task after the commit's frame, so a key typed meanwhile, and its echo,
+    // wait for neither (issue 38); else in this task, painted once with the window.
+    const first = (st.focused ?? leafIds(st.layout)[0]) === paneId ? (firstPaintShows(document, paneId) ? 'after-frame' : true) : false;
     const cancel = ctx.terminals.opening(paneId, first, (start) => {
       performance.mark('td:terminal-open', { detail: paneId });
       const s = ctx.store.getState();
@@ -93,6 +103,19 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
         webglPool: ctx.terminals.webgl,
       }));
       session.attach(el, start);
+      // The other panes' headers, held in the first render, come now, a few a task (reveal.ts).
+      if (first === 'after-frame') revealHeaders();
+      // Opened after the commit: the keyboard focus its first render asked for (the effect below
+      // found no terminal then), once it has drawn: until then its part of the first paint takes the
+      // keys and draws their echo (a key typed into a terminal still drawing its snapshot shows only once it has).
+      if (first === 'after-frame') {
+        const off = ctx.terminals.onDrawn(() => {
+          if (!ctx.terminals.allDrawn([paneId])) return;
+          off();
+          const active = document.activeElement;
+          if (ctx.store.getState().focusRequest?.paneId === paneId && (!active || active === document.body)) session.focus();
+        });
+      }
       return session;
     });
     return () => {

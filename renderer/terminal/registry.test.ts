@@ -2,7 +2,7 @@
 // terminal here will draw, so this window never holds a PTY paused.
 import { describe, expect, it, vi } from 'vitest';
 import type { Events, Req, RequestName, Res, TdApi } from '../../preload/contract.ts';
-import { OPEN_REST_AFTER_MS, TerminalRegistry } from './registry.ts';
+import { FRAME_WAIT_MS, OPEN_REST_AFTER_MS, TerminalRegistry } from './registry.ts';
 import type { TerminalSession } from './session.ts';
 
 function recordingApi() {
@@ -156,5 +156,28 @@ describe('TerminalRegistry', () => {
     r.paneDrawn('a');
     cancelD();
     await vi.waitFor(() => expect(steps).toEqual(['open a and start', 'open b', 'open c', 'measure b', 'measure c', 'start b', 'start c']));
+  });
+  it('opens the first pane\'s terminal after the frame when the first paint shows it (a task of its own), not when its view is cancelled first', () => {
+    vi.useFakeTimers();
+    try {
+      const { api } = recordingApi();
+      const r = new TerminalRegistry(api);
+      const opened: string[] = [];
+      r.opening('a', 'after-frame', (start) => { opened.push(`a${start ? ' and start' : ''}`); });
+      r.opening('b', false, () => { opened.push('b'); });
+      // Not in the task of the commit that made its view.
+      expect(opened).toEqual([]);
+      // No frame here (no requestAnimationFrame in the test's page): at the latest FRAME_WAIT_MS on.
+      vi.advanceTimersByTime(FRAME_WAIT_MS);
+      expect(opened).toEqual(['a and start']);
+      expect(r.waitsToOpen('b')).toBe(true);
+      const r2 = new TerminalRegistry(api);
+      const cancel = r2.opening('c', 'after-frame', () => { opened.push('c'); });
+      cancel();
+      vi.advanceTimersByTime(FRAME_WAIT_MS);
+      expect(opened).toEqual(['a and start']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -64,6 +64,25 @@ export function laterTurn(): Promise<void> {
   });
 }
 
+/** The longest afterFrame waits for a frame (a hidden page draws none). */
+export const FRAME_WAIT_MS = 50;
+
+/**
+ * `go` in a task of its own once the page's next frame is out (its rendering done: the layout of
+ * what was just committed, its paint), or FRAME_WAIT_MS from now when no frame comes; once.
+ */
+export function afterFrame(go: () => void): void {
+  let done = false;
+  const once = (): void => {
+    if (done) return;
+    done = true;
+    go();
+  };
+  const raf = globalThis.requestAnimationFrame;
+  if (typeof raf === 'function') raf(() => void setTimeout(once, 0));
+  setTimeout(once, FRAME_WAIT_MS);
+}
+
 export class TerminalRegistry {
   private readonly sessions = new Map<string, TerminalSession>();
   private readonly prefetched = new Map<string, Prefetched>();
@@ -87,19 +106,36 @@ export class TerminalRegistry {
   /** The rest are opened in the next task (paneDrawn). */
   private restSoon = false;
 
+  /** What the other terminals wait for before they are opened (main.tsx: the panes' held headers shown, panes/reveal.ts). */
+  beforeRest: (() => Promise<void>) | undefined;
+
   constructor(api: TdApi) {
     this.api = api;
   }
 
   /**
    * Open a pane's terminal (`open`): at once for the window's first pane (`first`) and for every
-   * pane once the window has drawn one; else once the first has drawn (in the task after that
-   * frame), or OPEN_REST_AFTER_MS after the first that waits (`openRest`: in one go, or in short
-   * turns while someone types): each opened (`open(false)`), then each measured, then each
-   * started, so the page is laid out once for them all, not once a terminal. Returns the cancel
-   * (the pane view went away).
+   * pane once the window has drawn one; the first pane in a task after the next frame instead
+   * (`'after-frame'`: the door's first paint shows it, and answers keys, meanwhile; the commit's
+   * task ends sooner, and the glyph measure of xterm's open finds the page laid out); else once
+   * the first has drawn (in the task after that frame), or OPEN_REST_AFTER_MS after the first
+   * that waits, and once `beforeRest` has resolved (`openRest`: in one go, or in short turns while
+   * someone types): each opened (`open(false)`), then each measured, then each started, so the
+   * page is laid out once for them all, not once a terminal. Returns the cancel (the pane view
+   * went away).
    */
-  opening(paneId: string, first: boolean, open: (start: boolean) => Opened | void): () => void {
+  opening(paneId: string, first: boolean | 'after-frame', open: (start: boolean) => Opened | void): () => void {
+    if (first === 'after-frame' && !this.restOpened) {
+      // The door's first paint shows this pane (live, answering keys): its terminal is opened in a
+      // task of its own after the frame of React's commit, not in the commit's task (issue 38).
+      let cancelled = false;
+      afterFrame(() => {
+        if (!cancelled) open(true);
+      });
+      return () => {
+        cancelled = true;
+      };
+    }
     if (first || this.restOpened) {
       open(true);
       return () => {};
@@ -129,6 +165,8 @@ export class TerminalRegistry {
     if (this.restOpened) return;
     this.restOpened = true;
     clearTimeout(this.openTimer);
+    // The window's first render in pieces: the panes' headers come first (panes/reveal.ts).
+    if (this.beforeRest) await this.beforeRest();
     let turn = performance.now();
     const yieldIfDue = async (): Promise<void> => {
       const now = performance.now();
