@@ -95,10 +95,19 @@ function passes(frame: ClientFrame | ControlFrame): frame is Extract<ClientFrame
   return frame.t === 'req' && PASSING.has(frame.name) && typeof (frame.req as { paneId?: unknown } | null)?.paneId === 'string';
 }
 
-/** Whether a waiting frame holds a pane's key back: it is about that pane, or about no one pane (it may touch any). */
+/**
+ * Whether a waiting frame holds a pane's key back: an ask about that pane, or one that names it
+ * anywhere (a layout, a list of panes), the hello, and any frame that is not an ask about one
+ * pane or none (an acknowledgement of no pane, another machine's frame). An ask about another
+ * pane, or about no pane at all (`worktree.list`, a search: the page asks such things while it
+ * builds), never holds it: what a key does to its pane depends on no such ask.
+ */
 function blocks(waiting: ClientFrame | ControlFrame, paneId: string): boolean {
-  const about = waiting.t === 'req' ? (waiting.req as { paneId?: unknown } | null)?.paneId : waiting.t === 'ack' ? waiting.paneId : undefined;
-  return typeof about !== 'string' || about === paneId;
+  if (waiting.t === 'ack') return typeof waiting.paneId !== 'string' || waiting.paneId === paneId;
+  if (waiting.t !== 'req' || waiting.name === 'app.hello') return true;
+  const about = (waiting.req as { paneId?: unknown } | null)?.paneId;
+  if (typeof about === 'string') return about === paneId;
+  return JSON.stringify(waiting.req ?? null).includes(JSON.stringify(paneId));
 }
 
 export class Connection implements ViaWindow {

@@ -221,9 +221,11 @@ describe("the browser's door in the service", () => {
       if (f.t === 'res') order.push(`res ${f.id}`);
     });
     // As the first window does: every other pane's snapshot asked at a new size (each resizes and reflows it), then a key, all at once.
+    // An ask about no pane between them (the page asks for the worktrees while it builds) holds no key back.
     for (const [i, id] of others.entries()) w.ws.send(JSON.stringify({ t: 'req', id: 1000 + i, name: 'pane.snapshot', req: { paneId: id, cols: 100, rows: 30 } }));
+    w.ws.send(JSON.stringify({ t: 'req', id: 1999, name: 'worktree.list', req: {} }));
     w.ws.send(JSON.stringify({ t: 'req', id: 2000, name: 'pane.input', req: { paneId: keyed, data: 'key1' } }));
-    await waitFor(() => others.every((_, i) => order.includes(`res ${1000 + i}`)) && order.includes('echo') && order.includes('res 2000'), 'every answer and the echo', 60_000);
+    await waitFor(() => others.every((_, i) => order.includes(`res ${1000 + i}`)) && order.includes('echo') && order.includes('res 2000') && order.includes('res 1999'), 'every answer and the echo', 60_000);
     const lastSnapshot = Math.max(...others.map((_, i) => order.indexOf(`res ${1000 + i}`)));
     expect(order.indexOf('res 2000')).toBeLessThan(lastSnapshot);
     expect(order.indexOf('echo')).toBeLessThan(lastSnapshot);
