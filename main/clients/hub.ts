@@ -110,6 +110,12 @@ function blocks(waiting: ClientFrame | ControlFrame, paneId: string): boolean {
   return JSON.stringify(waiting.req ?? null).includes(JSON.stringify(paneId));
 }
 
+/** A frame about that one pane and nothing else: an ask with its paneId, or an acknowledgement of its output. */
+function aboutOnly(frame: ClientFrame | ControlFrame, paneId: string): boolean {
+  if (frame.t === 'ack') return frame.paneId === paneId;
+  return frame.t === 'req' && frame.name !== 'app.hello' && (frame.req as { paneId?: unknown } | null)?.paneId === paneId;
+}
+
 export class Connection implements ViaWindow {
   readonly client: Client;
   /** Said app.hello: a window, pinged and held to liveness. */
@@ -156,7 +162,17 @@ export class Connection implements ViaWindow {
     // none of the waiting frames is about goes at once, ahead of them (its echo too, read from
     // the PTY between two of them), never ahead of an earlier frame about its own pane.
     if (this.waiting.length > 0) {
-      if (passes(frame) && !this.waiting.some((w) => blocks(w, frame.req.paneId))) return this.take(frame);
+      if (passes(frame)) {
+        const paneId = frame.req.paneId;
+        const holding = this.waiting.filter((w) => blocks(w, paneId));
+        if (holding.length === 0) return this.take(frame);
+        // The pane typed into goes first: when only its own asks hold the key back, they go
+        // ahead of the other panes' waiting frames (none of which it waits on), then the key.
+        if (holding.every((w) => aboutOnly(w, paneId))) {
+          this.waiting = [...holding, frame, ...this.waiting.filter((w) => !holding.includes(w))];
+          return;
+        }
+      }
       this.waiting.push(frame);
       return;
     }

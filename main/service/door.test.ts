@@ -244,6 +244,19 @@ describe("the browser's door in the service", () => {
     expect(snap.res.cols).toBe(90);
     expect(snap.res.data).not.toContain('key2');
     await waitFor(async () => ((await w.request('pane.peek', { paneId: a, scrollback: 0 })).res as { text: string }).text.includes('key2'), 'the second key on its screen', 10_000, 100);
+
+    // The pane typed into goes first: its own waiting ask, and then the key, go ahead of the other panes' asks that came before them.
+    order.length = 0;
+    const [, , , d, e, f] = others as [string, string, string, string, string, string];
+    w.ws.send(JSON.stringify({ t: 'req', id: 4000, name: 'pane.snapshot', req: { paneId: d, cols: 80, rows: 24 } }));
+    w.ws.send(JSON.stringify({ t: 'req', id: 4001, name: 'pane.snapshot', req: { paneId: e, cols: 80, rows: 24 } }));
+    w.ws.send(JSON.stringify({ t: 'req', id: 4002, name: 'pane.snapshot', req: { paneId: f, cols: 80, rows: 24 } }));
+    w.ws.send(JSON.stringify({ t: 'req', id: 4003, name: 'pane.snapshot', req: { paneId: a, cols: 80, rows: 24 } }));
+    w.ws.send(JSON.stringify({ t: 'req', id: 4004, name: 'pane.input', req: { paneId: a, data: 'key3' } }));
+    await waitFor(() => ['res 4000', 'res 4001', 'res 4002', 'res 4003', 'res 4004'].every((r) => order.includes(r)), 'the five answers', 60_000);
+    expect(order.indexOf('res 4003')).toBeLessThan(order.indexOf('res 4004'));
+    expect(order.indexOf('res 4004')).toBeLessThan(order.indexOf('res 4002'));
+    expect((w.answers.find((x) => x.id === 4003) as { res: { data: string } }).res.data).not.toContain('key3');
   }, 120_000);
 
   it('refuses a door it cannot open in one sentence, and keeps one port to one serve', async () => {
