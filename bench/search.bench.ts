@@ -58,6 +58,21 @@ const threadMs = (): number => {
   const c = process.threadCpuUsage();
   return (c.user + c.system) / 1000;
 };
+/** CPU ms of each of the process's threads by name (Linux: /proc/self/task; summed over threads of one name; empty elsewhere). */
+const threadsMs = (): Map<string, number> => {
+  const out = new Map<string, number>();
+  try {
+    for (const t of fs.readdirSync('/proc/self/task')) {
+      const s = fs.readFileSync(`/proc/self/task/${t}/stat`, 'utf8');
+      const name = s.slice(s.indexOf('(') + 1, s.lastIndexOf(')'));
+      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+      out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) * 10);
+    }
+  } catch {
+    // not Linux
+  }
+  return out;
+};
 const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const verdict = (ok: boolean): string => (ok ? 'met' : 'NOT met');
 
@@ -192,6 +207,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       }
     };
     const session = 'bench';
+    const threads0 = threadsMs();
     const cpu0 = cpuMs();
     const t0 = performance.now();
     const readEvents = (): void => {
@@ -247,10 +263,12 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     const wallS = (performance.now() - t0) / 1000;
     const cpuS = (cpuMs() - cpu0) / 1000;
     const mainS = (readMs + writeMs) / 1000;
+    const threads1 = threadsMs();
+    const threadS = (name: string): string => (((threads1.get(name) ?? 0) - (threads0.get(name) ?? 0)) / 1000).toFixed(1);
     index.checkpoint('TRUNCATE');
     const totalMB = c.bytes / MB;
     log(`indexing: ${(totalMB / wallS).toFixed(1)} MB/s of wall time (goal ≥ 50 MB/s on 2 cores: ${verdict(totalMB / wallS >= 50)}); ${(totalMB / cpuS).toFixed(1)} MB per CPU second, on two threads (${wallS.toFixed(1)} s wall, ${cpuS.toFixed(1)} s CPU; ${lines.toLocaleString('en')} entries)`);
-    log(`  where the CPU went: the main thread ${mainS.toFixed(1)} s (reading output into lines and events ${(readMs / 1000).toFixed(1)} s, writing: redacting, blocks, deflate, SQLite rows ${(writeMs / 1000).toFixed(1)} s), the index's worker (FTS5) ${(cpuS - mainS).toFixed(1)} s; load average now ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    log(`  where the CPU went: the main thread ${mainS.toFixed(1)} s (reading output into lines and events ${(readMs / 1000).toFixed(1)} s, writing: redacting, blocks, deflate, SQLite rows ${(writeMs / 1000).toFixed(1)} s), the index's worker (FTS5) and V8's helpers ${(cpuS - mainS).toFixed(1)} s (by thread: the worker ${threadS('WorkerThread')} s, V8's helpers ${threadS('V8Worker')} s); load average now ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 
     // ── the secrets step alone (part of writing above), on the sample, as the index does it ──
     // (The least of three rounds: the machine's other work adds to one round, never takes from it.)

@@ -367,6 +367,39 @@ describe('SearchIndex', () => {
     ix.close();
   });
 
+  it("gives FTS5 each transaction's rows in id order, though blocks are written as they fill (one segment a transaction, not one at each lower id): the same hits", () => {
+    /** FTS5's segments in the words' file (each has its leaf pages listed in fts_idx). */
+    const segments = (): number => {
+      const db = new (sqlite().DatabaseSync)(path.join(state.dir, FTS_FILE), { readOnly: true });
+      const n = Number((db.prepare('SELECT count(DISTINCT segid) AS n FROM fts_idx').get() as { n: number }).n);
+      db.close();
+      return n;
+    };
+    // Pane pa prints two lines for each of pb's: pa's blocks fill twice as fast, so each of pb's
+    // blocks (opened before pa's last two) is written after rows with higher ids.
+    const lines = (from: number, n: number, words: string): Entry[] => {
+      const out: Entry[] = [];
+      for (let i = from; i < from + n; i++) {
+        out.push(entry({ paneId: 'pa', line: 2 * i, text: `${words} a${2 * i}x ${'padding '.repeat(10)}` }));
+        out.push(entry({ paneId: 'pa', line: 2 * i + 1, text: `${words} a${2 * i + 1}x ${'padding '.repeat(10)}` }));
+        out.push(entry({ paneId: 'pb', line: i, text: `${words} b${i}x ${'padding '.repeat(10)}` }));
+      }
+      return out;
+    };
+    const ix = new SearchIndex(state.dir);
+    // A trickle (written with the rows): fewer than 64 K characters.
+    ix.add(lines(0, 3 * BLOCK_LINES, 'zqxtrickle').slice(0, 600));
+    expect(segments()).toBe(1);
+    // A flood (the worker): ~2,300 blocks' worth of lines in one transaction of its words.
+    ix.add(lines(200, 8 * BLOCK_LINES, 'zqxflood'));
+    expect(ix.search({ query: 'zqxflood', limit: 500 }).length).toBe(500);
+    expect(segments()).toBe(2);
+    for (const [q, pane, line] of [['a2001', 'pa', 2001], ['b200', 'pb', 200], ['b1223', 'pb', 1223], ['a2447', 'pa', 2447], ['b99', 'pb', 99], ['a100', 'pa', 100]] as const) {
+      expect(ix.search({ query: `${q}x` }).map((h) => `${h.paneId} ${h.line}`)).toEqual([`${pane} ${line}`]);
+    }
+    ix.close();
+  });
+
   /** An index of a 6,000-line flood whose words' file then has one page (0-based) overwritten with junk. */
   function brokenWords(page: (pages: number) => number, automerge?: number): number {
     const ix = new SearchIndex(state.dir);
