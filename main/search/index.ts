@@ -497,7 +497,7 @@ export const PREFIX_TERMS = 256;
  * again (the worker's CPU 4.3-4.5 → 3.3 s for the 256 MB bench's words in id order). Rows given in
  * id order make the same index.
  */
-function inIdOrder(rows: ReadonlyArray<number | string>): number[] {
+function inIdOrder(rows: ReadonlyArray<number | string | Uint8Array>): number[] {
   const order: number[] = [];
   let sorted = true;
   for (let i = 0; i < rows.length; i += 2) {
