@@ -96,24 +96,38 @@ function passes(frame: ClientFrame | ControlFrame): frame is Extract<ClientFrame
 }
 
 /**
+ * Asks about no pane that only read (lists, a search, the service's info): a key passes them
+ * waiting. Any other ask about no pane may change what a key lands on (`pane.resumeAll` brings
+ * ended panes back, `worktree.remove`, `service.quit`) and holds it.
+ */
+export const READS: ReadonlySet<string> = new Set([
+  'pane.list', 'surface.list', 'surface.catalogue', 'tick.list', 'tick.packages', 'approval.list', 'agent.available', 'service.info',
+  'machine.list', 'usage.summary', 'search.query', 'search.lines', 'search.transcript', 'worktree.list', 'worktree.status', 'devices.state',
+]);
+/** Asks about one pane and nothing shared (not its focus, nor closing or starting it): the pane typed into takes them ahead (aboutOnly). */
+export const PANE_LOCAL: ReadonlySet<string> = new Set(['pane.snapshot', 'pane.resize', 'pane.peek', 'pane.rows', 'pane.view', 'pane.input', 'pane.ack']);
+
+/**
  * Whether a waiting frame holds a pane's key back: an ask about that pane, or one that names it
- * anywhere (a layout, a list of panes), the hello, and any frame that is not an ask about one
- * pane or none (an acknowledgement of no pane, another machine's frame). An ask about another
- * pane, or about no pane at all (`worktree.list`, a search: the page asks such things while it
- * builds), never holds it: what a key does to its pane depends on no such ask.
+ * anywhere (a layout, a list of panes), the hello, an ask about no pane that is not one of
+ * READS, and an acknowledgement of no pane. An ask about another pane, a read about no pane
+ * (`worktree.list`, a search: the page asks such things while it builds), or a frame for another
+ * machine (`via`: its panes are not this one's) never holds it.
  */
 function blocks(waiting: ClientFrame | ControlFrame, paneId: string): boolean {
+  if (waiting.t === 'via') return false;
   if (waiting.t === 'ack') return typeof waiting.paneId !== 'string' || waiting.paneId === paneId;
   if (waiting.t !== 'req' || waiting.name === 'app.hello') return true;
   const about = (waiting.req as { paneId?: unknown } | null)?.paneId;
   if (typeof about === 'string') return about === paneId;
+  if (!READS.has(waiting.name)) return true;
   return JSON.stringify(waiting.req ?? null).includes(JSON.stringify(paneId));
 }
 
-/** A frame about that one pane and nothing else: an ask with its paneId, or an acknowledgement of its output. */
+/** A frame about that one pane and nothing shared (PANE_LOCAL), or an acknowledgement of its output. */
 function aboutOnly(frame: ClientFrame | ControlFrame, paneId: string): boolean {
   if (frame.t === 'ack') return frame.paneId === paneId;
-  return frame.t === 'req' && frame.name !== 'app.hello' && (frame.req as { paneId?: unknown } | null)?.paneId === paneId;
+  return frame.t === 'req' && PANE_LOCAL.has(frame.name) && (frame.req as { paneId?: unknown } | null)?.paneId === paneId;
 }
 
 export class Connection implements ViaWindow {
@@ -191,13 +205,27 @@ export class Connection implements ViaWindow {
   /** The waiting frames, up to and with the next heavy ask; the rest the turn after it. */
   private nextTurn = (): void => {
     this.heavyTurn = false;
-    while (this.waiting.length > 0 && !this.closed) {
-      const frame = this.waiting.shift()!;
-      this.take(frame);
+    while (this.waiting.length > 0) {
+      if (this.closed) {
+        // Gone: its answers go nowhere, and an ask would make it a reader again; the keys it sent are still typed.
+        const keys = this.waiting.filter((f) => f.t === 'req' && f.name === 'pane.input');
+        this.waiting = [];
+        for (const key of keys) this.takeSafely(key);
+        return;
+      }
+      this.takeSafely(this.waiting.shift()!);
       if (this.heavyTurn) return;
     }
-    if (this.closed) this.waiting = [];
   };
+
+  /** take, one frame's fault never stalling the frames behind it. */
+  private takeSafely(frame: ClientFrame | ControlFrame): void {
+    try {
+      this.take(frame);
+    } catch (e) {
+      console.error(`[service] a client's frame failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
 
   /** Handle one frame now. */
   private take(frame: ClientFrame | ControlFrame): void {

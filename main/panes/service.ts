@@ -376,7 +376,7 @@ export class PaneService implements PaneServiceApi {
   private async saveInTurns(ids: string[], stopped: () => boolean): Promise<void> {
     const until = performance.now() + SAVE_WAIT_MAX_MS;
     for (const id of ids) {
-      while (performance.now() - this.windowWorkAt < SAVE_QUIET_MS && performance.now() < until) {
+      while (performance.now() - this.windowWorkAt < SAVE_QUIET_MS && performance.now() < until && !stopped() && !this.disposed) {
         await new Promise((r) => setTimeout(r, SAVE_QUIET_MS / 4));
       }
       if (stopped() || this.disposed) return;

@@ -257,6 +257,17 @@ describe("the browser's door in the service", () => {
     expect(order.indexOf('res 4003')).toBeLessThan(order.indexOf('res 4004'));
     expect(order.indexOf('res 4004')).toBeLessThan(order.indexOf('res 4002'));
     expect((w.answers.find((x) => x.id === 4003) as { res: { data: string } }).res.data).not.toContain('key3');
+
+    // ...but only its asks about itself alone: a focus moved (shared: the service's focus order) keeps its place, so the focus ends where the person put it last.
+    order.length = 0;
+    w.ws.send(JSON.stringify({ t: 'req', id: 5000, name: 'pane.snapshot', req: { paneId: d, cols: 81, rows: 24 } }));
+    w.ws.send(JSON.stringify({ t: 'req', id: 5001, name: 'pane.snapshot', req: { paneId: e, cols: 81, rows: 24 } }));
+    w.ws.send(JSON.stringify({ t: 'req', id: 5002, name: 'pane.focus', req: { paneId: b } }));
+    w.ws.send(JSON.stringify({ t: 'req', id: 5003, name: 'pane.focus', req: { paneId: a } }));
+    w.ws.send(JSON.stringify({ t: 'req', id: 5004, name: 'pane.input', req: { paneId: a, data: 'key4' } }));
+    await waitFor(() => ['res 5000', 'res 5001', 'res 5002', 'res 5003', 'res 5004'].every((r) => order.includes(r)), 'the five answers', 60_000);
+    expect(order.indexOf('res 5002')).toBeLessThan(order.indexOf('res 5003'));
+    expect(((await w.request('app.hello', {})).res as { focused: string | null }).focused).toBe(a);
   }, 120_000);
 
   it('refuses a door it cannot open in one sentence, and keeps one port to one serve', async () => {
