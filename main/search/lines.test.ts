@@ -36,6 +36,16 @@ describe('OutputLines', () => {
     expect(o.pending).toBe('$');
   });
 
+  it("takes out an escape sequence's intermediates with its final byte (tput sgr0's ESC ( B), whole or split, and a CSI cut short by an ESC", () => {
+    const o = new OutputLines();
+    expect(o.feed('\x1b(B\x1b[merror here\n\x1b[\x1b[31mx\x1b#8y\n')).toEqual([
+      { kind: 'output', line: 0, text: 'error here' },
+      { kind: 'output', line: 1, text: 'xy' },
+    ]);
+    const split = new OutputLines();
+    expect(['\x1b', '(', 'Bfail', 'ed\x1b[1', '\x1b[0mok\n'].flatMap((c) => split.feed(c))).toEqual([{ kind: 'output', line: 0, text: 'failedok' }]);
+  });
+
   it('skips DCS and APC strings whole', () => {
     const o = new OutputLines();
     expect(o.feed('a\x1bPq#0;2;0;0;0\x1b\\b\x1b_Gf=100;AAAA\x1b\\c\n')).toEqual([{ kind: 'output', line: 0, text: 'abc' }]);

@@ -13,7 +13,7 @@ export type OutputItem =
 /** A line longer than this is cut (the rest of it is still read, and dropped). */
 export const MAX_LINE = 4096;
 
-type State = 'ground' | 'esc' | 'csi' | 'osc' | 'osc-esc' | 'str' | 'str-esc';
+type State = 'ground' | 'esc' | 'esc-int' | 'csi' | 'osc' | 'osc-esc' | 'str' | 'str-esc';
 
 /** What is not plain text: C0, DEL and C1 (a run up to one is taken whole). */
 const SPECIAL = /[\u0000-\u001f\u007f-\u009f]/g;
@@ -68,13 +68,21 @@ export class OutputLines {
             state = 'osc';
             this.osc = '';
           } else if (c === 0x50 || c === 0x5f || c === 0x5e || c === 0x58) state = 'str';
+          else if (c >= 0x20 && c <= 0x2f) state = 'esc-int';
           else state = 'ground';
           break;
+        case 'esc-int':
+          // An escape sequence's intermediates (ESC ( B: the character set tput sgr0 picks) up to its final byte.
+          if (c >= 0x20 && c <= 0x2f) break;
+          state = 'ground';
+          if (c < 0x30 || c > 0x7e) i--;
+          break;
         case 'csi': {
-          // Its parameters and intermediates up to its final byte (0x40-0x7e), in this chunk or the next.
+          // Its parameters and intermediates up to its final byte (0x40-0x7e), in this chunk or the
+          // next; an ESC within it ends it and starts another.
           let j = i;
-          for (let k = c; !(k >= 0x40 && k <= 0x7e); k = data.charCodeAt(j)) if (++j === n) break;
-          if (j < n) state = 'ground';
+          for (let k = c; !(k >= 0x40 && k <= 0x7e) && k !== 0x1b; k = data.charCodeAt(j)) if (++j === n) break;
+          if (j < n) state = data.charCodeAt(j) === 0x1b ? 'esc' : 'ground';
           i = j;
           break;
         }
