@@ -7,6 +7,8 @@
  * part focuses that pane and keys go there. Once the bundle comes, each pane's terminal takes
  * over with the same rows, and nothing typed is typed twice. In both themes, with screenshots
  * of the first paint answering. Timing is measured in `npm run bench -- tmux`, never here.
+ * When the first paint goes before the focused pane's terminal has drawn (its snapshot slow or
+ * failed), that terminal takes the keyboard then: keys typed after reach its shell.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,6 +124,56 @@ describe('the first paint, live', () => {
         release();
         await ctx.close();
       }
+    }
+  });
+
+  it("gives the focused pane's terminal the keyboard when the first paint goes before its snapshot came: keys typed then reach its shell", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const ctx = await fx.browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark', deviceScaleFactor: 1 });
+    try {
+      expect((await ctx.request.get(fx.serve.url, { maxRedirects: 0 })).status()).toBe(302);
+      const page = await ctx.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(String(e)));
+      // Every answer to a `pane.snapshot` ask waits for the test (a loaded machine's slow snapshot);
+      // every other frame, both ways, goes as it comes.
+      await page.routeWebSocket(/\/ws(\?.*)?$/, (ws) => {
+        const server = ws.connectToServer();
+        const snapshots = new Set<string>();
+        ws.onMessage((m) => {
+          if (typeof m === 'string' && m.includes('"pane.snapshot"')) {
+            const f = JSON.parse(m) as { t?: string; id?: number; name?: string };
+            if (f.t === 'req' && f.name === 'pane.snapshot') snapshots.add(String(f.id));
+          }
+          server.send(m);
+        });
+        server.onMessage((m) => {
+          const id = typeof m === 'string' ? /^\{"t":"res","id":(\d+),/.exec(m.slice(0, 40))?.[1] : undefined;
+          if (id && snapshots.has(id)) void gate.then(() => ws.send(m));
+          else ws.send(m);
+        });
+      });
+      await page.goto(`${fx.serve.origin}/?test=1&renderer=dom&theme=dark`);
+      const w = new TdPage(page, ctx, errors);
+      // No terminal draws: the first paint goes after RETIRE_AFTER_MS all the same.
+      await w.drawn();
+      const focused = await page.evaluate(() => (window as unknown as { __td: { store: { getState(): { focused: string | null } } } }).__td.store.getState().focused);
+      expect(focused).toBeTruthy();
+      expect(await page.evaluate((id) => (window as unknown as { __td: { drawn(id: string): boolean } }).__td.drawn(id), focused!)).toBe(false);
+      // The keyboard is in the focused pane's terminal, not left on the page's body.
+      expect(await page.evaluate(() => document.activeElement?.closest('.pane[data-pane-id]')?.getAttribute('data-pane-id') ?? document.activeElement?.tagName)).toBe(focused);
+      await page.keyboard.type('echo slow-snapshot-$((5*5))');
+      await page.keyboard.press('Enter');
+      await fx.win.waitForText(focused!, /^slow-snapshot-25$/m);
+      // The snapshots come: the terminal draws what its shell shows, the line typed once.
+      release();
+      await w.waitForText(focused!, /^slow-snapshot-25$/m);
+      expect(count(await fx.win.text(focused!), /^slow-snapshot-25$/m)).toBe(1);
+      expect(errors).toEqual([]);
+    } finally {
+      release();
+      await ctx.close();
     }
   });
 });

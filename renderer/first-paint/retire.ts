@@ -9,6 +9,9 @@
  * page by its media query), and, whatever happens, after RETIRE_AFTER_MS. Until a pane's part
  * goes it is live (live.ts: keys typed on it go to its pane at once, its rows follow the pane);
  * the keys it could not send yet reach the focused pane (Typed).
+ *
+ * The keyboard focus the window asks for meanwhile (the store's focusRequest: the hello's focused
+ * pane, a click on another pane's part) is given here once it can be (giveAskedFocus).
  */
 import { leafIds } from '../panes/layout.ts';
 import { resolvedTheme, type WindowStore } from '../store/store.ts';
@@ -67,6 +70,7 @@ export function retireFirstPaint(doc: Document, store: WindowStore, terminals: T
   doc.addEventListener('focusin', onFocus, true);
   stops.push(() => doc.removeEventListener('focusin', onFocus, true));
   let gone = false;
+  const asked = giveAskedFocus(doc, store, terminals, () => gone);
   const done = (): void => {
     if (gone) return;
     gone = true;
@@ -74,6 +78,7 @@ export function retireFirstPaint(doc: Document, store: WindowStore, terminals: T
     el.remove();
     performance.mark('td:first-paint-retired');
     handOver();
+    asked.firstPaintGone();
   };
   const hide = (part: Element | null | undefined): void => part?.classList.add('first-paint-gone');
   const check = (): void => {
@@ -93,4 +98,32 @@ export function retireFirstPaint(doc: Document, store: WindowStore, terminals: T
   const timer = setTimeout(done, afterMs);
   stops.push(() => clearTimeout(timer));
   check();
+}
+
+/**
+ * The keyboard focus asked for while the window's first paint shows (the store's focusRequest)
+ * whose pane's terminal could not take it when asked: not made yet (the first pane's is opened
+ * after the commit's frame, the others' once it has drawn), or made and not drawn (its part of the
+ * first paint takes the keys until then). It is given to that terminal once it has drawn or once
+ * the first paint has gone (RETIRE_AFTER_MS at the latest: a slow snapshot, a failed one),
+ * whichever first; when the terminal is made only after that, once it is opened. Only while no
+ * one has the keyboard (document.body): a field or a dialog the person is in keeps it. It stops
+ * once the first paint has gone and a terminal has the keyboard.
+ */
+export function giveAskedFocus(doc: Document, store: WindowStore, terminals: TerminalRegistry, firstPaintGone: () => boolean): { firstPaintGone(): void } {
+  let stopped = false;
+  const stops: Array<() => void> = [];
+  const give = (): void => {
+    if (stopped) return;
+    const active = doc.activeElement;
+    const paneId = store.getState().focusRequest?.paneId;
+    const session = paneId ? terminals.get(paneId) : undefined;
+    if (session && (!active || active === doc.body) && (firstPaintGone() || terminals.allDrawn([paneId!]))) session.focus();
+    if (firstPaintGone() && doc.activeElement?.closest?.('.terminal-host')) {
+      stopped = true;
+      for (const stop of stops.splice(0)) stop();
+    }
+  };
+  stops.push(terminals.onDrawn(give), terminals.onOpened(give));
+  return { firstPaintGone: give };
 }

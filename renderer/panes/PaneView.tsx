@@ -105,17 +105,10 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
       session.attach(el, start);
       // The other panes' headers, held in the first render, come now, a few a task (reveal.ts).
       if (first === 'after-frame') revealHeaders();
-      // Opened after the commit: the keyboard focus its first render asked for (the effect below
-      // found no terminal then), once it has drawn: until then its part of the first paint takes the
-      // keys and draws their echo (a key typed into a terminal still drawing its snapshot shows only once it has).
-      if (first === 'after-frame') {
-        const off = ctx.terminals.onDrawn(() => {
-          if (!ctx.terminals.allDrawn([paneId])) return;
-          off();
-          const active = document.activeElement;
-          if (ctx.store.getState().focusRequest?.paneId === paneId && (!active || active === document.body)) session.focus();
-        });
-      }
+      // Opened after the commit, the effect below found no terminal for the keyboard focus its first
+      // render asked for: retire.ts (giveAskedFocus) gives it once this terminal has drawn or the first
+      // paint has gone, whichever first (until then its part of the first paint takes the keys).
+      ctx.terminals.paneOpened(paneId);
       return session;
     });
     return () => {

@@ -90,6 +90,8 @@ export class TerminalRegistry {
   /** Panes whose terminal has drawn its first snapshot, and who waits to hear of the next. */
   private readonly drawnPanes = new Set<string>();
   private readonly drawnListeners = new Set<() => void>();
+  /** Who waits to hear that a pane's terminal was opened (put into the page: it can take the keyboard now). */
+  private readonly openedListeners = new Set<(paneId: string) => void>();
   private readonly api: TdApi;
   /**
    * Snapshots of this window's panes, SNAPSHOTS_AT_ONCE at a time, the focused pane first (two
@@ -258,6 +260,17 @@ export class TerminalRegistry {
   onDrawn(f: () => void): () => void {
     this.drawnListeners.add(f);
     return () => this.drawnListeners.delete(f);
+  }
+
+  /** A pane's terminal was opened into the page (PaneView, after its attach): it can take the keyboard from now on. */
+  paneOpened(paneId: string): void {
+    for (const f of [...this.openedListeners]) f(paneId);
+  }
+
+  /** Called each time a pane's terminal is opened into the page; returns the unsubscribe. */
+  onOpened(f: (paneId: string) => void): () => void {
+    this.openedListeners.add(f);
+    return () => this.openedListeners.delete(f);
   }
 
   all(): TerminalSession[] {
