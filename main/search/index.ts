@@ -55,8 +55,8 @@ const IN_FLIGHT = 4;
 const FTS_BATCH_CHARS = 1024 * 1024;
 /**
  * While the worker runs, it writes the rows' database's WAL back too (a PASSIVE checkpoint on a
- * connection of its own, after every this many of its transactions: ~1 M characters each, so
- * every ~2 MB of rows): a checkpoint copies the WAL's pages into the file and syncs both, and on
+ * connection of its own, once it has committed the words of this many characters since the
+ * last: every ~2 MB of rows in a flood; a trickle's few words rarely, left to the autocheckpoint): a checkpoint copies the WAL's pages into the file and syncs both, and on
  * the thread that writes the rows (its autocheckpoint) it blocked that thread, the slower of the
  * two in a flood, ~0.7 s a GB. A PASSIVE checkpoint waits for no one; once it has written the
  * whole WAL back, the rows' next transaction starts the WAL again from its beginning. The rows'
@@ -64,7 +64,7 @@ const FTS_BATCH_CHARS = 1024 * 1024;
  * the WAL grow anyway. A checkpoint is never needed for a commit to last (WAL, synchronous
  * NORMAL: a kill loses no committed transaction either way).
  */
-const MAIN_CHECKPOINT_EVERY = 4;
+const MAIN_CHECKPOINT_CHARS = 4 * FTS_BATCH_CHARS;
 /** How long a wait for the worker may last before the index says it stopped. */
 const WORKER_WAIT_MS = 60_000;
 
@@ -89,8 +89,8 @@ const db = new DatabaseSync(workerData.file);
 db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000; PRAGMA wal_autocheckpoint = 4000;');
 const insert = db.prepare('INSERT INTO fts(rowid, text) VALUES (?, ?)');
 // The rows' database (search.db) on a connection of its own: its WAL written back from here
-// (a PASSIVE checkpoint every MAIN_CHECKPOINT_EVERY transactions), not on the thread that writes
-// the rows (see MAIN_CHECKPOINT_EVERY).
+// (a PASSIVE checkpoint every MAIN_CHECKPOINT_CHARS characters), not on the thread that writes
+// the rows (see MAIN_CHECKPOINT_CHARS).
 let rowsDb;
 let sinceCheckpoint = 0;
 const checkpointRows = () => {
@@ -131,7 +131,7 @@ parentPort.on('message', (m) => {
   }
   Atomics.store(state, 0, m.seq);
   Atomics.notify(state, 0);
-  if (workerData.main && ++sinceCheckpoint >= workerData.checkpointEvery) checkpointRows();
+  if (workerData.main && (sinceCheckpoint += m.chars) >= workerData.checkpointChars) checkpointRows();
 });
 `;
 /** `PRAGMA quick_check` of one file, read-only, on a thread of its own: posts 'ok' or what it said. */
@@ -555,7 +555,7 @@ class FtsWorker {
   lastPost = Date.now();
 
   constructor(file: string, main?: string) {
-    this.worker = new Worker(FTS_WORKER, { eval: true, workerData: { file, main, checkpointEvery: MAIN_CHECKPOINT_EVERY, state: this.state.buffer } });
+    this.worker = new Worker(FTS_WORKER, { eval: true, workerData: { file, main, checkpointChars: MAIN_CHECKPOINT_CHARS, state: this.state.buffer } });
     this.worker.unref();
     this.worker.on('message', (m: string) => {
       this.error = m;
@@ -589,7 +589,7 @@ class FtsWorker {
 
   private post(): void {
     if (this.batch.length === 0) return;
-    this.worker.postMessage({ seq: ++this.posted, rows: this.batch });
+    this.worker.postMessage({ seq: ++this.posted, rows: this.batch, chars: this.batchChars });
     this.batch = [];
     this.batchChars = 0;
     this.waitFor(this.posted - IN_FLIGHT);
@@ -1220,12 +1220,14 @@ export class SearchIndex {
 
   /** Write the WAL back into the database file (at a quiet moment; a kill loses nothing either way). */
   checkpoint(mode: 'PASSIVE' | 'TRUNCATE' = 'PASSIVE'): void {
-    // (The worker ended first: it may be writing the rows' WAL back itself, and a TRUNCATE then finds the checkpoint taken and does nothing.)
     if (mode === 'TRUNCATE') {
       this.sync();
-      this.stopWorker();
-    }
-    this.db.exec(`PRAGMA main.wal_checkpoint(${mode})`);
+      // (The worker may be writing the rows' WAL back itself: a TRUNCATE then finds the
+      // checkpoint taken, says busy and does nothing, so it is tried again, for up to a second.)
+      const pause = new Int32Array(new SharedArrayBuffer(4));
+      const truncate = this.db.prepare('PRAGMA main.wal_checkpoint(TRUNCATE)');
+      for (let i = 0; i < 100 && Number(Object.values(truncate.get() ?? {})[0]) !== 0; i++) Atomics.wait(pause, 0, 0, 10);
+    } else this.db.exec(`PRAGMA main.wal_checkpoint(${mode})`);
     this.db.exec(`PRAGMA f.wal_checkpoint(${mode})`);
   }
 
