@@ -62,6 +62,21 @@ function questionItem(v: unknown): QuestionItem | undefined {
   return { question: v.question, ...(typeof v.header === 'string' ? { header: v.header } : {}), options, multiple: v.multiple === true || v.multiSelect === true };
 }
 
+let lastAt = '';
+let lastAtMs = Number.NaN;
+/**
+ * An event's time (`at`) in ms since the epoch, as `Date.parse` gives it (NaN: not a date), the
+ * last one remembered: an event's time is read twice as it is indexed (`parseEvent` checks it,
+ * the search index's `agentEntry` keeps it), and parsed once (issue 36).
+ */
+export function atMs(at: string): number {
+  if (at !== lastAt) {
+    lastAtMs = Date.parse(at);
+    lastAt = at;
+  }
+  return lastAtMs;
+}
+
 /**
  * One line of inbound.jsonl as an event, or undefined for anything that is not a TDAC
  * 0.2 event this build knows (garbage, another major version, a missing id). Lenient in
@@ -77,7 +92,7 @@ export function parseEvent(line: string): TdacEvent | undefined {
   }
   if (!isObj(v) || typeof v.tdac !== 'string' || v.tdac.split('.')[0] !== TDAC_VERSION.split('.')[0]) return undefined;
   if (typeof v.id !== 'string' || !ID.test(v.id)) return undefined;
-  const at = typeof v.at === 'string' && !Number.isNaN(Date.parse(v.at)) ? v.at : new Date().toISOString();
+  const at = typeof v.at === 'string' && !Number.isNaN(atMs(v.at)) ? v.at : new Date().toISOString();
   const base = {
     id: v.id, at,
     ...(typeof v.session_id === 'string' ? { session_id: v.session_id } : {}),

@@ -53,6 +53,18 @@ const IN_FLIGHT = 4;
  * of 1 MB).
  */
 const FTS_BATCH_CHARS = 1024 * 1024;
+/**
+ * While the worker runs, it writes the rows' database's WAL back too (a PASSIVE checkpoint on a
+ * connection of its own, once it has committed the words of this many characters since the
+ * last: every ~2 MB of rows in a flood; a trickle's few words rarely, left to the autocheckpoint): a checkpoint copies the WAL's pages into the file and syncs both, and on
+ * the thread that writes the rows (its autocheckpoint) it blocked that thread, the slower of the
+ * two in a flood, ~0.7 s a GB. A PASSIVE checkpoint waits for no one; once it has written the
+ * whole WAL back, the rows' next transaction starts the WAL again from its beginning. The rows'
+ * connection keeps its autocheckpoint (4000 pages) for the rest: without the worker, or should
+ * the WAL grow anyway. A checkpoint is never needed for a commit to last (WAL, synchronous
+ * NORMAL: a kill loses no committed transaction either way).
+ */
+const MAIN_CHECKPOINT_CHARS = 4 * FTS_BATCH_CHARS;
 /** How long a wait for the worker may last before the index says it stopped. */
 const WORKER_WAIT_MS = 60_000;
 
@@ -76,10 +88,28 @@ const db = new DatabaseSync(workerData.file);
 // (Its pages' size and WAL mode were set when the file was made: SearchIndex makes it.)
 db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000; PRAGMA wal_autocheckpoint = 4000;');
 const insert = db.prepare('INSERT INTO fts(rowid, text) VALUES (?, ?)');
+// The rows' database (search.db) on a connection of its own: its WAL written back from here
+// (a PASSIVE checkpoint every MAIN_CHECKPOINT_CHARS characters), not on the thread that writes
+// the rows (see MAIN_CHECKPOINT_CHARS).
+let rowsDb;
+let sinceCheckpoint = 0;
+const checkpointRows = () => {
+  sinceCheckpoint = 0;
+  try {
+    if (!rowsDb) {
+      rowsDb = new DatabaseSync(workerData.main);
+      rowsDb.exec('PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 0;');
+    }
+    rowsDb.exec('PRAGMA wal_checkpoint(PASSIVE)');
+  } catch {
+    // (Busy, or gone: the rows' thread's own autocheckpoint still bounds the WAL.)
+  }
+};
 parentPort.on('message', (m) => {
   if (m === 'close') {
     try { db.exec('PRAGMA wal_checkpoint(TRUNCATE)'); } catch {}
     try { db.close(); } catch {}
+    try { rowsDb?.close(); } catch {}
     Atomics.store(state, 2, 1);
     Atomics.notify(state, 2);
     parentPort.close();
@@ -101,6 +131,7 @@ parentPort.on('message', (m) => {
   }
   Atomics.store(state, 0, m.seq);
   Atomics.notify(state, 0);
+  if (workerData.main && (sinceCheckpoint += m.chars) >= workerData.checkpointChars) checkpointRows();
 });
 `;
 /** `PRAGMA quick_check` of one file, read-only, on a thread of its own: posts 'ok' or what it said. */
@@ -523,8 +554,8 @@ class FtsWorker {
   private error?: string;
   lastPost = Date.now();
 
-  constructor(file: string) {
-    this.worker = new Worker(FTS_WORKER, { eval: true, workerData: { file, state: this.state.buffer } });
+  constructor(file: string, main?: string) {
+    this.worker = new Worker(FTS_WORKER, { eval: true, workerData: { file, main, checkpointChars: MAIN_CHECKPOINT_CHARS, state: this.state.buffer } });
     this.worker.unref();
     this.worker.on('message', (m: string) => {
       this.error = m;
@@ -558,7 +589,7 @@ class FtsWorker {
 
   private post(): void {
     if (this.batch.length === 0) return;
-    this.worker.postMessage({ seq: ++this.posted, rows: this.batch });
+    this.worker.postMessage({ seq: ++this.posted, rows: this.batch, chars: this.batchChars });
     this.batch = [];
     this.batchChars = 0;
     this.waitFor(this.posted - IN_FLIGHT);
@@ -988,7 +1019,7 @@ export class SearchIndex {
     const chars = this.ftsChars;
     this.ftsChars = 0;
     if (this.ftsRows.length > 0) {
-      this.fts ??= new FtsWorker(this.ftsFile);
+      this.fts ??= new FtsWorker(this.ftsFile, this.file);
       const rows = this.ftsRows;
       this.ftsRows = [];
       this.fts.queue(rows, chars);
@@ -1189,8 +1220,14 @@ export class SearchIndex {
 
   /** Write the WAL back into the database file (at a quiet moment; a kill loses nothing either way). */
   checkpoint(mode: 'PASSIVE' | 'TRUNCATE' = 'PASSIVE'): void {
-    if (mode === 'TRUNCATE') this.sync();
-    this.db.exec(`PRAGMA main.wal_checkpoint(${mode})`);
+    if (mode === 'TRUNCATE') {
+      this.sync();
+      // (The worker may be writing the rows' WAL back itself: a TRUNCATE then finds the
+      // checkpoint taken, says busy and does nothing, so it is tried again, for up to a second.)
+      const pause = new Int32Array(new SharedArrayBuffer(4));
+      const truncate = this.db.prepare('PRAGMA main.wal_checkpoint(TRUNCATE)');
+      for (let i = 0; i < 100 && Number(Object.values(truncate.get() ?? {})[0]) !== 0; i++) Atomics.wait(pause, 0, 0, 10);
+    } else this.db.exec(`PRAGMA main.wal_checkpoint(${mode})`);
     this.db.exec(`PRAGMA f.wal_checkpoint(${mode})`);
   }
 

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { SearchTranscript, SearchTranscriptEntry } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
-import { parseEvent, type TdacEvent } from '../agent-channel/events.ts';
+import { atMs, parseEvent, type TdacEvent } from '../agent-channel/events.ts';
 import { redact } from './secrets.ts';
 
 /** Entries around the asked one, at most (a long session is cut before and after it). */
@@ -25,7 +25,7 @@ export const short = (v: unknown, max = 2000): string => {
 
 /** An agent event as the index and the transcript hold it: a prompt, a reply or a tool run; else undefined. */
 export function agentEntry(e: TdacEvent): SearchTranscriptEntry | undefined {
-  const at = Date.parse(e.at) || Date.now();
+  const at = atMs(e.at) || Date.now();
   const agent = e.agent ?? 'claude';
   if (e.type === 'prompt' || e.type === 'reply') return { kind: e.type, at, ref: e.id, text: e.text, agent };
   if (e.type === 'tool') return { kind: 'tool', at, ref: e.id, text: `${e.tool_name}${e.failed ? ' (failed)' : ''} ${short(e.tool_input)}`, agent };
