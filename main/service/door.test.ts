@@ -145,13 +145,7 @@ describe("the browser's door in the service", () => {
   });
 
   it("takes a window's acknowledgements without answering them, and a flood runs on past the window's allowance because of them", async () => {
-    await start();
-    const c = await connect();
-    const port = await freePort();
-    const token = newToken();
-    expect((await c.openDoor({ host: '127.0.0.1', port, token })).ok).toBe(true);
-    const w = await window(port, token);
-    expect((await w.request('app.hello', {})).ok).toBe(true);
+    const w = await saidHello();
     // Four times the most a window may hold unacknowledged: without the acks it stops at the allowance.
     const size = 4 * FLOW.highWatermarkChars;
     let got = 0;
@@ -171,8 +165,8 @@ describe("the browser's door in the service", () => {
     expect(w.answers.map((a) => a.id)).toEqual([1, 2]);
   });
 
-  /** A window on a new door, its hello said, acknowledging every output (so no pane is held), each pane's output gathered. */
-  async function helloWindow(): Promise<TestWindow & { out: Map<string, string> }> {
+  /** A window on a new door of a new service, its hello said. */
+  async function saidHello(): Promise<TestWindow> {
     await start();
     const c = await connect();
     const port = await freePort();
@@ -180,6 +174,12 @@ describe("the browser's door in the service", () => {
     expect((await c.openDoor({ host: '127.0.0.1', port, token })).ok).toBe(true);
     const w = await window(port, token);
     expect((await w.request('app.hello', {})).ok).toBe(true);
+    return w;
+  }
+
+  /** A window on a new door, its hello said, acknowledging every output (so no pane is held), each pane's output gathered. */
+  async function helloWindow(): Promise<TestWindow & { out: Map<string, string> }> {
+    const w = await saidHello();
     const out = new Map<string, string>();
     w.onOutput = (id, data) => {
       out.set(id, (out.get(id) ?? '') + data);
