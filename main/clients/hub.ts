@@ -207,10 +207,14 @@ export class Connection implements ViaWindow {
     this.heavyTurn = false;
     while (this.waiting.length > 0) {
       if (this.closed) {
-        // Gone: its answers go nowhere, and an ask would make it a reader again; the keys it sent are still typed.
-        const keys = this.waiting.filter((f) => f.t === 'req' && f.name === 'pane.input');
-        this.waiting = [];
-        for (const key of keys) this.takeSafely(key);
+        // Gone: its answers go nowhere, and an ask would make it a reader again; the keys it sent
+        // are still typed, unless a frame dropped before one held it (a restart of its pane:
+        // the key was meant for what came after it).
+        const dropped: Array<ClientFrame | ControlFrame> = [];
+        for (const f of this.waiting.splice(0)) {
+          if (f.t === 'req' && f.name === 'pane.input' && passes(f) && !dropped.some((d) => blocks(d, f.req.paneId))) this.takeSafely(f);
+          else dropped.push(f);
+        }
         return;
       }
       this.takeSafely(this.waiting.shift()!);
