@@ -42,6 +42,11 @@ describe('OutputLines', () => {
       { kind: 'output', line: 0, text: 'error here' },
       { kind: 'output', line: 1, text: 'xy' },
     ]);
+    // A control character after a lone ESC is read as itself: the newline still ends its line, a second ESC begins a sequence.
+    expect(new OutputLines().feed('foo\x1b\nbar\x1b\x1b[31mbaz\n')).toEqual([
+      { kind: 'output', line: 0, text: 'foo' },
+      { kind: 'output', line: 1, text: 'barbaz' },
+    ]);
     const split = new OutputLines();
     expect(['\x1b', '(', 'Bfail', 'ed\x1b[1', '\x1b[0mok\n'].flatMap((c) => split.feed(c))).toEqual([{ kind: 'output', line: 0, text: 'failedok' }]);
   });

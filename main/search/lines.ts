@@ -63,7 +63,11 @@ export class OutputLines {
           } else if (c === 0x09) this.putRun(' ');
           break;
         case 'esc':
-          if (c === 0x5b) state = 'csi';
+          if (c < 0x20) {
+            // A control character ends an escape that has not begun (a newline still ends the line; a second ESC begins again).
+            state = 'ground';
+            i--;
+          } else if (c === 0x5b) state = 'csi';
           else if (c === 0x5d) {
             state = 'osc';
             this.osc = '';
