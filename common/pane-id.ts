@@ -26,3 +26,9 @@ export function machineField(paneId: string): { machine?: string } {
   const { machine } = splitPaneId(paneId);
   return machine ? { machine } : {};
 }
+
+/** The pane a request is about (its `req.paneId`), if it names one. */
+export function paneIdOf(req: unknown): string | undefined {
+  const paneId = (req as { paneId?: unknown } | null)?.paneId;
+  return typeof paneId === 'string' ? paneId : undefined;
+}

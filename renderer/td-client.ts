@@ -16,6 +16,7 @@ import { VIA_OUTPUT_FRAME, type ClientFrame, type EventName, type Events, type R
 import { decodeOutputFrame } from '../preload/output-frame.ts';
 import { qualify, qualifyEvent, qualifyResult, routeRequest, splitPaneId } from '../common/qualify.ts';
 import { answerId, defaultWsUrl, outputPaneId, type EarlySocket } from './early.ts';
+import { paneIdOf } from '../common/pane-id.ts';
 
 export { defaultWsUrl };
 
@@ -70,12 +71,6 @@ interface Queued extends Pending {
 /** The one-sentence error a request gets when the connection is lost under it. */
 export function disconnectedError(name: string): Error {
   return new Error(`The connection to Terminal Delight closed before "${name}" was answered; it is reconnecting, so try again in a moment.`);
-}
-
-/** The pane a request is about (its `paneId`), if it names one. */
-function paneIdOf(req: unknown): string | undefined {
-  const paneId = (req as { paneId?: unknown } | null)?.paneId;
-  return typeof paneId === 'string' ? paneId : undefined;
 }
 
 /**

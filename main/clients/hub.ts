@@ -12,6 +12,7 @@ import type { ClientFrame, EventName, Events, RequestName, ServerFrame } from '.
 import type { Client, Core } from '../core.ts';
 import fs from 'node:fs';
 import { encodeOutputFrame } from './frames.ts';
+import { paneIdOf } from '../../common/pane-id.ts';
 import { FILE_BYTES_MAX, type ControlFrame, type DoorAnswer, type FileAnswer, type FileBytesAnswer, type FirstPaintAnswer, type FirstPaintAsk, type FirstPaintFrameAnswer } from './wire.ts';
 
 /** A transport to one client. `send` takes one frame's JSON text; the transport frames it. */
@@ -92,7 +93,7 @@ function heavy(frame: ClientFrame | ControlFrame): boolean {
 }
 
 function passes(frame: ClientFrame | ControlFrame): frame is Extract<ClientFrame, { t: 'req' }> & { req: { paneId: string } } {
-  return frame.t === 'req' && PASSING.has(frame.name) && typeof (frame.req as { paneId?: unknown } | null)?.paneId === 'string';
+  return frame.t === 'req' && PASSING.has(frame.name) && paneIdOf(frame.req) !== undefined;
 }
 
 /**
@@ -118,8 +119,8 @@ function blocks(waiting: ClientFrame | ControlFrame, paneId: string): boolean {
   if (waiting.t === 'via') return false;
   if (waiting.t === 'ack') return typeof waiting.paneId !== 'string' || waiting.paneId === paneId;
   if (waiting.t !== 'req' || waiting.name === 'app.hello') return true;
-  const about = (waiting.req as { paneId?: unknown } | null)?.paneId;
-  if (typeof about === 'string') return about === paneId;
+  const about = paneIdOf(waiting.req);
+  if (about !== undefined) return about === paneId;
   if (!READS.has(waiting.name)) return true;
   return JSON.stringify(waiting.req ?? null).includes(JSON.stringify(paneId));
 }
@@ -127,7 +128,7 @@ function blocks(waiting: ClientFrame | ControlFrame, paneId: string): boolean {
 /** A frame about that one pane and nothing shared (PANE_LOCAL), or an acknowledgement of its output. */
 function aboutOnly(frame: ClientFrame | ControlFrame, paneId: string): boolean {
   if (frame.t === 'ack') return frame.paneId === paneId;
-  return frame.t === 'req' && PANE_LOCAL.has(frame.name) && (frame.req as { paneId?: unknown } | null)?.paneId === paneId;
+  return frame.t === 'req' && PANE_LOCAL.has(frame.name) && paneIdOf(frame.req) === paneId;
 }
 
 export class Connection implements ViaWindow {
@@ -212,7 +213,7 @@ export class Connection implements ViaWindow {
         // the key was meant for what came after it).
         const dropped: Array<ClientFrame | ControlFrame> = [];
         for (const f of this.waiting.splice(0)) {
-          if (f.t === 'req' && f.name === 'pane.input' && passes(f) && !dropped.some((d) => blocks(d, f.req.paneId))) this.takeSafely(f);
+          if (passes(f) && f.name === 'pane.input' && !dropped.some((d) => blocks(d, f.req.paneId))) this.takeSafely(f);
           else dropped.push(f);
         }
         return;
