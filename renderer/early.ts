@@ -8,7 +8,7 @@
  * round trip overlap the script instead of following it (docs/spec/performance.md).
  *
  * It imports nothing of the app but the live first paint (first-paint/live.ts, itself
- * importing nothing), so it stays small: in the built page a classic script inline, first in
+ * importing only after-frame.ts), so it stays small: in the built page a classic script inline, first in
  * index.html (vite.config.ts, `inlineEarly`; the shells' CSP allow it by its hash), which runs
  * as the page is parsed (an async module script of its own ran only just before the main bundle).
  */

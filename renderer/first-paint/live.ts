@@ -16,8 +16,10 @@
  *    part shows makes it ask again; at most one ask in flight a pane. The rows replace the
  *    part's rows.
  * A pane's part that its terminal has drawn over (retire.ts: `.first-paint-gone`) is no longer
- * touched, and its keys are its terminal's. Imports nothing of the app: it runs inline.
+ * touched, and its keys are its terminal's. Imports nothing of the app but after-frame.ts (no
+ * imports of its own): it runs inline.
  */
+import { afterFrame } from '../after-frame.ts';
 
 /** How the first paint reaches the core. */
 export interface LiveLink {
@@ -90,16 +92,15 @@ export function afterTyping(typing: Typing, opts: { now: () => number; later: (f
         return;
       }
       if (!held) return go();
-      // Their echo painted first (a frame), then the build's next step; a page that draws no frame (hidden) goes on after 50 ms.
-      let done = false;
-      const once = (): void => {
-        if (done) return;
-        done = true;
-        performance.mark('td:typing-go');
-        go();
-      };
-      opts.frame?.(() => opts.later(once, 0));
-      opts.later(once, 50);
+      // Their echo painted first (a frame), then the build's next step; a page that draws no frame (hidden) goes on after FRAME_WAIT_MS.
+      afterFrame(
+        () => {
+          performance.mark('td:typing-go');
+          go();
+        },
+        opts.frame,
+        opts.later,
+      );
     };
     check();
   };

@@ -2,7 +2,8 @@
 // terminal here will draw, so this window never holds a PTY paused.
 import { describe, expect, it, vi } from 'vitest';
 import type { Events, Req, RequestName, Res, TdApi } from '../../preload/contract.ts';
-import { FRAME_WAIT_MS, OPEN_REST_AFTER_MS, TerminalRegistry } from './registry.ts';
+import { FRAME_WAIT_MS } from '../after-frame.ts';
+import { OPEN_REST_AFTER_MS, TerminalRegistry } from './registry.ts';
 import type { TerminalSession } from './session.ts';
 
 function recordingApi() {

@@ -14,6 +14,7 @@ import type { TerminalSession } from './session.ts';
 import { PREFETCH_AFTER_MAX, type Prefetched, SnapshotQueue } from './snapshots.ts';
 import { attachSnapshotReq } from '../early.ts';
 import { WebglPool } from './webgl-pool.ts';
+import { afterFrame, pageFrame } from '../after-frame.ts';
 
 /** Snapshots a window has asked for and not yet been answered, at most (issue 38, item 4). */
 export const SNAPSHOTS_AT_ONCE = 8;
@@ -62,25 +63,6 @@ export function laterTurn(): Promise<void> {
     };
     ch.port2.postMessage(null);
   });
-}
-
-/** The longest afterFrame waits for a frame (a hidden page draws none). */
-export const FRAME_WAIT_MS = 50;
-
-/**
- * `go` in a task of its own once the page's next frame is out (its rendering done: the layout of
- * what was just committed, its paint), or FRAME_WAIT_MS from now when no frame comes; once.
- */
-export function afterFrame(go: () => void): void {
-  let done = false;
-  const once = (): void => {
-    if (done) return;
-    done = true;
-    go();
-  };
-  const raf = globalThis.requestAnimationFrame;
-  if (typeof raf === 'function') raf(() => void setTimeout(once, 0));
-  setTimeout(once, FRAME_WAIT_MS);
 }
 
 export class TerminalRegistry {
@@ -133,7 +115,7 @@ export class TerminalRegistry {
       let cancelled = false;
       afterFrame(() => {
         if (!cancelled) open(true);
-      });
+      }, pageFrame);
       return () => {
         cancelled = true;
       };
