@@ -83,6 +83,7 @@ process.emitWarning = emit;
  * with Atomics before a query. 'close' closes its connection and sets state[2].
  */
 const FTS_WORKER = `${WORKER_PRELUDE}
+const inIdOrder = ${inIdOrder.toString()};
 const state = new Int32Array(workerData.state);
 const db = new DatabaseSync(workerData.file);
 // (Its pages' size and WAL mode were set when the file was made: SearchIndex makes it.)
@@ -117,12 +118,9 @@ parentPort.on('message', (m) => {
   }
   try {
     db.exec('BEGIN');
-    // In rowid order (see inIdOrder): FTS5 writes its pending words out as a segment whenever
-    // a row's id is lower than the one before it.
-    const order = [];
-    for (let i = 0; i < m.rows.length; i += 2) order.push(i);
-    order.sort((a, b) => m.rows[a] - m.rows[b]);
-    for (const i of order) insert.run(m.rows[i], m.rows[i + 1]);
+    // In rowid order (inIdOrder, the same function as the main thread's): FTS5 writes its
+    // pending words out as a segment whenever a row's id is lower than the one before it.
+    for (const i of inIdOrder(m.rows)) insert.run(m.rows[i], m.rows[i + 1]);
     db.exec('COMMIT');
   } catch (e) {
     try { db.exec('ROLLBACK'); } catch {}
