@@ -50,6 +50,9 @@ afterAll(async () => {
 
 interface Shown { title: string; body: string; tag: string; actions: Array<{ action: string; title: string }> }
 
+/** How long a pushed notification may take to show or close (the worker, through CDP, on a busy machine: vitest's poll gives 1 s, and a CI run once missed it). */
+const SHOWN_WITHIN = { timeout: 15_000 };
+
 describe('push to a phone that trusts the door', () => {
   it('shows a pushed card as a notification whose action answers it; withdraws it when answered on the desktop; says why a stale token is refused', async () => {
     const { page: phone, conn } = ph;
@@ -94,13 +97,13 @@ describe('push to a phone that trusts the door', () => {
     const card = JSON.parse(first) as { t: string; tag: string; actions: Array<{ action: string; title: string; token: string }> };
     expect(card).toMatchObject({ t: 'card', title: 'bash: Which port?', body: 'Which port should the dev server use?', kind: 'question' });
     await deliver(first);
-    await expect.poll(shown).toEqual([{ title: 'bash: Which port?', body: 'Which port should the dev server use?', tag: card.tag, actions: [{ action: 'a0', title: '8080' }, { action: 'a1', title: '9090' }] }]);
+    await expect.poll(shown, SHOWN_WITHIN).toEqual([{ title: 'bash: Which port?', body: 'Which port should the dev server use?', tag: card.tag, actions: [{ action: 'a0', title: '8080' }, { action: 'a1', title: '9090' }] }]);
 
     // Its action: the worker posts the token; the answer is typed into the pane, recorded, and the notification closes.
     await click(card.tag, 'a1');
     await expect.poll(() => fs.existsSync(out) && fs.readFileSync(out, 'utf8'), { timeout: 20_000 }).toContain('choose on surface port · 9090');
     expect(JSON.parse(fs.readFileSync(path.join(folder, 'actions.jsonl'), 'utf8').trim())).toMatchObject({ type: 'action', surface: 'port', action: 'choose', target: '9090' });
-    await expect.poll(shown).toEqual([]);
+    await expect.poll(shown, SHOWN_WITHIN).toEqual([]);
     // The answered card's withdrawal reaches the phone too (nothing left to close).
     expect(JSON.parse(await nextPush())).toEqual({ t: 'withdraw', tag: card.tag });
 
@@ -109,18 +112,18 @@ describe('push to a phone that trusts the door', () => {
     const second = await nextPush();
     const deploy = JSON.parse(second) as { tag: string };
     await deliver(second);
-    await expect.poll(async () => (await shown()).map((n) => n.title)).toEqual(['bash: Deploy?']);
+    await expect.poll(async () => (await shown()).map((n) => n.title), SHOWN_WITHIN).toEqual(['bash: Deploy?']);
     expect((await conn.request('surface.act', { paneId: pane.id, surfaceId: 'deploy', action: 'choose', target: 'Wait' })).ok).toBe(true);
     const withdraw = await nextPush();
     expect(JSON.parse(withdraw)).toEqual({ t: 'withdraw', tag: deploy.tag });
     await deliver(withdraw);
-    await expect.poll(shown).toEqual([]);
+    await expect.poll(shown, SHOWN_WITHIN).toEqual([]);
 
     // The old notification again (a replayed push): its token is stale; refused, nothing typed, and the phone says why.
     await deliver(second);
-    await expect.poll(async () => (await shown()).length).toBe(1);
+    await expect.poll(async () => (await shown()).length, SHOWN_WITHIN).toBe(1);
     await click(deploy.tag, 'a0');
-    await expect.poll(shown).toEqual([{ title: 'Not sent', body: expect.stringContaining('already answered elsewhere'), tag: `${deploy.tag}-refused`, actions: [] }]);
+    await expect.poll(shown, SHOWN_WITHIN).toEqual([{ title: 'Not sent', body: expect.stringContaining('already answered elsewhere'), tag: `${deploy.tag}-refused`, actions: [] }]);
     // The desktop's answer is typed as its line, then Enter 200 ms later: cat writes it once the line ends.
     await expect.poll(() => fs.readFileSync(out, 'utf8'), { timeout: 20_000 }).toContain('choose on surface deploy · Wait');
     expect(fs.readFileSync(out, 'utf8')).not.toContain('Ship');
