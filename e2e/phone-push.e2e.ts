@@ -9,7 +9,8 @@
  * The notification shows with the card's answers; its action, clicked (a notificationclick
  * dispatched in the worker: headless Chromium has no notification to click), posts its token
  * and the answer is typed into the pane; a card answered on the desktop withdraws its
- * notification; a stale token is refused and the phone says why in a notification.
+ * notification; a stale token (its card answered on the desktop before the withdrawal arrived)
+ * is refused and the phone says why in a notification.
  */
 import { createECDH, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -88,7 +89,13 @@ describe('push to a phone that trusts the door', () => {
       const [n] = await g.registration.getNotifications({ tag });
       if (!n) throw new Error(`no notification ${tag}`);
       const NE = (self as unknown as { NotificationEvent: new (type: string, init: { notification: Notification; action: string }) => Event }).NotificationEvent;
-      g.dispatchEvent(new NE('notificationclick', { notification: n, action }));
+      const e = new NE('notificationclick', { notification: n, action });
+      // A constructed event's waitUntil throws (it is not trusted), so nothing would hold the handler's
+      // post and its 'Not sent' notification: its promise is kept here and waited for, as the browser would.
+      const kept: Promise<unknown>[] = [];
+      Object.defineProperty(e, 'waitUntil', { value: (p: Promise<unknown>) => void kept.push(p) });
+      g.dispatchEvent(e);
+      await Promise.race([Promise.all(kept), new Promise((_, reject) => setTimeout(() => reject(new Error(`the worker's answer to ${action} did not settle in 20 s`)), 20_000))]);
     }, { tag, action });
 
     // A question: pushed, shown with its two answers.
@@ -107,25 +114,36 @@ describe('push to a phone that trusts the door', () => {
     // The answered card's withdrawal reaches the phone too (nothing left to close).
     expect(JSON.parse(await nextPush())).toEqual({ t: 'withdraw', tag: card.tag });
 
-    // A decision, answered on the desktop: its notification is withdrawn.
+    // A decision answered on the desktop while the phone still shows it (its withdrawal not yet
+    // delivered, as a late push is): the notification's answer is stale, refused, nothing typed,
+    // and the phone says why.
     dropSurface(folder, { id: 'deploy', kind: 'decision', title: 'Deploy?', model: { question: 'Ship it to staging?', options: [{ name: 'Ship' }, { name: 'Wait' }] } });
     const second = await nextPush();
     const deploy = JSON.parse(second) as { tag: string };
     await deliver(second);
     await expect.poll(async () => (await shown()).map((n) => n.title), SHOWN_WITHIN).toEqual(['bash: Deploy?']);
     expect((await conn.request('surface.act', { paneId: pane.id, surfaceId: 'deploy', action: 'choose', target: 'Wait' })).ok).toBe(true);
-    const withdraw = await nextPush();
-    expect(JSON.parse(withdraw)).toEqual({ t: 'withdraw', tag: deploy.tag });
-    await deliver(withdraw);
-    await expect.poll(shown, SHOWN_WITHIN).toEqual([]);
-
-    // The old notification again (a replayed push): its token is stale; refused, nothing typed, and the phone says why.
-    await deliver(second);
-    await expect.poll(async () => (await shown()).length, SHOWN_WITHIN).toBe(1);
+    const late = await nextPush();
+    expect(JSON.parse(late)).toEqual({ t: 'withdraw', tag: deploy.tag });
     await click(deploy.tag, 'a0');
-    await expect.poll(shown, SHOWN_WITHIN).toEqual([{ title: 'Not sent', body: expect.stringContaining('already answered elsewhere'), tag: `${deploy.tag}-refused`, actions: [] }]);
+    const refused = { title: 'Not sent', body: expect.stringContaining('already answered elsewhere'), tag: `${deploy.tag}-refused`, actions: [] };
+    await expect.poll(shown, SHOWN_WITHIN).toEqual([refused]);
     // The desktop's answer is typed as its line, then Enter 200 ms later: cat writes it once the line ends.
     await expect.poll(() => fs.readFileSync(out, 'utf8'), { timeout: 20_000 }).toContain('choose on surface deploy · Wait');
     expect(fs.readFileSync(out, 'utf8')).not.toContain('Ship');
+    // The late withdrawal closes nothing but its card's own notification (the refusal stays).
+    await deliver(late);
+
+    // A question answered on the desktop: its shown notification is withdrawn.
+    dropSurface(folder, { id: 'cache', kind: 'question', title: 'Cache?', model: { question: 'Keep the build cache?', options: [{ name: 'Keep' }, { name: 'Drop' }] } });
+    const third = await nextPush();
+    const cache = JSON.parse(third) as { tag: string };
+    await deliver(third);
+    await expect.poll(async () => (await shown()).map((n) => n.title).sort(), SHOWN_WITHIN).toEqual(['Not sent', 'bash: Cache?']);
+    expect((await conn.request('surface.act', { paneId: pane.id, surfaceId: 'cache', action: 'choose', target: 'Keep' })).ok).toBe(true);
+    const withdraw = await nextPush();
+    expect(JSON.parse(withdraw)).toEqual({ t: 'withdraw', tag: cache.tag });
+    await deliver(withdraw);
+    await expect.poll(shown, SHOWN_WITHIN).toEqual([refused]);
   }, 120_000);
 });

@@ -15,7 +15,8 @@ import { appSwitches, findBrowser, installLocations, NO_BROWSER, ROOT_NO_SANDBOX
 const ROOT = path.resolve(import.meta.dirname, '..');
 let dir: string;
 beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-browser-')); });
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+// Retried: a browser's helper processes may still be writing its profile for a moment after it is killed.
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }));
 
 function program(file: string): string {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -118,7 +119,8 @@ describe('the window npm start opens', () => {
     // --headless: no display here; everything else is what npm start gives it.
     const home = path.join(dir, 'home');
     const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_CACHE_HOME: path.join(home, '.cache') };
-    const browser = spawn(found.path, [...appSwitches({ url: page, profile: path.join(dir, 'profile') }), '--headless', '--disable-gpu'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const browser = spawn(found.path, [...appSwitches({ url: page, profile: path.join(dir, 'profile') }), '--headless', '--disable-gpu'], { env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    const gone = new Promise<void>((resolve) => browser.on('exit', () => resolve()));
     let err = '';
     browser.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     try {
@@ -127,7 +129,9 @@ describe('the window npm start opens', () => {
       await Promise.race([waitFor(() => seen, 'the page to load in Chromium', 60_000), exited]);
       expect(seen).toBe('?token=t');
     } finally {
-      browser.kill('SIGKILL');
+      // The whole group (its renderer, GPU and zygote processes too), and its end waited for, so none writes into the profile as it is removed.
+      try { process.kill(-browser.pid!, 'SIGKILL'); } catch { browser.kill('SIGKILL'); }
+      await gone;
       server.close();
     }
   }, 90_000);
