@@ -24,6 +24,9 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          // expect.poll waits on a browser, a service worker or a PTY: vitest's 1 s default is
+          // missed on a busy CI machine (a passing poll returns as soon as it holds).
+          expect: { poll: { timeout: 15_000 } },
           fileParallelism: false,
         },
       },
