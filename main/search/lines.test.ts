@@ -51,6 +51,28 @@ describe('OutputLines', () => {
     expect(['\x1b', '(', 'Bfail', 'ed\x1b[1', '\x1b[0mok\n'].flatMap((c) => split.feed(c))).toEqual([{ kind: 'output', line: 0, text: 'failedok' }]);
   });
 
+  it('carries out a newline inside an unfinished CSI, and lets CAN and SUB cancel a CSI, an OSC or a DCS, as xterm does (its lines, so a jump lands on the row xterm drew)', () => {
+    // xterm: "a", " b", "c" (the newline inside ESC [ 3 … 1 m moves down, the sequence goes on).
+    expect(new OutputLines().feed('a\x1b[3\n1mb\r\nc\r\n')).toEqual([
+      { kind: 'output', line: 0, text: 'a' },
+      { kind: 'output', line: 1, text: 'b' },
+      { kind: 'output', line: 2, text: 'c' },
+    ]);
+    // xterm: "xy" for each (CAN or SUB ends the sequence; what follows is text again).
+    for (const cancel of ['\x18', '\x1a']) {
+      expect(new OutputLines().feed(`x\x1b[31${cancel}y\r\n`)).toEqual([{ kind: 'output', line: 0, text: 'xy' }]);
+      expect(new OutputLines().feed(`a\x1b]0;title${cancel}b\r\nc\r\n`)).toEqual([{ kind: 'output', line: 0, text: 'ab' }, { kind: 'output', line: 1, text: 'c' }]);
+      expect(new OutputLines().feed(`a\x1bP1$r${cancel}b\r\n`)).toEqual([{ kind: 'output', line: 0, text: 'ab' }]);
+    }
+    // A cancelled OSC 133 marks nothing; split across chunks the same.
+    const split = new OutputLines();
+    expect(['a\x1b[3', '\n', '1mb\n\x1b]133;B', '\x18ls\n'].flatMap((c) => split.feed(c))).toEqual([
+      { kind: 'output', line: 0, text: 'a' },
+      { kind: 'output', line: 1, text: 'b' },
+      { kind: 'output', line: 2, text: 'ls' },
+    ]);
+  });
+
   it('skips DCS and APC strings whole', () => {
     const o = new OutputLines();
     expect(o.feed('a\x1bPq#0;2;0;0;0\x1b\\b\x1b_Gf=100;AAAA\x1b\\c\n')).toEqual([{ kind: 'output', line: 0, text: 'abc' }]);

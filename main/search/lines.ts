@@ -17,8 +17,8 @@ type State = 'ground' | 'esc' | 'esc-int' | 'csi' | 'osc' | 'osc-esc' | 'str' | 
 
 /** What is not plain text: C0, DEL and C1 (a run up to one is taken whole). */
 const SPECIAL = /[\u0000-\u001f\u007f-\u009f]/g;
-/** Where an OSC's or a DCS/APC string's body ends (BEL, or ESC of ST). */
-const OSC_END = /[\u0007\u001b]/g;
+/** Where an OSC's or a DCS/APC string's body ends (BEL, or ESC of ST), or is cancelled (CAN, SUB). */
+const OSC_END = /[\u0007\u0018\u001a\u001b]/g;
 
 export class OutputLines {
   /** The number the next line gets. */
@@ -55,12 +55,7 @@ export class OutputLines {
             this.putRun(data.slice(i, end));
             i = end - 1;
           } else if (c === 0x1b) state = 'esc';
-          else if (c === 0x0a) this.endLine(out);
-          else if (c === 0x0d) this.returned = true;
-          else if (c === 0x08) {
-            this.text = this.text.slice(0, -1);
-            if (this.typing) this.typed = this.typed.slice(0, -1);
-          } else if (c === 0x09) this.putRun(' ');
+          else this.control(c, out);
           break;
         case 'esc':
           if (c < 0x20) {
@@ -83,11 +78,17 @@ export class OutputLines {
           break;
         case 'csi': {
           // Its parameters and intermediates up to its final byte (0x40-0x7e), in this chunk or the
-          // next; an ESC within it ends it and starts another.
+          // next; an ESC within it ends it and starts another. A control character within it is
+          // carried out and the sequence goes on (a newline still ends the line, as in xterm), but
+          // CAN and SUB, which cancel it.
           let j = i;
-          for (let k = c; !(k >= 0x40 && k <= 0x7e) && k !== 0x1b; k = data.charCodeAt(j)) if (++j === n) break;
-          if (j < n) state = data.charCodeAt(j) === 0x1b ? 'esc' : 'ground';
+          for (let k = c; !(k >= 0x40 && k <= 0x7e) && k >= 0x20; k = data.charCodeAt(j)) if (++j === n) break;
           i = j;
+          if (j === n) break;
+          const k = data.charCodeAt(j);
+          if (k === 0x1b) state = 'esc';
+          else if (k >= 0x20 || k === 0x18 || k === 0x1a) state = 'ground';
+          else this.control(k, out);
           break;
         }
         case 'osc': {
@@ -97,10 +98,11 @@ export class OutputLines {
           if (this.osc.length < 64) this.osc += data.slice(i, Math.min(end, i + 64 - this.osc.length));
           i = end;
           if (end === n) break;
-          if (data.charCodeAt(end) === 0x07) {
+          const e = data.charCodeAt(end);
+          if (e === 0x07) {
             this.endOsc(out);
             state = 'ground';
-          } else state = 'osc-esc';
+          } else state = e === 0x1b ? 'osc-esc' : 'ground';
           break;
         }
         case 'osc-esc':
@@ -114,7 +116,7 @@ export class OutputLines {
           const end = OSC_END.exec(data)?.index ?? n;
           i = end;
           if (end === n) break;
-          state = data.charCodeAt(end) === 0x07 ? 'ground' : 'str-esc';
+          state = data.charCodeAt(end) === 0x1b ? 'str-esc' : 'ground';
           break;
         }
         case 'str-esc':
@@ -144,6 +146,16 @@ export class OutputLines {
   /** The line not yet ended by a newline (a prompt, the last thing a pane printed). */
   get pending(): string {
     return this.text.trimEnd();
+  }
+
+  /** A control character outside a string: a newline ends the line, CR starts it over, BS takes a character back, a tab is a space; the rest do nothing here. */
+  private control(c: number, out: OutputItem[]): void {
+    if (c === 0x0a) this.endLine(out);
+    else if (c === 0x0d) this.returned = true;
+    else if (c === 0x08) {
+      this.text = this.text.slice(0, -1);
+      if (this.typing) this.typed = this.typed.slice(0, -1);
+    } else if (c === 0x09) this.putRun(' ');
   }
 
   private putRun(run: string): void {
