@@ -99,7 +99,7 @@ const PACKED = 3;
 const TAKEN = 4;
 /** The worker's FTS5 transactions not yet committed from which the main thread packs its texts itself (the worker is behind). */
 const PACK_BEHIND = 2;
-/** Texts waiting before a sleeping worker is woken to pack them (a wake a text cost the worker more than its packing saved the main thread). */
+/** Texts waiting before a sleeping worker is woken to pack them (not one a text: each wake costs both threads a futex call and the worker a turn of its loop). */
 const WAKE_TEXTS = 4;
 
 /**
