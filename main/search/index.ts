@@ -834,16 +834,20 @@ class FtsWorker {
    * words the worker kept of them dropped (their ids are given again).
    */
   forget(): void {
-    const slots = this.slots!;
+    const slots = this.slots;
+    if (!slots) return;
     const ids: number[] = [];
-    for (let t = this.first; t < this.posted; t++) {
-      const k = (t % PACK_SLOTS) * SLOT_INTS;
-      if (Atomics.compareExchange(slots, k, POSTED, TAKEN) === POSTED) continue;
-      const t0 = Date.now();
-      while (Atomics.load(slots, k) === PACKING && Date.now() - t0 < WORKER_WAIT_MS) Atomics.wait(slots, k, PACKING, 1000);
-      if (Atomics.load(slots, k) === PACKED && slots[k + 4]! >= 0 && slots[k + 5]! > 0) ids.push(slots[k + 5]!);
+    try {
+      for (let t = this.first; t < this.posted; t++) {
+        const k = (t % PACK_SLOTS) * SLOT_INTS;
+        if (Atomics.compareExchange(slots, k, POSTED, TAKEN) === POSTED) continue;
+        const t0 = Date.now();
+        while (Atomics.load(slots, k) === PACKING && Date.now() - t0 < WORKER_WAIT_MS) Atomics.wait(slots, k, PACKING, 1000);
+        if (Atomics.load(slots, k) === PACKED && slots[k + 4]! >= 0 && slots[k + 5]! > 0) ids.push(slots[k + 5]!);
+      }
+    } finally {
+      this.settle();
     }
-    this.settle();
     if (ids.length > 0) this.send({ forget: ids });
   }
 
