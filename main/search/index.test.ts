@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -542,6 +543,96 @@ describe('SearchIndex', () => {
     // (Packed apart: its UTF-8 was made inside zlib, none to give.)
     expect(packer.textBytes()).toBeUndefined();
   });
+
+  /** A flood's output lines from `from` (one pane's, in order), with words beyond ASCII and a word of its own each. */
+  const floodLines = (from: number, n: number, paneId = 'pa'): Entry[] =>
+    Array.from({ length: n }, (_, i) => entry({ paneId, line: from + i, text: `line ${from + i} zqk${from + i}q of the flood, café déjà 日本語 🙂 ${'word '.repeat((from + i) % 17)}` }));
+
+  it("packs a flood's texts on the FTS5 worker while it runs: each row reads back exactly, the same frame as the main thread's, its words found; a transaction rolled back leaves none of its words", () => {
+    const zstd = typeof zlib.zstdCompressSync === 'function';
+    const ix = new SearchIndex(state.dir);
+    // The first flood starts the worker (packed here); the next are packed on it while it keeps up.
+    let next = 0;
+    for (let round = 0; round < 200 && (round < 2 || (zstd && ix.workerPacked() === 0)); round++) {
+      ix.add([...floodLines(next, 3000), entry({ kind: 'prompt', text: `a long prompt zqp${round}q ${'café '.repeat(200)}` }), ...Array.from({ length: 40 }, (_, i) => entry({ kind: 'tool', text: `tool run zqt${round}x${i}q` }))], new Map([['/x/out', round]]));
+      next += 3000;
+    }
+    // (Without zstd the worker packs nothing: rows packed on this thread with deflate, as before.)
+    if (zstd) expect(ix.workerPacked()).toBeGreaterThan(0);
+    const packer = new Packer();
+    const db = new (sqlite().DatabaseSync)(path.join(state.dir, DB_FILE), { readOnly: true });
+    const rows = db.prepare('SELECT d.line, b.text FROM docs d JOIN bodies b ON b.id = d.body WHERE d.kind = 0 ORDER BY d.line').all() as Array<{ line: number; text: Uint8Array }>;
+    // (Blocks of up to BLOCK_LINES lines, the last of each add shorter: no block is held.)
+    expect(Number(rows[0]!.line)).toBe(0);
+    rows.forEach((r, i) => {
+      const line = Number(r.line);
+      const end = i + 1 < rows.length ? Number(rows[i + 1]!.line) : next;
+      expect(end - line).toBeGreaterThan(0);
+      expect(end - line).toBeLessThanOrEqual(BLOCK_LINES);
+      const text = floodLines(line, end - line).map((e) => e.text).join('\n');
+      expect(storedText(r.text)).toBe(text);
+      // The same zstd frame as the main thread's kept context makes (level 1).
+      if (zstd) expect(Buffer.from(r.text).equals(Buffer.from(packer.packed(text))), `the block at line ${line}`).toBe(true);
+    });
+    db.close();
+    packer.close();
+    for (const l of [0, 4321, next - 1]) expect(ix.search({ query: `zqk${l}q` }).map((h) => h.line)).toEqual([l]);
+    expect(ix.search({ query: 'zqp1q' }).map((h) => h.kind)).toEqual(['prompt']);
+    expect(ix.search({ query: 'zqt1x39q' }).map((h) => h.kind)).toEqual(['tool']);
+    // A transaction that fails after its texts were posted (a time that is not a number: the row refused) is rolled back whole,
+    // and the worker forgets the words it kept of it: the ids are given again, to other lines.
+    const bad = floodLines(next, 3000).map((e) => ({ ...e, text: `${e.text} zqbad` }));
+    bad[BLOCK_LINES * 10]!.at = Number.NaN;
+    expect(() => ix.add(bad)).toThrow();
+    ix.add(floodLines(next, 3000));
+    expect(ix.search({ query: 'zqbad' })).toEqual([]);
+    expect(ix.search({ query: `zqk${next + 5}q` }).map((h) => h.line)).toEqual([next + 5]);
+    expect(ix.search({ query: 'zqk4321q' }).map((h) => h.line)).toEqual([4321]);
+    ix.close();
+  });
+
+  it('loses nothing committed to a kill -9 while a flood is indexed with its texts packed on the worker: every row reads back as written, found, and the cursor says where to read on', async () => {
+    // A process that floods one pane's lines, 1,500 an add with their cursor, until killed.
+    const script = path.join(state.dir, 'flood.ts');
+    fs.writeFileSync(script, `import { SearchIndex } from ${JSON.stringify(path.resolve(import.meta.dirname, 'index.ts'))};
+const ix = new SearchIndex(process.argv[2]);
+const floodLines = ${floodLines.toString().replace(/entry\(/, '((e) => ({ kind: "output", at: 1, paneId: "pa", session: "s1", text: "", ...e }))(')};
+for (let line = 0; line < 3_000_000; line += 1500) {
+  ix.add(floodLines(line, 1500), new Map([['/x/out', line + 1500]]));
+  process.stdout.write(ix.workerPacked() > 0 ? 'packed ' + (line + 1500) + '\\n' : 'added\\n');
+}
+`);
+    const dir = path.join(state.dir, 'ix');
+    fs.mkdirSync(dir);
+    const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', script, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    let out = '';
+    const zstd = typeof zlib.zstdCompressSync === 'function';
+    // Killed once the worker has packed texts in a few transactions (or, without zstd, after a few).
+    await new Promise<void>((resolve) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if ((out.match(zstd ? /packed/g : /added/g) ?? []).length >= 5) resolve();
+      });
+      void exited.then(() => resolve());
+    });
+    child.kill('SIGKILL');
+    await exited;
+    expect(child.signalCode).toBe('SIGKILL');
+    const ix = new SearchIndex(dir);
+    const cursor = ix.cursor('/x/out');
+    expect(cursor).toBeGreaterThanOrEqual(5 * 1500);
+    const lines = ix.outputLines('pa', 0, 10_000_000);
+    expect(lines.length).toBe(cursor);
+    const want = floodLines(0, cursor);
+    lines.forEach((l, i) => {
+      if (l.line !== i || l.text !== want[i]!.text) expect(l).toEqual({ line: i, text: want[i]!.text });
+    });
+    // The words of rows committed before the kill (the worker's last ones given again at the open).
+    for (const l of [0, cursor - 1]) expect(ix.search({ query: `zqk${l}q` }).map((h) => h.line)).toEqual([l]);
+    expect(ix.search({ query: `zqk${cursor}q` })).toEqual([]);
+    ix.close();
+  }, 60_000);
 
   it('moves a corrupt database aside and starts a new one', () => {
     fs.writeFileSync(path.join(state.dir, DB_FILE), 'this is not a database, it only has a name like one'.repeat(200));

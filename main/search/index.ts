@@ -43,8 +43,13 @@ const AUTOMERGE = 16;
 const WORKER_MIN_CHARS = 64 * 1024;
 /** The worker ends once it was given nothing for this long (a thread costs ~15 MB at rest). */
 const WORKER_IDLE_MS = 10_000;
-/** Transactions given to the worker and not yet committed by it, at most (then `add` waits for it). */
-const IN_FLIGHT = 4;
+/**
+ * Transactions given to the worker and not yet committed by it, at most (then `add` waits for
+ * it). 8 since the worker packs texts too (PACK_BYTES) and is as busy as the main thread: with
+ * 4 the main thread waited ~1.7 s a GB for FTS5's merges, with 8 ~1.2 s. A query in a flood
+ * waits for these (~15 ms each on the bench's text, more while FTS5 merges).
+ */
+const IN_FLIGHT = 8;
 /**
  * The worker's transactions hold the words of this many characters of text or more (rows'
  * transactions gathered; a query, closing or the idle timer gives it fewer): FTS5 writes a
@@ -77,14 +82,43 @@ const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
 process.emitWarning = emit;
 `;
 /**
+ * Texts packed on the FTS5 worker while a flood lasts (`FtsWorker.postPack`): the UTF-8 of a
+ * transaction's texts and their frames go through two shared buffers of this size (a text that
+ * does not fit is packed on the main thread, as without the worker), with at most PACK_SLOTS
+ * texts a transaction. Each slot is SLOT_INTS integers: its state, where its UTF-8 is and how
+ * long, where its frame goes and its room (then its length, -1: not packed), and the row's id
+ * whose words the worker keeps from it (0: none).
+ */
+const PACK_BYTES = 4 * 1024 * 1024;
+const PACK_SLOTS = 1024;
+const SLOT_INTS = 6;
+/** A slot's states: posted by the main thread, being packed by the worker, packed, taken back by the main thread (packed there). */
+const POSTED = 1;
+const PACKING = 2;
+const PACKED = 3;
+const TAKEN = 4;
+/** The worker's FTS5 transactions not yet committed from which the main thread packs its texts itself (the worker is behind). */
+const PACK_BEHIND = 2;
+/** Texts waiting before a sleeping worker is woken to pack them (not one a text: each wake costs both threads a futex call and the worker a turn of its loop). */
+const WAKE_TEXTS = 4;
+
+/**
  * The worker thread that writes the FTS5 table (plain JavaScript, run with `eval`: nothing to
- * bundle). Each message is one transaction of [rowid, text, rowid, text …]; once committed, its
- * sequence number goes in state[0] (state[1] set if it failed), which `SearchIndex` waits on
- * with Atomics before a query. 'close' closes its connection and sets state[2].
+ * bundle). Each message is one transaction of [rowid, text, rowid, text …] (a text null: the
+ * UTF-8 the worker kept when it packed that row's text); once committed, its sequence number
+ * goes in state[0] (state[1] set if it failed), which `SearchIndex` waits on with Atomics
+ * before a query. 'close' closes its connection and sets state[2]. Between messages, and
+ * between a transaction's rows, it packs the texts the main thread posts in the shared slots
+ * (`servePacks`; zstd level 1 through one kept context, as `Packer`): its loop waits on
+ * pack.ctl[1], which the main thread bumps with each message and text, rather than in Node's
+ * event loop, so a text is taken up within one FTS5 row's insert.
  */
 const FTS_WORKER = `${WORKER_PRELUDE}
+const { receiveMessageOnPort } = process.getBuiltinModule('node:worker_threads');
+const zlib = process.getBuiltinModule('node:zlib');
 const inIdOrder = ${inIdOrder.toString()};
 const state = new Int32Array(workerData.state);
+const busy = new Float64Array(workerData.busy);
 const db = new DatabaseSync(workerData.file);
 // (Its pages' size and WAL mode were set when the file was made: SearchIndex makes it.)
 db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000; PRAGMA wal_autocheckpoint = 4000;');
@@ -106,31 +140,117 @@ const checkpointRows = () => {
     // (Busy, or gone: the rows' thread's own autocheckpoint still bounds the WAL.)
   }
 };
-parentPort.on('message', (m) => {
+// Packing (see PACK_BYTES): the slots, the texts' UTF-8, their frames; the words kept by row id.
+const pack = workerData.pack;
+const ctl = new Int32Array(workerData.ctl);
+const slots = pack && new Int32Array(pack.slots);
+const pin = pack && new Uint8Array(pack.input);
+const pout = pack && new Uint8Array(pack.output);
+const kept = new Map();
+let z, zh, zs, zend;
+const openZ = () => {
+  zh = undefined;
+  try { z?.close(); } catch {}
+  try {
+    z = new zlib.ZstdCompress({ params: { [zlib.constants.ZSTD_c_compressionLevel]: 1 } });
+    z.on('error', () => {});
+    if (typeof z._handle?.writeSync === 'function' && z._writeState instanceof Uint32Array && typeof z._finishFlushFlag === 'number') {
+      zh = z._handle;
+      zs = z._writeState;
+      zend = z._finishFlushFlag;
+    }
+  } catch {}
+};
+if (pack) openZ();
+let served = 0;
+const servePacks = () => {
+  if (!pack) return false;
+  let did = false;
+  for (let n = Atomics.load(ctl, 0); served < n; served++) {
+    const k = (served % ${PACK_SLOTS}) * ${SLOT_INTS};
+    if (Atomics.compareExchange(slots, k, ${POSTED}, ${PACKING}) !== ${POSTED}) continue;
+    did = true;
+    const off = slots[k + 1], len = slots[k + 2], outOff = slots[k + 3], room = slots[k + 4], id = slots[k + 5];
+    let outLen = -1;
+    if (zh) {
+      zs[0] = 0;
+      zs[1] = 1;
+      try {
+        zh.writeSync(zend, pin, off, len, pout, outOff, room);
+        if (zs[1] === 0 && zs[0] !== 0 && z._handle === zh) outLen = room - zs[0];
+        else openZ();
+      } catch {
+        openZ();
+      }
+    }
+    if (outLen >= 0 && id > 0) kept.set(id, pin.slice(off, off + len));
+    slots[k + 4] = outLen;
+    Atomics.store(slots, k, ${PACKED});
+    Atomics.notify(slots, k);
+    Atomics.add(ctl, 2, 1);
+  }
+  Atomics.store(ctl, 3, served);
+  return did;
+};
+const handle = (m) => {
   if (m === 'close') {
     try { db.exec('PRAGMA wal_checkpoint(TRUNCATE)'); } catch {}
     try { db.close(); } catch {}
     try { rowsDb?.close(); } catch {}
+    try { z?.close(); } catch {}
     Atomics.store(state, 2, 1);
     Atomics.notify(state, 2);
     parentPort.close();
-    return;
+    return true;
+  }
+  if (m.forget) {
+    for (const id of m.forget) kept.delete(id);
+    return false;
   }
   try {
     db.exec('BEGIN');
     // In rowid order (inIdOrder, the same function as the main thread's): FTS5 writes its
     // pending words out as a segment whenever a row's id is lower than the one before it.
-    for (const i of inIdOrder(m.rows)) insert.run(m.rows[i], m.rows[i + 1]);
+    for (const i of inIdOrder(m.rows)) {
+      servePacks();
+      const id = m.rows[i];
+      let text = m.rows[i + 1];
+      if (text === null) {
+        text = kept.get(id);
+        kept.delete(id);
+        if (text === undefined) throw new Error('the words of row ' + id + ' were not kept');
+      }
+      insert.run(id, text);
+    }
     db.exec('COMMIT');
   } catch (e) {
     try { db.exec('ROLLBACK'); } catch {}
+    for (let i = 0; i < m.rows.length; i += 2) kept.delete(m.rows[i]);
     Atomics.store(state, 1, 1);
     parentPort.postMessage(String(e && e.message));
   }
   Atomics.store(state, 0, m.seq);
   Atomics.notify(state, 0);
   if (workerData.main && (sinceCheckpoint += m.chars) >= workerData.checkpointChars) checkpointRows();
-});
+  return false;
+};
+// Its own loop (not Node's event loop): messages taken with receiveMessageOnPort, texts packed
+// as they are posted; it sleeps on ctl[1] until the main thread bumps it (a message, a text).
+for (;;) {
+  const seen = Atomics.load(ctl, 1);
+  const t = performance.now();
+  const did = servePacks();
+  const got = receiveMessageOnPort(parentPort);
+  if (got || did) {
+    const closed = got ? handle(got.message) : false;
+    busy[0] += performance.now() - t;
+    if (closed) break;
+    continue;
+  }
+  Atomics.store(ctl, 4, 1);
+  Atomics.wait(ctl, 1, seen, 1000);
+  Atomics.store(ctl, 4, 0);
+}
 `;
 /** `PRAGMA quick_check` of one file, read-only, on a thread of its own: posts 'ok' or what it said. */
 const CHECK_WORKER = `${WORKER_PRELUDE}
@@ -252,32 +372,58 @@ export class Packer {
   /** The text packed: a view of a buffer the next call writes over (bind it at once). */
   packed(text: string): Uint8Array {
     this.utf8 = -1;
-    const handle = this.handle;
-    if (!handle) return pack(text);
+    if (!this.handle) return pack(text);
     if (text.length * 3 > this.input.length) this.input = Buffer.allocUnsafe(text.length * 3);
     const n = this.input.write(text, 0, 'utf8');
+    const out = this.frame(this.input, 0, n);
+    if (!out) return pack(text);
+    this.utf8 = n;
+    return out;
+  }
+
+  /**
+   * A text's UTF-8 (`n` bytes of `bytes` from `off`: a text the FTS5 worker was to pack, and
+   * had not begun) packed as `packed` packs its text, the same frame: a view of a buffer the
+   * next call writes over. (`textBytes` is not set.)
+   */
+  packedUtf8(bytes: Uint8Array, off: number, n: number): Uint8Array {
+    this.utf8 = -1;
+    return this.frame(bytes, off, n) ?? packUtf8(bytes.slice(off, off + n));
+  }
+
+  /** `n` bytes of `input` from `off` as one frame through the kept context; undefined where it cannot (no context, or the write failed: a new context made). */
+  private frame(input: Uint8Array, off: number, n: number): Uint8Array | undefined {
+    const handle = this.handle;
+    if (!handle) return undefined;
     // zstd's bound for n bytes is n + n/256 + 64 and a little: room for it all in one write.
-    if (n + (n >> 7) + 1024 > this.output.length) this.output = Buffer.allocUnsafe(n + (n >> 7) + 1024);
+    if (frameRoom(n) > this.output.length) this.output = Buffer.allocUnsafe(frameRoom(n));
     const state = this.state!;
     // Written over by a write that ends: a write that fails (Node tells it through the handle's
     // onerror, not by throwing, and lets the handle go) leaves them saying "not ended".
     state[0] = 0;
     state[1] = 1;
     try {
-      handle.writeSync(this.end, this.input, 0, n, this.output, 0, this.output.length);
+      handle.writeSync(this.end, input, off, n, this.output, 0, this.output.length);
     } catch {
       this.open();
-      return pack(text);
+      return undefined;
     }
     const outLeft = state[0]!;
     if (state[1] !== 0 || outLeft === 0 || this.stream?.destroyed || (this.stream as unknown as { _handle?: unknown })?._handle !== handle) {
       // Its frame not ended, or the handle let go after an error: a new context, this text packed apart.
       this.open();
-      return pack(text);
+      return undefined;
     }
-    this.utf8 = n;
     return this.output.subarray(0, this.output.length - outLeft);
   }
+}
+
+/** Room for one zstd frame of `n` bytes (zstd's bound is n + n/256 + 64 and a little). */
+const frameRoom = (n: number): number => n + (n >> 7) + 1024;
+
+/** A text's UTF-8 packed as `pack` packs the text (the same bytes zlib would encode it to). */
+function packUtf8(bytes: Uint8Array): Uint8Array {
+  return ZSTD ? zlib.zstdCompressSync(bytes, ZSTD_PARAMS) : zlib.deflateRawSync(bytes, { level: DEFLATE_LEVEL });
 }
 
 /** A stored text read back: a string as it is, a zstd frame or raw deflate unpacked. */
@@ -319,6 +465,19 @@ interface EntryBlock {
   id: number;
   rows: StoredEntry[];
   chars: number;
+}
+
+/** A row whose text was posted to the worker to be packed (`FtsWorker.postPack`): written once its frame is back; `words`: its words are its text (the worker may keep them). */
+interface Later {
+  ticket: number;
+  id: number;
+  at: number;
+  kind: number;
+  src: number;
+  line: number | null;
+  exit: number | null;
+  ref: string | null;
+  words: boolean;
 }
 
 /** An entry in a block of entries: its kind's index, at, line, exit status, ref and text. */
@@ -526,7 +685,7 @@ export const PREFIX_TERMS = 256;
  * again (the worker's CPU 4.3-4.5 → 3.3 s for the 256 MB bench's words in id order). Rows given in
  * id order make the same index.
  */
-function inIdOrder(rows: ReadonlyArray<number | string | Uint8Array>): number[] {
+function inIdOrder(rows: ReadonlyArray<number | string | Uint8Array | null>): number[] {
   const order: number[] = [];
   let sorted = true;
   for (let i = 0; i < rows.length; i += 2) {
@@ -545,15 +704,41 @@ class FtsWorker {
   private readonly worker: Worker;
   /** [0] the last transaction committed, [1] set if one failed, [2] set once closed. */
   private readonly state = new Int32Array(new SharedArrayBuffer(12));
+  /**
+   * [0] texts posted for packing, all told; [1] bumped with each message, and with texts (the
+   * worker sleeps on it); [2] texts the worker packed, all told; [3] texts it has looked at, all
+   * told; [4] set while it sleeps.
+   */
+  private readonly ctl = new Int32Array(new SharedArrayBuffer(20));
+  /** The time its thread has been busy, ms (its loop counts it: it does not wait in Node's event loop). */
+  private readonly busy = new Float64Array(new SharedArrayBuffer(8));
+  /** Packing on the worker (`postPack`; none where Node lacks zstd): the slots, the texts' UTF-8 and their frames. */
+  private readonly slots?: Int32Array;
+  private readonly input?: Buffer;
+  private readonly output?: Uint8Array;
+  /** Where the transaction's next text and frame go in `input` and `output`, and its texts posted (from `first`, all told). */
+  private inPos = 0;
+  private outPos = 0;
+  private first = 0;
   private posted = 0;
   /** Words of committed transactions not yet given to the thread ([rowid, text …]), and their characters. */
-  private batch: Array<number | string | Uint8Array> = [];
+  private batch: Array<number | string | Uint8Array | null> = [];
   private batchChars = 0;
   private error?: string;
   lastPost = Date.now();
 
   constructor(file: string, main?: string) {
-    this.worker = new Worker(FTS_WORKER, { eval: true, workerData: { file, main, checkpointChars: MAIN_CHECKPOINT_CHARS, state: this.state.buffer } });
+    let pack: { ctl: SharedArrayBuffer; slots: SharedArrayBuffer; input: SharedArrayBuffer; output: SharedArrayBuffer } | undefined;
+    if (ZSTD) {
+      pack = { ctl: this.ctl.buffer as SharedArrayBuffer, slots: new SharedArrayBuffer(PACK_SLOTS * SLOT_INTS * 4), input: new SharedArrayBuffer(PACK_BYTES), output: new SharedArrayBuffer(PACK_BYTES) };
+      this.slots = new Int32Array(pack.slots);
+      this.input = Buffer.from(pack.input);
+      this.output = new Uint8Array(pack.output);
+    }
+    this.worker = new Worker(FTS_WORKER, {
+      eval: true,
+      workerData: { file, main, checkpointChars: MAIN_CHECKPOINT_CHARS, state: this.state.buffer, busy: this.busy.buffer, ctl: this.ctl.buffer, pack },
+    });
     this.worker.unref();
     this.worker.on('message', (m: string) => {
       this.error = m;
@@ -563,21 +748,124 @@ class FtsWorker {
     });
   }
 
-  /** The time its thread has been busy writing, ms. */
+  /** The time its thread has been busy writing and packing, ms. */
   busyMs(): number {
-    try {
-      return this.worker.performance.eventLoopUtilization().active;
-    } catch {
-      return 0;
-    }
+    return this.busy[0]!;
+  }
+
+  /** How many texts the worker packed, all told. */
+  packedCount(): number {
+    return Atomics.load(this.ctl, 2);
+  }
+
+  /** Whether texts go to the worker to be packed: it can (zstd), and its FTS5 transactions are not PACK_BEHIND behind (then the main thread packs them, as the slower thread is the worker). */
+  get packs(): boolean {
+    return !!this.slots && this.seq - Atomics.load(this.state, 0) < PACK_BEHIND && Atomics.load(this.state, 1) === 0;
+  }
+
+  private wake(): void {
+    Atomics.add(this.ctl, 1, 1);
+    Atomics.notify(this.ctl, 1);
   }
 
   /**
-   * A committed transaction's words ([rowid, text …], `chars` characters): gathered, and given
-   * to the worker as one of its transactions once FTS_BATCH_CHARS are (or by `drain`); waits
-   * while IN_FLIGHT of those are not yet committed.
+   * A text given to the worker to be packed (its UTF-8 copied into the shared buffer); its
+   * ticket for `take`, or -1 when it does not fit (pack it on this thread). `id` > 0: the worker
+   * keeps the UTF-8 as that row's words (the row's words then queued as null).
    */
-  queue(rows: Array<number | string | Uint8Array>, chars: number): void {
+  postPack(text: string, id: number): number {
+    const slots = this.slots;
+    if (!slots || this.posted - this.first >= PACK_SLOTS || text.length * 3 > PACK_BYTES - this.inPos) return -1;
+    const n = this.input!.write(text, this.inPos, 'utf8');
+    const room = frameRoom(n);
+    if (room > PACK_BYTES - this.outPos) return -1;
+    const ticket = this.posted++;
+    const k = (ticket % PACK_SLOTS) * SLOT_INTS;
+    slots[k + 1] = this.inPos;
+    slots[k + 2] = n;
+    slots[k + 3] = this.outPos;
+    slots[k + 4] = room;
+    slots[k + 5] = id;
+    Atomics.store(slots, k, POSTED);
+    Atomics.store(this.ctl, 0, this.posted);
+    this.inPos += n;
+    this.outPos += room;
+    // A sleeping worker woken once WAKE_TEXTS are waiting, not for each (each wake costs both threads a few µs).
+    if (Atomics.load(this.ctl, 4) === 1 && this.posted - Atomics.load(this.ctl, 3) >= WAKE_TEXTS) this.wake();
+    return ticket;
+  }
+
+  /**
+   * A posted text's frame: the worker's (and whether it kept the words), or, when the worker
+   * has not begun it, packed here from the same UTF-8 by `packer` (with a copy of the UTF-8
+   * as its words). A view of a shared or kept buffer: bind it at once.
+   */
+  take(ticket: number, packer: Packer): { frame: Uint8Array; kept: boolean; utf8?: Uint8Array } {
+    const slots = this.slots!;
+    const k = (ticket % PACK_SLOTS) * SLOT_INTS;
+    const here = (): { frame: Uint8Array; kept: boolean; utf8: Uint8Array } => {
+      const off = slots[k + 1]!;
+      const n = slots[k + 2]!;
+      return { frame: packer.packedUtf8(this.input!, off, n), kept: false, utf8: Uint8Array.prototype.slice.call(this.input!, off, off + n) };
+    };
+    if (Atomics.compareExchange(slots, k, POSTED, TAKEN) === POSTED) return here();
+    const t0 = Date.now();
+    const w0 = performance.now();
+    while (Atomics.load(slots, k) === PACKING) {
+      if (Date.now() - t0 > WORKER_WAIT_MS) throw new Error(`the search index's writer stopped${this.error ? ` (${this.error})` : ''}`);
+      Atomics.wait(slots, k, PACKING, 1000);
+    }
+    this.waitedMs += performance.now() - w0;
+    const len = slots[k + 4]!;
+    if (len < 0) return here();
+    const off = slots[k + 3]!;
+    return { frame: this.output!.subarray(off, off + len), kept: slots[k + 5]! > 0 };
+  }
+
+  /** The transaction's texts all taken (or given up: `forget`): the shared buffers start again from their beginning. */
+  settle(): void {
+    this.inPos = 0;
+    this.outPos = 0;
+    this.first = this.posted;
+  }
+
+  /**
+   * The transaction's texts given up (it rolled back): each waited for or taken back, and the
+   * words the worker kept of them dropped (their ids are given again).
+   */
+  forget(): void {
+    const slots = this.slots;
+    if (!slots) return;
+    const ids: number[] = [];
+    try {
+      for (let t = this.first; t < this.posted; t++) {
+        const k = (t % PACK_SLOTS) * SLOT_INTS;
+        if (Atomics.compareExchange(slots, k, POSTED, TAKEN) === POSTED) continue;
+        const t0 = Date.now();
+        while (Atomics.load(slots, k) === PACKING && Date.now() - t0 < WORKER_WAIT_MS) Atomics.wait(slots, k, PACKING, 1000);
+        if (Atomics.load(slots, k) === PACKED && slots[k + 4]! >= 0 && slots[k + 5]! > 0) ids.push(slots[k + 5]!);
+      }
+    } finally {
+      this.settle();
+    }
+    if (ids.length > 0) this.send({ forget: ids });
+  }
+
+  private send(m: unknown): void {
+    this.worker.postMessage(m);
+    this.wake();
+  }
+
+  /** Transactions given to the thread, all told. */
+  private seq = 0;
+
+  /**
+   * A committed transaction's words ([rowid, text …], `chars` characters; a text null: the
+   * worker kept it when it packed the row): gathered, and given to the worker as one of its
+   * transactions once FTS_BATCH_CHARS are (or by `drain`); waits while IN_FLIGHT of those are
+   * not yet committed.
+   */
+  queue(rows: Array<number | string | Uint8Array | null>, chars: number): void {
     if (this.batch.length === 0) this.batch = rows;
     else for (const x of rows) this.batch.push(x);
     this.batchChars += chars;
@@ -587,26 +875,32 @@ class FtsWorker {
 
   private post(): void {
     if (this.batch.length === 0) return;
-    this.worker.postMessage({ seq: ++this.posted, rows: this.batch, chars: this.batchChars });
+    this.send({ seq: ++this.seq, rows: this.batch, chars: this.batchChars });
     this.batch = [];
     this.batchChars = 0;
-    this.waitFor(this.posted - IN_FLIGHT);
+    this.waitFor(this.seq - IN_FLIGHT);
   }
 
   /** Wait (the thread blocked) until every word queued is committed; false when a transaction failed (its words are missing). */
   drain(): boolean {
     this.post();
-    this.waitFor(this.posted);
+    this.waitFor(this.seq);
     return Atomics.load(this.state, 1) === 0;
   }
 
   private waitFor(seq: number): void {
+    if (Atomics.load(this.state, 0) >= seq) return;
     const t0 = Date.now();
+    const w0 = performance.now();
     for (let done = Atomics.load(this.state, 0); done < seq; done = Atomics.load(this.state, 0)) {
       if (Date.now() - t0 > WORKER_WAIT_MS) throw new Error(`the search index's writer stopped${this.error ? ` (${this.error})` : ''}`);
       Atomics.wait(this.state, 0, done, 1000);
     }
+    this.waitedMs += performance.now() - w0;
   }
+
+  /** The time this thread waited for the worker, ms (its transactions behind, a text it was packing). */
+  waitedMs = 0;
 
   /** Its connection closed (the WAL written back), the thread ended; false when a transaction failed. */
   close(): boolean {
@@ -616,7 +910,7 @@ class FtsWorker {
     } catch {
       // ended below anyway
     }
-    this.worker.postMessage('close');
+    this.send('close');
     const t0 = Date.now();
     while (Atomics.load(this.state, 2) === 0 && Date.now() - t0 < WORKER_WAIT_MS) Atomics.wait(this.state, 2, 0, 1000);
     if (Atomics.load(this.state, 2) === 0) void this.worker.terminate();
@@ -638,8 +932,11 @@ export class SearchIndex {
   private idleTimer?: NodeJS.Timeout;
   /** The time workers that ended were busy, ms. */
   private endedWorkersMs = 0;
-  /** Words for the FTS5 table of the transaction being written: [rowid, text (a string, or its UTF-8) …], and their characters. */
-  private ftsRows: Array<number | string | Uint8Array> = [];
+  /** The texts workers that ended packed. */
+  private endedWorkersPacked = 0;
+  private endedWorkersWaited = 0;
+  /** Words for the FTS5 table of the transaction being written: [rowid, text (a string, or its UTF-8; null: the worker kept them when it packed the row) …], and their characters. */
+  private ftsRows: Array<number | string | Uint8Array | null> = [];
   private ftsChars = 0;
   private readonly setCursor: StatementSync;
   private readonly getCursor: StatementSync;
@@ -844,6 +1141,8 @@ export class SearchIndex {
     this.fts = undefined;
     const ok = fts.close();
     this.endedWorkersMs += fts.busyMs();
+    this.endedWorkersPacked += fts.packedCount();
+    this.endedWorkersWaited += fts.waitedMs;
     if (!ok) this.mend();
   }
 
@@ -914,6 +1213,7 @@ export class SearchIndex {
    */
   add(entries: readonly Entry[], cursors: ReadonlyMap<string, number> = new Map(), hold = false): void {
     if (entries.length === 0 && cursors.size === 0 && this.held.size === 0) return;
+    const packing = this.fts?.packs ? this.fts : undefined;
     this.db.exec('BEGIN');
     try {
       const next = new Map<string, number>();
@@ -927,13 +1227,24 @@ export class SearchIndex {
       // listed) stay in the order things came.
       let id = Math.max(Number((this.maxIdQ.get() as { n: number }).n), this.lastId);
       const open = this.held;
+      // While the worker runs (a flood) and keeps up, texts are packed on it (`postPack`): their
+      // rows are written once the frames are back, at the end of the transaction (`later`),
+      // with its cursors as before; a text the worker has not begun by then is packed here.
+      const later: Later[] = [];
+      const store = (id: number, at: number, kind: number, src: number, line: number | null, exit: number | null, ref: string | null, text: string, words: boolean): void => {
+        const ticket = packing ? packing.postPack(text, words ? id : 0) : -1;
+        if (ticket >= 0) later.push({ ticket, id, at, kind, src, line, exit, ref, words });
+        else {
+          this.insertDoc(id, at, kind, src, line, exit, ref, this.packer.packed(text));
+          // Its words as the UTF-8 made for zstd (FTS5 reads a blob's bytes as text): the worker
+          // binds them as they are, where a string (two-byte as a pane's output mostly is) was
+          // encoded again on its thread, and copied twice on the way.
+          if (words) this.ftsRows.push(id, this.packer.textBytes() ?? text);
+        }
+      };
       const write = (src: number, block: Block): void => {
         const text = block.lines.join('\n');
-        this.insertDoc(block.id, block.first.at, OUTPUT, src, block.first.line!, null, null, this.packer.packed(text));
-        // Its words as the UTF-8 made for zstd (FTS5 reads a blob's bytes as text): the worker
-        // binds them as they are, where a string (two-byte as a pane's output mostly is) was
-        // encoded again on its thread, and copied twice on the way.
-        this.ftsRows.push(block.id, this.packer.textBytes() ?? text);
+        store(block.id, block.first.at, OUTPUT, src, block.first.line!, null, null, text, true);
         this.ftsChars += text.length;
         open.delete(src);
       };
@@ -944,10 +1255,11 @@ export class SearchIndex {
         const text = b.rows.map((r) => r[5]).join('\n');
         if (b.rows.length === 1) {
           const [kind, at, line, exit, ref] = b.rows[0]!;
-          this.insertDoc(b.id, at, kind, src, line, exit, ref, text.length >= PACK_MIN ? this.packer.packed(text) : text);
+          if (text.length >= PACK_MIN) store(b.id, at, kind, src, line, exit, ref, text, false);
+          else this.insertDoc(b.id, at, kind, src, line, exit, ref, text);
         } else {
           const at = b.rows.reduce((n, r) => Math.max(n, r[1]), 0);
-          this.insertDoc(b.id, at, ENTRIES, src, null, null, null, this.packer.packed(JSON.stringify(b.rows)));
+          store(b.id, at, ENTRIES, src, null, null, null, JSON.stringify(b.rows), false);
         }
         this.ftsRows.push(b.id, text);
         this.ftsChars += text.length;
@@ -994,6 +1306,13 @@ export class SearchIndex {
       for (const [src, pack] of packs) writeEntries(src, pack);
       const now = Date.now();
       for (const [src, block] of open) if (!hold || now - block.since >= HOLD_MS) write(src, block);
+      // The rows whose texts the worker packed, in the order they were posted (a text it has not begun packed here).
+      for (const l of later) {
+        const r = packing!.take(l.ticket, this.packer);
+        this.insertDoc(l.id, l.at, l.kind, l.src, l.line, l.exit, l.ref, r.frame);
+        if (l.words) this.ftsRows.push(l.id, r.kept ? null : r.utf8!);
+      }
+      packing?.settle();
       for (const [pane, n] of next) this.setLine.run(pane, n);
       for (const [file, offset] of cursors) this.setCursor.run(file, offset);
       // A few words are written with the rows; a flood's go to the worker once they are committed.
@@ -1006,6 +1325,11 @@ export class SearchIndex {
     } catch (e) {
       this.ftsRows = [];
       this.ftsChars = 0;
+      try {
+        packing?.forget();
+      } catch {
+        // (the worker stopped: its words are dropped with it)
+      }
       this.db.exec('ROLLBACK');
       // A source made in the rolled-back transaction is gone with it, and the lines held.
       this.srcs.clear();
@@ -1028,6 +1352,16 @@ export class SearchIndex {
   /** The time the worker threads have been busy writing words, ms, all told (the feeder counts it with its slices' own). */
   workerMs(): number {
     return this.endedWorkersMs + (this.fts?.busyMs() ?? 0);
+  }
+
+  /** How many rows' texts the worker threads packed, all told (the rest were packed on this thread). */
+  workerPacked(): number {
+    return this.endedWorkersPacked + (this.fts?.packedCount() ?? 0);
+  }
+
+  /** The time this thread waited for the worker threads, ms, all told. */
+  waitedMs(): number {
+    return this.endedWorkersWaited + (this.fts?.waitedMs ?? 0);
   }
 
   /** Whether output lines are held back (add with `hold`), not yet written. */
