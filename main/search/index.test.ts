@@ -548,6 +548,35 @@ describe('SearchIndex', () => {
   const floodLines = (from: number, n: number, paneId = 'pa'): Entry[] =>
     Array.from({ length: n }, (_, i) => entry({ paneId, line: from + i, text: `line ${from + i} zqk${from + i}q of the flood, café déjà 日本語 🙂 ${'word '.repeat((from + i) % 17)}` }));
 
+  it("keeps a flood's words when adds that fail (rolled back after the worker packed their texts) come between others: their row ids are given again, and no worker transaction fails", async () => {
+    const zstd = typeof zlib.zstdCompressSync === 'function';
+    const ix = new SearchIndex(state.dir);
+    let next = 0;
+    let failed = 0;
+    for (let round = 0; round < 120; round++) {
+      if (round % 5 === 4) {
+        // Its last block fails in the rows' writing, after the texts before it were posted and packed.
+        const bad = floodLines(next, 1500);
+        bad[1408]!.at = Number.NaN;
+        try {
+          ix.add(bad);
+        } catch {
+          failed++;
+        }
+      }
+      ix.add(floodLines(next, 1500), new Map([['/x/out', next + 1500]]));
+      next += 1500;
+      // (A turn of the event loop: the worker takes messages and texts in its own order meanwhile.)
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(failed).toBe(24);
+    if (zstd) expect(ix.workerPacked()).toBeGreaterThan(0);
+    for (const line of [0, 1499, 6000, 90_000, next - 1]) expect(ix.search({ query: `zqk${line}q` }).map((h) => h.line), `line ${line}`).toEqual([line]);
+    // A rolled-back add's forgetting never took a later transaction's kept words (they were kept by row id: "the words of row N were not kept").
+    expect(ix.workerFailures()).toBe(0);
+    ix.close();
+  });
+
   it("packs a flood's texts on the FTS5 worker while it runs: each row reads back exactly, the same frame as the main thread's, its words found; a transaction rolled back leaves none of its words", () => {
     const zstd = typeof zlib.zstdCompressSync === 'function';
     const ix = new SearchIndex(state.dir);

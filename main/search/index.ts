@@ -104,8 +104,8 @@ const WAKE_TEXTS = 4;
 
 /**
  * The worker thread that writes the FTS5 table (plain JavaScript, run with `eval`: nothing to
- * bundle). Each message is one transaction of [rowid, text, rowid, text …] (a text null: the
- * UTF-8 the worker kept when it packed that row's text); once committed, its sequence number
+ * bundle). Each message is one transaction of [rowid, text, rowid, text …] (a text a number:
+ * the ticket of the UTF-8 the worker kept when it packed that row's text); once committed, its sequence number
  * goes in state[0] (state[1] set if it failed), which `SearchIndex` waits on with Atomics
  * before a query. 'close' closes its connection and sets state[2]. Between messages, and
  * between a transaction's rows, it packs the texts the main thread posts in the shared slots
@@ -140,7 +140,7 @@ const checkpointRows = () => {
     // (Busy, or gone: the rows' thread's own autocheckpoint still bounds the WAL.)
   }
 };
-// Packing (see PACK_BYTES): the slots, the texts' UTF-8, their frames; the words kept by row id.
+// Packing (see PACK_BYTES): the slots, the texts' UTF-8, their frames; the words kept by ticket.
 const pack = workerData.pack;
 const ctl = new Int32Array(workerData.ctl);
 const slots = pack && new Int32Array(pack.slots);
@@ -183,7 +183,8 @@ const servePacks = () => {
         openZ();
       }
     }
-    if (outLen >= 0 && id > 0) kept.set(id, pin.slice(off, off + len));
+    // Kept by ticket (unique for the worker's life), not by row id: a rolled-back transaction's ids are given again.
+    if (outLen >= 0 && id > 0) kept.set(served, pin.slice(off, off + len));
     slots[k + 4] = outLen;
     Atomics.store(slots, k, ${PACKED});
     Atomics.notify(slots, k);
@@ -204,7 +205,7 @@ const handle = (m) => {
     return true;
   }
   if (m.forget) {
-    for (const id of m.forget) kept.delete(id);
+    for (const ticket of m.forget) kept.delete(ticket);
     return false;
   }
   try {
@@ -215,17 +216,18 @@ const handle = (m) => {
       servePacks();
       const id = m.rows[i];
       let text = m.rows[i + 1];
-      if (text === null) {
-        text = kept.get(id);
-        kept.delete(id);
-        if (text === undefined) throw new Error('the words of row ' + id + ' were not kept');
+      if (typeof text === 'number') {
+        const ticket = text;
+        text = kept.get(ticket);
+        kept.delete(ticket);
+        if (text === undefined) throw new Error('the words of row ' + id + ' (text ' + ticket + ') were not kept');
       }
       insert.run(id, text);
     }
     db.exec('COMMIT');
   } catch (e) {
     try { db.exec('ROLLBACK'); } catch {}
-    for (let i = 0; i < m.rows.length; i += 2) kept.delete(m.rows[i]);
+    for (let i = 1; i < m.rows.length; i += 2) if (typeof m.rows[i] === 'number') kept.delete(m.rows[i]);
     Atomics.store(state, 1, 1);
     parentPort.postMessage(String(e && e.message));
   }
@@ -758,9 +760,12 @@ class FtsWorker {
     return Atomics.load(this.ctl, 2);
   }
 
+  /** The worker did not finish a text within WORKER_WAIT_MS: no more are given to it (it may still write its slots). */
+  private stuck = false;
+
   /** Whether texts go to the worker to be packed: it can (zstd), and its FTS5 transactions are not PACK_BEHIND behind (then the main thread packs them, as the slower thread is the worker). */
   get packs(): boolean {
-    return !!this.slots && this.seq - Atomics.load(this.state, 0) < PACK_BEHIND && Atomics.load(this.state, 1) === 0;
+    return !!this.slots && !this.stuck && this.seq - Atomics.load(this.state, 0) < PACK_BEHIND && Atomics.load(this.state, 1) === 0;
   }
 
   private wake(): void {
@@ -779,8 +784,10 @@ class FtsWorker {
     const n = this.input!.write(text, this.inPos, 'utf8');
     const room = frameRoom(n);
     if (room > PACK_BYTES - this.outPos) return -1;
+    const k = (this.posted % PACK_SLOTS) * SLOT_INTS;
+    // (A slot the worker is still packing is never given again: only after a stop, `stuck`.)
+    if (Atomics.load(slots, k) === PACKING) return -1;
     const ticket = this.posted++;
-    const k = (ticket % PACK_SLOTS) * SLOT_INTS;
     slots[k + 1] = this.inPos;
     slots[k + 2] = n;
     slots[k + 3] = this.outPos;
@@ -809,10 +816,13 @@ class FtsWorker {
       return { frame: packer.packedUtf8(this.input!, off, n), kept: false, utf8: Uint8Array.prototype.slice.call(this.input!, off, off + n) };
     };
     if (Atomics.compareExchange(slots, k, POSTED, TAKEN) === POSTED) return here();
-    const t0 = Date.now();
     const w0 = performance.now();
     while (Atomics.load(slots, k) === PACKING) {
-      if (Date.now() - t0 > WORKER_WAIT_MS) throw new Error(`the search index's writer stopped${this.error ? ` (${this.error})` : ''}`);
+      if (performance.now() - w0 > WORKER_WAIT_MS) {
+        // (Packing ends on this worker: it may still write this slot and its buffers.)
+        this.stuck = true;
+        throw new Error(`the search index's writer stopped${this.error ? ` (${this.error})` : ''}`);
+      }
       Atomics.wait(slots, k, PACKING, 1000);
     }
     this.waitedMs += performance.now() - w0;
@@ -831,24 +841,28 @@ class FtsWorker {
 
   /**
    * The transaction's texts given up (it rolled back): each waited for or taken back, and the
-   * words the worker kept of them dropped (their ids are given again).
+   * words the worker kept of them dropped (by ticket). A text the worker never finished (it
+   * stopped for WORKER_WAIT_MS) ends packing on this worker: its slot and buffers may still be
+   * written by it.
    */
   forget(): void {
     const slots = this.slots;
     if (!slots) return;
-    const ids: number[] = [];
+    const tickets: number[] = [];
     try {
       for (let t = this.first; t < this.posted; t++) {
         const k = (t % PACK_SLOTS) * SLOT_INTS;
         if (Atomics.compareExchange(slots, k, POSTED, TAKEN) === POSTED) continue;
-        const t0 = Date.now();
-        while (Atomics.load(slots, k) === PACKING && Date.now() - t0 < WORKER_WAIT_MS) Atomics.wait(slots, k, PACKING, 1000);
-        if (Atomics.load(slots, k) === PACKED && slots[k + 4]! >= 0 && slots[k + 5]! > 0) ids.push(slots[k + 5]!);
+        const t0 = performance.now();
+        while (Atomics.load(slots, k) === PACKING && performance.now() - t0 < WORKER_WAIT_MS) Atomics.wait(slots, k, PACKING, 1000);
+        const now = Atomics.load(slots, k);
+        if (now === PACKING) this.stuck = true;
+        else if (now === PACKED && slots[k + 4]! >= 0 && slots[k + 5]! > 0) tickets.push(t);
       }
     } finally {
       this.settle();
     }
-    if (ids.length > 0) this.send({ forget: ids });
+    if (tickets.length > 0) this.send({ forget: tickets });
   }
 
   private send(m: unknown): void {
@@ -935,8 +949,8 @@ export class SearchIndex {
   /** The texts workers that ended packed. */
   private endedWorkersPacked = 0;
   private endedWorkersWaited = 0;
-  /** Words for the FTS5 table of the transaction being written: [rowid, text (a string, or its UTF-8; null: the worker kept them when it packed the row) …], and their characters. */
-  private ftsRows: Array<number | string | Uint8Array | null> = [];
+  /** Words for the FTS5 table of the transaction being written: [rowid, text (a string, or its UTF-8; a number: the ticket of the words the worker kept when it packed the row) …], and their characters. */
+  private ftsRows: Array<number | string | Uint8Array> = [];
   private ftsChars = 0;
   private readonly setCursor: StatementSync;
   private readonly getCursor: StatementSync;
@@ -1143,7 +1157,18 @@ export class SearchIndex {
     this.endedWorkersMs += fts.busyMs();
     this.endedWorkersPacked += fts.packedCount();
     this.endedWorkersWaited += fts.waitedMs;
-    if (!ok) this.mend();
+    if (!ok) {
+      this.failedWorkers++;
+      this.mend();
+    }
+  }
+
+  /** Workers that ended with a transaction failed (its words then mended from the rows). */
+  private failedWorkers = 0;
+
+  /** How many of the worker threads failed a transaction of words, all told (each mended from the rows). */
+  workerFailures(): number {
+    return this.failedWorkers;
   }
 
   /** The worker ends once it was given nothing for WORKER_IDLE_MS. */
@@ -1310,9 +1335,8 @@ export class SearchIndex {
       for (const l of later) {
         const r = packing!.take(l.ticket, this.packer);
         this.insertDoc(l.id, l.at, l.kind, l.src, l.line, l.exit, l.ref, r.frame);
-        if (l.words) this.ftsRows.push(l.id, r.kept ? null : r.utf8!);
+        if (l.words) this.ftsRows.push(l.id, r.kept ? l.ticket : r.utf8!);
       }
-      packing?.settle();
       for (const [pane, n] of next) this.setLine.run(pane, n);
       for (const [file, offset] of cursors) this.setCursor.run(file, offset);
       // A few words are written with the rows; a flood's go to the worker once they are committed.
@@ -1321,6 +1345,8 @@ export class SearchIndex {
         this.ftsRows = [];
       }
       this.db.exec('COMMIT');
+      // (Only once committed: a transaction that fails up to here has its texts' kept words forgotten.)
+      packing?.settle();
       this.lastId = id;
     } catch (e) {
       this.ftsRows = [];
