@@ -41,24 +41,18 @@ describe('a pane made live after the focused one', () => {
     const b = await openWindow(browser, serve, {
       theme: 'dark',
       beforeLoad: async (page) => void await page.addInitScript(() => {
-        const w = window as unknown as { __headers: { held: number; bare: string[]; done: boolean; beforeDrawn: string[] }; __td?: { store: { getState(): { focused?: string | null } }; paneIds(): string[]; drawn(id: string): boolean } };
-        w.__headers = { held: 0, bare: [], done: false, beforeDrawn: [] };
-        const wasHeld = new Set<string>();
+        const w = window as unknown as { __headers: { held: number; bare: string[]; done: boolean } };
+        w.__headers = { held: 0, bare: [], done: false };
         const check = (): void => {
           const fp = document.getElementById('td-first-paint');
           const panes = [...document.querySelectorAll<HTMLElement>('#root .pane[data-pane-id]')];
-          // The window's first pane: the focused one, else the layout's first (PaneView).
-          const focused = w.__td ? (w.__td.store.getState().focused ?? w.__td.paneIds()[0]) : undefined;
           let titled = 0;
           for (const pane of panes) {
             const id = pane.dataset.paneId!;
             if (pane.querySelector('.pane-header .pane-title')) {
               titled++;
-              // A held header come in: the focused pane's terminal has drawn by then (reveal.ts).
-              if (wasHeld.delete(id) && !(focused && w.__td!.drawn(focused))) w.__headers.beforeDrawn.push(id);
               continue;
             }
-            wasHeld.add(id);
             w.__headers.held++;
             const part = fp ? [...fp.querySelectorAll<HTMLElement>('.pane[data-first-paint-pane]')].find((el) => el.dataset.firstPaintPane === id) : undefined;
             if ((!part || part.classList.contains('first-paint-gone')) && !w.__headers.bare.includes(id)) w.__headers.bare.push(id);
@@ -70,15 +64,9 @@ describe('a pane made live after the focused one', () => {
       }),
     });
     await b.waitFor(() => b.page.evaluate(() => (window as unknown as { __headers: { done: boolean } }).__headers.done), 'the first paint gone, every header in');
-    const headers = await b.page.evaluate(() => (window as unknown as { __headers: { held: number; bare: string[]; beforeDrawn: string[] } }).__headers);
+    const headers = await b.page.evaluate(() => (window as unknown as { __headers: { held: number; bare: string[] } }).__headers);
     expect(headers.bare, 'panes shown with a held header, their first paint gone').toEqual([]);
     expect(headers.held, 'frames with a pane\'s header held (the first render in pieces)').toBeGreaterThan(0);
-    // The held headers came in once the focused pane's terminal had drawn (not at its open: their
-    // commits then ran between its open and its first draw), unless their fallback came first.
-    const reveal = await b.page.evaluate(() => performance.getEntriesByName('td:headers-reveal').map((m) => (m as PerformanceMark).detail as string));
-    expect(reveal, 'the held headers revealed once').toHaveLength(1);
-    if (reveal[0] === 'drawn') expect(headers.beforeDrawn, 'held headers in before the focused terminal drew').toEqual([]);
-    else expect(reveal[0]).toBe('fallback');
     const focused = await b.focused();
     expect(ids).toContain(focused);
     const opened = await b.page.evaluate(() => performance.getEntriesByName('td:terminal-open').map((m) => (m as PerformanceMark).detail as string));

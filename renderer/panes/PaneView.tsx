@@ -83,7 +83,6 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
     // terminal is opened in a task after the commit's frame, so a key typed meanwhile, and its echo,
     // wait for neither (issue 38); else in this task, painted once with the window.
     const first = (st.focused ?? leafIds(st.layout)[0]) === paneId ? (firstPaintShows(document, paneId) ? 'after-frame' : true) : false;
-    let stopReveal: (() => void) | undefined;
     const cancel = ctx.terminals.opening(paneId, first, (start) => {
       performance.mark('td:terminal-open', { detail: paneId });
       const s = ctx.store.getState();
@@ -104,18 +103,8 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
         webglPool: ctx.terminals.webgl,
       }));
       session.attach(el, start);
-      // The other panes' headers, held in the first render, come once this terminal has drawn, a
-      // few a task (reveal.ts): their commits no longer run between its open and its first draw,
-      // which the echo of a key typed on the first paint waits for once its part goes (issue 38).
-      if (first === 'after-frame') {
-        const drawn = (): boolean => {
-          if (!ctx.terminals.allDrawn([paneId])) return false;
-          stopReveal?.();
-          revealHeaders('drawn');
-          return true;
-        };
-        if (!drawn()) stopReveal = ctx.terminals.onDrawn(() => void drawn());
-      }
+      // The other panes' headers, held in the first render, come now, a few a task (reveal.ts).
+      if (first === 'after-frame') revealHeaders();
       // Opened after the commit, the effect below found no terminal for the keyboard focus its first
       // render asked for: retire.ts (giveAskedFocus) gives it once this terminal has drawn or the first
       // paint has gone, whichever first (until then its part of the first paint takes the keys).
@@ -124,7 +113,6 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
     });
     return () => {
       cancel();
-      stopReveal?.();
       ctx.terminals.get(paneId)?.detach(el);
     };
   }, [ctx, paneId]);

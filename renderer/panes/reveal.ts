@@ -3,9 +3,8 @@
  * the panes (it lies over the window, headers and rows drawn), React's first commit makes every
  * pane's frame and its terminal's box, and the header of the window's first pane only: the
  * others' headers (most of a pane's render) are held, an empty bar of the same height in their
- * place, and come once the first pane's terminal has drawn its snapshot (not when it opens:
- * their commits then ran between its open and its first draw, which the window's echo waits
- * for), HEADERS_A_TURN panes a task, so a key typed meanwhile, and its echo, go between. The other terminals are
+ * place, and come after the first pane's terminal has opened, HEADERS_A_TURN panes a task, so
+ * a key typed meanwhile, and its echo on the first paint, go between. The other terminals are
  * opened only once every header is in (TerminalRegistry.beforeRest): a pane's part of the first
  * paint goes once its terminal has drawn, and its header is there by then.
  */
@@ -14,7 +13,7 @@ import { firstPaintShows } from '../first-paint/retire.ts';
 
 /** Headers shown a task while the first render's held headers come in. */
 export const HEADERS_A_TURN = 8;
-/** The latest the held headers start to come in (the first pane's terminal never drew: a pane ended, an error, a slow snapshot). */
+/** The latest the held headers start to come in (the first pane's terminal never opened: a pane ended, an error). */
 export const REVEAL_AFTER_MS = 250;
 
 /** The panes whose header is held; undefined once they have all come (or none was). */
@@ -56,7 +55,7 @@ export function useHeaderShown(paneId: string, first: () => boolean): boolean {
 export function holdHeader(paneId: string): void {
   if (started) return;
   (held ??= new Set()).add(paneId);
-  fallback ??= setTimeout(() => revealHeaders('fallback'), REVEAL_AFTER_MS);
+  fallback ??= setTimeout(revealHeaders, REVEAL_AFTER_MS);
 }
 
 /** Whether a pane's header is held. */
@@ -64,16 +63,11 @@ export function headerHeld(paneId: string): boolean {
   return !!held?.has(paneId);
 }
 
-/**
- * Show the held headers, HEADERS_A_TURN panes a task (each a commit of its own); once. `why`
- * (the mark `td:headers-reveal`'s detail): 'drawn', the first pane's terminal has drawn
- * (PaneView), or 'fallback', REVEAL_AFTER_MS after the first hold.
- */
-export function revealHeaders(why: 'drawn' | 'fallback' = 'drawn'): void {
+/** Show the held headers, HEADERS_A_TURN panes a task (each a commit of its own); once. */
+export function revealHeaders(): void {
   if (started) return;
   started = true;
   clearTimeout(fallback);
-  if (held && held.size > 0) performance.mark('td:headers-reveal', { detail: why });
   const turn = (): void => {
     if (!held || held.size === 0) return finish();
     let n = 0;
