@@ -65,6 +65,8 @@ export interface Report {
   frames?: number;
   spent?: number;
   keys?: [number, number, number];
+  /** focusedText: the frame's check that reported it, on the page's clock (after the first contentful paint was known to the page). */
+  seen?: number;
 }
 
 interface Options {
@@ -149,7 +151,7 @@ function pageMeasure(o: Options): void {
         if (focusedId) focusedSeen = t;
       }
       if (focusedSeen !== undefined && (fcp !== undefined || !o.paint)) {
-        report({ k: 'focusedText', t: o.paint ? Math.max(focusedSeen, fcp!) : focusedSeen, dom: focusedSeen, id: focusedId });
+        report({ k: 'focusedText', t: o.paint ? Math.max(focusedSeen, fcp!) : focusedSeen, dom: focusedSeen, id: focusedId, seen: t });
         addEventListener('keydown', onKey, true);
       }
     }
@@ -205,8 +207,9 @@ export function measureScript(o: Options): string {
 export interface LightAttach {
   /** ms from t0 (Node's clock, just before page.goto), each condition; `by` where the echo was seen. */
   at: Record<Condition, number>;
-  /** focusedText, texts: when the check first saw the text in the DOM (ms from t0), before its paint. */
+  /** focusedText, texts: when the check first saw the text in the DOM (ms from t0), before its paint; focusedText's report: the frame that made it, and its receipt by Node (ms from t0). */
   dom: { focusedText: number; texts: number };
+  reported: { frame: number; received: number };
   by: string;
   inViewCount: number;
   /** The page's first contentful paint, on the page's clock (as the pollers' figure). */
@@ -281,6 +284,7 @@ export async function lightMeasure(context: BrowserContext, page: Page, panes: n
     return {
       at,
       dom: { focusedText: best.nav + got.get('focusedText')!.r.dom!, texts: best.nav + got.get('texts')!.r.dom! },
+      reported: { frame: best.nav + got.get('focusedText')!.r.seen!, received: got.get('focusedText')!.at - t0 },
       by: got.get('echo')!.r.by!,
       inViewCount: got.get('inView')!.r.count!,
       fcp,

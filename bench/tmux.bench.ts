@@ -22,7 +22,9 @@
  *    turn, `check` the pollers with the light script beside them in the same page (each
  *    condition's two times, per attach), `light-dom` the light measure typing its marker as
  *    the pollers did, once the DOM shows the focused pane's text (`light` waits for the first
- *    contentful paint too).
+ *    contentful paint too). `TD_BENCH_ATTACH_MARKS=1` (the light measure) prints each attach's
+ *    page timeline on the bench's clock: the renderer's `td:` marks, the long tasks and the
+ *    frames of its first second (a diagnosis, 2026-12-06 evening: which task a key waited for).
  * Each figure is printed beside its peer and the goal (memory per pane at most 0.5x tmux's;
  * the panes in view live within 300 ms, all within 1 s).
  */
@@ -306,9 +308,29 @@ async function attachPollers(page: import('playwright-core').Page, url: string, 
 
 /** The light measure (bench/attach-measure.ts): one init script's raf check, reported through a raw CDP binding; the same conditions, on Node's t0. */
 async function attachLight(context: import('playwright-core').BrowserContext, page: import('playwright-core').Page, url: string, marker: string, paint: boolean): Promise<Attach> {
+  // TD_BENCH_ATTACH_MARKS=1: the page's td: marks and long tasks of each attach printed on Node's clock (a diagnosis: the page's own timeline beside the measure's).
+  const marks = process.env.TD_BENCH_ATTACH_MARKS === '1';
+  if (marks) await page.addInitScript(() => {
+    const w = window as unknown as { __tdLong: Array<[number, number]> };
+    w.__tdLong = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) w.__tdLong.push([Math.round(e.startTime), Math.round(e.duration)]); }).observe({ type: 'longtask', buffered: true });
+    const f = w as unknown as { __tdFrames: number[] };
+    f.__tdFrames = [];
+    const tick = (): void => {
+      f.__tdFrames.push(Math.round(performance.now()));
+      if (performance.now() < 1000) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
   const m = await lightAttach(context, page, url, PANES, marker, paint);
-  await page.keyboard.press('Control+U');
   const f = (x: number) => x.toFixed(0);
+  const timeline = marks ? await page.evaluate(() => {
+    const by = new Map<string, number[]>();
+    for (const e of performance.getEntriesByType('mark')) if (e.name.startsWith('td:')) by.set(e.name, [...(by.get(e.name) ?? []), e.startTime]);
+    return { marks: [...by], long: (window as unknown as { __tdLong: Array<[number, number]> }).__tdLong, frames: (window as unknown as { __tdFrames: number[] }).__tdFrames };
+  }) : undefined;
+  await page.keyboard.press('Control+U');
+  if (timeline) console.log(`[tmux bench] marks (ms from t0): ${timeline.marks.map(([k, v]) => `${k.slice(3)} ${v.length <= 10 ? v.map((t) => f(m.nav + t)).join(' ') : `${v.length}x ${f(m.nav + v[0]!)}..${f(m.nav + v[v.length - 1]!)}`}`).join('; ')}; long tasks ${timeline.long.map(([s, d]) => `${f(m.nav + s)}+${d}`).join(' ')}; frames ${timeline.frames.map((t) => f(m.nav + t)).join(' ')}`);
   return {
     all: m.at.all,
     focused: m.at.focusedLive,
@@ -317,7 +339,7 @@ async function attachLight(context: import('playwright-core').BrowserContext, pa
     firstPaint: m.fcp,
     answering: Math.max(m.at.echo, m.at.texts),
     by: m.by,
-    note: `navigation start +${m.nav.toFixed(1)} ms after t0 (by timeOrigin +${m.navByOrigin.toFixed(1)}; round trip ${m.rtt.toFixed(1)} ms); focused text ${f(m.at.focusedText)} (in the DOM ${f(m.dom.focusedText)}), first contentful paint ${f(m.nav + m.fcp)}, keys ${f(m.keys[0])}-${f(m.keys[1])} (${m.keys[2]}), echo ${f(m.at.echo)} by ${m.by}, texts ${f(m.at.texts)} (in the DOM ${f(m.dom.texts)}), focused live ${f(m.at.focusedLive)}, in view ${f(m.at.inView)}, all ${f(m.at.all)}; reports reached Node ${m.lateMin.toFixed(1)}-${m.lateMax.toFixed(1)} ms after; the check: ${m.frames} frames, ${m.spent.toFixed(1)} ms`,
+    note: `navigation start +${m.nav.toFixed(1)} ms after t0 (by timeOrigin +${m.navByOrigin.toFixed(1)}; round trip ${m.rtt.toFixed(1)} ms); focused text ${f(m.at.focusedText)} (in the DOM ${f(m.dom.focusedText)}; reported by the frame at ${f(m.reported.frame)}, to Node at ${f(m.reported.received)}), first contentful paint ${f(m.nav + m.fcp)}, keys ${f(m.keys[0])}-${f(m.keys[1])} (${m.keys[2]}), echo ${f(m.at.echo)} by ${m.by}, texts ${f(m.at.texts)} (in the DOM ${f(m.dom.texts)}), focused live ${f(m.at.focusedLive)}, in view ${f(m.at.inView)}, all ${f(m.at.all)}; reports reached Node ${m.lateMin.toFixed(1)}-${m.lateMax.toFixed(1)} ms after; the check: ${m.frames} frames, ${m.spent.toFixed(1)} ms`,
   };
 }
 

@@ -533,6 +533,17 @@ export function afterFirstPaintTyping(go: () => void): void {
   ch.port2.postMessage(null);
 }
 
+/**
+ * Call `go` now, in this task, or once the keys typed on the window's first paint have their echo
+ * drawn there (as afterFirstPaintTyping, without its task first: the caller is in a task of its
+ * own already): TerminalRegistry opens the first pane's terminal through it (issue 38).
+ */
+export function whenFirstPaintTypingSettled(go: () => void): void {
+  const settled = state()?.settled;
+  if (!settled) return go();
+  settled(go);
+}
+
 /** The early socket, once: the main bundle's td-client adopts it (undefined in Electron, or when taken). */
 export function takeEarly(): EarlySocket | undefined {
   const s = state();

@@ -181,4 +181,37 @@ describe('TerminalRegistry', () => {
       vi.useRealTimers();
     }
   });
+
+  it('opens the first pane\'s terminal after the frame only once its gate lets it (keys typed on the first paint have their echo drawn there), not when its view went meanwhile', () => {
+    vi.useFakeTimers();
+    try {
+      const { api } = recordingApi();
+      const r = new TerminalRegistry(api);
+      const held: Array<() => void> = [];
+      r.firstOpenGate = (go) => void held.push(go);
+      const opened: string[] = [];
+      r.opening('a', 'after-frame', (start) => { opened.push(`a${start ? ' and start' : ''}`); });
+      vi.advanceTimersByTime(FRAME_WAIT_MS);
+      // The frame is out, but keys typed on the first paint still wait for their echo there.
+      expect(held).toHaveLength(1);
+      expect(opened).toEqual([]);
+      held.shift()!();
+      expect(opened).toEqual(['a and start']);
+      // A view gone while its terminal waited at the gate is not opened.
+      const r2 = new TerminalRegistry(api);
+      r2.firstOpenGate = (go) => void held.push(go);
+      const cancel = r2.opening('c', 'after-frame', () => { opened.push('c'); });
+      vi.advanceTimersByTime(FRAME_WAIT_MS);
+      cancel();
+      held.shift()!();
+      expect(opened).toEqual(['a and start']);
+      // With nothing typed the gate lets it go in the same task (the default: early.ts whenFirstPaintTypingSettled).
+      const r3 = new TerminalRegistry(api);
+      r3.opening('d', 'after-frame', () => { opened.push('d'); });
+      vi.advanceTimersByTime(FRAME_WAIT_MS);
+      expect(opened).toEqual(['a and start', 'd']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

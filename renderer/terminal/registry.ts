@@ -12,7 +12,7 @@ import type { TdApi } from '../../preload/contract.ts';
 import { Acker, acknowledge } from './flow.ts';
 import type { TerminalSession } from './session.ts';
 import { PREFETCH_AFTER_MAX, type Prefetched, SnapshotQueue } from './snapshots.ts';
-import { attachSnapshotReq } from '../early.ts';
+import { attachSnapshotReq, whenFirstPaintTypingSettled } from '../early.ts';
 import { WebglPool } from './webgl-pool.ts';
 import { afterFrame, pageFrame } from '../after-frame.ts';
 
@@ -92,6 +92,14 @@ export class TerminalRegistry {
 
   /** What the other terminals wait for before they are opened (main.tsx: the panes' held headers shown, panes/reveal.ts). */
   beforeRest: (() => Promise<void>) | undefined;
+  /**
+   * What the first pane's terminal, opened after the frame (`opening` 'after-frame'), waits for
+   * then: keys typed on the door's first paint meanwhile have their echo drawn there (early.ts
+   * whenFirstPaintTypingSettled: live.ts afterTyping, within the window's one hold budget), so its open
+   * and its snapshot's parse, tasks a key waits behind, do not come between a burst of keys and
+   * their echo (issue 38). At once where nothing was typed.
+   */
+  firstOpenGate: (go: () => void) => void = whenFirstPaintTypingSettled;
 
   constructor(api: TdApi) {
     this.api = api;
@@ -101,7 +109,8 @@ export class TerminalRegistry {
    * Open a pane's terminal (`open`): at once for the window's first pane (`first`) and for every
    * pane once the window has drawn one; the first pane in a task after the next frame instead
    * (`'after-frame'`: the door's first paint shows it, and answers keys, meanwhile; the commit's
-   * task ends sooner, and the glyph measure of xterm's open finds the page laid out); else once
+   * task ends sooner, and the glyph measure of xterm's open finds the page laid out), once keys
+   * typed on the first paint by then have their echo drawn there (`firstOpenGate`); else once
    * the first has drawn (in the task after that frame), or OPEN_REST_AFTER_MS after the first
    * that waits, and once `beforeRest` has resolved (`openRest`: in one go, or in short turns while
    * someone types): each opened (`open(false)`), then each measured, then each started, so the
@@ -114,7 +123,9 @@ export class TerminalRegistry {
       // task of its own after the frame of React's commit, not in the commit's task (issue 38).
       let cancelled = false;
       afterFrame(() => {
-        if (!cancelled) open(true);
+        if (!cancelled) this.firstOpenGate(() => {
+          if (!cancelled) open(true);
+        });
       }, pageFrame);
       return () => {
         cancelled = true;
