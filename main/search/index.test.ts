@@ -577,6 +577,27 @@ describe('SearchIndex', () => {
     ix.close();
   });
 
+  it("keeps each packed text's words under its own ticket when the worker, held in FTS5, comes to a slot given again (over 1,024 texts taken back meanwhile)", async () => {
+    const ix = new SearchIndex(state.dir);
+    const at = Date.now();
+    // Another connection holds the words' file's write lock for 1.5 s: the worker's next FTS5 transaction waits on it.
+    const holder = spawn(process.execPath, ['-e', `const { DatabaseSync } = require('node:sqlite'); const d = new DatabaseSync(${JSON.stringify(path.join(state.dir, FTS_FILE))}); d.exec('BEGIN IMMEDIATE'); console.log('locked'); setTimeout(() => { d.exec('COMMIT'); d.close(); }, 1500);`]);
+    await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+    ix.add(Array.from({ length: 9000 }, (_, i) => entry({ paneId: 'big', line: i, at, text: `line ${i} ${'word '.repeat(24)}` })));
+    // Adds of 1,000 one-line panes while it waits: their texts posted, taken back and packed here, their slots given again.
+    const t0 = Date.now();
+    let line = 0;
+    while (Date.now() - t0 < 2500) {
+      ix.add(Array.from({ length: 1000 }, (_, p) => entry({ paneId: `p${p}`, line, at, text: `x${line}y${p}` })));
+      line++;
+    }
+    await new Promise<void>((resolve) => (holder.exitCode !== null ? resolve() : holder.once('exit', () => resolve())));
+    expect(ix.search({ query: `x${line - 1}y999` }).map((h) => h.paneId)).toEqual(['p999']);
+    expect(ix.search({ query: 'x0y0' }).length).toBe(1);
+    expect(ix.workerFailures()).toBe(0);
+    ix.close();
+  });
+
   it("packs a flood's texts on the FTS5 worker while it runs: each row reads back exactly, the same frame as the main thread's, its words found; a transaction rolled back leaves none of its words", () => {
     const zstd = typeof zlib.zstdCompressSync === 'function';
     const ix = new SearchIndex(state.dir);

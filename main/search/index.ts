@@ -86,12 +86,14 @@ process.emitWarning = emit;
  * transaction's texts and their frames go through two shared buffers of this size (a text that
  * does not fit is packed on the main thread, as without the worker), with at most PACK_SLOTS
  * texts a transaction. Each slot is SLOT_INTS integers: its state, where its UTF-8 is and how
- * long, where its frame goes and its room (then its length, -1: not packed), and the row's id
- * whose words the worker keeps from it (0: none).
+ * long, where its frame goes and its room (then its length, -1: not packed), the row's id
+ * whose words the worker keeps from it (0: none), and its ticket (the worker keeps the words by
+ * it: a slot is given again every PACK_SLOTS texts, and a worker held up in FTS5 may come to a
+ * slot after the main thread has taken its text back and given it again).
  */
 const PACK_BYTES = 4 * 1024 * 1024;
 const PACK_SLOTS = 1024;
-const SLOT_INTS = 6;
+const SLOT_INTS = 7;
 /** A slot's states: posted by the main thread, being packed by the worker, packed, taken back by the main thread (packed there). */
 const POSTED = 1;
 const PACKING = 2;
@@ -170,7 +172,7 @@ const servePacks = () => {
     const k = (served % ${PACK_SLOTS}) * ${SLOT_INTS};
     if (Atomics.compareExchange(slots, k, ${POSTED}, ${PACKING}) !== ${POSTED}) continue;
     did = true;
-    const off = slots[k + 1], len = slots[k + 2], outOff = slots[k + 3], room = slots[k + 4], id = slots[k + 5];
+    const off = slots[k + 1], len = slots[k + 2], outOff = slots[k + 3], room = slots[k + 4], id = slots[k + 5], ticket = slots[k + 6];
     let outLen = -1;
     if (zh) {
       zs[0] = 0;
@@ -183,8 +185,9 @@ const servePacks = () => {
         openZ();
       }
     }
-    // Kept by ticket (unique for the worker's life), not by row id: a rolled-back transaction's ids are given again.
-    if (outLen >= 0 && id > 0) kept.set(served, pin.slice(off, off + len));
+    // Kept by the slot's ticket (unique for the worker's life), not by row id (a rolled-back
+    // transaction's ids are given again) nor by this loop's count (the slot may hold a later ticket).
+    if (outLen >= 0 && id > 0) kept.set(ticket, pin.slice(off, off + len));
     slots[k + 4] = outLen;
     Atomics.store(slots, k, ${PACKED});
     Atomics.notify(slots, k);
@@ -724,7 +727,7 @@ class FtsWorker {
   private first = 0;
   private posted = 0;
   /** Words of committed transactions not yet given to the thread ([rowid, text …]), and their characters. */
-  private batch: Array<number | string | Uint8Array | null> = [];
+  private batch: Array<number | string | Uint8Array> = [];
   private batchChars = 0;
   private error?: string;
   lastPost = Date.now();
@@ -776,7 +779,7 @@ class FtsWorker {
   /**
    * A text given to the worker to be packed (its UTF-8 copied into the shared buffer); its
    * ticket for `take`, or -1 when it does not fit (pack it on this thread). `id` > 0: the worker
-   * keeps the UTF-8 as that row's words (the row's words then queued as null).
+   * keeps the UTF-8 as that row's words (the row's words then queued as the ticket).
    */
   postPack(text: string, id: number): number {
     const slots = this.slots;
@@ -793,6 +796,7 @@ class FtsWorker {
     slots[k + 3] = this.outPos;
     slots[k + 4] = room;
     slots[k + 5] = id;
+    slots[k + 6] = ticket;
     Atomics.store(slots, k, POSTED);
     Atomics.store(this.ctl, 0, this.posted);
     this.inPos += n;
@@ -854,7 +858,8 @@ class FtsWorker {
         const k = (t % PACK_SLOTS) * SLOT_INTS;
         if (Atomics.compareExchange(slots, k, POSTED, TAKEN) === POSTED) continue;
         const t0 = performance.now();
-        while (Atomics.load(slots, k) === PACKING && performance.now() - t0 < WORKER_WAIT_MS) Atomics.wait(slots, k, PACKING, 1000);
+        // (Not waited for again once a wait gave up on the worker.)
+        while (!this.stuck && Atomics.load(slots, k) === PACKING && performance.now() - t0 < WORKER_WAIT_MS) Atomics.wait(slots, k, PACKING, 1000);
         const now = Atomics.load(slots, k);
         if (now === PACKING) this.stuck = true;
         else if (now === PACKED && slots[k + 4]! >= 0 && slots[k + 5]! > 0) tickets.push(t);
@@ -874,12 +879,12 @@ class FtsWorker {
   private seq = 0;
 
   /**
-   * A committed transaction's words ([rowid, text …], `chars` characters; a text null: the
+   * A committed transaction's words ([rowid, text …], `chars` characters; a text a number: the
    * worker kept it when it packed the row): gathered, and given to the worker as one of its
    * transactions once FTS_BATCH_CHARS are (or by `drain`); waits while IN_FLIGHT of those are
    * not yet committed.
    */
-  queue(rows: Array<number | string | Uint8Array | null>, chars: number): void {
+  queue(rows: Array<number | string | Uint8Array>, chars: number): void {
     if (this.batch.length === 0) this.batch = rows;
     else for (const x of rows) this.batch.push(x);
     this.batchChars += chars;
