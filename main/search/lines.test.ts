@@ -42,11 +42,19 @@ describe('OutputLines', () => {
       { kind: 'output', line: 0, text: 'error here' },
       { kind: 'output', line: 1, text: 'xy' },
     ]);
-    // A control character after a lone ESC is read as itself: the newline still ends its line, a second ESC begins a sequence.
+    // A control character after a lone ESC is carried out and the escape goes on, as in xterm: the
+    // newline still ends its line, and the b after it is the escape's final byte (xterm: "foo",
+    // "   arbaz"); a second ESC begins a sequence.
     expect(new OutputLines().feed('foo\x1b\nbar\x1b\x1b[31mbaz\n')).toEqual([
       { kind: 'output', line: 0, text: 'foo' },
-      { kind: 'output', line: 1, text: 'barbaz' },
+      { kind: 'output', line: 1, text: 'arbaz' },
     ]);
+    // xterm: "a", " b" each (the newline carried out inside ESC and inside ESC ( ).
+    expect(new OutputLines().feed('a\x1b\n[31mb\r\n')).toEqual([{ kind: 'output', line: 0, text: 'a' }, { kind: 'output', line: 1, text: 'b' }]);
+    expect(new OutputLines().feed('a\x1b(\nBb\r\n')).toEqual([{ kind: 'output', line: 0, text: 'a' }, { kind: 'output', line: 1, text: 'b' }]);
+    // An ESC inside an OSC or a DCS that is not ST ends it and begins an escape (xterm: "ab" each, then "c").
+    expect(new OutputLines().feed('a\x1b]0;t\x1b[31mb\r\n')).toEqual([{ kind: 'output', line: 0, text: 'ab' }]);
+    expect(new OutputLines().feed('a\x1bPq\x1b\x18b\r\nc\r\n')).toEqual([{ kind: 'output', line: 0, text: 'ab' }, { kind: 'output', line: 1, text: 'c' }]);
     const split = new OutputLines();
     expect(['\x1b', '(', 'Bfail', 'ed\x1b[1', '\x1b[0mok\n'].flatMap((c) => split.feed(c))).toEqual([{ kind: 'output', line: 0, text: 'failedok' }]);
   });
@@ -81,7 +89,7 @@ describe('OutputLines', () => {
 
 describe('OutputLines: sequences read whole', () => {
   // CSI with parameters and intermediates, OSC ended by BEL, by ST and by an ESC that is not ST
-  // (the character after it then read as text), an OSC longer than the 64 characters kept, a
+  // (which begins an escape, as in xterm), an OSC longer than the 64 characters kept, a
   // DCS and an APC (an image's payload) skipped whole, and an ESC in a string that is not ST.
   const text = [
     '\x1b[1;32mgreen\x1b[0m \x1b[?25lplain\x1b[38;2;10;20;30m rgb\x1b[0m\r\n',
@@ -93,8 +101,8 @@ describe('OutputLines: sequences read whole', () => {
   ].join('');
   const expected = [
     { kind: 'output', line: 0, text: 'green plain rgb' },
-    { kind: 'output', line: 1, text: '$ make test[31m' },
-    { kind: 'output', line: 2, text: 'first[1mlink' },
+    { kind: 'output', line: 1, text: '$ make test' },
+    { kind: 'output', line: 2, text: 'firstlink' },
     { kind: 'output', line: 3, text: 'after dcs after apc' },
     { kind: 'command', line: 1, text: 'make test', exitCode: 3 },
   ];

@@ -59,9 +59,10 @@ export class OutputLines {
           break;
         case 'esc':
           if (c < 0x20) {
-            // A control character ends an escape that has not begun (a newline still ends the line; a second ESC begins again).
-            state = 'ground';
-            i--;
+            // A control character inside an escape is carried out and the escape goes on (a newline
+            // still ends the line), as xterm does; a second ESC begins again, CAN and SUB cancel it.
+            if (c === 0x18 || c === 0x1a) state = 'ground';
+            else if (c !== 0x1b) this.control(c, out);
           } else if (c === 0x5b) state = 'csi';
           else if (c === 0x5d) {
             state = 'osc';
@@ -71,10 +72,17 @@ export class OutputLines {
           else state = 'ground';
           break;
         case 'esc-int':
-          // An escape sequence's intermediates (ESC ( B: the character set tput sgr0 picks) up to its final byte.
+          // An escape sequence's intermediates (ESC ( B: the character set tput sgr0 picks) up to its
+          // final byte; a control character within them as within an escape.
           if (c >= 0x20 && c <= 0x2f) break;
+          if (c < 0x20) {
+            if (c === 0x18 || c === 0x1a) state = 'ground';
+            else if (c === 0x1b) state = 'esc';
+            else this.control(c, out);
+            break;
+          }
           state = 'ground';
-          if (c < 0x30 || c > 0x7e) i--;
+          if (c > 0x7e) i--;
           break;
         case 'csi': {
           // Its parameters and intermediates up to its final byte (0x40-0x7e), in this chunk or the
@@ -106,9 +114,13 @@ export class OutputLines {
           break;
         }
         case 'osc-esc':
+          // ESC \ ends it; an ESC before anything else ends it too and begins an escape.
           this.endOsc(out);
-          state = 'ground';
-          if (c !== 0x5c) i--;
+          if (c === 0x5c) state = 'ground';
+          else {
+            state = 'esc';
+            i--;
+          }
           break;
         case 'str': {
           // Skipped whole up to BEL or ESC.
@@ -120,7 +132,11 @@ export class OutputLines {
           break;
         }
         case 'str-esc':
-          state = c === 0x5c ? 'ground' : 'str';
+          if (c === 0x5c) state = 'ground';
+          else {
+            state = 'esc';
+            i--;
+          }
           break;
       }
     }
