@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { KEY_LINES, KeyBlocks, REDACTED, redact } from './secrets.ts';
+import { KEY_LINES, KeyBlocks, mayHold, REDACTED, redact, redactLine } from './secrets.ts';
 
 describe('redact', () => {
   it.each([
@@ -129,5 +129,73 @@ describe('a private key of many lines', () => {
     const cert = ['-----BEGIN CERTIFICATE-----', 'MIIBszCCAVmgAwIBAgIUQ', '-----END CERTIFICATE-----', '-----BEGIN PUBLIC KEY-----', 'MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE', '-----END PUBLIC KEY-----', 'store the private key in the vault, not the repo'];
     cert.forEach((l, i) => expect(kb.line('p', i, l)).toBe(l));
     expect(redact(cert.join('\n'))).toBe(cert.join('\n'));
+  });
+});
+
+describe("the first look (mayHold): says yes to every line redactLine would change, so none is skipped", () => {
+  it.each([
+    'sk-proj-abcDEF1234567890ghijKLMN',
+    'ghp_0123456789abcdefghijABCDEFGHIJ',
+    'gho_0123456789abcdefghijABCDEFGHIJ',
+    'github_pat_11ABCDEFG0123456789_abcdefghijklmnop',
+    'AKIAIOSFODNN7EXAMPLE',
+    'ASIAIOSFODNN7EXAMPLE',
+    'xoxp-123456789012-abcdefABCDEF',
+    'AIzaSyA1234567890abcdefghijklmnopqrstu',
+    'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+    'rk_test_4eC39HqLyjWDarjtT1zdp7dc',
+    'npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8',
+    'glpat-xY7zQ2wE9rT4uI1oP3aS',
+    'hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789',
+    'pypi-AgEIcHlwaS5vcmcCJGI4YjNhZmQ2LWE2ZjktNDI5Mi04ZWFiLWQ1OTcxZWE3NzQ1ZQ',
+    'AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQS3J7',
+    '{"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC\\n-----END PRIVATE KEY-----\\n"}',
+    'PuTTY-User-Key-File-3: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBmpF0bNs0eWq',
+    'postgres://app:hunter2horse@db.internal:5432/prod',
+    'TOKEN=Zm9vYmFyYmF6cXV1eDEyMzQ1Njc4OTA',
+    'Api_Key : "d41d8cd98f00b204e9800998ecf8427e"',
+    "SECRETS='Tr0ub4dor&3xyzQ9!kLmN'",
+    'PassWord=Tr0ub4dor&3xyzQ9!kLmN',
+    'passwd:\tTr0ub4dor&3xyzQ9!kLmN',
+    'db_pwd = Tr0ub4dor&3xyzQ9!kLmN',
+    'AUTHORIZATION: Bearer Zm9vYmFyYmF6cXV1eDEyMzQ1Njc4OTA=',
+    'auth=Zm9vYmFyYmF6cXV1eDEyMzQ1Njc4OTA=',
+    'bearer: "Zm9vYmFyYmF6cXV1eDEyMzQ1Njc4OTA="',
+    'Credentials: Zm9vYmFyYmF6cXV1eDEyMzQ1Njc4OTA=',
+  ])('a secret of each shape and name, in a line of other words, is redacted through redact and KeyBlocks: %s', (secret) => {
+    for (const line of [secret, `some words before ${secret} and after`, `"${secret}"`]) {
+      const expected = redactLine(line);
+      expect(expected).toContain(REDACTED);
+      expect(mayHold(line)).toBe(true);
+      expect(redact(line)).toBe(expected);
+      expect(new KeyBlocks().line('p', 0, line)).toBe(expected);
+    }
+  });
+
+  it('on many lines made of the shapes\' and names\' pieces, redact and KeyBlocks give what redactLine gives (the first look skips no line it changes)', () => {
+    const pieces = ['sk-', 'gh', 'p_', 'u_', 'github_pat_', 'AKIA', 'ASIA', 'AIza', 'xoxb-', 'xox', 'eyJ', 'ey', 'J', 'k_live_', 'k_test_', 'r', 'npm_', 'glpat-', 'hf_', 'pypi-', 'AGE-SECRET-KEY-1', 'AGE-', 'PRIVATE KEY', '-----BEGIN RSA ', '-----', 'PuTTY-User-Key-File-2:', 'key', 'KEY', 'Token', 'tokens', 'secret', 'passwd', 'PassWord', 'pwd', 'auth', 'Authorization', 'bearer', 'Bearer ', 'credentials', '"', "'", ' ', '\t', ':', '=', '://', 'https', '@', '/', '-', '_', 'A', 'P', 's', 'k', 'Zm9vYmFyYmF6cXV1eDEy', 'Tr0ub4dor&3xyzQ9!kLmN', 'abcdefghijABCDEFGHIJ0123456789abcdefghijABCDEFGHIJ0123456789', 'hunter2'];
+    let seed = 36;
+    const rand = (): number => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    let changed = 0;
+    for (let i = 0; i < 20_000; i++) {
+      let line = '';
+      for (let j = 1 + Math.floor(rand() * 10); j > 0; j--) line += pieces[Math.floor(rand() * pieces.length)];
+      const expected = redactLine(line);
+      if (expected !== line) {
+        changed++;
+        expect(mayHold(line)).toBe(true);
+      }
+      expect(redact(line)).toBe(expected);
+      expect(new KeyBlocks().line('p', 0, line)).toBe(expected);
+    }
+    // (The pieces make lines with secrets often enough that the comparison means something.)
+    expect(changed).toBeGreaterThan(2_000);
+  });
+
+  it('says no to ordinary lines, a name not followed by = or : among them', () => {
+    for (const line of ['the token is refreshed by the server', 'monkey keyboard authors', '2026-11-27T08:00:00.000Z INFO cache_value=1x3f', 'src/kalo/mine.ts:12:4 - error TS2322', 'as-k sk8 gh_ AKIa eyj private key, ://host']) expect(mayHold(line)).toBe(false);
   });
 });
