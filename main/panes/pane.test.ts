@@ -112,6 +112,25 @@ describe("a pane's output as bytes", () => {
   });
 });
 
+describe("a pane's input", () => {
+  it('hands the pieces given in one task to the PTY as one write: a burst of keys reaches the program in one read', async () => {
+    // The program reads the terminal raw and says how many bytes each read brought.
+    const r = run(`
+      process.stdin.setRawMode(true);
+      process.stdin.on('data', (d) => { process.stdout.write('<' + d.length + '>'); if (d.includes('.')) process.exit(0); });
+      process.stdout.write('ready');`);
+    await waitFor(() => r.text().includes('ready'), 'the program to read its terminal raw');
+    // Nine keys in one task (as a window's socket brings a burst typed while the service was
+    // busy), then this thread held a while, as a busy service's is: node-pty wrote each piece
+    // on its own and the next only once this thread took the one before's callback, so the
+    // program read the first key alone while the thread was held (<1>, then the rest).
+    for (const key of 'mk1q5380.') r.pane.write(key);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+    await waitFor(() => r.exited(), 'the program to read the keys');
+    expect(r.text().replace(/^.*ready/s, '')).toBe('<9>');
+  });
+});
+
 describe('the history a snapshot carries by default', () => {
   it('is four screens of the pane, at least SNAPSHOT_MIN_SCROLLBACK lines and at most SNAPSHOT_SCROLLBACK', () => {
     expect(snapshotScrollback(8)).toBe(SNAPSHOT_MIN_SCROLLBACK);

@@ -718,11 +718,35 @@ export class Pane {
     return this.meter.behind(clientId);
   }
 
+  /**
+   * Input given in this task, not yet handed to the PTY: the pieces of one task go as one
+   * write. node-pty writes each piece with an `fs.write` of its own on libuv's threadpool and
+   * starts the next only once the one before has called back on this thread, so a burst of
+   * keys that came in one read of a window's socket (typed while the service was busy: an
+   * attach's snapshots) reached the shell one key per turn of the service's loop, and their
+   * echo with it: in a traced attach the first key's echo came at once and the other eight's
+   * 600 ms later, behind the attach's 32 snapshots (docs/spec/performance.md, "Attach: where a
+   * key's echo waited, 2026-12-06, evening, h-echo2").
+   */
+  private input: string[] | undefined;
+
   write(data: string): void {
     if (!this.running || !this.proc) return;
-    this.proc.write(data);
+    if (this.input) this.input.push(data);
+    else {
+      this.input = [data];
+      queueMicrotask(() => this.writeInput());
+    }
     // Input goes ahead of bulk output: a window left behind in a flood redraws as soon as it can (the prompt after Ctrl-C).
     this.hurryBack();
+  }
+
+  /** This task's input to the PTY, in one write (write). */
+  private writeInput(): void {
+    const input = this.input;
+    this.input = undefined;
+    if (!input || !this.running || !this.proc) return;
+    this.proc.write(input.length === 1 ? input[0]! : input.join(''));
   }
 
   resize(cols: number, rows: number): void {
