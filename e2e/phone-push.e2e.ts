@@ -101,7 +101,7 @@ describe('push to a phone that trusts the door', () => {
     // A question: pushed, shown with its two answers.
     dropSurface(folder, { id: 'port', kind: 'question', title: 'Which port?', model: { question: 'Which port should the dev server use?', options: [{ name: '8080' }, { name: '9090' }] } });
     const first = await nextPush();
-    const card = JSON.parse(first) as { t: string; tag: string; actions: Array<{ action: string; title: string; token: string }> };
+    const card = JSON.parse(first) as { t: string; tag: string; id: string; actions: Array<{ action: string; title: string; token: string }> };
     expect(card).toMatchObject({ t: 'card', title: 'bash: Which port?', body: 'Which port should the dev server use?', kind: 'question' });
     await deliver(first);
     await expect.poll(shown, SHOWN_WITHIN).toEqual([{ title: 'bash: Which port?', body: 'Which port should the dev server use?', tag: card.tag, actions: [{ action: 'a0', title: '8080' }, { action: 'a1', title: '9090' }] }]);
@@ -112,19 +112,19 @@ describe('push to a phone that trusts the door', () => {
     expect(JSON.parse(fs.readFileSync(path.join(folder, 'actions.jsonl'), 'utf8').trim())).toMatchObject({ type: 'action', surface: 'port', action: 'choose', target: '9090' });
     await expect.poll(shown, SHOWN_WITHIN).toEqual([]);
     // The answered card's withdrawal reaches the phone too (nothing left to close).
-    expect(JSON.parse(await nextPush())).toEqual({ t: 'withdraw', tag: card.tag });
+    expect(JSON.parse(await nextPush())).toEqual({ t: 'withdraw', tag: card.tag, id: card.id });
 
     // A decision answered on the desktop while the phone still shows it (its withdrawal not yet
     // delivered, as a late push is): the notification's answer is stale, refused, nothing typed,
     // and the phone says why.
     dropSurface(folder, { id: 'deploy', kind: 'decision', title: 'Deploy?', model: { question: 'Ship it to staging?', options: [{ name: 'Ship' }, { name: 'Wait' }] } });
     const second = await nextPush();
-    const deploy = JSON.parse(second) as { tag: string };
+    const deploy = JSON.parse(second) as { tag: string; id: string };
     await deliver(second);
     await expect.poll(async () => (await shown()).map((n) => n.title), SHOWN_WITHIN).toEqual(['bash: Deploy?']);
     expect((await conn.request('surface.act', { paneId: pane.id, surfaceId: 'deploy', action: 'choose', target: 'Wait' })).ok).toBe(true);
     const late = await nextPush();
-    expect(JSON.parse(late)).toEqual({ t: 'withdraw', tag: deploy.tag });
+    expect(JSON.parse(late)).toEqual({ t: 'withdraw', tag: deploy.tag, id: deploy.id });
     await click(deploy.tag, 'a0');
     const refused = { title: 'Not sent', body: expect.stringContaining('already answered elsewhere'), tag: `${deploy.tag}-refused`, actions: [] };
     await expect.poll(shown, SHOWN_WITHIN).toEqual([refused]);
@@ -137,13 +137,33 @@ describe('push to a phone that trusts the door', () => {
     // A question answered on the desktop: its shown notification is withdrawn.
     dropSurface(folder, { id: 'cache', kind: 'question', title: 'Cache?', model: { question: 'Keep the build cache?', options: [{ name: 'Keep' }, { name: 'Drop' }] } });
     const third = await nextPush();
-    const cache = JSON.parse(third) as { tag: string };
+    const cache = JSON.parse(third) as { tag: string; id: string };
     await deliver(third);
     await expect.poll(async () => (await shown()).map((n) => n.title).sort(), SHOWN_WITHIN).toEqual(['Not sent', 'bash: Cache?']);
     expect((await conn.request('surface.act', { paneId: pane.id, surfaceId: 'cache', action: 'choose', target: 'Keep' })).ok).toBe(true);
     const withdraw = await nextPush();
-    expect(JSON.parse(withdraw)).toEqual({ t: 'withdraw', tag: cache.tag });
+    expect(JSON.parse(withdraw)).toEqual({ t: 'withdraw', tag: cache.tag, id: cache.id });
     await deliver(withdraw);
     await expect.poll(shown, SHOWN_WITHIN).toEqual([refused]);
+
+    // A card that changed while the phone was away: its old push's withdrawal and its new push
+    // share the tag, and the push service may hand them over in either order. The new one shown
+    // first, then the old one's withdrawal: the new notification stays.
+    dropSurface(folder, { id: 'lint', kind: 'question', title: 'Lint?', model: { question: 'Fix the lint errors?', options: [{ name: 'Fix' }, { name: 'Skip' }] } });
+    const lintOld = JSON.parse(await nextPush()) as { tag: string; id: string };
+    dropSurface(folder, { id: 'lint', kind: 'question', title: 'Lint now?', model: { question: 'Fix the 3 lint errors?', options: [{ name: 'Fix' }, { name: 'Skip' }] } });
+    const lintGone = await nextPush();
+    expect(JSON.parse(lintGone)).toEqual({ t: 'withdraw', tag: lintOld.tag, id: lintOld.id });
+    const lintNew = await nextPush();
+    expect(JSON.parse(lintNew)).toMatchObject({ t: 'card', tag: lintOld.tag, title: 'bash: Lint now?' });
+    expect((JSON.parse(lintNew) as { id: string }).id).not.toBe(lintOld.id);
+    await deliver(lintNew);
+    await expect.poll(async () => (await shown()).map((n) => n.title).sort(), SHOWN_WITHIN).toEqual(['Not sent', 'bash: Lint now?']);
+    await deliver(lintGone);
+    // Its withdrawal delivered after it, then a later push of another card proves the worker took it.
+    dropSurface(folder, { id: 'tests', kind: 'question', title: 'Tests?', model: { question: 'Run the slow tests?', options: [{ name: 'Run' }, { name: 'Skip' }] } });
+    const tests = await nextPush();
+    await deliver(tests);
+    await expect.poll(async () => (await shown()).map((n) => n.title).sort(), SHOWN_WITHIN).toEqual(['Not sent', 'bash: Lint now?', 'bash: Tests?']);
   }, 120_000);
 });

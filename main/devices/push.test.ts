@@ -85,7 +85,8 @@ describe('Web Push to devices', () => {
       expect(first.body.includes(Buffer.from(secret))).toBe(false);
       expect(String(first.headers.topic)).not.toContain(secret);
     }
-    const payload = JSON.parse(decrypt(first.body, ua, auth)) as { t: string; tag: string; title: string; body: string; actions: Array<{ action: string; title: string; token: string }> };
+    const payload = JSON.parse(decrypt(first.body, ua, auth)) as { t: string; tag: string; id: string; title: string; body: string; actions: Array<{ action: string; title: string; token: string }> };
+    expect(payload.id).toMatch(/^[A-Za-z0-9_-]{12}$/);
     expect(payload).toMatchObject({ t: 'card', tag: first.headers.topic, title: 'bash: Which port?', body: 'Which port should the dev server use?', kind: 'question' });
     expect(payload.actions.map((a) => a.title)).toEqual(['8080', '9090']);
     expect(payload.actions[0]!.token).toMatch(/^[A-Za-z0-9_-]{22}$/);
@@ -103,7 +104,7 @@ describe('Web Push to devices', () => {
     // Answered: the notification is withdrawn (same Topic).
     const withdraw = await waitFor(() => endpoint.got[1], 'the withdrawal');
     expect(withdraw.headers.topic).toBe(first.headers.topic);
-    expect(JSON.parse(decrypt(withdraw.body, ua, auth))).toEqual({ t: 'withdraw', tag: first.headers.topic });
+    expect(JSON.parse(decrypt(withdraw.body, ua, auth))).toEqual({ t: 'withdraw', tag: first.headers.topic, id: payload.id });
     expect(fs.readFileSync(pane.out, 'utf8')).not.toContain('8080');
   });
 

@@ -26,7 +26,8 @@ const USED = 'this answer was used already: nothing was sent';
 const MAX_ACTIONS = 2;
 
 interface Token { hash: string; paneId: string; surfaceId: string; revision: string; action: string; target?: string; expires: number }
-interface Notified { revision: string; topic: string; hashes: Set<string>; tokens: string[] }
+/** A card as pushed: `id` names this push of it, so a withdrawal closes that notification and never a newer one under the same tag. */
+interface Notified { revision: string; topic: string; id: string; hashes: Set<string>; tokens: string[] }
 
 /** A subscription as a browser's PushSubscription.toJSON() gives it, checked; a string says what is wrong. */
 export function checkSubscription(body: Record<string, unknown>): PushSubscriptionRecord | string {
@@ -147,12 +148,12 @@ export class PushCenter {
       if (card && card.revision === n.revision) continue;
       this.notified.delete(key);
       for (const t of n.tokens) if (this.tokens.delete(t)) this.spend(t, STALE);
-      for (const hash of n.hashes) this.sendTo(hash, { t: 'withdraw', tag: n.topic }, n.topic, () => true);
+      for (const hash of n.hashes) this.sendTo(hash, { t: 'withdraw', tag: n.topic, id: n.id }, n.topic, () => true);
     }
     for (const [key, card] of current) {
       if (this.notified.has(key) || card.kind === 'change') continue;
       const topic = topicOf(this.topicSecret, card.paneId, card.surfaceId);
-      const n: Notified = { revision: card.revision, topic, hashes: new Set(), tokens: [] };
+      const n: Notified = { revision: card.revision, topic, id: randomBytes(9).toString('base64url'), hashes: new Set(), tokens: [] };
       this.notified.set(key, n);
       for (const d of this.store.list()) {
         if (!this.wants(d, 'needsYou')) continue;
@@ -164,7 +165,7 @@ export class PushCenter {
         });
         n.hashes.add(d.hash);
         const still = (): boolean => this.notified.get(key) === n;
-        this.sendTo(d.hash, { t: 'card', tag: topic, title: `${card.machine ? `${card.machine} · ` : ''}${card.agent}: ${card.title}`.slice(0, 120), body: card.text.slice(0, 300), kind: card.kind, actions }, topic, still);
+        this.sendTo(d.hash, { t: 'card', tag: topic, id: n.id, title: `${card.machine ? `${card.machine} · ` : ''}${card.agent}: ${card.title}`.slice(0, 120), body: card.text.slice(0, 300), kind: card.kind, actions }, topic, still);
       }
     }
   }

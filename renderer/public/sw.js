@@ -28,7 +28,16 @@ self.addEventListener('fetch', (event) => {
 });
 
 // Web Push (main/devices/push.ts): a card that asks shows as a notification whose actions
-// carry single-use tokens; a card answered elsewhere is withdrawn by its tag.
+// carry single-use tokens; a card answered elsewhere (or changed) is withdrawn by its tag and
+// id. The notification work runs one piece at a time: a withdrawal's look for its tag must not
+// find (and close) a newer push of the same card shown meanwhile.
+let notifying = Promise.resolve();
+const inTurn = (work) => {
+  const done = notifying.then(work, work);
+  notifying = done.catch(() => undefined);
+  return done;
+};
+
 self.addEventListener('push', (event) => {
   let m;
   try {
@@ -38,24 +47,27 @@ self.addEventListener('push', (event) => {
   }
   if (!m) return;
   if (m.t === 'withdraw') {
-    event.waitUntil(self.registration.getNotifications({ tag: m.tag }).then((ns) => ns.forEach((n) => n.close())));
+    // Only the push it names (a withdrawal that arrives after the card's newer push leaves that one shown).
+    event.waitUntil(inTurn(() => self.registration.getNotifications({ tag: m.tag }).then((ns) => ns.forEach((n) => {
+      if (!m.id || (n.data && n.data.id) === m.id) n.close();
+    }))));
     return;
   }
   if (m.t === 'note') {
     // An agent done, a command failed: no answers, a tap opens the page.
-    event.waitUntil(self.registration.showNotification(m.title, { body: m.body, tag: m.tag, icon: '/icon-256.png' }));
+    event.waitUntil(inTurn(() => self.registration.showNotification(m.title, { body: m.body, tag: m.tag, icon: '/icon-256.png' })));
     return;
   }
   if (m.t !== 'card') return;
-  event.waitUntil(self.registration.showNotification(m.title, {
+  event.waitUntil(inTurn(() => self.registration.showNotification(m.title, {
     body: m.body,
     tag: m.tag,
     renotify: true,
     requireInteraction: true,
     icon: '/icon-256.png',
     actions: (m.actions || []).map((a) => ({ action: a.action, title: a.title })),
-    data: { actions: m.actions || [] },
-  }));
+    data: { id: m.id, actions: m.actions || [] },
+  })));
 });
 
 self.addEventListener('notificationclick', (event) => {
