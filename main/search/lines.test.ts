@@ -122,7 +122,38 @@ describe('OutputLines.skip', () => {
   it('counts the lines of output it does not read, so the next ones keep their numbers', () => {
     const o = new OutputLines();
     expect(o.feed('one\npart')).toEqual([{ kind: 'output', line: 0, text: 'one' }]);
-    o.skip('ial\nx\ny\nhalf\x1b[3');
-    expect(o.feed('after\n')).toEqual([{ kind: 'output', line: 4, text: 'after' }]);
+    o.skip('ial\nx\ny\nhalf\x1b[3m');
+    expect(o.feed('after\nnext\n')).toEqual([{ kind: 'output', line: 4, text: 'after' }, { kind: 'output', line: 5, text: 'next' }]);
+  });
+
+  it('counts no line for a newline inside an OSC or DCS string, and goes on with a sequence it ends in', () => {
+    const o = new OutputLines();
+    o.skip('a\n\x1b]0;two\nlines\x07b\n\x1bPq#0\n#1\n\x1b\\c\n\x1b]8;;http://x\n');
+    // Three lines ended (a, b, c); the OSC it ends in is still open: its newline is no line's end.
+    expect(o.feed('y\x07d\ne\n')).toEqual([{ kind: 'output', line: 3, text: 'd' }, { kind: 'output', line: 4, text: 'e' }]);
+  });
+
+  it('numbers the lines after a skipped part as reading the whole stream would, for random streams split anywhere', () => {
+    let seed = 38;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    const pieces = ['a', 'bc', ' ', '\n', '\r\n', '\r', '\b', '\t', '\x1b', '[', '3', ';', 'm', ']', '0;', 'P', '_', '\x07', '\\', '\x18', '\x1a', '(', 'B', '\x9b', 'é'];
+    for (let round = 0; round < 400; round++) {
+      let stream = '';
+      for (let i = 0, len = 20 + rand(200); i < len; i++) stream += pieces[rand(pieces.length)];
+      const a = rand(stream.length);
+      const b = a + rand(stream.length - a + 1);
+      const whole = new OutputLines();
+      const all = [...whole.feed(stream.slice(0, a)), ...whole.feed(stream.slice(a, b)), ...whole.feed(stream.slice(b))];
+      const skipped = new OutputLines();
+      skipped.feed(stream.slice(0, a));
+      skipped.skip(stream.slice(a, b));
+      const boundary = skipped.line;
+      const after = skipped.feed(stream.slice(b));
+      const outputAfter = (items: typeof all) => items.filter((x) => x.kind === 'output' && x.line > boundary);
+      expect(outputAfter(after), JSON.stringify(stream)).toEqual(outputAfter(all));
+    }
   });
 });

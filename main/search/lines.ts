@@ -32,6 +32,8 @@ export class OutputLines {
   private typing = false;
   private typed = '';
   private command: { text: string; line: number } | undefined;
+  /** In `skip`: lines are counted as `feed` would count them, nothing of them kept. */
+  private counting = false;
 
   constructor(firstLine = 0) {
     this.line = firstLine;
@@ -145,16 +147,21 @@ export class OutputLines {
   }
 
   /**
-   * Output that is not read (a flood's part the index let go): its lines are counted, so the
-   * lines after it keep their numbers; the line it ends in starts afresh.
+   * Output that is not read (a flood's part the index let go): its lines are counted as `feed`
+   * counts them (a newline inside an OSC or DCS string is not a line's end, as in xterm), and
+   * a sequence it ends in goes on in what comes next, so the lines after it keep their numbers;
+   * the line it ends in starts afresh, and a command begun in it is forgotten.
    */
   skip(data: string): void {
-    let n = 0;
-    for (let at = data.indexOf('\n'); at >= 0; at = data.indexOf('\n', at + 1)) n++;
-    this.line += n;
+    this.counting = true;
+    try {
+      this.feed(data);
+    } finally {
+      this.counting = false;
+    }
     this.text = '';
     this.returned = false;
-    this.state = 'ground';
+    this.osc = '';
     this.typing = false;
     this.command = undefined;
   }
@@ -175,6 +182,7 @@ export class OutputLines {
   }
 
   private putRun(run: string): void {
+    if (this.counting) return;
     if (this.returned) {
       this.returned = false;
       this.text = '';
@@ -184,7 +192,7 @@ export class OutputLines {
   }
 
   private endLine(out: OutputItem[]): void {
-    const text = this.text.trimEnd();
+    const text = this.counting ? '' : this.text.trimEnd();
     if (text) out.push({ kind: 'output', line: this.line, text });
     this.text = '';
     this.returned = false;
@@ -193,7 +201,7 @@ export class OutputLines {
 
   private endOsc(out: OutputItem[]): void {
     const body = this.osc;
-    if (!body.startsWith('133;')) return;
+    if (this.counting || !body.startsWith('133;')) return;
     const [letter, arg] = body.slice(4).split(';', 2);
     if (letter === 'B') {
       this.typing = true;
