@@ -18,6 +18,8 @@ type State = 'ground' | 'esc' | 'esc-int' | 'csi' | 'osc' | 'osc-esc' | 'str' | 
 /** What is not plain text: C0, DEL and C1 (a run up to one is taken whole). */
 const SPECIAL = /[\u0000-\u001f\u007f-\u009f]/g;
 /** Where an OSC's or a DCS/APC string's body ends (BEL, or ESC of ST), or is cancelled (CAN, SUB). */
+/** An OSC, DCS, SOS, PM or APC string's start: the only place a newline is not a line's end. */
+const STRING_START = /\x1b[\]PX^_]/;
 const OSC_END = /[\u0007\u0018\u001a\u001b]/g;
 
 export class OutputLines {
@@ -50,7 +52,17 @@ export class OutputLines {
       const c = data.charCodeAt(i);
       switch (state) {
         case 'ground':
-          if (c >= 0x20 && c !== 0x7f && !(c >= 0x80 && c < 0xa0)) {
+          if (this.counting) {
+            // Counting (skip): only the newlines up to the next escape matter here.
+            const esc = data.indexOf('\x1b', i);
+            const end = esc < 0 ? n : esc;
+            for (let at = data.indexOf('\n', i); at >= 0 && at < end; at = data.indexOf('\n', at + 1)) this.line++;
+            if (esc < 0) i = n;
+            else {
+              state = 'esc';
+              i = esc;
+            }
+          } else if (c >= 0x20 && c !== 0x7f && !(c >= 0x80 && c < 0xa0)) {
             // Plain text up to the next control character, in one piece.
             SPECIAL.lastIndex = i;
             const end = SPECIAL.exec(data)?.index ?? n;
@@ -155,7 +167,17 @@ export class OutputLines {
   skip(data: string): void {
     this.counting = true;
     try {
-      this.feed(data);
+      const first = this.state === 'ground' ? data.indexOf('\x1b') : 0;
+      if (this.state === 'ground' && (first < 0 || !STRING_START.test(data))) {
+        // No string in it: every newline ends a line (one inside an escape or a CSI too), and
+        // only what follows its last ESC can leave a sequence open.
+        for (let at = data.indexOf('\n'); at >= 0; at = data.indexOf('\n', at + 1)) this.line++;
+        if (first >= 0) {
+          const line = this.line;
+          this.feed(data.slice(data.lastIndexOf('\x1b')));
+          this.line = line;
+        }
+      } else this.feed(data);
     } finally {
       this.counting = false;
     }
