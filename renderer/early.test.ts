@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FIRST_FRAME_WAIT_MS, LATER_SCRIPTS_WAIT_MS, STYLESHEETS_WAIT_MS, afterFirstFrame, outputPaneId, snapshotOrder, startScripts, typedInput } from './early.ts';
+import { LATER_SCRIPTS_WAIT_MS, STYLESHEETS_WAIT_MS, outputPaneId, snapshotOrder, startScripts, typedInput } from './early.ts';
 import { encodeOutputFrame } from '../main/clients/frames.ts';
 
 const key = (k: string, mods: Partial<Record<'ctrlKey' | 'altKey' | 'metaKey' | 'shiftKey' | 'isComposing', boolean>> = {}) =>
@@ -162,23 +162,6 @@ describe('startScripts (the page\'s scripts the door left inert, once the early 
     expect(p.started).toEqual(['./vendor.js', './main.js']);
   });
 
-  it('starts them only once `framed` lets them (the first paint\'s frame drawn first: afterFirstFrame)', () => {
-    vi.useFakeTimers();
-    const p = page();
-    const framed: Array<() => void> = [];
-    startScripts(p.doc, p.socket, LATER_SCRIPTS_WAIT_MS, (go) => go(), (go) => framed.push(go));
-    p.open();
-    expect(p.started).toEqual([]);
-    expect(framed).toHaveLength(1);
-    // The socket's close and the wait's end ask again: still the one gate.
-    p.close();
-    vi.advanceTimersByTime(LATER_SCRIPTS_WAIT_MS * 2);
-    expect(framed).toHaveLength(1);
-    framed.shift()!();
-    p.settle();
-    expect(p.started).toEqual(['./vendor.js', './main.js']);
-  });
-
   it('waits for a stylesheet still loading, but not past STYLESHEETS_WAIT_MS (one that failed before the parse ended says nothing more)', () => {
     vi.useFakeTimers();
     const p = page({ sheet: true });
@@ -188,60 +171,5 @@ describe('startScripts (the page\'s scripts the door left inert, once the early 
     vi.advanceTimersByTime(1);
     p.settle();
     expect(p.started).toEqual(['./vendor.js', './main.js']);
-  });
-});
-
-describe('afterFirstFrame (the page\'s scripts after the frame that draws the first paint)', () => {
-  /** A hand-run page: `frames` are the requestAnimationFrame callbacks asked, `tasks` the tasks (with their delay); `painted`: the door's first paint is in it. */
-  function hand(painted = true) {
-    const frames: Array<() => void> = [];
-    const tasks: Array<{ f: () => void; ms: number }> = [];
-    const doc = { getElementById: (id: string) => (painted && id === 'td-first-paint' ? {} : null) } as unknown as Document;
-    const run = (ms: number) => {
-      for (const t of tasks.filter((x) => x.ms === ms)) {
-        tasks.splice(tasks.indexOf(t), 1);
-        t.f();
-      }
-    };
-    return { doc, frames, tasks, run, frame: (f: () => void) => void frames.push(f), later: (f: () => void, ms: number) => void tasks.push({ f, ms }) };
-  }
-
-  it('lets `go` through in a task after the page\'s first frame (its layout and paint done), not before', () => {
-    const h = hand();
-    const framed = afterFirstFrame(h.doc, h.frame, h.later);
-    // Asked for one frame when made (the early script runs before any frame).
-    expect(h.frames).toHaveLength(1);
-    const went: string[] = [];
-    framed(() => went.push('scripts'));
-    expect(went).toEqual([]);
-    h.frames.shift()!();
-    // The frame's callback runs before its layout and paint: the scripts go in a task after it.
-    expect(went).toEqual([]);
-    h.run(0);
-    expect(went).toEqual(['scripts']);
-    // The cap's task after it does nothing more.
-    h.run(FIRST_FRAME_WAIT_MS);
-    expect(went).toEqual(['scripts']);
-    // Once the frame is out, at once.
-    framed(() => went.push('again'));
-    expect(went).toEqual(['scripts', 'again']);
-  });
-
-  it('goes at once without a first paint or without frames, and at most FIRST_FRAME_WAIT_MS on when no frame comes', () => {
-    const bare = hand(false);
-    const went: string[] = [];
-    afterFirstFrame(bare.doc, bare.frame, bare.later)(() => went.push('no first paint'));
-    const none = hand();
-    afterFirstFrame(none.doc, undefined, none.later)(() => went.push('no frames'));
-    expect(went).toEqual(['no first paint', 'no frames']);
-    const hidden = hand();
-    afterFirstFrame(hidden.doc, hidden.frame, hidden.later)(() => went.push('hidden'));
-    expect(went).toEqual(['no first paint', 'no frames']);
-    hidden.run(FIRST_FRAME_WAIT_MS);
-    expect(went).toEqual(['no first paint', 'no frames', 'hidden']);
-    // A frame that comes after all goes nowhere twice.
-    hidden.frames.shift()!();
-    hidden.run(0);
-    expect(went).toEqual(['no first paint', 'no frames', 'hidden']);
   });
 });

@@ -14,7 +14,6 @@
  */
 import { TERMINAL_LINE_HEIGHT } from '../common/themes.ts';
 import { liveFirstPaint, type LiveLink, type LiveState } from './first-paint/live.ts';
-import { pageFrame } from './after-frame.ts';
 
 /** A request sent on the early socket, answered among its frames. */
 export interface EarlyRequest {
@@ -423,39 +422,6 @@ export const PRELOAD_WAIT_MS = 1000;
 /** The longest the page's scripts wait for the early socket's open once the page is parsed (startScripts). */
 export const LATER_SCRIPTS_WAIT_MS = 100;
 
-/** The longest startScripts waits for the first paint's frame once it would start the scripts (a hidden page draws none). */
-export const FIRST_FRAME_WAIT_MS = 100;
-
-/**
- * A gate for the page's scripts (startScripts' `framed`): `go` once the page has drawn the door's
- * first paint (a task after its first frame, so that frame's layout and paint are done), at once
- * when there is no first paint in `doc` (`#td-first-paint`, common/first-paint.ts `FIRST_PAINT_ID`) or the frame is already out, and at
- * most FIRST_FRAME_WAIT_MS after it was asked (no frame comes). Made when the early script runs:
- * the first paint holds the page's rendering until it is parsed whole (common/first-paint.ts
- * `FIRST_PAINT_EXPECT`), so the page's first frame is the first paint, and without this the
- * scripts, started as soon as the page was parsed and its socket open, evaluated the vendor
- * script between the parse and that frame (issue 38). `frame` undefined: none is waited for.
- */
-export function afterFirstFrame(doc: Document, frame: ((f: () => void) => void) | undefined = pageFrame, later: (f: () => void, ms: number) => void = (f, ms) => void setTimeout(f, ms)): (go: () => void) => void {
-  let drawn = !frame;
-  const waiting: Array<() => void> = [];
-  frame?.(() => later(() => {
-    drawn = true;
-    for (const go of waiting.splice(0)) go();
-  }, 0));
-  return (go) => {
-    if (drawn || !doc.getElementById('td-first-paint')) return go();
-    let done = false;
-    const once = (): void => {
-      if (done) return;
-      done = true;
-      go();
-    };
-    waiting.push(once);
-    later(once, FIRST_FRAME_WAIT_MS);
-  };
-}
-
 /**
  * Start the page's scripts the door left inert (common/first-paint.ts `withScriptsLater`,
  * fetched already by their preloads), in their order, each once the one before has run (the
@@ -465,16 +431,11 @@ export function afterFirstFrame(doc: Document, frame: ((f: () => void) => void) 
  * goes through `settled` first (the live first paint's afterTyping: keys typed on it meanwhile
  * echoed there before the script's evaluation, a long task, runs). Once only.
  */
-export function startScripts(doc: Document, socket: WebSocket | undefined, waitMs = LATER_SCRIPTS_WAIT_MS, settled: (go: () => void) => void = (go) => go(), framed: (go: () => void) => void = (go) => go()): void {
+export function startScripts(doc: Document, socket: WebSocket | undefined, waitMs = LATER_SCRIPTS_WAIT_MS, settled: (go: () => void) => void = (go) => go()): void {
   let started = false;
   const start = (): void => {
     if (started) return;
     started = true;
-    // After the frame that draws the first paint (`framed`: afterFirstFrame), so the vendor
-    // script's evaluation does not come between the parse and that frame.
-    framed(begin);
-  };
-  const begin = (): void => {
     const later = [...doc.querySelectorAll<HTMLScriptElement>('script[type="text/x-td-later"]')];
     if (later.length) performance.mark('td:scripts');
     // Each once it has come (its preload loaded: its evaluation follows its start at once), then
@@ -522,13 +483,6 @@ export function startScripts(doc: Document, socket: WebSocket | undefined, waitM
 
 if (typeof globalThis !== 'undefined' && !state()) {
   performance.mark('td:early');
-  // Asked now, before any frame: the page's first frame (the first paint's) is the one it waits for.
-  let framed: ((go: () => void) => void) | undefined;
-  try {
-    framed = typeof document !== 'undefined' ? afterFirstFrame(document) : undefined;
-  } catch {
-    framed = undefined;
-  }
   const s: EarlyState = {};
   (globalThis as { __tdEarly?: EarlyState }).__tdEarly = s;
   try {
@@ -545,7 +499,7 @@ if (typeof globalThis !== 'undefined' && !state()) {
   } finally {
     // The page's scripts, once its socket has opened (the door left them inert: withScriptsLater);
     // started whatever failed above (the window then connects on its own, without the early socket).
-    if (typeof document !== 'undefined') startScripts(document, s.early?.socket, LATER_SCRIPTS_WAIT_MS, (go) => (s.settled ? s.settled(go) : go()), framed);
+    if (typeof document !== 'undefined') startScripts(document, s.early?.socket, LATER_SCRIPTS_WAIT_MS, (go) => (s.settled ? s.settled(go) : go()));
   }
 }
 
