@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Layout, PaneInfo } from '../preload/contract.ts';
 import { TERMINAL_THEMES } from './themes.ts';
-import { CELL, htmlText, FIRST_PAINT_EXPECT, FIRST_PAINT_ID, FIRST_PAINT_MAX_CHARS, firstPaintMarkup, paletteColour, withFirstPaint, withScriptsLater, type FirstPaint, type ScreenCells } from './first-paint.ts';
+import { CELL, htmlText, FIRST_PAINT_MAX_CHARS, firstPaintMarkup, paletteColour, withFirstPaint, withScriptsLater, type FirstPaint, type ScreenCells } from './first-paint.ts';
 
 function info(id: string, extra: Partial<PaneInfo> = {}): PaneInfo {
   return { id, tag: 'abcdefgh', kind: 'shell', title: '', cwd: '/home/me/src/app', command: ['bash'], status: 'running', cols: 80, rows: 24, benchOpen: false, unseen: 0, ...extra };
@@ -118,19 +118,6 @@ describe('withFirstPaint', () => {
 
   it('puts the theme on the root element and the first paint right after the React root', () => {
     expect(withFirstPaint(index, 'light', '<div id="td-first-paint"></div>')).toBe(index.replace('<html lang="en">', '<html lang="en" data-theme="light">').replace('<div id="root"></div>', '<div id="root"></div><div id="td-first-paint"></div>'));
-  });
-
-  it('holds the page\'s rendering until the first paint is parsed whole: FIRST_PAINT_EXPECT first in the head, only with a first paint', () => {
-    const page = '<!doctype html>\n<html lang="en">\n  <head>\n    <script>early()</script>\n  </head>\n  <body>\n    <div id="root"></div>\n  </body>\n</html>';
-    const painted = withFirstPaint(page, 'dark', `<div id="${FIRST_PAINT_ID}"></div>`);
-    expect(FIRST_PAINT_EXPECT).toBe('<link rel="expect" href="#td-first-paint" blocking="render">');
-    expect(painted).toBe(page.replace('<html lang="en">', '<html lang="en" data-theme="dark">').replace('<head>', `<head>${FIRST_PAINT_EXPECT}`).replace('<div id="root"></div>', '<div id="root"></div><div id="td-first-paint"></div>'));
-    // Before the early script and anything else the head holds; once.
-    expect(painted.indexOf(FIRST_PAINT_EXPECT)).toBeLessThan(painted.indexOf('<script>'));
-    expect(painted.split(FIRST_PAINT_EXPECT)).toHaveLength(2);
-    // No first paint, nothing to wait for: a page that would wait for an element never parsed renders only at the parse's end.
-    expect(withFirstPaint(page, 'dark', undefined)).not.toContain('rel="expect"');
-    expect(withFirstPaint('<p>no root</p>', 'dark', '<div>x</div>')).not.toContain('rel="expect"');
   });
 
   it('only themes a page without a first paint, and leaves a theme already there, and a page with no root, alone', () => {

@@ -170,27 +170,14 @@ export function firstPaintMarkup(fp: FirstPaint): string | undefined {
 }
 
 /**
- * The link that holds the page's rendering until the first paint is parsed whole (`rel="expect"`
- * with `blocking="render"`: the browser renders nothing until the element with that id has been
- * parsed, or the document has): without it a frame drew the part of the first paint parsed so far
- * (the title bar: the HTML's first chunk ends inside the markup), and the rest came only after
- * that frame's layout and paint, then was laid out a second time whole (issue 38). A browser
- * that knows no `expect` ignores it.
- */
-export const FIRST_PAINT_EXPECT = `<link rel="expect" href="#${FIRST_PAINT_ID}" blocking="render">`;
-
-/**
  * index.html with the window's theme on its root element (the page paints in it from the
- * first frame) and the first paint after the React root, when there is one, with
- * FIRST_PAINT_EXPECT first in the head (the first frame is the whole first paint).
+ * first frame) and the first paint after the React root, when there is one.
  */
 export function withFirstPaint(indexHtml: string, theme: ThemeName, markup: string | undefined): string {
   const themed = indexHtml.replace(/<html\b([^>]*)>/i, (tag, attrs: string) => (/\bdata-theme=/.test(attrs) ? tag : `<html${attrs} data-theme="${theme}">`));
   const root = '<div id="root"></div>';
   const at = themed.indexOf(root);
-  if (!markup || at < 0) return themed;
-  const painted = themed.slice(0, at + root.length) + markup + themed.slice(at + root.length);
-  return painted.replace(/<head\b[^>]*>/i, (head) => head + FIRST_PAINT_EXPECT);
+  return !markup || at < 0 ? themed : themed.slice(0, at + root.length) + markup + themed.slice(at + root.length);
 }
 
 /** The type the door gives the page's scripts that wait for the early socket's open (renderer/early.ts `startScripts`): inert until then. */
