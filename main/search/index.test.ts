@@ -484,22 +484,26 @@ describe('SearchIndex', () => {
     again.close();
   });
 
-  it("sets FTS5's automerge to 16 in the words' file, also in one set otherwise before (FTS5's default, 4)", () => {
+  it("sets FTS5's automerge to 16 and hashsize to 4 MiB in the words' file, also in one set otherwise before (FTS5's defaults, 4 and 1 MiB)", () => {
     const ix = new SearchIndex(state.dir);
     ix.close();
-    const automerge = (): unknown => {
+    const setting = (k: string): unknown => {
       const db = new (sqlite().DatabaseSync)(path.join(state.dir, FTS_FILE));
-      const v = (db.prepare("SELECT v FROM fts_config WHERE k = 'automerge'").get() as { v?: unknown } | undefined)?.v;
+      const v = (db.prepare('SELECT v FROM fts_config WHERE k = ?').get(k) as { v?: unknown } | undefined)?.v;
       db.close();
       return v;
     };
-    expect(automerge()).toBe(16);
+    expect(setting('automerge')).toBe(16);
+    expect(setting('hashsize')).toBe(4 * 1024 * 1024);
     const db = new (sqlite().DatabaseSync)(path.join(state.dir, FTS_FILE));
     db.exec("INSERT INTO fts(fts, rank) VALUES ('automerge', 4)");
+    db.exec("INSERT INTO fts(fts, rank) VALUES ('hashsize', 1048576)");
     db.close();
-    expect(automerge()).toBe(4);
+    expect(setting('automerge')).toBe(4);
+    expect(setting('hashsize')).toBe(1024 * 1024);
     new SearchIndex(state.dir).close();
-    expect(automerge()).toBe(16);
+    expect(setting('automerge')).toBe(16);
+    expect(setting('hashsize')).toBe(4 * 1024 * 1024);
   });
 
   it('packs texts one after another through one kept zstd context, at level 1 each: each read back as it was (short, empty, 1 MB, beyond ASCII, a lone surrogate as UTF-8 has it)', () => {

@@ -45,19 +45,31 @@ const WORKER_MIN_CHARS = 64 * 1024;
 const WORKER_IDLE_MS = 10_000;
 /**
  * Transactions given to the worker and not yet committed by it, at most (then `add` waits for
- * it). 8 since the worker packs texts too (PACK_BYTES) and is as busy as the main thread: with
- * 4 the main thread waited ~1.7 s a GB for FTS5's merges, with 8 ~1.2 s. A query in a flood
- * waits for these (~15 ms each on the bench's text, more while FTS5 merges).
+ * it): 2 of FTS_BATCH_CHARS, the same 8 M characters of words as 8 of 1 M before (8 since the
+ * worker packs texts too, PACK_BYTES: with 4 M characters the main thread waited ~1.7 s a GB
+ * for FTS5's merges, with 8 M ~1.2 s). A query in a flood waits for these (~60 ms each on the
+ * bench's text, more while FTS5 merges: about what 8 of 1 M took).
  */
-const IN_FLIGHT = 8;
+const IN_FLIGHT = 2;
 /**
  * The worker's transactions hold the words of this many characters of text or more (rows'
  * transactions gathered; a query, closing or the idle timer gives it fewer): FTS5 writes a
  * segment, and SQLite a commit, a transaction, and for a slice's few blocks that was half of
  * FTS5's CPU (the bench's text: ~20 MB/s a CPU second in transactions of 2 blocks, ~40 in ones
- * of 1 MB).
+ * of 1 MB). 4 M with FTS5's `hashsize` 4 MiB (HASH_SIZE): a quarter of the segments, each
+ * sorted and written once and merged again log16 of them times, for FTS5 ~8% less CPU at 1 GB
+ * (15.1-15.2 against 16.5-17.0 s for the 1 GB bench's words on one thread, in turns).
  */
-const FTS_BATCH_CHARS = 1024 * 1024;
+const FTS_BATCH_CHARS = 4 * 1024 * 1024;
+/**
+ * FTS5's `hashsize` in the words' file: the bytes of pending words FTS5 holds before it writes
+ * them out as a segment (its default 1 MiB). 1 MiB cut a 4 M-character transaction into
+ * segments of ~1 M again (4 M transactions alone: the same CPU as 1 M); with 4 MiB a
+ * transaction is one segment. A setting of the words' file (`fts_config`), set at open where it
+ * differs; its memory (~4 MiB of words and FTS5's hash around them) is held only while a
+ * transaction is being written.
+ */
+const HASH_SIZE = 4 * 1024 * 1024;
 /**
  * While the worker runs, it writes the rows' database's WAL back too (a PASSIVE checkpoint on a
  * connection of its own, once it has committed the words of this many characters since the
@@ -69,7 +81,7 @@ const FTS_BATCH_CHARS = 1024 * 1024;
  * the WAL grow anyway. A checkpoint is never needed for a commit to last (WAL, synchronous
  * NORMAL: a kill loses no committed transaction either way).
  */
-const MAIN_CHECKPOINT_CHARS = 4 * FTS_BATCH_CHARS;
+const MAIN_CHECKPOINT_CHARS = 4 * 1024 * 1024;
 /** How long a wait for the worker may last before the index says it stopped. */
 const WORKER_WAIT_MS = 60_000;
 
@@ -682,7 +694,7 @@ export const PREFIX_TERMS = 256;
 
 /**
  * Where each row is in [rowid, text, rowid, text …], in rowid order. FTS5 keeps a transaction's
- * words in a hash until it holds `hashsize` (1 MB) and then writes them out as a segment, but also
+ * words in a hash until it holds `hashsize` (HASH_SIZE) and then writes them out as a segment, but also
  * whenever a row's id is lower than the one before it: rows are written as their blocks fill, and a
  * block opened earlier (a lower id) is often written after later ones (the panes' blocks fill in
  * turn, a held block goes in among a later slice's rows), so in the order they were written a
@@ -1052,10 +1064,13 @@ export class SearchIndex {
     }
   }
 
-  /** The FTS5 table's settings (AUTOMERGE), where they differ (the words' file made or renewed, or made by an older version). */
+  /** The FTS5 table's settings (AUTOMERGE, HASH_SIZE), where they differ (the words' file made or renewed, or made by an older version). */
   private ftsSettings(): void {
     const am = this.db.prepare("SELECT v FROM f.fts_config WHERE k = 'automerge'").get() as { v?: number } | undefined;
     if (Number(am?.v) !== AUTOMERGE) this.db.exec(`INSERT INTO f.fts(fts, rank) VALUES ('automerge', ${AUTOMERGE})`);
+    // (A literal: bound, the value is a real, which FTS5 refuses for hashsize.)
+    const hs = this.db.prepare("SELECT v FROM f.fts_config WHERE k = 'hashsize'").get() as { v?: number } | undefined;
+    if (Number(hs?.v) !== HASH_SIZE) this.db.exec(`INSERT INTO f.fts(fts, rank) VALUES ('hashsize', ${HASH_SIZE})`);
   }
 
   /** Set once the words' file was found corrupt and made again (renewWords): where the old one went, and why. */
