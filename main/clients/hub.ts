@@ -191,10 +191,8 @@ export class Connection implements ViaWindow {
       this.waiting.push(frame);
       return;
     }
-    if ((this.heavyTurn || this.keyTask) && heavy(frame)) {
+    if (this.heavyTurn && heavy(frame)) {
       this.waiting.push(frame);
-      // After a key in this task: the next turn, once the key has gone to its PTY (keyTask).
-      if (!this.heavyTurn) this.yieldTurn();
       return;
     }
     this.take(frame);
@@ -204,20 +202,6 @@ export class Connection implements ViaWindow {
   private waiting: Array<ClientFrame | ControlFrame> = [];
   /** A heavy ask was made this event-loop turn: the next waits for the next turn. */
   private heavyTurn = false;
-  /**
-   * A key (`PASSING`) was taken in this task: a heavy ask after it waits for the next turn. A
-   * pane hands its input to the PTY in a microtask (Pane.write joins the pieces of one task in
-   * one write), so a heavy ask taken in the same task ran first: in the first window, whose
-   * snapshot asks each resize a pane (~20 ms), a key read with one waited for it before it
-   * reached the shell (docs/spec/performance.md, "Attach: the service's thread around an attach").
-   */
-  private keyTask = false;
-
-  /** The frames still waiting go on in the next event-loop turn (as after a heavy ask). */
-  private yieldTurn(): void {
-    this.heavyTurn = true;
-    setImmediate(this.nextTurn);
-  }
 
   /** The waiting frames, up to and with the next heavy ask; the rest the turn after it. */
   private nextTurn = (): void => {
@@ -234,11 +218,8 @@ export class Connection implements ViaWindow {
         }
         return;
       }
-      const frame = this.waiting.shift()!;
-      this.takeSafely(frame);
+      this.takeSafely(this.waiting.shift()!);
       if (this.heavyTurn) return;
-      // A key, then a heavy ask: the ask the next turn, once the key has gone to its PTY (keyTask).
-      if (passes(frame) && this.waiting.length > 0 && heavy(this.waiting[0]!)) return this.yieldTurn();
     }
   };
 
@@ -256,11 +237,6 @@ export class Connection implements ViaWindow {
     if (heavy(frame) && !this.heavyTurn) {
       this.heavyTurn = true;
       setImmediate(this.nextTurn);
-    }
-    if (passes(frame) && !this.keyTask) {
-      this.keyTask = true;
-      // Cleared once this task's microtasks run, after the pane's own (its write to the PTY).
-      queueMicrotask(() => queueMicrotask(() => (this.keyTask = false)));
     }
     switch (frame.t) {
       case 'req':
@@ -334,8 +310,6 @@ export class Connection implements ViaWindow {
 
   private firstPaint(frame: Extract<ControlFrame, { t: 'first-paint' }>, answer: (ask: FirstPaintAsk) => FirstPaintAnswer): void {
     const id = Number.isSafeInteger(frame.id) ? frame.id : -1;
-    // A window's page is on its way (a relay's, Electron's app://): it attaches next.
-    this.hub.coming();
     let a: FirstPaintAnswer = { theme: null, markup: null };
     try {
       a = answer({ theme: frame.theme, prefers: frame.prefers, themeOnly: frame.themeOnly === true });
@@ -407,7 +381,6 @@ export class ClientHub {
   private readonly connections = new Set<Connection>();
   private readonly byId = new Map<string, Connection>();
   private readonly listeners = new Set<(windows: number) => void>();
-  private readonly comingListeners = new Set<() => void>();
   private readonly pingMs: number;
   private readonly silentMs: number;
   private readonly offEvents: () => void;
@@ -435,8 +408,6 @@ export class ClientHub {
     this.connections.add(c);
     this.byId.set(c.client.id, c);
     this.schedulePings();
-    // A window's own transport (a door's WebSocket): its hello follows.
-    if (opts.helloWithinMs !== undefined) this.coming();
     return c;
   }
 
@@ -449,21 +420,6 @@ export class ClientHub {
     let n = 0;
     for (const c of this.connections) if (c.window) n++;
     return n;
-  }
-
-  /**
-   * Called when a window is on its way, before its hello: its page asked for (the door's first
-   * paint, the `first-paint` frame), its own transport opened. What would stop the service's
-   * thread (main/service/memory.ts: giving memory back) waits for its attach.
-   */
-  onComing(listener: () => void): () => void {
-    this.comingListeners.add(listener);
-    return () => this.comingListeners.delete(listener);
-  }
-
-  /** A window is on its way (onComing). */
-  coming(): void {
-    for (const l of [...this.comingListeners]) l();
   }
 
   /** Called with the number of windows whenever a window comes or goes. */

@@ -54,11 +54,7 @@ export function coreBackend(app: App): Backend {
       ws.on('close', () => conn.gone());
     },
     resolveFile: (prefix, rest) => Promise.resolve(app.core.resolveFile(prefix, rest)),
-    firstPaint: (ask) => {
-      // A window's page: it attaches next (ClientHub.coming).
-      app.hub.coming();
-      return Promise.resolve(firstPaintFor(app, ask));
-    },
+    firstPaint: (ask) => Promise.resolve(firstPaintFor(app, ask)),
     close() {},
   };
 }

@@ -122,7 +122,7 @@ export interface ReturnOptions {
   /** Input this recent holds every collection (INPUT_QUIET_MS). */
   inputQuietMs?: number;
   /** The service's windows: when one goes (its buffers and what its snapshots made are garbage). */
-  windows?: { onWindows(listener: (windows: number) => void): () => void; onComing?(listener: () => void): () => void };
+  windows?: { onWindows(listener: (windows: number) => void): () => void };
 }
 
 /**
@@ -145,9 +145,6 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
   if (!gc) return { afterWork() {}, dispose() {} };
   let since = 0;
   let due = false;
-  // A window attaching (comes, below): nothing given back until then.
-  let attachingUntil = -Infinity;
-  const attaching = (): boolean => performance.now() < attachingUntil;
   let timer: NodeJS.Timeout | undefined;
   // A flood that goes on: output since memory was last given back or collected, and when.
   let steadySince = 0;
@@ -174,8 +171,7 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
     clearTimeout(timer);
     const fire = (): void => {
       timer = undefined;
-      // (A window attaching: given back once it has, `attached`.)
-      if (!due || attaching()) return;
+      if (!due) return;
       const wait = typing();
       if (wait === 0) giveNow();
       else (timer = setTimeout(fire, wait)).unref();
@@ -238,8 +234,6 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
    */
   const giveAfter = (paneId: string): void => {
     due = true;
-    // A window attaching: given back once it has (`attached` calls this again then).
-    if (attaching()) return;
     arm();
     if (flooding(paneId) || afterCatchUp) return;
     const fire = (): void => {
@@ -267,32 +261,18 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
   // stop during its attach would hold its hello and snapshots (issue 38, item 4).
   let windowsBefore = 0;
   let attached: NodeJS.Timeout | undefined;
-  /**
-   * A window on its way: its page asked for, its socket opened (onComing), its hello. Until
-   * `attachedMs` after the last of them nothing is given back: a window that went a moment
-   * before (a page reloaded, a window closed and another opened) had a collection due a second
-   * later, which came before the new window's hello on a loaded machine and held its hello,
-   * its snapshots and its keys (55 ms on a quiet machine, 500 ms in a profiled run: docs/spec/
-   * performance.md, "Attach: the service's thread around an attach").
-   */
-  const comes = (): void => {
-    clearTimeout(afterCatchUp);
-    afterCatchUp = undefined;
-    if (due) {
-      clearTimeout(timer);
-      timer = undefined;
-    }
-    attachingUntil = performance.now() + attachedMs;
-    clearTimeout(attached);
-    (attached = setTimeout(() => {
-      attachingUntil = -Infinity;
-      giveAfter('');
-    }, attachedMs)).unref();
-  };
-  const offComing = opts.windows?.onComing?.(comes);
   const offWindows = opts.windows?.onWindows((n) => {
     if (n < windowsBefore) giveAfter('');
-    else if (n > windowsBefore) comes();
+    else if (n > windowsBefore) {
+      clearTimeout(afterCatchUp);
+      afterCatchUp = undefined;
+      if (due) {
+        clearTimeout(timer);
+        timer = undefined;
+      }
+      clearTimeout(attached);
+      (attached = setTimeout(() => giveAfter(''), attachedMs)).unref();
+    }
     windowsBefore = n;
   });
   return {
@@ -307,7 +287,6 @@ export function returnMemoryWhenQuiet(panes: Pick<PaneServiceApi, 'onOutput' | '
       offRemoved();
       offCompacted();
       offWindows?.();
-      offComing?.();
     },
   };
 }
