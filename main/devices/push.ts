@@ -27,6 +27,8 @@ const MAX_ACTIONS = 2;
 
 interface Token { hash: string; paneId: string; surfaceId: string; revision: string; action: string; target?: string; expires: number }
 /** A card as pushed: `id` names this push of it, so a withdrawal closes that notification and never a newer one under the same tag. */
+/** A device's pushes of one Topic: the last one made (`seq`), the chain they go through, and how to end a retry's wait. */
+interface Lane { seq: number; tail: Promise<void>; wake: (() => void) | undefined }
 interface Notified { revision: string; topic: string; id: string; hashes: Set<string>; tokens: string[] }
 
 /** A subscription as a browser's PushSubscription.toJSON() gives it, checked; a string says what is wrong. */
@@ -89,6 +91,7 @@ export class PushCenter {
   private keys: { publicKey: string; privateKey: string } | undefined;
   private readonly tokens = new Map<string, Token>();
   private readonly notified = new Map<string, Notified>();
+  private readonly lanes = new Map<string, Lane>();
   /** Tokens no longer good, and why (so the phone can say so): used, or their card answered elsewhere. */
   private readonly spent = new Map<string, string>();
 
@@ -191,12 +194,30 @@ export class PushCenter {
     if (this.spent.size > 1000) this.spent.delete(this.spent.keys().next().value!);
   }
 
-  /** One push to one device, retried with backoff on 429 and 5xx (Retry-After honoured) while `wanted`; 404 and 410 drop its subscription. */
-  private sendTo(hash: string, payload: unknown, topic: string, wanted: () => boolean, attempt = 0): void {
-    const d = this.store.byHash(hash);
-    if (!d?.push || !wanted()) return;
-    const sub = d.push;
-    void (async () => {
+  /**
+   * One push to one device, retried with backoff on 429 and 5xx (Retry-After honoured) while
+   * `wanted`; 404 and 410 drop its subscription. A device's pushes of one Topic go one at a time,
+   * in the order they were made (so the push service, which keeps only the last of a Topic it
+   * holds, keeps the newest), and a newer one of that Topic supersedes one still waiting or
+   * retrying (what the push service would do with it anyway).
+   */
+  private sendTo(hash: string, payload: unknown, topic: string, wanted: () => boolean): void {
+    const key = `${hash} ${topic}`;
+    const lane = this.lanes.get(key) ?? { seq: 0, tail: Promise.resolve(), wake: undefined };
+    this.lanes.set(key, lane);
+    const seq = ++lane.seq;
+    lane.wake?.();
+    const current = (): boolean => lane.seq === seq && wanted();
+    lane.tail = lane.tail.then(() => this.deliver(hash, payload, topic, current, lane)).catch(() => undefined).then(() => {
+      if (this.lanes.get(key) === lane && lane.seq === seq) this.lanes.delete(key);
+    });
+  }
+
+  private async deliver(hash: string, payload: unknown, topic: string, wanted: () => boolean, lane: Lane): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const d = this.store.byHash(hash);
+      if (!d?.push || !wanted()) return;
+      const sub = d.push;
       const webpush = (await import('web-push')).default;
       const vapid = await this.vapid();
       try {
@@ -204,6 +225,7 @@ export class PushCenter {
           vapidDetails: { subject: 'mailto:terminal-delight@localhost.localdomain', publicKey: vapid.publicKey, privateKey: vapid.privateKey },
           TTL: 3600, urgency: 'high', topic, timeout: 10_000, ...(this.agent ? { agent: this.agent } : {}),
         });
+        return;
       } catch (e) {
         const status = (e as { statusCode?: number }).statusCode;
         if (status === 404 || status === 410) {
@@ -213,9 +235,18 @@ export class PushCenter {
         const retriable = status === undefined || status === 429 || status >= 500;
         if (!retriable || attempt + 1 >= MAX_TRIES) return;
         const ms = retryDelayMs(attempt, (e as { headers?: Record<string, string> }).headers?.['retry-after'], this.now());
-        setTimeout(() => this.sendTo(hash, payload, topic, wanted, attempt + 1), ms).unref();
+        // The wait ends early when a newer push of this Topic comes (this one is then superseded).
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, ms);
+          timer.unref();
+          lane.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        lane.wake = undefined;
       }
-    })();
+    }
   }
 }
 

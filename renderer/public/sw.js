@@ -47,9 +47,11 @@ self.addEventListener('push', (event) => {
   }
   if (!m) return;
   if (m.t === 'withdraw') {
-    // Only the push it names (a withdrawal that arrives after the card's newer push leaves that one shown).
+    // Only the push it names (a withdrawal that arrives after the card's newer push leaves that one
+    // shown); one shown from a push that named no id (an older service's) is older than any that did.
     event.waitUntil(inTurn(() => self.registration.getNotifications({ tag: m.tag }).then((ns) => ns.forEach((n) => {
-      if (!m.id || (n.data && n.data.id) === m.id) n.close();
+      const id = n.data && n.data.id;
+      if (!m.id || !id || id === m.id) n.close();
     }))));
     return;
   }
