@@ -133,14 +133,25 @@ describe('OutputLines.skip', () => {
     expect(o.feed('y\x07d\ne\n')).toEqual([{ kind: 'output', line: 3, text: 'd' }, { kind: 'output', line: 4, text: 'e' }]);
   });
 
+  it('counts no line inside a string opened after a control character within its escape (ESC LF ] is an OSC)', () => {
+    const o = new OutputLines();
+    o.skip('\x1b\n]0;t\nx\n');
+    expect(o.line).toBe(1);
+    o.skip('q\x1b\r]0;x\n');
+    expect(o.feed('still title\x07hello\n')).toEqual([{ kind: 'output', line: 1, text: 'hello' }]);
+  });
+
   it('numbers the lines after a skipped part as reading the whole stream would, for random streams split anywhere', () => {
     let seed = 38;
     const rand = (n: number): number => {
       seed = (seed * 1103515245 + 12345) >>> 0;
       return (seed >>> 8) % n;
     };
-    const pieces = ['a', 'bc', ' ', '\n', '\r\n', '\r', '\b', '\t', '\x1b', '[', '3', ';', 'm', ']', '0;', 'P', '_', '\x07', '\\', '\x18', '\x1a', '(', 'B', '\x9b', 'é'];
-    for (let round = 0; round < 400; round++) {
+    const wide = ['a', 'bc', ' ', '\n', '\r\n', '\r', '\b', '\t', '\x1b', '[', '3', ';', 'm', ']', '0;', 'P', '_', '\x07', '\\', '\x18', '\x1a', '(', 'B', '\x9b', 'é'];
+    // (And a few pieces often in a row: an escape, a control in it, then a string's introducer.)
+    const narrow = ['a', '\n', '\r', '\x1b', ']', 'P', '[', 'm', '\x07', '\\', '\x18'];
+    for (let round = 0; round < 4000; round++) {
+      const pieces = round % 2 ? wide : narrow;
       let stream = '';
       for (let i = 0, len = 20 + rand(200); i < len; i++) stream += pieces[rand(pieces.length)];
       const a = rand(stream.length);

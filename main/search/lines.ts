@@ -17,9 +17,13 @@ type State = 'ground' | 'esc' | 'esc-int' | 'csi' | 'osc' | 'osc-esc' | 'str' | 
 
 /** What is not plain text: C0, DEL and C1 (a run up to one is taken whole). */
 const SPECIAL = /[\u0000-\u001f\u007f-\u009f]/g;
+/**
+ * Where an OSC, DCS, SOS, PM or APC string may start (the only place a newline is not a line's
+ * end): an ESC then its introducer, or an ESC then a C0 control (carried out within the escape,
+ * which goes on: an introducer may follow).
+ */
+const STRING_MAY_START = /\x1b[\]PX^_\x00-\x17\x19\x1c-\x1f]/;
 /** Where an OSC's or a DCS/APC string's body ends (BEL, or ESC of ST), or is cancelled (CAN, SUB). */
-/** An OSC, DCS, SOS, PM or APC string's start: the only place a newline is not a line's end. */
-const STRING_START = /\x1b[\]PX^_]/;
 const OSC_END = /[\u0007\u0018\u001a\u001b]/g;
 
 export class OutputLines {
@@ -48,6 +52,8 @@ export class OutputLines {
     // (The state in a local while the chunk is read: a sequence's body is skipped with one
     // search for its end, not a turn of this loop a character.)
     let state = this.state;
+    // (Counting: where the next newline is, searched again only once it is behind: -2 not yet searched, -1 none.)
+    let nl = -2;
     for (let i = 0; i < n; i++) {
       const c = data.charCodeAt(i);
       switch (state) {
@@ -56,7 +62,11 @@ export class OutputLines {
             // Counting (skip): only the newlines up to the next escape matter here.
             const esc = data.indexOf('\x1b', i);
             const end = esc < 0 ? n : esc;
-            for (let at = data.indexOf('\n', i); at >= 0 && at < end; at = data.indexOf('\n', at + 1)) this.line++;
+            if (nl !== -1 && nl < i) nl = data.indexOf('\n', i);
+            while (nl >= 0 && nl < end) {
+              this.line++;
+              nl = data.indexOf('\n', nl + 1);
+            }
             if (esc < 0) i = n;
             else {
               state = 'esc';
@@ -168,7 +178,7 @@ export class OutputLines {
     this.counting = true;
     try {
       const first = this.state === 'ground' ? data.indexOf('\x1b') : 0;
-      if (this.state === 'ground' && (first < 0 || !STRING_START.test(data))) {
+      if (this.state === 'ground' && (first < 0 || !STRING_MAY_START.test(data))) {
         // No string in it: every newline ends a line (one inside an escape or a CSI too), and
         // only what follows its last ESC can leave a sequence open.
         for (let at = data.indexOf('\n'); at >= 0; at = data.indexOf('\n', at + 1)) this.line++;
