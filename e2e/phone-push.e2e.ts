@@ -146,22 +146,24 @@ describe('push to a phone that trusts the door', () => {
     await deliver(withdraw);
     await expect.poll(shown, SHOWN_WITHIN).toEqual([refused]);
 
-    // A card that changed: its new push goes under the same tag (it replaces the old notification;
-    // no withdrawal goes to a device that gets the new one). A withdrawal of its old push handed
-    // over after the new one (a late push) leaves the new notification shown.
+    // A card that changed: its old push's withdrawal, then its new push under the same tag. The
+    // withdrawal handed over after the new push (the push service's order is not the phone's)
+    // leaves the new notification shown.
     dropSurface(folder, { id: 'lint', kind: 'question', title: 'Lint?', model: { question: 'Fix the lint errors?', options: [{ name: 'Fix' }, { name: 'Skip' }] } });
     const lintOld = await nextPush();
     const lintOldCard = JSON.parse(lintOld) as { tag: string; id: string };
     await deliver(lintOld);
     await expect.poll(async () => (await shown()).map((n) => n.title).sort(), SHOWN_WITHIN).toEqual(['Not sent', 'bash: Lint?']);
     dropSurface(folder, { id: 'lint', kind: 'question', title: 'Lint now?', model: { question: 'Fix the 3 lint errors?', options: [{ name: 'Fix' }, { name: 'Skip' }] } });
+    const lintGone = await nextPush();
+    expect(JSON.parse(lintGone)).toEqual({ t: 'withdraw', tag: lintOldCard.tag, id: lintOldCard.id });
     const lintNew = await nextPush();
     const lintNewCard = JSON.parse(lintNew) as { t: string; tag: string; id: string; title: string };
     expect(lintNewCard).toMatchObject({ t: 'card', tag: lintOldCard.tag, title: 'bash: Lint now?' });
     expect(lintNewCard.id).not.toBe(lintOldCard.id);
     await deliver(lintNew);
     await expect.poll(async () => (await shown()).map((n) => n.title).sort(), SHOWN_WITHIN).toEqual(['Not sent', 'bash: Lint now?']);
-    await deliver(JSON.stringify({ t: 'withdraw', tag: lintOldCard.tag, id: lintOldCard.id }));
+    await deliver(lintGone);
     // Its withdrawal delivered after it, then a later push of another card proves the worker took it.
     dropSurface(folder, { id: 'tests', kind: 'question', title: 'Tests?', model: { question: 'Run the slow tests?', options: [{ name: 'Run' }, { name: 'Skip' }] } });
     const tests = await nextPush();

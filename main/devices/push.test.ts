@@ -150,27 +150,32 @@ describe('a push service that fails', () => {
     expect(JSON.parse(decrypt(c.body, ua, auth))).toEqual(JSON.parse(decrypt(a.body, ua, auth)));
   });
 
-  it('sends a device\'s pushes of one card in turn, a newer one superseding one still waiting to be tried again', async () => {
+  it('sends a device\'s pushes of one card in turn, a newer one superseding one still waiting to be tried again, never a withdrawal', async () => {
     const { ua, auth } = await subscribedDevice();
     const pane = await readingPane();
     // The card's first push fails and is to be tried again in 30 s; meanwhile the card changes.
-    endpoint.answer.push({ status: 503, headers: { 'Retry-After': '30' } });
+    // The push service then takes 400 ms to answer the withdrawal.
+    endpoint.answer.push({ status: 503, headers: { 'Retry-After': '30' } }, { status: 201, delayMs: 400 });
     svc.app.surfaces.ingest(pane.id, { td: '0.4', kind: 'question', id: 'lint', title: 'Lint?', model: { question: 'Fix the lint errors?', options: [{ name: 'Fix' }] } }, 'file');
     const first = await waitFor(() => endpoint.got[0], 'the first push');
     const old = JSON.parse(decrypt(first.body, ua, auth)) as { t: string; id: string };
     expect(old.t).toBe('card');
     await new Promise((r) => setTimeout(r, 20));
     svc.app.surfaces.ingest(pane.id, { td: '0.4', kind: 'question', id: 'lint', title: 'Lint now?', model: { question: 'Fix the 3 lint errors?', options: [{ name: 'Fix' }] } }, 'file');
-    // The new push goes at once (not after the old one's 30 s), under the same Topic, and it is
-    // the last this device's Topic gets: the old push is not tried again, and no withdrawal of it
-    // follows (the new one replaces its notification).
-    const second = await waitFor(() => endpoint.got[1], 'the changed card\'s push', 10_000);
-    expect(second.headers.topic).toBe(first.headers.topic);
-    const now = JSON.parse(decrypt(second.body, ua, auth)) as { t: string; id: string; title: string };
-    expect(now).toMatchObject({ t: 'card', title: 'bash: Lint now?' });
+    // At once (not after the old push's 30 s): the old push's withdrawal, then, once the push
+    // service has answered it, the new push, under the same Topic: the last it gets. The old push
+    // is not tried again.
+    const third = await waitFor(() => endpoint.got[2], 'the changed card\'s push', 10_000);
+    const second = endpoint.got[1]!;
+    expect(JSON.parse(decrypt(second.body, ua, auth))).toEqual({ t: 'withdraw', tag: first.headers.topic, id: old.id });
+    const now = JSON.parse(decrypt(third.body, ua, auth)) as { t: string; id: string; title: string };
+    expect(now).toMatchObject({ t: 'card', tag: first.headers.topic, title: 'bash: Lint now?' });
     expect(now.id).not.toBe(old.id);
+    expect(third.headers.topic).toBe(first.headers.topic);
+    // (A lower bound only: the new push is sent once the withdrawal's answer came.)
+    expect(third.at - second.at).toBeGreaterThanOrEqual(350);
     await new Promise((r) => setTimeout(r, 1500));
-    expect(endpoint.got).toHaveLength(2);
+    expect(endpoint.got).toHaveLength(3);
   });
 
   it('waits 1, 2, 4, 8, 16 s, or what Retry-After says (seconds or a date), at most 5 minutes', () => {

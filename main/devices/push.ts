@@ -198,8 +198,9 @@ export class PushCenter {
    * One push to one device, retried with backoff on 429 and 5xx (Retry-After honoured) while
    * `wanted`; 404 and 410 drop its subscription. A device's pushes of one Topic go one at a time,
    * in the order they were made (so the push service, which keeps only the last of a Topic it
-   * holds, keeps the newest), and a newer one of that Topic supersedes one still waiting or
-   * retrying (what the push service would do with it anyway).
+   * holds, keeps the newest), and a newer one of that Topic supersedes a card or a note still
+   * waiting or to be tried again (what the push service would do with it anyway). A withdrawal
+   * is never superseded: the push it withdraws may be shown, and what follows may never arrive.
    */
   private sendTo(hash: string, payload: unknown, topic: string, wanted: () => boolean): void {
     const key = `${hash} ${topic}`;
@@ -207,7 +208,8 @@ export class PushCenter {
     this.lanes.set(key, lane);
     const seq = ++lane.seq;
     lane.wake?.();
-    const current = (): boolean => lane.seq === seq && wanted();
+    const withdrawal = (payload as { t?: string }).t === 'withdraw';
+    const current = (): boolean => (withdrawal || lane.seq === seq) && wanted();
     lane.tail = lane.tail.then(() => this.deliver(hash, payload, topic, current, lane)).catch(() => undefined).then(() => {
       if (this.lanes.get(key) === lane && lane.seq === seq) this.lanes.delete(key);
     });
@@ -233,13 +235,14 @@ export class PushCenter {
           return;
         }
         const retriable = status === undefined || status === 429 || status >= 500;
-        if (!retriable || attempt + 1 >= MAX_TRIES) return;
+        if (!retriable || attempt + 1 >= MAX_TRIES || !wanted()) return;
         const ms = retryDelayMs(attempt, (e as { headers?: Record<string, string> }).headers?.['retry-after'], this.now());
-        // The wait ends early when a newer push of this Topic comes (this one is then superseded).
+        // The wait ends early when a newer push of this Topic supersedes this one.
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, ms);
           timer.unref();
           lane.wake = () => {
+            if (wanted()) return;
             clearTimeout(timer);
             resolve();
           };

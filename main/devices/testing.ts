@@ -112,8 +112,8 @@ export interface PushEndpoint {
   url: string;
   /** What it received, in order, and when (ms since the epoch). */
   got: Array<{ headers: Record<string, string | string[] | undefined>; body: Buffer; at: number }>;
-  /** The statuses to answer with next, or a status with headers (201 when none is left). */
-  answer: Array<number | { status: number; headers: Record<string, string> }>;
+  /** The statuses to answer with next, or a status with headers, and how long to wait before answering (201 at once when none is left). */
+  answer: Array<number | { status: number; headers?: Record<string, string>; delayMs?: number }>;
   close(): Promise<void>;
 }
 
@@ -127,9 +127,13 @@ export async function startPushEndpoint(cert: string, key: string): Promise<Push
     req.on('end', () => {
       got.push({ headers: req.headers, body: Buffer.concat(chunks), at: Date.now() });
       const a = answer.shift() ?? 201;
-      if (typeof a === 'number') res.writeHead(a);
-      else res.writeHead(a.status, a.headers);
-      res.end();
+      const reply = (): void => {
+        if (typeof a === 'number') res.writeHead(a);
+        else res.writeHead(a.status, a.headers ?? {});
+        res.end();
+      };
+      if (typeof a !== 'number' && a.delayMs) setTimeout(reply, a.delayMs);
+      else reply();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
