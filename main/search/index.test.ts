@@ -587,7 +587,8 @@ describe('SearchIndex', () => {
     // Another connection holds the words' file's write lock for 1.5 s: the worker's next FTS5 transaction waits on it.
     const holder = spawn(process.execPath, ['-e', `const { DatabaseSync } = require('node:sqlite'); const d = new DatabaseSync(${JSON.stringify(path.join(state.dir, FTS_FILE))}); d.exec('BEGIN IMMEDIATE'); console.log('locked'); setTimeout(() => { d.exec('COMMIT'); d.close(); }, 1500);`]);
     await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
-    ix.add(Array.from({ length: 9000 }, (_, i) => entry({ paneId: 'big', line: i, at, text: `line ${i} ${'word '.repeat(24)}` })));
+    // (Over FTS_BATCH_CHARS, 4 M characters: posted to the worker at once, which then waits on the lock.)
+    ix.add(Array.from({ length: 36_000 }, (_, i) => entry({ paneId: 'big', line: i, at, text: `line ${i} ${'word '.repeat(24)}` })));
     // Adds of 1,000 one-line panes while it waits: their texts posted, taken back and packed here, their slots given again.
     const t0 = Date.now();
     let line = 0;

@@ -47,8 +47,9 @@ const WORKER_IDLE_MS = 10_000;
  * Transactions given to the worker and not yet committed by it, at most (then `add` waits for
  * it): 2 of FTS_BATCH_CHARS, the same 8 M characters of words as 8 of 1 M before (8 since the
  * worker packs texts too, PACK_BYTES: with 4 M characters the main thread waited ~1.7 s a GB
- * for FTS5's merges, with 8 M ~1.2 s). A query in a flood waits for these (~60 ms each on the
- * bench's text, more while FTS5 merges: about what 8 of 1 M took).
+ * for FTS5's merges, with 8 M ~1.2 s). A query in a flood waits for these and for the batch not
+ * yet posted (up to 12 M characters of words in all, against ~9 M with 8 of 1 M: ~60 ms for each
+ * 4 M on the bench's text, more while FTS5 merges).
  */
 const IN_FLIGHT = 2;
 /**
