@@ -81,6 +81,24 @@ describe('OutputLines', () => {
     ]);
   });
 
+  it('reads C1 controls as xterm does: CSI, OSC, DCS and APC begin their sequence or string anywhere, ST ends it, any other C1 control cancels it, NEL and IND end the line', () => {
+    // Each against the rows @xterm/headless 6 draws for the same stream.
+    const lines = (s: string) => { const o = new OutputLines(); return [...o.feed(s), ...o.feed('\n')].map((x) => [x.line, x.text]); };
+    expect(lines('a\r\n\x9d0;t\r\nx\x07b\r\nc')).toEqual([[0, 'a'], [1, 'b'], [2, 'c']]);
+    expect(lines('a\r\n\x90q\r\nz\x9cb\r\nc')).toEqual([[0, 'a'], [1, 'b'], [2, 'c']]);
+    expect(lines('a\x9b31mb\r\nc')).toEqual([[0, 'ab'], [1, 'c']]);
+    expect(lines('a\x9fapc\r\nq\x9cb\r\n')).toEqual([[0, 'ab']]);
+    expect(lines('a\x1b]0;t\x85b\x07c\r\nd')).toEqual([[0, 'a'], [1, 'bc'], [2, 'd']]);
+    expect(lines('a\x1b[3\x85b\r\nc')).toEqual([[0, 'a'], [1, 'b'], [2, 'c']]);
+    expect(lines('a\x1b\x9b31mb')).toEqual([[0, 'ab']]);
+    expect(lines('a\x85b\x84c')).toEqual([[0, 'a'], [1, 'b'], [2, 'c']]);
+    expect(lines('a\x1bPq\x85b\x1b\\c')).toEqual([[0, 'a'], [1, 'bc']]);
+    expect(lines('a\x1b]0;t\x9cb')).toEqual([[0, 'ab']]);
+    expect(lines('a\x1b]0;t\x9bmb')).toEqual([[0, 'ab']]);
+    expect(lines('a\x1b]0;t\x9d0;x\x07b')).toEqual([[0, 'ab']]);
+    expect(lines('a\x1b[3\x9cb')).toEqual([[0, 'ab']]);
+  });
+
   it('skips DCS and APC strings whole', () => {
     const o = new OutputLines();
     expect(o.feed('a\x1bPq#0;2;0;0;0\x1b\\b\x1b_Gf=100;AAAA\x1b\\c\n')).toEqual([{ kind: 'output', line: 0, text: 'abc' }]);
@@ -147,7 +165,7 @@ describe('OutputLines.skip', () => {
       seed = (seed * 1103515245 + 12345) >>> 0;
       return (seed >>> 8) % n;
     };
-    const wide = ['a', 'bc', ' ', '\n', '\r\n', '\r', '\b', '\t', '\x1b', '[', '3', ';', 'm', ']', '0;', 'P', '_', '\x07', '\\', '\x18', '\x1a', '(', 'B', '\x9b', 'é'];
+    const wide = ['a', 'bc', ' ', '\n', '\r\n', '\r', '\b', '\t', '\x1b', '[', '3', ';', 'm', ']', '0;', 'P', '_', '\x07', '\\', '\x18', '\x1a', '(', 'B', '\x9b', '\x9d', '\x9c', '\x85', '\x90', 'é'];
     // (And a few pieces often in a row: an escape, a control in it, then a string's introducer.)
     const narrow = ['a', '\n', '\r', '\x1b', ']', 'P', '[', 'm', '\x07', '\\', '\x18'];
     for (let round = 0; round < 4000; round++) {

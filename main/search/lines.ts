@@ -23,8 +23,12 @@ const SPECIAL = /[\u0000-\u001f\u007f-\u009f]/g;
  * which goes on: an introducer may follow).
  */
 const STRING_MAY_START = /\x1b[\]PX^_\x00-\x17\x19\x1c-\x1f]/;
-/** Where an OSC's or a DCS/APC string's body ends (BEL, or ESC of ST), or is cancelled (CAN, SUB). */
-const OSC_END = /[\u0007\u0018\u001a\u001b]/g;
+/** A C1 control: it may begin a sequence or a string, or end a line. */
+const C1 = /[\x80-\x9f]/;
+/** Where an OSC's or a DCS/APC string's body ends (BEL, or ESC of ST, or ST), or is cancelled (CAN, SUB, any other C1 control). */
+const OSC_END = /[\u0007\u0018\u001a\u001b\u0080-\u009f]/g;
+/** In skip's counting: where plain text ends (an escape, or a C1 control). */
+const ESC_OR_C1 = /[\x1b\x80-\x9f]/g;
 
 export class OutputLines {
   /** The number the next line gets. */
@@ -59,8 +63,9 @@ export class OutputLines {
       switch (state) {
         case 'ground':
           if (this.counting) {
-            // Counting (skip): only the newlines up to the next escape matter here.
-            const esc = data.indexOf('\x1b', i);
+            // Counting (skip): only the newlines up to the next escape or C1 control matter here.
+            ESC_OR_C1.lastIndex = i;
+            const esc = ESC_OR_C1.exec(data)?.index ?? -1;
             const end = esc < 0 ? n : esc;
             if (nl !== -1 && nl < i) nl = data.indexOf('\n', i);
             while (nl >= 0 && nl < end) {
@@ -68,8 +73,11 @@ export class OutputLines {
               nl = data.indexOf('\n', nl + 1);
             }
             if (esc < 0) i = n;
-            else {
+            else if (data.charCodeAt(esc) === 0x1b) {
               state = 'esc';
+              i = esc;
+            } else {
+              state = this.c1(data.charCodeAt(esc), out);
               i = esc;
             }
           } else if (c >= 0x20 && c !== 0x7f && !(c >= 0x80 && c < 0xa0)) {
@@ -79,6 +87,7 @@ export class OutputLines {
             this.putRun(data.slice(i, end));
             i = end - 1;
           } else if (c === 0x1b) state = 'esc';
+          else if (c >= 0x80 && c < 0xa0) state = this.c1(c, out);
           else this.control(c, out);
           break;
         case 'esc':
@@ -93,7 +102,11 @@ export class OutputLines {
             this.osc = '';
           } else if (c === 0x50 || c === 0x5f || c === 0x5e || c === 0x58) state = 'str';
           else if (c >= 0x20 && c <= 0x2f) state = 'esc-int';
-          else state = 'ground';
+          else {
+            // Its final byte; a C1 control instead ends it and is read as in ground.
+            state = 'ground';
+            if (c >= 0x80 && c < 0xa0) i--;
+          }
           break;
         case 'esc-int':
           // An escape sequence's intermediates (ESC ( B: the character set tput sgr0 picks) up to its
@@ -114,11 +127,16 @@ export class OutputLines {
           // carried out and the sequence goes on (a newline still ends the line, as in xterm), but
           // CAN and SUB, which cancel it.
           let j = i;
-          for (let k = c; !(k >= 0x40 && k <= 0x7e) && k >= 0x20; k = data.charCodeAt(j)) if (++j === n) break;
+          for (let k = c; !(k >= 0x40 && k <= 0x7e) && k >= 0x20 && !(k >= 0x80 && k < 0xa0); k = data.charCodeAt(j)) if (++j === n) break;
           i = j;
           if (j === n) break;
           const k = data.charCodeAt(j);
           if (k === 0x1b) state = 'esc';
+          else if (k >= 0x80 && k < 0xa0) {
+            // A C1 control ends it and is read as in ground.
+            state = 'ground';
+            i--;
+          }
           else if (k >= 0x20 || k === 0x18 || k === 0x1a) state = 'ground';
           else this.control(k, out);
           break;
@@ -131,10 +149,15 @@ export class OutputLines {
           i = end;
           if (end === n) break;
           const e = data.charCodeAt(end);
-          if (e === 0x07) {
+          if (e === 0x07 || e === 0x9c) {
             this.endOsc(out);
             state = 'ground';
-          } else state = e === 0x1b ? 'osc-esc' : 'ground';
+          } else if (e === 0x1b) state = 'osc-esc';
+          else {
+            // CAN, SUB, or a C1 control other than ST: it is cancelled (the C1 control read as in ground).
+            state = 'ground';
+            if (e >= 0x80) i--;
+          }
           break;
         }
         case 'osc-esc':
@@ -152,7 +175,10 @@ export class OutputLines {
           const end = OSC_END.exec(data)?.index ?? n;
           i = end;
           if (end === n) break;
-          state = data.charCodeAt(end) === 0x1b ? 'str-esc' : 'ground';
+          const e = data.charCodeAt(end);
+          state = e === 0x1b ? 'str-esc' : 'ground';
+          // (A C1 control other than ST ends it and is read as in ground.)
+          if (e >= 0x80 && e !== 0x9c) i--;
           break;
         }
         case 'str-esc':
@@ -177,10 +203,11 @@ export class OutputLines {
   skip(data: string): void {
     this.counting = true;
     try {
+      // (ASCII alone, its UTF-8 as long as it, holds no C1 control: told at ~6 GB/s, the look for one ~3.)
       const first = this.state === 'ground' ? data.indexOf('\x1b') : 0;
-      if (this.state === 'ground' && (first < 0 || !STRING_MAY_START.test(data))) {
-        // No string in it: every newline ends a line (one inside an escape or a CSI too), and
-        // only what follows its last ESC can leave a sequence open.
+      if (this.state === 'ground' && (first < 0 || !STRING_MAY_START.test(data)) && (Buffer.byteLength(data) === data.length || !C1.test(data))) {
+        // No string and no C1 control in it: every newline ends a line (one inside an escape or
+        // a CSI too), and only what follows its last ESC can leave a sequence open.
         for (let at = data.indexOf('\n'); at >= 0; at = data.indexOf('\n', at + 1)) this.line++;
         if (first >= 0) {
           const line = this.line;
@@ -201,6 +228,21 @@ export class OutputLines {
   /** The line not yet ended by a newline (a prompt, the last thing a pane printed). */
   get pending(): string {
     return this.text.trimEnd();
+  }
+
+  /**
+   * A C1 control (U+0080-U+009F), as xterm reads it anywhere: CSI, OSC, DCS, SOS, PM and APC
+   * begin their sequence or string, NEL and IND end the line, ST and the rest end what was open.
+   */
+  private c1(c: number, out: OutputItem[]): State {
+    if (c === 0x9b) return 'csi';
+    if (c === 0x9d) {
+      this.osc = '';
+      return 'osc';
+    }
+    if (c === 0x90 || c === 0x98 || c === 0x9e || c === 0x9f) return 'str';
+    if (c === 0x85 || c === 0x84) this.endLine(out);
+    return 'ground';
   }
 
   /** A control character outside a string: a newline ends the line, CR starts it over, BS takes a character back, a tab is a space; the rest do nothing here. */
