@@ -27,6 +27,8 @@ const STRING_MAY_START = /\x1b[\]PX^_\x00-\x17\x19\x1c-\x1f]/;
 const C1 = /[\x80-\x9f]/;
 /** Where an OSC's or a DCS/APC string's body ends (BEL, or ESC of ST, or ST), or is cancelled (CAN, SUB, any other C1 control). */
 const OSC_END = /[\u0007\u0018\u001a\u001b\u0080-\u009f]/g;
+/** Where a DCS, SOS, PM or APC string ends (ESC of ST, or ST) or is cancelled (CAN, SUB, any other C1 control): BEL does not end one. */
+const STR_END = /[\u0018\u001a\u001b\u0080-\u009f]/g;
 /** In skip's counting: where plain text ends (an escape, or a C1 control). */
 const ESC_OR_C1 = /[\x1b\x80-\x9f]/g;
 
@@ -102,7 +104,9 @@ export class OutputLines {
             this.osc = '';
           } else if (c === 0x50 || c === 0x5f || c === 0x5e || c === 0x58) state = 'str';
           else if (c >= 0x20 && c <= 0x2f) state = 'esc-int';
-          else {
+          else if (c === 0x7f) {
+            // DEL is ignored, and the escape goes on.
+          } else {
             // Its final byte; a C1 control instead ends it and is read as in ground.
             state = 'ground';
             if (c >= 0x80 && c < 0xa0) i--;
@@ -111,7 +115,7 @@ export class OutputLines {
         case 'esc-int':
           // An escape sequence's intermediates (ESC ( B: the character set tput sgr0 picks) up to its
           // final byte; a control character within them as within an escape.
-          if (c >= 0x20 && c <= 0x2f) break;
+          if ((c >= 0x20 && c <= 0x2f) || c === 0x7f) break;
           if (c < 0x20) {
             if (c === 0x18 || c === 0x1a) state = 'ground';
             else if (c === 0x1b) state = 'esc';
@@ -127,15 +131,16 @@ export class OutputLines {
           // carried out and the sequence goes on (a newline still ends the line, as in xterm), but
           // CAN and SUB, which cancel it.
           let j = i;
-          for (let k = c; !(k >= 0x40 && k <= 0x7e) && k >= 0x20 && !(k >= 0x80 && k < 0xa0); k = data.charCodeAt(j)) if (++j === n) break;
+          for (let k = c; !(k >= 0x40 && k <= 0x7e) && k >= 0x20 && k < 0x80; k = data.charCodeAt(j)) if (++j === n) break;
           i = j;
           if (j === n) break;
           const k = data.charCodeAt(j);
           if (k === 0x1b) state = 'esc';
-          else if (k >= 0x80 && k < 0xa0) {
-            // A C1 control ends it and is read as in ground.
+          else if (k >= 0x80) {
+            // A C1 control ends it and is read as in ground; a character from U+00A0 up ends it and is
+            // dropped (xterm's parse error).
             state = 'ground';
-            i--;
+            if (k < 0xa0) i--;
           }
           else if (k >= 0x20 || k === 0x18 || k === 0x1a) state = 'ground';
           else this.control(k, out);
@@ -170,9 +175,9 @@ export class OutputLines {
           }
           break;
         case 'str': {
-          // Skipped whole up to BEL or ESC.
-          OSC_END.lastIndex = i;
-          const end = OSC_END.exec(data)?.index ?? n;
+          // Skipped whole up to ESC (of ST) or ST, or what cancels it (BEL does not end it, as in xterm).
+          STR_END.lastIndex = i;
+          const end = STR_END.exec(data)?.index ?? n;
           i = end;
           if (end === n) break;
           const e = data.charCodeAt(end);
