@@ -80,6 +80,22 @@ describe('window store', () => {
     expect(st.getState().focusRequest).toEqual({ paneId: 'b', n: (before?.n ?? 0) + 1 });
   });
 
+  it('ends the focus request of a pane once the person focuses another pane themselves', () => {
+    const st = createWindowStore();
+    st.getState().hello(hello());
+    st.getState().focusPane('a', true);
+    expect(st.getState().focusRequest?.paneId).toBe('a');
+    // A click in b's terminal: a's terminal, made again by a later layout, must not take the keyboard.
+    st.getState().focusPane('b', false);
+    expect(st.getState().focused).toBe('b');
+    expect(st.getState().focusRequest).toBeNull();
+    // Focus given to the pane the request is for keeps it.
+    st.getState().focusPane('a', true);
+    const req = st.getState().focusRequest;
+    st.getState().focusPane('a', false);
+    expect(st.getState().focusRequest).toBe(req);
+  });
+
   it('resizes a split locally while dragging', () => {
     const st = createWindowStore();
     st.getState().hello(hello());

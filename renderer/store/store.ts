@@ -189,9 +189,13 @@ export function createWindowStore(initial: Partial<WindowState> = {}): WindowSto
     },
     focusPane(paneId, take) {
       // The pane may not be in the layout yet (a split answered before its layout event).
+      // Focus the person gave a pane themselves (a click in its terminal) ends a request still
+      // open for another: that pane's terminal, made again later (a layout that moves it), must
+      // not take the keyboard back.
+      const open = get().focusRequest;
       set({
         focused: paneId,
-        focusRequest: take ? { paneId, n: ++focusCounter } : get().focusRequest,
+        focusRequest: take ? { paneId, n: ++focusCounter } : open && open.paneId !== paneId ? null : open,
       });
     },
     openFind(paneId) {
