@@ -67,9 +67,36 @@ export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `td-e2e-${prefix}-`));
 }
 
-/** Make sure out/renderer exists (npm test builds it first; a lone `vitest run e2e` may not have). */
-export async function ensureRendererBuilt(): Promise<void> {
-  if (fs.existsSync(path.join(ROOT, 'out', 'renderer', 'index.html'))) return;
+/** The newest modification time (ms) of the files the renderer is built from. */
+function newestRendererSource(): number {
+  let newest = fs.statSync(path.join(ROOT, 'vite.config.ts')).mtimeMs;
+  const walk = (dir: string): void => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else newest = Math.max(newest, fs.statSync(p).mtimeMs);
+    }
+  };
+  for (const dir of ['renderer', 'common', 'preload']) walk(path.join(ROOT, dir));
+  return newest;
+}
+
+let rendererChecked: Promise<void> | undefined;
+
+/**
+ * Make sure out/renderer is there and built since the last edit of its sources (npm test builds
+ * it first; a lone `vitest run e2e/...` after an edit would otherwise test the old page). Checked
+ * once a test file.
+ */
+export function ensureRendererBuilt(): Promise<void> {
+  rendererChecked ??= buildRendererIfStale();
+  return rendererChecked;
+}
+
+async function buildRendererIfStale(): Promise<void> {
+  const index = path.join(ROOT, 'out', 'renderer', 'index.html');
+  if (fs.existsSync(index) && fs.statSync(index).mtimeMs >= newestRendererSource()) return;
+  if (fs.existsSync(index)) console.error('e2e: out/renderer is older than the renderer\'s sources: building it again (node scripts/build.mjs).');
   await new Promise<void>((resolve, reject) => {
     // Not with Vitest's NODE_ENV=test: Vite would bundle React's development JSX runtime with its
     // production build, and the window would throw at once ("getOwner is not a function").
