@@ -443,48 +443,6 @@ describe('the lazy headless screen', () => {
     }
   });
 
-  it('a narrower width: the lines the buffer would hold beyond what it keeps go to the archive before xterm reflows it, nothing is left for a quiet moment to archive, and every line is as xterm reflows it', async () => {
-    const ref = reference(80, 24, 100_000);
-    let compacted = 0;
-    const screen = new Screen({ cols: 80, rows: 24, scrollback: 5_000, archiveIdleMs: 10, compacted: () => compacted++ });
-    try {
-      // Coloured lines of one row at 80 columns, three at 30; every seventh wraps at 80, with wide characters.
-      let out = '';
-      for (let i = 0; i < 1_000; i++) out += `\x1b[3${i % 8};4${(i + 3) % 8}m${String(i).padStart(5, '0')}\x1b[0m ${i % 7 === 0 ? '世界 '.repeat(30) : 'the quick brown fox jumps over the lazy dog 0123456789'.slice(0, 20 + (i % 40))}\x1b[K\r\n`;
-      out += 'td$ ';
-      ref.write(out);
-      screen.write(out);
-      await screen.settled();
-      await waitFor(() => compacted === 1, 'the old rows archived');
-      const held = screen.term.buffer.normal.length;
-      expect(held).toBeLessThan(160 + 250 + 24);
-      ref.term.resize(30, 9);
-      screen.resize(30, 9);
-      await screen.settled();
-      // xterm reflowed about as many rows as the buffer keeps at the new size (not all it held:
-      // three times that, the rest archived a moment later), and nothing is left to archive.
-      expect(screen.term.buffer.normal.baseY).toBeLessThan(160 + 100);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(compacted).toBe(1);
-      // A window's snapshot at the new size, and all of it: the rows xterm's own buffer holds.
-      const theirs = replayed(snapshotOf(ref.term, ref.ser, Number.MAX_SAFE_INTEGER), ref.term.cols, ref.term.rows);
-      const first = await screen.serialize(40);
-      expect(first.cols).toBe(30);
-      const mine = replayed(first.data, first.cols, first.rows);
-      const from = wholeFrom(mine.cells);
-      expect(mine.cells.slice(from)).toEqual(theirs.cells.slice(theirs.cells.length - mine.cells.length + from));
-      const all = await screen.serialize(Number.MAX_SAFE_INTEGER);
-      expect(all.complete).toBe(true);
-      const whole = replayed(all.data, all.cols, all.rows);
-      expect(whole.cells).toEqual(theirs.cells);
-      expect({ x: whole.x, y: whole.y }).toEqual({ x: theirs.x, y: theirs.y });
-      expect(screen.allText()).toBe(allTextOf(ref.term));
-    } finally {
-      ref.term.dispose();
-      screen.dispose();
-    }
-  });
-
   it.each([
     ['parsed as it comes (each line erases its end), archived once quiet', false],
     ['plain, caught up at once and archived as it is parsed', true],

@@ -707,30 +707,11 @@ export class Screen {
     this.afterParsed(() => {
       if (this.disposed) return;
       const from = this.term.cols;
-      this.beforeNarrowing(from, cols, rows);
       this.trimming(() => resizeKeepingAlt(this.term, cols, rows));
       if (this.archive.rows > 0) this.archive.reflow(from, cols);
       this.keepHistory();
       this.reflowLater();
     });
-  }
-
-  /**
-   * A narrower width wraps the buffer's rows onto up to ceil(from / cols) rows each: the lines
-   * the buffer would then hold beyond the scrollback it keeps at the new size (live) go to the
-   * archive first, at the old width (reflowed there lazily, with the rest of it: Archive.reflow),
-   * so that xterm's reflow covers the screen and about live rows, not three times what a quiet
-   * moment would then archive again (a first window resizing 32 panes from 80 to 30 columns:
-   * 184 rows each, then 400 of them archived a second later, its memory given back after).
-   */
-  private beforeNarrowing(from: number, cols: number, rows: number): void {
-    if (cols >= from || !this.archiving) return;
-    const per = Math.ceil(from / Math.max(1, cols - 1));
-    const live = Math.max(this.liveRows, 4 * rows);
-    // Rows of the old screen above the new one's become scrollback too.
-    const keep = Math.max(0, Math.floor(live / per) - Math.max(0, this.term.rows - rows));
-    if (this.term.buffer.normal.baseY <= keep) return;
-    this.trimming(() => this.archive.moveFrom(this.term, this.serializer, keep, Infinity));
   }
 
   /** Lines of the archive are still at an old width (reflowed in the background since a resize): a snapshot of all of it would reflow them at once. */
