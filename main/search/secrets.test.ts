@@ -199,3 +199,50 @@ describe("the first look (mayHold): says yes to every line redactLine would chan
     for (const line of ['the token is refreshed by the server', 'monkey keyboard authors', '2026-11-27T08:00:00.000Z INFO cache_value=1x3f', 'src/kalo/mine.ts:12:4 - error TS2322', 'as-k sk8 gh_ AKIa eyj private key, ://host']) expect(mayHold(line)).toBe(false);
   });
 });
+
+describe("a pane's line as its block keeps it (KeyBlocks.blockLine): redacted as line redacts it, a newline in it a space", () => {
+  it("gives what line then the newlines' replacement give, on many panes' lines of secrets' pieces, key blocks and newlines, in one order", () => {
+    const pieces = ['sk-', 'ghp_', 'AKIA', 'eyJ', 'Token', 'secret', 'auth', '=', ': ', '://', 'u:', '@', ' ', '\n', '\n', 'x\ny', '-----BEGIN RSA PRIVATE KEY-----', '-----END RSA PRIVATE KEY-----', 'PuTTY-User-Key-File-3: ssh-rsa', 'Private-MAC: 0af3', 'PRIVATE KEY', 'Zm9vYmFyYmF6cXV1eDEy', 'Tr0ub4dor&3xyzQ9!kLmN', 'abcdefghijABCDEFGHIJ0123456789abcdefghijABCDEFGHIJ0123456789', 'words', 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC'];
+    let seed = 38;
+    const rand = (): number => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    const fast = new KeyBlocks();
+    const slow = new KeyBlocks();
+    const next = new Map<string, number>();
+    let redacted = 0;
+    let newlines = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const pane = `p${Math.floor(rand() * 3)}`;
+      if (rand() < 0.02) {
+        // A command's end on that pane (the block its output left open closes).
+        fast.end(pane);
+        slow.end(pane);
+        continue;
+      }
+      let line = '';
+      for (let j = Math.floor(rand() * 6); j > 0; j--) line += pieces[Math.floor(rand() * pieces.length)];
+      // Mostly the pane's next line; at times a gap (its lines not read) or one of its earlier lines.
+      const n = (next.get(pane) ?? 0) + (rand() < 0.05 ? Math.floor(rand() * 300) - 50 : 0);
+      next.set(pane, Math.max(0, n) + 1);
+      const viaLine = slow.line(pane, Math.max(0, n), line);
+      const expected = viaLine.includes('\n') ? viaLine.replace(/\n/g, ' ') : viaLine;
+      expect(fast.blockLine(pane, Math.max(0, n), line)).toBe(expected);
+      expect(fast.inside(pane)).toBe(slow.inside(pane));
+      if (expected !== line.replace(/\n/g, ' ')) redacted++;
+      if (line.includes('\n')) newlines++;
+    }
+    // (Often enough that the comparison means something: redactions, key blocks and newlines.)
+    expect(redacted).toBeGreaterThan(2_000);
+    expect(newlines).toBeGreaterThan(2_000);
+  });
+
+  it('keeps an ordinary line as it is (the same string), and makes a newline in one a space', () => {
+    const keys = new KeyBlocks();
+    const line = 'src/kalo/mine.ts:12:4 - error TS2322 ✓ token is refreshed';
+    expect(keys.blockLine('p', 0, line)).toBe(line);
+    expect(keys.blockLine('p', 1, 'one\ntwo\nthree')).toBe('one two three');
+    expect(keys.blockLine('p', 2, 'TOKEN=Zm9vYmFyYmF6cXV1eDEyMzQ1Njc4OTA\nnext')).toBe(`TOKEN=${REDACTED} next`);
+  });
+});
