@@ -1313,10 +1313,10 @@ export class SearchIndex {
       };
       for (const e of entries) {
         const clipped = e.text.length > MAX_TEXT ? e.text.slice(0, MAX_TEXT) : e.text;
+        // A pane's lines in order through its key block; a command's end closes the block its output left open.
+        const text = e.kind === 'output' && e.line !== undefined ? this.keys.line(e.paneId, e.line, clipped) : redact(clipped);
+        if (e.kind === 'command') this.keys.end(e.paneId);
         if (e.kind === 'output' && e.line !== undefined) {
-          // A pane's lines in order through its key block, redacted, a newline in one made a
-          // space (a pane's line has none, OutputLines cut there: said in the secrets step's one look).
-          const oneLine = this.keys.blockLine(e.paneId, e.line, clipped);
           // (Lines of one pane come in runs: its next line is kept in the map when the run ends.)
           if (e.paneId === lastPane) {
             if (e.line + 1 > lastNext) lastNext = e.line + 1;
@@ -1326,6 +1326,8 @@ export class SearchIndex {
             lastNext = Math.max(next.get(e.paneId) ?? 0, e.line + 1);
           }
           const src = this.srcId(e);
+          // (A pane's line has no newline, OutputLines cut there: no pattern run on it.)
+          const oneLine = text.indexOf('\n') === -1 ? text : text.replace(/\n/g, ' ');
           let block = open.get(src);
           if (block && block.first.line! + block.lines.length === e.line) block.lines.push(oneLine);
           else {
@@ -1336,9 +1338,6 @@ export class SearchIndex {
           if (block.lines.length === BLOCK_LINES) write(src, block);
           continue;
         }
-        const text = redact(clipped);
-        // A command's end closes the key block its output left open.
-        if (e.kind === 'command') this.keys.end(e.paneId);
         const src = this.srcId(e);
         let pack = packs.get(src);
         if (!pack) {

@@ -119,19 +119,6 @@ export class KeyBlocks {
     return redactLine(text);
   }
 
-  /**
-   * A pane's output line `n` as its block keeps it: redacted (`line`), and a newline in it (a
-   * text given as one line that has some) made a space, so the block's lines stay one a line.
-   * A line with no secret's start and no newline, while no pane is inside a key's block (nearly
-   * every line), is said to be as it is in one look (ANY_START_OR_NEWLINE), not a look for
-   * each (mayHold, then a search for a newline: 9 M lines a GB, ~0.2 s of the main thread).
-   */
-  blockLine(pane: string, n: number, text: string): string {
-    if (this.open.size === 0 && !ANY_START_OR_NEWLINE.test(text)) return text;
-    const out = this.line(pane, n, text);
-    return out.indexOf('\n') === -1 ? out : out.replace(/\n/g, ' ');
-  }
-
   /** The pane's command ended (its shell said so): what it printed is over, a block left open with it. */
   end(pane: string): void {
     this.open.delete(pane);
@@ -195,6 +182,3 @@ const ANY_START = new RegExp(
 
 /** Whether a text may hold a secret (most lines say no in one look). */
 export const mayHold = (text: string): boolean => ANY_START.test(text);
-
-/** ANY_START, or a newline (`KeyBlocks.blockLine`: a line that says no to it is kept as it is). */
-const ANY_START_OR_NEWLINE = new RegExp(`${ANY_START.source}|\\n`);
