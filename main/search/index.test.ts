@@ -653,46 +653,6 @@ describe('SearchIndex', () => {
     ix.close();
   }, 90_000);
 
-  it("leaves a flood's texts to the main thread while the worker's FTS5 words are 6 M characters behind or more, and packs them on it once they are fewer", async () => {
-    const zstd = typeof zlib.zstdCompressSync === 'function';
-    const ix = new SearchIndex(state.dir);
-    // One transaction of ~24 M characters of distinct words: the worker starts with them, given whole.
-    ix.add(Array.from({ length: 96_000 }, (_, i) => entry({ paneId: 'big', line: i, text: Array.from({ length: 30 }, (_, j) => `w${i}x${j}`).join(' ') })));
-    let behind = ix.wordsBehind();
-    expect(behind).toBeGreaterThan(20_000_000);
-    // Adds of 8 blocks (their texts posted; their words gathered, fewer than the 4 M that would be
-    // given to the worker) while it writes those words.
-    let line = 0;
-    let whileBehind = 0;
-    for (let i = 0; i < 30 && behind >= 6 * 1024 * 1024; i++) {
-      const packed = ix.workerPacked();
-      ix.add(floodLines(line, 8 * BLOCK_LINES));
-      line += 8 * BLOCK_LINES;
-      const now = ix.wordsBehind();
-      // (No words given meanwhile: behind only fell, so 6 M or more after the add is 6 M or more all through it.)
-      expect(now).toBeLessThanOrEqual(behind);
-      behind = now;
-      if (behind >= 6 * 1024 * 1024) {
-        whileBehind++;
-        expect(ix.workerPacked(), `add ${i}, ${behind} characters behind after it`).toBe(packed);
-      }
-    }
-    expect(whileBehind).toBeGreaterThan(0);
-    // Caught up (a query waits for every word): the next texts are packed on it.
-    ix.search({ query: 'zqcatchupq' });
-    expect(ix.wordsBehind()).toBe(0);
-    const until = Date.now() + 30_000;
-    for (let round = 0; zstd && ix.workerPacked() === 0 && Date.now() < until; round++) {
-      ix.add(floodLines(line, 8 * BLOCK_LINES));
-      line += 8 * BLOCK_LINES;
-      await new Promise((r) => setTimeout(r, 1));
-    }
-    if (zstd) expect(ix.workerPacked()).toBeGreaterThan(0);
-    for (const q of ['w0x0', 'w95999x29', 'zqk0q', `zqk${line - 1}q`]) expect(ix.search({ query: q }).length, q).toBe(1);
-    expect(ix.workerFailures()).toBe(0);
-    ix.close();
-  }, 90_000);
-
   it('loses nothing committed to a kill -9 while a flood is indexed with its texts packed on the worker: every row reads back as written, found, and the cursor says where to read on', async () => {
     // A process that floods one pane's lines, 1,500 an add with their cursor, until killed.
     const script = path.join(state.dir, 'flood.ts');

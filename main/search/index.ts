@@ -51,7 +51,7 @@ const WORKER_IDLE_MS = 10_000;
  * yet posted (up to 12 M characters of words in all, against ~9 M with 8 of 1 M: ~60 ms for each
  * 4 M on the bench's text, more while FTS5 merges).
  */
-const IN_FLIGHT = 3;
+const IN_FLIGHT = 2;
 /**
  * The worker's transactions hold the words of this many characters of text or more (rows'
  * transactions gathered; a query, closing or the idle timer gives it fewer): FTS5 writes a
@@ -112,16 +112,8 @@ const POSTED = 1;
 const PACKING = 2;
 const PACKED = 3;
 const TAKEN = 4;
-/**
- * The worker packs a posted text only while the words it was given and has not yet written are
- * fewer than this many characters (it looks before each text); at more, it leaves them to the
- * main thread, which takes back every text not begun at its transaction's end. Half of what may
- * be in flight (IN_FLIGHT of FTS_BATCH_CHARS): below it the worker would soon run out of words
- * and idle, so it packs; above it the main thread would soon wait for it, so it does not. (It was
- * 2 transactions, looked at once a transaction of rows: with 4 M-character transactions the
- * worker packed while as much as 8 M behind, and the main thread waited for it ~2 s a GB.)
- */
-const PACK_BEHIND_CHARS = 6 * 1024 * 1024;
+/** The worker's FTS5 transactions not yet committed from which the main thread packs its texts itself (the worker is behind). */
+const PACK_BEHIND = 2;
 /** Texts waiting before a sleeping worker is woken to pack them (not one a text: each wake costs both threads a futex call and the worker a turn of its loop). */
 const WAKE_TEXTS = 4;
 
@@ -190,9 +182,6 @@ const servePacks = () => {
   if (!pack) return false;
   let did = false;
   for (let n = Atomics.load(ctl, 0); served < n; served++) {
-    // Not while its FTS5 words are PACK_BEHIND_CHARS behind (or more): the main thread takes the
-    // text back and packs it (the text stays posted, looked at again once the words catch up).
-    if (((Atomics.load(ctl, 5) - Atomics.load(ctl, 6)) | 0) >= ${PACK_BEHIND_CHARS}) break;
     const k = (served % ${PACK_SLOTS}) * ${SLOT_INTS};
     if (Atomics.compareExchange(slots, k, ${POSTED}, ${PACKING}) !== ${POSTED}) continue;
     did = true;
@@ -235,10 +224,6 @@ const handle = (m) => {
     for (const ticket of m.forget) kept.delete(ticket);
     return false;
   }
-  // Its words written so far, in characters all told (ctl[6], wrapping as ctl[5] does): the
-  // transaction's own count, m.chars, reached at its end (a row's UTF-8 counted in bytes, so capped).
-  const from = (m.end - m.chars) | 0;
-  let wrote = 0;
   try {
     db.exec('BEGIN');
     // In rowid order (inIdOrder, the same function as the main thread's): FTS5 writes its
@@ -254,8 +239,6 @@ const handle = (m) => {
         if (text === undefined) throw new Error('the words of row ' + id + ' (text ' + ticket + ') were not kept');
       }
       insert.run(id, text);
-      wrote += text.length;
-      Atomics.store(ctl, 6, (from + Math.min(wrote, m.chars)) | 0);
     }
     db.exec('COMMIT');
   } catch (e) {
@@ -264,7 +247,6 @@ const handle = (m) => {
     Atomics.store(state, 1, 1);
     parentPort.postMessage(String(e && e.message));
   }
-  Atomics.store(ctl, 6, m.end);
   Atomics.store(state, 0, m.seq);
   Atomics.notify(state, 0);
   if (workerData.main && (sinceCheckpoint += m.chars) >= workerData.checkpointChars) checkpointRows();
@@ -503,6 +485,7 @@ interface EntryBlock {
   chars: number;
 }
 
+/** A row whose text was posted to the worker to be packed (`FtsWorker.postPack`): written once its frame is back; `words`: its words are its text (the worker may keep them). */
 /** The time the main thread waited for the worker, ms, by what it waited for: IN_FLIGHT of its transactions behind (`queue`), a text it was packing (`take`), every word committed (`drain`: a query, a flush, closing). */
 export interface WorkerWaits {
   inFlight: number;
@@ -510,7 +493,6 @@ export interface WorkerWaits {
   drain: number;
 }
 
-/** A row whose text was posted to the worker to be packed (`FtsWorker.postPack`): written once its frame is back; `words`: its words are its text (the worker may keep them). */
 interface Later {
   ticket: number;
   id: number;
@@ -750,10 +732,9 @@ class FtsWorker {
   /**
    * [0] texts posted for packing, all told; [1] bumped with each message, and with texts (the
    * worker sleeps on it); [2] texts the worker packed, all told; [3] texts it has looked at, all
-   * told; [4] set while it sleeps; [5] characters of words given to it in its transactions, all
-   * told, and [6] those it has written (both wrap at 2^32: their difference, | 0, is how far behind it is).
+   * told; [4] set while it sleeps.
    */
-  private readonly ctl = new Int32Array(new SharedArrayBuffer(28));
+  private readonly ctl = new Int32Array(new SharedArrayBuffer(20));
   /** The time its thread has been busy, ms (its loop counts it: it does not wait in Node's event loop). */
   private readonly busy = new Float64Array(new SharedArrayBuffer(8));
   /** Packing on the worker (`postPack`; none where Node lacks zstd): the slots, the texts' UTF-8 and their frames. */
@@ -805,19 +786,9 @@ class FtsWorker {
   /** The worker did not finish a text within WORKER_WAIT_MS: no more are given to it (it may still write its slots). */
   private stuck = false;
 
-  /**
-   * Whether texts go to the worker to be packed: it can (zstd), and none of its transactions
-   * failed. It packs one only while its FTS5 words are fewer than PACK_BEHIND_CHARS behind, and
-   * this thread takes back and packs those it has not begun by the transaction's end: so the
-   * packing goes to whichever thread has the time, text by text.
-   */
+  /** Whether texts go to the worker to be packed: it can (zstd), and its FTS5 transactions are not PACK_BEHIND behind (then the main thread packs them, as the slower thread is the worker). */
   get packs(): boolean {
-    return !!this.slots && !this.stuck && Atomics.load(this.state, 1) === 0;
-  }
-
-  /** Characters of words given to the worker that it has not yet written. */
-  behind(): number {
-    return (Atomics.load(this.ctl, 5) - Atomics.load(this.ctl, 6)) | 0;
+    return !!this.slots && !this.stuck && this.seq - Atomics.load(this.state, 0) < PACK_BEHIND && Atomics.load(this.state, 1) === 0;
   }
 
   private wake(): void {
@@ -853,19 +824,6 @@ class FtsWorker {
     // A sleeping worker woken once WAKE_TEXTS are waiting, not for each (each wake costs both threads a few µs).
     if (Atomics.load(this.ctl, 4) === 1 && this.posted - Atomics.load(this.ctl, 3) >= WAKE_TEXTS) this.wake();
     return ticket;
-  }
-
-  /**
-   * A posted text packed here, from its UTF-8 by `packer` (with a copy of the UTF-8 as its
-   * words), if the worker has not begun it; else undefined (its frame: `take`).
-   */
-  takeBack(ticket: number, packer: Packer): { frame: Uint8Array; kept: boolean; utf8: Uint8Array } | undefined {
-    const slots = this.slots!;
-    const k = (ticket % PACK_SLOTS) * SLOT_INTS;
-    if (Atomics.compareExchange(slots, k, POSTED, TAKEN) !== POSTED) return undefined;
-    const off = slots[k + 1]!;
-    const n = slots[k + 2]!;
-    return { frame: packer.packedUtf8(this.input!, off, n), kept: false, utf8: Uint8Array.prototype.slice.call(this.input!, off, off + n) };
   }
 
   /**
@@ -956,9 +914,7 @@ class FtsWorker {
 
   private post(): void {
     if (this.batch.length === 0) return;
-    const end = (Atomics.load(this.ctl, 5) + this.batchChars) | 0;
-    Atomics.store(this.ctl, 5, end);
-    this.send({ seq: ++this.seq, rows: this.batch, chars: this.batchChars, end });
+    this.send({ seq: ++this.seq, rows: this.batch, chars: this.batchChars });
     this.batch = [];
     this.batchChars = 0;
     this.waitFor(this.seq - IN_FLIGHT, 'inFlight');
@@ -1404,19 +1360,12 @@ export class SearchIndex {
       for (const [src, pack] of packs) writeEntries(src, pack);
       const now = Date.now();
       for (const [src, block] of open) if (!hold || now - block.since >= HOLD_MS) write(src, block);
-      // The rows whose texts were posted. The worker packs them from the first posted on: so
-      // first those it has not begun are taken back and packed here from the last posted back,
-      // until one it has begun, then the rest, in order, with its frames (at most the one it is
-      // packing waited for). (Both from the first, each text at the meeting point was one the
-      // worker was packing, and the two threads packed that run in turn: this thread waited for
-      // the worker ~1.2 s a GB.)
-      const row = (l: Later, r: { frame: Uint8Array; kept: boolean; utf8?: Uint8Array }): void => {
+      // The rows whose texts the worker packed, in the order they were posted (a text it has not begun packed here).
+      for (const l of later) {
+        const r = packing!.take(l.ticket, this.packer);
         this.insertDoc(l.id, l.at, l.kind, l.src, l.line, l.exit, l.ref, r.frame);
         if (l.words) this.ftsRows.push(l.id, r.kept ? l.ticket : r.utf8!);
-      };
-      let back = later.length;
-      for (let r; back > 0 && (r = packing!.takeBack(later[back - 1]!.ticket, this.packer)); back--) row(later[back - 1]!, r);
-      for (let i = 0; i < back; i++) row(later[i]!, packing!.take(later[i]!.ticket, this.packer));
+      }
       for (const [pane, n] of next) this.setLine.run(pane, n);
       for (const [file, offset] of cursors) this.setCursor.run(file, offset);
       // A few words are written with the rows; a flood's go to the worker once they are committed.
@@ -1476,11 +1425,6 @@ export class SearchIndex {
     const w = this.fts?.waited;
     const e = this.endedWorkersWaited;
     return { inFlight: e.inFlight + (w?.inFlight ?? 0), text: e.text + (w?.text ?? 0), drain: e.drain + (w?.drain ?? 0) };
-  }
-
-  /** Characters of words given to the worker that it has not yet written (0 without one). */
-  wordsBehind(): number {
-    return this.fts?.behind() ?? 0;
   }
 
   /** Whether output lines are held back (add with `hold`), not yet written. */
