@@ -267,11 +267,12 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     const threadS = (name: string): string => (((threads1.get(name) ?? 0) - (threads0.get(name) ?? 0)) / 1000).toFixed(1);
     const packedOnWorker = index.workerPacked();
     const waitedS = index.waitedMs() / 1000;
+    const waits = index.waits();
     index.checkpoint('TRUNCATE');
     const totalMB = c.bytes / MB;
     log(`indexing: ${(totalMB / wallS).toFixed(1)} MB/s of wall time (goal ≥ 50 MB/s on 2 cores: ${verdict(totalMB / wallS >= 50)}); ${(totalMB / cpuS).toFixed(1)} MB per CPU second, on two threads (${wallS.toFixed(1)} s wall, ${cpuS.toFixed(1)} s CPU; ${lines.toLocaleString('en')} entries)`);
     log(`  where the CPU went: the main thread ${mainS.toFixed(1)} s (reading output into lines and events ${(readMs / 1000).toFixed(1)} s, writing: redacting, blocks, deflate, SQLite rows ${(writeMs / 1000).toFixed(1)} s), the index's worker (FTS5) and V8's helpers ${(cpuS - mainS).toFixed(1)} s (by thread: the worker ${threadS('WorkerThread')} s, V8's helpers ${threadS('V8Worker')} s); load average now ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    log(`  rows' texts packed on the worker: ${packedOnWorker.toLocaleString('en')} (the rest on the main thread); the main thread waited for the worker ${waitedS.toFixed(1)} s`);
+    log(`  rows' texts packed on the worker: ${packedOnWorker.toLocaleString('en')} (the rest on the main thread); the main thread waited for the worker ${waitedS.toFixed(1)} s (its transactions IN_FLIGHT behind ${(waits.inFlight / 1000).toFixed(2)} s, a text it was packing ${(waits.text / 1000).toFixed(2)} s, its last words before the first query ${(waits.drain / 1000).toFixed(2)} s)`);
 
     // ── the secrets step alone (part of writing above), on the sample, as the index does it ──
     // (The least of three rounds: the machine's other work adds to one round, never takes from it.)

@@ -486,6 +486,13 @@ interface EntryBlock {
 }
 
 /** A row whose text was posted to the worker to be packed (`FtsWorker.postPack`): written once its frame is back; `words`: its words are its text (the worker may keep them). */
+/** The time the main thread waited for the worker, ms, by what it waited for: IN_FLIGHT of its transactions behind (`queue`), a text it was packing (`take`), every word committed (`drain`: a query, a flush, closing). */
+export interface WorkerWaits {
+  inFlight: number;
+  text: number;
+  drain: number;
+}
+
 interface Later {
   ticket: number;
   id: number;
@@ -842,7 +849,7 @@ class FtsWorker {
       }
       Atomics.wait(slots, k, PACKING, 1000);
     }
-    this.waitedMs += performance.now() - w0;
+    this.waited.text += performance.now() - w0;
     const len = slots[k + 4]!;
     if (len < 0) return here();
     const off = slots[k + 3]!;
@@ -910,17 +917,17 @@ class FtsWorker {
     this.send({ seq: ++this.seq, rows: this.batch, chars: this.batchChars });
     this.batch = [];
     this.batchChars = 0;
-    this.waitFor(this.seq - IN_FLIGHT);
+    this.waitFor(this.seq - IN_FLIGHT, 'inFlight');
   }
 
   /** Wait (the thread blocked) until every word queued is committed; false when a transaction failed (its words are missing). */
   drain(): boolean {
     this.post();
-    this.waitFor(this.seq);
+    this.waitFor(this.seq, 'drain');
     return Atomics.load(this.state, 1) === 0;
   }
 
-  private waitFor(seq: number): void {
+  private waitFor(seq: number, why: 'inFlight' | 'drain'): void {
     if (Atomics.load(this.state, 0) >= seq) return;
     const t0 = Date.now();
     const w0 = performance.now();
@@ -928,11 +935,11 @@ class FtsWorker {
       if (Date.now() - t0 > WORKER_WAIT_MS) throw new Error(`the search index's writer stopped${this.error ? ` (${this.error})` : ''}`);
       Atomics.wait(this.state, 0, done, 1000);
     }
-    this.waitedMs += performance.now() - w0;
+    this.waited[why] += performance.now() - w0;
   }
 
-  /** The time this thread waited for the worker, ms (its transactions behind, a text it was packing). */
-  waitedMs = 0;
+  /** The time this thread waited for the worker, ms: IN_FLIGHT of its transactions behind, a text it was packing, all its words committed (a query, a flush, closing). */
+  readonly waited: WorkerWaits = { inFlight: 0, text: 0, drain: 0 };
 
   /** Its connection closed (the WAL written back), the thread ended; false when a transaction failed. */
   close(): boolean {
@@ -966,7 +973,8 @@ export class SearchIndex {
   private endedWorkersMs = 0;
   /** The texts workers that ended packed. */
   private endedWorkersPacked = 0;
-  private endedWorkersWaited = 0;
+  /** The time this thread waited for workers that ended, ms. */
+  private readonly endedWorkersWaited: WorkerWaits = { inFlight: 0, text: 0, drain: 0 };
   /** Words for the FTS5 table of the transaction being written: [rowid, text (a string, or its UTF-8; a number: the ticket of the words the worker kept when it packed the row) …], and their characters. */
   private ftsRows: Array<number | string | Uint8Array> = [];
   private ftsChars = 0;
@@ -1177,7 +1185,7 @@ export class SearchIndex {
     const ok = fts.close();
     this.endedWorkersMs += fts.busyMs();
     this.endedWorkersPacked += fts.packedCount();
-    this.endedWorkersWaited += fts.waitedMs;
+    for (const k of ['inFlight', 'text', 'drain'] as const) this.endedWorkersWaited[k] += fts.waited[k];
     if (!ok) {
       this.failedWorkers++;
       this.mend();
@@ -1408,7 +1416,15 @@ export class SearchIndex {
 
   /** The time this thread waited for the worker threads, ms, all told. */
   waitedMs(): number {
-    return this.endedWorkersWaited + (this.fts?.waitedMs ?? 0);
+    const w = this.waits();
+    return w.inFlight + w.text + w.drain;
+  }
+
+  /** The time this thread waited for the worker threads, ms, all told, by what it waited for (IN_FLIGHT transactions behind, a text being packed, all words committed). */
+  waits(): WorkerWaits {
+    const w = this.fts?.waited;
+    const e = this.endedWorkersWaited;
+    return { inFlight: e.inFlight + (w?.inFlight ?? 0), text: e.text + (w?.text ?? 0), drain: e.drain + (w?.drain ?? 0) };
   }
 
   /** Whether output lines are held back (add with `hold`), not yet written. */
