@@ -485,7 +485,6 @@ interface EntryBlock {
   chars: number;
 }
 
-/** A row whose text was posted to the worker to be packed (`FtsWorker.postPack`): written once its frame is back; `words`: its words are its text (the worker may keep them). */
 /** The time the main thread waited for the worker, ms, by what it waited for: IN_FLIGHT of its transactions behind (`queue`), a text it was packing (`take`), every word committed (`drain`: a query, a flush, closing). */
 export interface WorkerWaits {
   inFlight: number;
@@ -493,6 +492,7 @@ export interface WorkerWaits {
   drain: number;
 }
 
+/** A row whose text was posted to the worker to be packed (`FtsWorker.postPack`): written once its frame is back; `words`: its words are its text (the worker may keep them). */
 interface Later {
   ticket: number;
   id: number;
