@@ -1,11 +1,12 @@
 /**
  * Where the keyboard goes (issue 35, item 10): after a pane closes with its ×, keys go to
- * the pane the focus ring shows, and Ctrl+W is a shell's delete-word, never a closed window.
+ * the pane the focus ring shows, and Ctrl+W is a shell's delete-word, never a closed window;
+ * a pane made again by a layout change does not take the keyboard from a dialog.
  * The real serve shell, real bash in real PTYs, Debian's Chromium, the real keyboard.
  */
 import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import type { Serve, TdPage } from './harness.ts';
+import { openWindow, type Serve, type TdPage } from './harness.ts';
 import { windowForFile } from './fixture.ts';
 
 let serve: Serve;
@@ -89,6 +90,40 @@ describe('focus after a pane closes', () => {
 
     expect(win.page.isClosed()).toBe(false);
     expect(await win.page.evaluate(() => document.visibilityState)).toBe('visible');
+    expect(win.errors).toEqual([]);
+  });
+
+  it('leaves the keyboard in the settings when a pane that had it is made again by a layout change', async () => {
+    const [a] = await win.paneIds();
+    await win.header(a!).getByRole('button', { name: 'Split right' }).click();
+    await win.waitFor(async () => (await win.paneIds()).length === 2, 'two panes');
+    const b = (await win.paneIds()).find((id) => id !== a)!;
+    await win.waitForPrompt(b);
+    // a's terminal clicked (a request for the keyboard, taken), then the settings opened over it.
+    await win.focusTerminal(a!);
+    await win.page.keyboard.press('Control+Comma');
+    const settings = win.page.getByRole('dialog', { name: 'Settings' });
+    await settings.waitFor();
+    await win.waitFor(() => win.page.evaluate(() => document.activeElement?.id === 'setting-theme'), 'the settings\' first field to have the keyboard');
+    await win.page.evaluate((id) => document.querySelector(`[data-pane-id="${id}"]`)!.setAttribute('data-before', ''), a!);
+    // Another window closes b: a, alone in the layout now, is made again in this one.
+    const other = await openWindow(browser, serve, { theme: 'dark' });
+    try {
+      await other.header(b).getByRole('button', { name: 'Close pane' }).click();
+      await win.waitFor(async () => (await win.paneIds()).length === 1, 'b gone');
+    } finally {
+      await other.close();
+    }
+    await win.waitFor(() => win.page.evaluate((id) => {
+      const el = document.querySelector(`[data-pane-id="${id}"]`);
+      return !!el && !el.hasAttribute('data-before') && !!el.querySelector('.xterm-screen');
+    }, a!), "a's pane made again, with its terminal");
+    await win.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    expect(await win.page.evaluate(() => document.activeElement?.id)).toBe('setting-theme');
+    // Closed, the settings hand the keyboard back to a's terminal.
+    await win.page.keyboard.press('Escape');
+    await settings.waitFor({ state: 'detached' });
+    await win.waitFor(async () => (await ringAndKeyboard(win)).keyboard === a, 'the keyboard back in a');
     expect(win.errors).toEqual([]);
   });
 });

@@ -67,16 +67,25 @@ export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `td-e2e-${prefix}-`));
 }
 
-/** The newest modification time (ms) of the files the renderer is built from. */
+/** The newest modification time (ms) of the files the renderer is built from, its build's settings and the packages' lock among them. */
 function newestRendererSource(): number {
-  let newest = fs.statSync(path.join(ROOT, 'vite.config.ts')).mtimeMs;
+  let newest = 0;
+  // (lstat: an editor's lock link to nowhere, or a file gone since the folder was read, is no source.)
+  const seen = (p: string): void => {
+    try {
+      newest = Math.max(newest, fs.lstatSync(p).mtimeMs);
+    } catch {
+      // gone meanwhile
+    }
+  };
   const walk = (dir: string): void => {
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
       const p = path.join(dir, e.name);
       if (e.isDirectory()) walk(p);
-      else newest = Math.max(newest, fs.statSync(p).mtimeMs);
+      else if (e.isFile()) seen(p);
     }
   };
+  for (const file of ['vite.config.ts', 'package.json', 'package-lock.json', 'tsconfig.json', 'scripts/build.mjs', 'scripts/bundle.mjs']) seen(path.join(ROOT, file));
   for (const dir of ['renderer', 'common', 'preload']) walk(path.join(ROOT, dir));
   return newest;
 }
@@ -103,7 +112,8 @@ async function buildRendererIfStale(): Promise<void> {
     const env = { ...process.env };
     delete env.NODE_ENV;
     const p = spawn(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit', env });
-    p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`building the renderer failed (exit ${code}); run npm run build to see why`))));
+    p.on('error', (e) => reject(new Error(`building the renderer could not start (${e.message})`)));
+    p.on('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`building the renderer failed (${signal ?? `exit ${code}`}); run npm run build to see why`))));
   });
 }
 

@@ -116,9 +116,13 @@ export function giveAskedFocus(doc: Document, store: WindowStore, terminals: Ter
   const give = (): void => {
     if (stopped) return;
     const active = doc.activeElement;
-    const paneId = store.getState().focusRequest?.paneId;
+    const req = store.getState().focusRequest;
+    const paneId = req?.paneId;
     const session = paneId ? terminals.get(paneId) : undefined;
-    if (session && (!active || active === doc.body) && (firstPaintGone() || terminals.allDrawn([paneId!]))) session.focus();
+    if (session && (!active || active === doc.body) && (firstPaintGone() || terminals.allDrawn([paneId!]))) {
+      session.focus();
+      store.getState().focusTaken(req!.n);
+    }
     if (firstPaintGone() && doc.activeElement?.closest?.('.terminal-host')) {
       stopped = true;
       for (const stop of stops.splice(0)) stop();

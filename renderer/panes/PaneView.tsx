@@ -69,6 +69,7 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
   const settings = useWindowState((s) => s.settings);
   const theme = useWindowState(resolvedTheme);
   const focusRequest = useWindowState((s) => (s.focusRequest?.paneId === paneId ? s.focusRequest.n : 0));
+  const focusTaken = useWindowState((s) => s.focusRequest?.paneId === paneId && s.focusRequest.taken === true);
 
   // A layout effect: the terminal is made and measured before the window's first paint, not
   // after it in a task of its own (an attach then paints once, a frame sooner).
@@ -122,9 +123,17 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
   }, [ctx, paneId, settings, theme]);
 
   useEffect(() => {
-    // Only a person's own action moves keyboard focus; nothing that arrives does.
-    if (focusRequest) ctx.terminals.get(paneId)?.focus();
-  }, [ctx, paneId, focusRequest]);
+    // Only a person's own action moves keyboard focus; nothing that arrives does. Once taken, the
+    // request is spent but for this: the terminal made again (a layout that moves the pane, here or
+    // from another window) takes the keyboard back when it went with its old element (nowhere now),
+    // and leaves it where it is when something has it since (a dialog's field).
+    const session = focusRequest ? ctx.terminals.get(paneId) : undefined;
+    if (!session) return;
+    const active = document.activeElement;
+    if (focusTaken && active && active !== document.body && active.isConnected) return;
+    session.focus();
+    ctx.store.getState().focusTaken(focusRequest);
+  }, [ctx, paneId, focusRequest, focusTaken]);
 
   return <div ref={ref} className="terminal-container" />;
 }

@@ -96,6 +96,20 @@ describe('window store', () => {
     expect(st.getState().focusRequest).toBe(req);
   });
 
+  it('spends a focus request once its terminal has taken the keyboard', () => {
+    const st = createWindowStore();
+    st.getState().hello(hello());
+    st.getState().focusPane('a', true);
+    const req = st.getState().focusRequest!;
+    st.getState().focusTaken(req.n + 1);
+    expect(st.getState().focusRequest?.taken).toBeUndefined();
+    st.getState().focusTaken(req.n);
+    expect(st.getState().focusRequest).toEqual({ paneId: 'a', n: req.n, taken: true });
+    // A new request is open again.
+    st.getState().focusPane('a', true);
+    expect(st.getState().focusRequest).toEqual({ paneId: 'a', n: req.n + 1 });
+  });
+
   it('resizes a split locally while dragging', () => {
     const st = createWindowStore();
     st.getState().hello(hello());

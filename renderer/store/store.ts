@@ -35,8 +35,12 @@ export interface WindowState {
   themeOverride: ThemeName | null;
   /** The pane whose find bar is open. */
   findPane: string | null;
-  /** Set by a person's own action: the terminal of this pane takes keyboard focus. */
-  focusRequest: { paneId: string; n: number } | null;
+  /**
+   * Set by a person's own action: the terminal of this pane takes keyboard focus. `taken` once
+   * its terminal has taken it (`focusTaken`): a terminal made again later (a layout that moves
+   * its pane) does not take the keyboard again from a dialog or field that has it since.
+   */
+  focusRequest: { paneId: string; n: number; taken?: boolean } | null;
   /** A divider is being dragged: the layout is local until release. */
   dragging: boolean;
   /** Short messages for a person (errors of their own actions, core notifications). */
@@ -69,6 +73,8 @@ export interface WindowActions {
   dragEnded(): void;
   /** Mark a pane focused; `take` moves keyboard focus to it too (a person asked). */
   focusPane(paneId: string, take: boolean): void;
+  /** The terminal of the request numbered `n` has taken the keyboard. */
+  focusTaken(n: number): void;
   openFind(paneId: string): void;
   closeFind(): void;
   systemThemeChanged(theme: ThemeName): void;
@@ -197,6 +203,10 @@ export function createWindowStore(initial: Partial<WindowState> = {}): WindowSto
         focused: paneId,
         focusRequest: take ? { paneId, n: ++focusCounter } : open && open.paneId !== paneId ? null : open,
       });
+    },
+    focusTaken(n) {
+      const open = get().focusRequest;
+      if (open && open.n === n && !open.taken) set({ focusRequest: { ...open, taken: true } });
     },
     openFind(paneId) {
       set({ findPane: paneId });
