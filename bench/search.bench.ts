@@ -266,8 +266,8 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     const threads1 = threadsMs();
     const threadS = (name: string): string => (((threads1.get(name) ?? 0) - (threads0.get(name) ?? 0)) / 1000).toFixed(1);
     const packedOnWorker = index.workerPacked();
-    const waitedS = index.waitedMs() / 1000;
     const waits = index.waits();
+    const waitedS = (waits.inFlight + waits.text + waits.drain) / 1000;
     index.checkpoint('TRUNCATE');
     const totalMB = c.bytes / MB;
     log(`indexing: ${(totalMB / wallS).toFixed(1)} MB/s of wall time (goal ≥ 50 MB/s on 2 cores: ${verdict(totalMB / wallS >= 50)}); ${(totalMB / cpuS).toFixed(1)} MB per CPU second, on two threads (${wallS.toFixed(1)} s wall, ${cpuS.toFixed(1)} s CPU; ${lines.toLocaleString('en')} entries)`);

@@ -17,6 +17,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Layout, PaneInfo } from '../preload/contract.ts';
 import { personDotfiles, xdgOf } from '../main/panes/testing.ts';
+import { anyNewer } from '../main/newer-files.ts';
 import { stopService } from '../main/service/client.ts';
 import { findBrowser } from '../scripts/find-browser.mjs';
 
@@ -67,28 +68,8 @@ export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `td-e2e-${prefix}-`));
 }
 
-/** The newest modification time (ms) of the files the renderer is built from, its build's settings and the packages' lock among them. */
-function newestRendererSource(): number {
-  let newest = 0;
-  // (lstat: an editor's lock link to nowhere, or a file gone since the folder was read, is no source.)
-  const seen = (p: string): void => {
-    try {
-      newest = Math.max(newest, fs.lstatSync(p).mtimeMs);
-    } catch {
-      // gone meanwhile
-    }
-  };
-  const walk = (dir: string): void => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) seen(p);
-    }
-  };
-  for (const file of ['vite.config.ts', 'package.json', 'package-lock.json', 'tsconfig.json', 'scripts/build.mjs', 'scripts/bundle.mjs']) seen(path.join(ROOT, file));
-  for (const dir of ['renderer', 'common', 'preload']) walk(path.join(ROOT, dir));
-  return newest;
-}
+/** The files the renderer is built from, its build's settings and the packages' lock among them. */
+const RENDERER_SOURCES = ['renderer', 'common', 'preload', 'vite.config.ts', 'package.json', 'package-lock.json', 'tsconfig.json', 'scripts/build.mjs', 'scripts/bundle.mjs'].map((p) => path.join(ROOT, p));
 
 let rendererChecked: Promise<void> | undefined;
 
@@ -104,7 +85,7 @@ export function ensureRendererBuilt(): Promise<void> {
 
 async function buildRendererIfStale(): Promise<void> {
   const index = path.join(ROOT, 'out', 'renderer', 'index.html');
-  if (fs.existsSync(index) && fs.statSync(index).mtimeMs >= newestRendererSource()) return;
+  if (fs.existsSync(index) && !anyNewer(RENDERER_SOURCES, fs.statSync(index).mtimeMs)) return;
   if (fs.existsSync(index)) console.error('e2e: out/renderer is older than the renderer\'s sources: building it again (node scripts/build.mjs).');
   await new Promise<void>((resolve, reject) => {
     // Not with Vitest's NODE_ENV=test: Vite would bundle React's development JSX runtime with its

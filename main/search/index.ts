@@ -1414,12 +1414,6 @@ export class SearchIndex {
     return this.endedWorkersPacked + (this.fts?.packedCount() ?? 0);
   }
 
-  /** The time this thread waited for the worker threads, ms, all told. */
-  waitedMs(): number {
-    const w = this.waits();
-    return w.inFlight + w.text + w.drain;
-  }
-
   /** The time this thread waited for the worker threads, ms, all told, by what it waited for (IN_FLIGHT transactions behind, a text being packed, all words committed). */
   waits(): WorkerWaits {
     const w = this.fts?.waited;

@@ -23,6 +23,7 @@ import { CORE_MALLOC_ENV, SERVICE_ONLY_ENV } from './service-env.ts';
 import { DOOR_HANDOVER_ENV, HANDOVER_SUPPORTED, handDoorOver } from '../door/handover.ts';
 import { holderAlive, lockHeld, readLock, type LockRecord } from './lock.ts';
 import { MAX_LINE, type ClientHello, type ClientKind, type ControlFrame, type DoorAnswer, type DoorHolder, type DoorSpec, type FileAnswer, type FirstPaintAnswer, type FirstPaintFrameAnswer, type ServiceHello } from '../clients/wire.ts';
+import { anyNewer } from '../newer-files.ts';
 
 export interface ConnectOptions {
   env?: NodeJS.ProcessEnv;
@@ -94,17 +95,7 @@ export function serviceCommand(env: NodeJS.ProcessEnv = process.env): { file: st
 function bundleIsCurrent(bundle: string): boolean {
   const mainDir = path.join(appRoot, 'main');
   if (!fs.existsSync(mainDir) || appRoot.includes('app.asar')) return true;
-  const built = fs.statSync(bundle).mtimeMs;
-  const newer = (dir: string): boolean => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) {
-        if (e.name !== 'node_modules' && newer(p)) return true;
-      } else if (/\.(ts|mjs|js)$/.test(e.name) && fs.statSync(p).mtimeMs > built) return true;
-    }
-    return false;
-  };
-  return !newer(mainDir) && !newer(path.join(appRoot, 'preload')) && !newer(path.join(appRoot, 'common'));
+  return !anyNewer([mainDir, path.join(appRoot, 'preload'), path.join(appRoot, 'common')], fs.statSync(bundle).mtimeMs, /\.(ts|mjs|js)$/);
 }
 
 /**
