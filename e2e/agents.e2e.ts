@@ -178,6 +178,8 @@ describe('New agent pane', () => {
       expect(await axeViolations(light, 'the agent chooser, light')).toEqual([]);
       await light.page.keyboard.press('Escape');
       await light.waitFor(async () => (await lc.count()) === 0, 'Escape to close the light chooser');
+      // the keyboard back in the focused pane's terminal
+      await light.waitFor(async () => (await light.page.evaluate(() => document.activeElement?.classList.contains('xterm-helper-textarea') ?? false)), 'the terminal to have the keyboard back');
     } finally {
       await light.close();
     }
