@@ -1075,11 +1075,11 @@ export class SearchIndex {
 
   /** The FTS5 table's settings (AUTOMERGE, HASH_SIZE), where they differ (the words' file made or renewed, or made by an older version). */
   private ftsSettings(): void {
-    const am = this.db.prepare("SELECT v FROM f.fts_config WHERE k = 'automerge'").get() as { v?: number } | undefined;
-    if (Number(am?.v) !== AUTOMERGE) this.db.exec(`INSERT INTO f.fts(fts, rank) VALUES ('automerge', ${AUTOMERGE})`);
-    // (A literal: bound, the value is a real, which FTS5 refuses for hashsize.)
-    const hs = this.db.prepare("SELECT v FROM f.fts_config WHERE k = 'hashsize'").get() as { v?: number } | undefined;
-    if (Number(hs?.v) !== HASH_SIZE) this.db.exec(`INSERT INTO f.fts(fts, rank) VALUES ('hashsize', ${HASH_SIZE})`);
+    for (const [k, v] of [['automerge', AUTOMERGE], ['hashsize', HASH_SIZE]] as const) {
+      const now = this.db.prepare('SELECT v FROM f.fts_config WHERE k = ?').get(k) as { v?: number } | undefined;
+      // (A literal: bound, the value is a real, which FTS5 refuses for hashsize.)
+      if (Number(now?.v) !== v) this.db.exec(`INSERT INTO f.fts(fts, rank) VALUES ('${k}', ${v})`);
+    }
   }
 
   /** Set once the words' file was found corrupt and made again (renewWords): where the old one went, and why. */
