@@ -17,6 +17,15 @@ import { newestUnder } from './files.mjs';
 import { getElectron } from './get-electron.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// The Node package.json's engines names (main/node-version.ts: its search index needs SQLite's FTS5).
+{
+  const want = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).engines.node.replace(/^>=/, '').split('.').map(Number);
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major < want[0] || (major === want[0] && minor < want[1])) {
+    console.error(`Terminal Delight needs Node ${want.join('.')} or newer (its search index needs SQLite's FTS5 in node:sqlite); this is Node ${process.versions.node}.`);
+    process.exit(1);
+  }
+}
 const args = process.argv.slice(2);
 const forceServe = args.includes('--serve');
 const noOpen = args.includes('--no-open');

@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { nodeTooOld } from '../node-version.ts';
 
 export interface Subcommand {
   /** One line for `terminal-delight help`. */
@@ -44,6 +45,11 @@ export function helpText(): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  const old = nodeTooOld();
+  if (old) {
+    process.stderr.write(`terminal-delight: ${old}\n`);
+    return 1;
+  }
   const [name, ...rest] = argv;
   if (name === 'version' || name === '--version' || name === '-V') {
     const { appVersion } = await import('../version.ts');

@@ -22,6 +22,7 @@ import zlib from 'node:zlib';
 import type { DatabaseSync as Db, StatementSync } from 'node:sqlite';
 import { SEARCH_PREFIX_MIN, type SearchHit, type SearchKind, type SearchQuery } from '../../preload/contract.ts';
 import { KeyBlocks, redact } from './secrets.ts';
+import { nodeTooOld } from '../node-version.ts';
 
 export const DB_FILE = 'search.db';
 /** The FTS5 table's own database, beside DB_FILE: written by a worker thread while text floods in (FtsWorker). */
@@ -520,7 +521,9 @@ export function sqlite(): typeof import('node:sqlite') {
     (emit as (...a: unknown[]) => void).call(process, w, ...rest);
   }) as typeof process.emitWarning;
   try {
-    return process.getBuiltinModule('node:sqlite') as typeof import('node:sqlite');
+    const m = process.getBuiltinModule('node:sqlite') as typeof import('node:sqlite') | undefined;
+    if (!m) throw new Error(nodeTooOld() ?? 'node:sqlite is not in this Node.');
+    return m;
   } finally {
     process.emitWarning = emit;
   }
