@@ -98,6 +98,40 @@ describe('the Search everything palette', () => {
     await dark.waitFor(async () => (await dark.page.locator('.td-search').count()) === 0, 'Escape to close the palette');
   }, 120_000);
 
+  it('Enter on one of a line\'s copies marks that copy, not the newest, in a window that holds only the pane\'s last lines', async () => {
+    // Three copies of one line (the typed command holds its first word in halves), 300 lines between them, 50 after.
+    await dark.typeLine(shellId, "printf '%s%s %s\\n' zqx dup marker; seq 1 300; printf '%s%s %s\\n' zqx dup marker; seq 301 600; printf '%s%s %s\\n' zqx dup marker; seq 601 650");
+    await dark.waitForText(shellId, /^650$/m);
+    // A window attached now holds the pane's last lines only: the newest copy, not the others.
+    const late = await openWindow(browser, serve, { theme: 'dark', viewport: { width: 1200, height: 760 } });
+    try {
+      const copies = (): Promise<{ rows: number[]; selected?: number; selection: string; top: number; height: number }> =>
+        late.page.evaluate((id) => {
+          const term = (window as unknown as { __td: { term(id: string): Term & { getSelectionPosition(): { start: { y: number } } | undefined } } }).__td.term(id);
+          const b = term.buffer.active;
+          const rows: number[] = [];
+          for (let y = 0; y < b.length; y++) if (b.getLine(y)?.translateToString(true) === 'zqxdup marker') rows.push(y);
+          return { rows, selected: term.getSelectionPosition()?.start.y, selection: term.getSelection(), top: b.viewportY, height: term.rows };
+        }, shellId);
+      await late.waitForText(shellId, /^650$/m);
+      expect((await copies()).rows.length).toBe(1);
+      for (const [downs, copy] of [[2, 0], [1, 1]] as const) {
+        await openPalette(late, 'zqxdup marker');
+        const hits = late.page.locator('.td-search-hit', { hasText: 'zqxdup marker' });
+        await late.waitFor(async () => (await hits.count()) === 3, 'three hits, one a copy');
+        for (let i = 0; i < downs; i++) await late.page.keyboard.press('ArrowDown');
+        await late.page.keyboard.press('Enter');
+        await late.waitFor(async () => {
+          const c = await copies();
+          return c.rows.length === 3 && c.selection === 'zqxdup marker' && c.selected === c.rows[copy] && c.selected! >= c.top && c.selected! < c.top + c.height;
+        }, `copy ${copy + 1} of 3 (from the oldest) scrolled to and marked`);
+      }
+      await late.screenshot('search-jumped-copy-dark');
+    } finally {
+      await late.close();
+    }
+  }, 120_000);
+
   it('finds a decision by its comment and Enter opens the card on the pane\'s bench; light theme', async () => {
     const cat = await conn.request('pane.create', { command: ['cat'], splitOf: shellId, direction: 'right' });
     catId = cat.id;

@@ -558,7 +558,7 @@ export interface Requests {
   /** Search everything the panes, agents, surfaces and Ticks did (main/search). */
   'search.query': { req: SearchQuery; res: { ok: true; hits: SearchHit[] } | { ok: false; error: string } };
   /** A pane's output lines around `line` (a hit's) as the index holds them: for a line its terminal's history no longer has. */
-  'search.lines': { req: { paneId: string; line: number }; res: { ok: true; lines: Array<{ line: number; text: string }> } | { ok: false; error: string } };
+  'search.lines': { req: { paneId: string; line: number }; res: { ok: true; lines: Array<{ line: number; text: string }>; next: number } | { ok: false; error: string } };
   /** The agent session a prompt, reply or tool hit belongs to (`ref`: the hit's), from its pane's record. */
   'search.transcript': { req: { paneId: string; session: string; ref: string }; res: { ok: true; transcript: SearchTranscript } | { ok: false; error: string } };
 

@@ -30,7 +30,13 @@ it('says once it has indexed all of a flood that took more than one slice, and w
   await waitFor(() => app!.panes.screenText(id).includes('flood-42-done'), 'the flood', 60_000);
   await waitFor(() => drained > 0, 'the index to catch up', 60_000);
   const r = app.search.query({ query: '39999' });
-  expect(r.ok && r.hits.some((h) => h.text.includes('line 39999 of the flood'))).toBe(true);
+  const hit = r.ok ? r.hits.find((h) => h.text.includes('line 39999 of the flood')) : undefined;
+  expect(hit?.line).toBeGreaterThan(0);
+  // How far above the pane's last line it is (Enter's jump tells copies of a line apart by it):
+  // 40000, flood-42-done, then the prompt's line, the pane's next.
+  const around = app.search.lines({ paneId: id, line: hit!.line! });
+  expect(around.ok && around.next - hit!.line!).toBe(3);
+  expect(around.ok && around.lines.find((l) => l.line === hit!.line)?.text).toBe('line 39999 of the flood');
 }, 120_000);
 
 it('cuts a chunk of output after the last line a slice takes (afterLines)', () => {

@@ -252,12 +252,18 @@ export class SearchService {
     }
   }
 
-  /** `search.lines`: the pane's output lines around `line` as indexed (Enter on a line its terminal no longer holds). */
-  lines(req: { paneId: string; line: number }): { ok: true; lines: Array<{ line: number; text: string }> } | { ok: false; error: string } {
+  /**
+   * `search.lines`: the pane's output lines around `line` as indexed (Enter on a line its
+   * terminal no longer holds), and `next`, the number the pane's next line will get (its output
+   * read so far): how far above the pane's last line `line` is, to tell apart the copies of a
+   * line its terminal holds.
+   */
+  lines(req: { paneId: string; line: number }): { ok: true; lines: Array<{ line: number; text: string }>; next: number } | { ok: false; error: string } {
     if (typeof req.paneId !== 'string' || !Number.isSafeInteger(req.line) || req.line < 0) return { ok: false, error: 'search.lines needs a pane id and a line number (0 or more).' };
     try {
       this.flushNow([], undefined, 4 * SLICE_CHARS);
-      return { ok: true, lines: this.index.outputLines(req.paneId, Math.max(0, req.line - LINES_AROUND), req.line + LINES_AROUND) };
+      const next = this.feeds.get(req.paneId)?.lines.line ?? this.index.nextLine(req.paneId);
+      return { ok: true, lines: this.index.outputLines(req.paneId, Math.max(0, req.line - LINES_AROUND), req.line + LINES_AROUND), next };
     } catch (e) {
       return { ok: false, error: (e as Error).message };
     }

@@ -1,8 +1,10 @@
 /**
  * Enter on a hit: go where it happened. A card (a surface, a decision taken on one) opens
  * its pane's bench on the card's shelf, selected and scrolled to; a line of a pane's output
- * or a command scrolls the pane's terminal to its newest occurrence of the line and marks
- * it (the terminal's find decorations); an ended pane shows its saved screen that way, with
+ * or a command scrolls the pane's terminal to that line and marks it (the terminal's find
+ * decorations): of the line's copies in the terminal's history (fetched whole first when the
+ * window holds only its last lines), the one as far above the pane's last line as the index
+ * numbers it (`search.lines`' `next`), not merely the newest; an ended pane shows its saved screen that way, with
  * its Resume; a line gone from the terminal's history (scrolled past it) is shown from the index,
  * with the lines around it, in the bench's document viewer; an agent's prompt, reply or tool run opens the agent session's transcript in
  * the bench's document viewer at that entry. A pane this window no longer has says so in one notice.
@@ -58,16 +60,18 @@ export async function jumpTo(ctx: WindowContext, hit: SearchHit): Promise<void> 
     benchStore().getState().openViewer({ paneId: hit.paneId, surfaceId: `transcript:${hit.ref}`, title: `${agent ? `${AGENT_LABELS[agent] ?? agent}'s` : 'The agent\'s'} transcript`, view: { kind: 'markdown', name: '', text: '' }, transcript: r.transcript });
     return;
   }
-  // The line in the pane's history: its newest occurrence, scrolled to and marked.
+  // The line in the pane's history, scrolled to and marked: of its copies there, the one as far
+  // above the pane's last line as the index says the hit is (`next`: the number the pane's next
+  // line gets), not merely the newest.
   const term = await until(() => ctx.terminals.get(hit.paneId));
   if (!term) return;
   const text = hit.kind === 'command' ? hit.text : hit.text.trim();
-  const found = await term.find(text, true, { caseSensitive: true });
+  const line = hit.line;
+  const r = line !== undefined && (hit.kind === 'output' || hit.kind === 'command') ? await ctx.api.invoke('search.lines', { paneId: hit.paneId, line }) : undefined;
+  const found = await term.findLine(text, r?.ok && line !== undefined ? Math.max(0, r.next - line) : undefined);
   if (found) return;
   // Gone from the terminal's history (scrolled past it): the index's lines around it, in the bench's viewer.
-  const line = hit.line;
-  const r = hit.kind === 'output' && line !== undefined ? await ctx.api.invoke('search.lines', { paneId: hit.paneId, line }) : undefined;
-  if (!r?.ok || line === undefined || !r.lines.some((l) => l.line === line)) {
+  if (hit.kind !== 'output' || !r?.ok || line === undefined || !r.lines.some((l) => l.line === line)) {
     s.notice(`The line is no longer in pane ${hit.paneId}'s history: ${hit.text.slice(0, 120)}`);
     return;
   }

@@ -26,6 +26,7 @@ import { skipEmptySelectionRedraws } from './selection-redraw.ts';
 import { shareWidths } from './width-memo.ts';
 import { shareThemeSheet } from './theme-sheet.ts';
 import { readable } from './view.ts';
+import { linesHolding } from './lines-holding.ts';
 import type { Prefetched, SnapshotQueue } from './snapshots.ts';
 import type { PoolMember, Standing, WebglPool } from './webgl-pool.ts';
 import { TERMINAL_LINE_HEIGHT, TERMINAL_THEMES, terminalFont } from '../../common/themes.ts';
@@ -558,6 +559,34 @@ export class TerminalSession {
     return backwards ? search.findPrevious(text, opts) : search.findNext(text, opts);
   }
 
+  /**
+   * Find and mark (as `find` does: scrolled to, selected, the find's decorations) the copy of
+   * `text` (case-sensitive) whose line is nearest `above` lines above the cursor's line (lines as
+   * the pane's output has them: a wrapped line is one), the newer of two as near; without
+   * `above`, the newest. A partial history (a window attached lately holds its last lines) is
+   * fetched whole first: the line may be older than what is here. False when no line holds it.
+   */
+  async findLine(text: string, above?: number): Promise<boolean> {
+    if (this.partial && this.phase === 'live') await this.sync('all');
+    // (The snapshot's text parsed: a write's callback comes after every write before it.)
+    await new Promise<void>((resolve) => this.term.write('', resolve));
+    const search = await this.loadSearch();
+    if (this.disposed) return false;
+    const copies = above === undefined ? [] : linesHolding(this.term, text);
+    let target: (typeof copies)[number] | undefined;
+    for (const c of copies) if (!target || Math.abs(c.above - above!) < Math.abs(target.above - above!)) target = c;
+    const opts = { caseSensitive: true, decorations: SEARCH_DECORATIONS[this.theme] };
+    this.term.clearSelection();
+    if (!search.findPrevious(text, opts)) return false;
+    // Back from the newest copy, one find at a time, to the chosen line's (its rows: first..last).
+    for (let step = 0; target && step < copies.length * 4 + 8; step++) {
+      const at = this.term.getSelectionPosition()?.start.y;
+      if (at === undefined || at <= target.last) break;
+      if (!search.findPrevious(text, opts)) break;
+    }
+    return true;
+  }
+
   clearFind(): void {
     this.searchAddon?.clearDecorations();
   }
@@ -774,3 +803,4 @@ export class TerminalSession {
     }
   }
 }
+
