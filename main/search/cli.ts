@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { SearchHit, SearchQuery } from '../../preload/contract.ts';
 import { throughService, type Request } from '../cli/through-service.ts';
+import { sinceTime } from '../../common/since.ts';
 
 export const USAGE = 'usage: terminal-delight search QUERY [--agent A] [--pane P] [--machine NAME|\'*\'] [--folder F] [--kind command|output|prompt|reply|tool|surface|decision|tick|failed] [--since DATE] [--limit N] [--json]';
 const KINDS = ['command', 'output', 'prompt', 'reply', 'tool', 'surface', 'decision', 'tick', 'failed'];
@@ -46,8 +47,10 @@ export function parseSearchArgs(argv: string[], cwd: string): SearchArgs | strin
       if (!Number.isInteger(n) || n < 1 || n > 500) return `--limit ${value} is out of range: give a whole number from 1 to 500`;
       q.limit = n;
     } else if (m[1] === 'since') {
-      if (Number.isNaN(Date.parse(value))) return `--since ${value} is not a date: give one like 2026-12-01 or 2026-12-01T09:30`;
-      q.since = value;
+      const t = sinceTime(value);
+      if (Number.isNaN(t)) return `--since ${value} is not a date: give one like 2026-12-01 or 2026-12-01T09:30`;
+      // (As a time: a date alone is its start here, also for a machine elsewhere in another zone.)
+      q.since = new Date(t).toISOString();
     } else if (m[1] === 'folder') q.folder = path.resolve(cwd, value.replace(/^~(?=$|\/)/, process.env.HOME ?? '~'));
     else q[m[1] as 'agent' | 'pane' | 'machine'] = value;
   }

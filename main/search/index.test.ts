@@ -56,6 +56,20 @@ describe('SearchIndex', () => {
     expect(ix.search({ query: 'migr', pane: 'pb' })[0]!.ref).toBe('cache-eviction');
     expect(ix.search({ query: 'migr', since: '2026-12-01T10:00:01Z' }).length).toBe(2);
     expect(() => ix.search({ query: 'migr', since: 'yesterday-ish' })).toThrow('"yesterday-ish" is not a date: give one like 2026-12-01 or 2026-12-01T09:30');
+    // A date alone is its local midnight, not UTC's (everything here is at 10:00:00-10:00:02Z):
+    // at UTC+14 2026-12-02 began at 2026-12-01T10:00Z (everything is after it: UTC's midnight would
+    // find none), and at UTC-11 2026-12-01 began at 11:00Z (nothing is: UTC's would find all).
+    const tz = process.env.TZ;
+    try {
+      process.env.TZ = 'Pacific/Kiritimati';
+      expect(ix.search({ query: 'migr', since: '2026-12-02' }).length).toBe(3);
+      process.env.TZ = 'Pacific/Pago_Pago';
+      expect(ix.search({ query: 'migr', since: '2026-12-01' }).length).toBe(0);
+      expect(ix.search({ query: 'migr', since: '2026-11-30' }).length).toBe(3);
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
     expect(() => ix.search({ query: '!!' })).toThrow(/has no word/);
     ix.close();
   });

@@ -23,6 +23,7 @@ import type { DatabaseSync as Db, StatementSync } from 'node:sqlite';
 import { SEARCH_PREFIX_MIN, type SearchHit, type SearchKind, type SearchQuery } from '../../preload/contract.ts';
 import { KeyBlocks, redact } from './secrets.ts';
 import { nodeTooOld } from '../node-version.ts';
+import { sinceTime } from '../../common/since.ts';
 
 export const DB_FILE = 'search.db';
 /** The FTS5 table's own database, beside DB_FILE: written by a worker thread while text floods in (FtsWorker). */
@@ -1485,7 +1486,7 @@ export class SearchIndex {
       q.kind === 'failed' ? kind === COMMAND && exit !== null && exit !== 0 : !q.kind || KINDS[kind] === q.kind;
     let since = -Infinity;
     if (q.since) {
-      since = Date.parse(q.since);
+      since = sinceTime(q.since);
       if (Number.isNaN(since)) throw new Error(`"${q.since}" is not a date: give one like 2026-12-01 or 2026-12-01T09:30`);
       where.push('d.at >= ?');
       args.push(since);

@@ -13,6 +13,7 @@ import { ModalForm } from '../agents/ModalForm.tsx';
 import { groupHits, markedParts, shortLast, when, withoutMarkdown } from './group.ts';
 import { jumpTo } from './jump.ts';
 import { headerTitle } from '../../common/header-text.ts';
+import { sinceTime } from '../../common/since.ts';
 import { hideSearch, searchUi } from './ui.ts';
 import { machinesUi } from '../machines/ui.ts';
 import './search.css';
@@ -60,7 +61,7 @@ function Palette({ n }: { n: number }): ReactElement {
     }
     let live = true;
     const t = setTimeout(() => {
-      const q: SearchQuery = { query, limit: 100, ...(kind ? { kind } : {}), ...(agent ? { agent } : {}), ...(folder.trim() ? { folder: folder.trim() } : {}), ...(since ? { since } : {}), ...(far && machine ? { machine } : {}) };
+      const q: SearchQuery = { query, limit: 100, ...(kind ? { kind } : {}), ...(agent ? { agent } : {}), ...(folder.trim() ? { folder: folder.trim() } : {}), ...(since && !Number.isNaN(sinceTime(since)) ? { since: new Date(sinceTime(since)).toISOString() } : {}), ...(far && machine ? { machine } : {}) };
       ctx.api.invoke('search.query', q).then((r) => {
         if (!live) return;
         if (r.ok) {
@@ -134,7 +135,10 @@ function Palette({ n }: { n: number }): ReactElement {
           </select>
         )}
         <input aria-label="Folder" placeholder="Folder" value={folder} onChange={(e) => setFolder(e.target.value)} />
-        <input aria-label="Since" type="date" value={since} onChange={(e) => setSince(e.target.value)} />
+        <label className="td-search-since">
+          Since
+          <input type="date" value={since} onChange={(e) => setSince(e.target.value)} />
+        </label>
       </div>
       {error && <p className="td-search-error" role="alert">{error}</p>}
       <div id="td-search-results" ref={list} className="td-search-results" role="listbox" aria-label="Results">
