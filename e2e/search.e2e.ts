@@ -72,6 +72,18 @@ describe('the Search everything palette', () => {
     await dark.screenshot('search-palette-dark');
     // The palette passes an axe-core scan (serious and critical).
     expect(await axeViolations(dark, 'search palette, dark')).toEqual([]);
+    // Grouped by day, then by agent: the hit's row names its pane; back by pane.
+    const paneName = await dark.page.locator('.td-search-pane').first().textContent();
+    const groupBy = dark.page.getByLabel('Group');
+    await groupBy.selectOption('day');
+    await dark.waitFor(async () => (await dark.page.locator('.td-search-group-head').first().textContent())?.startsWith('Today') ?? false, 'a group for today');
+    expect(await hit.first().locator('.td-search-where').textContent()).toBe(paneName);
+    await dark.screenshot('search-by-day-dark');
+    await groupBy.selectOption('agent');
+    await dark.waitFor(async () => (await dark.page.locator('.td-search-group-head').first().textContent())?.startsWith('No agent') ?? false, 'a group for no agent');
+    await groupBy.selectOption('pane');
+    await dark.waitFor(async () => (await dark.page.locator('.td-search-group-head').first().textContent())?.includes(shellId) ?? false, 'grouped by pane again');
+    await dark.page.getByRole('searchbox', { name: 'Search everything' }).focus();
     await dark.page.keyboard.press('Enter');
     await dark.waitFor(async () => (await dark.page.locator('.td-search').count()) === 0, 'the palette to close');
     await dark.waitFor(async () => {

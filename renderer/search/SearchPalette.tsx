@@ -10,7 +10,8 @@ import { useStore } from 'zustand';
 import { SEARCH_PREFIX_MIN, type SearchHit, type SearchQuery } from '../../preload/contract.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { ModalForm } from '../agents/ModalForm.tsx';
-import { groupHits, markedParts, shortLast, when, withoutMarkdown } from './group.ts';
+import { groupHits, markedParts, shortLast, when, withoutMarkdown, type GroupBy } from './group.ts';
+import { AGENT_LABELS } from '../agents/labels.ts';
 import { jumpTo } from './jump.ts';
 import { headerTitle } from '../../common/header-text.ts';
 import { sinceTime } from '../../common/since.ts';
@@ -47,6 +48,7 @@ function Palette({ n }: { n: number }): ReactElement {
   const [hits, setHits] = useState<SearchHit[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [selected, setSelected] = useState(0);
+  const groupBy = useStore(searchUi, (s) => s.groupBy);
   const input = useRef<HTMLInputElement>(null);
   const list = useRef<HTMLDivElement>(null);
 
@@ -77,7 +79,7 @@ function Palette({ n }: { n: number }): ReactElement {
     };
   }, [ctx, query, kind, agent, folder, since, far, machine]);
 
-  const groups = useMemo(() => groupHits(hits), [hits]);
+  const groups = useMemo(() => groupHits(hits, groupBy), [hits, groupBy]);
   const order = useMemo(() => groups.flatMap((g) => g.hits), [groups]);
 
   useEffect(() => {
@@ -135,6 +137,14 @@ function Palette({ n }: { n: number }): ReactElement {
           </select>
         )}
         <input aria-label="Folder" placeholder="Folder" value={folder} onChange={(e) => setFolder(e.target.value)} />
+        <label className="td-search-group-by">
+          Group
+          <select value={groupBy} onChange={(e) => { searchUi.setState({ groupBy: e.target.value as GroupBy }); setSelected(0); }}>
+            <option value="pane">by pane</option>
+            <option value="agent">by agent</option>
+            <option value="day">by day</option>
+          </select>
+        </label>
         <label className="td-search-since">
           Since
           <input type="date" value={since} onChange={(e) => setSince(e.target.value)} />
@@ -143,22 +153,30 @@ function Palette({ n }: { n: number }): ReactElement {
       {error && <p className="td-search-error" role="alert">{error}</p>}
       <div id="td-search-results" ref={list} className="td-search-results" role="listbox" aria-label="Results">
         {groups.map((g) => {
-          const pane = panes[g.paneId];
+          const pane = g.paneId !== undefined ? panes[g.paneId] : undefined;
           // The pane's name as its header says it (an agent's spinner glyph left out).
           const name = pane ? headerTitle(pane).title : undefined;
+          const label = g.paneId !== undefined ? (name ?? g.paneId) : g.day ?? (g.agent ? (AGENT_LABELS[g.agent] ?? g.agent) : 'No agent');
           return (
-            <div key={g.paneId} className="td-search-group" role="group" aria-label={name ?? g.paneId}>
-              <div className="td-search-group-head">
-                <span className="td-search-pane">{name ?? 'closed pane'}</span>
-                {g.agent && <span className="td-search-agent">{g.agent}</span>}
-                <span className="td-search-id">{g.paneId}{pane && pane.status !== 'running' ? ' · ended' : ''}</span>
-              </div>
+            <div key={g.key} className="td-search-group" role="group" aria-label={label}>
+              {g.paneId !== undefined ? (
+                <div className="td-search-group-head">
+                  <span className="td-search-pane">{name ?? 'closed pane'}</span>
+                  {g.agent && <span className="td-search-agent">{g.agent}</span>}
+                  <span className="td-search-id">{g.paneId}{pane && pane.status !== 'running' ? ' · ended' : ''}</span>
+                </div>
+              ) : (
+                <div className="td-search-group-head">
+                  <span className="td-search-pane">{label}</span>
+                  <span className="td-search-id">{g.hits.length === 1 ? '1 hit' : `${g.hits.length} hits`}</span>
+                </div>
+              )}
               {g.hits.map((h) => {
                 const i = order.indexOf(h);
                 return (
                   <div
                     key={h.id}
-                    className="td-search-hit"
+                    className={`td-search-hit${g.paneId === undefined ? ' with-pane' : ''}`}
                     role="option"
                     aria-selected={i === selected}
                     data-hit-id={h.id}
@@ -167,6 +185,7 @@ function Palette({ n }: { n: number }): ReactElement {
                   >
                     <span className="td-search-when">{when(h.at)}</span>
                     <span className={`td-search-kind${h.kind === 'command' && h.exitCode ? ' failed' : ''}`}>{KIND_LABEL[h.kind]}{h.kind === 'command' && h.exitCode !== undefined ? ` ${h.exitCode}` : ''}</span>
+                    {g.paneId === undefined && <span className="td-search-where" title={h.paneId}>{panes[h.paneId] ? headerTitle(panes[h.paneId]!).title : h.paneId}{g.day !== undefined && h.agent ? ` · ${h.agent}` : ''}</span>}
                     <span className="td-search-text">{markedParts(withoutMarkdown(h)).map((p, k) => (p.match ? <mark key={k}>{p.text}</mark> : <span key={k}>{p.text}</span>))}</span>
                   </div>
                 );

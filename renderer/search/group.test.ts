@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchHit } from '../../preload/contract.ts';
-import { groupHits, markedParts, shortLast, when, withoutMarkdown } from './group.ts';
+import { dayName, groupHits, markedParts, shortLast, when, withoutMarkdown } from './group.ts';
 
 const hit = (id: number, paneId: string, agent?: string): SearchHit => ({ id, kind: 'output', at: 1000 - id, paneId, session: 's', text: 't', marked: 't', ...(agent ? { agent } : {}) });
 
@@ -8,6 +8,17 @@ describe('groupHits', () => {
   it('groups by pane in the order of each pane\'s newest hit, naming its agent', () => {
     const g = groupHits([hit(1, 'a'), hit(2, 'b', 'codex'), hit(3, 'a', 'claude'), hit(4, 'c')]);
     expect(g.map((x) => [x.paneId, x.agent, x.hits.map((h) => h.id)])).toEqual([['a', 'claude', [1, 3]], ['b', 'codex', [2]], ['c', undefined, [4]]]);
+  });
+  it('groups by agent, the hits of no agent together', () => {
+    const g = groupHits([hit(1, 'a'), hit(2, 'b', 'codex'), hit(3, 'c', 'claude'), hit(4, 'd', 'codex'), hit(5, 'a')], 'agent');
+    expect(g.map((x) => [x.agent, x.hits.map((h) => h.id)])).toEqual([['', [1, 5]], ['codex', [2, 4]], ['claude', [3]]]);
+  });
+  it('groups by day where the person is, named Today, Yesterday or the date', () => {
+    const now = new Date(2026, 11, 7, 9, 0).getTime();
+    const at = (d: number, h: number, id: number): SearchHit => ({ ...hit(id, 'a'), at: new Date(2026, 11, d, h).getTime() });
+    const g = groupHits([at(7, 8, 1), at(7, 0, 2), at(6, 23, 3), at(1, 12, 4), at(1, 11, 5)], 'day', now);
+    expect(g.map((x) => [x.key, x.day, x.hits.map((h) => h.id)])).toEqual([['2026-12-07', 'Today', [1, 2]], ['2026-12-06', 'Yesterday', [3]], ['2026-12-01', 'Tue Dec 1', [4, 5]]]);
+    expect(dayName(new Date(2025, 11, 31, 12).getTime(), now)).toBe('Wed Dec 31 2025');
   });
 });
 

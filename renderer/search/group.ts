@@ -1,6 +1,6 @@
 /**
- * The palette's results, pure: hits grouped by pane (the pane's newest hit first), each
- * group named by its pane and agent, and a hit's text cut into plain and matched parts.
+ * The palette's results, pure: hits grouped by pane, agent or day (the group with the newest
+ * hit first), and a hit's text cut into plain and matched parts.
  */
 import { SEARCH_PREFIX_MIN, type SearchHit } from '../../preload/contract.ts';
 
@@ -10,22 +10,52 @@ export function shortLast(query: string): boolean {
   return last !== undefined && [...last].length < SEARCH_PREFIX_MIN;
 }
 
+/** How the palette groups its results: by pane, by agent, or by day. */
+export type GroupBy = 'pane' | 'agent' | 'day';
+
 export interface HitGroup {
-  paneId: string;
+  /** The group's key: a pane's id, an agent's short name ('' for none), a day (YYYY-MM-DD, local). */
+  key: string;
+  /** By pane: the pane's id. */
+  paneId?: string;
+  /** By pane: the pane's agent (its first hit's that names one); by agent: the agent ('' none). */
   agent?: string;
+  /** By day: the day's name ("Today", "Yesterday", "Tue Dec 1"). */
+  day?: string;
   hits: SearchHit[];
 }
 
-/** Hits (newest first) in groups by pane, in the order of each pane's newest hit. */
-export function groupHits(hits: readonly SearchHit[]): HitGroup[] {
+/** A time's day, local: YYYY-MM-DD. */
+function dayKey(at: number): string {
+  const d = new Date(at);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+/** "Today", "Yesterday", else "Tue Dec 1" (with the year when it is not this one). */
+export function dayName(at: number, now = Date.now()): string {
+  if (dayKey(at) === dayKey(now)) return 'Today';
+  const y = new Date(now);
+  y.setDate(y.getDate() - 1);
+  if (dayKey(at) === dayKey(y.getTime())) return 'Yesterday';
+  const d = new Date(at);
+  const name = `${d.toLocaleString('en', { weekday: 'short' })} ${d.toLocaleString('en', { month: 'short' })} ${d.getDate()}`;
+  return d.getFullYear() === y.getFullYear() ? name : `${name} ${d.getFullYear()}`;
+}
+
+/**
+ * Hits (newest first) in groups, in the order of each group's newest hit: by pane (each named by
+ * its pane and agent), by agent (hits with none together, as "No agent"), or by day (local).
+ */
+export function groupHits(hits: readonly SearchHit[], by: GroupBy = 'pane', now = Date.now()): HitGroup[] {
   const groups = new Map<string, HitGroup>();
   for (const h of hits) {
-    let g = groups.get(h.paneId);
+    const key = by === 'pane' ? h.paneId : by === 'agent' ? (h.agent ?? '') : dayKey(h.at);
+    let g = groups.get(key);
     if (!g) {
-      g = { paneId: h.paneId, hits: [] };
-      groups.set(h.paneId, g);
+      g = by === 'pane' ? { key, paneId: h.paneId, hits: [] } : by === 'agent' ? { key, agent: key, hits: [] } : { key, day: dayName(h.at, now), hits: [] };
+      groups.set(key, g);
     }
-    if (!g.agent && h.agent) g.agent = h.agent;
+    if (by === 'pane' && !g.agent && h.agent) g.agent = h.agent;
     g.hits.push(h);
   }
   return [...groups.values()];
