@@ -49,6 +49,21 @@ describe('a pane\'s history in the page', () => {
     await first.page.context().close();
     await win.waitFor(async () => (await stats<{ syncs: number }>(win, id!)).syncs > 0, 'the fresh window\'s first snapshot');
     expect((await stats<{ partial: boolean }>(win, id!)).partial, 'the first snapshot left older lines out').toBe(true);
+    // No visible jump: the view at the top of the partial history asks for the rest, and once it
+    // is drawn above, the view still shows the same line at its top (not the history's first).
+    type Viewed = { buffer: { active: { viewportY: number; getLine(y: number): { translateToString(trim: boolean): string } | undefined } }; scrollToTop(): void };
+    const topLine = (scroll: boolean) => win.page.evaluate(([p, s]) => {
+      const t = (window as unknown as { __td: { term(id: string): Viewed } }).__td.term(p as string);
+      if (s) t.scrollToTop();
+      const b = t.buffer.active;
+      return { y: b.viewportY, text: b.getLine(b.viewportY)?.translateToString(true) ?? '' };
+    }, [id!, scroll] as const);
+    const before = await topLine(true);
+    expect(before.y).toBe(0);
+    await win.waitFor(async () => !(await stats<{ partial: boolean }>(win, id!)).partial, 'the rest of the history, asked for at the top');
+    const after = await topLine(false);
+    expect(after.y, 'older lines above the view').toBeGreaterThan(0);
+    expect(after.text, 'the same line at the view\'s top').toBe(before.text);
     // Scrolled to the top as a person does, the rest of the history arrives; then every row is the reference's.
     const ref = await expectHistoryExact(win, id!, fs.readFileSync(path.join(dir, 'colours.txt'), 'utf8'));
     try {
