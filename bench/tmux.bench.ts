@@ -25,6 +25,10 @@
  *    contentful paint too). `TD_BENCH_ATTACH_MARKS=1` (the light measure) prints each attach's
  *    page timeline on the bench's clock: the renderer's `td:` marks, the long tasks and the
  *    frames of its first second (a diagnosis, 2026-12-06 evening: which task a key waited for).
+ *    Each attach's line also says the service's time on a CPU and ready but waiting for one
+ *    (/proc/PID/task/TID/schedstat, over the attach and its measure); `TD_BENCH_SERVICE_NICE=-10`
+ *    (root only; a diagnosis, not how the app runs) gives the service's autogroup that nice
+ *    value first, to see the attach with the service hardly ever short of a core.
  * Each figure is printed beside its peer and the goal (memory per pane at most 0.5x tmux's;
  * the panes in view live within 300 ms, all within 1 s).
  */
@@ -362,12 +366,39 @@ async function attachChecked(context: import('playwright-core').BrowserContext, 
   };
 }
 
+/**
+ * A process's time on a CPU and waiting for one, ms, over all its threads and its main thread
+ * alone (Linux: /proc/PID/task/TID/schedstat, its first two fields in ns): whether the service
+ * was short of a core during an attach (a thread ready to run but not given one), or busy.
+ */
+function sched(pid: number): { cpu: number; wait: number; mainCpu: number; mainWait: number } {
+  const out = { cpu: 0, wait: 0, mainCpu: 0, mainWait: 0 };
+  try {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      const [run = 0, wait = 0] = fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+      out.cpu += run / 1e6;
+      out.wait += wait / 1e6;
+      if (Number(tid) === pid) {
+        out.mainCpu = run / 1e6;
+        out.mainWait = wait / 1e6;
+      }
+    }
+  } catch {
+    // not Linux, or the process went
+  }
+  return out;
+}
+
 /** Ours: the service as serve starts it; the panes made and filled through a window without a page, then attached from a fresh browser context. */
 async function ours(file: string, log: (l: string) => void): Promise<{ idle: Memory; full: Memory; by: Map<Measure, Attach[]>; first: { measure: Measure; ms: number } }> {
   const app = await startOurs();
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: [...CHROMIUM_ARGS, '--disable-3d-apis'], headless: true });
   try {
     const service = app.servicePid!;
+    // A diagnostic, not how the app runs: the service's autogroup (its session's share of the
+    // CPU on Linux) given this nice value (lower: more; needs root), to see what the attach would
+    // be with the service never short of a core. TD_BENCH_SERVICE_NICE=-10, say.
+    if (process.env.TD_BENCH_SERVICE_NICE) fs.writeFileSync(`/proc/${service}/autogroup`, process.env.TD_BENCH_SERVICE_NICE);
     const win = await wsWindow(app.url);
     const hello = await win.request<{ panes: Array<{ id: string }> }>('app.hello', {});
     const ids = [hello.panes[0]!.id];
@@ -392,11 +423,13 @@ async function ours(file: string, log: (l: string) => void): Promise<{ idle: Mem
           const page = await context.newPage();
           const url = `${app.url}&test=1`;
           const marker = `mk${i}q${Math.floor(Math.random() * 1e5)}`;
+          const s0 = sched(service);
           const a = measure === 'light' || measure === 'light-dom' ? await attachLight(context, page, url, marker, measure === 'light') : measure === 'pollers' ? await attachPollers(page, url, marker) : await attachChecked(context, page, url, marker);
           by.get(measure)!.push(a);
           first ??= { measure, ms: a.all };
           inViewCount = a.inViewCount;
-          if (a.note) log(`${measure.padEnd(8)} attach ${i + 1}: ${a.note}`);
+          const s1 = sched(service);
+          if (a.note) log(`${measure.padEnd(8)} attach ${i + 1}: ${a.note}; the service over the attach and its measure: on a CPU ${(s1.cpu - s0.cpu).toFixed(0)} ms (its main thread ${(s1.mainCpu - s0.mainCpu).toFixed(0)}), ready but waiting for one ${(s1.wait - s0.wait).toFixed(0)} ms (its main thread ${(s1.mainWait - s0.mainWait).toFixed(0)})`);
         } finally {
           await context.close();
         }
