@@ -69,6 +69,12 @@ const MEND_ROWS = 64;
 /** Lines before and after a hit's line that `search.lines` gives. */
 const LINES_AROUND = 40;
 const SCREEN_FILE = '.last-screen.ans';
+/**
+ * The pane's tag, written in its folder by this service when it first reads the folder: a
+ * pane left out by its tag (`excludePanes`) is known so once it is closed (its folder stays,
+ * its tag no longer known to the panes), at the next start and when the index is made anew.
+ */
+export const TAG_FILE = '.search-tag';
 const FILES = ['actions.jsonl', 'inbound.jsonl'] as const;
 
 export interface SearchDeps {
@@ -104,6 +110,15 @@ export function agentEntryOfLine(line: string): Partial<Entry> | undefined {
   return e ? agentEntry(e) : undefined;
 }
 
+/** The tag a pane folder keeps (TAG_FILE), if any. */
+function readTag(folder: string): string | undefined {
+  try {
+    return fs.readFileSync(path.join(folder, TAG_FILE), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Where the `n`-th line feed of `data` ends (its length when it has fewer), and how many line feeds that takes. */
 export function afterLines(data: string, n: number): { end: number; lines: number } {
   let lines = 0;
@@ -126,6 +141,8 @@ export class SearchService {
   private checkTimer: NodeJS.Timeout | undefined;
   private mendTimer: NodeJS.Timeout | undefined;
   private readonly seenSurfaces = new Map<string, string>();
+  /** Live panes whose folder has been given their tag (TAG_FILE) in this run. */
+  private readonly tagged = new Set<string>();
   /** Folders of earlier sessions, read once at start. */
   private olderFolders: string[] = [];
   private flushing = false;
@@ -186,12 +203,14 @@ export class SearchService {
     return this.deps.settings.get().search;
   }
 
-  private excluded(paneId: string): boolean {
+  /** Whether nothing of a pane is indexed: the index is off, or the pane's id or tag is in `excludePanes` (a closed pane's tag as its folder keeps it, TAG_FILE). */
+  private excluded(paneId: string, folder?: string): boolean {
     const s = this.settings;
     if (!s.enabled) return true;
     if (s.excludePanes.length === 0) return false;
-    const tag = this.deps.panes.get(paneId)?.tag;
-    return s.excludePanes.includes(paneId) || (tag !== undefined && s.excludePanes.includes(tag));
+    if (s.excludePanes.includes(paneId)) return true;
+    const tag = this.deps.panes.get(paneId)?.tag ?? (folder ? readTag(folder) : undefined);
+    return tag !== undefined && s.excludePanes.includes(tag);
   }
 
   /**
@@ -349,6 +368,8 @@ export class SearchService {
   /** A new index: what the ended panes' saved screens hold is indexed as their output. */
   private savedScreens(): void {
     for (const folder of this.olderFolders) {
+      // (A pane left out, or the index off: its screen is never read. Off, no folder is.)
+      if (this.excluded(path.basename(folder), folder)) continue;
       let text: string;
       try {
         text = fs.readFileSync(path.join(folder, SCREEN_FILE), 'utf8');
@@ -369,23 +390,48 @@ export class SearchService {
     if (this.disposed || this.reading) return;
     this.reading = true;
     let more = false;
-    const folders = new Set(this.deps.panes.list().map((p) => this.deps.panes.folder(p.id)));
+    const folders = new Set<string>();
+    for (const p of this.deps.panes.list()) {
+      const folder = this.deps.panes.folder(p.id);
+      folders.add(folder);
+      if (!this.tagged.has(p.id)) this.keepTag(p.id, p.tag, folder);
+    }
     for (const f of this.olderFolders.splice(0)) folders.add(f);
+    // The files of panes left out (or all, the index off) are passed over: their cursors moved
+    // to their end, so what they hold is never read, at the next start neither.
+    const passed = new Map<string, number>();
     for (const folder of folders) {
-      const paneId = path.basename(folder);
-      if (this.deps.panes.get(paneId) && this.excluded(paneId)) continue;
-      if (!this.settings.enabled) break;
+      const pass = this.excluded(path.basename(folder), folder);
       for (const name of FILES) {
         try {
-          if (this.readFile(folder, name)) more = true;
+          if (pass) this.passOver(path.join(folder, name), passed);
+          else if (this.readFile(folder, name)) more = true;
         } catch (e) {
           this.deps.log?.(`search: could not read ${path.join(folder, name)}: ${(e as Error).message}`);
         }
       }
     }
+    if (passed.size > 0) this.flushNow([], passed);
     this.reading = false;
     // A long file (a rebuild, an agent's burst) is read a slice a turn.
     if (more) setImmediate(() => this.readFiles());
+  }
+
+  /** A live pane's tag kept in its folder (TAG_FILE), once a run (a pane keeps its tag for life). */
+  private keepTag(paneId: string, tag: string, folder: string): void {
+    this.tagged.add(paneId);
+    if (readTag(folder) === tag) return;
+    try {
+      fs.writeFileSync(path.join(folder, TAG_FILE), `${tag}\n`, { mode: 0o600 });
+    } catch (e) {
+      this.deps.log?.(`search: could not keep pane ${paneId}'s tag in its folder: ${(e as Error).message}`);
+    }
+  }
+
+  /** A file of a pane left out: its cursor to its end (written with the others passed over, in `passed`). */
+  private passOver(file: string, passed: Map<string, number>): void {
+    const size = fs.statSync(file, { throwIfNoEntry: false })?.size;
+    if (size !== undefined && size !== this.index.cursor(file)) passed.set(file, size);
   }
 
   /** Read one slice of a file on from its cursor; true when more of it is waiting. */
@@ -487,6 +533,12 @@ export class SearchService {
     try {
       for (const [paneId, f] of this.feeds) {
         if (f.queue.length === 0) continue;
+        if (this.excluded(paneId)) {
+          // Left out (or the index turned off) since it was queued: counted, not indexed.
+          for (const data of f.queue.splice(0)) f.lines.skip(data);
+          f.queued = 0;
+          continue;
+        }
         if (budget <= 0 || lines <= 0) {
           left = true;
           continue;
