@@ -21,10 +21,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PaneInfo, SearchQuery, Settings, Surface } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
-import type { Paths } from '../paths.ts';
+import { paneFolder, type Paths } from '../paths.ts';
 import type { PaneServiceApi, SettingsApi } from '../services.ts';
 import type { TickCallRecord } from '../tick/host.ts';
 import { parseEvent } from '../agent-channel/events.ts';
+import { STATE_FILE } from '../surfaces/store.ts';
 import { HOLD_MS, SearchIndex, type Entry } from './index.ts';
 import { OutputLines } from './lines.ts';
 import { agentEntry, installTranscript, short } from './transcript.ts';
@@ -133,6 +134,8 @@ export class SearchService {
   private readonly deps: SearchDeps;
   private readonly feeds = new Map<string, PaneFeed>();
   private pending: Entry[] = [];
+  /** Cursors to commit with the pending entries (a card's revision indexed: surfaceCursor). */
+  private pendingCursors = new Map<string, number>();
   private flushTimer: NodeJS.Timeout | undefined;
   private holdTimer: NodeJS.Timeout | undefined;
   private filesTimer: NodeJS.Timeout | undefined;
@@ -324,15 +327,56 @@ export class SearchService {
     this.schedule();
   }
 
+  /** A live pane's surface arrived or changed (`surface.changed`). */
   private surface(paneId: string, s: Surface): void {
+    if (this.excluded(paneId)) return;
+    this.card(paneFolder(this.deps.paths, this.deps.panes.session, paneId), this.base(paneId), s);
+    this.schedule();
+  }
+
+  /**
+   * A card's revision, once: indexed with its cursor (the cursors' table keyed by the pane
+   * folder's bench file and the card's id, its revision's time), written in the same
+   * transaction, so the cards on disk read at a start (savedCards) are not indexed twice.
+   */
+  private card(folder: string, base: Pick<Entry, 'paneId' | 'session' | 'agent' | 'folder'>, s: Surface): void {
     // The agent channel's own cards (a reply, a question) are its events, indexed from inbound.jsonl.
-    if (s.route === 'agent' || this.excluded(paneId)) return;
-    const key = `${paneId}/${s.id}`;
+    if (!s || typeof s !== 'object' || s.route === 'agent' || typeof s.id !== 'string') return;
+    const key = `${base.paneId}/${s.id}`;
     if (this.seenSurfaces.get(key) === s.updatedAt) return;
     this.seenSurfaces.set(key, s.updatedAt);
-    const text = [s.title, ...modelText(s.model)].join(' · ');
-    this.pending.push({ ...this.base(paneId), kind: 'surface', at: Date.parse(s.updatedAt) || Date.now(), ref: s.id, text });
-    this.schedule();
+    const rev = Date.parse(s.updatedAt) || 1;
+    const cursor = `${path.join(folder, STATE_FILE)}#${s.id}`;
+    if (this.index.cursor(cursor) >= rev) return;
+    const text = [typeof s.title === 'string' ? s.title : '', ...modelText(s.model)].join(' · ');
+    this.pending.push({ ...base, kind: 'surface', at: Date.parse(s.updatedAt) || Date.now(), ref: s.id, text });
+    this.pendingCursors.set(cursor, rev);
+  }
+
+  /**
+   * At the start, the cards a pane folder's bench holds (`.bench-state.json`) that the index
+   * has not (a new index; a kill before a card's flush): cards loaded from disk make no
+   * `surface.changed`. The bench file is read only when changed since it was last read (its
+   * time, a cursor); left out, it is passed over as the other files are.
+   */
+  private savedCards(folder: string, pass: boolean): void {
+    const file = path.join(folder, STATE_FILE);
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (!st) return;
+    const mtime = Math.floor(st.mtimeMs);
+    if (this.index.cursor(file) >= mtime) return;
+    if (!pass) {
+      let saved: { surfaces?: unknown };
+      try {
+        saved = JSON.parse(fs.readFileSync(file, 'utf8')) as { surfaces?: unknown };
+      } catch {
+        return; // torn or unreadable: read at the next start, once whole
+      }
+      const paneId = path.basename(folder);
+      const base = this.deps.panes.get(paneId) ? this.base(paneId) : { paneId, session: path.basename(path.dirname(folder)) };
+      if (Array.isArray(saved?.surfaces)) for (const s of saved.surfaces as Surface[]) this.card(folder, base, s);
+    }
+    this.pendingCursors.set(file, mtime);
   }
 
   private tickCall(c: TickCallRecord): void {
@@ -396,12 +440,20 @@ export class SearchService {
       folders.add(folder);
       if (!this.tagged.has(p.id)) this.keepTag(p.id, p.tag, folder);
     }
-    for (const f of this.olderFolders.splice(0)) folders.add(f);
+    const older = new Set(this.olderFolders.splice(0));
+    for (const f of older) folders.add(f);
     // The files of panes left out (or all, the index off) are passed over: their cursors moved
     // to their end, so what they hold is never read, at the next start neither.
     const passed = new Map<string, number>();
     for (const folder of folders) {
       const pass = this.excluded(path.basename(folder), folder);
+      if (older.has(folder)) {
+        try {
+          this.savedCards(folder, pass);
+        } catch (e) {
+          this.deps.log?.(`search: could not read the cards of ${folder}: ${(e as Error).message}`);
+        }
+      }
       for (const name of FILES) {
         try {
           if (pass) this.passOver(path.join(folder, name), passed);
@@ -411,7 +463,7 @@ export class SearchService {
         }
       }
     }
-    if (passed.size > 0) this.flushNow([], passed);
+    if (passed.size > 0 || this.pendingCursors.size > 0) this.flushNow([], passed);
     this.reading = false;
     // A long file (a rebuild, an agent's burst) is read a slice a turn.
     if (more) setImmediate(() => this.readFiles());
@@ -570,6 +622,11 @@ export class SearchService {
       }
       const entries = this.pending;
       this.pending = [];
+      if (this.pendingCursors.size > 0) {
+        for (const [k, v] of cursors ?? []) this.pendingCursors.set(k, v);
+        cursors = this.pendingCursors;
+        this.pendingCursors = new Map();
+      }
       // A pane's block not yet full is held (at most HOLD_MS) for its next lines; a query writes it first.
       this.index.add(entries, cursors, true);
       if (this.index.holding && !this.holdTimer && !this.disposed) {
