@@ -9,7 +9,7 @@ import { createApp, type App } from '../app.ts';
 import { statePaths } from '../paths.ts';
 import { tempState, waitFor } from '../panes/testing.ts';
 import { STATE_FILE } from '../surfaces/store.ts';
-import { DB_FILE } from './index.ts';
+import { DB_FILE, SearchIndex } from './index.ts';
 
 let state: ReturnType<typeof tempState>;
 let app: App | undefined;
@@ -93,4 +93,27 @@ describe('the cards on the benches', () => {
     expect(count('zqxcardone')).toBe(1);
     expect(count('zqxcardtwo')).toBe(1);
   }, 60_000);
+});
+
+describe('the copies of a corrupt index', () => {
+  it('are kept one at a time: the newest, the older ones deleted (the rows\' file with its companions, and the words\' file on its own)', () => {
+    const dir = path.join(state.dir, 'ix');
+    fs.mkdirSync(dir);
+    const old = ['search.db.corrupt-20261101T000000Z', 'search.db.corrupt-20261101T000000Z-wal', 'search.db.corrupt-20261101T000000Z-fts', 'search.db.corrupt-20261102T000000Z', 'search.db-fts.corrupt-20261101T000000Z', 'search.db-fts.corrupt-20261101T000000Z-wal'];
+    for (const name of old) fs.writeFileSync(path.join(dir, name), 'an old copy');
+    fs.writeFileSync(path.join(dir, 'search.db.keep-me'), 'not a copy');
+    fs.writeFileSync(path.join(dir, DB_FILE), 'SQLite format 3\u0000'.padEnd(8192, 'x'));
+    const ix = new SearchIndex(dir);
+    const rows = path.basename(ix.movedAside!.to);
+    // The rows' copies: the new one only; the words' file's own copies are another file's, left until it is moved aside itself.
+    expect(fs.readdirSync(dir).filter((f) => f.startsWith('search.db.corrupt-')).every((f) => f.startsWith(rows))).toBe(true);
+    expect(fs.existsSync(path.join(dir, rows))).toBe(true);
+    expect(fs.existsSync(path.join(dir, 'search.db-fts.corrupt-20261101T000000Z'))).toBe(true);
+    expect(fs.existsSync(path.join(dir, 'search.db.keep-me'))).toBe(true);
+    const words = path.basename(ix.renewWords('a test').to);
+    expect(fs.readdirSync(dir).filter((f) => f.startsWith('search.db-fts.corrupt-')).every((f) => f.startsWith(words))).toBe(true);
+    expect(fs.existsSync(path.join(dir, words))).toBe(true);
+    ix.close();
+    expect(fs.readdirSync(dir).filter((f) => f.includes('.corrupt-')).every((f) => f.startsWith(rows) || f.startsWith(words))).toBe(true);
+  });
 });
