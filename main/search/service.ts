@@ -8,7 +8,12 @@
  *   replies and tool runs, as their hooks wrote them). A service killed at any moment reads
  *   them on from the last committed batch; a new index (the old one corrupt) reads them
  *   all again, and each ended pane's saved screen.
- * - Surfaces as they arrive or change (`surface.changed`), and Tick calls (TickHost.onCall).
+ * - Surfaces as they arrive or change (`surface.changed`), and at a start the cards the pane
+ *   folders' benches hold that the index lacks (savedCards: a new index, a kill before a
+ *   flush); Tick calls (TickHost.onCall).
+ * - A pane left out (`search.excludePanes`, by id or tag) or the index off: nothing of it is
+ *   read on any path; its folder's files are passed over (their cursors to their end), also
+ *   once it is closed (its tag kept in its folder, TAG_FILE) and in a new index.
  *
  * Every flush (FLUSH_MS after something came) writes one transaction; a flush handles at
  * most SLICE_CHARS of output and SLICE_LINES lines and then waits four times as long as it
