@@ -534,7 +534,11 @@ function stamp(d = new Date()): string {
   return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
 }
 
-/** `file` and its companions (`exts` after its name) renamed `<file>.corrupt-<time>…`; where they went. */
+/**
+ * `file` and its companions (`exts` after its name) renamed `<file>.corrupt-<time>…`; where they
+ * went. Only this newest copy is kept: the older copies of the same file (each as big as the
+ * index was, and never read again: a new index is built from the pane folders) are deleted.
+ */
 function moveAside(file: string, exts: readonly string[]): string {
   const to = `${file}.corrupt-${stamp()}`;
   for (const ext of exts) {
@@ -542,6 +546,14 @@ function moveAside(file: string, exts: readonly string[]): string {
       fs.renameSync(file + ext, to + ext);
     } catch {
       // not there
+    }
+  }
+  if (fs.existsSync(to)) {
+    const dir = path.dirname(file);
+    const older = `${path.basename(file)}.corrupt-`;
+    const kept = path.basename(to);
+    for (const name of fs.readdirSync(dir)) {
+      if (name.startsWith(older) && !name.startsWith(kept)) fs.rmSync(path.join(dir, name), { force: true, recursive: true });
     }
   }
   return to;

@@ -21,6 +21,12 @@ describe('redact', () => {
     ['twine upload -p pypi-AgEIcHlwaS5vcmcCJGI4YjNhZmQ2LWE2ZjktNDI5Mi04ZWFiLWQ1OTcxZWE3NzQ1ZQ', 'pypi-AgEI'],
     ['age AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQS3J7', 'AGE-SECRET-KEY-1QYQ'],
     ['DATABASE_URL=postgres://app:hunter2horse@db.internal:5432/prod', 'hunter2'],
+    ['curl -X POST -d @msg.json https://hooks.slack.com/services/T01ABCDEF/B02GHIJKL/aBcDeFgHiJkLmNoPqRsTuVwX', 'aBcDeFgH'],
+    ['ya29.a0AfH6SMBx3Kq-9yZ_b0aW1cHJvamVjdC1pZC0xMjM0NTY3ODkw', 'a0AfH6SM'],
+    ['SENTRY_DSN=https://0123456789abcdef0123456789abcdef@o123456.ingest.sentry.io/4567890', '0123456789abcdef'],
+    ['mysql -u root -pHunter2secret appdb', 'Hunter2'],
+    ['mysqldump --user=root --password=hunter2 appdb > dump.sql', 'hunter2'],
+    ['git remote set-url origin https://x-access-token:ghs_0123456789abcdefghijABCDEFGHIJ@github.com/o/r', 'ghs_0123'],
   ])('takes the secret out of %s', (line, part) => {
     const out = redact(line);
     expect(out).toContain(REDACTED);
@@ -29,6 +35,19 @@ describe('redact', () => {
 
   it('keeps the user and host of a URL, its password out', () => {
     expect(redact('DATABASE_URL=postgres://app:hunter2horse@db.internal:5432/prod')).toBe('DATABASE_URL=postgres://app:[redacted]@db.internal:5432/prod');
+  });
+
+  it('takes out only the secret part: a token as a URL\'s password (its host and path kept), a webhook\'s path, a DSN\'s key, a flag\'s value', () => {
+    expect(redact('git remote set-url origin https://x-access-token:ghs_0123456789abcdefghijABCDEFGHIJ@github.com/o/r')).toBe('git remote set-url origin https://x-access-token:[redacted]@github.com/o/r');
+    expect(redact('git clone https://x-access-token:Zm9vYmFyYmF6cXV1eDEyMzQ1@github.com/o/r.git src')).toBe('git clone https://x-access-token:[redacted]@github.com/o/r.git src');
+    expect(redact('curl -d @msg.json https://hooks.slack.com/services/T01ABCDEF/B02GHIJKL/aBcDeFgHiJkLmNoPqRsTuVwX ok')).toBe('curl -d @msg.json https://hooks.slack.com/services/[redacted] ok');
+    expect(redact('gcloud auth print-access-token: ya29.a0AfH6SMBx3Kq-9yZ_b0aW1cHJvamVjdC1pZC0xMjM0NTY3ODkw done')).toBe('gcloud auth print-access-token: [redacted] done');
+    expect(redact('dsn https://0123456789abcdef0123456789abcdef@o123456.ingest.sentry.io/4567890')).toBe('dsn https://[redacted]@o123456.ingest.sentry.io/4567890');
+    expect(redact('dsn https://0123456789abcdef0123456789abcdef:fedcba9876543210fedcba9876543210@sentry.example.com/7')).toBe('dsn https://[redacted]:[redacted]@sentry.example.com/7');
+    expect(redact('mysql -h db-prod -u app -pS3cr3t -e "select 1" | tee out; mkdir -p x')).toBe('mysql -h db-prod -u app -p[redacted] -e "select 1" | tee out; mkdir -p x');
+    expect(redact("mariadb -uroot -p'two words' shop")).toBe('mariadb -uroot -p[redacted] shop');
+    expect(redact('mysqldump --user=root --password=hunter2 appdb > dump.sql')).toBe('mysqldump --user=root --password=[redacted] appdb > dump.sql');
+    expect(redact('pg_dump "--password=x1" db')).toBe('pg_dump "--password=[redacted]" db');
   });
 
   it.each([
@@ -40,6 +59,13 @@ describe('redact', () => {
     'https://example.com/?page=2&sort=name',
     'ssh git@github.com and https://user@example.com/x, time 10:30@home',
     'npm_config_cache=/home/dev/.npm',
+    'mysql -u root -p appdb',
+    'mysql -h db -P 3306 shop',
+    'mkdir -p /tmp/x && ssh -p 22 host && gcc -pthread -pedantic a.c',
+    'run --password-file=/etc/pw and --password=$DB_PASS and --password=',
+    'https://hooks.slack.com/ and https://hooks.slack.com/services/T01',
+    'https://git@github.com/o/r and https://o123.ingest.sentry.io/456 and https://deadbeef@example.com',
+    'the ya29 prefix, ya29.short, version ya29.1',
   ])('keeps ordinary text: %s', (line) => {
     expect(redact(line)).toBe(line);
   });
@@ -162,6 +188,13 @@ describe("the first look (mayHold): says yes to every line redactLine would chan
     'auth=Zm9vYmFyYmF6cXV1eDEyMzQ1Njc4OTA=',
     'bearer: "Zm9vYmFyYmF6cXV1eDEyMzQ1Njc4OTA="',
     'Credentials: Zm9vYmFyYmF6cXV1eDEyMzQ1Njc4OTA=',
+    'https://hooks.slack.com/services/T01ABCDEF/B02GHIJKL/aBcDeFgHiJkLmNoPqRsTuVwX',
+    'ya29.a0AfH6SMBx3Kq-9yZ_b0aW1cHJvamVjdC1pZC0xMjM0NTY3ODkw',
+    'https://0123456789abcdef0123456789abcdef@o123456.ingest.sentry.io/4567890',
+    'mysql -uroot -pHunter2secret',
+    'MariaDB -p"two words"',
+    '--password=x',
+    'https://x-access-token:ghs_0123456789abcdefghijABCDEFGHIJ@github.com/o/r',
   ])('a secret of each shape and name, in a line of other words, is redacted through redact and KeyBlocks: %s', (secret) => {
     for (const line of [secret, `some words before ${secret} and after`, `"${secret}"`]) {
       const expected = redactLine(line);
@@ -173,7 +206,7 @@ describe("the first look (mayHold): says yes to every line redactLine would chan
   });
 
   it('on many lines made of the shapes\' and names\' pieces, redact and KeyBlocks give what redactLine gives (the first look skips no line it changes)', () => {
-    const pieces = ['sk-', 'gh', 'p_', 'u_', 'github_pat_', 'AKIA', 'ASIA', 'AIza', 'xoxb-', 'xox', 'eyJ', 'ey', 'J', 'k_live_', 'k_test_', 'r', 'npm_', 'glpat-', 'hf_', 'pypi-', 'AGE-SECRET-KEY-1', 'AGE-', 'PRIVATE KEY', '-----BEGIN RSA ', '-----', 'PuTTY-User-Key-File-2:', 'key', 'KEY', 'Token', 'tokens', 'secret', 'passwd', 'PassWord', 'pwd', 'auth', 'Authorization', 'bearer', 'Bearer ', 'credentials', '"', "'", ' ', '\t', ':', '=', '://', 'https', '@', '/', '-', '_', 'A', 'P', 's', 'k', 'Zm9vYmFyYmF6cXV1eDEy', 'Tr0ub4dor&3xyzQ9!kLmN', 'abcdefghijABCDEFGHIJ0123456789abcdefghijABCDEFGHIJ0123456789', 'hunter2'];
+    const pieces = ['sk-', 'gh', 'p_', 'u_', 'github_pat_', 'AKIA', 'ASIA', 'AIza', 'xoxb-', 'xox', 'eyJ', 'ey', 'J', 'k_live_', 'k_test_', 'r', 'npm_', 'glpat-', 'hf_', 'pypi-', 'AGE-SECRET-KEY-1', 'AGE-', 'PRIVATE KEY', '-----BEGIN RSA ', '-----', 'PuTTY-User-Key-File-2:', 'key', 'KEY', 'Token', 'tokens', 'secret', 'passwd', 'PassWord', 'pwd', 'auth', 'Authorization', 'bearer', 'Bearer ', 'credentials', '"', "'", ' ', '\t', ':', '=', '://', 'https', '@', '/', '-', '_', 'A', 'P', 's', 'k', 'Zm9vYmFyYmF6cXV1eDEy', 'Tr0ub4dor&3xyzQ9!kLmN', 'abcdefghijABCDEFGHIJ0123456789abcdefghijABCDEFGHIJ0123456789', 'hunter2', 'ya29', 'ya29.', '.', 'hooks.slack.com/', 'services/', 'T01ABCDEF/B02GHIJKL/', 'mysql', 'mariadb', ' -p', '-p', 'p', '--password=', '$', '0123456789abcdef0123456789abcdef', 'x-access-token:', '|', ';'];
     let seed = 36;
     const rand = (): number => {
       seed = (seed * 1103515245 + 12345) >>> 0;

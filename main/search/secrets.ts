@@ -2,9 +2,10 @@
  * Text that looks like a secret never enters the search index: API keys and tokens of the
  * well-known shapes (OpenAI/Anthropic `sk-…`, GitHub `ghp_…`/`github_pat_…`, AWS `AKIA…`,
  * Slack `xox?-…`, Google `AIza…`, JWTs, Stripe `sk_live_…`, npm `npm_…`, GitLab `glpat-…`,
- * Hugging Face `hf_…`, PyPI `pypi-…`, age `AGE-SECRET-KEY-1…`, a URL's password, a PEM
- * private key on one line as a JSON string has it) and a long high-entropy value after key=,
- * token=, secret=, password= (or `: `), are replaced by `[redacted]`. A private key's block (`-----BEGIN … PRIVATE KEY-----` to its END line, RSA,
+ * Hugging Face `hf_…`, PyPI `pypi-…`, age `AGE-SECRET-KEY-1…`, Google OAuth `ya29.…`, a URL's
+ * password, a Sentry DSN's key, a Slack webhook's path, a PEM private key on one line as a JSON
+ * string has it), a long high-entropy value after key=, token=, secret=, password= (or `: `),
+ * any value of a `--password=` flag, and MySQL's `-p<password>`, are replaced by `[redacted]`. A private key's block (`-----BEGIN … PRIVATE KEY-----` to its END line, RSA,
  * EC, OPENSSH, ENCRYPTED, PGP's `PRIVATE KEY BLOCK`; a PuTTY key file) is redacted whole, in a
  * text of many lines (`redact`) and across a pane's output lines (`KeyBlocks`): at most
  * KEY_LINES lines of it, so a BEGIN without an END does not swallow what follows. Pure.
@@ -32,6 +33,7 @@ const SHAPES: RegExp[] = [
   /\bhf_[A-Za-z0-9]{30,}/g,
   /\bpypi-[A-Za-z0-9_-]{50,}/g,
   /\bAGE-SECRET-KEY-1[0-9A-Z]{50,}/g,
+  /\bya29\.[0-9A-Za-z_-]{20,}/g,
   // A key on one line: to its END on the line (a JSON string's `\n`s), or the line's end (a block: KeyBlocks).
   new RegExp(`(?:${PEM_BEGIN}).*?(?:${PEM_END}|$)`, 'g'),
   new RegExp(`${PUTTY_BEGIN}.*?(?:${PUTTY_END}|$)`, 'g'),
@@ -146,37 +148,65 @@ export function redactLine(text: string): string {
   // secret's name before a `:` or `=` and no URL's password, and one pattern says so in one look.)
   let out = text;
   if (SHAPE_START.test(out)) for (const re of SHAPES) out = out.replace(re, REDACTED);
-  if (USERINFO.test(out)) out = out.replace(URL_PASSWORD, `$1${REDACTED}@`);
-  if (NAMED_ASSIGNED.test(out)) out = out.replace(ASSIGNED, (whole, name: string, sep: string, value: string) => (secretValue(value) ? `${name}${sep}${REDACTED}` : whole));
+  if (URL_SECRET.test(out)) {
+    out = out.replace(URL_KEY, `$1${REDACTED}`).replace(URL_PASSWORD, `$1${REDACTED}@`).replace(SLACK_HOOK, `$1${REDACTED}`);
+  }
+  if (NAMED_ASSIGNED.test(out)) {
+    out = out.replace(PASSWORD_FLAG, `$1${REDACTED}`);
+    // (A value redacted already, as a URL's password after `x-access-token:`, is left: the host and path after it stay.)
+    out = out.replace(ASSIGNED, (whole, name: string, sep: string, value: string) => (!value.startsWith(REDACTED) && secretValue(value) ? `${name}${sep}${REDACTED}` : whole));
+  }
+  if (P_OPTION.test(out) && MYSQL.test(out)) out = out.replace(MYSQL_COMMAND, (command: string) => command.replace(MYSQL_P, `$1${REDACTED}`));
   return out;
 }
 
-const SHAPE_START = /sk-|gh[pousr]_|github_pat_|AKIA|ASIA|xox[abposr]-|AIza|eyJ|k_live_|k_test_|npm_|glpat-|hf_|pypi-|AGE-SECRET-KEY-|PRIVATE KEY|PuTTY-User-Key-File-/;
+const SHAPE_START = /sk-|gh[pousr]_|github_pat_|AKIA|ASIA|xox[abposr]-|AIza|eyJ|k_live_|k_test_|npm_|glpat-|hf_|pypi-|AGE-SECRET-KEY-|ya29\.|PRIVATE KEY|PuTTY-User-Key-File-/;
 /** A name then `=` or `:` (what ASSIGNED needs, without its costly start: a word's letters before the name tried at each boundary). */
 const NAMED_ASSIGNED = /(?:key|token|secret|passw(?:or)?d|pwd|auth(?:orization)?|bearer|credential)s?["']?\s*[:=]/i;
-/** A URL with a user and password (`postgres://app:hunter2@db/x`): the password goes, the user and host stay. */
-const USERINFO = /:\/\/[^\s/@:]+:[^\s/@]+@/;
+/**
+ * A URL holding a secret: a user and password (`postgres://app:hunter2@db/x`: the password
+ * goes, the user and host stay), a user that is a key of 32 hex digits (a Sentry DSN,
+ * `https://<key>@o1.ingest.sentry.io/2`: the key goes), a Slack webhook
+ * (`https://hooks.slack.com/services/T…/B…/…`: its path goes).
+ */
+const URL_SECRET = /:\/\/(?:[^\s/@:]+:[^\s/@]+@|[0-9a-f]{32}[:@]|hooks\.slack\.com\/)/;
 const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/@:]+:)[^\s/@]+@/gi;
+const URL_KEY = /(\b[A-Za-z][A-Za-z0-9+.-]*:\/\/)[0-9a-f]{32}(?=[:@])/g;
+const SLACK_HOOK = /(:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9_/-]{20,}/g;
+/** A `--password=` flag's value, whatever its length (not a `$VARIABLE`'s name). */
+const PASSWORD_FLAG = /((?:^|[\s"'])--?passw(?:or)?d=)(?!\$)[^\s"']+/gi;
+/**
+ * A MySQL (MariaDB) client's command, to the end of the line or of the command (`|`, `;`,
+ * `&`), and its `-p<password>` (`-p` alone asks for it: kept). Looked for only on a line with
+ * an option `-p` and more: the first look starts there (at the program's name instead, each
+ * `q` and `b` of a line looked behind, it cost 4 to 6 times as much).
+ */
+const P_OPTION = /\s-p\S/;
+const MYSQL = /\b(?:mysql|mariadb)/i;
+const MYSQL_COMMAND = /\b(?:mysql|mariadb)[\w-]*(?=\s)[^|;&]*/gi;
+const MYSQL_P = /(\s-p)(?!\$)(?:'[^']*'|"[^"]*"|[^\s"']+)/g;
 /** A name's letters either case, as explicit classes (`[kK][eE][yY]`): the same as `/key/i` for these ASCII letters. */
 const anyCase = (re: string): string => re.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`);
 /**
- * Whether a text may hold a secret: exactly what redactLine's three looks ask (SHAPE_START,
- * NAMED_ASSIGNED, USERINFO), in one pattern that starts at a character few places hold: a
- * shape's `-` or `_` looked behind (`sk-`, `ghp_`), its `A`, `J` or `P` looked around
+ * Whether a text may hold a secret: exactly what redactLine's looks ask (SHAPE_START,
+ * URL_SECRET, NAMED_ASSIGNED, P_OPTION), in one pattern that starts at a character few places
+ * hold: a shape's `-` or `_` looked behind (`sk-`, `ghp_`), its `A`, `J` or `P` looked around
  * (`AKIA`, `eyJ`, `PRIVATE KEY`), a name's `:` or `=` looked behind (`token =`), a URL's
- * `://` looked ahead. The earlier look, the starts and names blind to case at every
- * character, cost three times as much and said yes to any line with a name in it (4% of the
- * bench's lines: `token` in prose), each then looked at three times more.
+ * `://` looked ahead (a password, a Sentry key, a Slack webhook), `ya29.`'s `.` looked behind,
+ * an option `-p…`'s `-` (MySQL's password). The earlier look, the starts and names blind to
+ * case at every character, cost three times as much and said yes to any line with a name in
+ * it (4% of the bench's lines: `token` in prose), each then looked at three times more.
  */
 const ANY_START = new RegExp(
   [
-    String.raw`-(?<=sk-|xox[abposr]-|glpat-|pypi-|AGE-SECRET-KEY-)`,
+    String.raw`-(?:(?<=sk-|xox[abposr]-|glpat-|pypi-|AGE-SECRET-KEY-)|(?<=\s-)(?=p\S))`,
     String.raw`_(?<=gh[pousr]_|github_pat_|k_live_|k_test_|npm_|hf_)`,
     String.raw`A(?=KIA|SIA|Iza)`,
     String.raw`J(?<=eyJ)`,
     String.raw`P(?=RIVATE KEY|uTTY-User-Key-File-)`,
     String.raw`[:=](?<=(?:${anyCase(String.raw`key|token|secret|passw(?:or)?d|pwd|auth(?:orization)?|bearer|credential`)})[sS]?["']?\s*[:=])`,
-    String.raw`:(?=\/\/[^\s/@:]+:[^\s/@]+@)`,
+    String.raw`:(?=\/\/(?:[^\s/@:]+:[^\s/@]+@|[0-9a-f]{32}[:@]|hooks\.slack\.com\/))`,
+    String.raw`\.(?<=ya29\.)`,
   ].join('|'),
 );
 

@@ -8,7 +8,12 @@
  *   replies and tool runs, as their hooks wrote them). A service killed at any moment reads
  *   them on from the last committed batch; a new index (the old one corrupt) reads them
  *   all again, and each ended pane's saved screen.
- * - Surfaces as they arrive or change (`surface.changed`), and Tick calls (TickHost.onCall).
+ * - Surfaces as they arrive or change (`surface.changed`), and at a start the cards the pane
+ *   folders' benches hold that the index lacks (savedCards: a new index, a kill before a
+ *   flush); Tick calls (TickHost.onCall).
+ * - A pane left out (`search.excludePanes`, by id or tag) or the index off: nothing of it is
+ *   read on any path; its folder's files are passed over (their cursors to their end), also
+ *   once it is closed (its tag kept in its folder, TAG_FILE) and in a new index.
  *
  * Every flush (FLUSH_MS after something came) writes one transaction; a flush handles at
  * most SLICE_CHARS of output and SLICE_LINES lines and then waits four times as long as it
@@ -21,10 +26,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PaneInfo, SearchQuery, Settings, Surface } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
-import type { Paths } from '../paths.ts';
+import { paneFolder, type Paths } from '../paths.ts';
 import type { PaneServiceApi, SettingsApi } from '../services.ts';
 import type { TickCallRecord } from '../tick/host.ts';
 import { parseEvent } from '../agent-channel/events.ts';
+import { STATE_FILE } from '../surfaces/store.ts';
 import { HOLD_MS, SearchIndex, type Entry } from './index.ts';
 import { OutputLines } from './lines.ts';
 import { agentEntry, installTranscript, short } from './transcript.ts';
@@ -69,6 +75,12 @@ const MEND_ROWS = 64;
 /** Lines before and after a hit's line that `search.lines` gives. */
 const LINES_AROUND = 40;
 const SCREEN_FILE = '.last-screen.ans';
+/**
+ * The pane's tag, written in its folder by this service when it first reads the folder: a
+ * pane left out by its tag (`excludePanes`) is known so once it is closed (its folder stays,
+ * its tag no longer known to the panes), at the next start and when the index is made anew.
+ */
+export const TAG_FILE = '.search-tag';
 const FILES = ['actions.jsonl', 'inbound.jsonl'] as const;
 
 export interface SearchDeps {
@@ -104,6 +116,15 @@ export function agentEntryOfLine(line: string): Partial<Entry> | undefined {
   return e ? agentEntry(e) : undefined;
 }
 
+/** The tag a pane folder keeps (TAG_FILE), if any. */
+function readTag(folder: string): string | undefined {
+  try {
+    return fs.readFileSync(path.join(folder, TAG_FILE), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Where the `n`-th line feed of `data` ends (its length when it has fewer), and how many line feeds that takes. */
 export function afterLines(data: string, n: number): { end: number; lines: number } {
   let lines = 0;
@@ -118,6 +139,8 @@ export class SearchService {
   private readonly deps: SearchDeps;
   private readonly feeds = new Map<string, PaneFeed>();
   private pending: Entry[] = [];
+  /** Cursors to commit with the pending entries (a card's revision indexed: surfaceCursor). */
+  private pendingCursors = new Map<string, number>();
   private flushTimer: NodeJS.Timeout | undefined;
   private holdTimer: NodeJS.Timeout | undefined;
   private filesTimer: NodeJS.Timeout | undefined;
@@ -126,6 +149,8 @@ export class SearchService {
   private checkTimer: NodeJS.Timeout | undefined;
   private mendTimer: NodeJS.Timeout | undefined;
   private readonly seenSurfaces = new Map<string, string>();
+  /** Live panes whose folder has been given their tag (TAG_FILE) in this run. */
+  private readonly tagged = new Set<string>();
   /** Folders of earlier sessions, read once at start. */
   private olderFolders: string[] = [];
   private flushing = false;
@@ -186,12 +211,14 @@ export class SearchService {
     return this.deps.settings.get().search;
   }
 
-  private excluded(paneId: string): boolean {
+  /** Whether nothing of a pane is indexed: the index is off, or the pane's id or tag is in `excludePanes` (a closed pane's tag as its folder keeps it, TAG_FILE). */
+  private excluded(paneId: string, folder?: string): boolean {
     const s = this.settings;
     if (!s.enabled) return true;
     if (s.excludePanes.length === 0) return false;
-    const tag = this.deps.panes.get(paneId)?.tag;
-    return s.excludePanes.includes(paneId) || (tag !== undefined && s.excludePanes.includes(tag));
+    if (s.excludePanes.includes(paneId)) return true;
+    const tag = this.deps.panes.get(paneId)?.tag ?? (folder ? readTag(folder) : undefined);
+    return tag !== undefined && s.excludePanes.includes(tag);
   }
 
   /**
@@ -311,15 +338,56 @@ export class SearchService {
     this.schedule();
   }
 
+  /** A live pane's surface arrived or changed (`surface.changed`). */
   private surface(paneId: string, s: Surface): void {
+    if (this.excluded(paneId)) return;
+    this.card(paneFolder(this.deps.paths, this.deps.panes.session, paneId), this.base(paneId), s);
+    this.schedule();
+  }
+
+  /**
+   * A card's revision, once: indexed with its cursor (the cursors' table keyed by the pane
+   * folder's bench file and the card's id, its revision's time), written in the same
+   * transaction, so the cards on disk read at a start (savedCards) are not indexed twice.
+   */
+  private card(folder: string, base: Pick<Entry, 'paneId' | 'session' | 'agent' | 'folder'>, s: Surface): void {
     // The agent channel's own cards (a reply, a question) are its events, indexed from inbound.jsonl.
-    if (s.route === 'agent' || this.excluded(paneId)) return;
-    const key = `${paneId}/${s.id}`;
+    if (!s || typeof s !== 'object' || s.route === 'agent' || typeof s.id !== 'string') return;
+    const key = `${base.paneId}/${s.id}`;
     if (this.seenSurfaces.get(key) === s.updatedAt) return;
     this.seenSurfaces.set(key, s.updatedAt);
-    const text = [s.title, ...modelText(s.model)].join(' · ');
-    this.pending.push({ ...this.base(paneId), kind: 'surface', at: Date.parse(s.updatedAt) || Date.now(), ref: s.id, text });
-    this.schedule();
+    const rev = Date.parse(s.updatedAt) || 1;
+    const cursor = `${path.join(folder, STATE_FILE)}#${s.id}`;
+    if (this.index.cursor(cursor) >= rev) return;
+    const text = [typeof s.title === 'string' ? s.title : '', ...modelText(s.model)].join(' · ');
+    this.pending.push({ ...base, kind: 'surface', at: Date.parse(s.updatedAt) || Date.now(), ref: s.id, text });
+    this.pendingCursors.set(cursor, rev);
+  }
+
+  /**
+   * At the start, the cards a pane folder's bench holds (`.bench-state.json`) that the index
+   * has not (a new index; a kill before a card's flush): cards loaded from disk make no
+   * `surface.changed`. The bench file is read only when changed since it was last read (its
+   * time, a cursor); left out, it is passed over as the other files are.
+   */
+  private savedCards(folder: string, pass: boolean): void {
+    const file = path.join(folder, STATE_FILE);
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (!st) return;
+    const mtime = Math.floor(st.mtimeMs);
+    if (this.index.cursor(file) >= mtime) return;
+    if (!pass) {
+      let saved: { surfaces?: unknown };
+      try {
+        saved = JSON.parse(fs.readFileSync(file, 'utf8')) as { surfaces?: unknown };
+      } catch {
+        return; // torn or unreadable: read at the next start, once whole
+      }
+      const paneId = path.basename(folder);
+      const base = this.deps.panes.get(paneId) ? this.base(paneId) : { paneId, session: path.basename(path.dirname(folder)) };
+      if (Array.isArray(saved?.surfaces)) for (const s of saved.surfaces as Surface[]) this.card(folder, base, s);
+    }
+    this.pendingCursors.set(file, mtime);
   }
 
   private tickCall(c: TickCallRecord): void {
@@ -355,6 +423,8 @@ export class SearchService {
   /** A new index: what the ended panes' saved screens hold is indexed as their output. */
   private savedScreens(): void {
     for (const folder of this.olderFolders) {
+      // (A pane left out, or the index off: its screen is never read. Off, no folder is.)
+      if (this.excluded(path.basename(folder), folder)) continue;
       let text: string;
       try {
         text = fs.readFileSync(path.join(folder, SCREEN_FILE), 'utf8');
@@ -375,23 +445,56 @@ export class SearchService {
     if (this.disposed || this.reading) return;
     this.reading = true;
     let more = false;
-    const folders = new Set(this.deps.panes.list().map((p) => this.deps.panes.folder(p.id)));
-    for (const f of this.olderFolders.splice(0)) folders.add(f);
+    const folders = new Set<string>();
+    for (const p of this.deps.panes.list()) {
+      const folder = this.deps.panes.folder(p.id);
+      folders.add(folder);
+      if (!this.tagged.has(p.id)) this.keepTag(p.id, p.tag, folder);
+    }
+    const older = new Set(this.olderFolders.splice(0));
+    for (const f of older) folders.add(f);
+    // The files of panes left out (or all, the index off) are passed over: their cursors moved
+    // to their end, so what they hold is never read, at the next start neither.
+    const passed = new Map<string, number>();
     for (const folder of folders) {
-      const paneId = path.basename(folder);
-      if (this.deps.panes.get(paneId) && this.excluded(paneId)) continue;
-      if (!this.settings.enabled) break;
+      const pass = this.excluded(path.basename(folder), folder);
+      if (older.has(folder)) {
+        try {
+          this.savedCards(folder, pass);
+        } catch (e) {
+          this.deps.log?.(`search: could not read the cards of ${folder}: ${(e as Error).message}`);
+        }
+      }
       for (const name of FILES) {
         try {
-          if (this.readFile(folder, name)) more = true;
+          if (pass) this.passOver(path.join(folder, name), passed);
+          else if (this.readFile(folder, name)) more = true;
         } catch (e) {
           this.deps.log?.(`search: could not read ${path.join(folder, name)}: ${(e as Error).message}`);
         }
       }
     }
+    if (passed.size > 0 || this.pendingCursors.size > 0) this.flushNow([], passed);
     this.reading = false;
     // A long file (a rebuild, an agent's burst) is read a slice a turn.
     if (more) setImmediate(() => this.readFiles());
+  }
+
+  /** A live pane's tag kept in its folder (TAG_FILE), once a run (a pane keeps its tag for life). */
+  private keepTag(paneId: string, tag: string, folder: string): void {
+    this.tagged.add(paneId);
+    if (readTag(folder) === tag) return;
+    try {
+      fs.writeFileSync(path.join(folder, TAG_FILE), `${tag}\n`, { mode: 0o600 });
+    } catch (e) {
+      this.deps.log?.(`search: could not keep pane ${paneId}'s tag in its folder: ${(e as Error).message}`);
+    }
+  }
+
+  /** A file of a pane left out: its cursor to its end (written with the others passed over, in `passed`). */
+  private passOver(file: string, passed: Map<string, number>): void {
+    const size = fs.statSync(file, { throwIfNoEntry: false })?.size;
+    if (size !== undefined && size !== this.index.cursor(file)) passed.set(file, size);
   }
 
   /** Read one slice of a file on from its cursor; true when more of it is waiting. */
@@ -493,6 +596,12 @@ export class SearchService {
     try {
       for (const [paneId, f] of this.feeds) {
         if (f.queue.length === 0) continue;
+        if (this.excluded(paneId)) {
+          // Left out (or the index turned off) since it was queued: counted, not indexed.
+          for (const data of f.queue.splice(0)) f.lines.skip(data);
+          f.queued = 0;
+          continue;
+        }
         if (budget <= 0 || lines <= 0) {
           left = true;
           continue;
@@ -524,6 +633,11 @@ export class SearchService {
       }
       const entries = this.pending;
       this.pending = [];
+      if (this.pendingCursors.size > 0) {
+        for (const [k, v] of cursors ?? []) this.pendingCursors.set(k, v);
+        cursors = this.pendingCursors;
+        this.pendingCursors = new Map();
+      }
       // A pane's block not yet full is held (at most HOLD_MS) for its next lines; a query writes it first.
       this.index.add(entries, cursors, true);
       if (this.index.holding && !this.holdTimer && !this.disposed) {
