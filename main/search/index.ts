@@ -1465,6 +1465,29 @@ export class SearchIndex {
     }
   }
 
+  /** The panes the index holds entries of, with their sessions (a pane's folder is its session's). */
+  panes(): Array<{ pane: string; session: string }> {
+    return this.db.prepare('SELECT DISTINCT pane, session FROM src').all() as Array<{ pane: string; session: string }>;
+  }
+
+  /** Everything the index holds of a pane goes (it was left out since: `search.excludePanes`); returns how many rows went. */
+  forgetPane(paneId: string): number {
+    this.flush();
+    this.sync();
+    const of = 'SELECT d.id FROM docs d JOIN src s ON s.id = d.src WHERE s.pane = ?';
+    this.db.exec('BEGIN');
+    try {
+      this.db.prepare(`DELETE FROM f.fts WHERE rowid IN (${of})`).run(paneId);
+      this.db.prepare(`DELETE FROM bodies WHERE id IN (SELECT body FROM docs WHERE id IN (${of}))`).run(paneId);
+      const r = this.db.prepare(`DELETE FROM docs WHERE id IN (${of})`).run(paneId);
+      this.db.exec('COMMIT');
+      return Number(r.changes);
+    } catch (e) {
+      this.db.exec('ROLLBACK');
+      throw e;
+    }
+  }
+
   /** Hits for a query, newest first as indexed (rowid order); throws one sentence for a filter that cannot be used. */
   search(q: SearchQuery): SearchHit[] {
     this.sync();

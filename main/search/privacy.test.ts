@@ -110,6 +110,27 @@ describe('a pane left out (excludePanes)', () => {
   }, 120_000);
 });
 
+describe('a pane left out once indexed', () => {
+  it('loses what the index held of it (by id, and a closed pane by the tag its folder keeps); the others keep theirs', async () => {
+    app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
+    const a = app.panes.create({ command: ['/bin/cat'], cwd: state.dir });
+    const b = app.panes.create({ command: ['/bin/cat'], cwd: state.dir });
+    const c = app.panes.create({ command: ['/bin/cat'], cwd: state.dir });
+    for (const [p, w] of [[a, 'zqxforgeta'], [b, 'zqxforgetb'], [c, 'zqxforgetc']] as const) app.panes.write(p.id, `${w}\r`);
+    fs.appendFileSync(path.join(paths().surfaces, app.panes.session, a.id, 'inbound.jsonl'), promptLine('zqxforgetaprompt'));
+    await waitFor(() => ['zqxforgeta', 'zqxforgetb', 'zqxforgetc', 'zqxforgetaprompt'].every((w) => find(w).length > 0), 'the three panes indexed');
+    // C closed, then left out by its tag (its folder keeps the tag); A by its id.
+    const tagC = c.tag;
+    app.panes.close(c.id);
+    await waitFor(() => !app!.panes.get(c.id), 'C closed');
+    app.settings.set({ search: { excludePanes: [a.id, tagC] } });
+    expect(find('zqxforgeta')).toEqual([]);
+    expect(find('zqxforgetaprompt')).toEqual([]);
+    expect(find('zqxforgetc')).toEqual([]);
+    expect(find('zqxforgetb').length).toBeGreaterThan(0);
+  });
+});
+
 describe('the index turned off (enabled: false)', () => {
   it('indexes nothing while off, on any path, nor afterwards what came while it was off; turned on, it indexes again, Tick calls too', async () => {
     const older = olderPane('poldoff1', 'zqxoff');

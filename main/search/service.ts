@@ -211,6 +211,22 @@ export class SearchService {
     return this.deps.settings.get().search;
   }
 
+  /** What the index holds of each pane now left out (`excludePanes`, by id or tag) goes; the index off keeps what it holds. */
+  private forgetLeftOut(): void {
+    const s = this.settings;
+    if (!s.enabled || s.excludePanes.length === 0) return;
+    try {
+      for (const { pane, session } of this.index.panes()) {
+        if (this.excluded(pane, paneFolder(this.deps.paths, session, pane))) {
+          const n = this.index.forgetPane(pane);
+          if (n > 0) this.deps.log?.(`search: pane ${pane} is left out now: its ${n} indexed rows went`);
+        }
+      }
+    } catch (e) {
+      this.deps.log?.(`search: could not take a left-out pane out of the index: ${(e as Error).message}`);
+    }
+  }
+
   /** Whether nothing of a pane is indexed: the index is off, or the pane's id or tag is in `excludePanes` (a closed pane's tag as its folder keeps it, TAG_FILE). */
   private excluded(paneId: string, folder?: string): boolean {
     const s = this.settings;
@@ -244,6 +260,14 @@ export class SearchService {
       }
     }));
     if (this.deps.ticks) this.offs.push(this.deps.ticks.onCall((c) => this.tickCall(c)));
+    // A pane left out once indexed: what the index holds of it goes too.
+    let leftOut = JSON.stringify(this.settings.excludePanes);
+    this.offs.push(this.deps.settings.onChange((all) => {
+      const now = JSON.stringify(all.search.excludePanes);
+      if (now === leftOut) return;
+      leftOut = now;
+      this.forgetLeftOut();
+    }));
     core.handle('search.query', (req) => this.query(req));
     core.handle('search.lines', (req) => this.lines(req));
     const fresh = this.index.count() === 0;
