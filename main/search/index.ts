@@ -464,22 +464,24 @@ export function frameSize(f: Uint8Array): number {
   const single = (fhd >> 5) & 1;
   const fcsBytes = fcsFlag === 0 ? single : 1 << fcsFlag;
   if (fcsBytes === 0) return -1;
-  let at = 5 + (single ? 0 : 1) + [0, 1, 2, 4][fhd & 3]!;
+  const at = 5 + (single ? 0 : 1) + [0, 1, 2, 4][fhd & 3]!;
   if (at + fcsBytes > f.length) return -1;
   let n = 0;
   for (let i = fcsBytes - 1; i >= 0; i--) n = n * 256 + f[at + i]!;
-  at += fcsBytes;
   return fcsBytes === 2 ? n + 256 : n;
 }
 
+/** The longest text `Unpacker` unpacks into its kept buffer (longer ones: `zstdDecompressSync`). */
+const UNPACK_KEPT = 1024 * 1024;
 /**
  * Stored texts unpacked through one zstd context kept from text to text, into one buffer kept
  * (as `Packer` packs them): `zstdDecompressSync` makes a stream, a native context and an
- * output buffer a call, and Node tells V8 of the context's memory (~130 KB a call) as memory
- * outside its heap, which V8 counts until a collection of the old generation frees the
- * stream: a query reads ~100 blocks, and every ~60 queries V8 marked the whole heap for that
- * "external memory pressure", a pause as long as the heap is big (85-115 ms for the 1 GB
- * bench's, the tail of its queries; docs/spec/performance.md, Search queries 2026-12-07).
+ * output buffer a call, memory V8 counts as outside its heap: a query reads ~100 blocks (a
+ * two-word one up to ~3,000), and every ~60-100 queries V8 marked the whole heap at once for
+ * that ("external memory pressure"), a pause as long as the heap is big (85-180 ms for the
+ * 1 GB bench's ~260 MB, the tail of its queries; docs/spec/performance.md, Search queries
+ * 2026-12-07). Texts of more than UNPACK_KEPT bytes go through `zstdDecompressSync` (a
+ * block is ~10 KB): the kept buffer stays small.
  * Each frame is given whole and its whole content taken (its header says its length,
  * `frameSize`): the context ends the frame and starts the next as new. Undefined where it
  * cannot (no handle, a frame that does not say its length, a write that fails or does not
@@ -525,7 +527,7 @@ class Unpacker {
   text(frame: Uint8Array): string | undefined {
     const handle = this.handle;
     const size = frameSize(frame);
-    if (!handle || size < 0 || size > 64 * 1024 * 1024) return undefined;
+    if (!handle || size < 0 || size > UNPACK_KEPT) return undefined;
     // (One byte of room more than the frame says: a frame with more than it says fills it.)
     if (size + 1 > this.output.length) this.output = Buffer.allocUnsafe(Math.max(size + 1, this.output.length * 2));
     const state = this.state!;
