@@ -581,7 +581,7 @@ describe('SearchIndex', () => {
       for (const e of list.getEntries()) if ((e as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) major++;
     });
     seen.observe({ entryTypes: ['gc'] });
-    // 40,000 blocks of ~10 KB (a query reads ~100): before, 6 collections of the old generation here, for V8's "external memory pressure".
+    // 40,000 blocks of ~10 KB (a query reads ~100): before, 3 collections of the old generation here (6 in a plain process), for V8's "external memory pressure".
     for (let i = 0; i < 40_000; i++) storedText(frames[i % 20]!);
     await new Promise((r) => setTimeout(r, 50));
     seen.disconnect();
