@@ -450,8 +450,106 @@ function packUtf8(bytes: Uint8Array): Uint8Array {
 export function storedText(v: string | Uint8Array | number | null): string {
   if (!(v instanceof Uint8Array)) return String(v);
   const zstd = v.length >= 4 && v[0] === 0x28 && v[1] === 0xb5 && v[2] === 0x2f && v[3] === 0xfd;
-  return (zstd ? zlib.zstdDecompressSync(v) : zlib.inflateRawSync(v)).toString('utf8');
+  if (!zstd) return zlib.inflateRawSync(v).toString('utf8');
+  return (unpacker ??= new Unpacker()).text(v) ?? zlib.zstdDecompressSync(v).toString('utf8');
 }
+
+/**
+ * The length a zstd frame says its content has (its header's Frame_Content_Size), or -1 when
+ * it does not say (or this is not a frame's header). A frame `pack` or `Packer` made says it:
+ * zstd ends a frame given whole in one call with its length in its header.
+ */
+export function frameSize(f: Uint8Array): number {
+  if (f.length < 6 || f[0] !== 0x28 || f[1] !== 0xb5 || f[2] !== 0x2f || f[3] !== 0xfd) return -1;
+  const fhd = f[4]!;
+  const fcsFlag = fhd >> 6;
+  const single = (fhd >> 5) & 1;
+  const fcsBytes = fcsFlag === 0 ? single : 1 << fcsFlag;
+  if (fcsBytes === 0) return -1;
+  const at = 5 + (single ? 0 : 1) + [0, 1, 2, 4][fhd & 3]!;
+  if (at + fcsBytes > f.length) return -1;
+  let n = 0;
+  for (let i = fcsBytes - 1; i >= 0; i--) n = n * 256 + f[at + i]!;
+  return fcsBytes === 2 ? n + 256 : n;
+}
+
+/** The longest text `Unpacker` unpacks into its kept buffer (longer ones: `zstdDecompressSync`). */
+const UNPACK_KEPT = 1024 * 1024;
+/**
+ * Stored texts unpacked through one zstd context kept from text to text, into one buffer kept
+ * (as `Packer` packs them): `zstdDecompressSync` makes a stream, a native context and an
+ * output buffer a call, memory V8 counts as outside its heap: a query reads ~100 blocks (a
+ * two-word one up to ~3,000), and every ~60-100 queries V8 marked the whole heap at once for
+ * that ("external memory pressure"), a pause as long as the heap is big (85-180 ms for the
+ * 1 GB bench's ~260 MB, the tail of its queries; docs/spec/performance.md, Search queries
+ * 2026-12-07). Texts of more than UNPACK_KEPT bytes go through `zstdDecompressSync` (a
+ * block is ~10 KB): the kept buffer stays small.
+ * Each frame is given whole and its whole content taken (its header says its length,
+ * `frameSize`): the context ends the frame and starts the next as new. Undefined where it
+ * cannot (no handle, a frame that does not say its length, a write that fails or does not
+ * give that length: a new context made), and the caller unpacks it as before.
+ */
+class Unpacker {
+  private handle?: ZstdHandle;
+  private stream?: zlib.ZstdDecompress;
+  private state?: Uint32Array;
+  private end = 0;
+  private output = Buffer.allocUnsafe(64 * 1024);
+
+  constructor() {
+    this.open();
+  }
+
+  private open(): void {
+    this.handle = undefined;
+    try {
+      this.stream?.close();
+    } catch {
+      // freed anyway when collected
+    }
+    this.stream = undefined;
+    if (!ZSTD) return;
+    try {
+      const stream = (this.stream = new zlib.ZstdDecompress());
+      const inner = stream as unknown as { _handle?: ZstdHandle; _writeState?: Uint32Array; _finishFlushFlag?: number };
+      stream.on('error', () => {
+        if (this.stream === stream) this.handle = undefined;
+      });
+      if (typeof inner._handle?.writeSync === 'function' && inner._writeState instanceof Uint32Array && typeof inner._finishFlushFlag === 'number') {
+        this.handle = inner._handle;
+        this.state = inner._writeState;
+        this.end = inner._finishFlushFlag;
+      }
+    } catch {
+      // zstdDecompressSync, a stream a text
+    }
+  }
+
+  /** The frame's text, or undefined (see the class). */
+  text(frame: Uint8Array): string | undefined {
+    const handle = this.handle;
+    const size = frameSize(frame);
+    if (!handle || size < 0 || size > UNPACK_KEPT) return undefined;
+    // (One byte of room more than the frame says: a frame with more than it says fills it.)
+    if (size + 1 > this.output.length) this.output = Buffer.allocUnsafe(Math.max(size + 1, this.output.length * 2));
+    const state = this.state!;
+    state[0] = 0;
+    state[1] = 1;
+    try {
+      handle.writeSync(this.end, frame, 0, frame.length, this.output, 0, size + 1);
+    } catch {
+      this.open();
+      return undefined;
+    }
+    if (state[1] !== 0 || state[0] !== 1 || this.stream?.destroyed || (this.stream as unknown as { _handle?: unknown })?._handle !== handle) {
+      // Not all of the frame taken, or not the length it says, or the handle let go after an error.
+      this.open();
+      return undefined;
+    }
+    return this.output.toString('utf8', 0, size);
+  }
+}
+let unpacker: Unpacker | undefined;
 /**
  * Other entries (commands, agents' events, decisions …) of one source that come in one
  * transaction are kept as blocks too, of at most BLOCK_LINES entries and about this many
