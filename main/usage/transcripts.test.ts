@@ -107,3 +107,29 @@ describe('OpenCode\'s messages (its database\'s message.data)', () => {
     ]);
   });
 });
+
+describe('a reader\'s saved counts', () => {
+  it('given to a new reader, which reads on, count as one reader that read it all (Claude Code, Codex, Gemini CLI)', () => {
+    const c = (id: string, n: number, at = '2026-12-04T10:00:00Z') => JSON.stringify({ type: 'assistant', timestamp: at, message: { id, model: 'claude-sonnet-4-5', usage: { input_tokens: n, output_tokens: n, cache_read_input_tokens: 2 * n } } });
+    const x = (input: number, output: number) => JSON.stringify({ timestamp: '2026-12-04T10:00:00Z', type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: { input_tokens: input, cached_input_tokens: 0, output_tokens: output } } } });
+    const g = (id: string, input: number) => JSON.stringify({ id, timestamp: '2026-12-04T10:00:00Z', type: 'gemini', model: 'gemini-2.5-pro', tokens: { input, output: 1, cached: 0, thoughts: 0 } });
+    const cases = [
+      { make: claudeReader, lines: [c('a', 1), c('b', 2, '2026-12-05T10:00:00Z'), ...Array.from({ length: 100 }, (_, i) => c(`m${i}`, i)), c('a', 1), c('z', 3)] },
+      { make: codexReader, lines: [JSON.stringify({ type: 'turn_context', payload: { model: 'gpt-5' } }), x(100, 10), x(150, 30), x(400, 31)] },
+      { make: geminiReader, lines: [g('g1', 10), g('g1', 12), ...Array.from({ length: 100 }, (_, i) => g(`h${i}`, i)), g('g2', 5)] },
+    ];
+    for (const { make, lines } of cases) {
+      const whole = make();
+      whole.feed(lines);
+      for (const cut of [1, 2, lines.length - 1]) {
+        const first = make();
+        first.feed(lines.slice(0, cut));
+        const second = make(JSON.parse(JSON.stringify(first.save())));
+        second.feed(lines.slice(cut));
+        expect([...second.byDay()].map(([d, m]) => [d, Object.fromEntries(m)])).toEqual([...whole.byDay()].map(([d, m]) => [d, Object.fromEntries(m)]));
+      }
+    }
+    // Counts it cannot use: nothing counted, nothing thrown.
+    expect(claudeReader({ settled: 'x', open: [[1]] }).tokens().size).toBe(0);
+  });
+});
