@@ -28,6 +28,22 @@ describe('claudeReader', () => {
   });
 });
 
+describe('claudeReader, a message\'s usage growing over its lines', () => {
+  it('takes the largest of each figure of a message (an early line\'s output count is the API\'s placeholder, message_start\'s), once', () => {
+    const r = claudeReader();
+    const early = { input_tokens: 12, output_tokens: 1, cache_read_input_tokens: 15_000, cache_creation_input_tokens: 2_000 };
+    const final = { ...early, output_tokens: 340 };
+    r.feed([
+      claudeLine('msg_1', 'claude-sonnet-4-5-20250929', early, 'thinking'),
+      claudeLine('msg_1', 'claude-sonnet-4-5-20250929', early, 'text'),
+      claudeLine('msg_1', 'claude-sonnet-4-5-20250929', final, 'tool_use'),
+      claudeLine('msg_2', 'claude-sonnet-4-5-20250929', { input_tokens: 3, output_tokens: 50 }),
+      claudeLine('msg_2', 'claude-sonnet-4-5-20250929', { input_tokens: 3, output_tokens: 1 }),
+    ]);
+    expect(Object.fromEntries(r.tokens())).toEqual({ 'claude-sonnet-4-5-20250929': { input: 15, output: 390, cacheRead: 15_000, cacheWrite: 2_000 } });
+  });
+});
+
 describe('codexReader', () => {
   const count = (input: number, cached: number, output: number) => JSON.stringify({ timestamp: '2026-12-04T10:00:00Z', type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: { input_tokens: input, cached_input_tokens: cached, output_tokens: output, reasoning_output_tokens: 0, total_tokens: input + output }, last_token_usage: {} } } });
   const turn = (model: string) => JSON.stringify({ type: 'turn_context', payload: { cwd: '/x', model } });

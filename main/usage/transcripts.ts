@@ -4,8 +4,12 @@
  *
  * - Claude Code (`~/.claude/projects/<project>/<session>.jsonl`): an assistant line's
  *   `message.usage` (`input_tokens`, `output_tokens`, `cache_read_input_tokens`,
- *   `cache_creation_input_tokens`) and `message.model`; a message written as several lines
- *   (one a content block) carries the same usage on each: counted once by `message.id`.
+ *   `cache_creation_input_tokens`) and `message.model`; a message is written as several lines
+ *   (one a content block), each with the usage as it stood, an early one perhaps with a
+ *   placeholder output count (the API's `message_start` says ~1, its `message_delta` the
+ *   real count): counted once by `message.id`, the largest of each figure. A subagent's
+ *   (the Task tool's) messages are in files of their own, read into the same reader
+ *   (service.ts), or in the main file marked `isSidechain`: counted alike.
  * - Codex (`~/.codex/sessions/…/rollout-*.jsonl`): `event_msg` lines of type `token_count`
  *   carry the session's running `total_token_usage` (`input_tokens` including
  *   `cached_input_tokens`, `output_tokens`); the last one is the session's. The model is in
@@ -153,7 +157,13 @@ export function claudeReader(saved?: unknown): TranscriptReader {
           addDay(settled, dayOf(v.timestamp), model, t);
           continue;
         }
-        if (open.has(id)) continue;
+        // A message's lines (one a content block) each carry its usage, the early ones
+        // perhaps a placeholder output count: the largest of each figure is the message's.
+        const cur = open.get(id);
+        if (cur) {
+          cur.t = { input: Math.max(cur.t.input, t.input), output: Math.max(cur.t.output, t.output), cacheRead: Math.max(cur.t.cacheRead, t.cacheRead), cacheWrite: Math.max(cur.t.cacheWrite, t.cacheWrite) };
+          continue;
+        }
         open.set(id, { day: dayOf(v.timestamp), model, t });
         settleOldest(open, settled);
       }
