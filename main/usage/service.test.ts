@@ -130,3 +130,31 @@ describe('usage across a restart of the service', () => {
     expect(figures(await rowsOf(app))).toEqual(figures(grown));
   }, 90_000);
 });
+
+describe('usage of a Claude Code session with subagents', () => {
+  it('counts its subagents\' (the Task tool\'s) transcripts, subagents/**/agent-*.jsonl beside it, in the session\'s tokens and cost', async () => {
+    const fake = fakeAgent(state.dir, 'claude');
+    const pane = app.panes.create({ command: [fake] });
+    const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
+    const transcript = path.join(project, 'sess.jsonl');
+    fs.mkdirSync(path.join(project, 'sess', 'subagents', 'workflows', 'run1'), { recursive: true });
+    fs.writeFileSync(transcript, `${assistant('m1', 'claude-sonnet-4-5-20250929', { input_tokens: 1000, output_tokens: 100 })}\n`);
+    const sub = path.join(project, 'sess', 'subagents', 'agent-a0123456789abcdef.jsonl');
+    const side = (id: string, model: string, u: Record<string, number>) => JSON.stringify({ type: 'assistant', isSidechain: true, agentId: 'a0123456789abcdef', sessionId: 'sess', message: { id, role: 'assistant', model, content: [{ type: 'text', text: 'ok' }], usage: u } });
+    fs.writeFileSync(sub, `${side('s1', 'claude-haiku-4-5-20251001', { input_tokens: 400, output_tokens: 40, cache_read_input_tokens: 2000 })}\n`);
+    fs.writeFileSync(path.join(project, 'sess', 'subagents', 'workflows', 'run1', 'agent-wf.jsonl'), `${side('s2', 'claude-haiku-4-5-20251001', { input_tokens: 10, output_tokens: 1 })}\n`);
+    const folder = app.panes.folder(pane.id);
+    fs.appendFileSync(path.join(folder, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e1', at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: transcript, cwd: state.dir })}\n`);
+
+    const prices = loadPrices().models;
+    const sonnet = prices['claude-sonnet-4-5']!;
+    const haiku = prices['claude-haiku-4-5']!;
+    const usage = await waitFor(() => (app.panes.get(pane.id)?.usage?.input === 1410 ? app.panes.get(pane.id)!.usage : undefined), 'the session\'s and its subagents\' usage', 15_000, 100);
+    expect(usage).toMatchObject({ input: 1410, output: 141, cacheRead: 2000, cacheWrite: 0 });
+    expect(usage.cost).toBeCloseTo((1000 * sonnet.input + 100 * sonnet.output + 410 * haiku.input + 41 * haiku.output + 2000 * haiku.cacheRead) / 1e6, 12);
+    // A subagent that starts later, and one that goes on: read on.
+    fs.appendFileSync(sub, `${side('s3', 'claude-haiku-4-5-20251001', { input_tokens: 5, output_tokens: 5 })}\n`);
+    fs.writeFileSync(path.join(project, 'sess', 'subagents', 'agent-b.jsonl'), `${side('s4', 'claude-haiku-4-5-20251001', { input_tokens: 5, output_tokens: 5 })}\n`);
+    await waitFor(() => app.panes.get(pane.id)?.usage?.input === 1420, 'the subagents\' later usage', 15_000, 100);
+  }, 60_000);
+});

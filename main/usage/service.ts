@@ -2,7 +2,7 @@
  * Usage and cost of every agent session the app has seen (issue 36): each pane folder's
  * inbound.jsonl (surfaces/<session>/<pane>/, panes running and ended, this service's and
  * earlier ones') read on from a cursor for the agents' `session` events; the transcript each
- * names read on as it grows (transcripts.ts),
+ * names read on as it grows (transcripts.ts; Claude Code's subagents' files beside it too),
  * its tokens priced at the newest dated price file (prices.ts), and a running pane's
  * current session's put on the pane (`PaneInfo.usage`, which its header shows). Looked at
  * every `everyMs` for panes that run an agent; every session at start and for a summary.
@@ -64,7 +64,7 @@ interface Known {
   agent: string;
   sessionId?: string;
   pane: PaneSeen;
-  /** Each file read (the transcript): where its next unread byte is, and a line cut there. */
+  /** Each file read (the transcript; Claude Code's subagents' too): where its next unread byte is, and a line cut there. */
   files: Map<string, { offset: number; rest: string }>;
   reader: TranscriptReader;
   dirty: boolean;
@@ -88,6 +88,19 @@ function readJson(file: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Claude Code's subagents' (the Task tool's) transcripts: `<project>/<session>/subagents/**\/agent-*.jsonl` beside `<project>/<session>.jsonl`. */
+export function subagentFiles(transcript: string): string[] {
+  if (!transcript.endsWith('.jsonl')) return [];
+  const root = path.join(transcript.slice(0, -'.jsonl'.length), 'subagents');
+  let names: string[];
+  try {
+    names = fs.readdirSync(root, { recursive: true, encoding: 'utf8' });
+  } catch {
+    return [];
+  }
+  return names.filter((n) => n.endsWith('.jsonl')).sort().map((n) => path.join(root, n));
 }
 
 /** Gemini CLI's chat record of a session: `~/.gemini/tmp/<project>/chats/session-<time>-<first 8 of the id>.jsonl`, the newest. */
@@ -318,7 +331,8 @@ export class UsageService {
       if (JSON.stringify(k.reader.save()) !== before) k.dirty = true;
       return;
     }
-    for (const file of [k.key]) {
+    const files = [k.key, ...(k.agent === 'claude' ? subagentFiles(k.key) : [])];
+    for (const file of files) {
       let c = k.files.get(file);
       if (!c) k.files.set(file, (c = { offset: 0, rest: '' }));
       const size = fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0;
