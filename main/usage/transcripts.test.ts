@@ -61,15 +61,29 @@ describe('codexReader', () => {
 
 describe('prices', () => {
   const prices: PriceFile = { date: '2026-12-01', currency: 'USD', models: { 'gpt-5': { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 }, 'gpt-5-mini': { input: 0.25, output: 2, cacheRead: 0.025, cacheWrite: 0 } } };
-  it('match a model by the longest key it starts with', () => {
+  it('match a model by its whole name, or its name less a release date or -latest, never by a shorter key it starts with', () => {
     expect(priceOf(prices, 'gpt-5-mini-2025-08-07')?.input).toBe(0.25);
-    expect(priceOf(prices, 'gpt-5-codex')?.input).toBe(1.25);
-    expect(priceOf(prices, 'llama-3')).toBeUndefined();
+    expect(priceOf(prices, 'gpt-5-mini')?.input).toBe(0.25);
+    expect(priceOf(prices, 'gpt-5-2025-08-07')?.input).toBe(1.25);
+    expect(priceOf(prices, 'gpt-5-latest')?.input).toBe(1.25);
+    // A longer version is another model (its price differs): not priced as the one it starts with.
+    for (const m of ['gpt-5-codex', 'gpt-5.2', 'gpt-5-mini-high', 'gpt-5-20250807x', 'llama-3', 'constructor', '__proto__']) expect(priceOf(prices, m), m).toBeUndefined();
+  });
+  it('the repository\'s price file: Opus 4.5 at its own price (not Opus 4\'s), GPT-5.2 at its own (not GPT-5\'s), a model it does not list unknown', () => {
+    const p = loadPrices();
+    expect(priceOf(p, 'claude-opus-4-5-20251101')).toMatchObject({ input: 5, output: 25 });
+    expect(priceOf(p, 'claude-opus-4-20250514')).toMatchObject({ input: 15, output: 75 });
+    expect(priceOf(p, 'claude-opus-4-1-20250805')).toMatchObject({ input: 15, output: 75 });
+    expect(priceOf(p, 'gpt-5.2')).toMatchObject({ input: 1.75, output: 14 });
+    expect(priceOf(p, 'gpt-5')).toMatchObject({ input: 1.25, output: 10 });
+    expect(priceOf(p, 'claude-opus-4-6')).toBeUndefined();
+    expect(priceOf(p, 'gpt-5.2-codex')).toBeUndefined();
+    expect(sessionUsage(new Map([['claude-opus-4-6', { input: 10, output: 1, cacheRead: 0, cacheWrite: 0 }]]), p)).toMatchObject({ input: 10, unpriced: ['claude-opus-4-6'] });
   });
   it('price a session at tokens × price per million; a model not listed leaves tokens only, named', () => {
-    const priced = sessionUsage(new Map([['gpt-5-codex', { input: 1_000_000, output: 200_000, cacheRead: 4_000_000, cacheWrite: 0 }]]), prices);
-    expect(priced).toEqual({ model: 'gpt-5-codex', input: 1_000_000, output: 200_000, cacheRead: 4_000_000, cacheWrite: 0, cost: 1.25 + 2 + 0.5, currency: 'USD', pricesDate: '2026-12-01' });
-    const unknown = sessionUsage(new Map([['gpt-5-codex', { input: 10, output: 1, cacheRead: 0, cacheWrite: 0 }], ['llama-3', { input: 5, output: 5, cacheRead: 0, cacheWrite: 0 }]]), prices);
+    const priced = sessionUsage(new Map([['gpt-5-2025-08-07', { input: 1_000_000, output: 200_000, cacheRead: 4_000_000, cacheWrite: 0 }]]), prices);
+    expect(priced).toEqual({ model: 'gpt-5-2025-08-07', input: 1_000_000, output: 200_000, cacheRead: 4_000_000, cacheWrite: 0, cost: 1.25 + 2 + 0.5, currency: 'USD', pricesDate: '2026-12-01' });
+    const unknown = sessionUsage(new Map([['gpt-5', { input: 10, output: 1, cacheRead: 0, cacheWrite: 0 }], ['llama-3', { input: 5, output: 5, cacheRead: 0, cacheWrite: 0 }]]), prices);
     expect(unknown.cost).toBeUndefined();
     expect(unknown.unpriced).toEqual(['llama-3']);
     expect(unknown.input).toBe(15);
