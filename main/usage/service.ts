@@ -175,6 +175,7 @@ export class UsageService {
   private readonly shown = new Map<string, string>();
   private readonly prices: PriceFile;
   private timer: NodeJS.Timeout | undefined;
+  private readonly offRemoved: () => void;
   /** Every pane folder on disk is read on once, at the first scan. */
   private walked = false;
 
@@ -185,6 +186,7 @@ export class UsageService {
     this.env = opts.env ?? process.env;
     this.home = opts.home ?? this.env.HOME ?? '';
     this.dir = path.join(opts.paths.state, 'usage');
+    this.offRemoved = panes.onRemoved((id) => this.shown.delete(id));
     this.load();
   }
 
@@ -466,6 +468,7 @@ export class UsageService {
 
   dispose(): void {
     clearInterval(this.timer);
+    this.offRemoved();
     this.save();
   }
 }
