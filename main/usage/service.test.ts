@@ -158,3 +158,36 @@ describe('usage of a Claude Code session with subagents', () => {
     await waitFor(() => app.panes.get(pane.id)?.usage?.input === 1420, 'the subagents\' later usage', 15_000, 100);
   }, 60_000);
 });
+
+describe('a long transcript of a pane gone', () => {
+  it('is read on a slice a look until its end, no summary asked', async () => {
+    const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
+    fs.mkdirSync(project, { recursive: true });
+    const transcript = path.join(project, 'long.jsonl');
+    const filler = JSON.stringify({ type: 'user', message: { role: 'user', content: 'x'.repeat(4000) } });
+    const fd = fs.openSync(transcript, 'w');
+    let n = 0;
+    for (let size = 0; size < 10 * 1024 * 1024; n++) {
+      const a = assistant(`m${n}`, 'claude-sonnet-4-5', { input_tokens: 1, output_tokens: 2 });
+      fs.writeSync(fd, `${filler}\n${a}\n`);
+      size += filler.length + a.length + 2;
+    }
+    fs.closeSync(fd);
+    // A pane folder of an earlier service's session, its pane long gone.
+    const folder = path.join(state.dir, 'state', 'terminal-delight', 'surfaces', 'earlier', 'pgone');
+    fs.mkdirSync(folder, { recursive: true });
+    fs.writeFileSync(path.join(folder, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e1', at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: transcript })}\n`);
+    await app.dispose();
+    app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
+    // What the service keeps of the session (usage/sessions/), written as it reads.
+    const kept = () => {
+      const dir = path.join(state.dir, 'state', 'terminal-delight', 'usage', 'sessions');
+      const v = JSON.parse(fs.readFileSync(path.join(dir, fs.readdirSync(dir)[0]!), 'utf8')) as { files: Record<string, number> };
+      return v.files[transcript] === fs.statSync(transcript).size;
+    };
+    await waitFor(kept, 'the whole transcript read', 30_000, 200);
+    const res = await app.core.request('usage.summary', {}, { id: 'w' });
+    if (!res.ok) throw new Error(res.error);
+    expect(res.summary.rows.map((r) => [r.paneId, r.input, r.output])).toEqual([['pgone', n, 2 * n]]);
+  }, 60_000);
+});

@@ -68,6 +68,8 @@ interface Known {
   files: Map<string, { offset: number; rest: string }>;
   reader: TranscriptReader;
   dirty: boolean;
+  /** A file was longer than what one look reads (READ_MAX): read on at the next look, pane or not. */
+  behind?: boolean;
 }
 
 const refId = (r: Ref): string => `${r.agent}\n${r.transcript ?? ''}\n${r.sessionId ?? ''}`;
@@ -334,6 +336,7 @@ export class UsageService {
       return;
     }
     const files = [k.key, ...(k.agent === 'claude' ? subagentFiles(k.key) : [])];
+    k.behind = false;
     for (const file of files) {
       let c = k.files.get(file);
       if (!c) k.files.set(file, (c = { offset: 0, rest: '' }));
@@ -345,6 +348,7 @@ export class UsageService {
         const buf = Buffer.alloc(len);
         fs.readSync(fd, buf, 0, len, c.offset);
         c.offset += len;
+        if (size > c.offset) k.behind = true;
         const lines = (c.rest + buf.toString('utf8')).split('\n');
         c.rest = lines.pop() ?? '';
         k.reader.feed(lines);
@@ -386,10 +390,9 @@ export class UsageService {
     for (const i of this.inbound.values()) {
       for (const r of i.refs) {
         try {
-          const k = this.known(r, i);
-          if (k) this.readOn(k);
+          this.known(r, i);
         } catch {
-          // a transcript that cannot be read now is read next time
+          // found next time
         }
       }
     }
@@ -415,6 +418,15 @@ export class UsageService {
         this.update(p);
       } catch {
         // a transcript that cannot be read now is read next time
+      }
+    }
+    // A long transcript (a session first seen, its pane gone) is read a slice a look.
+    for (const k of this.sessions.values()) {
+      if (!k.behind) continue;
+      try {
+        this.readOn(k);
+      } catch {
+        // next time
       }
     }
     this.save();
