@@ -171,7 +171,10 @@ function anthropic(res: http.ServerResponse, turn: Turn, id: string, stream: boo
     res.end(JSON.stringify({ ...message, content, stop_reason: stop }));
     return;
   }
-  const events: Array<[string, unknown]> = [['message_start', { type: 'message_start', message: { ...message, content: [] } }]];
+  // As the real API streams: message_start's usage has the input counts and a placeholder
+  // output count (1), message_delta's the final counts (main/usage/transcripts.ts takes a
+  // message's largest figures, should a transcript line carry the placeholder).
+  const events: Array<[string, unknown]> = [['message_start', { type: 'message_start', message: { ...message, content: [], usage: { ...usage, output_tokens: 1 } } }]];
   content.forEach((block, index) => {
     if (block.type === 'text') {
       events.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }]);
@@ -182,7 +185,7 @@ function anthropic(res: http.ServerResponse, turn: Turn, id: string, stream: boo
     }
     events.push(['content_block_stop', { type: 'content_block_stop', index }]);
   });
-  events.push(['message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }]);
+  events.push(['message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage }]);
   events.push(['message_stop', { type: 'message_stop' }]);
   sse(res, events);
 }

@@ -130,7 +130,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const search = installSearch({ core, panes, settings, paths, surfaces, ticks, log: (line) => void process.stderr.write(`terminal-delight: ${line}\n`) });
   mcp.addTools(searchTools(core, { panes, settings: () => settings.get() }));
   // Usage and cost of each agent session (main/usage): read from its transcript, shown in its pane's header.
-  installUsage(core, panes);
+  installUsage(core, panes, paths, env);
   // Other services install here (each in its own folder): surfaces, agent-channel, tick, mcp.
 
   // The clients (main/clients/hub.ts) and the service's own requests.

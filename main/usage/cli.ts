@@ -1,6 +1,6 @@
 /**
  * `terminal-delight usage [--by day|agent|pane|worktree|session] [--since DATE] [--json]`:
- * tokens in, out and cached, and cost, of every agent session the service has read, summed
+ * tokens in, out and cached, and cost, of every agent session the app has seen (kept across restarts), summed
  * as asked (through the service, started on demand), as the window's Usage view shows them.
  */
 import { groupUsage, money, USAGE_BY, type UsageBy } from '../../common/usage.ts';

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sqlite } from '../search/index.ts';
-import { dayOf, sumDays, type ModelTokens, type TokensByDay, type TranscriptReader } from './transcripts.ts';
+import { dayOf, daysOfState, daysState, sumDays, type ModelTokens, type TokensByDay, type TranscriptReader } from './transcripts.ts';
 
 /** OpenCode's databases in its data folder, newest first. */
 export function opencodeDatabases(env: NodeJS.ProcessEnv = process.env): string[] {
@@ -51,9 +51,9 @@ export function opencodeTokens(messages: Iterable<string>): TokensByDay {
   return out;
 }
 
-/** A reader of one OpenCode session in a database: `refresh()` reads it again when the database changed. */
-export function opencodeReader(db: string, sessionId: string): TranscriptReader & { refresh(): void } {
-  let days: TokensByDay = new Map();
+/** A reader of one OpenCode session in a database: `refresh()` reads it again when the database changed (what it read last is kept while the database cannot be read). */
+export function opencodeReader(db: string, sessionId: string, saved?: unknown): TranscriptReader & { refresh(): void } {
+  let days: TokensByDay = daysOfState(saved);
   let seen = '';
   return {
     feed() {},
@@ -73,5 +73,6 @@ export function opencodeReader(db: string, sessionId: string): TranscriptReader 
     },
     tokens: () => sumDays(days),
     byDay: () => days,
+    save: () => daysState(days),
   };
 }

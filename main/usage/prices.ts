@@ -1,8 +1,11 @@
 /**
  * Prices of models, from the newest dated file in assets/prices (`<YYYY-MM-DD>.json`, per
- * million tokens), and a session's cost at them: a model is matched by the longest key its
- * name starts with (`claude-sonnet-4-5-20250929` by `claude-sonnet-4-5`); a model with no
- * key is not priced, and the session says which (its tokens are still counted).
+ * million tokens), and a session's cost at them: a model is matched by its whole name, or by
+ * its name less a date or `-latest` at its end (`claude-sonnet-4-5-20250929` by
+ * `claude-sonnet-4-5`, `gpt-5-mini-2025-08-07` by `gpt-5-mini`), never by a shorter key it
+ * starts with (`claude-opus-4-5` is not `claude-opus-4`, `gpt-5.2` not `gpt-5`: their
+ * prices differ); a model with no key is not priced, and the session says which (its tokens
+ * are still counted).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,11 +35,15 @@ export function loadPrices(dir = PRICES_DIR): PriceFile {
   return { date: v.date ?? newest.slice(0, 10), currency: v.currency ?? 'USD', models: v.models ?? {} };
 }
 
-/** The price of a model: the longest key its name starts with. */
+/** A model's name less a release date or `-latest` at its end: `-20250929`, `-2025-08-07`. */
+export function modelFamily(model: string): string {
+  return model.replace(/-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest)$/, '');
+}
+
+/** The price of a model: its name's key, or its family's (`modelFamily`); none for a model the file does not list. */
 export function priceOf(prices: PriceFile, model: string): Price | undefined {
-  let best: string | undefined;
-  for (const key of Object.keys(prices.models)) if (model.startsWith(key) && (!best || key.length > best.length)) best = key;
-  return best ? prices.models[best] : undefined;
+  const own = (key: string): Price | undefined => (Object.hasOwn(prices.models, key) ? prices.models[key] : undefined);
+  return own(model) ?? own(modelFamily(model));
 }
 
 /** A session's usage: its tokens summed over models, and their cost where every model has a price. */

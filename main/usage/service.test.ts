@@ -66,3 +66,128 @@ describe('usage of an agent pane', () => {
     expect(await app.core.request('usage.summary', { since: 'yesterday-ish' }, { id: 'w' })).toEqual({ ok: false, error: '"yesterday-ish" is not a date: give one like 2026-12-01' });
   }, 60_000);
 });
+
+describe('usage across a restart of the service', () => {
+  const line = (id: string, input: number, output: number, extra: Record<string, unknown> = {}) => JSON.stringify({ type: 'assistant', timestamp: '2026-12-04T10:00:00Z', ...extra, message: { id, role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'text', text: 'ok' }], usage: { input_tokens: input, output_tokens: output } } });
+  const sessionEvent = (folder: string, transcript: string, sessionId: string) => {
+    fs.mkdirSync(folder, { recursive: true });
+    fs.appendFileSync(path.join(folder, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: `e-${sessionId}`, at: new Date().toISOString(), agent: 'claude', type: 'session', session_id: sessionId, transcript_path: transcript, cwd: state.dir })}\n`);
+  };
+  const rowsOf = async (a: App) => {
+    const res = await a.core.request('usage.summary', {}, { id: 'w' });
+    if (!res.ok) throw new Error(res.error);
+    return res.summary.rows;
+  };
+  const figures = (rows: Awaited<ReturnType<typeof rowsOf>>) => rows.map(({ paneId, sessionId, transcript, model, input, output, cacheRead, cacheWrite, cost }) => ({ paneId, sessionId, transcript, model, input, output, cacheRead, cacheWrite, cost }));
+
+  it('keeps every session the app has seen: a pane\'s earlier session and a closed pane\'s, read on from where it stopped (and found again from the pane folders without the kept counts)', async () => {
+    const fake = fakeAgent(state.dir, 'claude');
+    const projects = path.join(state.dir, 'home', '.claude', 'projects', 'p');
+    fs.mkdirSync(projects, { recursive: true });
+    const t1 = path.join(projects, 's1.jsonl');
+    const t2 = path.join(projects, 's2.jsonl');
+    const t3 = path.join(projects, 's3.jsonl');
+    fs.writeFileSync(t1, `${line('m1', 100, 10)}\n`);
+    fs.writeFileSync(t2, `${line('m2', 200, 20)}\n`);
+    fs.writeFileSync(t3, `${line('m3', 300, 30)}\n${line('m4', 7, 3)}\n`);
+    // Pane A: session s1, then s2 (s1 its earlier session); pane B: s3, then closed.
+    const a = app.panes.create({ command: [fake], title: 'pane A' });
+    const b = app.panes.create({ command: [fake], title: 'pane B' });
+    sessionEvent(app.panes.folder(a.id), t1, 's1');
+    await waitFor(() => app.panes.get(a.id)?.usage?.input === 100, 'pane A\'s first session', 15_000, 100);
+    sessionEvent(app.panes.folder(a.id), t2, 's2');
+    sessionEvent(app.panes.folder(b.id), t3, 's3');
+    await waitFor(() => app.panes.get(a.id)?.usage?.input === 200 && app.panes.get(b.id)?.usage?.input === 307, 'both panes\' sessions', 15_000, 100);
+    app.panes.close(b.id);
+    const before = await rowsOf(app);
+    expect(figures(before).map(({ paneId, sessionId, input, output }) => ({ paneId, sessionId, input, output }))).toEqual([
+      { paneId: a.id, sessionId: 's1', input: 100, output: 10 },
+      { paneId: a.id, sessionId: 's2', input: 200, output: 20 },
+      { paneId: b.id, sessionId: 's3', input: 307, output: 33 },
+    ].sort((x, y) => x.paneId.localeCompare(y.paneId)));
+    const titleB = before.find((r) => r.sessionId === 's3')!.paneTitle;
+    expect(titleB).toBeTruthy();
+
+    // A new service over the same state folder (its panes not restored): the same figures.
+    await app.dispose();
+    app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
+    const after = await rowsOf(app);
+    expect(figures(after)).toEqual(figures(before));
+    expect(after.find((r) => r.sessionId === 's3')?.paneTitle).toBe(titleB);
+    // The earlier session grows while no service runs, and after: what is new is counted, once.
+    fs.appendFileSync(t1, `${line('m5', 1, 1)}\n`);
+    await app.dispose();
+    app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
+    fs.appendFileSync(t1, `${line('m6', 2, 2)}\n`);
+    const grown = await rowsOf(app);
+    expect(grown.find((r) => r.sessionId === 's1')).toMatchObject({ input: 103, output: 13 });
+    expect(grown.find((r) => r.sessionId === 's3')).toMatchObject({ input: 307, output: 33 });
+
+    // Without the counts kept (a lost usage folder): found again from the pane folders' events.
+    await app.dispose();
+    fs.rmSync(path.join(state.dir, 'state', 'terminal-delight', 'usage'), { recursive: true });
+    app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
+    expect(figures(await rowsOf(app))).toEqual(figures(grown));
+  }, 90_000);
+});
+
+describe('usage of a Claude Code session with subagents', () => {
+  it('counts its subagents\' (the Task tool\'s) transcripts, subagents/**/agent-*.jsonl beside it, in the session\'s tokens and cost', async () => {
+    const fake = fakeAgent(state.dir, 'claude');
+    const pane = app.panes.create({ command: [fake] });
+    const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
+    const transcript = path.join(project, 'sess.jsonl');
+    fs.mkdirSync(path.join(project, 'sess', 'subagents', 'workflows', 'run1'), { recursive: true });
+    fs.writeFileSync(transcript, `${assistant('m1', 'claude-sonnet-4-5-20250929', { input_tokens: 1000, output_tokens: 100 })}\n`);
+    const sub = path.join(project, 'sess', 'subagents', 'agent-a0123456789abcdef.jsonl');
+    const side = (id: string, model: string, u: Record<string, number>) => JSON.stringify({ type: 'assistant', isSidechain: true, agentId: 'a0123456789abcdef', sessionId: 'sess', message: { id, role: 'assistant', model, content: [{ type: 'text', text: 'ok' }], usage: u } });
+    fs.writeFileSync(sub, `${side('s1', 'claude-haiku-4-5-20251001', { input_tokens: 400, output_tokens: 40, cache_read_input_tokens: 2000 })}\n`);
+    fs.writeFileSync(path.join(project, 'sess', 'subagents', 'workflows', 'run1', 'agent-wf.jsonl'), `${side('s2', 'claude-haiku-4-5-20251001', { input_tokens: 10, output_tokens: 1 })}\n`);
+    const folder = app.panes.folder(pane.id);
+    fs.appendFileSync(path.join(folder, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e1', at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: transcript, cwd: state.dir })}\n`);
+
+    const prices = loadPrices().models;
+    const sonnet = prices['claude-sonnet-4-5']!;
+    const haiku = prices['claude-haiku-4-5']!;
+    const usage = await waitFor(() => (app.panes.get(pane.id)?.usage?.input === 1410 ? app.panes.get(pane.id)!.usage : undefined), 'the session\'s and its subagents\' usage', 15_000, 100);
+    expect(usage).toMatchObject({ input: 1410, output: 141, cacheRead: 2000, cacheWrite: 0 });
+    expect(usage.cost).toBeCloseTo((1000 * sonnet.input + 100 * sonnet.output + 410 * haiku.input + 41 * haiku.output + 2000 * haiku.cacheRead) / 1e6, 12);
+    // A subagent that starts later, and one that goes on: read on.
+    fs.appendFileSync(sub, `${side('s3', 'claude-haiku-4-5-20251001', { input_tokens: 5, output_tokens: 5 })}\n`);
+    fs.writeFileSync(path.join(project, 'sess', 'subagents', 'agent-b.jsonl'), `${side('s4', 'claude-haiku-4-5-20251001', { input_tokens: 5, output_tokens: 5 })}\n`);
+    await waitFor(() => app.panes.get(pane.id)?.usage?.input === 1420, 'the subagents\' later usage', 15_000, 100);
+  }, 60_000);
+});
+
+describe('a long transcript of a pane gone', () => {
+  it('is read on a slice a look until its end, no summary asked', async () => {
+    const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
+    fs.mkdirSync(project, { recursive: true });
+    const transcript = path.join(project, 'long.jsonl');
+    const filler = JSON.stringify({ type: 'user', message: { role: 'user', content: 'x'.repeat(4000) } });
+    const fd = fs.openSync(transcript, 'w');
+    let n = 0;
+    for (let size = 0; size < 10 * 1024 * 1024; n++) {
+      const a = assistant(`m${n}`, 'claude-sonnet-4-5', { input_tokens: 1, output_tokens: 2 });
+      fs.writeSync(fd, `${filler}\n${a}\n`);
+      size += filler.length + a.length + 2;
+    }
+    fs.closeSync(fd);
+    // A pane folder of an earlier service's session, its pane long gone.
+    const folder = path.join(state.dir, 'state', 'terminal-delight', 'surfaces', 'earlier', 'pgone');
+    fs.mkdirSync(folder, { recursive: true });
+    fs.writeFileSync(path.join(folder, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e1', at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: transcript })}\n`);
+    await app.dispose();
+    app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
+    // What the service keeps of the session (usage/sessions/), written as it reads.
+    const kept = () => {
+      const dir = path.join(state.dir, 'state', 'terminal-delight', 'usage', 'sessions');
+      const v = JSON.parse(fs.readFileSync(path.join(dir, fs.readdirSync(dir)[0]!), 'utf8')) as { files: Record<string, number> };
+      return v.files[transcript] === fs.statSync(transcript).size;
+    };
+    await waitFor(kept, 'the whole transcript read', 30_000, 200);
+    const res = await app.core.request('usage.summary', {}, { id: 'w' });
+    if (!res.ok) throw new Error(res.error);
+    expect(res.summary.rows.map((r) => [r.paneId, r.input, r.output])).toEqual([['pgone', n, 2 * n]]);
+  }, 60_000);
+});

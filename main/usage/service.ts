@@ -1,34 +1,108 @@
 /**
- * Usage and cost of each pane's agent session (issue 36): the session's transcript, as the
- * agent's `session` event in the pane's inbound.jsonl names it, read on as it grows
- * (transcripts.ts), its tokens priced at the newest dated price file (prices.ts), and the
- * result put on the pane (`PaneInfo.usage`, which its header shows). Looked at every
- * `everyMs` for panes that run an agent.
+ * Usage and cost of every agent session the app has seen (issue 36): each pane folder's
+ * inbound.jsonl (surfaces/<session>/<pane>/, panes running and ended, this service's and
+ * earlier ones') read on from a cursor for the agents' `session` events; the transcript each
+ * names read on as it grows (transcripts.ts; Claude Code's subagents' files beside it too),
+ * its tokens priced at the newest dated price file (prices.ts), and a running pane's
+ * current session's put on the pane (`PaneInfo.usage`, which its header shows). Looked at
+ * every `everyMs` for panes that run an agent; every session at start and for a summary.
+ *
+ * What was read is kept in the state folder (`usage/`: a file a pane folder, its cursor and
+ * the sessions its events named; a file a session, its files' cursors and what its reader
+ * counted), so a new service reads on from there: nothing read is read again, nothing seen
+ * is lost. A file there that cannot be used is read again from the transcript.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { PaneInfo, SessionUsage, UsageRow, UsageSummary } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
 import type { PaneServiceApi } from '../services.ts';
+import type { Paths } from '../paths.ts';
 import { parseEvent } from '../agent-channel/events.ts';
-import { readTail } from '../surfaces/transcript.ts';
 import { titleName } from '../../common/visible.ts';
 import { loadPrices, priceOf, sessionUsage, type PriceFile } from './prices.ts';
 import { opencodeDatabases, opencodeReader } from './opencode.ts';
 import { claudeReader, codexReader, dayOf, geminiReader, type TranscriptReader } from './transcripts.ts';
 
-const INBOUND_TAIL = 512 * 1024;
 const READ_MAX = 4 * 1024 * 1024;
+const INBOUND = 'inbound.jsonl';
 
-interface Tracked {
-  transcript: string;
+/** An agent's `session` event: which session a pane's agent runs (the last one, now). */
+interface Ref {
   agent: string;
-  /** The pane as last seen (kept for the summary when the pane is gone). */
-  pane: PaneInfo;
+  transcript?: string;
+  sessionId?: string;
+  cwd?: string;
+  /** The session it names (`Known.key`), once found. */
+  key?: string;
+}
+
+/** A pane folder's inbound.jsonl as read so far. */
+interface Inbound {
+  file: string;
+  paneId: string;
+  /** Where its next line starts. */
   offset: number;
-  rest: string;
+  /** The sessions its events named, oldest first (one named again moves last). */
+  refs: Ref[];
+  dirty: boolean;
+}
+
+/** The pane a session ran in, as last seen (kept for the summary once the pane is gone). */
+interface PaneSeen {
+  id: string;
+  title: string;
+  cwd: string;
+  worktree?: { branch: string; path: string };
+}
+
+/** One agent session. */
+interface Known {
+  /** The transcript's path (OpenCode: `<database>#<session id>`). */
+  key: string;
+  agent: string;
+  sessionId?: string;
+  pane: PaneSeen;
+  /** Each file read (the transcript; Claude Code's subagents' too): where its next unread byte is, and a line cut there. */
+  files: Map<string, { offset: number; rest: string }>;
   reader: TranscriptReader;
-  last?: string;
+  dirty: boolean;
+  /** A file was longer than what one look reads (READ_MAX): read on at the next look, pane or not. */
+  behind?: boolean;
+}
+
+const refId = (r: Ref): string => `${r.agent}\n${r.transcript ?? ''}\n${r.sessionId ?? ''}`;
+const nameOf = (key: string): string => `${crypto.createHash('sha256').update(key).digest('hex').slice(0, 24)}.json`;
+const obj = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+
+function writeJson(file: string, value: unknown): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(value), { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}
+
+function readJson(file: string): Record<string, unknown> | undefined {
+  try {
+    return obj(JSON.parse(fs.readFileSync(file, 'utf8')));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Claude Code's subagents' (the Task tool's) transcripts: `<project>/<session>/subagents/**\/agent-*.jsonl` beside `<project>/<session>.jsonl`. */
+export function subagentFiles(transcript: string): string[] {
+  if (!transcript.endsWith('.jsonl')) return [];
+  const root = path.join(transcript.slice(0, -'.jsonl'.length), 'subagents');
+  let names: string[];
+  try {
+    names = fs.readdirSync(root, { recursive: true, encoding: 'utf8' });
+  } catch {
+    return [];
+  }
+  return names.filter((n) => n.endsWith('.jsonl')).sort().map((n) => path.join(root, n));
 }
 
 /** Gemini CLI's chat record of a session: `~/.gemini/tmp/<project>/chats/session-<time>-<first 8 of the id>.jsonl`, the newest. */
@@ -59,46 +133,63 @@ export function geminiChatFile(home: string, sessionId: string): string | undefi
   return best?.file;
 }
 
-/**
- * The transcript the pane's agent named last (Gemini CLI's: found by its session id;
- * OpenCode's: its database, `<db>#<session id>`), and which agent wrote it.
- */
-export function sessionTranscript(folder: string, home = process.env.HOME ?? '', env: NodeJS.ProcessEnv = process.env): { path: string; agent: string } | undefined {
-  let text: string;
-  try {
-    text = readTail(path.join(folder, 'inbound.jsonl'), INBOUND_TAIL);
-  } catch {
-    return undefined;
-  }
-  const lines = text.split('\n');
-  for (let i = lines.length - 1; i >= 0; i--) {
-    if (!lines[i]!.includes('"session"')) continue;
-    const e = parseEvent(lines[i]!);
-    if (e?.type !== 'session') continue;
-    if (e.transcript_path && path.isAbsolute(e.transcript_path)) return { path: e.transcript_path, agent: e.agent ?? 'claude' };
-    if (e.agent === 'gemini' && e.session_id && home) {
-      const file = geminiChatFile(home, e.session_id);
-      return file ? { path: file, agent: 'gemini' } : undefined;
-    }
-    if (e.agent === 'opencode' && e.session_id) {
-      const db = opencodeDatabases({ ...env, HOME: home })[0];
-      return db ? { path: `${db}#${e.session_id}`, agent: 'opencode' } : undefined;
-    }
+/** The session a `session` event names: its transcript (Gemini CLI's: found by its session id; OpenCode's: its database, `<db>#<session id>`); undefined while it cannot be found. */
+export function refTranscript(r: Ref, home = process.env.HOME ?? '', env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (r.transcript && path.isAbsolute(r.transcript)) return r.transcript;
+  if (r.agent === 'gemini' && r.sessionId && home) return geminiChatFile(home, r.sessionId);
+  if (r.agent === 'opencode' && r.sessionId) {
+    const db = opencodeDatabases({ ...env, HOME: home })[0];
+    return db ? `${db}#${r.sessionId}` : undefined;
   }
   return undefined;
 }
 
+function readerOf(agent: string, key: string, saved?: unknown): TranscriptReader | undefined {
+  if (agent === 'claude') return claudeReader(saved);
+  if (agent === 'codex') return codexReader(saved);
+  if (agent === 'gemini') return geminiReader(saved);
+  if (agent === 'opencode') {
+    const hash = key.lastIndexOf('#');
+    return hash > 0 ? opencodeReader(key.slice(0, hash), key.slice(hash + 1), saved) : undefined;
+  }
+  return undefined;
+}
+
+export interface UsageOptions {
+  /** The state folder's paths: pane folders (`surfaces`) are read, `usage/` under `state` is kept. */
+  paths: Pick<Paths, 'state' | 'surfaces'>;
+  prices?: PriceFile;
+  home?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
 export class UsageService {
   private readonly panes: PaneServiceApi;
-  private readonly tracked = new Map<string, Tracked>();
-  /** Every session read since the service started, by transcript (a pane's earlier sessions too). */
-  private readonly sessions = new Map<string, Tracked>();
+  private readonly paths: Pick<Paths, 'state' | 'surfaces'>;
+  private readonly home: string;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly dir: string;
+  /** Every pane folder's inbound.jsonl read so far, by file. */
+  private readonly inbound = new Map<string, Inbound>();
+  /** Every session seen, by key (a pane's earlier sessions, panes gone, earlier services'). */
+  private readonly sessions = new Map<string, Known>();
+  /** What each pane was last given (`PaneInfo.usage`, as JSON). */
+  private readonly shown = new Map<string, string>();
   private readonly prices: PriceFile;
   private timer: NodeJS.Timeout | undefined;
+  private readonly offRemoved: () => void;
+  /** Every pane folder on disk is read on once, at the first scan. */
+  private walked = false;
 
-  constructor(panes: PaneServiceApi, prices: PriceFile = loadPrices()) {
+  constructor(panes: PaneServiceApi, opts: UsageOptions) {
     this.panes = panes;
-    this.prices = prices;
+    this.paths = opts.paths;
+    this.prices = opts.prices ?? loadPrices();
+    this.env = opts.env ?? process.env;
+    this.home = opts.home ?? this.env.HOME ?? '';
+    this.dir = path.join(opts.paths.state, 'usage');
+    this.offRemoved = panes.onRemoved((id) => this.shown.delete(id));
+    this.load();
   }
 
   start(everyMs = 2000): void {
@@ -106,8 +197,221 @@ export class UsageService {
     this.timer.unref?.();
   }
 
-  /** Look at every pane that runs an agent now. */
+  /** What earlier services kept: the pane folders' cursors and sessions, and each session's counts. */
+  private load(): void {
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(path.join(this.dir, 'panes'));
+    } catch {
+      // none yet
+    }
+    for (const n of names) {
+      const v = readJson(path.join(this.dir, 'panes', n));
+      const file = str(v?.file);
+      if (!v || !file || !Array.isArray(v.refs)) continue;
+      const refs: Ref[] = [];
+      for (const r of v.refs as unknown[]) {
+        const o = obj(r);
+        const agent = str(o?.agent);
+        if (!o || !agent) continue;
+        refs.push({ agent, ...(str(o.transcript) ? { transcript: str(o.transcript) } : {}), ...(str(o.sessionId) ? { sessionId: str(o.sessionId) } : {}), ...(str(o.cwd) ? { cwd: str(o.cwd) } : {}), ...(str(o.key) ? { key: str(o.key) } : {}) });
+      }
+      this.inbound.set(file, { file, paneId: path.basename(path.dirname(file)), offset: typeof v.offset === 'number' && v.offset >= 0 ? v.offset : 0, refs, dirty: false });
+    }
+    try {
+      names = fs.readdirSync(path.join(this.dir, 'sessions'));
+    } catch {
+      names = [];
+    }
+    for (const n of names) {
+      const v = readJson(path.join(this.dir, 'sessions', n));
+      const key = str(v?.key);
+      const agent = str(v?.agent);
+      const pane = obj(v?.pane);
+      const files = obj(v?.files);
+      if (!v || !key || !agent || !pane || !files || nameOf(key) !== n) continue;
+      const reader = readerOf(agent, key, v.reader);
+      if (!reader) continue;
+      const wt = obj(pane.worktree);
+      this.sessions.set(key, {
+        key, agent, reader, dirty: false,
+        ...(str(v.sessionId) ? { sessionId: str(v.sessionId) } : {}),
+        pane: { id: str(pane.id) ?? '', title: typeof pane.title === 'string' ? pane.title : '', cwd: typeof pane.cwd === 'string' ? pane.cwd : '', ...(wt && str(wt.branch) && str(wt.path) ? { worktree: { branch: str(wt.branch)!, path: str(wt.path)! } } : {}) },
+        files: new Map(Object.entries(files).filter(([, o]) => typeof o === 'number' && o >= 0).map(([f, o]) => [f, { offset: o as number, rest: '' }])),
+      });
+    }
+  }
+
+  /** Keep what changed since the last save (a file that cannot be written now is written next time). */
+  private save(): void {
+    for (const i of this.inbound.values()) {
+      if (!i.dirty) continue;
+      try {
+        writeJson(path.join(this.dir, 'panes', nameOf(i.file)), { file: i.file, offset: i.offset, refs: i.refs });
+        i.dirty = false;
+      } catch {
+        // next time
+      }
+    }
+    for (const k of this.sessions.values()) {
+      if (!k.dirty) continue;
+      // A cursor is kept at the start of a line cut by a write in progress: that line is read whole next time.
+      const files = Object.fromEntries([...k.files].map(([f, c]) => [f, c.offset - Buffer.byteLength(c.rest)]));
+      try {
+        writeJson(path.join(this.dir, 'sessions', nameOf(k.key)), { key: k.key, agent: k.agent, ...(k.sessionId ? { sessionId: k.sessionId } : {}), pane: k.pane, files, reader: k.reader.save() });
+        k.dirty = false;
+      } catch {
+        // next time
+      }
+    }
+  }
+
+  /** Read a pane folder's inbound.jsonl on from its cursor for the agents' `session` events. */
+  private readInbound(file: string): Inbound {
+    let i = this.inbound.get(file);
+    if (!i) this.inbound.set(file, (i = { file, paneId: path.basename(path.dirname(file)), offset: 0, refs: [], dirty: true }));
+    const size = fs.statSync(file, { throwIfNoEntry: false })?.size;
+    if (size === undefined) return i;
+    if (size < i.offset) i.offset = 0; // the file was replaced
+    while (size > i.offset) {
+      const len = Math.min(size - i.offset, READ_MAX);
+      const buf = Buffer.alloc(len);
+      const fd = fs.openSync(file, 'r');
+      try {
+        fs.readSync(fd, buf, 0, len, i.offset);
+      } finally {
+        fs.closeSync(fd);
+      }
+      let end = buf.lastIndexOf(0x0a);
+      if (end < 0) {
+        if (len < READ_MAX) break; // a line still being written
+        end = len - 1; // one longer than a slice: not an event of ours
+      }
+      for (const line of buf.subarray(0, end).toString('utf8').split('\n')) {
+        if (!line.includes('"session"')) continue;
+        const e = parseEvent(line);
+        if (e?.type !== 'session') continue;
+        const ref: Ref = { agent: e.agent ?? 'claude', ...(e.transcript_path ? { transcript: e.transcript_path } : {}), ...(e.session_id ? { sessionId: e.session_id } : {}), ...(e.cwd ? { cwd: e.cwd } : {}) };
+        const at = i.refs.findIndex((r) => refId(r) === refId(ref));
+        const old = at >= 0 ? i.refs.splice(at, 1)[0]! : undefined;
+        i.refs.push(old ?? ref);
+      }
+      i.offset += end + 1;
+      i.dirty = true;
+    }
+    return i;
+  }
+
+  /** The session a ref names (made when first found), or undefined while it cannot be found. */
+  private known(ref: Ref, i: Inbound, live?: PaneInfo): Known | undefined {
+    if (!ref.key) {
+      const key = refTranscript(ref, this.home, this.env);
+      if (!key) return undefined;
+      ref.key = key;
+      i.dirty = true;
+    }
+    let k = this.sessions.get(ref.key);
+    if (!k) {
+      const reader = readerOf(ref.agent, ref.key);
+      if (!reader) return undefined;
+      k = { key: ref.key, agent: ref.agent, reader, files: new Map(), dirty: true, pane: { id: i.paneId, title: '', cwd: ref.cwd ?? '' }, ...(ref.sessionId ? { sessionId: ref.sessionId } : {}) };
+      this.sessions.set(ref.key, k);
+    }
+    if (live) {
+      const seen: PaneSeen = { id: live.id, title: titleName(live.title), cwd: live.cwd, ...(live.worktree ? { worktree: { branch: live.worktree.branch, path: live.worktree.path } } : {}) };
+      if (JSON.stringify(seen) !== JSON.stringify(k.pane)) {
+        k.pane = seen;
+        k.dirty = true;
+      }
+    }
+    return k;
+  }
+
+  /** Read a session's files on from their cursors. */
+  private readOn(k: Known): void {
+    if (k.reader.refresh) {
+      const before = JSON.stringify(k.reader.save());
+      k.reader.refresh();
+      if (JSON.stringify(k.reader.save()) !== before) k.dirty = true;
+      return;
+    }
+    const files = [k.key, ...(k.agent === 'claude' ? subagentFiles(k.key) : [])];
+    k.behind = false;
+    for (const file of files) {
+      let c = k.files.get(file);
+      if (!c) k.files.set(file, (c = { offset: 0, rest: '' }));
+      const size = fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+      if (size <= c.offset) continue;
+      const fd = fs.openSync(file, 'r');
+      try {
+        const len = Math.min(size - c.offset, READ_MAX);
+        const buf = Buffer.alloc(len);
+        fs.readSync(fd, buf, 0, len, c.offset);
+        c.offset += len;
+        if (size > c.offset) k.behind = true;
+        const lines = (c.rest + buf.toString('utf8')).split('\n');
+        c.rest = lines.pop() ?? '';
+        k.reader.feed(lines);
+        k.dirty = true;
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
+  }
+
+  /** Every pane folder on disk (this service's panes and earlier ones', running and ended): surfaces/<session>/<pane>/inbound.jsonl. */
+  private walk(): void {
+    const root = this.paths.surfaces;
+    let sessions: string[] = [];
+    try {
+      sessions = fs.readdirSync(root);
+    } catch {
+      return;
+    }
+    for (const s of sessions) {
+      let panes: string[] = [];
+      try {
+        panes = fs.readdirSync(path.join(root, s));
+      } catch {
+        continue; // not a folder
+      }
+      for (const p of panes) {
+        try {
+          this.readInbound(path.join(root, s, p, INBOUND));
+        } catch {
+          // read next start
+        }
+      }
+    }
+  }
+
+  /** Every session seen: read on (a pane's earlier sessions, panes gone, earlier services'). */
+  private readAll(): void {
+    for (const i of this.inbound.values()) {
+      for (const r of i.refs) {
+        try {
+          this.known(r, i);
+        } catch {
+          // found next time
+        }
+      }
+    }
+    for (const k of this.sessions.values()) {
+      try {
+        this.readOn(k);
+      } catch {
+        // next time
+      }
+    }
+  }
+
+  /** Look at every pane that runs an agent now (the first time, every session seen). */
   scan(): void {
+    if (!this.walked) {
+      this.walked = true;
+      this.walk();
+      this.readAll();
+    }
     for (const p of this.panes.list()) {
       if (!p.agentCli && !p.usage) continue;
       try {
@@ -116,46 +420,29 @@ export class UsageService {
         // a transcript that cannot be read now is read next time
       }
     }
+    // A long transcript (a session first seen, its pane gone) is read a slice a look.
+    for (const k of this.sessions.values()) {
+      if (!k.behind) continue;
+      try {
+        this.readOn(k);
+      } catch {
+        // next time
+      }
+    }
+    this.save();
   }
 
-  /** The pane's session usage as it stands (read on first). */
+  /** The pane's current session's usage as it stands (read on first). */
   update(p: PaneInfo): SessionUsage | undefined {
-    const named = sessionTranscript(this.panes.folder(p.id));
-    if (!named) return undefined;
-    let t = this.tracked.get(p.id);
-    if (!t || t.transcript !== named.path) {
-      t = this.sessions.get(named.path);
-      if (!t) {
-        const hash = named.path.lastIndexOf('#');
-        const reader = named.agent === 'codex' ? codexReader() : named.agent === 'claude' ? claudeReader() : named.agent === 'gemini' ? geminiReader()
-          : named.agent === 'opencode' ? opencodeReader(named.path.slice(0, hash), named.path.slice(hash + 1)) : undefined;
-        if (!reader) return undefined;
-        t = { transcript: named.path, agent: named.agent, pane: p, offset: 0, rest: '', reader };
-        this.sessions.set(named.path, t);
-      }
-      this.tracked.set(p.id, t);
-    }
-    t.pane = p;
-    const size = t.reader.refresh ? 0 : fs.statSync(t.transcript, { throwIfNoEntry: false })?.size ?? 0;
-    t.reader.refresh?.();
-    if (size > t.offset) {
-      const fd = fs.openSync(t.transcript, 'r');
-      try {
-        const len = Math.min(size - t.offset, READ_MAX);
-        const buf = Buffer.alloc(len);
-        fs.readSync(fd, buf, 0, len, t.offset);
-        t.offset += len;
-        const lines = (t.rest + buf.toString('utf8')).split('\n');
-        t.rest = lines.pop() ?? '';
-        t.reader.feed(lines);
-      } finally {
-        fs.closeSync(fd);
-      }
-    }
-    const usage = sessionUsage(t.reader.tokens(), this.prices);
-    const key = JSON.stringify(usage);
-    if (key !== t.last && (usage.input || usage.output || usage.cacheRead || usage.cacheWrite)) {
-      t.last = key;
+    const i = this.readInbound(path.join(this.paths.surfaces, this.panes.session, p.id, INBOUND));
+    const ref = i.refs.at(-1);
+    const k = ref && this.known(ref, i, p);
+    if (!k) return undefined;
+    this.readOn(k);
+    const usage = sessionUsage(k.reader.tokens(), this.prices);
+    const json = JSON.stringify(usage);
+    if (json !== this.shown.get(p.id) && (usage.input || usage.output || usage.cacheRead || usage.cacheWrite)) {
+      this.shown.set(p.id, json);
       this.panes.patch(p.id, { usage });
     }
     return usage;
@@ -169,33 +456,37 @@ export class UsageService {
       from = /^\d{4}-\d{2}-\d{2}$/.test(since) ? since : dayOf(since);
     }
     this.scan();
+    this.readAll();
+    this.save();
     const rows: UsageRow[] = [];
-    for (const t of this.sessions.values()) {
-      const p = t.pane;
-      for (const [day, models] of t.reader.byDay()) {
+    for (const k of this.sessions.values()) {
+      const p = k.pane;
+      for (const [day, models] of k.reader.byDay()) {
         if (day < from) continue;
         for (const [model, tok] of models) {
           const price = priceOf(this.prices, model);
           rows.push({
-            day, paneId: p.id, paneTitle: titleName(p.title), agent: t.agent, transcript: t.transcript, folder: p.cwd, model, ...tok,
-            ...(p.agentCli?.sessionId ? { sessionId: p.agentCli.sessionId } : {}),
-            ...(p.worktree ? { worktree: { branch: p.worktree.branch, path: p.worktree.path } } : {}),
+            day, paneId: p.id, paneTitle: p.title, agent: k.agent, transcript: k.key, folder: p.cwd, model, ...tok,
+            ...(k.sessionId ? { sessionId: k.sessionId } : {}),
+            ...(p.worktree ? { worktree: p.worktree } : {}),
             ...(price ? { cost: (tok.input * price.input + tok.output * price.output + tok.cacheRead * price.cacheRead + tok.cacheWrite * price.cacheWrite) / 1_000_000 } : {}),
           });
         }
       }
     }
-    rows.sort((a, b) => a.day.localeCompare(b.day) || a.paneId.localeCompare(b.paneId) || a.model.localeCompare(b.model));
+    rows.sort((a, b) => a.day.localeCompare(b.day) || a.paneId.localeCompare(b.paneId) || a.model.localeCompare(b.model) || a.transcript.localeCompare(b.transcript));
     return { ok: true, summary: { currency: this.prices.currency, pricesDate: this.prices.date, rows } };
   }
 
   dispose(): void {
     clearInterval(this.timer);
+    this.offRemoved();
+    this.save();
   }
 }
 
-export function installUsage(core: Pick<Core, 'onDispose' | 'handle'>, panes: PaneServiceApi): UsageService {
-  const service = new UsageService(panes);
+export function installUsage(core: Pick<Core, 'onDispose' | 'handle'>, panes: PaneServiceApi, paths: Pick<Paths, 'state' | 'surfaces'>, env: NodeJS.ProcessEnv = process.env): UsageService {
+  const service = new UsageService(panes, { paths, env });
   service.start();
   core.handle('usage.summary', (req) => service.summary(req?.since));
   core.onDispose(() => service.dispose());

@@ -28,6 +28,22 @@ describe('claudeReader', () => {
   });
 });
 
+describe('claudeReader, a message\'s usage growing over its lines', () => {
+  it('takes the largest of each figure of a message (an early line\'s output count is the API\'s placeholder, message_start\'s), once', () => {
+    const r = claudeReader();
+    const early = { input_tokens: 12, output_tokens: 1, cache_read_input_tokens: 15_000, cache_creation_input_tokens: 2_000 };
+    const final = { ...early, output_tokens: 340 };
+    r.feed([
+      claudeLine('msg_1', 'claude-sonnet-4-5-20250929', early, 'thinking'),
+      claudeLine('msg_1', 'claude-sonnet-4-5-20250929', early, 'text'),
+      claudeLine('msg_1', 'claude-sonnet-4-5-20250929', final, 'tool_use'),
+      claudeLine('msg_2', 'claude-sonnet-4-5-20250929', { input_tokens: 3, output_tokens: 50 }),
+      claudeLine('msg_2', 'claude-sonnet-4-5-20250929', { input_tokens: 3, output_tokens: 1 }),
+    ]);
+    expect(Object.fromEntries(r.tokens())).toEqual({ 'claude-sonnet-4-5-20250929': { input: 15, output: 390, cacheRead: 15_000, cacheWrite: 2_000 } });
+  });
+});
+
 describe('codexReader', () => {
   const count = (input: number, cached: number, output: number) => JSON.stringify({ timestamp: '2026-12-04T10:00:00Z', type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: { input_tokens: input, cached_input_tokens: cached, output_tokens: output, reasoning_output_tokens: 0, total_tokens: input + output }, last_token_usage: {} } } });
   const turn = (model: string) => JSON.stringify({ type: 'turn_context', payload: { cwd: '/x', model } });
@@ -45,15 +61,29 @@ describe('codexReader', () => {
 
 describe('prices', () => {
   const prices: PriceFile = { date: '2026-12-01', currency: 'USD', models: { 'gpt-5': { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 }, 'gpt-5-mini': { input: 0.25, output: 2, cacheRead: 0.025, cacheWrite: 0 } } };
-  it('match a model by the longest key it starts with', () => {
+  it('match a model by its whole name, or its name less a release date or -latest, never by a shorter key it starts with', () => {
     expect(priceOf(prices, 'gpt-5-mini-2025-08-07')?.input).toBe(0.25);
-    expect(priceOf(prices, 'gpt-5-codex')?.input).toBe(1.25);
-    expect(priceOf(prices, 'llama-3')).toBeUndefined();
+    expect(priceOf(prices, 'gpt-5-mini')?.input).toBe(0.25);
+    expect(priceOf(prices, 'gpt-5-2025-08-07')?.input).toBe(1.25);
+    expect(priceOf(prices, 'gpt-5-latest')?.input).toBe(1.25);
+    // A longer version is another model (its price differs): not priced as the one it starts with.
+    for (const m of ['gpt-5-codex', 'gpt-5.2', 'gpt-5-mini-high', 'gpt-5-20250807x', 'llama-3', 'constructor', '__proto__']) expect(priceOf(prices, m), m).toBeUndefined();
+  });
+  it('the repository\'s price file: Opus 4.5 at its own price (not Opus 4\'s), GPT-5.2 at its own (not GPT-5\'s), a model it does not list unknown', () => {
+    const p = loadPrices();
+    expect(priceOf(p, 'claude-opus-4-5-20251101')).toMatchObject({ input: 5, output: 25 });
+    expect(priceOf(p, 'claude-opus-4-20250514')).toMatchObject({ input: 15, output: 75 });
+    expect(priceOf(p, 'claude-opus-4-1-20250805')).toMatchObject({ input: 15, output: 75 });
+    expect(priceOf(p, 'gpt-5.2')).toMatchObject({ input: 1.75, output: 14 });
+    expect(priceOf(p, 'gpt-5')).toMatchObject({ input: 1.25, output: 10 });
+    expect(priceOf(p, 'claude-opus-4-6')).toBeUndefined();
+    expect(priceOf(p, 'gpt-5.2-codex')).toBeUndefined();
+    expect(sessionUsage(new Map([['claude-opus-4-6', { input: 10, output: 1, cacheRead: 0, cacheWrite: 0 }]]), p)).toMatchObject({ input: 10, unpriced: ['claude-opus-4-6'] });
   });
   it('price a session at tokens × price per million; a model not listed leaves tokens only, named', () => {
-    const priced = sessionUsage(new Map([['gpt-5-codex', { input: 1_000_000, output: 200_000, cacheRead: 4_000_000, cacheWrite: 0 }]]), prices);
-    expect(priced).toEqual({ model: 'gpt-5-codex', input: 1_000_000, output: 200_000, cacheRead: 4_000_000, cacheWrite: 0, cost: 1.25 + 2 + 0.5, currency: 'USD', pricesDate: '2026-12-01' });
-    const unknown = sessionUsage(new Map([['gpt-5-codex', { input: 10, output: 1, cacheRead: 0, cacheWrite: 0 }], ['llama-3', { input: 5, output: 5, cacheRead: 0, cacheWrite: 0 }]]), prices);
+    const priced = sessionUsage(new Map([['gpt-5-2025-08-07', { input: 1_000_000, output: 200_000, cacheRead: 4_000_000, cacheWrite: 0 }]]), prices);
+    expect(priced).toEqual({ model: 'gpt-5-2025-08-07', input: 1_000_000, output: 200_000, cacheRead: 4_000_000, cacheWrite: 0, cost: 1.25 + 2 + 0.5, currency: 'USD', pricesDate: '2026-12-01' });
+    const unknown = sessionUsage(new Map([['gpt-5', { input: 10, output: 1, cacheRead: 0, cacheWrite: 0 }], ['llama-3', { input: 5, output: 5, cacheRead: 0, cacheWrite: 0 }]]), prices);
     expect(unknown.cost).toBeUndefined();
     expect(unknown.unpriced).toEqual(['llama-3']);
     expect(unknown.input).toBe(15);
@@ -105,5 +135,31 @@ describe('OpenCode\'s messages (its database\'s message.data)', () => {
       ['2026-12-02', { input: 100, output: 25, cacheRead: 400, cacheWrite: 7 }],
       ['2026-12-03', { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }],
     ]);
+  });
+});
+
+describe('a reader\'s saved counts', () => {
+  it('given to a new reader, which reads on, count as one reader that read it all (Claude Code, Codex, Gemini CLI)', () => {
+    const c = (id: string, n: number, at = '2026-12-04T10:00:00Z') => JSON.stringify({ type: 'assistant', timestamp: at, message: { id, model: 'claude-sonnet-4-5', usage: { input_tokens: n, output_tokens: n, cache_read_input_tokens: 2 * n } } });
+    const x = (input: number, output: number) => JSON.stringify({ timestamp: '2026-12-04T10:00:00Z', type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: { input_tokens: input, cached_input_tokens: 0, output_tokens: output } } } });
+    const g = (id: string, input: number) => JSON.stringify({ id, timestamp: '2026-12-04T10:00:00Z', type: 'gemini', model: 'gemini-2.5-pro', tokens: { input, output: 1, cached: 0, thoughts: 0 } });
+    const cases = [
+      { make: claudeReader, lines: [c('a', 1), c('b', 2, '2026-12-05T10:00:00Z'), ...Array.from({ length: 100 }, (_, i) => c(`m${i}`, i)), c('a', 1), c('z', 3)] },
+      { make: codexReader, lines: [JSON.stringify({ type: 'turn_context', payload: { model: 'gpt-5' } }), x(100, 10), x(150, 30), x(400, 31)] },
+      { make: geminiReader, lines: [g('g1', 10), g('g1', 12), ...Array.from({ length: 100 }, (_, i) => g(`h${i}`, i)), g('g2', 5)] },
+    ];
+    for (const { make, lines } of cases) {
+      const whole = make();
+      whole.feed(lines);
+      for (const cut of [1, 2, lines.length - 1]) {
+        const first = make();
+        first.feed(lines.slice(0, cut));
+        const second = make(JSON.parse(JSON.stringify(first.save())));
+        second.feed(lines.slice(cut));
+        expect([...second.byDay()].map(([d, m]) => [d, Object.fromEntries(m)])).toEqual([...whole.byDay()].map(([d, m]) => [d, Object.fromEntries(m)]));
+      }
+    }
+    // Counts it cannot use: nothing counted, nothing thrown.
+    expect(claudeReader({ settled: 'x', open: [[1]] }).tokens().size).toBe(0);
   });
 });

@@ -4,8 +4,12 @@
  *
  * - Claude Code (`~/.claude/projects/<project>/<session>.jsonl`): an assistant line's
  *   `message.usage` (`input_tokens`, `output_tokens`, `cache_read_input_tokens`,
- *   `cache_creation_input_tokens`) and `message.model`; a message written as several lines
- *   (one a content block) carries the same usage on each: counted once by `message.id`.
+ *   `cache_creation_input_tokens`) and `message.model`; a message is written as several lines
+ *   (one a content block), each with the usage as it stood, an early one perhaps with a
+ *   placeholder output count (the API's `message_start` says ~1, its `message_delta` the
+ *   real count): counted once by `message.id`, the largest of each figure. A subagent's
+ *   (the Task tool's) messages are in files of their own, read into the same reader
+ *   (service.ts), or in the main file marked `isSidechain`: counted alike.
  * - Codex (`~/.codex/sessions/…/rollout-*.jsonl`): `event_msg` lines of type `token_count`
  *   carry the session's running `total_token_usage` (`input_tokens` including
  *   `cached_input_tokens`, `output_tokens`); the last one is the session's. The model is in
@@ -48,6 +52,41 @@ export interface TranscriptReader {
   byDay(): TokensByDay;
   /** For a session kept in a database (OpenCode): read it again (instead of lines fed). */
   refresh?(): void;
+  /** What it has counted, as JSON, to be given back to a new reader of the same session (which reads on from where this one stopped). */
+  save(): unknown;
+}
+
+/** Tokens by day as JSON: `[[day, [[model, [input, output, cacheRead, cacheWrite]]]]]`. */
+export function daysState(days: TokensByDay): unknown {
+  return [...days].map(([d, m]) => [d, [...m].map(([model, t]) => [model, [t.input, t.output, t.cacheRead, t.cacheWrite]])]);
+}
+
+const tokensOf = (v: unknown): ModelTokens | undefined => (Array.isArray(v) && v.length === 4 ? { input: num(v[0]), output: num(v[1]), cacheRead: num(v[2]), cacheWrite: num(v[3]) } : undefined);
+
+/** Tokens by day from `daysState`'s JSON (anything else in it left out). */
+export function daysOfState(v: unknown): TokensByDay {
+  const out: TokensByDay = new Map();
+  if (!Array.isArray(v)) return out;
+  for (const e of v) {
+    if (!Array.isArray(e) || typeof e[0] !== 'string' || !Array.isArray(e[1])) continue;
+    for (const m of e[1] as unknown[]) {
+      const t = Array.isArray(m) && typeof m[0] === 'string' ? tokensOf(m[1]) : undefined;
+      if (t) addDay(out, e[0], (m as string[])[0]!, t);
+    }
+  }
+  return out;
+}
+
+const openState = (open: Open): unknown => [...open].map(([id, m]) => [id, m.day, m.model, [m.t.input, m.t.output, m.t.cacheRead, m.t.cacheWrite]]);
+
+function openOfState(v: unknown): Open {
+  const out: Open = new Map();
+  if (!Array.isArray(v)) return out;
+  for (const e of v) {
+    const t = Array.isArray(e) && typeof e[0] === 'string' && typeof e[1] === 'string' && typeof e[2] === 'string' ? tokensOf(e[3]) : undefined;
+    if (t) out.set((e as string[])[0]!, { day: (e as string[])[1]!, model: (e as string[])[2]!, t });
+  }
+  return out;
 }
 
 /** Tokens by model, summed over the days. */
@@ -70,9 +109,32 @@ function add(into: TokensByModel, model: string, t: ModelTokens): void {
   into.set(model, { input: cur.input + t.input, output: cur.output + t.output, cacheRead: cur.cacheRead + t.cacheRead, cacheWrite: cur.cacheWrite + t.cacheWrite });
 }
 
-export function claudeReader(): TranscriptReader {
-  const seen = new Set<string>();
-  const total: TokensByDay = new Map();
+/**
+ * The last messages' tokens, by message id, while more lines of theirs may come (a
+ * message's lines are written close together); the oldest is settled into the totals once
+ * more than `KEEP_OPEN` are open.
+ */
+const KEEP_OPEN = 64;
+type Open = Map<string, { day: string; model: string; t: ModelTokens }>;
+
+function settleOldest(open: Open, settled: TokensByDay, keep = KEEP_OPEN): void {
+  while (open.size > keep) {
+    const [id, m] = open.entries().next().value!;
+    open.delete(id);
+    addDay(settled, m.day, m.model, m.t);
+  }
+}
+
+function withOpen(settled: TokensByDay, open: Open): TokensByDay {
+  const out = copyDays(settled);
+  for (const m of open.values()) addDay(out, m.day, m.model, m.t);
+  return out;
+}
+
+export function claudeReader(saved?: unknown): TranscriptReader {
+  const st = obj(saved);
+  const settled: TokensByDay = daysOfState(st?.settled);
+  const open: Open = openOfState(st?.open);
   return {
     feed(lines) {
       for (const line of lines) {
@@ -86,27 +148,38 @@ export function claudeReader(): TranscriptReader {
         const msg = obj(v?.message);
         const usage = obj(msg?.usage);
         if (!v || v.type !== 'assistant' || !msg || !usage) continue;
-        const id = typeof msg.id === 'string' ? msg.id : typeof v.uuid === 'string' ? v.uuid : undefined;
-        if (id) {
-          if (seen.has(id)) continue;
-          seen.add(id);
-        }
         const model = typeof msg.model === 'string' && msg.model ? msg.model : 'unknown';
         // Claude Code writes "<synthetic>" messages (its own, no model call): no tokens.
         if (model === '<synthetic>') continue;
-        addDay(total, dayOf(v.timestamp), model, { input: num(usage.input_tokens), output: num(usage.output_tokens), cacheRead: num(usage.cache_read_input_tokens), cacheWrite: num(usage.cache_creation_input_tokens) });
+        const t = { input: num(usage.input_tokens), output: num(usage.output_tokens), cacheRead: num(usage.cache_read_input_tokens), cacheWrite: num(usage.cache_creation_input_tokens) };
+        const id = typeof msg.id === 'string' ? msg.id : typeof v.uuid === 'string' ? v.uuid : undefined;
+        if (!id) {
+          addDay(settled, dayOf(v.timestamp), model, t);
+          continue;
+        }
+        // A message's lines (one a content block) each carry its usage, the early ones
+        // perhaps a placeholder output count: the largest of each figure is the message's.
+        const cur = open.get(id);
+        if (cur) {
+          cur.t = { input: Math.max(cur.t.input, t.input), output: Math.max(cur.t.output, t.output), cacheRead: Math.max(cur.t.cacheRead, t.cacheRead), cacheWrite: Math.max(cur.t.cacheWrite, t.cacheWrite) };
+          continue;
+        }
+        open.set(id, { day: dayOf(v.timestamp), model, t });
+        settleOldest(open, settled);
       }
     },
-    tokens: () => sumDays(total),
-    byDay: () => copyDays(total),
+    tokens: () => sumDays(withOpen(settled, open)),
+    byDay: () => withOpen(settled, open),
+    save: () => ({ settled: daysState(settled), open: openState(open) }),
   };
 }
 
-export function codexReader(): TranscriptReader {
-  let model = 'unknown';
+export function codexReader(saved?: unknown): TranscriptReader {
+  const st = obj(saved);
+  let model = typeof st?.model === 'string' ? st.model : 'unknown';
   /** The last running total seen: each new one adds what grew since to its day and the model of the turn. */
-  let last: ModelTokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-  const total: TokensByDay = new Map();
+  let last: ModelTokens = tokensOf(st?.last) ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  const total: TokensByDay = daysOfState(st?.total);
   return {
     feed(lines) {
       for (const line of lines) {
@@ -133,16 +206,14 @@ export function codexReader(): TranscriptReader {
     },
     tokens: () => sumDays(total),
     byDay: () => copyDays(total),
+    save: () => ({ model, last: [last.input, last.output, last.cacheRead, last.cacheWrite], total: daysState(total) }),
   };
 }
 
-export function geminiReader(): TranscriptReader {
-  const days = (): TokensByDay => {
-    const out: TokensByDay = new Map();
-    for (const { model, day, t } of byId.values()) addDay(out, day, model, t);
-    return out;
-  };
-  const byId = new Map<string, { model: string; day: string; t: ModelTokens }>();
+export function geminiReader(saved?: unknown): TranscriptReader {
+  const st = obj(saved);
+  const settled: TokensByDay = daysOfState(st?.settled);
+  const byId: Open = openOfState(st?.open);
   return {
     feed(lines) {
       for (const line of lines) {
@@ -156,14 +227,18 @@ export function geminiReader(): TranscriptReader {
         const t = obj(v?.tokens);
         if (!v || v.type !== 'gemini' || !t || typeof v.id !== 'string') continue;
         const cached = num(t.cached);
+        const day = byId.get(v.id)?.day ?? dayOf(v.timestamp);
+        byId.delete(v.id);
         byId.set(v.id, {
           model: typeof v.model === 'string' && v.model ? v.model : 'unknown',
-          day: byId.get(v.id)?.day ?? dayOf(v.timestamp),
+          day,
           t: { input: Math.max(0, num(t.input) - cached), output: num(t.output) + num(t.thoughts), cacheRead: cached, cacheWrite: 0 },
         });
+        settleOldest(byId, settled);
       }
     },
-    tokens: () => sumDays(days()),
-    byDay: () => days(),
+    tokens: () => sumDays(withOpen(settled, byId)),
+    byDay: () => withOpen(settled, byId),
+    save: () => ({ settled: daysState(settled), open: openState(byId) }),
   };
 }
