@@ -34,6 +34,17 @@ import { quietDotfiles } from '../main/panes/testing.ts';
 
 const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
 
+/** A process's CPU time so far (user and system, /proc/PID/stat), in ms; 0 when it is gone. */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 export interface TmuxFleet {
   version: string;
   /** The attach client's size, and the quiet pane's. */
@@ -43,6 +54,8 @@ export interface TmuxFleet {
   floodSize: string;
   /** Characters a second the attached client received while the keys beside the floods were timed. */
   clientRate: number;
+  /** The server's CPU meanwhile, a share of one core. */
+  serverCpu: number;
   calm: number[];
   loaded: number[];
   stops: { each: number[]; span: number };
@@ -155,9 +168,11 @@ export async function tmuxFleet(opts: { cols: number; rows: number; keys: number
     for (const f of floods) await type(f, 'yes');
     await sleep(3000);
     const bytes0 = bytes;
+    const cpu0 = cpuMs(server);
     const loadedAt = performance.now();
     const loaded = await echoes(keys);
     const clientRate = (bytes - bytes0) / ((performance.now() - loadedAt) / 1000);
+    const serverCpu = (cpuMs(server) - cpu0) / (performance.now() - loadedAt);
     // Ctrl-C into each flood in turn.
     const keyAt: number[] = [];
     const stopped = floods.map((f, i) => when(() => keyAt[i] !== undefined && prompted(f), `pane ${f.id}'s prompt after its Ctrl-C`));
@@ -178,7 +193,7 @@ export async function tmuxFleet(opts: { cols: number; rows: number; keys: number
     const sentAt = performance.now();
     await tAsync(...floods.flatMap((f, i) => [...(i ? [';'] : []), 'send-keys', '-t', f.id, 'C-c']));
     const together = (await Promise.all(all)).map((at) => at - sentAt);
-    return { version: version.stdout.trim(), cols, rows, quietSize: `${quiet!.width} x ${quiet!.height}`, floodSize: [...new Set(floods.map((f) => `${f.width} x ${f.height}`))].join(', '), clientRate, calm, loaded, stops, together };
+    return { version: version.stdout.trim(), cols, rows, quietSize: `${quiet!.width} x ${quiet!.height}`, floodSize: [...new Set(floods.map((f) => `${f.width} x ${f.height}`))].join(', '), clientRate, serverCpu, calm, loaded, stops, together };
   } finally {
     // The server, its panes' shells and what they run: all must be gone once it is killed.
     const pids = [server, ...(server ? spawnSync('tmux', ['-S', sock, 'list-panes', '-s', '-t', 'fleet', '-F', '#{pane_pid}'], { env, encoding: 'utf8' }).stdout.trim().split('\n').map(Number).filter((n) => n > 0) : [])];

@@ -30,7 +30,7 @@ import { ensureBuilt, startOurs } from './peer-apps.ts';
 import { benchLog } from './log.ts';
 import { wsWindow } from './ws-window.ts';
 import { promptsDrawn, watchPrompts } from './fleet-page.ts';
-import { tmuxFleet } from './fleet-tmux.ts';
+import { cpuMs, tmuxFleet } from './fleet-tmux.ts';
 import type { Page } from 'playwright-core';
 
 const KEYS = Number(process.env.TD_BENCH_FLEET_KEYS) || 60;
@@ -135,7 +135,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
   const { lines, log } = benchLog('fleet bench');
   ensureBuilt();
   const app = await startOurs();
-  let ours: { calm: number[]; loaded: number[]; redrawRate: number; stops: { each: number[]; span: number }; together: number[] } | undefined;
+  let ours: { calm: number[]; loaded: number[]; redrawRate: number; serviceCpu: number; stops: { each: number[]; span: number }; together: number[] } | undefined;
   /** Our window in our cells (1600 x 1000 px at our font), and our panes' sizes. */
   let cells = { cols: 0, rows: 0, quiet: '', floods: '' };
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: [...CHROMIUM_ARGS, '--disable-3d-apis'], headless: true });
@@ -183,15 +183,17 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     // Redraws of the flooding panes (left behind, then drawn from a snapshot) while the keys were timed.
     const redraws = () => page.evaluate((ids) => ids.reduce((n, id) => n + ((window as unknown as { __td: { stats(id: string): { redraws: number } | null } }).__td.stats(id)?.redraws ?? 0), 0), floods);
     const redraws0 = await redraws();
+    const cpu0 = cpuMs(app.servicePid ?? 0);
     const t0 = performance.now();
     const loaded = await echoes(page, quiet, KEYS);
+    const serviceCpu = (cpuMs(app.servicePid ?? 0) - cpu0) / (performance.now() - t0);
     const redrawRate = (await redraws() - redraws0) / ((performance.now() - t0) / 1000);
     const stops = await ctrlC(page, floods);
     // Again, the Ctrl-C to all 16 at once.
     for (const id of floods) await type(id, 'yes');
     await sleep(3000);
     const together = await ctrlCAtOnce(page, app.url, floods);
-    ours = { calm, loaded, redrawRate, stops, together };
+    ours = { calm, loaded, redrawRate, serviceCpu, stops, together };
   } finally {
     await browser.close();
     await app.stop();
@@ -205,7 +207,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
   const slowest = (xs: number[]) => Math.max(...xs);
   log(`ours beside ${peer.version} (its own server, no configuration, history-limit 10000, 17 panes tiled, a client ${peer.cols} x ${peer.rows}: our 1600 x 1000 px window in our cells), one run, ${KEYS} keys each time. Ours: a page's keydown until the frame after the character is in xterm.js's buffer (Chromium, the DOM renderer); tmux: a write to \`tmux attach\`'s PTY until the character is in the client's screen as @xterm/headless parsed it in the bench (no renderer, no frame). Panes: ours the quiet ${cells.quiet}, the floods ${cells.floods}; tmux's the quiet ${peer.quietSize}, the floods ${peer.floodSize}`);
   log(`echo     a quiet pane's keys, 16 panes idle: p50 ours ${f(pct(us.calm, 50))} ms, tmux ${f(pct(peer.calm, 50))} ms (ratio ${ratio(pct(us.calm, 50), pct(peer.calm, 50))}); p99 ours ${f(pct(us.calm, 99))} ms, tmux ${f(pct(peer.calm, 99))} ms (ratio ${ratio(pct(us.calm, 99), pct(peer.calm, 99))})`);
-  log(`echo     a quiet pane's keys beside 16 floods: p50 ours ${f(pct(us.loaded, 50))} ms, tmux ${f(pct(peer.loaded, 50))} ms (ratio ${ratio(pct(us.loaded, 50), pct(peer.loaded, 50))}); p99 ours ${f(pct(us.loaded, 99))} ms, tmux ${f(pct(peer.loaded, 99))} ms (ratio ${ratio(pct(us.loaded, 99), pct(peer.loaded, 99))}) (goal ours p99 <= 50 ms): ${verdict(pct(us.loaded, 99) <= 50)}; our flooding panes redrew ${us.redrawRate.toFixed(1)} times a second meanwhile, tmux's client received ${(peer.clientRate / 1e6).toFixed(2)} M characters a second`);
+  log(`echo     a quiet pane's keys beside 16 floods: p50 ours ${f(pct(us.loaded, 50))} ms, tmux ${f(pct(peer.loaded, 50))} ms (ratio ${ratio(pct(us.loaded, 50), pct(peer.loaded, 50))}); p99 ours ${f(pct(us.loaded, 99))} ms, tmux ${f(pct(peer.loaded, 99))} ms (ratio ${ratio(pct(us.loaded, 99), pct(peer.loaded, 99))}) (goal ours p99 <= 50 ms): ${verdict(pct(us.loaded, 99) <= 50)}; our flooding panes redrew ${us.redrawRate.toFixed(1)} times a second meanwhile, tmux's client received ${(peer.clientRate / 1e6).toFixed(2)} M characters a second; the server's CPU meanwhile (a share of one core) ours (the service) ${(us.serviceCpu * 100).toFixed(0)}%, tmux ${(peer.serverCpu * 100).toFixed(0)}%`);
   log(`ctrl-c   Ctrl-C typed into each of the 16 floods in turn (ours its keydown, tmux select-pane then \\x03 written, to its prompt drawn): p50 ours ${f(pct(us.stops.each, 50))} ms, tmux ${f(pct(peer.stops.each, 50))} ms (ratio ${ratio(pct(us.stops.each, 50), pct(peer.stops.each, 50))}); slowest ours ${f(slowest(us.stops.each))} ms, tmux ${f(slowest(peer.stops.each))} ms (ratio ${ratio(slowest(us.stops.each), slowest(peer.stops.each))}) (goal every prompt <= 300 ms): ${verdict(slowest(us.stops.each) <= 300)}; the first key to the last prompt ours ${f(us.stops.span)} ms, tmux ${f(peer.stops.span)} ms`);
   log(`ctrl-c   Ctrl-C sent to the 16 floods at once (ours pane.input to each from a window-less client, tmux one send-keys command for the 16, from its spawn; to each prompt drawn): p50 ours ${f(pct(us.together, 50))} ms, tmux ${f(pct(peer.together, 50))} ms (ratio ${ratio(pct(us.together, 50), pct(peer.together, 50))}); slowest ours ${f(slowest(us.together))} ms, tmux ${f(slowest(peer.together))} ms (ratio ${ratio(slowest(us.together), slowest(peer.together))}) (goal every prompt <= 300 ms): ${verdict(slowest(us.together) <= 300)}`);
   log(`         load average at the end: ${os.loadavg().map((x) => x.toFixed(1)).join(', ')}`);
