@@ -56,6 +56,8 @@ export interface TmuxFleet {
   clientRate: number;
   /** The server's CPU meanwhile, a share of one core. */
   serverCpu: number;
+  /** The bench's own process meanwhile (the client's output read and parsed, the keys timed), a share of one core. */
+  benchCpu: number;
   calm: number[];
   loaded: number[];
   stops: { each: number[]; span: number };
@@ -169,10 +171,13 @@ export async function tmuxFleet(opts: { cols: number; rows: number; keys: number
     await sleep(3000);
     const bytes0 = bytes;
     const cpu0 = cpuMs(server);
+    const own0 = process.cpuUsage();
     const loadedAt = performance.now();
     const loaded = await echoes(keys);
     const clientRate = (bytes - bytes0) / ((performance.now() - loadedAt) / 1000);
     const serverCpu = (cpuMs(server) - cpu0) / (performance.now() - loadedAt);
+    const own = process.cpuUsage(own0);
+    const benchCpu = (own.user + own.system) / 1000 / (performance.now() - loadedAt);
     // Ctrl-C into each flood in turn.
     const keyAt: number[] = [];
     const stopped = floods.map((f, i) => when(() => keyAt[i] !== undefined && prompted(f), `pane ${f.id}'s prompt after its Ctrl-C`));
@@ -193,7 +198,7 @@ export async function tmuxFleet(opts: { cols: number; rows: number; keys: number
     const sentAt = performance.now();
     await tAsync(...floods.flatMap((f, i) => [...(i ? [';'] : []), 'send-keys', '-t', f.id, 'C-c']));
     const together = (await Promise.all(all)).map((at) => at - sentAt);
-    return { version: version.stdout.trim(), cols, rows, quietSize: `${quiet!.width} x ${quiet!.height}`, floodSize: [...new Set(floods.map((f) => `${f.width} x ${f.height}`))].join(', '), clientRate, serverCpu, calm, loaded, stops, together };
+    return { version: version.stdout.trim(), cols, rows, quietSize: `${quiet!.width} x ${quiet!.height}`, floodSize: [...new Set(floods.map((f) => `${f.width} x ${f.height}`))].join(', '), clientRate, serverCpu, benchCpu, calm, loaded, stops, together };
   } finally {
     // The server, its panes' shells and what they run: all must be gone once it is killed.
     const pids = [server, ...(server ? spawnSync('tmux', ['-S', sock, 'list-panes', '-s', '-t', 'fleet', '-F', '#{pane_pid}'], { env, encoding: 'utf8' }).stdout.trim().split('\n').map(Number).filter((n) => n > 0) : [])];
