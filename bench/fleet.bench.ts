@@ -7,14 +7,30 @@
  * Ctrl-C typed into each flood in turn, each from its keydown until its prompt is drawn
  * (goal: every prompt back <= 300 ms); then, the floods started again, Ctrl-C sent to all 16
  * at once, from the send until each prompt is drawn.
+ * The peer, in the same run after ours (bench/fleet-tmux.ts): Debian's tmux, a server of its
+ * own (own socket, no configuration, history-limit 10,000 as our terminals'), one window of
+ * the same 17 panes (tiled; login bash with the same dotfiles and prompt), a `tmux attach`
+ * client in a real PTY sized as our window is in our cells (1600 x 1000 px divided by our
+ * terminal's cell: the same area in cells, though tmux's tiled panes are shaped otherwise
+ * than our layout's), its output parsed by @xterm/headless in this process; the same keys,
+ * the same Ctrl-Cs (into each in turn: select-pane, then \x03 written to the client; to all
+ * at once: one send-keys command for the 16, as ours comes from a window-less client), each
+ * printed beside ours with the ratio and the goal. What differs: ours runs from a page's
+ * keydown to the frame after the character is in xterm.js's buffer (input, the page's
+ * socket, parse, render, one frame); tmux's from a write to the client's PTY to the
+ * character parsed into a headless terminal (no renderer, no frame: a real terminal's
+ * drawing would add to it). tmux's server is killed in a finally, and its shells and their
+ * commands checked gone.
  * `TD_BENCH_FLEET_KEYS` (60) changes the number of keys.
  */
+import os from 'node:os';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../e2e/harness.ts';
 import { ensureBuilt, startOurs } from './peer-apps.ts';
 import { benchLog } from './log.ts';
 import { wsWindow } from './ws-window.ts';
 import { promptsDrawn, watchPrompts } from './fleet-page.ts';
+import { cpuMs, tmuxFleet } from './fleet-tmux.ts';
 import type { Page } from 'playwright-core';
 
 const KEYS = Number(process.env.TD_BENCH_FLEET_KEYS) || 60;
@@ -119,6 +135,9 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
   const { lines, log } = benchLog('fleet bench');
   ensureBuilt();
   const app = await startOurs();
+  let ours: { calm: number[]; loaded: number[]; redrawRate: number; serviceCpu: number; stops: { each: number[]; span: number }; together: number[] } | undefined;
+  /** Our window in our cells (1600 x 1000 px at our font), and our panes' sizes. */
+  let cells = { cols: 0, rows: 0, quiet: '', floods: '' };
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: [...CHROMIUM_ARGS, '--disable-3d-apis'], headless: true });
   try {
     const win = await wsWindow(app.url);
@@ -147,6 +166,15 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       await page.keyboard.type(line);
       await page.keyboard.press('Enter');
     };
+    // The size tmux's client is given: the window's 1600 x 1000 px in our cells.
+    const sized = await page.evaluate(([q, ids]) => {
+      const td = (window as unknown as { __td: { term(id: string): { cols: number; rows: number } } }).__td;
+      const size = (id: string) => `${td.term(id).cols} x ${td.term(id).rows}`;
+      const term = td.term(q);
+      const r = document.querySelector(`[data-pane-id="${CSS.escape(q)}"] .xterm-screen`)!.getBoundingClientRect();
+      return { w: r.width / term.cols, h: r.height / term.rows, quiet: size(q), floods: [...new Set(ids.map(size))].join(', ') };
+    }, [quiet, floods] as const);
+    cells = { cols: Math.floor(1600 / sized.w), rows: Math.floor(1000 / sized.h), quiet: sized.quiet, floods: sized.floods };
     await type(quiet, 'cat');
     await sleep(500);
     const calm = await echoes(page, quiet, KEYS);
@@ -155,21 +183,33 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     // Redraws of the flooding panes (left behind, then drawn from a snapshot) while the keys were timed.
     const redraws = () => page.evaluate((ids) => ids.reduce((n, id) => n + ((window as unknown as { __td: { stats(id: string): { redraws: number } | null } }).__td.stats(id)?.redraws ?? 0), 0), floods);
     const redraws0 = await redraws();
+    const cpu0 = cpuMs(app.servicePid ?? 0);
     const t0 = performance.now();
     const loaded = await echoes(page, quiet, KEYS);
+    const serviceCpu = (cpuMs(app.servicePid ?? 0) - cpu0) / (performance.now() - t0);
     const redrawRate = (await redraws() - redraws0) / ((performance.now() - t0) / 1000);
     const stops = await ctrlC(page, floods);
-    const worst = Math.max(...stops.each);
-    log(`echo     a quiet pane's keys in a real browser (keydown to the echo drawn, ${KEYS} keys): 16 panes idle p50 ${pct(calm, 50).toFixed(0)} ms, p99 ${pct(calm, 99).toFixed(0)} ms; beside 16 floods p50 ${pct(loaded, 50).toFixed(0)} ms, p99 ${pct(loaded, 99).toFixed(0)} ms (goal p99 <= 50 ms): ${pct(loaded, 99) <= 50 ? 'goal met' : 'GOAL NOT MET'}; the flooding panes redrew ${redrawRate.toFixed(1)} times a second meanwhile`);
     // Again, the Ctrl-C to all 16 at once.
     for (const id of floods) await type(id, 'yes');
     await sleep(3000);
     const together = await ctrlCAtOnce(page, app.url, floods);
-    log(`ctrl-c   Ctrl-C typed into each of the 16 floods in turn (its keydown to its prompt drawn): p50 ${pct(stops.each, 50).toFixed(0)} ms, slowest ${worst.toFixed(0)} ms (goal every prompt <= 300 ms): ${worst <= 300 ? 'goal met' : 'GOAL NOT MET'}; the first keydown to the last prompt ${stops.span.toFixed(0)} ms`);
-    log(`ctrl-c   Ctrl-C sent to the 16 floods at once (to each prompt drawn): p50 ${pct(together, 50).toFixed(0)} ms, slowest ${Math.max(...together).toFixed(0)} ms (goal every prompt <= 300 ms): ${Math.max(...together) <= 300 ? 'goal met' : 'GOAL NOT MET'}`);
+    ours = { calm, loaded, redrawRate, serviceCpu, stops, together };
   } finally {
     await browser.close();
     await app.stop();
   }
-  return { name: 'fleet: a quiet pane\'s echo beside 16 floods in a real browser (issue 38)', lines };
+  // The peer, in the same run: tmux in a PTY the size of our window in our cells.
+  const peer = await tmuxFleet({ cols: cells.cols, rows: cells.rows, keys: KEYS, floods: FLOODS, history: 10_000, log });
+  const us = ours!;
+  const f = (x: number) => x.toFixed(0);
+  const ratio = (a: number, b: number) => (a / b).toFixed(1);
+  const verdict = (ok: boolean) => (ok ? 'goal met' : 'GOAL NOT MET');
+  const slowest = (xs: number[]) => Math.max(...xs);
+  log(`ours beside ${peer.version} (its own server, no configuration, history-limit 10000, 17 panes tiled, a client ${peer.cols} x ${peer.rows}: our 1600 x 1000 px window in our cells), one run, ${KEYS} keys each time. Ours: a page's keydown until the frame after the character is in xterm.js's buffer (Chromium, the DOM renderer); tmux: a write to \`tmux attach\`'s PTY until the character is in the client's screen as @xterm/headless parsed it in the bench (no renderer, no frame). Panes: ours the quiet ${cells.quiet}, the floods ${cells.floods}; tmux's the quiet ${peer.quietSize}, the floods ${peer.floodSize}`);
+  log(`echo     a quiet pane's keys, 16 panes idle: p50 ours ${f(pct(us.calm, 50))} ms, tmux ${f(pct(peer.calm, 50))} ms (ratio ${ratio(pct(us.calm, 50), pct(peer.calm, 50))}); p99 ours ${f(pct(us.calm, 99))} ms, tmux ${f(pct(peer.calm, 99))} ms (ratio ${ratio(pct(us.calm, 99), pct(peer.calm, 99))})`);
+  log(`echo     a quiet pane's keys beside 16 floods: p50 ours ${f(pct(us.loaded, 50))} ms, tmux ${f(pct(peer.loaded, 50))} ms (ratio ${ratio(pct(us.loaded, 50), pct(peer.loaded, 50))}); p99 ours ${f(pct(us.loaded, 99))} ms, tmux ${f(pct(peer.loaded, 99))} ms (ratio ${ratio(pct(us.loaded, 99), pct(peer.loaded, 99))}) (goal ours p99 <= 50 ms): ${verdict(pct(us.loaded, 99) <= 50)}; our flooding panes redrew ${us.redrawRate.toFixed(1)} times a second meanwhile, tmux's client received ${(peer.clientRate / 1e6).toFixed(2)} M characters a second; the server's CPU meanwhile (a share of one core) ours (the service) ${(us.serviceCpu * 100).toFixed(0)}%, tmux ${(peer.serverCpu * 100).toFixed(0)}% (the bench's process, parsing tmux's client's output, ${(peer.benchCpu * 100).toFixed(0)}%)`);
+  log(`ctrl-c   Ctrl-C typed into each of the 16 floods in turn (ours its keydown, tmux select-pane then \\x03 written, to its prompt drawn): p50 ours ${f(pct(us.stops.each, 50))} ms, tmux ${f(pct(peer.stops.each, 50))} ms (ratio ${ratio(pct(us.stops.each, 50), pct(peer.stops.each, 50))}); slowest ours ${f(slowest(us.stops.each))} ms, tmux ${f(slowest(peer.stops.each))} ms (ratio ${ratio(slowest(us.stops.each), slowest(peer.stops.each))}) (goal every prompt <= 300 ms): ${verdict(slowest(us.stops.each) <= 300)}; the first key to the last prompt ours ${f(us.stops.span)} ms, tmux ${f(peer.stops.span)} ms`);
+  log(`ctrl-c   Ctrl-C sent to the 16 floods at once (ours pane.input to each from a window-less client, tmux one send-keys command for the 16, from its spawn; to each prompt drawn): p50 ours ${f(pct(us.together, 50))} ms, tmux ${f(pct(peer.together, 50))} ms (ratio ${ratio(pct(us.together, 50), pct(peer.together, 50))}); slowest ours ${f(slowest(us.together))} ms, tmux ${f(slowest(peer.together))} ms (ratio ${ratio(slowest(us.together), slowest(peer.together))}) (goal every prompt <= 300 ms): ${verdict(slowest(us.together) <= 300)}`);
+  log(`         load average at the end: ${os.loadavg().map((x) => x.toFixed(1)).join(', ')}`);
+  return { name: 'fleet: a quiet pane\'s echo beside 16 floods in a real browser, beside tmux (issue 38)', lines };
 }
