@@ -91,8 +91,8 @@ export const TerminalDelight = async ({ client }) => {
       const parts = (output && output.parts) || [];
       await hook({ hook_event_name: 'chat.message', session_id: input.sessionID, text: parts.filter((x) => x.type === 'text').map((x) => x.text).join('\n') });
     },
-    'tool.execute.after': async (input) => {
-      await hook({ hook_event_name: 'tool.execute.after', session_id: input.sessionID, tool: input.tool, call_id: input.callID, args: input.args });
+    'tool.execute.after': async (input, output) => {
+      await hook({ hook_event_name: 'tool.execute.after', session_id: input.sessionID, tool: input.tool, call_id: input.callID, args: input.args, tool_response: output && typeof output.output === 'string' ? output.output : undefined });
     },
   };
 };

@@ -70,6 +70,9 @@ describe('Gemini CLI hook payloads', () => {
     expect(p.events[0]).toMatchObject({ type: 'permission', tool_name: 'Shell', answerable: false, tool_input: { command: 'touch x', root_command: 'touch' } });
     expect(h({ hook_event_name: 'Notification', notification_type: 'Other' }, ctx)).toEqual({ events: [] });
     expect(h({ hook_event_name: 'AfterTool', tool_name: 'run_shell_command', tool_input: { command: 'ls' } }, ctx).events[0]).toMatchObject({ type: 'tool', tool_name: 'run_shell_command' });
+    // Gemini CLI's result: its display text (llmContent, what the model got, when there is none).
+    expect(h({ hook_event_name: 'AfterTool', tool_name: 'run_shell_command', tool_input: { command: 'ls' }, tool_response: { llmContent: 'a.ts\nb.ts', returnDisplay: 'a.ts b.ts' } }, ctx).events[0]).toMatchObject({ tool_output: 'a.ts b.ts' });
+    expect(h({ hook_event_name: 'AfterTool', tool_name: 'read_file', tool_input: {}, tool_response: { llmContent: 'the file' } }, ctx).events[0]).toMatchObject({ tool_output: 'the file' });
     // BeforeTool runs before the policy check and the prompt: it is not evidence of an answer
     expect(h({ hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: 'ls' } }, ctx)).toEqual({ events: [] });
     expect(h({ hook_event_name: 'AfterAgent', prompt: 'go', prompt_response: 'All done.' }, ctx).events[0]).toMatchObject({ type: 'reply', text: 'All done.' });
@@ -94,5 +97,7 @@ describe('OpenCode plugin payloads', () => {
     expect(p.wait?.output({ behavior: 'deny', message: 'no' })).toEqual({ reply: 'reject', message: 'no' });
     expect(h({ hook_event_name: 'permission.replied', session_id: 'o', permission_id: 'per_1', reply: 'reject' }, ctx).events[0]).toMatchObject({ type: 'answer', of: 'per_1', behavior: 'deny', via: 'terminal' });
     expect(h({ hook_event_name: 'session.idle', session_id: 'o', text: 'Done.' }, ctx).events[0]).toMatchObject({ type: 'reply', text: 'Done.' });
+    // The plugin passes the tool's output text as tool_response.
+    expect(h({ hook_event_name: 'tool.execute.after', session_id: 'o', tool: 'bash', args: { command: 'make' }, call_id: 'call_8', tool_response: 'make: *** Error 2' }, ctx).events[0]).toMatchObject({ type: 'tool', tool_name: 'bash', tool_output: 'make: *** Error 2' });
   });
 });

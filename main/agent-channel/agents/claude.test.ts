@@ -55,4 +55,16 @@ describe('Claude Code hook payloads', () => {
     expect(big.wait?.event).toMatchObject({ truncated: true, tool_input: { text: expect.stringContaining('(cut at 16384 characters)') } });
     expect(claude.hook({ hook_event_name: 'Notification' }, ctx)).toEqual({ events: [] });
   });
+  it('a tool run carries what the tool gave back as text (tool_output): Bash\'s stdout and stderr, a failure\'s error, a string; secrets out; cut; none for a structure without text', () => {
+    const ran = (extra: Record<string, unknown>) => claude.hook({ hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'npm test' }, ...extra }, ctx).events[0] as Record<string, unknown>;
+    expect(ran({ tool_response: { stdout: 'FAIL src/cache.test.ts', stderr: 'npm ERR! Test failed', interrupted: false, isImage: false } }).tool_output).toBe('FAIL src/cache.test.ts\nnpm ERR! Test failed');
+    expect(ran({ tool_response: 'plain text result' }).tool_output).toBe('plain text result');
+    expect(ran({ tool_response: { type: 'text', file: { filePath: '/w/a.ts', content: 'export const a = 1;' } } }).tool_output).toBe('export const a = 1;');
+    expect(ran({ tool_response: { stdout: 'ANTHROPIC_API_KEY=sk-ant-api03-Qw7ErT9yUiOp3AsDfGhJkL' } }).tool_output).toBe('ANTHROPIC_API_KEY=[redacted]');
+    expect(ran({ tool_response: { stdout: 'x'.repeat(20_000) } }).tool_output).toMatch(/\(cut at 16384 characters\)$/);
+    expect(ran({ tool_response: { filePath: '/w/a.ts', structuredPatch: [{ lines: ['-a', '+b'] }] } })).not.toHaveProperty('tool_output');
+    expect(ran({ tool_response: { stdout: '', stderr: '' } })).not.toHaveProperty('tool_output');
+    const failed = claude.hook({ hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: { command: 'make' }, error: 'make: *** [build] Error 2' }, ctx).events[0] as Record<string, unknown>;
+    expect(failed).toMatchObject({ failed: true, tool_output: 'make: *** [build] Error 2' });
+  });
 });

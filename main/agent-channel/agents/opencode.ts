@@ -8,13 +8,14 @@
  * Payloads (the plugin's, `hook_event_name` first): `session.created` {session_id};
  * `chat.message` {session_id, text}; `permission.asked` {session_id, permission_id,
  * permission, patterns, title, metadata, call_id}; `permission.replied` {session_id,
- * permission_id, reply}; `tool.execute.after` {session_id, tool, args, call_id};
+ * permission_id, reply}; `tool.execute.after` {session_id, tool, args, call_id, tool_response:
+ * the tool's output text};
  * `session.idle` {session_id, text: the last assistant text}.
  *
  * What it cannot do: no question tool a plugin sees; no JSONL transcript (its sessions
  * live in a database), so ```td blocks are read from the reply `session.idle` carries.
  */
-import { cut, eventName, isObj, obj, safeId, sessionOf, str, toolInput } from './payload.ts';
+import { cut, eventName, isObj, obj, safeId, sessionOf, str, toolInput, toolOutput } from './payload.ts';
 import { resumeFlags, type FlagSpec } from './argv.ts';
 import type { AgentModule, EventDraft, HookContext, HookPlan } from './types.ts';
 
@@ -61,7 +62,7 @@ function hook(input: Record<string, unknown>, ctx: HookContext): HookPlan {
     }
     case 'tool.execute.after': {
       if (typeof input.tool !== 'string') return { events: [] };
-      return { events: [{ type: 'tool', id: ctx.id('t'), ...sessionOf(input), tool_name: input.tool, ...toolInput(isObj(input.args) ? input.args : {}), ...(safeId(input.call_id) ? { tool_use_id: input.call_id } : {}) }] };
+      return { events: [{ type: 'tool', id: ctx.id('t'), ...sessionOf(input), tool_name: input.tool, ...toolInput(isObj(input.args) ? input.args : {}), ...(safeId(input.call_id) ? { tool_use_id: input.call_id } : {}), ...toolOutput(input) }] };
     }
     case 'session.idle':
       return { events: [{ type: 'reply', id: ctx.id('r'), ...sessionOf(input), text: cut(input.text) ?? '' }] };

@@ -3,12 +3,15 @@
  * agents share (Claude Code's hook protocol, which Codex follows too). Pure.
  */
 import type { AnswerFile } from '../answers.ts';
+import { redact } from '../../search/secrets.ts';
 import type { EventDraft, HookContext, HookPlan, HookWait } from './types.ts';
 
 /** Longest text an event carries (a reply, a prompt); the rest is cut with a mark. */
 export const MAX_TEXT = 64 * 1024;
 /** Longest tool input a permission or tool event carries, as JSON. */
 export const MAX_TOOL_INPUT = 16 * 1024;
+/** Longest tool output a tool event carries (`tool_output`). */
+export const MAX_TOOL_OUTPUT = 16 * 1024;
 
 export const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -81,6 +84,30 @@ export function permissionRequest(input: Record<string, unknown>, ctx: HookConte
   };
 }
 
+/** Where a tool's result keeps its text, by the agents' shapes (Bash's stdout and stderr; Gemini CLI's returnDisplay; OpenCode's output; a Read's file.content). */
+const OUTPUT_FIELDS = ['stdout', 'stderr', 'output', 'returnDisplay', 'content', 'result', 'text', 'error', 'message'] as const;
+
+/**
+ * What a tool gave back, as text, for its `tool` event: the payload's `tool_response` (Claude
+ * Code, Codex, Gemini CLI; OpenCode's plugin passes its `output`) as a string, or the text of
+ * its known fields (a structure of other fields, as an Edit's patch, carries none); a
+ * failure's `error`. Secrets taken out (main/search/secrets.ts: the pane folder keeps what the
+ * index would not), cut to MAX_TOOL_OUTPUT. Nothing when there is no text.
+ */
+export function toolOutput(input: Record<string, unknown>): { tool_output?: string } {
+  const r = input.tool_response;
+  const parts: string[] = [];
+  if (typeof r === 'string') parts.push(r);
+  else if (isObj(r)) {
+    for (const k of OUTPUT_FIELDS) if (typeof r[k] === 'string' && r[k]) parts.push(r[k] as string);
+    if (parts.length === 0 && typeof r.llmContent === 'string') parts.push(r.llmContent);
+    if (isObj(r.file) && typeof r.file.content === 'string') parts.push(r.file.content);
+  }
+  if (typeof input.error === 'string' && input.error) parts.push(input.error);
+  const text = parts.join('\n').trim();
+  return text ? { tool_output: cut(redact(text), MAX_TOOL_OUTPUT)! } : {};
+}
+
 /** A tool that ran (or failed): the evidence that a permission for it was answered. */
 export function toolEvent(input: Record<string, unknown>, ctx: HookContext, extra: Record<string, unknown> = {}): EventDraft | undefined {
   if (typeof input.tool_name !== 'string' || !input.tool_name) return undefined;
@@ -91,6 +118,7 @@ export function toolEvent(input: Record<string, unknown>, ctx: HookContext, extr
     tool_name: input.tool_name,
     ...toolInput(input.tool_input),
     ...(safeId(input.tool_use_id) ? { tool_use_id: input.tool_use_id } : {}),
+    ...toolOutput(input),
     ...extra,
   };
 }
