@@ -104,6 +104,19 @@ export function agentEntryOfLine(line: string): Partial<Entry> | undefined {
   return e ? agentEntry(e) : undefined;
 }
 
+/**
+ * A pane's output read on into lines and commands (`lines`), each an entry of the pane's
+ * `base` at `at` pushed onto `out`: the service's reading of a pane's queue, and the bench's.
+ */
+export function outputEntries(lines: OutputLines, data: string, base: Pick<Entry, 'paneId' | 'session' | 'agent' | 'folder'>, at: number, out: Entry[]): void {
+  for (const item of lines.feed(data)) {
+    // (A command's status set after, not spread in: a second object a line was most of this loop's cost.)
+    const e: Entry = { ...base, kind: item.kind, at, line: item.line, text: item.text };
+    if (item.kind === 'command' && item.exitCode !== undefined) e.exitCode = item.exitCode;
+    out.push(e);
+  }
+}
+
 /** Where the `n`-th line feed of `data` ends (its length when it has fewer), and how many line feeds that takes. */
 export function afterLines(data: string, n: number): { end: number; lines: number } {
   let lines = 0;
@@ -505,12 +518,7 @@ export class SearchService {
           }
           f.queued -= data.length;
           budget -= data.length;
-          for (const item of f.lines.feed(data)) {
-            // (A command's status set after, not spread in: a second object a line was most of this loop's cost.)
-            const e: Entry = { ...base, kind: item.kind, at, line: item.line, text: item.text };
-            if (item.kind === 'command' && item.exitCode !== undefined) e.exitCode = item.exitCode;
-            this.pending.push(e);
-          }
+          outputEntries(f.lines, data, base, at, this.pending);
         }
         if (f.queue.length > 0) left = true;
         // A closed pane's reader goes once its output is written.
