@@ -109,12 +109,13 @@ export function agentEntryOfLine(line: string): Partial<Entry> | undefined {
  * `base` at `at` pushed onto `out`: the service's reading of a pane's queue, and the bench's.
  */
 export function outputEntries(lines: OutputLines, data: string, base: Pick<Entry, 'paneId' | 'session' | 'agent' | 'folder'>, at: number, out: Entry[]): void {
-  for (const item of lines.feed(data)) {
-    // (A command's status set after, not spread in: a second object a line was most of this loop's cost.)
-    const e: Entry = { ...base, kind: item.kind, at, line: item.line, text: item.text };
-    if (item.kind === 'command' && item.exitCode !== undefined) e.exitCode = item.exitCode;
-    out.push(e);
-  }
+  // (Each made as it is read, not from an item of `feed`'s; a command's status set after, not
+  // spread in: a second object a line was most of this loop's cost.)
+  lines.feedTo(data, out, (kind, line, text, exitCode) => {
+    const e: Entry = { ...base, kind, at, line, text };
+    if (exitCode !== undefined) e.exitCode = exitCode;
+    return e;
+  });
 }
 
 /** Where the `n`-th line feed of `data` ends (its length when it has fewer), and how many line feeds that takes. */
