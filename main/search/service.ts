@@ -24,7 +24,7 @@ import type { Core } from '../core.ts';
 import type { Paths } from '../paths.ts';
 import type { PaneServiceApi, SettingsApi } from '../services.ts';
 import type { TickCallRecord } from '../tick/host.ts';
-import { parseEvent } from '../agent-channel/events.ts';
+import { parseAgentEvent } from '../agent-channel/events.ts';
 import { HOLD_MS, SearchIndex, type Entry } from './index.ts';
 import { OutputLines } from './lines.ts';
 import { agentEntry, installTranscript, short } from './transcript.ts';
@@ -100,7 +100,7 @@ function modelText(v: unknown, out: string[] = [], depth = 0): string[] {
 
 /** An entry of an agent's event (a line of `inbound.jsonl`): its prompt, reply or tool run; undefined for other events and lines that are not one. */
 export function agentEntryOfLine(line: string): Partial<Entry> | undefined {
-  const e = parseEvent(line);
+  const e = parseAgentEvent(line);
   return e ? agentEntry(e) : undefined;
 }
 
