@@ -3,9 +3,11 @@
  * (bench/search-corpus.ts: 8 panes' raw output and the agents' events, written to a temporary
  * folder first), each figure beside its goal:
  *
- * - Indexing, as the service does it: each pane's output read into lines by OutputLines in
- *   4 KiB batches and written by SearchIndex.add 128 KiB of one pane's output a transaction
- *   (the service's slice; a pane's block not full held for its next lines), the panes in turn, the agents' events (`inbound.jsonl`) read 512 KiB a transaction with
+ * - Indexing, as the service does it: each pane's output decoded as main/panes/pane.ts hands it
+ *   on in a flood (64 KiB read and decoded at once), read into entries by the service's own
+ *   `outputEntries` (OutputLines) and written by SearchIndex.add 128 KiB of one pane's output a
+ *   transaction (the service's slice: whole batches until it is spent; a pane's block not full
+ *   held for its next lines), the panes in turn, the agents' events (`inbound.jsonl`) read 512 KiB a transaction with
  *   their cursor. MB/s of wall time from the first byte read until all is committed and a
  *   query finds it (goal ≥ 50 MB/s on 2 cores) and MB per CPU second of the process (both
  *   threads: the index's worker writes a flood's FTS5 words), with where the CPU went (the
@@ -33,14 +35,15 @@ import { StringDecoder } from 'node:string_decoder';
 import { DB_FILE, FTS_FILE, SearchIndex, sqlite, type Entry } from '../main/search/index.ts';
 import { OutputLines } from '../main/search/lines.ts';
 import { KeyBlocks, redact } from '../main/search/secrets.ts';
-import { agentEntryOfLine } from '../main/search/service.ts';
+import { agentEntryOfLine, outputEntries } from '../main/search/service.ts';
 import { corpusWords, rng, writeCorpus } from './search-corpus.ts';
 
 const MB = 1024 * 1024;
 const SIZE_MB = Number(process.env.TD_BENCH_SEARCH_MB) || 1024;
 const QUERIES = Number(process.env.TD_BENCH_SEARCH_QUERIES) || 300;
-const CHUNK = 4096;
-/** As main/search/service.ts: output a transaction, a file's slice a transaction. */
+/** A pane's output batch as main/panes/pane.ts decodes it (BATCH_MAX_CHARS). */
+const BATCH = 64 * 1024;
+/** As main/search/service.ts: output a transaction (SLICE_CHARS: whole batches until it is spent), a file's slice a transaction. */
 const SLICE = 128 * 1024;
 const FILE_SLICE = 512 * 1024;
 const AGENTS = 16;
@@ -76,32 +79,30 @@ const threadsMs = (): Map<string, number> => {
 const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const verdict = (ok: boolean): string => (ok ? 'met' : 'NOT met');
 
-/** A file read on a piece at a time, as text. */
+/**
+ * A pane's raw output as main/panes/pane.ts hands it to the service in a flood: reads of up to
+ * 64 KiB (its BATCH_MAX_CHARS, the PTY's reads joined) decoded at once by one StringDecoder.
+ */
 class Reader {
   private readonly fd: number;
   private readonly decoder = new StringDecoder('utf8');
-  private readonly buf = Buffer.alloc(64 * 1024);
-  private text = '';
+  private readonly buf = Buffer.alloc(BATCH);
   done = false;
+  /** Bytes read so far. */
+  bytes = 0;
   constructor(file: string) {
     this.fd = fs.openSync(file, 'r');
   }
-  /** Up to `n` characters (fewer at the end). */
-  take(n: number): string {
-    while (this.text.length < n && !this.done) {
-      const got = fs.readSync(this.fd, this.buf, 0, this.buf.length, null);
-      if (got === 0) {
-        this.done = true;
-        this.text += this.decoder.end();
-        fs.closeSync(this.fd);
-      } else this.text += this.decoder.write(this.buf.subarray(0, got));
+  /** The next batch's text ('' for one holding only the start of a character; the decoder's rest at the end). */
+  next(): string {
+    const got = fs.readSync(this.fd, this.buf, 0, this.buf.length, null);
+    if (got === 0) {
+      this.done = true;
+      fs.closeSync(this.fd);
+      return this.decoder.end();
     }
-    const out = this.text.slice(0, n);
-    this.text = this.text.slice(n);
-    return out;
-  }
-  get empty(): boolean {
-    return this.done && this.text.length === 0;
+    this.bytes += got;
+    return this.decoder.write(this.buf.subarray(0, got));
   }
 }
 
@@ -189,7 +190,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     const db = path.join(dir, 'db');
     fs.mkdirSync(db);
     const index = new SearchIndex(db);
-    const panes = c.paneFiles.map((f, i) => ({ id: `p${i}`, reader: new Reader(f), lines: new OutputLines(), read: 0 }));
+    const panes = c.paneFiles.map((f, i) => ({ base: { paneId: `p${i}`, session: 'bench', folder: '/home/dev/src/app' }, reader: new Reader(f), lines: new OutputLines() }));
     const events = { fd: fs.openSync(c.eventsFile, 'r'), offset: 0 };
     let readMs = 0;
     let writeMs = 0;
@@ -229,29 +230,27 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       t = threadMs();
       writeMs += t - t1;
     };
-    while (panes.some((p) => !p.reader.empty) || events.offset < c.eventsBytes) {
-      // One slice of output (of one pane, the panes in turn, as the service reads a pane's queue), then the events' share.
+    while (panes.some((p) => !p.reader.done) || events.offset < c.eventsBytes) {
+      // One slice of output (of one pane, the panes in turn, as the service reads a pane's queue: its
+      // batches whole until SLICE characters are spent, each read into entries by outputEntries), then the events' share.
       const t = threadMs();
       const batch: Entry[] = [];
       const p = panes[turn++ % panes.length]!;
-      for (let k = 0; k < SLICE / CHUNK && !p.reader.empty; k++) {
-        const chunk = p.reader.take(CHUNK);
-        outputRead += chunk.length;
-        // (As the service makes its entries: a command's status set after.)
-        for (const item of p.lines.feed(chunk)) {
-          const e: Entry = { kind: item.kind, at: Date.now(), paneId: p.id, session, folder: '/home/dev/src/app', line: item.line, text: item.text };
-          if (item.kind === 'command' && item.exitCode !== undefined) e.exitCode = item.exitCode;
-          batch.push(e);
-        }
+      const at = Date.now();
+      for (let budget = SLICE; budget > 0 && !p.reader.done;) {
+        const data = p.reader.next();
+        budget -= data.length;
+        outputEntries(p.lines, data, p.base, at, batch);
       }
+      outputRead = panes.reduce((n, q) => n + q.reader.bytes, 0);
       lines += batch.length;
       keep(batch);
       const t1 = threadMs();
       readMs += t1 - t;
       index.add(batch, undefined, true);
       writeMs += threadMs() - t1;
-      // (Output counted in characters against bytes: once the output is read, the rest of the events.)
-      const outputDone = panes.every((q) => q.reader.empty);
+      // (Once the output is read, the rest of the events.)
+      const outputDone = panes.every((q) => q.reader.done);
       while (events.offset < c.eventsBytes && (outputDone || events.offset / c.eventsBytes <= outputRead / c.outputBytes)) readEvents();
     }
     fs.closeSync(events.fd);

@@ -45,6 +45,9 @@ export type TdacEvent =
 export type TdacType = TdacEvent['type'];
 
 const ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** The major version events must carry (`tdac`: it, or it and a dot). */
+const MAJOR = TDAC_VERSION.split('.')[0]!;
+const AGENT = /^[a-z0-9-]{1,32}$/;
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
@@ -77,6 +80,45 @@ export function atMs(at: string): number {
   return lastAtMs;
 }
 
+/** A parsed line with what every event has: this major version (`tdac`) and an id. */
+const isHead = (v: unknown): v is Record<string, unknown> & { tdac: string; id: string } =>
+  isObj(v) && typeof v.tdac === 'string' && (v.tdac === MAJOR || v.tdac.startsWith(`${MAJOR}.`)) && typeof v.id === 'string' && ID.test(v.id);
+/** An event's `at` as kept: its own when it is a date, else now. */
+const eventAt = (at: unknown): string => (typeof at === 'string' && !Number.isNaN(atMs(at)) ? at : new Date().toISOString());
+const answersOf = (x: unknown): Record<string, string> | undefined => (isObj(x)
+  ? Object.fromEntries(Object.entries(x).filter((e): e is [string, string] => typeof e[1] === 'string'))
+  : undefined);
+
+/**
+ * One line of inbound.jsonl as `parseEvent` reads it, when it is an event the search index
+ * keeps (main/search/transcript.ts `agentEntry`): a prompt, a reply or a tool run, with only
+ * what that reads (id, at, agent, type, and the text, or the tool's name, input and failure);
+ * undefined for any other line. The agents' events are read by the index ~300 MB a GB of a
+ * fleet's output, and the rest of an event is not made (issue 36).
+ */
+export function parseAgentEvent(line: string): TdacEvent | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (!isHead(v)) return undefined;
+  const type = v.type;
+  if (type === 'prompt' || type === 'reply') {
+    const at = eventAt(v.at);
+    const text = typeof v.text === 'string' ? v.text : '';
+    return typeof v.agent === 'string' && AGENT.test(v.agent) ? { id: v.id, at, agent: v.agent, type, text } : { id: v.id, at, type, text };
+  }
+  if (type !== 'tool' || typeof v.tool_name !== 'string' || !v.tool_name) return undefined;
+  const at = eventAt(v.at);
+  const e: TdacEvent = typeof v.agent === 'string' && AGENT.test(v.agent)
+    ? { id: v.id, at, agent: v.agent, type, tool_name: v.tool_name, tool_input: v.tool_input ?? {} }
+    : { id: v.id, at, type, tool_name: v.tool_name, tool_input: v.tool_input ?? {} };
+  if (v.failed === true) e.failed = true;
+  return e;
+}
+
 /**
  * One line of inbound.jsonl as an event, or undefined for anything that is not a TDAC
  * 0.2 event this build knows (garbage, another major version, a missing id). Lenient in
@@ -90,17 +132,13 @@ export function parseEvent(line: string): TdacEvent | undefined {
   } catch {
     return undefined;
   }
-  if (!isObj(v) || typeof v.tdac !== 'string' || v.tdac.split('.')[0] !== TDAC_VERSION.split('.')[0]) return undefined;
-  if (typeof v.id !== 'string' || !ID.test(v.id)) return undefined;
-  const at = typeof v.at === 'string' && !Number.isNaN(atMs(v.at)) ? v.at : new Date().toISOString();
+  if (!isHead(v)) return undefined;
+  const at = eventAt(v.at);
   const base = {
     id: v.id, at,
     ...(typeof v.session_id === 'string' ? { session_id: v.session_id } : {}),
-    ...(typeof v.agent === 'string' && /^[a-z0-9-]{1,32}$/.test(v.agent) ? { agent: v.agent } : {}),
+    ...(typeof v.agent === 'string' && AGENT.test(v.agent) ? { agent: v.agent } : {}),
   };
-  const answersOf = (x: unknown) => (isObj(x)
-    ? Object.fromEntries(Object.entries(x).filter((e): e is [string, string] => typeof e[1] === 'string'))
-    : undefined);
   switch (v.type) {
     case 'session':
       return { ...base, type: 'session', transcript_path: str(v.transcript_path), source: str(v.source), cwd: str(v.cwd) };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import headless from '@xterm/headless';
-import { OutputLines } from './lines.ts';
+import { StringDecoder } from 'node:string_decoder';
+import { OutputLines, type OutputItem } from './lines.ts';
 
 describe('OutputLines', () => {
   it('numbers plain lines, colours and cursor moves taken out', () => {
@@ -208,5 +209,60 @@ describe('OutputLines.skip', () => {
       const outputAfter = (items: typeof all) => items.filter((x) => x.kind === 'output' && x.line > boundary);
       expect(outputAfter(after), JSON.stringify(stream)).toEqual(outputAfter(all));
     }
+  });
+});
+
+describe('OutputLines.feedTo (the search service\'s entries made as lines are read)', () => {
+  // A pane's raw output: wide characters (a surrogate pair among them), bytes that are not UTF-8,
+  // CR LF, a progress line redrawn, colours, a link, C1 controls, a backspace and a tab, a line
+  // over MAX_LINE, and marked commands with and without a status. Decoded as main/panes/pane.ts
+  // does (one StringDecoder over the reads) in batches of any size, so characters, sequences
+  // and CR LF are cut anywhere.
+  const raw = Buffer.concat([
+    Buffer.from('plain\r\nwide 日本語 😀 é\r\n'),
+    Buffer.from([0x62, 0x61, 0x64, 0x20, 0xff, 0xc3, 0x28, 0x20, 0xe2, 0x82, 0x20, 0xf0, 0x9f, 0x98, 0x0d, 0x0a]),
+    Buffer.from('\x1b[1;31mred\x1b[0m and \x1b]8;;http://x\x07link\x1b]8;;\x07\r\n10%\r50%\r100% done\r\n'),
+    Buffer.from('\x1b]133;A\x07$ \x1b]133;B\x07make test\x1b]133;C\x07\r\nout\r\n\x1b]133;D;2\x07'),
+    Buffer.from('\x1b]133;B\x1b\\ls\x1b]133;C\x07\n\x1b]133;D\x07'),
+    Buffer.from('\u009b31mc1\u009c\u0085ab\bc\td\n'),
+    Buffer.from(`${'long '.repeat(2000)}\r\nlast 😀`),
+  ]);
+  const made = (kind: string, line: number, text: string, exitCode: number | undefined) => ({ made: true, kind, line, text, ...(exitCode !== undefined ? { exitCode } : {}) });
+
+  it('makes what feed gives, in any batches', () => {
+    let whole: OutputItem[] | undefined;
+    for (const size of [raw.length, 1, 2, 3, 7, 4096, 65536]) {
+      const decoder = new StringDecoder('utf8');
+      const a = new OutputLines();
+      const b = new OutputLines(10);
+      const items: OutputItem[] = [];
+      const out: ReturnType<typeof made>[] = [];
+      for (let i = 0; i < raw.length; i += size) {
+        const data = decoder.write(raw.subarray(i, i + size));
+        items.push(...a.feed(data));
+        expect(b.feedTo(data, out, made)).toBe(out);
+      }
+      expect(out, `batches of ${size}`).toEqual(items.map((x) => ({ made: true, ...x, line: x.line + 10 })));
+      expect(b.pending).toBe(a.pending);
+      whole ??= items;
+      expect(items, `batches of ${size}`).toEqual(whole);
+    }
+    expect(whole!.map((x) => [x.kind, x.line, x.text.length > 60 ? `${x.text.slice(0, 10)}… (${x.text.length})` : x.text, (x as { exitCode?: number }).exitCode])).toEqual([
+      ['output', 0, 'plain', undefined],
+      ['output', 1, 'wide 日本語 😀 é', undefined],
+      ['output', 2, 'bad \ufffd\ufffd( \ufffd \ufffd', undefined],
+      ['output', 3, 'red and link', undefined],
+      ['output', 4, '100% done', undefined],
+      ['output', 5, '$ make test', undefined],
+      ['output', 6, 'out', undefined],
+      ['command', 5, 'make test', 2],
+      ['output', 7, 'ls', undefined],
+      ['command', 7, 'ls', undefined],
+      ['output', 8, 'c1', undefined],
+      ['output', 9, 'ac d', undefined],
+      ['output', 10, 'long long … (4096)', undefined],
+    ]);
+    // (What feed gives has no status where there is none: a key no more.)
+    expect(Object.keys(whole![9]!)).toEqual(['kind', 'line', 'text']);
   });
 });

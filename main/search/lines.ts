@@ -10,6 +10,14 @@ export type OutputItem =
   | { kind: 'output'; line: number; text: string }
   | { kind: 'command'; line: number; text: string; exitCode?: number };
 
+/** What a line or a command read is made into (`feed`'s items; `feedTo`'s caller's own, such as the search service's entries). */
+export type MakeItem<T> = (kind: OutputItem['kind'], line: number, text: string, exitCode: number | undefined) => T;
+
+const outputItem: MakeItem<OutputItem> = (kind, line, text, exitCode) => (exitCode !== undefined ? { kind, line, text, exitCode } : { kind, line, text });
+
+/** `feedTo`'s place between calls (nothing is put there: only a call's `out` is). */
+const NOWHERE: unknown[] = [];
+
 /** A line longer than this is cut (the rest of it is still read, and dropped). */
 export const MAX_LINE = 4096;
 
@@ -46,6 +54,9 @@ export class OutputLines {
   private command: { text: string; line: number } | undefined;
   /** In `skip`: lines are counted as `feed` would count them, nothing of them kept. */
   private counting = false;
+  /** Where `feedTo` puts what it reads, made by `make`. */
+  private out: unknown[] = NOWHERE;
+  private make: MakeItem<unknown> = outputItem;
 
   constructor(firstLine = 0) {
     this.line = firstLine;
@@ -53,7 +64,24 @@ export class OutputLines {
 
   /** The lines and commands this chunk completed, in order. */
   feed(data: string): OutputItem[] {
-    const out: OutputItem[] = [];
+    return this.feedTo(data, [], outputItem);
+  }
+
+  /** As `feed`, each line and command this chunk completed made by `make` and pushed onto `out` (no item made first); `out`. */
+  feedTo<T>(data: string, out: T[], make: MakeItem<T>): T[] {
+    this.out = out;
+    this.make = make;
+    try {
+      this.read(data);
+    } finally {
+      this.out = NOWHERE;
+      this.make = outputItem;
+    }
+    return out;
+  }
+
+  private read(data: string): void {
+    const out = this.out;
     const n = data.length;
     // (The state in a local while the chunk is read: a sequence's body is skipped with one
     // search for its end, not a turn of this loop a character.)
@@ -67,7 +95,7 @@ export class OutputLines {
           if (this.counting) {
             // Counting (skip): only the newlines up to the next escape or C1 control matter here.
             ESC_OR_C1.lastIndex = i;
-            const esc = ESC_OR_C1.exec(data)?.index ?? -1;
+            const esc = ESC_OR_C1.test(data) ? ESC_OR_C1.lastIndex - 1 : -1;
             const end = esc < 0 ? n : esc;
             if (nl !== -1 && nl < i) nl = data.indexOf('\n', i);
             while (nl >= 0 && nl < end) {
@@ -85,7 +113,7 @@ export class OutputLines {
           } else if (c >= 0x20 && c !== 0x7f && !(c >= 0x80 && c < 0xa0)) {
             // Plain text up to the next control character, in one piece.
             SPECIAL.lastIndex = i;
-            const end = SPECIAL.exec(data)?.index ?? n;
+            const end = SPECIAL.test(data) ? SPECIAL.lastIndex - 1 : n;
             this.putRun(data.slice(i, end));
             i = end - 1;
           } else if (c === 0x1b) state = 'esc';
@@ -149,7 +177,7 @@ export class OutputLines {
         case 'osc': {
           // Its body up to BEL or ESC (the first 64 characters kept).
           OSC_END.lastIndex = i;
-          const end = OSC_END.exec(data)?.index ?? n;
+          const end = OSC_END.test(data) ? OSC_END.lastIndex - 1 : n;
           if (this.osc.length < 64) this.osc += data.slice(i, Math.min(end, i + 64 - this.osc.length));
           i = end;
           if (end === n) break;
@@ -177,7 +205,7 @@ export class OutputLines {
         case 'str': {
           // Skipped whole up to ESC (of ST) or ST, or what cancels it (BEL does not end it, as in xterm).
           STR_END.lastIndex = i;
-          const end = STR_END.exec(data)?.index ?? n;
+          const end = STR_END.test(data) ? STR_END.lastIndex - 1 : n;
           i = end;
           if (end === n) break;
           const e = data.charCodeAt(end);
@@ -196,7 +224,6 @@ export class OutputLines {
       }
     }
     this.state = state;
-    return out;
   }
 
   /**
@@ -239,7 +266,7 @@ export class OutputLines {
    * A C1 control (U+0080-U+009F), as xterm reads it anywhere: CSI, OSC, DCS, SOS, PM and APC
    * begin their sequence or string, NEL and IND end the line, ST and the rest end what was open.
    */
-  private c1(c: number, out: OutputItem[]): State {
+  private c1(c: number, out: unknown[]): State {
     if (c === 0x9b) return 'csi';
     if (c === 0x9d) {
       this.osc = '';
@@ -251,7 +278,7 @@ export class OutputLines {
   }
 
   /** A control character outside a string: a newline ends the line, CR starts it over, BS takes a character back, a tab is a space; the rest do nothing here. */
-  private control(c: number, out: OutputItem[]): void {
+  private control(c: number, out: unknown[]): void {
     if (c === 0x0a) this.endLine(out);
     else if (c === 0x0d) this.returned = true;
     else if (c === 0x08) {
@@ -270,15 +297,15 @@ export class OutputLines {
     if (this.typing && this.typed.length < MAX_LINE) this.typed += run;
   }
 
-  private endLine(out: OutputItem[]): void {
+  private endLine(out: unknown[]): void {
     const text = this.counting ? '' : this.text.trimEnd();
-    if (text) out.push({ kind: 'output', line: this.line, text });
+    if (text) out.push(this.make('output', this.line, text, undefined));
     this.text = '';
     this.returned = false;
     this.line++;
   }
 
-  private endOsc(out: OutputItem[]): void {
+  private endOsc(out: unknown[]): void {
     const body = this.osc;
     if (this.counting || !body.startsWith('133;')) return;
     const [letter, arg] = body.slice(4).split(';', 2);
@@ -297,7 +324,7 @@ export class OutputLines {
       this.command = undefined;
       if (!cmd) return;
       const exitCode = arg !== undefined && /^-?\d+$/.test(arg) ? Number(arg) : undefined;
-      out.push({ kind: 'command', line: cmd.line, text: cmd.text, ...(exitCode !== undefined ? { exitCode } : {}) });
+      out.push(this.make('command', cmd.line, cmd.text, exitCode));
     } else if (letter === 'A') {
       this.typing = false;
     }

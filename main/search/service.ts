@@ -29,7 +29,7 @@ import type { Core } from '../core.ts';
 import { paneFolder, type Paths } from '../paths.ts';
 import type { PaneServiceApi, SettingsApi } from '../services.ts';
 import type { TickCallRecord } from '../tick/host.ts';
-import { parseEvent } from '../agent-channel/events.ts';
+import { parseAgentEvent } from '../agent-channel/events.ts';
 import { STATE_FILE } from '../surfaces/store.ts';
 import { HOLD_MS, SearchIndex, type Entry } from './index.ts';
 import { OutputLines } from './lines.ts';
@@ -112,7 +112,7 @@ function modelText(v: unknown, out: string[] = [], depth = 0): string[] {
 
 /** An entry of an agent's event (a line of `inbound.jsonl`): its prompt, reply or tool run; undefined for other events and lines that are not one. */
 export function agentEntryOfLine(line: string): Partial<Entry> | undefined {
-  const e = parseEvent(line);
+  const e = parseAgentEvent(line);
   return e ? agentEntry(e) : undefined;
 }
 
@@ -123,6 +123,20 @@ function readTag(folder: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A pane's output read on into lines and commands (`lines`), each an entry of the pane's
+ * `base` at `at` pushed onto `out`: the service's reading of a pane's queue, and the bench's.
+ */
+export function outputEntries(lines: OutputLines, data: string, base: Pick<Entry, 'paneId' | 'session' | 'agent' | 'folder'>, at: number, out: Entry[]): void {
+  // (Each made as it is read, not from an item of `feed`'s; a command's status set after, not
+  // spread in: a second object a line was most of this loop's cost.)
+  lines.feedTo(data, out, (kind, line, text, exitCode) => {
+    const e: Entry = { ...base, kind, at, line, text };
+    if (exitCode !== undefined) e.exitCode = exitCode;
+    return e;
+  });
 }
 
 /** Where the `n`-th line feed of `data` ends (its length when it has fewer), and how many line feeds that takes. */
@@ -644,12 +658,7 @@ export class SearchService {
           }
           f.queued -= data.length;
           budget -= data.length;
-          for (const item of f.lines.feed(data)) {
-            // (A command's status set after, not spread in: a second object a line was most of this loop's cost.)
-            const e: Entry = { ...base, kind: item.kind, at, line: item.line, text: item.text };
-            if (item.kind === 'command' && item.exitCode !== undefined) e.exitCode = item.exitCode;
-            this.pending.push(e);
-          }
+          outputEntries(f.lines, data, base, at, this.pending);
         }
         if (f.queue.length > 0) left = true;
         // A closed pane's reader goes once its output is written.
