@@ -39,7 +39,7 @@ export type TdacEvent =
   | (Base & { type: 'answer'; of: string; answers?: Record<string, string>; behavior?: 'allow' | 'deny'; message?: string; via?: 'terminal' })
   | (Base & { type: 'unanswered'; of: string; reason: string })
   /** A tool ran (or failed): the evidence that a prompt for it was answered. */
-  | (Base & { type: 'tool'; tool_name: string; tool_input: unknown; tool_use_id?: string; answers?: Record<string, string>; failed?: boolean })
+  | (Base & { type: 'tool'; tool_name: string; tool_input: unknown; tool_use_id?: string; answers?: Record<string, string>; failed?: boolean; tool_output?: string })
   | (Base & { type: 'reply'; text: string });
 
 export type TdacType = TdacEvent['type'];
@@ -116,6 +116,7 @@ export function parseAgentEvent(line: string): TdacEvent | undefined {
     ? { id: v.id, at, agent: v.agent, type, tool_name: v.tool_name, tool_input: v.tool_input ?? {} }
     : { id: v.id, at, type, tool_name: v.tool_name, tool_input: v.tool_input ?? {} };
   if (v.failed === true) e.failed = true;
+  if (typeof v.tool_output === 'string' && v.tool_output) e.tool_output = v.tool_output;
   return e;
 }
 
@@ -177,6 +178,7 @@ export function parseEvent(line: string): TdacEvent | undefined {
         ...base, type: 'tool', tool_name: v.tool_name, tool_input: v.tool_input ?? {},
         ...(typeof v.tool_use_id === 'string' ? { tool_use_id: v.tool_use_id } : {}),
         ...(answers ? { answers } : {}), ...(v.failed === true ? { failed: true } : {}),
+        ...(typeof v.tool_output === 'string' && v.tool_output ? { tool_output: v.tool_output } : {}),
       };
     }
     case 'unanswered':

@@ -11,7 +11,7 @@ describe('transcriptOf', () => {
     ev('e2', 'prompt', { session_id: 'old', text: 'an earlier session' }),
     ev('e3', 'session', { session_id: 'new', transcript_path: '/t/new.jsonl' }),
     ev('e4', 'prompt', { session_id: 'new', text: 'move the cache' }),
-    ev('e5', 'tool', { session_id: 'new', tool_name: 'Bash', tool_input: { command: 'ls' }, failed: true }),
+    ev('e5', 'tool', { session_id: 'new', tool_name: 'Bash', tool_input: { command: 'ls' }, failed: true, tool_output: 'ls: cannot access zqxdir: No such file' }),
     'not json',
     ev('e6', 'reply', { session_id: 'new', text: 'Moved **it**.' }),
   ];
@@ -19,7 +19,7 @@ describe('transcriptOf', () => {
     const t = transcriptOf(lines, 'e6');
     expect(t).toMatchObject({ agent: 'codex', sessionId: 'new', path: '/t/new.jsonl', index: 2, cut: { before: 0, after: 0 } });
     expect(typeof t !== 'string' && t.entries.map((e) => [e.kind, e.ref, e.text])).toEqual([
-      ['prompt', 'e4', 'move the cache'], ['tool', 'e5', 'Bash (failed) {"command":"ls"}'], ['reply', 'e6', 'Moved **it**.'],
+      ['prompt', 'e4', 'move the cache'], ['tool', 'e5', 'Bash (failed) {"command":"ls"}\nls: cannot access zqxdir: No such file'], ['reply', 'e6', 'Moved **it**.'],
     ]);
   });
   it('holds the text as the index does: a reply with a private key in it, the key redacted whole', () => {
@@ -53,6 +53,8 @@ describe('agentEntryOfLine (the index reads events without making the rest of th
         { tdac: '0.2', id: 't1', at, type: 'tool', tool_name: 'Bash', tool_input: { command: 'ls "a b"', description: 'é → 😀' }, failed: true },
         { tdac: '0.2', id: 't2', at, type: 'tool', tool_name: 'Read', tool_input: null, failed: 'true', answers: { a: 'b', c: 1 }, tool_use_id: 'u1' },
         { tdac: '0.2', id: 't3', at, type: 'tool', tool_name: 'Edit' },
+        { tdac: '0.2', id: 't3o', at, type: 'tool', tool_name: 'Bash', tool_input: { command: 'make' }, tool_output: 'make: *** [build] Error 2' },
+        { tdac: '0.2', id: 't3p', at, type: 'tool', tool_name: 'Bash', tool_output: 42 },
         { tdac: '0.2', id: 't3a', at, agent: 'codex', type: 'tool', tool_name: 'Edit' },
         { tdac: '0.2', id: 't3b', at, agent: 'codex', type: 'tool', tool_name: 'Edit', tool_input: null, failed: true },
         { tdac: '0.2', id: 't4', at, type: 'tool', tool_name: 'Big', tool_input: { s: 'x'.repeat(5000) } },

@@ -28,7 +28,8 @@ export function agentEntry(e: TdacEvent): SearchTranscriptEntry | undefined {
   const at = atMs(e.at) || Date.now();
   const agent = e.agent ?? 'claude';
   if (e.type === 'prompt' || e.type === 'reply') return { kind: e.type, at, ref: e.id, text: e.text, agent };
-  if (e.type === 'tool') return { kind: 'tool', at, ref: e.id, text: `${e.tool_name}${e.failed ? ' (failed)' : ''} ${short(e.tool_input)}`, agent };
+  // A tool run: its name and input, then what it gave back (tool_output), as the agent saw it.
+  if (e.type === 'tool') return { kind: 'tool', at, ref: e.id, text: `${e.tool_name}${e.failed ? ' (failed)' : ''} ${short(e.tool_input)}${e.tool_output ? `\n${e.tool_output}` : ''}`, agent };
   return undefined;
 }
 

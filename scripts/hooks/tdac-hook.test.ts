@@ -82,6 +82,9 @@ describe('events written to inbound.jsonl', () => {
   it('PostToolUse of any tool becomes a tool event (the evidence a prompt was answered in the terminal)', async () => {
     await runHook({ ...sampleInput('pre-tool-use-bash.json'), hook_event_name: 'PostToolUse', tool_response: { stdout: '' } }, env);
     expect(readEvents(folder)).toEqual([expect.objectContaining({ type: 'tool', tool_name: 'Bash', tool_input: expect.objectContaining({ command: expect.any(String) }) })]);
+    // What the tool printed goes with it (tool_output), its secrets out.
+    await runHook({ ...sampleInput('pre-tool-use-bash.json'), hook_event_name: 'PostToolUse', tool_response: { stdout: 'FAIL zqxcache.test.ts', stderr: 'GITHUB_TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyzAB' } }, env);
+    expect(readEvents(folder)[1]).toMatchObject({ type: 'tool', tool_output: 'FAIL zqxcache.test.ts\nGITHUB_TOKEN=[redacted]' });
   });
 
   it('--agent codex maps Codex\'s payloads (the same hook, another module)', async () => {
