@@ -1548,13 +1548,25 @@ export class SearchIndex {
   /** Entries older than `days` days go (0: keep everything); returns how many went. A scan of the table (no index on time: it would be a fifth of the index), run every few hours. */
   prune(days: number, now = Date.now()): number {
     if (days <= 0) return 0;
-    const before = now - days * 86_400_000;
+    return this.deleteDocs('at < ?', [now - days * 86_400_000]);
+  }
+
+  /**
+   * The rows `where` names go, with their texts and words, in one transaction: the rows read
+   * once (into a temporary table: `docs` has no index but its id), then each table's by id.
+   * `after` runs in the same transaction. Returns how many rows went.
+   */
+  private deleteDocs(where: string, args: Array<string | number>, after?: () => void): number {
     this.sync();
     this.db.exec('BEGIN');
     try {
-      this.db.prepare('DELETE FROM f.fts WHERE rowid IN (SELECT id FROM docs WHERE at < ?)').run(before);
-      this.db.prepare('DELETE FROM bodies WHERE id IN (SELECT body FROM docs WHERE at < ?)').run(before);
-      const r = this.db.prepare('DELETE FROM docs WHERE at < ?').run(before);
+      this.db.exec('DROP TABLE IF EXISTS temp.gone');
+      this.db.prepare(`CREATE TEMP TABLE gone AS SELECT id, body FROM docs WHERE ${where}`).run(...args);
+      this.db.exec('DELETE FROM f.fts WHERE rowid IN (SELECT id FROM temp.gone)');
+      this.db.exec('DELETE FROM bodies WHERE id IN (SELECT body FROM temp.gone)');
+      const r = this.db.prepare('DELETE FROM docs WHERE id IN (SELECT id FROM temp.gone)').run();
+      after?.();
+      this.db.exec('DROP TABLE temp.gone');
       this.db.exec('COMMIT');
       return Number(r.changes);
     } catch (e) {
@@ -1568,22 +1580,20 @@ export class SearchIndex {
     return this.db.prepare('SELECT DISTINCT pane, session FROM src').all() as Array<{ pane: string; session: string }>;
   }
 
-  /** Everything the index holds of a pane goes (it was left out since: `search.excludePanes`); returns how many rows went. */
+  /**
+   * Everything the index holds of a pane goes (it was left out since: `search.excludePanes`),
+   * its sources too (a pane forgotten is not looked at again); returns how many rows went. A
+   * pane the index holds nothing of costs a look-up.
+   */
   forgetPane(paneId: string): number {
+    const ids = (this.db.prepare('SELECT id FROM src WHERE pane = ?').all(paneId) as Array<{ id: number }>).map((r) => Number(r.id));
+    if (ids.length === 0) return 0;
     this.flush();
-    this.sync();
-    const of = 'SELECT d.id FROM docs d JOIN src s ON s.id = d.src WHERE s.pane = ?';
-    this.db.exec('BEGIN');
-    try {
-      this.db.prepare(`DELETE FROM f.fts WHERE rowid IN (${of})`).run(paneId);
-      this.db.prepare(`DELETE FROM bodies WHERE id IN (SELECT body FROM docs WHERE id IN (${of}))`).run(paneId);
-      const r = this.db.prepare(`DELETE FROM docs WHERE id IN (${of})`).run(paneId);
-      this.db.exec('COMMIT');
-      return Number(r.changes);
-    } catch (e) {
-      this.db.exec('ROLLBACK');
-      throw e;
-    }
+    const list = ids.join(',');
+    const n = this.deleteDocs(`src IN (${list})`, [], () => this.db.exec(`DELETE FROM src WHERE id IN (${list})`));
+    this.srcs.clear();
+    this.lastSrc = undefined;
+    return n;
   }
 
   /** Hits for a query, newest first as indexed (rowid order); throws one sentence for a filter that cannot be used. */

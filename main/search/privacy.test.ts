@@ -128,6 +128,19 @@ describe('a pane left out once indexed', () => {
     expect(find('zqxforgetaprompt')).toEqual([]);
     expect(find('zqxforgetc')).toEqual([]);
     expect(find('zqxforgetb').length).toBeGreaterThan(0);
+    // Left out while the index is off: forgotten once it is on again.
+    app.settings.set({ search: { enabled: false } });
+    app.settings.set({ search: { excludePanes: [a.id, tagC, b.id] } });
+    app.settings.set({ search: { enabled: true } });
+    expect(find('zqxforgetb')).toEqual([]);
+    // Left out in settings.json while the service was stopped: forgotten at its start.
+    const d = app.panes.create({ command: ['/bin/cat'], cwd: state.dir });
+    app.panes.write(d.id, 'zqxforgetd\r');
+    await waitFor(() => find('zqxforgetd').length > 0, 'D indexed');
+    await app.dispose();
+    writeSettings({ excludePanes: [d.id] });
+    app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir });
+    await waitFor(() => find('zqxforgetd').length === 0, 'D forgotten at the start');
   });
 });
 

@@ -48,6 +48,11 @@ describe('redact', () => {
     expect(redact("mariadb -uroot -p'two words' shop")).toBe('mariadb -uroot -p[redacted] shop');
     expect(redact('mysqldump --user=root --password=hunter2 appdb > dump.sql')).toBe('mysqldump --user=root --password=[redacted] appdb > dump.sql');
     expect(redact('pg_dump "--password=x1" db')).toBe('pg_dump "--password=[redacted]" db');
+    // A quoted value, whole; the client by a bin/ path or after another command.
+    expect(redact('mysql -u root --password="hunter2 two" db')).toBe('mysql -u root --password=[redacted] db');
+    expect(redact("psql --password='s3cret' -h db")).toBe('psql --password=[redacted] -h db');
+    expect(redact('/usr/bin/mysql -uroot -pHunter2x app')).toBe('/usr/bin/mysql -uroot -p[redacted] app');
+    expect(redact('docker exec -it db mysql -u root -pS3cret app')).toBe('docker exec -it db mysql -u root -p[redacted] app');
   });
 
   it.each([
@@ -66,6 +71,9 @@ describe('redact', () => {
     'https://hooks.slack.com/ and https://hooks.slack.com/services/T01',
     'https://git@github.com/o/r and https://o123.ingest.sentry.io/456 and https://deadbeef@example.com',
     'the ya29 prefix, ya29.short, version ya29.1',
+    'find /var/lib/mysql -name x -print',
+    'find /srv/mysql -type d -prune -o -print',
+    'ls mysql-data -perm 600',
   ])('keeps ordinary text: %s', (line) => {
     expect(redact(line)).toBe(line);
   });

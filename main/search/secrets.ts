@@ -174,7 +174,7 @@ const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/@:]+:)[^\s/@]+@/gi;
 const URL_KEY = /(\b[A-Za-z][A-Za-z0-9+.-]*:\/\/)[0-9a-f]{32}(?=[:@])/g;
 const SLACK_HOOK = /(:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9_/-]{20,}/g;
 /** A `--password=` flag's value, whatever its length (not a `$VARIABLE`'s name). */
-const PASSWORD_FLAG = /((?:^|[\s"'])--?passw(?:or)?d=)(?!\$)[^\s"']+/gi;
+const PASSWORD_FLAG = /((?:^|[\s"'])--?passw(?:or)?d=)(?!\$)(?:"[^"]*"|'[^']*'|[^\s"']+)/gi;
 /**
  * A MySQL (MariaDB) client's command, to the end of the line or of the command (`|`, `;`,
  * `&`), and its `-p<password>` (`-p` alone asks for it: kept). Looked for only on a line with
@@ -183,7 +183,13 @@ const PASSWORD_FLAG = /((?:^|[\s"'])--?passw(?:or)?d=)(?!\$)[^\s"']+/gi;
  */
 const P_OPTION = /\s-p\S/;
 const MYSQL = /\b(?:mysql|mariadb)/i;
-const MYSQL_COMMAND = /\b(?:mysql|mariadb)[\w-]*(?=\s)[^|;&]*/gi;
+/**
+ * The client as a word of its own (after the line's start, a space, `;`, `&`, `|`, `(`, a
+ * quote or `=`: `sh -c "mysql …"`), or
+ * a path to it in a `bin/` folder (`/usr/bin/mysql`), with a space after it: not a word of a
+ * path or an argument (`/var/lib/mysql`, `mysql-data`), whose `-print` or `-prune` is no password.
+ */
+const MYSQL_COMMAND = /(?<=^|[\s;&|("'`=])(?:\S*bin\/)?(?:mysql|mariadb)(?:dump|admin|import|slap|check|show|binlog)?(?=\s)[^|;&]*/gi;
 const MYSQL_P = /(\s-p)(?!\$)(?:'[^']*'|"[^"]*"|[^\s"']+)/g;
 /** A name's letters either case, as explicit classes (`[kK][eE][yY]`): the same as `/key/i` for these ASCII letters. */
 const anyCase = (re: string): string => re.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`);

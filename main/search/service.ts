@@ -229,6 +229,8 @@ export class SearchService {
   private forgetLeftOut(): void {
     const s = this.settings;
     if (!s.enabled || s.excludePanes.length === 0) return;
+    // Entries waiting for the next flush (a card, a Tick call) of a pane left out go first.
+    this.pending = this.pending.filter((e) => !e.paneId || !this.excluded(e.paneId));
     try {
       for (const { pane, session } of this.index.panes()) {
         if (this.excluded(pane, paneFolder(this.deps.paths, session, pane))) {
@@ -274,14 +276,19 @@ export class SearchService {
       }
     }));
     if (this.deps.ticks) this.offs.push(this.deps.ticks.onCall((c) => this.tickCall(c)));
-    // A pane left out once indexed: what the index holds of it goes too.
-    let leftOut = JSON.stringify(this.settings.excludePanes);
+    // A pane left out once indexed: what the index holds of it goes too, when the setting
+    // changes or the index is turned on again (a pane left out while it was off), and at the
+    // start (settings.json edited while the service was stopped).
+    let leftOut = JSON.stringify([this.settings.enabled, this.settings.excludePanes]);
     this.offs.push(this.deps.settings.onChange((all) => {
-      const now = JSON.stringify(all.search.excludePanes);
+      const now = JSON.stringify([all.search.enabled, all.search.excludePanes]);
       if (now === leftOut) return;
       leftOut = now;
       this.forgetLeftOut();
     }));
+    setImmediate(() => {
+      if (!this.disposed) this.forgetLeftOut();
+    });
     core.handle('search.query', (req) => this.query(req));
     core.handle('search.lines', (req) => this.lines(req));
     const fresh = this.index.count() === 0;

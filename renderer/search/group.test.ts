@@ -19,6 +19,8 @@ describe('groupHits', () => {
     const g = groupHits([at(7, 8, 1), at(7, 0, 2), at(6, 23, 3), at(1, 12, 4), at(1, 11, 5)], 'day', now);
     expect(g.map((x) => [x.key, x.day, x.hits.map((h) => h.id)])).toEqual([['2026-12-07', 'Today', [1, 2]], ['2026-12-06', 'Yesterday', [3]], ['2026-12-01', 'Tue Dec 1', [4, 5]]]);
     expect(dayName(new Date(2025, 11, 31, 12).getTime(), now)).toBe('Wed Dec 31 2025');
+    // On the first of January, a day of December is last year's (yesterday's year is not the test).
+    expect(dayName(new Date(2026, 11, 5, 12).getTime(), new Date(2027, 0, 1, 9).getTime())).toBe('Sat Dec 5 2026');
   });
 });
 

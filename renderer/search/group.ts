@@ -39,7 +39,7 @@ export function dayName(at: number, now = Date.now()): string {
   if (dayKey(at) === dayKey(y.getTime())) return 'Yesterday';
   const d = new Date(at);
   const name = `${d.toLocaleString('en', { weekday: 'short' })} ${d.toLocaleString('en', { month: 'short' })} ${d.getDate()}`;
-  return d.getFullYear() === y.getFullYear() ? name : `${name} ${d.getFullYear()}`;
+  return d.getFullYear() === new Date(now).getFullYear() ? name : `${name} ${d.getFullYear()}`;
 }
 
 /**
