@@ -30,20 +30,10 @@ import os from 'node:os';
 import path from 'node:path';
 import headless from '@xterm/headless';
 import nodePty from 'node-pty';
-import { quietDotfiles } from '../main/panes/testing.ts';
+import { tmuxServer } from './tmux-server.ts';
+import { cpuSeconds } from './peer-apps.ts';
 
 const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
-
-/** A process's CPU time so far (user and system, /proc/PID/stat), in ms; 0 when it is gone. */
-export function cpuMs(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
-  } catch {
-    return 0;
-  }
-}
 
 export interface TmuxFleet {
   version: string;
@@ -72,24 +62,11 @@ interface Region { id: string; left: number; top: number; width: number; height:
  */
 export async function tmuxFleet(opts: { cols: number; rows: number; keys: number; floods: number; history: number; log: (l: string) => void }): Promise<TmuxFleet> {
   const { cols, rows, keys, floods: FLOODS } = opts;
-  const version = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
-  if (version.status !== 0) throw new Error('tmux is not installed: apt-get install tmux (Debian\'s), then run the bench again');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-bench-fleet-tmux-'));
-  const home = path.join(dir, 'home');
-  fs.mkdirSync(home);
-  quietDotfiles(home, 'td$ ');
-  const sock = path.join(dir, 'tmux.sock');
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, SHELL: '/bin/bash', TERM: 'xterm-256color' };
-  delete env.TMUX;
-  delete env.TMUX_PANE;
-  const t = (...args: string[]): string => {
-    const r = spawnSync('tmux', ['-S', sock, '-f', '/dev/null', ...args], { env, encoding: 'utf8', cwd: dir });
-    if (r.status !== 0) throw new Error(`tmux ${args.join(' ')} failed (exit ${r.status}): ${r.stderr.trim()}`);
-    return r.stdout;
-  };
+  const { version, sock, env, t } = tmuxServer(dir, path.join(dir, 'home'));
   /** Without blocking this process's loop (the attach client's output is parsed meanwhile). */
   const tAsync = (...args: string[]): Promise<void> => new Promise((resolve, reject) => {
-    execFile('tmux', ['-S', sock, ...args], { env, cwd: dir }, (err, _out, stderr) => (err ? reject(new Error(`tmux ${args.slice(0, 3).join(' ')} failed: ${stderr.trim() || err.message}`)) : resolve()));
+    execFile('tmux', ['-S', sock, '-f', '/dev/null', ...args], { env, cwd: dir }, (err, _out, stderr) => (err ? reject(new Error(`tmux ${args.slice(0, 3).join(' ')} failed: ${stderr.trim() || err.message}`)) : resolve()));
   });
   let pty: nodePty.IPty | undefined;
   let server = 0;
@@ -170,12 +147,12 @@ export async function tmuxFleet(opts: { cols: number; rows: number; keys: number
     for (const f of floods) await type(f, 'yes');
     await sleep(3000);
     const bytes0 = bytes;
-    const cpu0 = cpuMs(server);
+    const cpu0 = cpuSeconds(server) * 1000;
     const own0 = process.cpuUsage();
     const loadedAt = performance.now();
     const loaded = await echoes(keys);
     const clientRate = (bytes - bytes0) / ((performance.now() - loadedAt) / 1000);
-    const serverCpu = (cpuMs(server) - cpu0) / (performance.now() - loadedAt);
+    const serverCpu = (cpuSeconds(server) * 1000 - cpu0) / (performance.now() - loadedAt);
     const own = process.cpuUsage(own0);
     const benchCpu = (own.user + own.system) / 1000 / (performance.now() - loadedAt);
     // Ctrl-C into each flood in turn.
@@ -198,7 +175,7 @@ export async function tmuxFleet(opts: { cols: number; rows: number; keys: number
     const sentAt = performance.now();
     await tAsync(...floods.flatMap((f, i) => [...(i ? [';'] : []), 'send-keys', '-t', f.id, 'C-c']));
     const together = (await Promise.all(all)).map((at) => at - sentAt);
-    return { version: version.stdout.trim(), cols, rows, quietSize: `${quiet!.width} x ${quiet!.height}`, floodSize: [...new Set(floods.map((f) => `${f.width} x ${f.height}`))].join(', '), clientRate, serverCpu, benchCpu, calm, loaded, stops, together };
+    return { version, cols, rows, quietSize: `${quiet!.width} x ${quiet!.height}`, floodSize: [...new Set(floods.map((f) => `${f.width} x ${f.height}`))].join(', '), clientRate, serverCpu, benchCpu, calm, loaded, stops, together };
   } finally {
     // The server, its panes' shells and what they run: all must be gone once it is killed.
     const pids = [server, ...(server ? spawnSync('tmux', ['-S', sock, 'list-panes', '-s', '-t', 'fleet', '-F', '#{pane_pid}'], { env, encoding: 'utf8' }).stdout.trim().split('\n').map(Number).filter((n) => n > 0) : [])];
@@ -218,6 +195,15 @@ export async function tmuxFleet(opts: { cols: number; rows: number; keys: number
       }
     });
     for (let i = 0; i < 30 && alive().length; i++) await sleep(100);
-    opts.log(alive().length ? `tmux     LEFT BEHIND after kill-server: ${alive().join(' ')} (of its server, shells and their commands: ${pids.join(' ')})` : `tmux     its server, ${pids.length - 1} shells and commands all gone after kill-server`);
+    const left = alive();
+    // (Said, and then killed: a bench leaves nothing running.)
+    for (const pid of left) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
+    opts.log(left.length ? `tmux     LEFT BEHIND after kill-server, killed now: ${left.join(' ')} (of its server, shells and their commands: ${pids.join(' ')})` : `tmux     its server, ${pids.length - 1} shells and commands all gone after kill-server`);
   }
 }

@@ -26,11 +26,11 @@
 import os from 'node:os';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../e2e/harness.ts';
-import { ensureBuilt, startOurs } from './peer-apps.ts';
+import { cpuSeconds, ensureBuilt, startOurs } from './peer-apps.ts';
 import { benchLog } from './log.ts';
 import { wsWindow } from './ws-window.ts';
 import { promptsDrawn, watchPrompts } from './fleet-page.ts';
-import { cpuMs, tmuxFleet } from './fleet-tmux.ts';
+import { tmuxFleet } from './fleet-tmux.ts';
 import type { Page } from 'playwright-core';
 
 const KEYS = Number(process.env.TD_BENCH_FLEET_KEYS) || 60;
@@ -183,10 +183,10 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     // Redraws of the flooding panes (left behind, then drawn from a snapshot) while the keys were timed.
     const redraws = () => page.evaluate((ids) => ids.reduce((n, id) => n + ((window as unknown as { __td: { stats(id: string): { redraws: number } | null } }).__td.stats(id)?.redraws ?? 0), 0), floods);
     const redraws0 = await redraws();
-    const cpu0 = cpuMs(app.servicePid ?? 0);
+    const cpu0 = cpuSeconds(app.servicePid ?? 0) * 1000;
     const t0 = performance.now();
     const loaded = await echoes(page, quiet, KEYS);
-    const serviceCpu = (cpuMs(app.servicePid ?? 0) - cpu0) / (performance.now() - t0);
+    const serviceCpu = (cpuSeconds(app.servicePid ?? 0) * 1000 - cpu0) / (performance.now() - t0);
     const redrawRate = (await redraws() - redraws0) / ((performance.now() - t0) / 1000);
     const stops = await ctrlC(page, floods);
     // Again, the Ctrl-C to all 16 at once.

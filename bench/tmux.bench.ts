@@ -39,7 +39,7 @@ import path from 'node:path';
 import nodePty from 'node-pty';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../e2e/harness.ts';
-import { quietDotfiles } from '../main/panes/testing.ts';
+import { tmuxServer } from './tmux-server.ts';
 import { ensureBuilt, startOurs } from './peer-apps.ts';
 import { lightAttach, lightMeasure } from './attach-measure.ts';
 import { benchLog } from './log.ts';
@@ -133,17 +133,7 @@ interface TdHook {
 
 /** tmux: its own socket and no configuration, a quiet bash with the prompt `td$ ` in each pane. */
 async function tmux(dir: string, file: string, log: (l: string) => void): Promise<Side> {
-  const home = path.join(dir, 'tmux-home');
-  fs.mkdirSync(home);
-  quietDotfiles(home, 'td$ ');
-  const sock = path.join(dir, 'tmux.sock');
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, SHELL: '/bin/bash', TERM: 'xterm-256color' };
-  delete env.TMUX;
-  const t = (...args: string[]): string => {
-    const r = spawnSync('tmux', ['-S', sock, '-f', '/dev/null', ...args], { env, encoding: 'utf8', cwd: dir });
-    if (r.status !== 0) throw new Error(`tmux ${args.join(' ')} failed (exit ${r.status}): ${r.stderr}`);
-    return r.stdout;
-  };
+  const { sock, env, t } = tmuxServer(dir, path.join(dir, 'tmux-home'));
   const prompted = (pane: string) => /td\$ *$/.test(t('capture-pane', '-p', '-t', pane).trimEnd());
   const until = async (cond: () => boolean, what: string) => {
     const end = Date.now() + 120_000;

@@ -83,6 +83,16 @@ export function atMs(at: string): number {
 /** A parsed line with what every event has: this major version (`tdac`) and an id. */
 const isHead = (v: unknown): v is Record<string, unknown> & { tdac: string; id: string } =>
   isObj(v) && typeof v.tdac === 'string' && (v.tdac === MAJOR || v.tdac.startsWith(`${MAJOR}.`)) && typeof v.id === 'string' && ID.test(v.id);
+/** A line parsed, when it is JSON with what every event has (isHead); else undefined. */
+function headOf(line: string): (Record<string, unknown> & { tdac: string; id: string }) | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  return isHead(v) ? v : undefined;
+}
 /** An event's `at` as kept: its own when it is a date, else now. */
 const eventAt = (at: unknown): string => (typeof at === 'string' && !Number.isNaN(atMs(at)) ? at : new Date().toISOString());
 const answersOf = (x: unknown): Record<string, string> | undefined => (isObj(x)
@@ -97,13 +107,8 @@ const answersOf = (x: unknown): Record<string, string> | undefined => (isObj(x)
  * fleet's output, and the rest of an event is not made (issue 36).
  */
 export function parseAgentEvent(line: string): TdacEvent | undefined {
-  let v: unknown;
-  try {
-    v = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (!isHead(v)) return undefined;
+  const v = headOf(line);
+  if (!v) return undefined;
   const type = v.type;
   if (type === 'prompt' || type === 'reply') {
     const at = eventAt(v.at);
@@ -127,13 +132,8 @@ export function parseAgentEvent(line: string): TdacEvent | undefined {
  * is read as one question.
  */
 export function parseEvent(line: string): TdacEvent | undefined {
-  let v: unknown;
-  try {
-    v = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (!isHead(v)) return undefined;
+  const v = headOf(line);
+  if (!v) return undefined;
   const at = eventAt(v.at);
   const base = {
     id: v.id, at,

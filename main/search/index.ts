@@ -319,6 +319,20 @@ interface ZstdHandle {
 }
 
 /**
+ * A zstd stream's native handle, for whole frames by `writeSync` (not public: looked for, with
+ * the write state and the end-of-frame flag it needs); undefined where Node lacks them. An error
+ * of the handle is the stream's, told a tick after Node has let the handle go: `gone` then.
+ */
+function keptHandle(stream: zlib.ZstdCompress | zlib.ZstdDecompress, gone: () => void): { handle: ZstdHandle; state: Uint32Array; end: number } | undefined {
+  const inner = stream as unknown as { _handle?: ZstdHandle; _writeState?: Uint32Array; _finishFlushFlag?: number };
+  stream.on('error', gone);
+  if (typeof inner._handle?.writeSync === 'function' && inner._writeState instanceof Uint32Array && typeof inner._finishFlushFlag === 'number') {
+    return { handle: inner._handle, state: inner._writeState, end: inner._finishFlushFlag };
+  }
+  return undefined;
+}
+
+/**
  * Texts packed as `pack` packs them (zstd level 1, the same frames), through one zstd context
  * kept from text to text and two buffers kept: `zstdCompressSync` makes a stream object, a
  * native context and its tables, and an output buffer a call, and closes them at its end
@@ -347,16 +361,10 @@ export class Packer {
     if (!ZSTD) return;
     try {
       const stream = (this.stream = new zlib.ZstdCompress(ZSTD_PARAMS));
-      const inner = stream as unknown as { _handle?: ZstdHandle; _writeState?: Uint32Array; _finishFlushFlag?: number };
-      // (An error of its handle is the stream's, told a tick after Node has let the handle go: the context is let go.)
-      stream.on('error', () => {
+      const kept = keptHandle(stream, () => {
         if (this.stream === stream) this.handle = undefined;
       });
-      if (typeof inner._handle?.writeSync === 'function' && inner._writeState instanceof Uint32Array && typeof inner._finishFlushFlag === 'number') {
-        this.handle = inner._handle;
-        this.state = inner._writeState;
-        this.end = inner._finishFlushFlag;
-      }
+      if (kept) ({ handle: this.handle, state: this.state, end: this.end } = kept);
     } catch {
       // pack, a stream a text
     }
@@ -511,15 +519,10 @@ class Unpacker {
     if (!ZSTD) return;
     try {
       const stream = (this.stream = new zlib.ZstdDecompress());
-      const inner = stream as unknown as { _handle?: ZstdHandle; _writeState?: Uint32Array; _finishFlushFlag?: number };
-      stream.on('error', () => {
+      const kept = keptHandle(stream, () => {
         if (this.stream === stream) this.handle = undefined;
       });
-      if (typeof inner._handle?.writeSync === 'function' && inner._writeState instanceof Uint32Array && typeof inner._finishFlushFlag === 'number') {
-        this.handle = inner._handle;
-        this.state = inner._writeState;
-        this.end = inner._finishFlushFlag;
-      }
+      if (kept) ({ handle: this.handle, state: this.state, end: this.end } = kept);
     } catch {
       // zstdDecompressSync, a stream a text
     }
