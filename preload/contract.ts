@@ -228,7 +228,15 @@ export interface SearchSettings {
   excludePanes: string[];
   /** Agents whose MCP connection may call search_history (off for every agent by default). */
   mcpAgents: AgentName[];
+  /** What is not indexed, by source (none by default); what was indexed before stays until kept days pass. */
+  leaveOut: SearchSource[];
 }
+
+/** What the index is fed from, as the settings choose them: pane output, commands, agents' prompts, replies and tool runs, cards and decisions, Tick calls. */
+export type SearchSource = 'output' | 'commands' | 'agents' | 'cards' | 'ticks';
+export const SEARCH_SOURCES: readonly SearchSource[] = ['output', 'commands', 'agents', 'cards', 'ticks'];
+/** The source each kind of entry comes from. */
+export const SOURCE_OF_KIND: Readonly<Record<SearchKind, SearchSource>> = { output: 'output', command: 'commands', prompt: 'agents', reply: 'agents', tool: 'agents', surface: 'cards', decision: 'cards', tick: 'ticks' };
 
 /** What a line in the search index is. `failed` (a filter only) is a command whose exit status was not 0. */
 export type SearchKind = 'output' | 'command' | 'prompt' | 'reply' | 'tool' | 'surface' | 'decision' | 'tick';
@@ -809,7 +817,7 @@ export const DEFAULT_SETTINGS: Settings = {
   worktreeFolder: '',
   worktreeSetup: '',
   machines: [],
-  search: { enabled: true, keepDays: 90, excludePanes: [], mcpAgents: [] },
+  search: { enabled: true, keepDays: 90, excludePanes: [], mcpAgents: [], leaveOut: [] },
 };
 
 /**

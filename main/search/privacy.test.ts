@@ -30,7 +30,7 @@ const paths = () => statePaths(state.env);
 
 function writeSettings(search: Partial<Settings['search']>): void {
   fs.mkdirSync(path.dirname(paths().settingsFile), { recursive: true });
-  fs.writeFileSync(paths().settingsFile, JSON.stringify({ search: { enabled: true, keepDays: 90, excludePanes: [], mcpAgents: [], ...search } }));
+  fs.writeFileSync(paths().settingsFile, JSON.stringify({ search: { enabled: true, keepDays: 90, excludePanes: [], mcpAgents: [], leaveOut: [], ...search } }));
 }
 
 const promptLine = (word: string) => `${JSON.stringify({ tdac: '0.2', id: `e-${word}`, at: '2026-12-01T09:01:00Z', agent: 'gemini', type: 'prompt', text: `migrate the ${word} table` })}\n`;
@@ -141,6 +141,28 @@ describe('a pane left out once indexed', () => {
     writeSettings({ excludePanes: [d.id] });
     app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir });
     await waitFor(() => find('zqxforgetd').length === 0, 'D forgotten at the start');
+  });
+});
+
+describe('what is indexed, by source (leaveOut)', () => {
+  it('leaves out a pane\'s output, or its agents\' events, and indexes the rest; on again, new ones are indexed', async () => {
+    app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
+    app.settings.set({ search: { leaveOut: ['agents'] } });
+    const p = app.panes.create({ command: ['/bin/cat'], cwd: state.dir });
+    const folder = path.join(paths().surfaces, app.panes.session, p.id);
+    fs.mkdirSync(folder, { recursive: true });
+    fs.appendFileSync(path.join(folder, 'inbound.jsonl'), promptLine('zqxleftprompt'));
+    app.panes.write(p.id, 'zqxkeptoutput\r');
+    await waitFor(() => find('zqxkeptoutput').length > 0 && readTo(path.join(folder, 'inbound.jsonl')), 'the output indexed, the events read');
+    expect(find('zqxleftprompt')).toEqual([]);
+    app.settings.set({ search: { leaveOut: ['output'] } });
+    fs.appendFileSync(path.join(folder, 'inbound.jsonl'), promptLine('zqxlaterprompt'));
+    app.panes.write(p.id, 'zqxleftoutput\r');
+    await waitFor(() => find('zqxlaterprompt').length > 0, 'the later prompt indexed');
+    await waitFor(() => app!.panes.screenText(p.id).includes('zqxleftoutput'), 'the output shown');
+    app.search.query({ query: 'zqxanything' });
+    expect(find('zqxleftoutput')).toEqual([]);
+    expect(find('zqxkeptoutput').length).toBeGreaterThan(0);
   });
 });
 

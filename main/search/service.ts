@@ -24,7 +24,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { PaneInfo, SearchQuery, Settings, Surface } from '../../preload/contract.ts';
+import { SOURCE_OF_KIND, type PaneInfo, type SearchQuery, type Settings, type Surface } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
 import { paneFolder, type Paths } from '../paths.ts';
 import type { PaneServiceApi, SettingsApi } from '../services.ts';
@@ -671,7 +671,9 @@ export class SearchService {
         // A closed pane's reader goes once its output is written.
         else if (!this.deps.panes.get(paneId)) this.feeds.delete(paneId);
       }
-      const entries = this.pending;
+      // What the settings leave out (search.leaveOut) is read, its files' cursors moved on, and not indexed.
+      const leaveOut = this.settings.leaveOut;
+      const entries = leaveOut.length === 0 ? this.pending : this.pending.filter((e) => !leaveOut.includes(SOURCE_OF_KIND[e.kind]));
       this.pending = [];
       if (this.pendingCursors.size > 0) {
         for (const [k, v] of cursors ?? []) this.pendingCursors.set(k, v);

@@ -17,15 +17,17 @@ describe('settings', () => {
     expect(new SettingsService(file).get()).toEqual({
       theme: 'system', fontSize: 13, fontFamily: '', scrollback: 10000, copyOnSelect: true, mcpServer: true, mcpWrites: true, agentCommand: ['claude'],
       notifications: true, windowClose: 'keep', resumeAtStart: 'shells', shellIntegration: true, worktreeFolder: '', worktreeSetup: '', machines: [],
-      search: { enabled: true, keepDays: 90, excludePanes: [], mcpAgents: [] },
+      search: { enabled: true, keepDays: 90, excludePanes: [], mcpAgents: [], leaveOut: [] },
     });
     expect(fs.existsSync(file)).toBe(false);
   });
 
   it('changes one search setting and keeps the others', () => {
     const s = new SettingsService(file);
-    expect(s.set({ search: { mcpAgents: ['codex'] } }).search).toEqual({ enabled: true, keepDays: 90, excludePanes: [], mcpAgents: ['codex'] });
-    expect(s.set({ search: { keepDays: 7 } }).search).toEqual({ enabled: true, keepDays: 7, excludePanes: [], mcpAgents: ['codex'] });
+    expect(s.set({ search: { mcpAgents: ['codex'] } }).search).toEqual({ enabled: true, keepDays: 90, excludePanes: [], mcpAgents: ['codex'], leaveOut: [] });
+    expect(s.set({ search: { keepDays: 7 } }).search).toEqual({ enabled: true, keepDays: 7, excludePanes: [], mcpAgents: ['codex'], leaveOut: [] });
+    expect(s.set({ search: { leaveOut: ['output', 'ticks'] } }).search.leaveOut).toEqual(['output', 'ticks']);
+    expect(() => s.set({ search: { leaveOut: ['screens'] as never } })).toThrow('search.leaveOut must be a list of what not to index (output, commands, agents, cards, ticks)');
   });
 
   it('saves a change atomically, tells listeners, and reads it back', () => {

@@ -2,7 +2,7 @@
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_SETTINGS, type Settings, type SettingsPatch } from '../../preload/contract.ts';
+import { DEFAULT_SETTINGS, SEARCH_SOURCES, type Settings, type SettingsPatch } from '../../preload/contract.ts';
 import type { SettingsApi } from '../services.ts';
 import { writeJsonAtomic } from './files.ts';
 
@@ -71,7 +71,7 @@ const AGENT_NAMES = ['claude', 'codex', 'gemini', 'opencode'];
 
 /** The search settings (a whole object, or some of its fields: the rest keep their values in applySettings). */
 function checkSearch(value: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, error: 'search must be an object: for example {"enabled": true, "keepDays": 90, "excludePanes": [], "mcpAgents": []}' };
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, error: 'search must be an object: for example {"enabled": true, "keepDays": 90, "excludePanes": [], "mcpAgents": [], "leaveOut": []}' };
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     if (k === 'enabled') {
@@ -82,7 +82,9 @@ function checkSearch(value: unknown): { ok: true; value: unknown } | { ok: false
       if (!Array.isArray(v) || v.length > 1000 || !v.every((p) => typeof p === 'string' && /^[A-Za-z0-9._-]{1,128}$/.test(p))) return { ok: false, error: 'search.excludePanes must be a list of pane ids or tags' };
     } else if (k === 'mcpAgents') {
       if (!Array.isArray(v) || !v.every((a) => AGENT_NAMES.includes(a as string))) return { ok: false, error: `search.mcpAgents must be a list of agent names (${AGENT_NAMES.join(', ')})` };
-    } else return { ok: false, error: `there is no search setting "${k}": known ones are enabled, keepDays, excludePanes, mcpAgents` };
+    } else if (k === 'leaveOut') {
+      if (!Array.isArray(v) || !v.every((x) => (SEARCH_SOURCES as readonly unknown[]).includes(x))) return { ok: false, error: `search.leaveOut must be a list of what not to index (${SEARCH_SOURCES.join(', ')})` };
+    } else return { ok: false, error: `there is no search setting "${k}": known ones are enabled, keepDays, excludePanes, mcpAgents, leaveOut` };
     out[k] = Array.isArray(v) ? [...v] : v;
   }
   return { ok: true, value: out };

@@ -9,8 +9,8 @@ describe('settings fields', () => {
   it('cover every setting once, in the seven groups, each with a label and one line of help', () => {
     // (settings.machines is kept by "+ Machine…", not by a field: renderer/machines.)
     expect(FIELDS.filter((f) => !f.sub).map((f) => f.key).sort()).toEqual(Object.keys(DEFAULT_SETTINGS).filter((k) => k !== 'search' && k !== 'machines').sort());
-    // settings.search: each of its fields, and mcpAgents as one switch an agent.
-    expect(FIELDS.filter((f) => f.sub).map((f) => f.sub).sort()).toEqual(['enabled', 'excludePanes', 'keepDays', 'mcp:claude', 'mcp:codex', 'mcp:gemini', 'mcp:opencode']);
+    // settings.search: each of its fields, mcpAgents as one switch an agent, leaveOut one a source.
+    expect(FIELDS.filter((f) => f.sub).map((f) => f.sub).sort()).toEqual(['enabled', 'excludePanes', 'keepDays', 'leave:agents', 'leave:cards', 'leave:commands', 'leave:output', 'leave:ticks', 'mcp:claude', 'mcp:codex', 'mcp:gemini', 'mcp:opencode']);
     expect(new Set(FIELDS.map(fieldId)).size).toBe(FIELDS.length);
     expect(new Set(FIELDS.map((f) => f.group))).toEqual(new Set(GROUPS));
     for (const f of FIELDS) {
@@ -39,6 +39,11 @@ describe('settings fields', () => {
     expect(patchFor(sub('mcp:claude'), false, settings)).toEqual({ search: { mcpAgents: [] } });
     expect(patchFor(sub('excludePanes'), 'pabc, xyz12345  p2', settings)).toEqual({ search: { excludePanes: ['pabc', 'xyz12345', 'p2'] } });
     expect(patchFor(sub('keepDays'), 30, settings)).toEqual({ search: { keepDays: 30 } });
+    // A source's switch: on, indexed (not in leaveOut).
+    const leaving = { ...settings, search: { ...settings.search, leaveOut: ['ticks' as const] } };
+    expect([shown(sub('leave:output'), leaving), shown(sub('leave:ticks'), leaving)]).toEqual([true, false]);
+    expect(patchFor(sub('leave:output'), false, leaving)).toEqual({ search: { leaveOut: ['ticks', 'output'] } });
+    expect(patchFor(sub('leave:ticks'), true, leaving)).toEqual({ search: { leaveOut: [] } });
     expect(shown(sub('keepDays'), settings)).toBe('90');
     expect(patchFor(field('fontSize'), 14, settings)).toEqual({ fontSize: 14 });
   });

@@ -3,14 +3,14 @@
  * a label and one line of help, and how a person's input becomes a value (checked here
  * first, then by the core). Pure: the dialog and its tests feed plain values.
  */
-import type { AgentName, SearchSettings, Settings, SettingsPatch } from '../../preload/contract.ts';
+import type { AgentName, SearchSettings, SearchSource, Settings, SettingsPatch } from '../../preload/contract.ts';
 import { parseCommandLine } from '../../common/argv.ts';
 
 export const GROUPS = ['Appearance', 'Terminal', 'Agents', 'MCP', 'Search', 'Windows and panes', 'Worktrees'] as const;
 export type Group = (typeof GROUPS)[number];
 
-/** A field of settings.search: one of its fields, or one agent's place in its mcpAgents. */
-export type SearchSub = Exclude<keyof SearchSettings, 'mcpAgents'> | `mcp:${AgentName}`;
+/** A field of settings.search: one of its fields, one agent's place in its mcpAgents, or one source's in its leaveOut. */
+export type SearchSub = Exclude<keyof SearchSettings, 'mcpAgents' | 'leaveOut'> | `mcp:${AgentName}` | `leave:${SearchSource}`;
 
 interface FieldBase { key: keyof Settings; sub?: SearchSub; group: Group; label: string; help: string }
 
@@ -21,6 +21,9 @@ export type Field =
   | (FieldBase & { kind: 'text' | 'command'; placeholder: string });
 
 const mcpSearch = (agent: AgentName, name: string): Field => ({ key: 'search', sub: `mcp:${agent}`, group: 'MCP', label: `Search history for ${name}`, kind: 'toggle', help: `${name} may look up what happened in your panes with the MCP tool search_history; off by default.` });
+
+/** One source of the index (on: indexed; off: in search.leaveOut, nothing new of it indexed). */
+const indexed = (source: SearchSource, label: string, help: string): Field => ({ key: 'search', sub: `leave:${source}`, group: 'Search', label: `Index ${label.charAt(0).toLowerCase()}${label.slice(1)}`, kind: 'toggle', help: `${help.replace(/\.$/, '')}; off, nothing new of it is indexed.` });
 
 export const FIELDS: readonly Field[] = [
   { key: 'theme', group: 'Appearance', label: 'Theme', kind: 'choice', help: 'Follow the system\'s light or dark setting, or choose one.', choices: [{ value: 'system', label: 'System' }, { value: 'light', label: 'Light' }, { value: 'dark', label: 'Dark' }] },
@@ -38,6 +41,11 @@ export const FIELDS: readonly Field[] = [
   mcpSearch('gemini', 'Gemini CLI'),
   mcpSearch('opencode', 'OpenCode'),
   { key: 'search', sub: 'enabled', group: 'Search', label: 'Index for search', kind: 'toggle', help: 'Keep pane output, commands, agents\' prompts and replies, decisions and Tick calls searchable (Ctrl+Shift+F).' },
+  indexed('output', 'Pane output', 'Every line a pane printed, also what scrolled out and what ended panes kept.'),
+  indexed('commands', 'Commands', 'The commands shells ran, with their exit status and folder (shell integration).'),
+  indexed('agents', 'Agents\' prompts, replies and tool runs', 'What the agents\' hooks write: your prompts, their replies, each tool run with what it printed.'),
+  indexed('cards', 'Cards and decisions', 'The surfaces on the benches and what was decided on them, with comments.'),
+  indexed('ticks', 'Tick calls', 'Each call of a Tick\'s tool and how it ended.'),
   { key: 'search', sub: 'keepDays', group: 'Search', label: 'Keep for days', kind: 'number', min: 0, max: 36_500, step: 1, help: 'Days an entry stays in the search index; 0 keeps everything.' },
   { key: 'search', sub: 'excludePanes', group: 'Search', label: 'Panes left out', kind: 'text', placeholder: 'none', help: 'Pane ids or tags, separated by spaces or commas, whose output and agents are never indexed.' },
   { key: 'windowClose', group: 'Windows and panes', label: 'Closing the last window', kind: 'choice', help: 'Keep every pane running without a window, or end them all.', choices: [{ value: 'keep', label: 'Keeps panes running' }, { value: 'end', label: 'Ends every pane' }] },
@@ -64,6 +72,11 @@ export function patchFor(field: Field, value: Settings[keyof Settings], settings
     const rest = settings.search.mcpAgents.filter((a) => a !== agent);
     return { search: { mcpAgents: value === true ? [...rest, agent] : rest } };
   }
+  if (field.sub.startsWith('leave:')) {
+    const source = field.sub.slice(6) as SearchSource;
+    const rest = settings.search.leaveOut.filter((x) => x !== source);
+    return { search: { leaveOut: value === true ? rest : [...rest, source] } };
+  }
   if (field.sub === 'excludePanes') return { search: { excludePanes: String(value).split(/[\s,]+/).filter(Boolean) } };
   return { search: { [field.sub]: value } };
 }
@@ -71,6 +84,7 @@ export function patchFor(field: Field, value: Settings[keyof Settings], settings
 /** What the field shows for a setting's value. */
 export function shown(field: Field, settings: Settings): string | boolean {
   if (field.sub?.startsWith('mcp:')) return settings.search.mcpAgents.includes(field.sub.slice(4) as AgentName);
+  if (field.sub?.startsWith('leave:')) return !settings.search.leaveOut.includes(field.sub.slice(6) as SearchSource);
   if (field.sub === 'excludePanes') return settings.search.excludePanes.join(' ');
   if (field.sub) return field.kind === 'toggle' ? settings.search[field.sub as 'enabled'] === true : String(settings.search[field.sub as keyof SearchSettings]);
   const v = settings[field.key];
