@@ -10,6 +10,7 @@ import { createApp, type App } from '../app.ts';
 import { fakeAgent, tempState, waitFor } from '../panes/testing.ts';
 import { loadPrices } from './prices.ts';
 import { dayOf } from './transcripts.ts';
+import { TRANSCRIPT_LINE_MAX } from './service.ts';
 
 let state: ReturnType<typeof tempState>;
 let app: App;
@@ -182,12 +183,72 @@ describe('a long transcript of a pane gone', () => {
     // What the service keeps of the session (usage/sessions/), written as it reads.
     const kept = () => {
       const dir = path.join(state.dir, 'state', 'terminal-delight', 'usage', 'sessions');
-      const v = JSON.parse(fs.readFileSync(path.join(dir, fs.readdirSync(dir)[0]!), 'utf8')) as { files: Record<string, number> };
-      return v.files[transcript] === fs.statSync(transcript).size;
+      const v = JSON.parse(fs.readFileSync(path.join(dir, fs.readdirSync(dir)[0]!), 'utf8')) as { files: Record<string, [number, number]> };
+      return v.files[transcript]?.[0] === fs.statSync(transcript).size;
     };
     await waitFor(kept, 'the whole transcript read', 30_000, 200);
     const res = await app.core.request('usage.summary', {}, { id: 'w' });
     if (!res.ok) throw new Error(res.error);
     expect(res.summary.rows.map((r) => [r.paneId, r.input, r.output])).toEqual([['pgone', n, 2 * n]]);
+  }, 60_000);
+});
+
+describe('a transcript with a line without end', () => {
+  it('drops a line longer than TRANSCRIPT_LINE_MAX (its cursor moves on past it, nothing kept of it) and counts what follows', async () => {
+    const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
+    fs.mkdirSync(project, { recursive: true });
+    const transcript = path.join(project, 'endless.jsonl');
+    fs.writeFileSync(transcript, 'x'.repeat(TRANSCRIPT_LINE_MAX + 1024));
+    const folder = path.join(state.dir, 'state', 'terminal-delight', 'surfaces', 'earlier', 'pgone');
+    fs.mkdirSync(folder, { recursive: true });
+    fs.writeFileSync(path.join(folder, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e1', at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: transcript })}\n`);
+    await app.dispose();
+    app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
+    const kept = () => {
+      const dir = path.join(state.dir, 'state', 'terminal-delight', 'usage', 'sessions');
+      const names = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+      const v = names[0] ? JSON.parse(fs.readFileSync(path.join(dir, names[0]), 'utf8')) as { files: Record<string, [number, number] | number> } : undefined;
+      const c = v?.files[transcript];
+      return Array.isArray(c) ? c[0] : c;
+    };
+    // The cursor moves past the line (one kept whole in memory would leave it at 0).
+    await waitFor(() => (kept() ?? 0) >= TRANSCRIPT_LINE_MAX, 'the overlong line passed', 30_000, 200);
+    fs.appendFileSync(transcript, `tail of it\n${assistant('m1', 'claude-sonnet-4-5', { input_tokens: 9, output_tokens: 4 })}\n`);
+    const res = await waitFor(async () => {
+      const r = await app.core.request('usage.summary', {}, { id: 'w' });
+      return r.ok && r.summary.rows.length ? r.summary.rows : undefined;
+    }, 'the message after it', 15_000, 200);
+    expect(res.map((r) => [r.input, r.output])).toEqual([[9, 4]]);
+  }, 60_000);
+});
+
+describe('a transcript replaced or cut short', () => {
+  it('is counted again from its start by a new reader (its earlier counts dropped), while the service runs and across a restart', async () => {
+    const fake = fakeAgent(state.dir, 'claude');
+    const pane = app.panes.create({ command: [fake] });
+    const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
+    fs.mkdirSync(project, { recursive: true });
+    const transcript = path.join(project, 's.jsonl');
+    const msg = (id: string, n: number) => assistant(id, 'claude-sonnet-4-5', { input_tokens: n, output_tokens: 1 });
+    fs.writeFileSync(transcript, `${msg('m1', 100)}\n${msg('m2', 200)}\n`);
+    fs.appendFileSync(path.join(app.panes.folder(pane.id), 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e1', at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: transcript })}\n`);
+    await waitFor(() => app.panes.get(pane.id)?.usage?.input === 300, 'the first file\'s usage', 15_000, 100);
+    // Replaced (a new file renamed over it, longer than the old one): only the new one's messages.
+    const replace = (text: string) => {
+      fs.writeFileSync(`${transcript}.tmp`, text);
+      fs.renameSync(`${transcript}.tmp`, transcript);
+    };
+    replace(`${msg('n1', 7)}\n${msg('n2', 8)}\n${msg('n3', 9)}\n${'{"type":"user","pad":"'}${'p'.repeat(400)}"}\n`);
+    await waitFor(() => app.panes.get(pane.id)?.usage?.input === 24, 'the replaced file\'s usage', 15_000, 100);
+    // Cut short in place (the same inode, smaller): counted again from its start.
+    fs.writeFileSync(transcript, `${msg('k1', 5)}\n`);
+    await waitFor(() => app.panes.get(pane.id)?.usage?.input === 5, 'the truncated file\'s usage', 15_000, 100);
+    // Replaced while no service runs: the kept inode tells.
+    await app.dispose();
+    replace(`${msg('r1', 40)}\n${msg('r2', 2)}\n${'{"type":"user","pad":"'}${'p'.repeat(400)}"}\n`);
+    app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
+    const res = await app.core.request('usage.summary', {}, { id: 'w' });
+    if (!res.ok) throw new Error(res.error);
+    expect(res.summary.rows.map((r) => r.input)).toEqual([42]);
   }, 60_000);
 });

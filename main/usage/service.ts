@@ -11,6 +11,12 @@
  * the sessions its events named; a file a session, its files' cursors and what its reader
  * counted), so a new service reads on from there: nothing read is read again, nothing seen
  * is lost. A file there that cannot be used is read again from the transcript.
+ *
+ * Files are read whole lines at a time (agent-channel/tail.ts: a line still being written
+ * waits; one longer than TRANSCRIPT_LINE_MAX, or than tail.ts's MAX_LINE in an inbound.jsonl,
+ * is dropped, never held). A transcript's cursor keeps its inode: a file replaced (another
+ * inode) or cut short (smaller than its cursor) is counted again from the start by a new
+ * reader, its old counts dropped.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -20,12 +26,16 @@ import type { Core } from '../core.ts';
 import type { PaneServiceApi } from '../services.ts';
 import type { Paths } from '../paths.ts';
 import { parseEvent } from '../agent-channel/events.ts';
+import { readNewLines } from '../agent-channel/tail.ts';
 import { titleName } from '../../common/visible.ts';
 import { loadPrices, priceOf, sessionUsage, type PriceFile } from './prices.ts';
 import { opencodeDatabases, opencodeReader } from './opencode.ts';
 import { claudeReader, codexReader, dayOf, geminiReader, type TranscriptReader } from './transcripts.ts';
 
+/** Most bytes of a file read in one look (a slice may pass it); the rest waits for the next look. */
 const READ_MAX = 4 * 1024 * 1024;
+/** A transcript's line longer than this is dropped unread (a tool's output or an image can make a line of a few MB; a file with no newline cannot grow a line without end). */
+export const TRANSCRIPT_LINE_MAX = 16 * 1024 * 1024;
 const INBOUND = 'inbound.jsonl';
 
 /** An agent's `session` event: which session a pane's agent runs (the last one, now). */
@@ -64,13 +74,24 @@ interface Known {
   agent: string;
   sessionId?: string;
   pane: PaneSeen;
-  /** Each file read (the transcript; Claude Code's subagents' too): where its next unread byte is, and a line cut there. */
-  files: Map<string, { offset: number; rest: string }>;
+  /** Each file read (the transcript; Claude Code's subagents' too): where its next line starts, and the file's inode (0: not known yet). */
+  files: Map<string, Cursor>;
   reader: TranscriptReader;
   dirty: boolean;
   /** A file was longer than what one look reads (READ_MAX): read on at the next look, pane or not. */
   behind?: boolean;
 }
+
+interface Cursor {
+  offset: number;
+  ino: number;
+}
+
+const cursorOf = (v: unknown): Cursor | undefined => {
+  if (typeof v === 'number') return v >= 0 ? { offset: v, ino: 0 } : undefined; // kept by an earlier version
+  const o = Array.isArray(v) ? v : undefined;
+  return o && typeof o[0] === 'number' && o[0] >= 0 && typeof o[1] === 'number' ? { offset: o[0], ino: o[1] } : undefined;
+};
 
 const refId = (r: Ref): string => `${r.agent}\n${r.transcript ?? ''}\n${r.sessionId ?? ''}`;
 const nameOf = (key: string): string => `${crypto.createHash('sha256').update(key).digest('hex').slice(0, 24)}.json`;
@@ -237,7 +258,10 @@ export class UsageService {
         key, agent, reader, dirty: false,
         ...(str(v.sessionId) ? { sessionId: str(v.sessionId) } : {}),
         pane: { id: str(pane.id) ?? '', title: typeof pane.title === 'string' ? pane.title : '', cwd: typeof pane.cwd === 'string' ? pane.cwd : '', ...(wt && str(wt.branch) && str(wt.path) ? { worktree: { branch: str(wt.branch)!, path: str(wt.path)! } } : {}) },
-        files: new Map(Object.entries(files).filter(([, o]) => typeof o === 'number' && o >= 0).map(([f, o]) => [f, { offset: o as number, rest: '' }])),
+        files: new Map(Object.entries(files).flatMap(([f, o]) => {
+          const c = cursorOf(o);
+          return c ? [[f, c] as const] : [];
+        })),
       });
     }
   }
@@ -255,8 +279,8 @@ export class UsageService {
     }
     for (const k of this.sessions.values()) {
       if (!k.dirty) continue;
-      // A cursor is kept at the start of a line cut by a write in progress: that line is read whole next time.
-      const files = Object.fromEntries([...k.files].map(([f, c]) => [f, c.offset - Buffer.byteLength(c.rest)]));
+      // A cursor is at the start of a line (one cut by a write in progress is read whole next time), with the file's inode.
+      const files = Object.fromEntries([...k.files].map(([f, c]) => [f, [c.offset, c.ino]]));
       try {
         writeJson(path.join(this.dir, 'sessions', nameOf(k.key)), { key: k.key, agent: k.agent, ...(k.sessionId ? { sessionId: k.sessionId } : {}), pane: k.pane, files, reader: k.reader.save() });
         k.dirty = false;
@@ -270,33 +294,19 @@ export class UsageService {
   private readInbound(file: string): Inbound {
     let i = this.inbound.get(file);
     if (!i) this.inbound.set(file, (i = { file, paneId: path.basename(path.dirname(file)), offset: 0, refs: [], dirty: true }));
-    const size = fs.statSync(file, { throwIfNoEntry: false })?.size;
-    if (size === undefined) return i;
-    if (size < i.offset) i.offset = 0; // the file was replaced
-    while (size > i.offset) {
-      const len = Math.min(size - i.offset, READ_MAX);
-      const buf = Buffer.alloc(len);
-      const fd = fs.openSync(file, 'r');
-      try {
-        fs.readSync(fd, buf, 0, len, i.offset);
-      } finally {
-        fs.closeSync(fd);
-      }
-      let end = buf.lastIndexOf(0x0a);
-      if (end < 0) {
-        if (len < READ_MAX) break; // a line still being written
-        end = len - 1; // one longer than a slice: not an event of ours
-      }
-      for (const line of buf.subarray(0, end).toString('utf8').split('\n')) {
-        if (!line.includes('"session"')) continue;
-        const e = parseEvent(line);
-        if (e?.type !== 'session') continue;
-        const ref: Ref = { agent: e.agent ?? 'claude', ...(e.transcript_path ? { transcript: e.transcript_path } : {}), ...(e.session_id ? { sessionId: e.session_id } : {}), ...(e.cwd ? { cwd: e.cwd } : {}) };
-        const at = i.refs.findIndex((r) => refId(r) === refId(ref));
-        const old = at >= 0 ? i.refs.splice(at, 1)[0]! : undefined;
-        i.refs.push(old ?? ref);
-      }
-      i.offset += end + 1;
+    // Whole lines from the cursor (a file that shrank, replaced, from its start; an overlong line dropped: not an event of ours).
+    const read = readNewLines(file, i.offset);
+    for (const line of read.lines) {
+      if (!line.includes('"session"')) continue;
+      const e = parseEvent(line);
+      if (e?.type !== 'session') continue;
+      const ref: Ref = { agent: e.agent ?? 'claude', ...(e.transcript_path ? { transcript: e.transcript_path } : {}), ...(e.session_id ? { sessionId: e.session_id } : {}), ...(e.cwd ? { cwd: e.cwd } : {}) };
+      const at = i.refs.findIndex((r) => refId(r) === refId(ref));
+      const old = at >= 0 ? i.refs.splice(at, 1)[0]! : undefined;
+      i.refs.push(old ?? ref);
+    }
+    if (read.offset !== i.offset) {
+      i.offset = read.offset;
       i.dirty = true;
     }
     return i;
@@ -336,27 +346,37 @@ export class UsageService {
       return;
     }
     const files = [k.key, ...(k.agent === 'claude' ? subagentFiles(k.key) : [])];
-    k.behind = false;
-    for (const file of files) {
-      let c = k.files.get(file);
-      if (!c) k.files.set(file, (c = { offset: 0, rest: '' }));
-      const size = fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0;
-      if (size <= c.offset) continue;
-      const fd = fs.openSync(file, 'r');
-      try {
-        const len = Math.min(size - c.offset, READ_MAX);
-        const buf = Buffer.alloc(len);
-        fs.readSync(fd, buf, 0, len, c.offset);
-        c.offset += len;
-        if (size > c.offset) k.behind = true;
-        const lines = (c.rest + buf.toString('utf8')).split('\n');
-        c.rest = lines.pop() ?? '';
-        k.reader.feed(lines);
-        k.dirty = true;
-      } finally {
-        fs.closeSync(fd);
-      }
+    // A file replaced (another inode) or cut short (smaller than its cursor): the session is
+    // counted again from the start of its files, by a new reader (what the old one counted is dropped, not added to).
+    const stats = files.map((f) => fs.statSync(f, { throwIfNoEntry: false }));
+    if (files.some((f, n) => {
+      const c = k.files.get(f);
+      const st = stats[n];
+      return c && st && ((c.ino && c.ino !== st.ino) || st.size < c.offset);
+    })) {
+      const fresh = readerOf(k.agent, k.key);
+      if (!fresh) return;
+      k.reader = fresh;
+      k.files.clear();
+      k.dirty = true;
     }
+    k.behind = false;
+    files.forEach((file, n) => {
+      const st = stats[n];
+      if (!st) return;
+      let c = k.files.get(file);
+      if (!c) k.files.set(file, (c = { offset: 0, ino: st.ino }));
+      if (c.ino !== st.ino) {
+        c.ino = st.ino;
+        k.dirty = true;
+      }
+      if (st.size <= c.offset) return;
+      const read = readNewLines(file, c.offset, { maxLine: TRANSCRIPT_LINE_MAX, maxBytes: READ_MAX });
+      if (read.offset - c.offset >= READ_MAX && read.size > read.offset) k.behind = true;
+      if (read.offset !== c.offset) k.dirty = true;
+      c.offset = read.offset;
+      k.reader.feed(read.lines);
+    });
   }
 
   /** Every pane folder on disk (this service's panes and earlier ones', running and ended): surfaces/<session>/<pane>/inbound.jsonl. */

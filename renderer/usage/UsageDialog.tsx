@@ -4,7 +4,8 @@
  * agent a stack, and a table by agent session, pane, worktree, agent or day. A model the
  * price file does not list is counted in tokens only, and the row says so. Each agent
  * message is counted once, also when a resumed session's file has it again (the service
- * keeps every counted message id: main/usage/transcripts.ts).
+ * keeps every counted message id: main/usage/transcripts.ts); a transcript replaced or cut
+ * short is counted again from its start, its old counts dropped (main/usage/service.ts).
  */
 import { useEffect, useMemo, useState, type ReactElement } from 'react';
 import type { UsageSummary } from '../../preload/contract.ts';
