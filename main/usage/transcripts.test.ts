@@ -92,13 +92,15 @@ describe('codexReader', () => {
 
 describe('prices', () => {
   const prices: PriceFile = { date: '2026-12-01', currency: 'USD', models: { 'gpt-5': { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 }, 'gpt-5-mini': { input: 0.25, output: 2, cacheRead: 0.025, cacheWrite: 0 } } };
-  it('match a model by its whole name, or its name less a release date or -latest, never by a shorter key it starts with', () => {
+  it('match a model by its whole name, or its name less a release date (Vertex AI\'s @date too) or -latest, never by a shorter key it starts with', () => {
     expect(priceOf(prices, 'gpt-5-mini-2025-08-07')?.input).toBe(0.25);
     expect(priceOf(prices, 'gpt-5-mini')?.input).toBe(0.25);
     expect(priceOf(prices, 'gpt-5-2025-08-07')?.input).toBe(1.25);
     expect(priceOf(prices, 'gpt-5-latest')?.input).toBe(1.25);
+    expect(priceOf(prices, 'gpt-5@20250807')?.input).toBe(1.25); // Vertex AI's names: @date
+    expect(priceOf(loadPrices(), 'claude-sonnet-4-5@20250929')).toEqual(priceOf(loadPrices(), 'claude-sonnet-4-5'));
     // A longer version is another model (its price differs): not priced as the one it starts with.
-    for (const m of ['gpt-5-codex', 'gpt-5.2', 'gpt-5-mini-high', 'gpt-5-20250807x', 'llama-3', 'constructor', '__proto__']) expect(priceOf(prices, m), m).toBeUndefined();
+    for (const m of ['gpt-5-codex', 'gpt-5.2', 'gpt-5-mini-high', 'gpt-5-20250807x', 'gpt-5@2025', 'gpt-5@latest', 'llama-3', 'constructor', '__proto__']) expect(priceOf(prices, m), m).toBeUndefined();
   });
   it('the repository\'s price file: Opus 4.5 at its own price (not Opus 4\'s), GPT-5.2 at its own (not GPT-5\'s)', () => {
     const p = loadPrices();
