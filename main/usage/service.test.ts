@@ -10,7 +10,7 @@ import { createApp, type App } from '../app.ts';
 import { fakeAgent, tempState, waitFor } from '../panes/testing.ts';
 import { loadPrices } from './prices.ts';
 import { dayOf } from './transcripts.ts';
-import { TRANSCRIPT_LINE_MAX } from './service.ts';
+import { subagentFiles, TRANSCRIPT_LINE_MAX } from './service.ts';
 
 let state: ReturnType<typeof tempState>;
 let app: App;
@@ -251,4 +251,14 @@ describe('a transcript replaced or cut short', () => {
     if (!res.ok) throw new Error(res.error);
     expect(res.summary.rows.map((r) => r.input)).toEqual([42]);
   }, 60_000);
+});
+
+describe('a Claude Code session\'s subagents\' files', () => {
+  it('are subagents/**/agent-*.jsonl beside its transcript, no other file', () => {
+    const root = path.join(state.dir, 'p', 'sess', 'subagents');
+    fs.mkdirSync(path.join(root, 'workflows', 'run1'), { recursive: true });
+    for (const f of ['agent-a.jsonl', 'workflows/run1/agent-b.jsonl', 'notes.jsonl', 'agent-c.json', 'workflows/other.jsonl', 'my-agent-d.jsonl']) fs.writeFileSync(path.join(root, f), '');
+    expect(subagentFiles(path.join(state.dir, 'p', 'sess.jsonl'))).toEqual([path.join(root, 'agent-a.jsonl'), path.join(root, 'workflows/run1/agent-b.jsonl')]);
+    expect(subagentFiles(path.join(state.dir, 'p', 'sess.txt'))).toEqual([]);
+  });
 });

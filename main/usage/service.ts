@@ -123,7 +123,7 @@ export function subagentFiles(transcript: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((n) => n.endsWith('.jsonl')).sort().map((n) => path.join(root, n));
+  return names.filter((n) => /^agent-.*\.jsonl$/.test(path.basename(n))).sort().map((n) => path.join(root, n));
 }
 
 /** Gemini CLI's chat record of a session: `~/.gemini/tmp/<project>/chats/session-<time>-<first 8 of the id>.jsonl`, the newest. */
