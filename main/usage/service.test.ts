@@ -10,7 +10,7 @@ import { createApp, type App } from '../app.ts';
 import { fakeAgent, tempState, waitFor } from '../panes/testing.ts';
 import { loadPrices } from './prices.ts';
 import { dayOf } from './transcripts.ts';
-import { subagentFiles, TRANSCRIPT_LINE_MAX } from './service.ts';
+import { LOOK_MAX, subagentFiles, TRANSCRIPT_LINE_MAX } from './service.ts';
 
 let state: ReturnType<typeof tempState>;
 let app: App;
@@ -261,4 +261,39 @@ describe('a Claude Code session\'s subagents\' files', () => {
     expect(subagentFiles(path.join(state.dir, 'p', 'sess.jsonl'))).toEqual([path.join(root, 'agent-a.jsonl'), path.join(root, 'workflows/run1/agent-b.jsonl')]);
     expect(subagentFiles(path.join(state.dir, 'p', 'sess.txt'))).toEqual([]);
   });
+});
+
+describe('many old sessions at a first look (an upgrade)', () => {
+  it('are read at most LOOK_MAX bytes a look over every file (a slice more at most), the rest at the next looks, until all is counted', async () => {
+    const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
+    fs.mkdirSync(project, { recursive: true });
+    const filler = JSON.stringify({ type: 'user', message: { role: 'user', content: 'x'.repeat(4000) } });
+    const files = 12;
+    let total = 0;
+    for (let f = 0; f < files; f++) {
+      const transcript = path.join(project, `old${f}.jsonl`);
+      const fd = fs.openSync(transcript, 'w');
+      for (let size = 0; size < 3 * 1024 * 1024; total++) {
+        const a = assistant(`f${String(f).padStart(2, '0')}m${total}`, 'claude-sonnet-4-5', { input_tokens: 1, output_tokens: 1 });
+        fs.writeSync(fd, `${filler}\n${a}\n`);
+        size += filler.length + a.length + 2;
+      }
+      fs.closeSync(fd);
+      const folder = path.join(state.dir, 'state', 'terminal-delight', 'surfaces', 'earlier', `p${f}`);
+      fs.mkdirSync(folder, { recursive: true });
+      fs.writeFileSync(path.join(folder, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: `e${f}`, at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: transcript })}\n`);
+    }
+    await app.dispose();
+    app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
+    const counted = async () => {
+      const res = await app.core.request('usage.summary', {}, { id: 'w' });
+      if (!res.ok) throw new Error(res.error);
+      return res.summary.rows.reduce((n, r) => n + r.input, 0);
+    };
+    // A summary is a look: ~36 MB waiting, at most 12 MiB of it read (an interval's look before it at most as much).
+    const bytesPerMessage = (files * 3 * 1024 * 1024) / total;
+    const first = await counted();
+    expect(first * bytesPerMessage).toBeLessThan(2 * (LOOK_MAX + 4 * 1024 * 1024) + 2 * bytesPerMessage * files);
+    await waitFor(async () => (await counted()) === total, 'every session counted', 30_000, 100);
+  }, 90_000);
 });

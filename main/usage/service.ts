@@ -16,7 +16,8 @@
  * waits; one longer than TRANSCRIPT_LINE_MAX, or than tail.ts's MAX_LINE in an inbound.jsonl,
  * is dropped, never held). A transcript's cursor keeps its inode: a file replaced (another
  * inode) or cut short (smaller than its cursor) is counted again from the start by a new
- * reader, its old counts dropped.
+ * reader, its old counts dropped. A look reads at most LOOK_MAX bytes over every file, the
+ * running panes' first; what is left is read on at the next looks.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -24,7 +25,7 @@ import path from 'node:path';
 import type { PaneInfo, SessionUsage, UsageRow, UsageSummary } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
 import type { PaneServiceApi } from '../services.ts';
-import type { Paths } from '../paths.ts';
+import { paneFolder, paneFolders, type Paths } from '../paths.ts';
 import { parseEvent } from '../agent-channel/events.ts';
 import { readNewLines } from '../agent-channel/tail.ts';
 import { titleName } from '../../common/visible.ts';
@@ -32,8 +33,8 @@ import { loadPrices, priceOf, sessionUsage, type PriceFile } from './prices.ts';
 import { opencodeDatabases, opencodeReader } from './opencode.ts';
 import { claudeReader, codexReader, dayOf, geminiReader, type TranscriptReader } from './transcripts.ts';
 
-/** Most bytes of a file read in one look (a slice may pass it); the rest waits for the next look. */
-const READ_MAX = 4 * 1024 * 1024;
+/** Most bytes read in one look, over every file (a slice may pass it): the rest waits for the next looks. */
+export const LOOK_MAX = 8 * 1024 * 1024;
 /** A transcript's line longer than this is dropped unread (a tool's output or an image can make a line of a few MB; a file with no newline cannot grow a line without end). */
 export const TRANSCRIPT_LINE_MAX = 16 * 1024 * 1024;
 const INBOUND = 'inbound.jsonl';
@@ -54,6 +55,8 @@ interface Inbound {
   paneId: string;
   /** Where its next line starts. */
   offset: number;
+  /** More to read than the look's bytes allowed: read on at the next look. */
+  behind?: boolean;
   /** The sessions its events named, oldest first (one named again moves last). */
   refs: Ref[];
   dirty: boolean;
@@ -78,7 +81,7 @@ interface Known {
   files: Map<string, Cursor>;
   reader: TranscriptReader;
   dirty: boolean;
-  /** A file was longer than what one look reads (READ_MAX): read on at the next look, pane or not. */
+  /** A file had more than the look's bytes allowed (LOOK_MAX): read on at the next look, pane or not. */
   behind?: boolean;
 }
 
@@ -201,6 +204,8 @@ export class UsageService {
   private readonly offRemoved: () => void;
   /** Every pane folder on disk is read on once, at the first scan. */
   private walked = false;
+  /** Bytes this look may still read (LOOK_MAX at each look's start). */
+  private budget = LOOK_MAX;
 
   constructor(panes: PaneServiceApi, opts: UsageOptions) {
     this.panes = panes;
@@ -295,7 +300,13 @@ export class UsageService {
     let i = this.inbound.get(file);
     if (!i) this.inbound.set(file, (i = { file, paneId: path.basename(path.dirname(file)), offset: 0, refs: [], dirty: true }));
     // Whole lines from the cursor (a file that shrank, replaced, from its start; an overlong line dropped: not an event of ours).
-    const read = readNewLines(file, i.offset);
+    if (this.budget <= 0) {
+      i.behind = true;
+      return i;
+    }
+    const read = readNewLines(file, i.offset, { maxBytes: this.budget });
+    this.spend(i.offset, read);
+    i.behind = this.budget <= 0 && read.offset < read.size;
     for (const line of read.lines) {
       if (!line.includes('"session"')) continue;
       const e = parseEvent(line);
@@ -337,6 +348,11 @@ export class UsageService {
     return k;
   }
 
+  /** What a read took of the look's bytes (from its cursor, or from 0 for a file that shrank). */
+  private spend(from: number, read: { offset: number; size: number }): void {
+    this.budget -= read.offset - (from > read.size ? 0 : from);
+  }
+
   /** Read a session's files on from their cursors. */
   private readOn(k: Known): void {
     if (k.reader.refresh) {
@@ -371,36 +387,26 @@ export class UsageService {
         k.dirty = true;
       }
       if (st.size <= c.offset) return;
-      const read = readNewLines(file, c.offset, { maxLine: TRANSCRIPT_LINE_MAX, maxBytes: READ_MAX });
-      if (read.offset - c.offset >= READ_MAX && read.size > read.offset) k.behind = true;
+      if (this.budget <= 0) {
+        k.behind = true;
+        return;
+      }
+      const read = readNewLines(file, c.offset, { maxLine: TRANSCRIPT_LINE_MAX, maxBytes: this.budget });
+      this.spend(c.offset, read);
+      if (this.budget <= 0 && read.offset < read.size) k.behind = true;
       if (read.offset !== c.offset) k.dirty = true;
       c.offset = read.offset;
       k.reader.feed(read.lines);
     });
   }
 
-  /** Every pane folder on disk (this service's panes and earlier ones', running and ended): surfaces/<session>/<pane>/inbound.jsonl. */
+  /** Every pane folder on disk (this service's panes and earlier ones', running and ended): its inbound.jsonl read on. */
   private walk(): void {
-    const root = this.paths.surfaces;
-    let sessions: string[] = [];
-    try {
-      sessions = fs.readdirSync(root);
-    } catch {
-      return;
-    }
-    for (const s of sessions) {
-      let panes: string[] = [];
+    for (const folder of paneFolders(this.paths)) {
       try {
-        panes = fs.readdirSync(path.join(root, s));
+        this.readInbound(path.join(folder, INBOUND));
       } catch {
-        continue; // not a folder
-      }
-      for (const p of panes) {
-        try {
-          this.readInbound(path.join(root, s, p, INBOUND));
-        } catch {
-          // read next start
-        }
+        // read next start
       }
     }
   }
@@ -425,13 +431,13 @@ export class UsageService {
     }
   }
 
-  /** Look at every pane that runs an agent now (the first time, every session seen). */
+  /**
+   * Look at every pane that runs an agent now, then (the first time) every session seen; at
+   * most LOOK_MAX bytes a look over every file, the panes' first: what is left (a first
+   * look after an upgrade, with many old sessions) is read on at the next looks.
+   */
   scan(): void {
-    if (!this.walked) {
-      this.walked = true;
-      this.walk();
-      this.readAll();
-    }
+    this.budget = LOOK_MAX;
     for (const p of this.panes.list()) {
       if (!p.agentCli && !p.usage) continue;
       try {
@@ -440,7 +446,21 @@ export class UsageService {
         // a transcript that cannot be read now is read next time
       }
     }
-    // A long transcript (a session first seen, its pane gone) is read a slice a look.
+    if (!this.walked) {
+      this.walked = true;
+      this.walk();
+      this.readAll();
+    }
+    // A pane folder's inbound.jsonl or a transcript with more than a look's bytes (a session first seen, its pane gone): read on.
+    for (const i of this.inbound.values()) {
+      if (!i.behind) continue;
+      try {
+        this.readInbound(i.file);
+        for (const r of i.refs) this.known(r, i);
+      } catch {
+        // next time
+      }
+    }
     for (const k of this.sessions.values()) {
       if (!k.behind) continue;
       try {
@@ -454,7 +474,7 @@ export class UsageService {
 
   /** The pane's current session's usage as it stands (read on first). */
   update(p: PaneInfo): SessionUsage | undefined {
-    const i = this.readInbound(path.join(this.paths.surfaces, this.panes.session, p.id, INBOUND));
+    const i = this.readInbound(path.join(paneFolder(this.paths, this.panes.session, p.id), INBOUND));
     const ref = i.refs.at(-1);
     const k = ref && this.known(ref, i, p);
     if (!k) return undefined;

@@ -6,7 +6,9 @@
  * price file does not list is counted in tokens only, and the row says so. Each agent
  * message is counted once, also when a resumed session's file has it again (the service
  * keeps every counted message id: main/usage/transcripts.ts); a transcript replaced or cut
- * short is counted again from its start, its old counts dropped (main/usage/service.ts).
+ * short is counted again from its start, its old counts dropped (main/usage/service.ts). The
+ * service reads at most 8 MiB a look: after an upgrade, old sessions fill in over the next
+ * asks.
  */
 import { useEffect, useMemo, useState, type ReactElement } from 'react';
 import type { UsageSummary } from '../../preload/contract.ts';
