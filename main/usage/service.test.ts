@@ -297,3 +297,37 @@ describe('many old sessions at a first look (an upgrade)', () => {
     await waitFor(async () => (await counted()) === total, 'every session counted', 30_000, 100);
   }, 90_000);
 });
+
+describe('a pane folder left for a later look (the look\'s bytes spent on a running pane\'s session)', () => {
+  it('is read on, and the session it names counted, with no summary asked', async () => {
+    const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
+    fs.mkdirSync(project, { recursive: true });
+    const big = path.join(project, 'big.jsonl');
+    const filler = JSON.stringify({ type: 'user', message: { role: 'user', content: 'x'.repeat(4000) } });
+    const fd = fs.openSync(big, 'w');
+    for (let size = 0, n = 0; size < LOOK_MAX + 8 * 1024 * 1024; n++) {
+      const a = assistant(`b${n}`, 'claude-sonnet-4-5', { input_tokens: 1, output_tokens: 1 });
+      fs.writeSync(fd, `${filler}\n${a}\n`);
+      size += filler.length + a.length + 2;
+    }
+    fs.closeSync(fd);
+    const small = path.join(project, 'small.jsonl');
+    fs.writeFileSync(small, `${assistant('s1', 'claude-sonnet-4-5', { input_tokens: 3, output_tokens: 3 })}\n`);
+    const gone = path.join(state.dir, 'state', 'terminal-delight', 'surfaces', 'earlier', 'pgone');
+    fs.mkdirSync(gone, { recursive: true });
+    fs.writeFileSync(path.join(gone, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e1', at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: small })}\n`);
+    await app.dispose();
+    app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
+    const pane = app.panes.create({ command: [fakeAgent(state.dir, 'claude')] });
+    fs.appendFileSync(path.join(app.panes.folder(pane.id), 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e2', at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: big })}\n`);
+    const cursor = (file: string) => {
+      const dir = path.join(state.dir, 'state', 'terminal-delight', 'usage', 'sessions');
+      for (const n of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+        const c = (JSON.parse(fs.readFileSync(path.join(dir, n), 'utf8')) as { files: Record<string, [number, number]> }).files[file];
+        if (c) return c[0];
+      }
+      return undefined;
+    };
+    await waitFor(() => cursor(small) === fs.statSync(small).size && cursor(big) === fs.statSync(big).size, 'both sessions read', 30_000, 200);
+  }, 60_000);
+});

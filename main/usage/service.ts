@@ -456,7 +456,10 @@ export class UsageService {
       if (!i.behind) continue;
       try {
         this.readInbound(i.file);
-        for (const r of i.refs) this.known(r, i);
+        for (const r of i.refs) {
+          const k = this.known(r, i);
+          if (k) k.behind = true; // read below (a session first found here is read from its start)
+        }
       } catch {
         // next time
       }
