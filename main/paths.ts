@@ -1,4 +1,5 @@
 /** Where Terminal Delight keeps its files, from the environment (XDG on every platform). */
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -56,6 +57,25 @@ export function statePaths(env: NodeJS.ProcessEnv = process.env): Paths {
 }
 
 /** The pane folder: $XDG_STATE_HOME/terminal-delight/surfaces/$TD_SESSION/$TD_PANE_ID */
-export function paneFolder(paths: Paths, session: string, paneId: string): string {
+export function paneFolder(paths: Pick<Paths, 'surfaces'>, session: string, paneId: string): string {
   return path.join(paths.surfaces, session, paneId);
+}
+
+/** Every pane folder on disk (this service's and earlier ones', running and ended): surfaces/<session>/<pane>. */
+export function paneFolders(paths: Pick<Paths, 'surfaces'>): string[] {
+  const out: string[] = [];
+  let sessions: string[] = [];
+  try {
+    sessions = fs.readdirSync(paths.surfaces);
+  } catch {
+    return out;
+  }
+  for (const s of sessions) {
+    try {
+      for (const p of fs.readdirSync(path.join(paths.surfaces, s))) out.push(paneFolder(paths, s, p));
+    } catch {
+      // not a folder
+    }
+  }
+  return out;
 }

@@ -26,7 +26,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SOURCE_OF_KIND, type PaneInfo, type SearchQuery, type Settings, type Surface } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
-import { paneFolder, type Paths } from '../paths.ts';
+import { paneFolder, paneFolders, type Paths } from '../paths.ts';
 import type { PaneServiceApi, SettingsApi } from '../services.ts';
 import type { TickCallRecord } from '../tick/host.ts';
 import { parseAgentEvent } from '../agent-channel/events.ts';
@@ -447,22 +447,7 @@ export class SearchService {
 
   /** Every pane folder on disk: surfaces/<session>/<pane>. */
   private allFolders(): string[] {
-    const out: string[] = [];
-    const root = this.deps.paths.surfaces;
-    let sessions: string[] = [];
-    try {
-      sessions = fs.readdirSync(root);
-    } catch {
-      return out;
-    }
-    for (const s of sessions) {
-      try {
-        for (const p of fs.readdirSync(path.join(root, s))) out.push(path.join(root, s, p));
-      } catch {
-        // not a folder
-      }
-    }
-    return out;
+    return paneFolders(this.deps.paths);
   }
 
   /** A new index: what the ended panes' saved screens hold is indexed as their output. */

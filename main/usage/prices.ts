@@ -2,7 +2,8 @@
  * Prices of models, from the newest dated file in assets/prices (`<YYYY-MM-DD>.json`, per
  * million tokens), and a session's cost at them: a model is matched by its whole name, or by
  * its name less a date or `-latest` at its end (`claude-sonnet-4-5-20250929` by
- * `claude-sonnet-4-5`, `gpt-5-mini-2025-08-07` by `gpt-5-mini`), never by a shorter key it
+ * `claude-sonnet-4-5`, `gpt-5-mini-2025-08-07` by `gpt-5-mini`, Vertex AI's `claude-sonnet-4-5@20250929` by
+ * `claude-sonnet-4-5`), never by a shorter key it
  * starts with (`claude-opus-4-5` is not `claude-opus-4`, `gpt-5.2` not `gpt-5`: their
  * prices differ); a model with no key is not priced, and the session says which (its tokens
  * are still counted).
@@ -35,9 +36,9 @@ export function loadPrices(dir = PRICES_DIR): PriceFile {
   return { date: v.date ?? newest.slice(0, 10), currency: v.currency ?? 'USD', models: v.models ?? {} };
 }
 
-/** A model's name less a release date or `-latest` at its end: `-20250929`, `-2025-08-07`. */
+/** A model's name less a release date or `-latest` at its end: `-20250929`, `-2025-08-07`, Vertex AI's `@20250929`. */
 export function modelFamily(model: string): string {
-  return model.replace(/-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest)$/, '');
+  return model.replace(/(?:-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest)|@\d{8})$/, '');
 }
 
 /** The price of a model: its name's key, or its family's (`modelFamily`); none for a model the file does not list. */

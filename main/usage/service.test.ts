@@ -10,6 +10,7 @@ import { createApp, type App } from '../app.ts';
 import { fakeAgent, tempState, waitFor } from '../panes/testing.ts';
 import { loadPrices } from './prices.ts';
 import { dayOf } from './transcripts.ts';
+import { LOOK_MAX, subagentFiles, TRANSCRIPT_LINE_MAX } from './service.ts';
 
 let state: ReturnType<typeof tempState>;
 let app: App;
@@ -182,12 +183,151 @@ describe('a long transcript of a pane gone', () => {
     // What the service keeps of the session (usage/sessions/), written as it reads.
     const kept = () => {
       const dir = path.join(state.dir, 'state', 'terminal-delight', 'usage', 'sessions');
-      const v = JSON.parse(fs.readFileSync(path.join(dir, fs.readdirSync(dir)[0]!), 'utf8')) as { files: Record<string, number> };
-      return v.files[transcript] === fs.statSync(transcript).size;
+      const v = JSON.parse(fs.readFileSync(path.join(dir, fs.readdirSync(dir)[0]!), 'utf8')) as { files: Record<string, [number, number]> };
+      return v.files[transcript]?.[0] === fs.statSync(transcript).size;
     };
     await waitFor(kept, 'the whole transcript read', 30_000, 200);
     const res = await app.core.request('usage.summary', {}, { id: 'w' });
     if (!res.ok) throw new Error(res.error);
     expect(res.summary.rows.map((r) => [r.paneId, r.input, r.output])).toEqual([['pgone', n, 2 * n]]);
+  }, 60_000);
+});
+
+describe('a transcript with a line without end', () => {
+  it('drops a line longer than TRANSCRIPT_LINE_MAX (its cursor moves on past it, nothing kept of it) and counts what follows', async () => {
+    const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
+    fs.mkdirSync(project, { recursive: true });
+    const transcript = path.join(project, 'endless.jsonl');
+    fs.writeFileSync(transcript, 'x'.repeat(TRANSCRIPT_LINE_MAX + 1024));
+    const folder = path.join(state.dir, 'state', 'terminal-delight', 'surfaces', 'earlier', 'pgone');
+    fs.mkdirSync(folder, { recursive: true });
+    fs.writeFileSync(path.join(folder, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e1', at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: transcript })}\n`);
+    await app.dispose();
+    app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
+    const kept = () => {
+      const dir = path.join(state.dir, 'state', 'terminal-delight', 'usage', 'sessions');
+      const names = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+      const v = names[0] ? JSON.parse(fs.readFileSync(path.join(dir, names[0]), 'utf8')) as { files: Record<string, [number, number] | number> } : undefined;
+      const c = v?.files[transcript];
+      return Array.isArray(c) ? c[0] : c;
+    };
+    // The cursor moves past the line (one kept whole in memory would leave it at 0).
+    await waitFor(() => (kept() ?? 0) >= TRANSCRIPT_LINE_MAX, 'the overlong line passed', 30_000, 200);
+    fs.appendFileSync(transcript, `tail of it\n${assistant('m1', 'claude-sonnet-4-5', { input_tokens: 9, output_tokens: 4 })}\n`);
+    const res = await waitFor(async () => {
+      const r = await app.core.request('usage.summary', {}, { id: 'w' });
+      return r.ok && r.summary.rows.length ? r.summary.rows : undefined;
+    }, 'the message after it', 15_000, 200);
+    expect(res.map((r) => [r.input, r.output])).toEqual([[9, 4]]);
+  }, 60_000);
+});
+
+describe('a transcript replaced or cut short', () => {
+  it('is counted again from its start by a new reader (its earlier counts dropped), while the service runs and across a restart', async () => {
+    const fake = fakeAgent(state.dir, 'claude');
+    const pane = app.panes.create({ command: [fake] });
+    const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
+    fs.mkdirSync(project, { recursive: true });
+    const transcript = path.join(project, 's.jsonl');
+    const msg = (id: string, n: number) => assistant(id, 'claude-sonnet-4-5', { input_tokens: n, output_tokens: 1 });
+    fs.writeFileSync(transcript, `${msg('m1', 100)}\n${msg('m2', 200)}\n`);
+    fs.appendFileSync(path.join(app.panes.folder(pane.id), 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e1', at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: transcript })}\n`);
+    await waitFor(() => app.panes.get(pane.id)?.usage?.input === 300, 'the first file\'s usage', 15_000, 100);
+    // Replaced (a new file renamed over it, longer than the old one): only the new one's messages.
+    const replace = (text: string) => {
+      fs.writeFileSync(`${transcript}.tmp`, text);
+      fs.renameSync(`${transcript}.tmp`, transcript);
+    };
+    replace(`${msg('n1', 7)}\n${msg('n2', 8)}\n${msg('n3', 9)}\n${'{"type":"user","pad":"'}${'p'.repeat(400)}"}\n`);
+    await waitFor(() => app.panes.get(pane.id)?.usage?.input === 24, 'the replaced file\'s usage', 15_000, 100);
+    // Cut short in place (the same inode, smaller): counted again from its start.
+    fs.writeFileSync(transcript, `${msg('k1', 5)}\n`);
+    await waitFor(() => app.panes.get(pane.id)?.usage?.input === 5, 'the truncated file\'s usage', 15_000, 100);
+    // Replaced while no service runs: the kept inode tells.
+    await app.dispose();
+    replace(`${msg('r1', 40)}\n${msg('r2', 2)}\n${'{"type":"user","pad":"'}${'p'.repeat(400)}"}\n`);
+    app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
+    const res = await app.core.request('usage.summary', {}, { id: 'w' });
+    if (!res.ok) throw new Error(res.error);
+    expect(res.summary.rows.map((r) => r.input)).toEqual([42]);
+  }, 60_000);
+});
+
+describe('a Claude Code session\'s subagents\' files', () => {
+  it('are subagents/**/agent-*.jsonl beside its transcript, no other file', () => {
+    const root = path.join(state.dir, 'p', 'sess', 'subagents');
+    fs.mkdirSync(path.join(root, 'workflows', 'run1'), { recursive: true });
+    for (const f of ['agent-a.jsonl', 'workflows/run1/agent-b.jsonl', 'notes.jsonl', 'agent-c.json', 'workflows/other.jsonl', 'my-agent-d.jsonl']) fs.writeFileSync(path.join(root, f), '');
+    expect(subagentFiles(path.join(state.dir, 'p', 'sess.jsonl'))).toEqual([path.join(root, 'agent-a.jsonl'), path.join(root, 'workflows/run1/agent-b.jsonl')]);
+    expect(subagentFiles(path.join(state.dir, 'p', 'sess.txt'))).toEqual([]);
+  });
+});
+
+describe('many old sessions at a first look (an upgrade)', () => {
+  it('are read at most LOOK_MAX bytes a look over every file (a slice more at most), the rest at the next looks, until all is counted', async () => {
+    const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
+    fs.mkdirSync(project, { recursive: true });
+    const filler = JSON.stringify({ type: 'user', message: { role: 'user', content: 'x'.repeat(4000) } });
+    const files = 12;
+    let total = 0;
+    for (let f = 0; f < files; f++) {
+      const transcript = path.join(project, `old${f}.jsonl`);
+      const fd = fs.openSync(transcript, 'w');
+      for (let size = 0; size < 3 * 1024 * 1024; total++) {
+        const a = assistant(`f${String(f).padStart(2, '0')}m${total}`, 'claude-sonnet-4-5', { input_tokens: 1, output_tokens: 1 });
+        fs.writeSync(fd, `${filler}\n${a}\n`);
+        size += filler.length + a.length + 2;
+      }
+      fs.closeSync(fd);
+      const folder = path.join(state.dir, 'state', 'terminal-delight', 'surfaces', 'earlier', `p${f}`);
+      fs.mkdirSync(folder, { recursive: true });
+      fs.writeFileSync(path.join(folder, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: `e${f}`, at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: transcript })}\n`);
+    }
+    await app.dispose();
+    app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
+    const counted = async () => {
+      const res = await app.core.request('usage.summary', {}, { id: 'w' });
+      if (!res.ok) throw new Error(res.error);
+      return res.summary.rows.reduce((n, r) => n + r.input, 0);
+    };
+    // A summary is a look: ~36 MB waiting, at most 12 MiB of it read (an interval's look before it at most as much).
+    const bytesPerMessage = (files * 3 * 1024 * 1024) / total;
+    const first = await counted();
+    expect(first * bytesPerMessage).toBeLessThan(2 * (LOOK_MAX + 4 * 1024 * 1024) + 2 * bytesPerMessage * files);
+    await waitFor(async () => (await counted()) === total, 'every session counted', 30_000, 100);
+  }, 90_000);
+});
+
+describe('a pane folder left for a later look (the look\'s bytes spent on a running pane\'s session)', () => {
+  it('is read on, and the session it names counted, with no summary asked', async () => {
+    const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
+    fs.mkdirSync(project, { recursive: true });
+    const big = path.join(project, 'big.jsonl');
+    const filler = JSON.stringify({ type: 'user', message: { role: 'user', content: 'x'.repeat(4000) } });
+    const fd = fs.openSync(big, 'w');
+    for (let size = 0, n = 0; size < LOOK_MAX + 8 * 1024 * 1024; n++) {
+      const a = assistant(`b${n}`, 'claude-sonnet-4-5', { input_tokens: 1, output_tokens: 1 });
+      fs.writeSync(fd, `${filler}\n${a}\n`);
+      size += filler.length + a.length + 2;
+    }
+    fs.closeSync(fd);
+    const small = path.join(project, 'small.jsonl');
+    fs.writeFileSync(small, `${assistant('s1', 'claude-sonnet-4-5', { input_tokens: 3, output_tokens: 3 })}\n`);
+    const gone = path.join(state.dir, 'state', 'terminal-delight', 'surfaces', 'earlier', 'pgone');
+    fs.mkdirSync(gone, { recursive: true });
+    fs.writeFileSync(path.join(gone, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e1', at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: small })}\n`);
+    await app.dispose();
+    app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
+    const pane = app.panes.create({ command: [fakeAgent(state.dir, 'claude')] });
+    fs.appendFileSync(path.join(app.panes.folder(pane.id), 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e2', at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: big })}\n`);
+    const cursor = (file: string) => {
+      const dir = path.join(state.dir, 'state', 'terminal-delight', 'usage', 'sessions');
+      for (const n of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+        const c = (JSON.parse(fs.readFileSync(path.join(dir, n), 'utf8')) as { files: Record<string, [number, number]> }).files[file];
+        if (c) return c[0];
+      }
+      return undefined;
+    };
+    await waitFor(() => cursor(small) === fs.statSync(small).size && cursor(big) === fs.statSync(big).size, 'both sessions read', 30_000, 200);
   }, 60_000);
 });

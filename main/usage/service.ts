@@ -11,6 +11,13 @@
  * the sessions its events named; a file a session, its files' cursors and what its reader
  * counted), so a new service reads on from there: nothing read is read again, nothing seen
  * is lost. A file there that cannot be used is read again from the transcript.
+ *
+ * Files are read whole lines at a time (agent-channel/tail.ts: a line still being written
+ * waits; one longer than TRANSCRIPT_LINE_MAX, or than tail.ts's MAX_LINE in an inbound.jsonl,
+ * is dropped, never held). A transcript's cursor keeps its inode: a file replaced (another
+ * inode) or cut short (smaller than its cursor) is counted again from the start by a new
+ * reader, its old counts dropped. A look reads at most LOOK_MAX bytes over every file, the
+ * running panes' first; what is left is read on at the next looks.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -18,14 +25,18 @@ import path from 'node:path';
 import type { PaneInfo, SessionUsage, UsageRow, UsageSummary } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
 import type { PaneServiceApi } from '../services.ts';
-import type { Paths } from '../paths.ts';
+import { paneFolder, paneFolders, type Paths } from '../paths.ts';
 import { parseEvent } from '../agent-channel/events.ts';
+import { readNewLines } from '../agent-channel/tail.ts';
 import { titleName } from '../../common/visible.ts';
 import { loadPrices, priceOf, sessionUsage, type PriceFile } from './prices.ts';
 import { opencodeDatabases, opencodeReader } from './opencode.ts';
 import { claudeReader, codexReader, dayOf, geminiReader, type TranscriptReader } from './transcripts.ts';
 
-const READ_MAX = 4 * 1024 * 1024;
+/** Most bytes read in one look, over every file (a slice may pass it): the rest waits for the next looks. */
+export const LOOK_MAX = 8 * 1024 * 1024;
+/** A transcript's line longer than this is dropped unread (a tool's output or an image can make a line of a few MB; a file with no newline cannot grow a line without end). */
+export const TRANSCRIPT_LINE_MAX = 16 * 1024 * 1024;
 const INBOUND = 'inbound.jsonl';
 
 /** An agent's `session` event: which session a pane's agent runs (the last one, now). */
@@ -44,6 +55,8 @@ interface Inbound {
   paneId: string;
   /** Where its next line starts. */
   offset: number;
+  /** More to read than the look's bytes allowed: read on at the next look. */
+  behind?: boolean;
   /** The sessions its events named, oldest first (one named again moves last). */
   refs: Ref[];
   dirty: boolean;
@@ -64,13 +77,24 @@ interface Known {
   agent: string;
   sessionId?: string;
   pane: PaneSeen;
-  /** Each file read (the transcript; Claude Code's subagents' too): where its next unread byte is, and a line cut there. */
-  files: Map<string, { offset: number; rest: string }>;
+  /** Each file read (the transcript; Claude Code's subagents' too): where its next line starts, and the file's inode (0: not known yet). */
+  files: Map<string, Cursor>;
   reader: TranscriptReader;
   dirty: boolean;
-  /** A file was longer than what one look reads (READ_MAX): read on at the next look, pane or not. */
+  /** A file had more than the look's bytes allowed (LOOK_MAX): read on at the next look, pane or not. */
   behind?: boolean;
 }
+
+interface Cursor {
+  offset: number;
+  ino: number;
+}
+
+const cursorOf = (v: unknown): Cursor | undefined => {
+  if (typeof v === 'number') return v >= 0 ? { offset: v, ino: 0 } : undefined; // kept by an earlier version
+  const o = Array.isArray(v) ? v : undefined;
+  return o && typeof o[0] === 'number' && o[0] >= 0 && typeof o[1] === 'number' ? { offset: o[0], ino: o[1] } : undefined;
+};
 
 const refId = (r: Ref): string => `${r.agent}\n${r.transcript ?? ''}\n${r.sessionId ?? ''}`;
 const nameOf = (key: string): string => `${crypto.createHash('sha256').update(key).digest('hex').slice(0, 24)}.json`;
@@ -102,7 +126,7 @@ export function subagentFiles(transcript: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((n) => n.endsWith('.jsonl')).sort().map((n) => path.join(root, n));
+  return names.filter((n) => /^agent-.*\.jsonl$/.test(path.basename(n))).sort().map((n) => path.join(root, n));
 }
 
 /** Gemini CLI's chat record of a session: `~/.gemini/tmp/<project>/chats/session-<time>-<first 8 of the id>.jsonl`, the newest. */
@@ -180,6 +204,8 @@ export class UsageService {
   private readonly offRemoved: () => void;
   /** Every pane folder on disk is read on once, at the first scan. */
   private walked = false;
+  /** Bytes this look may still read (LOOK_MAX at each look's start). */
+  private budget = LOOK_MAX;
 
   constructor(panes: PaneServiceApi, opts: UsageOptions) {
     this.panes = panes;
@@ -237,7 +263,10 @@ export class UsageService {
         key, agent, reader, dirty: false,
         ...(str(v.sessionId) ? { sessionId: str(v.sessionId) } : {}),
         pane: { id: str(pane.id) ?? '', title: typeof pane.title === 'string' ? pane.title : '', cwd: typeof pane.cwd === 'string' ? pane.cwd : '', ...(wt && str(wt.branch) && str(wt.path) ? { worktree: { branch: str(wt.branch)!, path: str(wt.path)! } } : {}) },
-        files: new Map(Object.entries(files).filter(([, o]) => typeof o === 'number' && o >= 0).map(([f, o]) => [f, { offset: o as number, rest: '' }])),
+        files: new Map(Object.entries(files).flatMap(([f, o]) => {
+          const c = cursorOf(o);
+          return c ? [[f, c] as const] : [];
+        })),
       });
     }
   }
@@ -255,8 +284,8 @@ export class UsageService {
     }
     for (const k of this.sessions.values()) {
       if (!k.dirty) continue;
-      // A cursor is kept at the start of a line cut by a write in progress: that line is read whole next time.
-      const files = Object.fromEntries([...k.files].map(([f, c]) => [f, c.offset - Buffer.byteLength(c.rest)]));
+      // A cursor is at the start of a line (one cut by a write in progress is read whole next time), with the file's inode.
+      const files = Object.fromEntries([...k.files].map(([f, c]) => [f, [c.offset, c.ino]]));
       try {
         writeJson(path.join(this.dir, 'sessions', nameOf(k.key)), { key: k.key, agent: k.agent, ...(k.sessionId ? { sessionId: k.sessionId } : {}), pane: k.pane, files, reader: k.reader.save() });
         k.dirty = false;
@@ -270,33 +299,25 @@ export class UsageService {
   private readInbound(file: string): Inbound {
     let i = this.inbound.get(file);
     if (!i) this.inbound.set(file, (i = { file, paneId: path.basename(path.dirname(file)), offset: 0, refs: [], dirty: true }));
-    const size = fs.statSync(file, { throwIfNoEntry: false })?.size;
-    if (size === undefined) return i;
-    if (size < i.offset) i.offset = 0; // the file was replaced
-    while (size > i.offset) {
-      const len = Math.min(size - i.offset, READ_MAX);
-      const buf = Buffer.alloc(len);
-      const fd = fs.openSync(file, 'r');
-      try {
-        fs.readSync(fd, buf, 0, len, i.offset);
-      } finally {
-        fs.closeSync(fd);
-      }
-      let end = buf.lastIndexOf(0x0a);
-      if (end < 0) {
-        if (len < READ_MAX) break; // a line still being written
-        end = len - 1; // one longer than a slice: not an event of ours
-      }
-      for (const line of buf.subarray(0, end).toString('utf8').split('\n')) {
-        if (!line.includes('"session"')) continue;
-        const e = parseEvent(line);
-        if (e?.type !== 'session') continue;
-        const ref: Ref = { agent: e.agent ?? 'claude', ...(e.transcript_path ? { transcript: e.transcript_path } : {}), ...(e.session_id ? { sessionId: e.session_id } : {}), ...(e.cwd ? { cwd: e.cwd } : {}) };
-        const at = i.refs.findIndex((r) => refId(r) === refId(ref));
-        const old = at >= 0 ? i.refs.splice(at, 1)[0]! : undefined;
-        i.refs.push(old ?? ref);
-      }
-      i.offset += end + 1;
+    // Whole lines from the cursor (a file that shrank, replaced, from its start; an overlong line dropped: not an event of ours).
+    if (this.budget <= 0) {
+      i.behind = true;
+      return i;
+    }
+    const read = readNewLines(file, i.offset, { maxBytes: this.budget });
+    this.spend(i.offset, read);
+    i.behind = this.budget <= 0 && read.offset < read.size;
+    for (const line of read.lines) {
+      if (!line.includes('"session"')) continue;
+      const e = parseEvent(line);
+      if (e?.type !== 'session') continue;
+      const ref: Ref = { agent: e.agent ?? 'claude', ...(e.transcript_path ? { transcript: e.transcript_path } : {}), ...(e.session_id ? { sessionId: e.session_id } : {}), ...(e.cwd ? { cwd: e.cwd } : {}) };
+      const at = i.refs.findIndex((r) => refId(r) === refId(ref));
+      const old = at >= 0 ? i.refs.splice(at, 1)[0]! : undefined;
+      i.refs.push(old ?? ref);
+    }
+    if (read.offset !== i.offset) {
+      i.offset = read.offset;
       i.dirty = true;
     }
     return i;
@@ -327,6 +348,11 @@ export class UsageService {
     return k;
   }
 
+  /** What a read took of the look's bytes (from its cursor, or from 0 for a file that shrank). */
+  private spend(from: number, read: { offset: number; size: number }): void {
+    this.budget -= read.offset - (from > read.size ? 0 : from);
+  }
+
   /** Read a session's files on from their cursors. */
   private readOn(k: Known): void {
     if (k.reader.refresh) {
@@ -336,51 +362,51 @@ export class UsageService {
       return;
     }
     const files = [k.key, ...(k.agent === 'claude' ? subagentFiles(k.key) : [])];
-    k.behind = false;
-    for (const file of files) {
-      let c = k.files.get(file);
-      if (!c) k.files.set(file, (c = { offset: 0, rest: '' }));
-      const size = fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0;
-      if (size <= c.offset) continue;
-      const fd = fs.openSync(file, 'r');
-      try {
-        const len = Math.min(size - c.offset, READ_MAX);
-        const buf = Buffer.alloc(len);
-        fs.readSync(fd, buf, 0, len, c.offset);
-        c.offset += len;
-        if (size > c.offset) k.behind = true;
-        const lines = (c.rest + buf.toString('utf8')).split('\n');
-        c.rest = lines.pop() ?? '';
-        k.reader.feed(lines);
-        k.dirty = true;
-      } finally {
-        fs.closeSync(fd);
-      }
+    // A file replaced (another inode) or cut short (smaller than its cursor): the session is
+    // counted again from the start of its files, by a new reader (what the old one counted is dropped, not added to).
+    const stats = files.map((f) => fs.statSync(f, { throwIfNoEntry: false }));
+    if (files.some((f, n) => {
+      const c = k.files.get(f);
+      const st = stats[n];
+      return c && st && ((c.ino && c.ino !== st.ino) || st.size < c.offset);
+    })) {
+      const fresh = readerOf(k.agent, k.key);
+      if (!fresh) return;
+      k.reader = fresh;
+      k.files.clear();
+      k.dirty = true;
     }
+    k.behind = false;
+    files.forEach((file, n) => {
+      const st = stats[n];
+      if (!st) return;
+      let c = k.files.get(file);
+      if (!c) k.files.set(file, (c = { offset: 0, ino: st.ino }));
+      if (c.ino !== st.ino) {
+        c.ino = st.ino;
+        k.dirty = true;
+      }
+      if (st.size <= c.offset) return;
+      if (this.budget <= 0) {
+        k.behind = true;
+        return;
+      }
+      const read = readNewLines(file, c.offset, { maxLine: TRANSCRIPT_LINE_MAX, maxBytes: this.budget });
+      this.spend(c.offset, read);
+      if (this.budget <= 0 && read.offset < read.size) k.behind = true;
+      if (read.offset !== c.offset) k.dirty = true;
+      c.offset = read.offset;
+      k.reader.feed(read.lines);
+    });
   }
 
-  /** Every pane folder on disk (this service's panes and earlier ones', running and ended): surfaces/<session>/<pane>/inbound.jsonl. */
+  /** Every pane folder on disk (this service's panes and earlier ones', running and ended): its inbound.jsonl read on. */
   private walk(): void {
-    const root = this.paths.surfaces;
-    let sessions: string[] = [];
-    try {
-      sessions = fs.readdirSync(root);
-    } catch {
-      return;
-    }
-    for (const s of sessions) {
-      let panes: string[] = [];
+    for (const folder of paneFolders(this.paths)) {
       try {
-        panes = fs.readdirSync(path.join(root, s));
+        this.readInbound(path.join(folder, INBOUND));
       } catch {
-        continue; // not a folder
-      }
-      for (const p of panes) {
-        try {
-          this.readInbound(path.join(root, s, p, INBOUND));
-        } catch {
-          // read next start
-        }
+        // read next start
       }
     }
   }
@@ -405,13 +431,13 @@ export class UsageService {
     }
   }
 
-  /** Look at every pane that runs an agent now (the first time, every session seen). */
+  /**
+   * Look at every pane that runs an agent now, then (the first time) every session seen; at
+   * most LOOK_MAX bytes a look over every file, the panes' first: what is left (a first
+   * look after an upgrade, with many old sessions) is read on at the next looks.
+   */
   scan(): void {
-    if (!this.walked) {
-      this.walked = true;
-      this.walk();
-      this.readAll();
-    }
+    this.budget = LOOK_MAX;
     for (const p of this.panes.list()) {
       if (!p.agentCli && !p.usage) continue;
       try {
@@ -420,7 +446,24 @@ export class UsageService {
         // a transcript that cannot be read now is read next time
       }
     }
-    // A long transcript (a session first seen, its pane gone) is read a slice a look.
+    if (!this.walked) {
+      this.walked = true;
+      this.walk();
+      this.readAll();
+    }
+    // A pane folder's inbound.jsonl or a transcript with more than a look's bytes (a session first seen, its pane gone): read on.
+    for (const i of this.inbound.values()) {
+      if (!i.behind) continue;
+      try {
+        this.readInbound(i.file);
+        for (const r of i.refs) {
+          const k = this.known(r, i);
+          if (k) k.behind = true; // read below (a session first found here is read from its start)
+        }
+      } catch {
+        // next time
+      }
+    }
     for (const k of this.sessions.values()) {
       if (!k.behind) continue;
       try {
@@ -434,7 +477,7 @@ export class UsageService {
 
   /** The pane's current session's usage as it stands (read on first). */
   update(p: PaneInfo): SessionUsage | undefined {
-    const i = this.readInbound(path.join(this.paths.surfaces, this.panes.session, p.id, INBOUND));
+    const i = this.readInbound(path.join(paneFolder(this.paths, this.panes.session, p.id), INBOUND));
     const ref = i.refs.at(-1);
     const k = ref && this.known(ref, i, p);
     if (!k) return undefined;

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPrices, priceOf, sessionUsage, type PriceFile } from './prices.ts';
 import { claudeReader, codexReader, dayOf, geminiReader } from './transcripts.ts';
@@ -44,6 +47,34 @@ describe('claudeReader, a message\'s usage growing over its lines', () => {
   });
 });
 
+describe('claudeReader, a resumed session (Claude Code writes its earlier messages into the file again, same ids)', () => {
+  it('counts a message met again after many others once, also in a new reader given the saved counts', () => {
+    const line = (id: string, n: number) => JSON.stringify({ type: 'assistant', timestamp: '2026-12-04T10:00:00Z', message: { id, model: 'claude-sonnet-4-5', usage: { input_tokens: n, output_tokens: n } } });
+    const first = Array.from({ length: 200 }, (_, i) => line(`msg_${i}`, 1));
+    const r = claudeReader();
+    r.feed(first);
+    r.feed(first.slice(0, 150)); // the history written again, then new messages
+    r.feed([line('msg_new', 5)]);
+    expect(r.tokens().get('claude-sonnet-4-5')).toMatchObject({ input: 205, output: 205 });
+    const again = claudeReader(JSON.parse(JSON.stringify(r.save())));
+    again.feed(first);
+    again.feed([line('msg_new', 5), line('msg_newer', 7)]);
+    expect(again.tokens().get('claude-sonnet-4-5')).toMatchObject({ input: 212, output: 212 });
+  });
+});
+
+describe('geminiReader, a message met again after many others', () => {
+  it('is counted once', () => {
+    const g = (id: string, input: number) => JSON.stringify({ id, timestamp: '2026-12-04T10:00:00Z', type: 'gemini', model: 'gemini-2.5-pro', tokens: { input, output: 0, cached: 0, thoughts: 0 } });
+    const r = geminiReader();
+    r.feed([g('g0', 10), ...Array.from({ length: 100 }, (_, i) => g(`h${i}`, 1)), g('g0', 10)]);
+    expect(r.tokens().get('gemini-2.5-pro')!.input).toBe(110);
+    const again = geminiReader(JSON.parse(JSON.stringify(r.save())));
+    again.feed([g('g0', 10), g('h5', 1)]);
+    expect(again.tokens().get('gemini-2.5-pro')!.input).toBe(110);
+  });
+});
+
 describe('codexReader', () => {
   const count = (input: number, cached: number, output: number) => JSON.stringify({ timestamp: '2026-12-04T10:00:00Z', type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: { input_tokens: input, cached_input_tokens: cached, output_tokens: output, reasoning_output_tokens: 0, total_tokens: input + output }, last_token_usage: {} } } });
   const turn = (model: string) => JSON.stringify({ type: 'turn_context', payload: { cwd: '/x', model } });
@@ -61,24 +92,40 @@ describe('codexReader', () => {
 
 describe('prices', () => {
   const prices: PriceFile = { date: '2026-12-01', currency: 'USD', models: { 'gpt-5': { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 }, 'gpt-5-mini': { input: 0.25, output: 2, cacheRead: 0.025, cacheWrite: 0 } } };
-  it('match a model by its whole name, or its name less a release date or -latest, never by a shorter key it starts with', () => {
+  it('match a model by its whole name, or its name less a release date (Vertex AI\'s @date too) or -latest, never by a shorter key it starts with', () => {
     expect(priceOf(prices, 'gpt-5-mini-2025-08-07')?.input).toBe(0.25);
     expect(priceOf(prices, 'gpt-5-mini')?.input).toBe(0.25);
     expect(priceOf(prices, 'gpt-5-2025-08-07')?.input).toBe(1.25);
     expect(priceOf(prices, 'gpt-5-latest')?.input).toBe(1.25);
+    expect(priceOf(prices, 'gpt-5@20250807')?.input).toBe(1.25); // Vertex AI's names: @date
+    expect(priceOf(loadPrices(), 'claude-sonnet-4-5@20250929')).toEqual(priceOf(loadPrices(), 'claude-sonnet-4-5'));
     // A longer version is another model (its price differs): not priced as the one it starts with.
-    for (const m of ['gpt-5-codex', 'gpt-5.2', 'gpt-5-mini-high', 'gpt-5-20250807x', 'llama-3', 'constructor', '__proto__']) expect(priceOf(prices, m), m).toBeUndefined();
+    for (const m of ['gpt-5-codex', 'gpt-5.2', 'gpt-5-mini-high', 'gpt-5-20250807x', 'gpt-5@2025', 'gpt-5@latest', 'llama-3', 'constructor', '__proto__']) expect(priceOf(prices, m), m).toBeUndefined();
   });
-  it('the repository\'s price file: Opus 4.5 at its own price (not Opus 4\'s), GPT-5.2 at its own (not GPT-5\'s), a model it does not list unknown', () => {
+  it('the repository\'s price file: Opus 4.5 at its own price (not Opus 4\'s), GPT-5.2 at its own (not GPT-5\'s)', () => {
     const p = loadPrices();
     expect(priceOf(p, 'claude-opus-4-5-20251101')).toMatchObject({ input: 5, output: 25 });
     expect(priceOf(p, 'claude-opus-4-20250514')).toMatchObject({ input: 15, output: 75 });
     expect(priceOf(p, 'claude-opus-4-1-20250805')).toMatchObject({ input: 15, output: 75 });
     expect(priceOf(p, 'gpt-5.2')).toMatchObject({ input: 1.75, output: 14 });
     expect(priceOf(p, 'gpt-5')).toMatchObject({ input: 1.25, output: 10 });
-    expect(priceOf(p, 'claude-opus-4-6')).toBeUndefined();
-    expect(priceOf(p, 'gpt-5.2-codex')).toBeUndefined();
-    expect(sessionUsage(new Map([['claude-opus-4-6', { input: 10, output: 1, cacheRead: 0, cacheWrite: 0 }]]), p)).toMatchObject({ input: 10, unpriced: ['claude-opus-4-6'] });
+  });
+  it('a price file (the newest dated one in its folder): a model it does not list unknown, named, its tokens counted', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-prices-'));
+    try {
+      const price = (input: number, output: number) => ({ input, output, cacheRead: input / 10, cacheWrite: input * 1.25 });
+      fs.writeFileSync(path.join(dir, '2026-01-01.json'), JSON.stringify({ date: '2026-01-01', currency: 'USD', models: { 'claude-opus-4-6': price(1, 1) } }));
+      fs.writeFileSync(path.join(dir, '2026-02-01.json'), JSON.stringify({ date: '2026-02-01', currency: 'USD', models: { 'claude-opus-4-5': price(5, 25), 'gpt-5.2': price(1.75, 14) } }));
+      fs.writeFileSync(path.join(dir, 'notes.json'), '{}');
+      const p = loadPrices(dir);
+      expect(p.date).toBe('2026-02-01');
+      expect(priceOf(p, 'claude-opus-4-5-20251101')).toMatchObject({ input: 5, output: 25 });
+      expect(priceOf(p, 'claude-opus-4-6')).toBeUndefined();
+      expect(priceOf(p, 'gpt-5.2-codex')).toBeUndefined();
+      expect(sessionUsage(new Map([['claude-opus-4-6', { input: 10, output: 1, cacheRead: 0, cacheWrite: 0 }]]), p)).toMatchObject({ input: 10, unpriced: ['claude-opus-4-6'] });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
   it('price a session at tokens × price per million; a model not listed leaves tokens only, named', () => {
     const priced = sessionUsage(new Map([['gpt-5-2025-08-07', { input: 1_000_000, output: 200_000, cacheRead: 4_000_000, cacheWrite: 0 }]]), prices);
@@ -159,6 +206,13 @@ describe('a reader\'s saved counts', () => {
         expect([...second.byDay()].map(([d, m]) => [d, Object.fromEntries(m)])).toEqual([...whole.byDay()].map(([d, m]) => [d, Object.fromEntries(m)]));
       }
     }
+    // Each message once: Claude Code's 'a' met again after 100 others, Gemini CLI's g1 written twice.
+    const claude = claudeReader();
+    claude.feed(cases[0]!.lines);
+    expect(claude.tokens().get('claude-sonnet-4-5')!.input).toBe(1 + 2 + 4950 + 3);
+    const gemini = geminiReader();
+    gemini.feed(cases[2]!.lines);
+    expect(gemini.tokens().get('gemini-2.5-pro')!.input).toBe(12 + 4950 + 5);
     // Counts it cannot use: nothing counted, nothing thrown.
     expect(claudeReader({ settled: 'x', open: [[1]] }).tokens().size).toBe(0);
   });

@@ -7,7 +7,10 @@
  *   `cache_creation_input_tokens`) and `message.model`; a message is written as several lines
  *   (one a content block), each with the usage as it stood, an early one perhaps with a
  *   placeholder output count (the API's `message_start` says ~1, its `message_delta` the
- *   real count): counted once by `message.id`, the largest of each figure. A subagent's
+ *   real count): counted once by `message.id`, the largest of each figure; a message met
+ *   again later (a resumed session's file has its earlier messages written into it again,
+ *   same ids) is not counted again: every settled id is kept, as a short hash, with the
+ *   counts. A subagent's
  *   (the Task tool's) messages are in files of their own, read into the same reader
  *   (service.ts), or in the main file marked `isSidechain`: counted alike.
  * - Codex (`~/.codex/sessions/…/rollout-*.jsonl`): `event_msg` lines of type `token_count`
@@ -17,9 +20,12 @@
  * - Gemini CLI (`~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl`): one record a
  *   line, a message written again as it changes; a `gemini` message's `tokens` (`input`
  *   including `cached`, `output`, `thoughts`: billed as output) and `model`, the last
- *   record of each message id counted.
+ *   record of each message id counted (once: a settled id, kept as for Claude Code, is not
+ *   counted again).
  * OpenCode keeps its sessions in a database: opencode.ts.
  */
+
+import crypto from 'node:crypto';
 
 /** Tokens of one model in a session. */
 export interface ModelTokens {
@@ -112,15 +118,32 @@ function add(into: TokensByModel, model: string, t: ModelTokens): void {
 /**
  * The last messages' tokens, by message id, while more lines of theirs may come (a
  * message's lines are written close together); the oldest is settled into the totals once
- * more than `KEEP_OPEN` are open.
+ * more than `KEEP_OPEN` are open, and its id's short hash kept (`Settled`) so that the same
+ * message met again later (Claude Code writes a session's earlier messages into its file
+ * again when it is resumed) is not counted again.
  */
 const KEEP_OPEN = 64;
 type Open = Map<string, { day: string; model: string; t: ModelTokens }>;
 
-function settleOldest(open: Open, settled: TokensByDay, keep = KEEP_OPEN): void {
+/** A message id's short hash (66 bits, 11 base64url characters): a settled message's mark. */
+const HASH_LEN = 11;
+export const idHash = (id: string): string => crypto.createHash('sha256').update(id).digest('base64url').slice(0, HASH_LEN);
+
+/** The short hashes of every settled message id; as JSON, one string of them end to end. */
+type Settled = Set<string>;
+const settledIdsOfState = (v: unknown): Settled => {
+  const out: Settled = new Set();
+  if (typeof v !== 'string' || v.length % HASH_LEN !== 0) return out;
+  for (let at = 0; at < v.length; at += HASH_LEN) out.add(v.slice(at, at + HASH_LEN));
+  return out;
+};
+const settledIdsState = (ids: Settled): string => [...ids].join('');
+
+function settleOldest(open: Open, settled: TokensByDay, ids: Settled, keep = KEEP_OPEN): void {
   while (open.size > keep) {
     const [id, m] = open.entries().next().value!;
     open.delete(id);
+    ids.add(idHash(id));
     addDay(settled, m.day, m.model, m.t);
   }
 }
@@ -134,6 +157,7 @@ function withOpen(settled: TokensByDay, open: Open): TokensByDay {
 export function claudeReader(saved?: unknown): TranscriptReader {
   const st = obj(saved);
   const settled: TokensByDay = daysOfState(st?.settled);
+  const ids: Settled = settledIdsOfState(st?.ids);
   const open: Open = openOfState(st?.open);
   return {
     feed(lines) {
@@ -164,13 +188,15 @@ export function claudeReader(saved?: unknown): TranscriptReader {
           cur.t = { input: Math.max(cur.t.input, t.input), output: Math.max(cur.t.output, t.output), cacheRead: Math.max(cur.t.cacheRead, t.cacheRead), cacheWrite: Math.max(cur.t.cacheWrite, t.cacheWrite) };
           continue;
         }
+        // Settled already: the same message written again (a resumed session's history).
+        if (ids.has(idHash(id))) continue;
         open.set(id, { day: dayOf(v.timestamp), model, t });
-        settleOldest(open, settled);
+        settleOldest(open, settled, ids);
       }
     },
     tokens: () => sumDays(withOpen(settled, open)),
     byDay: () => withOpen(settled, open),
-    save: () => ({ settled: daysState(settled), open: openState(open) }),
+    save: () => ({ settled: daysState(settled), ids: settledIdsState(ids), open: openState(open) }),
   };
 }
 
@@ -213,6 +239,7 @@ export function codexReader(saved?: unknown): TranscriptReader {
 export function geminiReader(saved?: unknown): TranscriptReader {
   const st = obj(saved);
   const settled: TokensByDay = daysOfState(st?.settled);
+  const ids: Settled = settledIdsOfState(st?.ids);
   const byId: Open = openOfState(st?.open);
   return {
     feed(lines) {
@@ -226,6 +253,7 @@ export function geminiReader(saved?: unknown): TranscriptReader {
         }
         const t = obj(v?.tokens);
         if (!v || v.type !== 'gemini' || !t || typeof v.id !== 'string') continue;
+        if (!byId.has(v.id) && ids.has(idHash(v.id))) continue; // settled already
         const cached = num(t.cached);
         const day = byId.get(v.id)?.day ?? dayOf(v.timestamp);
         byId.delete(v.id);
@@ -234,11 +262,11 @@ export function geminiReader(saved?: unknown): TranscriptReader {
           day,
           t: { input: Math.max(0, num(t.input) - cached), output: num(t.output) + num(t.thoughts), cacheRead: cached, cacheWrite: 0 },
         });
-        settleOldest(byId, settled);
+        settleOldest(byId, settled, ids);
       }
     },
     tokens: () => sumDays(withOpen(settled, byId)),
     byDay: () => withOpen(settled, byId),
-    save: () => ({ settled: daysState(settled), open: openState(byId) }),
+    save: () => ({ settled: daysState(settled), ids: settledIdsState(ids), open: openState(byId) }),
   };
 }

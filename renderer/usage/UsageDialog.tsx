@@ -1,8 +1,14 @@
 /**
  * The Usage view's dialog (a chunk of its own, with chart.js: UsageView.tsx loads it): tokens in, out and cached, and cost,
  * of every agent session the service has read (`usage.summary`): stacked bars by day, an
- * agent a stack, and a table by agent session, pane, worktree, agent or day. A model the
- * price file does not list is counted in tokens only, and the row says so.
+ * agent a stack, and a table by agent session, pane, worktree, agent or day. A model is
+ * priced by its name less a release date (`-20250929`, Vertex AI's `@20250929`); one the
+ * price file does not list is counted in tokens only, and the row says so. Each agent
+ * message is counted once, also when a resumed session's file has it again (the service
+ * keeps every counted message id: main/usage/transcripts.ts); a transcript replaced or cut
+ * short is counted again from its start, its old counts dropped (main/usage/service.ts). The
+ * service reads at most 8 MiB a look: after an upgrade, old sessions fill in over the next
+ * asks.
  */
 import { useEffect, useMemo, useState, type ReactElement } from 'react';
 import type { UsageSummary } from '../../preload/contract.ts';
