@@ -118,6 +118,10 @@ describe('the settings screen', () => {
       found.push(...(await seriousViolations(win)).map((v) => `${theme}: ${v}`));
       fs.mkdirSync(ARTIFACTS, { recursive: true });
       await win.page.screenshot({ path: path.join(ARTIFACTS, `settings-${theme}.png`) });
+      // The search index's group: on or off, a switch for each source, days kept, panes left out.
+      const search = dialog(win).locator('fieldset', { has: win.page.locator('legend', { hasText: 'Search' }) });
+      await search.scrollIntoViewIfNeeded();
+      await search.screenshot({ path: path.join(ARTIFACTS, `settings-search-${theme}.png`) });
     }
     expect(found).toEqual([]);
   }, 300_000);

@@ -23,7 +23,7 @@ export type Field =
 const mcpSearch = (agent: AgentName, name: string): Field => ({ key: 'search', sub: `mcp:${agent}`, group: 'MCP', label: `Search history for ${name}`, kind: 'toggle', help: `${name} may look up what happened in your panes with the MCP tool search_history; off by default.` });
 
 /** One source of the index (on: indexed; off: in search.leaveOut, nothing new of it indexed). */
-const indexed = (source: SearchSource, label: string, help: string): Field => ({ key: 'search', sub: `leave:${source}`, group: 'Search', label: `Index ${label.charAt(0).toLowerCase()}${label.slice(1)}`, kind: 'toggle', help: `${help.replace(/\.$/, '')}; off, nothing new of it is indexed.` });
+const indexed = (source: SearchSource, label: string, help: string): Field => ({ key: 'search', sub: `leave:${source}`, group: 'Search', label: `Index ${label}`, kind: 'toggle', help: `${help.replace(/\.$/, '')}; off, nothing new of it is indexed.` });
 
 export const FIELDS: readonly Field[] = [
   { key: 'theme', group: 'Appearance', label: 'Theme', kind: 'choice', help: 'Follow the system\'s light or dark setting, or choose one.', choices: [{ value: 'system', label: 'System' }, { value: 'light', label: 'Light' }, { value: 'dark', label: 'Dark' }] },
@@ -41,10 +41,10 @@ export const FIELDS: readonly Field[] = [
   mcpSearch('gemini', 'Gemini CLI'),
   mcpSearch('opencode', 'OpenCode'),
   { key: 'search', sub: 'enabled', group: 'Search', label: 'Index for search', kind: 'toggle', help: 'Keep pane output, commands, agents\' prompts and replies, decisions and Tick calls searchable (Ctrl+Shift+F).' },
-  indexed('output', 'Pane output', 'Every line a pane printed, also what scrolled out and what ended panes kept.'),
-  indexed('commands', 'Commands', 'The commands shells ran, with their exit status and folder (shell integration).'),
-  indexed('agents', 'Agents\' prompts, replies and tool runs', 'What the agents\' hooks write: your prompts, their replies, each tool run with what it printed.'),
-  indexed('cards', 'Cards and decisions', 'The surfaces on the benches and what was decided on them, with comments.'),
+  indexed('output', 'pane output', 'Every line a pane printed, also what scrolled out and what ended panes kept.'),
+  indexed('commands', 'commands', 'The commands shells ran, with their exit status and folder (shell integration).'),
+  indexed('agents', 'agents\' prompts, replies and tool runs', 'What the agents\' hooks write: your prompts, their replies, each tool run with what it printed.'),
+  indexed('cards', 'cards and decisions', 'The surfaces on the benches and what was decided on them, with comments.'),
   indexed('ticks', 'Tick calls', 'Each call of a Tick\'s tool and how it ended.'),
   { key: 'search', sub: 'keepDays', group: 'Search', label: 'Keep for days', kind: 'number', min: 0, max: 36_500, step: 1, help: 'Days an entry stays in the search index; 0 keeps everything.' },
   { key: 'search', sub: 'excludePanes', group: 'Search', label: 'Panes left out', kind: 'text', placeholder: 'none', help: 'Pane ids or tags, separated by spaces or commas, whose output and agents are never indexed.' },
