@@ -53,6 +53,7 @@ describe('redact', () => {
     expect(redact("psql --password='s3cret' -h db")).toBe('psql --password=[redacted] -h db');
     expect(redact('/usr/bin/mysql -uroot -pHunter2x app')).toBe('/usr/bin/mysql -uroot -p[redacted] app');
     expect(redact('docker exec -it db mysql -u root -pS3cret app')).toBe('docker exec -it db mysql -u root -p[redacted] app');
+    for (const client of ['mariadb-dump', 'mariadb-admin', 'mysqlpump', 'mysql_upgrade', 'mysqldump']) expect(redact(`${client} -uroot -pS3cretx db`)).toBe(`${client} -uroot -p[redacted] db`);
   });
 
   it.each([

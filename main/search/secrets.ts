@@ -189,7 +189,7 @@ const MYSQL = /\b(?:mysql|mariadb)/i;
  * a path to it in a `bin/` folder (`/usr/bin/mysql`), with a space after it: not a word of a
  * path or an argument (`/var/lib/mysql`, `mysql-data`), whose `-print` or `-prune` is no password.
  */
-const MYSQL_COMMAND = /(?<=^|[\s;&|("'`=])(?:\S*bin\/)?(?:mysql|mariadb)(?:dump|admin|import|slap|check|show|binlog)?(?=\s)[^|;&]*/gi;
+const MYSQL_COMMAND = /(?<=^|[\s;&|("'`=])(?:\S*bin\/)?(?:mysql|mariadb)(?:[-_]?(?:dump|pump|admin|import|slap|check|show|binlog|upgrade))?(?=\s)[^|;&]*/gi;
 const MYSQL_P = /(\s-p)(?!\$)(?:'[^']*'|"[^"]*"|[^\s"']+)/g;
 /** A name's letters either case, as explicit classes (`[kK][eE][yY]`): the same as `/key/i` for these ASCII letters. */
 const anyCase = (re: string): string => re.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`);

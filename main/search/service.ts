@@ -230,7 +230,7 @@ export class SearchService {
     const s = this.settings;
     if (!s.enabled || s.excludePanes.length === 0) return;
     // Entries waiting for the next flush (a card, a Tick call) of a pane left out go first.
-    this.pending = this.pending.filter((e) => !e.paneId || !this.excluded(e.paneId));
+    this.pending = this.pending.filter((e) => !e.paneId || !this.excluded(e.paneId, paneFolder(this.deps.paths, e.session, e.paneId)));
     try {
       for (const { pane, session } of this.index.panes()) {
         if (this.excluded(pane, paneFolder(this.deps.paths, session, pane))) {

@@ -104,7 +104,8 @@ export function toolOutput(input: Record<string, unknown>): { tool_output?: stri
     if (isObj(r.file) && typeof r.file.content === 'string') parts.push(r.file.content);
   }
   if (typeof input.error === 'string' && input.error) parts.push(input.error);
-  const text = parts.join('\n').trim();
+  // (Cut before the secrets are looked for, with room for what they add: a Read of a large file.)
+  const text = parts.join('\n').trim().slice(0, 4 * MAX_TOOL_OUTPUT);
   return text ? { tool_output: cut(redact(text), MAX_TOOL_OUTPUT)! } : {};
 }
 
