@@ -82,14 +82,16 @@ export function acquireLock(file: string, version: string): Acquired {
       }
       const moved = readLock(aside);
       const same = seen === 'empty' ? moved === 'empty' : moved !== undefined && moved !== 'empty' && moved.pid === seen.pid && moved.startTicks === seen.startTicks && moved.startedAt === seen.startedAt;
-      if (!same && moved !== undefined && moved !== 'empty' && holderAlive(moved)) {
+      // Not what was judged stale: another taker's lock, live, or made a moment ago and not yet
+      // written (empty: deleting it would let this process take the lock beside that one).
+      if (!same && moved !== undefined && (moved === 'empty' || holderAlive(moved))) {
         try {
           fs.linkSync(aside, file);
         } catch {
           // a third taker made a lock meanwhile: it holds it
         }
         fs.rmSync(aside, { force: true });
-        return { held: false, holder: moved };
+        return { held: false, holder: moved === 'empty' ? { pid: 0, version: '?', startedAt: '' } : moved };
       }
       fs.rmSync(aside, { force: true });
       continue;
