@@ -25,6 +25,23 @@ afterEach(async () => {
 
 const assistant = (id: string, model: string, u: Record<string, number>) => JSON.stringify({ type: 'assistant', sessionId: 's1', message: { id, role: 'assistant', model, content: [{ type: 'text', text: 'ok' }], usage: u } });
 
+/** A Claude Code transcript of at least `bytes`: a 4,000-character prompt, then a message (`<prefix><i>`) with `usage`, over and over; how many messages. */
+function longTranscript(file: string, bytes: number, prefix: string, usage: Record<string, number>): number {
+  const filler = JSON.stringify({ type: 'user', message: { role: 'user', content: 'x'.repeat(4000) } });
+  const fd = fs.openSync(file, 'w');
+  let n = 0;
+  try {
+    for (let size = 0; size < bytes; n++) {
+      const a = assistant(`${prefix}${n}`, 'claude-sonnet-4-5', usage);
+      fs.writeSync(fd, `${filler}\n${a}\n`);
+      size += filler.length + a.length + 2;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return n;
+}
+
 describe('usage of an agent pane', () => {
   it('is the scripted usage × the price file, kept up as the transcript grows; an unknown model shows tokens only', async () => {
     // A program named claude (it only waits), so the pane knows its agent.
@@ -165,15 +182,7 @@ describe('a long transcript of a pane gone', () => {
     const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
     fs.mkdirSync(project, { recursive: true });
     const transcript = path.join(project, 'long.jsonl');
-    const filler = JSON.stringify({ type: 'user', message: { role: 'user', content: 'x'.repeat(4000) } });
-    const fd = fs.openSync(transcript, 'w');
-    let n = 0;
-    for (let size = 0; size < 10 * 1024 * 1024; n++) {
-      const a = assistant(`m${n}`, 'claude-sonnet-4-5', { input_tokens: 1, output_tokens: 2 });
-      fs.writeSync(fd, `${filler}\n${a}\n`);
-      size += filler.length + a.length + 2;
-    }
-    fs.closeSync(fd);
+    const n = longTranscript(transcript, 10 * 1024 * 1024, 'm', { input_tokens: 1, output_tokens: 2 });
     // A pane folder of an earlier service's session, its pane long gone.
     const folder = path.join(state.dir, 'state', 'terminal-delight', 'surfaces', 'earlier', 'pgone');
     fs.mkdirSync(folder, { recursive: true });
@@ -303,14 +312,7 @@ describe('a pane folder left for a later look (the look\'s bytes spent on a runn
     const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
     fs.mkdirSync(project, { recursive: true });
     const big = path.join(project, 'big.jsonl');
-    const filler = JSON.stringify({ type: 'user', message: { role: 'user', content: 'x'.repeat(4000) } });
-    const fd = fs.openSync(big, 'w');
-    for (let size = 0, n = 0; size < LOOK_MAX + 8 * 1024 * 1024; n++) {
-      const a = assistant(`b${n}`, 'claude-sonnet-4-5', { input_tokens: 1, output_tokens: 1 });
-      fs.writeSync(fd, `${filler}\n${a}\n`);
-      size += filler.length + a.length + 2;
-    }
-    fs.closeSync(fd);
+    longTranscript(big, LOOK_MAX + 8 * 1024 * 1024, 'b', { input_tokens: 1, output_tokens: 1 });
     const small = path.join(project, 'small.jsonl');
     fs.writeFileSync(small, `${assistant('s1', 'claude-sonnet-4-5', { input_tokens: 3, output_tokens: 3 })}\n`);
     const gone = path.join(state.dir, 'state', 'terminal-delight', 'surfaces', 'earlier', 'pgone');
