@@ -74,6 +74,9 @@ describe('a service stopped on purpose', () => {
     expect(serve.servicePid(), whoRuns(serve.servicePid(), first, serve.stderr())).toBeUndefined();
     expect(await line.innerText()).toContain(SHOWN);
     // A reload meanwhile says the same (the page from serve, which holds the door), before any hello could succeed.
+    // serve holds it once it says so: run again in Node by its resting sh after the service ended, it
+    // takes the port a moment after the service let it go (up to seconds on a busy machine).
+    await win.waitFor(() => serve.stderr().includes('Not starting it again'), 'serve to hold the door for the windows', 30_000);
     await win.page.reload();
     await line.waitFor();
     expect(await line.innerText()).toContain(SHOWN);

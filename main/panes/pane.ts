@@ -220,6 +220,13 @@ export class Pane {
    */
   private readonly leftInBackground = new Set<string>();
   private readonly shortForGood = new Set<string>();
+  /**
+   * Windows left behind in the background at some point of this flood: left behind again in
+   * it after it leaves the background (a Ctrl-C typed to it, whose flood takes a moment to
+   * stop), they are as if left behind there (no whole history once it is over), until the
+   * flood is over or the person looks at the pane (lookedAt).
+   */
+  private readonly behindInBackgroundFlood = new Set<string>();
   private quietTimer: NodeJS.Timeout | undefined;
   private programCheckedAt = 0;
   private disposed = false;
@@ -490,7 +497,10 @@ export class Pane {
     // (One left behind holding nothing more to acknowledge waits its time to be taken back.)
     const left = this.meter.sent(data.length);
     if (left.length > 0) {
-      if (this.meter.background) for (const clientId of left) this.leftInBackground.add(clientId);
+      for (const clientId of left) {
+        if (this.meter.background) this.behindInBackgroundFlood.add(clientId);
+        if (this.behindInBackgroundFlood.has(clientId)) this.leftInBackground.add(clientId);
+      }
       this.scheduleTakeBack();
     }
     if (this.meter.skipping() || this.meter.background || this.shortHistory.size > 0) this.watchQuiet();
@@ -569,6 +579,12 @@ export class Pane {
     if (!on) this.hurryBack();
   }
 
+  /** The person looks at the pane (focus): out of the background, and its windows redraw with the whole history once its flood is over, as a lone flood's. */
+  lookedAt(): void {
+    this.behindInBackgroundFlood.clear();
+    this.background(false);
+  }
+
   /** Whether the pane floods in the background now (background). */
   get inBackground(): boolean {
     return this.meter.background;
@@ -606,6 +622,7 @@ export class Pane {
     this.shortHistory.delete(clientId);
     this.shortForGood.delete(clientId);
     this.leftInBackground.delete(clientId);
+    this.behindInBackgroundFlood.delete(clientId);
     this.applyFlow();
   }
 
@@ -684,6 +701,7 @@ export class Pane {
       this.meter.background = false;
       this.hurryBack();
       this.floodEnded();
+      this.behindInBackgroundFlood.clear();
     };
     this.quietTimer = setTimeout(check, needed());
     this.quietTimer.unref?.();

@@ -690,6 +690,7 @@ describe('many panes flooding at once (the output governor)', () => {
     for (const p of list) view.set(p.id, { term: new headless.Terminal({ cols: p.cols, rows: p.rows, scrollback: 10_000, allowProposedApi: true }), syncing: false, sent: 0, acked: 0 });
     let sentInBackground = 0;
     let redraws = 0;
+    const redrawn = new Map<string, number>();
     /** Redraws told to ask for the whole history, per pane. */
     const whole = new Map<string, number>();
     panes.onOutput((id, data) => {
@@ -704,6 +705,7 @@ describe('many panes flooding at once (the output governor)', () => {
       const v = view.get(paneId);
       if (client !== 'w' || name !== 'pane.stale' || !v) return;
       redraws++;
+      redrawn.set(paneId, (redrawn.get(paneId) ?? 0) + 1);
       if (history === 'all') whole.set(paneId, (whole.get(paneId) ?? 0) + 1);
       v.syncing = true;
       void panes.snapshot(paneId, 'w', history === 'all' ? 'all' : FLOW.skipRedrawScrollback).then((snap) => {
@@ -721,7 +723,11 @@ describe('many panes flooding at once (the output governor)', () => {
       }
     }, 10);
     try {
-      for (const p of list) panes.write(p.id, 'yes flood\r');
+      // Each flood starts once its input is FLOW.backgroundAfterInputMs old, so it is in the
+      // background from its first turns: one that starts at once floods in the foreground until
+      // then, and a window that falls behind it there (a late reader on a loaded machine) is
+      // left behind as in a lone flood, and rightly redrawn with the whole history after.
+      for (const p of list) panes.write(p.id, `sleep ${(FLOW.backgroundAfterInputMs + 500) / 1000}; yes flood\r`);
       // Flooding beside other floods, not focused, no input lately: in the background, redrawn.
       await waitFor(() => list.every((p) => panes.inBackground(p.id)), 'the floods to be in the background', 30_000, 5);
       expect(panes.inBackground(quiet.id)).toBe(false);
@@ -736,6 +742,18 @@ describe('many panes flooding at once (the output governor)', () => {
       await waitFor(() => view.get(looked.id)!.sent > streamed + 10_000, 'the focused flood to be streamed', 30_000);
       // The others were sent nothing while they were in the background.
       expect(sentInBackground).toBe(0);
+      // One typed into without being looked at (keys from elsewhere): out of the background while
+      // typed into, its window taken back and left behind again as its flood goes on; still no
+      // whole history once the flood is over (below), as for one stopped with Ctrl-C at once.
+      const typed = list[2]!;
+      const before2 = redrawn.get(typed.id) ?? 0;
+      const typing = setInterval(() => panes.write(typed.id, 'x'), 200);
+      try {
+        await waitFor(() => (redrawn.get(typed.id) ?? 0) >= before2 + 3, 'the flood typed into to be redrawn three times', 30_000);
+        expect(panes.inBackground(typed.id)).toBe(false);
+      } finally {
+        clearInterval(typing);
+      }
       for (const p of list) panes.write(p.id, '\x03');
       for (const p of list) await waitFor(() => /\^C[^]*\$ *$/.test(panes.screenText(p.id)), `pane ${p.id}'s prompt after Ctrl-C`, 30_000);
       await waitFor(() => list.every((p) => !panes.inBackground(p.id)), 'the floods to leave the background', 10_000);

@@ -756,7 +756,7 @@ export class PaneService implements PaneServiceApi {
     this.focusedId = paneId;
     this.focusOrder = L.focusedLast(this.focusOrder, paneId);
     // Looked at: a pane flooding in the background catches up at once.
-    this.panes.get(paneId)?.background(false);
+    this.panes.get(paneId)?.lookedAt();
     this.changed();
   }
 
