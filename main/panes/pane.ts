@@ -335,6 +335,7 @@ export class Pane {
     this.meter.reset();
     // A window left behind the last run's flood holds nothing now: it redraws at once.
     this.hurryBack();
+    this.behindInBackgroundFlood.clear();
     this.screenMeter.reset();
     this.paused = false;
     this.draining = false;
@@ -503,7 +504,7 @@ export class Pane {
       }
       this.scheduleTakeBack();
     }
-    if (this.meter.skipping() || this.meter.background || this.shortHistory.size > 0) this.watchQuiet();
+    if (this.watchesQuiet()) this.watchQuiet();
     this.hooks.output(this, data);
     if (!this.disposed) this.applyFlow();
     this.watchProgram();
@@ -605,7 +606,12 @@ export class Pane {
       // the process is gone: nothing to pause
     }
     // Read again: whether the flood is over is watched from now (watchQuiet).
-    if (!paused && (this.meter.skipping() || this.meter.background || this.shortHistory.size > 0)) this.watchQuiet();
+    if (!paused && this.watchesQuiet()) this.watchQuiet();
+  }
+
+  /** Whether the flood's end is watched for: a window left behind, or holding a short history, or marked by a flood in the background, or the pane in the background. */
+  private watchesQuiet(): boolean {
+    return this.meter.skipping() || this.meter.background || this.shortHistory.size > 0 || this.behindInBackgroundFlood.size > 0;
   }
 
   /** Whether the PTY is paused now (by flow control, or by the governor: isPaced). */
@@ -679,7 +685,8 @@ export class Pane {
     // A flood in the background ends after a longer quiet spell: on a loaded machine a flood's
     // program can wait that long for a core, and each false end cost its windows a redraw
     // with the whole history.
-    const needed = (): number => (this.meter.background ? FLOW.backgroundQuietMs : FLOW.skipQuietMs);
+    // (So does one that was in the background this flood: a false end would make its windows' next redraws a lone flood's, the whole history after.)
+    const needed = (): number => (this.meter.background || this.behindInBackgroundFlood.size > 0 ? FLOW.backgroundQuietMs : FLOW.skipQuietMs);
     const check = (): void => {
       const quiet = this.quietFor();
       if (this.disposed) return;

@@ -596,7 +596,9 @@ export class PaneService implements PaneServiceApi {
     const now = performance.now();
     for (const [id, p] of this.panes) {
       p.pace(this.governor.isPaced(id));
-      if (id === this.focusedId || now - (this.inputAt.get(id) ?? -Infinity) < FLOW.backgroundAfterInputMs) p.background(false);
+      // (The focused pane however it came to be: focus(), a layout, the focused pane closed.)
+      if (id === this.focusedId) p.lookedAt();
+      else if (now - (this.inputAt.get(id) ?? -Infinity) < FLOW.backgroundAfterInputMs) p.background(false);
       else if (this.governor.takesTurns(id)) p.background(true);
     }
   }
