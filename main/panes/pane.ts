@@ -685,11 +685,14 @@ export class Pane {
     // A flood in the background ends after a longer quiet spell: on a loaded machine a flood's
     // program can wait that long for a core, and each false end cost its windows a redraw
     // with the whole history.
-    // (So does one that was in the background this flood: a false end would make its windows' next redraws a lone flood's, the whole history after.)
-    const needed = (): number => (this.meter.background || this.behindInBackgroundFlood.size > 0 ? FLOW.backgroundQuietMs : FLOW.skipQuietMs);
+    // (So do the marks of a flood that was in the background, once it is out: `marksOnly`.)
+    let marksOnly = false;
+    const needed = (): number => (this.meter.background || marksOnly ? FLOW.backgroundQuietMs : FLOW.skipQuietMs);
     const check = (): void => {
       const quiet = this.quietFor();
       if (this.disposed) return;
+      // Output again: the flood goes on, its end watched as before.
+      if (marksOnly && quiet < FLOW.skipQuietMs) marksOnly = false;
       if (quiet < needed()) {
         this.quietTimer = setTimeout(check, needed() - quiet);
         this.quietTimer.unref?.();
@@ -708,7 +711,17 @@ export class Pane {
       this.meter.background = false;
       this.hurryBack();
       this.floodEnded();
-      this.behindInBackgroundFlood.clear();
+      // Windows marked by the flood's time in the background: unmarked only after the
+      // background's quiet spell (a 50 ms stall on a loaded machine is not the end of such a
+      // flood, and its windows' next redraws would be a lone flood's, the whole history after);
+      // its windows are taken back at the shorter one all the same (the prompt after a Ctrl-C).
+      if (this.behindInBackgroundFlood.size === 0) return;
+      if (this.quietFor() >= FLOW.backgroundQuietMs) {
+        this.behindInBackgroundFlood.clear();
+        return;
+      }
+      marksOnly = true;
+      check();
     };
     this.quietTimer = setTimeout(check, needed());
     this.quietTimer.unref?.();
