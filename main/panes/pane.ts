@@ -568,7 +568,7 @@ export class Pane {
    * The pane floods in the background (it takes turns with other floods, is not focused and
    * had no input lately: PaneService): its windows that read slower than the core only
    * redraw from snapshots (FlowMeter.background). It stays there until it is let out (focus,
-   * input) or its flood is over (output quiet for FLOW.skipQuietMs while its PTY reads:
+   * input) or its flood is over (output quiet for FLOW.backgroundQuietMs while its PTY reads:
    * watchQuiet), not when it writes less in one turn. Out of it, its windows are taken back
    * as soon as they have caught up, and redraw (what is shown catches up at once).
    */
@@ -678,7 +678,12 @@ export class Pane {
     }
   }
 
-  /** While a window is left behind in a flood, holds a short history, or the pane floods in the background: once output has been quiet for FLOW.skipQuietMs, the flood ended. */
+  /**
+   * While a window is left behind in a flood, holds a short history or is marked by the flood's
+   * time in the background, or the pane floods in the background: once output has been quiet for
+   * FLOW.skipQuietMs (FLOW.backgroundQuietMs in the background), the flood ended; the marks go
+   * once it has been quiet for FLOW.backgroundQuietMs.
+   */
   private watchQuiet(): void {
     this.lastFlushAt = performance.now();
     if (this.quietTimer || this.disposed) return;
@@ -687,12 +692,13 @@ export class Pane {
     // with the whole history.
     // (So do the marks of a flood that was in the background, once it is out: `marksOnly`.)
     let marksOnly = false;
+    let marksSince = 0;
     const needed = (): number => (this.meter.background || marksOnly ? FLOW.backgroundQuietMs : FLOW.skipQuietMs);
     const check = (): void => {
       const quiet = this.quietFor();
       if (this.disposed) return;
       // Output again: the flood goes on, its end watched as before.
-      if (marksOnly && quiet < FLOW.skipQuietMs) marksOnly = false;
+      if (marksOnly && this.lastDataAt > marksSince) marksOnly = false;
       if (quiet < needed()) {
         this.quietTimer = setTimeout(check, needed() - quiet);
         this.quietTimer.unref?.();
@@ -716,12 +722,15 @@ export class Pane {
       // flood, and its windows' next redraws would be a lone flood's, the whole history after);
       // its windows are taken back at the shorter one all the same (the prompt after a Ctrl-C).
       if (this.behindInBackgroundFlood.size === 0) return;
-      if (this.quietFor() >= FLOW.backgroundQuietMs) {
+      const quiet = this.quietFor();
+      if (quiet >= FLOW.backgroundQuietMs) {
         this.behindInBackgroundFlood.clear();
         return;
       }
       marksOnly = true;
-      check();
+      marksSince = Date.now();
+      this.quietTimer = setTimeout(check, FLOW.backgroundQuietMs - quiet);
+      this.quietTimer.unref?.();
     };
     this.quietTimer = setTimeout(check, needed());
     this.quietTimer.unref?.();
