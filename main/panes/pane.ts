@@ -694,16 +694,16 @@ export class Pane {
     let marksOnly = false;
     let marksSince = 0;
     const needed = (): number => (this.meter.background || marksOnly ? FLOW.backgroundQuietMs : FLOW.skipQuietMs);
+    const arm = (ms: number): void => {
+      this.quietTimer = setTimeout(check, ms);
+      this.quietTimer.unref?.();
+    };
     const check = (): void => {
       const quiet = this.quietFor();
       if (this.disposed) return;
       // Output again: the flood goes on, its end watched as before.
       if (marksOnly && this.lastDataAt > marksSince) marksOnly = false;
-      if (quiet < needed()) {
-        this.quietTimer = setTimeout(check, needed() - quiet);
-        this.quietTimer.unref?.();
-        return;
-      }
+      if (quiet < needed()) return arm(needed() - quiet);
       // Looked at again after this turn's reads (a timer runs before the reads that waited
       // while the service's loop was held up: those would look like a quiet spell).
       setImmediate(settle);
@@ -729,11 +729,9 @@ export class Pane {
       }
       marksOnly = true;
       marksSince = Date.now();
-      this.quietTimer = setTimeout(check, FLOW.backgroundQuietMs - quiet);
-      this.quietTimer.unref?.();
+      arm(FLOW.backgroundQuietMs - quiet);
     };
-    this.quietTimer = setTimeout(check, needed());
-    this.quietTimer.unref?.();
+    arm(needed());
   }
 
   /** A window left behind in a flood has caught up before its time: it is taken back (and redraws) when that comes. */

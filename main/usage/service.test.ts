@@ -24,6 +24,21 @@ afterEach(async () => {
 });
 
 const assistant = (id: string, model: string, u: Record<string, number>) => JSON.stringify({ type: 'assistant', sessionId: 's1', message: { id, role: 'assistant', model, content: [{ type: 'text', text: 'ok' }], usage: u } });
+/** A pane's `session` event naming its Claude Code transcript, as the hook writes it (a line of inbound.jsonl). */
+const sessionEvent = (id: string, transcript: string, extra: Record<string, string> = {}) => `${JSON.stringify({ tdac: '0.2', id, at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: transcript, ...extra })}\n`;
+/** Claude Code's project folder in the test's HOME, made. */
+function claudeProject(): string {
+  const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
+  fs.mkdirSync(project, { recursive: true });
+  return project;
+}
+/** A pane folder of an earlier service's session, its pane long gone, whose agent named `transcript`. */
+function earlierPane(name: string, id: string, transcript: string): string {
+  const folder = path.join(state.dir, 'state', 'terminal-delight', 'surfaces', 'earlier', name);
+  fs.mkdirSync(folder, { recursive: true });
+  fs.writeFileSync(path.join(folder, 'inbound.jsonl'), sessionEvent(id, transcript));
+  return folder;
+}
 
 /** A Claude Code transcript of at least `bytes`: a 4,000-character prompt, then a message (`<prefix><i>`) with `usage`, over and over; how many messages. */
 function longTranscript(file: string, bytes: number, prefix: string, usage: Record<string, number>): number {
@@ -51,7 +66,7 @@ describe('usage of an agent pane', () => {
     fs.writeFileSync(transcript, `${assistant('m1', 'claude-sonnet-4-5-20250929', { input_tokens: 1200, output_tokens: 800, cache_read_input_tokens: 50_000, cache_creation_input_tokens: 4_000 })}\n`);
     const folder = app.panes.folder(pane.id);
     fs.mkdirSync(folder, { recursive: true });
-    fs.appendFileSync(path.join(folder, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e1', at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: transcript, cwd: state.dir })}\n`);
+    fs.appendFileSync(path.join(folder, 'inbound.jsonl'), sessionEvent('e1', transcript, { cwd: state.dir }));
 
     const p = loadPrices().models['claude-sonnet-4-5']!;
     const first = await waitFor(() => app.panes.get(pane.id)?.usage, 'the pane\'s usage', 15_000, 100);
@@ -87,9 +102,9 @@ describe('usage of an agent pane', () => {
 
 describe('usage across a restart of the service', () => {
   const line = (id: string, input: number, output: number, extra: Record<string, unknown> = {}) => JSON.stringify({ type: 'assistant', timestamp: '2026-12-04T10:00:00Z', ...extra, message: { id, role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'text', text: 'ok' }], usage: { input_tokens: input, output_tokens: output } } });
-  const sessionEvent = (folder: string, transcript: string, sessionId: string) => {
+  const sessionIn = (folder: string, transcript: string, sessionId: string) => {
     fs.mkdirSync(folder, { recursive: true });
-    fs.appendFileSync(path.join(folder, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: `e-${sessionId}`, at: new Date().toISOString(), agent: 'claude', type: 'session', session_id: sessionId, transcript_path: transcript, cwd: state.dir })}\n`);
+    fs.appendFileSync(path.join(folder, 'inbound.jsonl'), sessionEvent(`e-${sessionId}`, transcript, { session_id: sessionId, cwd: state.dir }));
   };
   const rowsOf = async (a: App) => {
     const res = await a.core.request('usage.summary', {}, { id: 'w' });
@@ -100,8 +115,7 @@ describe('usage across a restart of the service', () => {
 
   it('keeps every session the app has seen: a pane\'s earlier session and a closed pane\'s, read on from where it stopped (and found again from the pane folders without the kept counts)', async () => {
     const fake = fakeAgent(state.dir, 'claude');
-    const projects = path.join(state.dir, 'home', '.claude', 'projects', 'p');
-    fs.mkdirSync(projects, { recursive: true });
+    const projects = claudeProject();
     const t1 = path.join(projects, 's1.jsonl');
     const t2 = path.join(projects, 's2.jsonl');
     const t3 = path.join(projects, 's3.jsonl');
@@ -111,10 +125,10 @@ describe('usage across a restart of the service', () => {
     // Pane A: session s1, then s2 (s1 its earlier session); pane B: s3, then closed.
     const a = app.panes.create({ command: [fake], title: 'pane A' });
     const b = app.panes.create({ command: [fake], title: 'pane B' });
-    sessionEvent(app.panes.folder(a.id), t1, 's1');
+    sessionIn(app.panes.folder(a.id), t1, 's1');
     await waitFor(() => app.panes.get(a.id)?.usage?.input === 100, 'pane A\'s first session', 15_000, 100);
-    sessionEvent(app.panes.folder(a.id), t2, 's2');
-    sessionEvent(app.panes.folder(b.id), t3, 's3');
+    sessionIn(app.panes.folder(a.id), t2, 's2');
+    sessionIn(app.panes.folder(b.id), t3, 's3');
     await waitFor(() => app.panes.get(a.id)?.usage?.input === 200 && app.panes.get(b.id)?.usage?.input === 307, 'both panes\' sessions', 15_000, 100);
     app.panes.close(b.id);
     const before = await rowsOf(app);
@@ -162,7 +176,7 @@ describe('usage of a Claude Code session with subagents', () => {
     fs.writeFileSync(sub, `${side('s1', 'claude-haiku-4-5-20251001', { input_tokens: 400, output_tokens: 40, cache_read_input_tokens: 2000 })}\n`);
     fs.writeFileSync(path.join(project, 'sess', 'subagents', 'workflows', 'run1', 'agent-wf.jsonl'), `${side('s2', 'claude-haiku-4-5-20251001', { input_tokens: 10, output_tokens: 1 })}\n`);
     const folder = app.panes.folder(pane.id);
-    fs.appendFileSync(path.join(folder, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e1', at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: transcript, cwd: state.dir })}\n`);
+    fs.appendFileSync(path.join(folder, 'inbound.jsonl'), sessionEvent('e1', transcript, { cwd: state.dir }));
 
     const prices = loadPrices().models;
     const sonnet = prices['claude-sonnet-4-5']!;
@@ -179,14 +193,11 @@ describe('usage of a Claude Code session with subagents', () => {
 
 describe('a long transcript of a pane gone', () => {
   it('is read on a slice a look until its end, no summary asked', async () => {
-    const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
-    fs.mkdirSync(project, { recursive: true });
+    const project = claudeProject();
     const transcript = path.join(project, 'long.jsonl');
     const n = longTranscript(transcript, 10 * 1024 * 1024, 'm', { input_tokens: 1, output_tokens: 2 });
     // A pane folder of an earlier service's session, its pane long gone.
-    const folder = path.join(state.dir, 'state', 'terminal-delight', 'surfaces', 'earlier', 'pgone');
-    fs.mkdirSync(folder, { recursive: true });
-    fs.writeFileSync(path.join(folder, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e1', at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: transcript })}\n`);
+    const folder = earlierPane('pgone', 'e1', transcript);
     await app.dispose();
     app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
     // What the service keeps of the session (usage/sessions/), written as it reads.
@@ -204,13 +215,10 @@ describe('a long transcript of a pane gone', () => {
 
 describe('a transcript with a line without end', () => {
   it('drops a line longer than TRANSCRIPT_LINE_MAX (its cursor moves on past it, nothing kept of it) and counts what follows', async () => {
-    const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
-    fs.mkdirSync(project, { recursive: true });
+    const project = claudeProject();
     const transcript = path.join(project, 'endless.jsonl');
     fs.writeFileSync(transcript, 'x'.repeat(TRANSCRIPT_LINE_MAX + 1024));
-    const folder = path.join(state.dir, 'state', 'terminal-delight', 'surfaces', 'earlier', 'pgone');
-    fs.mkdirSync(folder, { recursive: true });
-    fs.writeFileSync(path.join(folder, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e1', at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: transcript })}\n`);
+    const folder = earlierPane('pgone', 'e1', transcript);
     await app.dispose();
     app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
     const kept = () => {
@@ -235,12 +243,11 @@ describe('a transcript replaced or cut short', () => {
   it('is counted again from its start by a new reader (its earlier counts dropped), while the service runs and across a restart', async () => {
     const fake = fakeAgent(state.dir, 'claude');
     const pane = app.panes.create({ command: [fake] });
-    const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
-    fs.mkdirSync(project, { recursive: true });
+    const project = claudeProject();
     const transcript = path.join(project, 's.jsonl');
     const msg = (id: string, n: number) => assistant(id, 'claude-sonnet-4-5', { input_tokens: n, output_tokens: 1 });
     fs.writeFileSync(transcript, `${msg('m1', 100)}\n${msg('m2', 200)}\n`);
-    fs.appendFileSync(path.join(app.panes.folder(pane.id), 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e1', at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: transcript })}\n`);
+    fs.appendFileSync(path.join(app.panes.folder(pane.id), 'inbound.jsonl'), sessionEvent('e1', transcript));
     await waitFor(() => app.panes.get(pane.id)?.usage?.input === 300, 'the first file\'s usage', 15_000, 100);
     // Replaced (a new file renamed over it, longer than the old one): only the new one's messages.
     const replace = (text: string) => {
@@ -274,8 +281,7 @@ describe('a Claude Code session\'s subagents\' files', () => {
 
 describe('many old sessions at a first look (an upgrade)', () => {
   it('are read at most LOOK_MAX bytes a look over every file (a slice more at most), the rest at the next looks, until all is counted', async () => {
-    const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
-    fs.mkdirSync(project, { recursive: true });
+    const project = claudeProject();
     const filler = JSON.stringify({ type: 'user', message: { role: 'user', content: 'x'.repeat(4000) } });
     const files = 12;
     let total = 0;
@@ -288,9 +294,7 @@ describe('many old sessions at a first look (an upgrade)', () => {
         size += filler.length + a.length + 2;
       }
       fs.closeSync(fd);
-      const folder = path.join(state.dir, 'state', 'terminal-delight', 'surfaces', 'earlier', `p${f}`);
-      fs.mkdirSync(folder, { recursive: true });
-      fs.writeFileSync(path.join(folder, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: `e${f}`, at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: transcript })}\n`);
+      const folder = earlierPane(`p${f}`, `e${f}`, transcript);
     }
     await app.dispose();
     app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
@@ -309,19 +313,16 @@ describe('many old sessions at a first look (an upgrade)', () => {
 
 describe('a pane folder left for a later look (the look\'s bytes spent on a running pane\'s session)', () => {
   it('is read on, and the session it names counted, with no summary asked', async () => {
-    const project = path.join(state.dir, 'home', '.claude', 'projects', 'p');
-    fs.mkdirSync(project, { recursive: true });
+    const project = claudeProject();
     const big = path.join(project, 'big.jsonl');
     longTranscript(big, LOOK_MAX + 8 * 1024 * 1024, 'b', { input_tokens: 1, output_tokens: 1 });
     const small = path.join(project, 'small.jsonl');
     fs.writeFileSync(small, `${assistant('s1', 'claude-sonnet-4-5', { input_tokens: 3, output_tokens: 3 })}\n`);
-    const gone = path.join(state.dir, 'state', 'terminal-delight', 'surfaces', 'earlier', 'pgone');
-    fs.mkdirSync(gone, { recursive: true });
-    fs.writeFileSync(path.join(gone, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e1', at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: small })}\n`);
+    const gone = earlierPane('pgone', 'e1', small);
     await app.dispose();
     app = await createApp({ shell: 'serve', env: state.env, cwd: state.dir, fresh: true });
     const pane = app.panes.create({ command: [fakeAgent(state.dir, 'claude')] });
-    fs.appendFileSync(path.join(app.panes.folder(pane.id), 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e2', at: new Date().toISOString(), agent: 'claude', type: 'session', transcript_path: big })}\n`);
+    fs.appendFileSync(path.join(app.panes.folder(pane.id), 'inbound.jsonl'), sessionEvent('e2', big));
     const cursor = (file: string) => {
       const dir = path.join(state.dir, 'state', 'terminal-delight', 'usage', 'sessions');
       for (const n of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
