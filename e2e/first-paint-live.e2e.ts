@@ -85,9 +85,20 @@ describe('the first paint, live', () => {
         await waitRows(focusedFirst, new RegExp(`td\\$ echo live-${theme}-\\$\\(\\(6\\*7\\)\\)$`), 'the typed line\'s echo');
         await page.keyboard.press('Enter');
         await waitRows(focusedFirst, new RegExp(`^live-${theme}-42$`), 'its output');
-        // A click on the other pane's part focuses it; keys go there.
+        // Output of the pane not focused (typed in another window): its part is not drawn again
+        // (its terminal shows it once it takes over), so a window's first resize, which makes
+        // every shell draw its prompt again, costs no markup and no layout per pane.
+        const marks = () => page.evaluate(() => ({ output: performance.getEntriesByName('td:first-paint-output').length, asked: performance.getEntriesByName('td:first-paint-rows-asked').length }));
+        const before = await marks();
+        await fx.win.typeLine(other, `echo unseen-${theme}-$((5*5))`);
+        await fx.win.waitForText(other, new RegExp(`^unseen-${theme}-25$`, 'm'));
+        await fx.win.waitFor(async () => (await marks()).output > before.output, `the first paint hearing ${other}'s output (${theme})`);
+        expect((await marks()).asked, 'rows asked for a pane not focused').toBe(before.asked);
+        expect((await part(other))!.rows.some((r) => r.includes('unseen-'))).toBe(false);
+        // A click on the other pane's part focuses it and draws what it missed; keys go there.
         await page.locator(`[data-first-paint-pane="${other}"] .first-paint-rows`).click();
         expect((await part(other))!.focused).toBe(true);
+        await waitRows(other, new RegExp(`^unseen-${theme}-25$`), 'the output it missed');
         expect((await part(focusedFirst))!.focused).toBe(false);
         await page.keyboard.type(`echo other-${theme}-$((3*3))`);
         await page.keyboard.press('Enter');

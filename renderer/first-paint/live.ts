@@ -12,9 +12,10 @@
  *    shows the same pane focused).
  *  - With each key it asks the core for the pane's rows as the first paint draws them
  *    (`pane.rows`: the same markup, every character from the pane escaped there), answered
- *    once the pane's next output (the key's echo) has come; any other output of a pane whose
- *    part shows makes it ask again; at most one ask in flight a pane. The rows replace the
- *    part's rows.
+ *    once the pane's next output (the key's echo) has come; any other output of the focused
+ *    pane makes it ask again; at most one ask in flight a pane. The rows replace the part's
+ *    rows. Output of a pane not focused is drawn by its terminal once that takes over (or by
+ *    its part, asked then, if a click focuses it first).
  * A pane's part that its terminal has drawn over (retire.ts: `.first-paint-gone`) is no longer
  * touched, and its keys are its terminal's. Imports nothing of the app but after-frame.ts (no
  * imports of its own): it runs inline.
@@ -252,6 +253,8 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
     frame: win ? (f) => void win.requestAnimationFrame(f) : undefined,
   });
 
+  /** Panes whose output came while their part was not the focused one: drawn again once focused. */
+  const missed = new Set<string>();
   let linked: LiveLink | undefined;
   const link = (): void => {
     if (!s.link || linked === s.link) return;
@@ -260,9 +263,14 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
       const el = fp();
       // The first paint gone, output is the terminals' alone: nothing more to hear.
       if (!el) return off();
-      if (!part(el, paneId)) return;
+      const p = part(el, paneId);
+      if (!p) return;
       performance.mark('td:first-paint-output');
-      askRows(paneId);
+      // Only the part keys go to is drawn again: another pane's output (a window's first resize
+      // makes every shell draw its prompt again) would cost the core a markup and the page a
+      // layout each while it builds the terminals, which show that output once they draw.
+      if (p.dataset.focused === 'true') askRows(paneId);
+      else missed.add(paneId);
     });
   };
   link();
@@ -301,6 +309,7 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
     link();
     if (!s.link?.request('pane.focus', { paneId })) return;
     showFocused(el, paneId);
+    if (missed.delete(paneId)) askRows(paneId);
     // The core keeps the focus for the next window only (it tells no window): this one is told here.
     s.focused = paneId;
     s.onFocus?.(paneId);
