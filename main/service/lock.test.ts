@@ -86,6 +86,28 @@ describe('the service lock', () => {
     expect(acquireLock(file, '1.0.0').held).toBe(true);
   });
 
+  it('never removes a new lock another taker put in place of the stale one it judged, even when both are empty', () => {
+    fs.writeFileSync(file, '');
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(file, old, old);
+    let fresh: number | undefined;
+    // Between this taker's judging the old empty lock stale and its moving it aside: another
+    // taker moved it, removed it, and made its own, not written yet (empty too).
+    const a = acquireLock(file, '1.0.0', {
+      beforeMove() {
+        fs.renameSync(file, `${file}.other`);
+        fs.rmSync(`${file}.other`);
+        fs.writeFileSync(file, '', { mode: 0o600 });
+        fresh = fs.statSync(file).ino;
+      },
+    });
+    expect(fresh).toBeDefined();
+    expect(a.held).toBe(false);
+    // The other taker's lock is where it was: the same file, not one this taker made.
+    expect(fs.statSync(file).ino).toBe(fresh);
+    expect(fs.readdirSync(state.dir).filter((n) => n.startsWith('service.lock'))).toEqual(['service.lock']);
+  });
+
   it('lets exactly one of many processes racing for a stale lock hold it', async () => {
     fs.writeFileSync(file, JSON.stringify({ pid: deadPid(), version: '0.9.0', startedAt: '' }));
     const script = `import { acquireLock } from ${JSON.stringify(path.join(import.meta.dirname, 'lock.ts'))};

@@ -39,13 +39,31 @@ function parseRecord(text: string): LockRecord | undefined {
 
 /** The record in a lock file; 'empty' for a file with nothing readable in it yet; undefined when there is no file. */
 export function readLock(file: string): LockRecord | 'empty' | undefined {
-  let text: string;
+  return readLockFile(file)?.rec;
+}
+
+/** A lock file as it is now: its record (as readLock) and which file it is (its inode), read through one descriptor. */
+function readLockFile(file: string): { rec: LockRecord | 'empty'; dev: number; ino: number; mtimeMs: number } | undefined {
+  let fd: number;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    fd = fs.openSync(file, 'r');
   } catch {
     return undefined;
   }
-  return parseRecord(text) ?? 'empty';
+  try {
+    const st = fs.fstatSync(fd);
+    return { rec: parseRecord(fs.readFileSync(fd, 'utf8')) ?? 'empty', dev: st.dev, ino: st.ino, mtimeMs: st.mtimeMs };
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The same lock, as far as the record goes: the same holder, or both empty. */
+function sameRecord(a: LockRecord | 'empty', b: LockRecord | 'empty'): boolean {
+  if (a === 'empty' || b === 'empty') return a === b;
+  return a.pid === b.pid && a.startTicks === b.startTicks && a.startedAt === b.startedAt;
 }
 
 /**
@@ -54,34 +72,34 @@ export function readLock(file: string): LockRecord | 'empty' | undefined {
  * deleted and the lock is tried again; if it is a live holder's fresh record (another
  * taker won meanwhile), it is linked back and that holder wins.
  */
-export function acquireLock(file: string, version: string): Acquired {
+export function acquireLock(file: string, version: string, test?: { beforeMove?(): void }): Acquired {
   for (let attempt = 0; attempt < 20; attempt++) {
     let fd: number;
     try {
       fd = fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY, 0o600);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const seen = readLock(file);
-      if (seen === undefined) continue; // released between the two calls
+      const judged = readLockFile(file);
+      if (judged === undefined) continue; // released between the two calls
+      const seen = judged.rec;
       if (seen === 'empty') {
-        let age = Infinity;
-        try {
-          age = Date.now() - fs.statSync(file).mtimeMs;
-        } catch {
-          continue;
-        }
-        if (age < EMPTY_GRACE_MS) return { held: false, holder: { pid: 0, version: '?', startedAt: '' } };
+        if (Date.now() - judged.mtimeMs < EMPTY_GRACE_MS) return { held: false, holder: { pid: 0, version: '?', startedAt: '' } };
       } else if (holderAlive(seen)) {
         return { held: false, holder: seen };
       }
+      test?.beforeMove?.();
       const aside = `${file}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
       try {
         fs.renameSync(file, aside);
       } catch {
         continue; // someone else moved it first
       }
-      const moved = readLock(aside);
-      const same = seen === 'empty' ? moved === 'empty' : moved !== undefined && moved !== 'empty' && moved.pid === seen.pid && moved.startTicks === seen.startTicks && moved.startedAt === seen.startedAt;
+      const movedFile = readLockFile(aside);
+      const moved = movedFile?.rec;
+      // The very file judged stale, still saying what it said then: another taker may have put
+      // a new lock, empty as the old one, in its place meanwhile (its inode may even be the old
+      // one's, freed a moment before; its modification time is its own).
+      const same = movedFile !== undefined && movedFile.dev === judged.dev && movedFile.ino === judged.ino && movedFile.mtimeMs === judged.mtimeMs && sameRecord(movedFile.rec, seen);
       // Not what was judged stale: another taker's lock, live, or made a moment ago and not yet
       // written (empty: deleting it would let this process take the lock beside that one).
       if (!same && moved !== undefined && (moved === 'empty' || holderAlive(moved))) {
