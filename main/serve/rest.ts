@@ -73,9 +73,9 @@ export const REST_SCRIPT = [
   // A service stopped on purpose (or quit) says so in this file before it signals or closes anything:
   // the signal may have gone to serve while it was still Node, the FIFO gone before cat opened it.
   'if [ -z "$stopped" ] && [ -e "$marker" ]; then case $(cat "$marker" 2>/dev/null) in *\'"how":"quit"\'*) quit;; *) stopped=1;; esac; fi',
-  // Stopped: wait (up to 30 s) for the service to end first, so its port is free and it is collected here, not left a zombie.
+  // Stopped: wait (up to 30 s, looking every 50 ms: a window reloaded meanwhile is refused until serve holds the door again) for the service to end first, so its port is free and it is collected here, not left a zombie.
   // (sh's wait collects any child that ended, the service among them: one more after it is gone.)
-  'if [ -n "$stopped" ]; then n=0; while alive "$svc" && [ $n -lt 150 ]; do sleep 0.2 & wait $!; n=$((n+1)); done; sleep 0 & wait $!; fi',
+  'if [ -n "$stopped" ]; then n=0; while alive "$svc" && [ $n -lt 600 ]; do sleep 0.05 & wait $!; n=$((n+1)); done; sleep 0 & wait $!; fi',
   'if [ -n "$stopped" ]; then export TD_SERVE_STOPPED=1; else printf \'%s\\n\' "serve: the service went away; starting it again with this door" >&2; fi',
   'exec "$@"',
 ].join('\n');
