@@ -176,6 +176,14 @@ describe('FarCards: a machine\'s cards as its service tells them', () => {
     await waitFor(() => r.changes() > 0, 'the first read');
     expect(r.asked.filter((x) => x !== 'pane.peek')).toEqual(['pane.list', 'surface.list']);
     expect(r.far.cards().map((c) => [c.paneId, c.surfaceId, c.machine, c.machineColour])).toEqual([['box/p1', 'a', 'box', '#2f81f7']]);
+    // Connected again with another colour: its cards say it, and the phone is told.
+    const before = r.changes();
+    r.far.machineChanged({ ...info('connected'), colour: '#d29922' });
+    expect(r.changes()).toBe(before + 1);
+    expect(r.far.cards().map((c) => c.machineColour)).toEqual(['#d29922']);
+    r.far.machineChanged({ ...info('connected'), colour: '#d29922' });
+    expect(r.changes()).toBe(before + 1);
+    r.far.machineChanged(info('connected'));
 
     r.emit('surface.changed', { paneId: 'p1', surface: surface('bb') });
     expect(r.far.cards().map((c) => c.surfaceId).sort()).toEqual(['a', 'bb']);

@@ -115,7 +115,11 @@ export class FarCards {
       return;
     }
     if (had) {
-      had.colour = info.colour;
+      // A new colour (connected again with another): the phone's badges show it.
+      if (had.colour !== info.colour) {
+        had.colour = info.colour;
+        this.changed(true);
+      }
       return;
     }
     const f: Far = { colour: info.colour, panes: new Map(), surfaces: new Map(), texts: new Map() };
