@@ -47,10 +47,10 @@ describe('the phone\'s inbox across machines', () => {
     const card = phone.locator('.phone-card', { hasText: 'Deploy to staging?' });
     await card.waitFor({ timeout: 30_000 });
     const badge = card.locator('.phone-machine');
-    expect(await badge.textContent()).toBe(m.alias);
+    await expect.poll(() => badge.textContent(), { timeout: 20_000 }).toBe(m.alias);
     // Its colour: the machine's, on the badge's border (the text keeps the theme's colour).
     const hex = machine.colour.slice(1).match(/../g)!.map((h) => parseInt(h, 16));
-    expect(await badge.evaluate((el) => getComputedStyle(el).borderTopColor)).toBe(`rgb(${hex.join(', ')})`);
+    await expect.poll(() => badge.evaluate((el) => getComputedStyle(el).borderTopColor), { timeout: 20_000 }).toBe(`rgb(${hex.join(', ')})`);
     expect(await card.locator('.phone-meta').textContent()).toContain(`${m.alias}bash · `);
     await ph.shot('phone-inbox-machine-dark');
     await phone.emulateMedia({ colorScheme: 'light' });
@@ -74,9 +74,10 @@ describe('the phone\'s inbox across machines', () => {
     const agent = phone.locator('.phone-agent', { hasText: 'Planning the deploy on build-box' });
     await agent.waitFor({ timeout: 30_000 });
     const badge = agent.locator('.phone-machine');
-    expect(await badge.textContent()).toBe(m.alias);
+    // (The card can show before what the phone knows of its machine: its badge is looked at until it says so.)
+    await expect.poll(() => badge.textContent(), { timeout: 20_000 }).toBe(m.alias);
     const hex = machine.colour.slice(1).match(/../g)!.map((h) => parseInt(h, 16));
-    expect(await badge.evaluate((el) => getComputedStyle(el).borderTopColor)).toBe(`rgb(${hex.join(', ')})`);
+    await expect.poll(() => badge.evaluate((el) => getComputedStyle(el).borderTopColor), { timeout: 20_000 }).toBe(`rgb(${hex.join(', ')})`);
     await ph.shot('phone-agents-machine-light');
     await phone.emulateMedia({ colorScheme: 'dark' });
     await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
