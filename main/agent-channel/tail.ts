@@ -63,7 +63,7 @@ export function readNewLines(file: string, offset: number, opts: TailOptions = {
     const size = fs.fstatSync(fd).size;
     let start = offset > size ? 0 : offset;
     // The unfinished line given back, if the file still holds it (one that shrank is read again).
-    let pieces: Buffer[] = start === offset && opts.unfinished ? opts.unfinished : [];
+    let pieces: Buffer[] = start === offset && opts.unfinished ? [...opts.unfinished] : [];
     let held = lengthOf(pieces);
     if (start + held > size) {
       pieces = [];
