@@ -36,7 +36,7 @@ import {
   parseEvent, permissionCard, permissionCardId, questionCard, questionCardId, replyCard, statusAfter,
   type Asker, type CardState, type TdacEvent,
 } from './events.ts';
-import { readNewLines } from './tail.ts';
+import { readNewLines, type Unfinished } from './tail.ts';
 
 export const STATE_FILE = '.agent-channel.json';
 export const INBOUND_FILE = 'inbound.jsonl';
@@ -72,6 +72,8 @@ interface PaneChannel {
   paneId: string;
   folder: string;
   saved: Saved;
+  /** The line at `saved.offset` read so far, with no newline yet: read on from its end. */
+  unfinished?: Unfinished;
   /** card id → the event it answers and which of its questions */
   cards: Map<string, { eventId: string; index: number }>;
   /** When the channel last put a card on this bench (its own cards are not the agent's). */
@@ -238,7 +240,8 @@ export class AgentChannel implements AgentStatusApi {
 
   private drain(ch: PaneChannel): void {
     if (this.disposed || !this.channels.has(ch.paneId)) return;
-    const read = readNewLines(path.join(ch.folder, INBOUND_FILE), ch.saved.offset);
+    const read = readNewLines(path.join(ch.folder, INBOUND_FILE), ch.saved.offset, ch.unfinished ? { unfinished: ch.unfinished } : {});
+    ch.unfinished = read.unfinished;
     if (read.offset === ch.saved.offset && read.lines.length === 0) return;
     ch.saved.offset = read.offset;
     for (const line of read.lines) {

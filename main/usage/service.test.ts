@@ -11,6 +11,8 @@ import { fakeAgent, tempState, waitFor } from '../panes/testing.ts';
 import { loadPrices } from './prices.ts';
 import { dayOf } from './transcripts.ts';
 import { LOOK_MAX, subagentFiles, TRANSCRIPT_LINE_MAX } from './service.ts';
+import { opencodeRead, opencodeTokens } from './opencode.ts';
+import { sqlite } from '../search/index.ts';
 
 let state: ReturnType<typeof tempState>;
 let app: App;
@@ -332,5 +334,83 @@ describe('a pane folder left for a later look (the look\'s bytes spent on a runn
       return undefined;
     };
     await waitFor(() => cursor(small) === fs.statSync(small).size && cursor(big) === fs.statSync(big).size, 'both sessions read', 30_000, 200);
+  }, 60_000);
+});
+
+describe('an OpenCode session in its database', () => {
+  it('is read on: a summary with nothing new reads no row, then only the rows written since (new and updated); a removed message is gone; the figures those of a whole read', async () => {
+    // OpenCode's database as OpenCode 1.18 makes it (WAL; table message, its index), kept open as OpenCode keeps it.
+    const dir = path.join(state.env.XDG_DATA_HOME!, 'opencode');
+    fs.mkdirSync(dir, { recursive: true });
+    const { DatabaseSync } = sqlite();
+    const db = new DatabaseSync(path.join(dir, 'opencode.db'));
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      db.exec('CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL)');
+      db.exec('CREATE INDEX message_session_time_created_id_idx ON message (session_id, time_created, id)');
+      const T0 = Date.parse('2026-12-01T10:00:00');
+      const data = (role: string, created: number, tokens?: Record<string, unknown>, model = 'claude-sonnet-4-5') => JSON.stringify({ id: 'x', sessionID: 'ses_a', role, modelID: model, providerID: 'td', time: { created }, ...(tokens ? { tokens } : {}) });
+      const tok = (input: number, output: number, read = 0) => ({ input, output, reasoning: 1, cache: { read, write: 2 } });
+      // OpenCode's upsert of a message: `data` set again, `time_updated` to the write's time.
+      const upsert = db.prepare('INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET data = excluded.data, time_updated = excluded.time_updated');
+      const n = 200;
+      for (let i = 0; i < n; i++) {
+        const created = T0 + i * 60_000 + (i >= 150 ? 86_400_000 : 0); // the last 50 the next day
+        const role = i % 2 ? 'assistant' : 'user';
+        upsert.run(`msg_${String(i).padStart(4, '0')}`, 'ses_a', created, created + 1000, data(role, created, role === 'assistant' ? tok(10 + i, i, 100) : undefined, i % 10 === 9 ? 'gpt-5' : 'claude-sonnet-4-5'));
+      }
+      // A message still streaming (its tokens not all there yet), and another session's.
+      const streaming = T0 + 86_400_000 + 300 * 60_000;
+      upsert.run('msg_9000', 'ses_a', streaming, streaming, data('assistant', streaming, tok(5, 1)));
+      upsert.run('msg_b000', 'ses_b', T0, T0, data('assistant', T0, tok(7, 7)));
+      const folder = path.join(state.dir, 'state', 'terminal-delight', 'surfaces', 'earlier', 'poc');
+      fs.mkdirSync(folder, { recursive: true });
+      fs.writeFileSync(path.join(folder, 'inbound.jsonl'), `${JSON.stringify({ tdac: '0.2', id: 'e1', at: new Date().toISOString(), agent: 'opencode', type: 'session', session_id: 'ses_a', cwd: state.dir })}\n`);
+
+      /** The summary's figures by day and model; and today's whole read of the session (every row's data in time_created order), alike. */
+      const summary = async () => {
+        const res = await app.core.request('usage.summary', {}, { id: 'w' });
+        if (!res.ok) throw new Error(res.error);
+        return res.summary.rows.filter((r) => r.agent === 'opencode').map(({ day, model, input, output, cacheRead, cacheWrite, sessionId }) => ({ day, model, input, output, cacheRead, cacheWrite, sessionId }));
+      };
+      const whole = () => [...opencodeTokens((db.prepare('SELECT data FROM message WHERE session_id = ? ORDER BY time_created').all('ses_a') as Array<{ data: string }>).map((r) => r.data))]
+        .flatMap(([day, models]) => [...models].map(([model, t]) => ({ day, model, ...t, sessionId: 'ses_a' })))
+        .sort((a, b) => a.day.localeCompare(b.day) || a.model.localeCompare(b.model));
+      const readBy = async () => {
+        const before = opencodeRead.rows;
+        const rows = await summary();
+        return { rows, read: opencodeRead.rows - before };
+      };
+
+      const first = await readBy();
+      expect(first.rows).toEqual(whole());
+      expect(first.rows.map((r) => r.day)).toEqual(['2026-12-01', '2026-12-01', '2026-12-02', '2026-12-02']);
+      // Nothing new: no row read again.
+      expect(await readBy()).toEqual({ rows: first.rows, read: 0 });
+
+      // Two new messages and the streaming one written again with its final tokens: those three rows read, no other.
+      const later = streaming + 3_600_000;
+      upsert.run('msg_9001', 'ses_a', later, later, data('user', later));
+      upsert.run('msg_9002', 'ses_a', later + 1, later + 1, data('assistant', later + 1, tok(1000, 500, 9000), 'gpt-5'));
+      upsert.run('msg_9000', 'ses_a', streaming, later + 2, data('assistant', streaming, tok(5, 321, 44)));
+      const grown = await readBy();
+      expect(grown.rows).toEqual(whole());
+      expect(grown.read).toBe(3);
+      expect(grown.rows.find((r) => r.day === '2026-12-02' && r.model === 'gpt-5')!.input).toBe(first.rows.find((r) => r.day === '2026-12-02' && r.model === 'gpt-5')!.input + 1000);
+      expect(await readBy()).toEqual({ rows: grown.rows, read: 0 });
+
+      // Another session's message: the database changed; of this session, only the three rows written within UPDATED_SLACK_MS of its newest are read again.
+      upsert.run('msg_b001', 'ses_b', later + 3, later + 3, data('assistant', later + 3, tok(7, 7)));
+      expect(await readBy()).toEqual({ rows: grown.rows, read: 3 });
+
+      // A message removed (OpenCode's revert): the session read whole again, the message gone from the figures.
+      db.prepare('DELETE FROM message WHERE id = ?').run('msg_9002');
+      const reverted = await readBy();
+      expect(reverted.rows).toEqual(whole());
+      expect(reverted.read).toBe(2 + n + 2); // the two rows left within the slack, read on; then its 202 rows, the count one short
+      expect(reverted.rows).not.toEqual(grown.rows);
+    } finally {
+      db.close();
+    }
   }, 60_000);
 });

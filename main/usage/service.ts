@@ -13,8 +13,9 @@
  * is lost. A file there that cannot be used is read again from the transcript.
  *
  * Files are read whole lines at a time (agent-channel/tail.ts: a line still being written
- * waits; one longer than TRANSCRIPT_LINE_MAX, or than tail.ts's MAX_LINE in an inbound.jsonl,
- * is dropped, never held). A transcript's cursor keeps its inode: a file replaced (another
+ * waits, what was read of it held and read on from its end at the next look; one longer than
+ * TRANSCRIPT_LINE_MAX, or than tail.ts's MAX_LINE in an inbound.jsonl, is skipped to its
+ * newline, never held). A transcript's cursor keeps its inode: a file replaced (another
  * inode) or cut short (smaller than its cursor) is counted again from the start by a new
  * reader, its old counts dropped. A look reads at most LOOK_MAX bytes over every file, the
  * running panes' first; what is left is read on at the next looks.
@@ -27,7 +28,7 @@ import type { Core } from '../core.ts';
 import type { PaneServiceApi } from '../services.ts';
 import { paneFolder, paneFolders, type Paths } from '../paths.ts';
 import { parseEvent } from '../agent-channel/events.ts';
-import { readNewLines } from '../agent-channel/tail.ts';
+import { readNewLines, type Unfinished } from '../agent-channel/tail.ts';
 import { titleName } from '../../common/visible.ts';
 import { loadPrices, priceOf, sessionUsage, type PriceFile } from './prices.ts';
 import { opencodeDatabases, opencodeReader } from './opencode.ts';
@@ -55,6 +56,8 @@ interface Inbound {
   paneId: string;
   /** Where its next line starts. */
   offset: number;
+  /** The line at `offset` read so far, with no newline yet (not kept on disk: read again after a restart). */
+  unfinished?: Unfinished;
   /** More to read than the look's bytes allowed: read on at the next look. */
   behind?: boolean;
   /** The sessions its events named, oldest first (one named again moves last). */
@@ -88,7 +91,11 @@ interface Known {
 interface Cursor {
   offset: number;
   ino: number;
+  /** The line at `offset` read so far, with no newline yet (not kept on disk: read again after a restart). */
+  unfinished?: Unfinished;
 }
+
+const heldOf = (u: Unfinished | undefined): number => (u ? u.reduce((n, b) => n + b.length, 0) : 0);
 
 const cursorOf = (v: unknown): Cursor | undefined => {
   if (typeof v === 'number') return v >= 0 ? { offset: v, ino: 0 } : undefined; // kept by an earlier version
@@ -304,9 +311,10 @@ export class UsageService {
       i.behind = true;
       return i;
     }
-    const read = readNewLines(file, i.offset, { maxBytes: this.budget });
-    this.spend(i.offset, read);
-    i.behind = this.budget <= 0 && read.offset < read.size;
+    const read = readNewLines(file, i.offset, { maxBytes: this.budget, ...(i.unfinished ? { unfinished: i.unfinished } : {}) });
+    this.budget -= read.read;
+    i.behind = read.more;
+    i.unfinished = read.unfinished;
     for (const line of read.lines) {
       if (!line.includes('"session"')) continue;
       const e = parseEvent(line);
@@ -348,11 +356,6 @@ export class UsageService {
     return k;
   }
 
-  /** What a read took of the look's bytes (from its cursor, or from 0 for a file that shrank). */
-  private spend(from: number, read: { offset: number; size: number }): void {
-    this.budget -= read.offset - (from > read.size ? 0 : from);
-  }
-
   /** Read a session's files on from their cursors. */
   private readOn(k: Known): void {
     if (k.reader.refresh) {
@@ -386,16 +389,17 @@ export class UsageService {
         c.ino = st.ino;
         k.dirty = true;
       }
-      if (st.size <= c.offset) return;
+      if (st.size <= c.offset + heldOf(c.unfinished)) return;
       if (this.budget <= 0) {
         k.behind = true;
         return;
       }
-      const read = readNewLines(file, c.offset, { maxLine: TRANSCRIPT_LINE_MAX, maxBytes: this.budget });
-      this.spend(c.offset, read);
-      if (this.budget <= 0 && read.offset < read.size) k.behind = true;
+      const read = readNewLines(file, c.offset, { maxLine: TRANSCRIPT_LINE_MAX, maxBytes: this.budget, ...(c.unfinished ? { unfinished: c.unfinished } : {}) });
+      this.budget -= read.read;
+      if (read.more) k.behind = true;
       if (read.offset !== c.offset) k.dirty = true;
       c.offset = read.offset;
+      c.unfinished = read.unfinished;
       k.reader.feed(read.lines);
     });
   }
