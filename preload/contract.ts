@@ -891,7 +891,7 @@ export const FLOW = {
    * busy, and a quiet pane's echo waited behind them (issue 38).
    */
   backgroundAfterInputMs: 1_000,
-  /** ...and leaves the background once its output has been quiet this long while its PTY reads (its flood is over). */
+  /** ...and leaves the background once it has not flooded (GOVERNOR.bulkChars in a governor's slice) this long while its PTY reads: its flood is over, whatever trickles after it. */
   backgroundQuietMs: 300,
   /** A window redraws a flood in the background at most this often (a flood of 16 redrawn twice a second each kept a page's thread busy a third of the time). */
   backgroundRedrawMs: 1_000,

@@ -11,6 +11,7 @@ import type { PaneInfo, PaneKind, SnapshotPrompt } from '../../preload/contract.
 import type { ScreenCells } from '../../common/first-paint.ts';
 import { FLOW } from '../../preload/contract.ts';
 import { FlowMeter, type WindowShares } from './flow.ts';
+import { GOVERNOR } from './governor.ts';
 import type { Launch } from './integration.ts';
 import { ShellMarks, type PromptState } from './marks.ts';
 import { processCwd } from './proc.ts';
@@ -194,6 +195,16 @@ export class Pane {
   /** Set once the process has exited and its last output is being drained. */
   private draining = false;
   private lastDataAt = 0;
+  /**
+   * When output last came at a flood's pace: GOVERNOR.bulkChars within a governor's slice
+   * (GOVERNOR.sliceMs), as the governor counts a flood (performance.now()); and the span being
+   * counted. The background's quiet spell, and its marks', are measured from it (floodQuietFor):
+   * a progress bar's line every 150 ms after a flood in the background is no flood, and
+   * measured from any output, the pane never left the background nor its windows their marks.
+   */
+  private floodAt = 0;
+  private spanAt = -Infinity;
+  private spanChars = 0;
   /** Output came since the process started: it has left node-pty's fork and chdir (its /proc cwd is its own). */
   private heard = false;
   /** The foreground program's name, as last seen (watchProgram). */
@@ -422,6 +433,13 @@ export class Pane {
   private receive(data: Chunk): void {
     this.lastDataAt = Date.now();
     this.heard = true;
+    const now = performance.now();
+    if (now - this.spanAt >= GOVERNOR.sliceMs) {
+      this.spanAt = now;
+      this.spanChars = 0;
+    }
+    this.spanChars += data.length;
+    if (this.spanChars >= GOVERNOR.bulkChars) this.floodAt = now;
     if (this.held) {
       this.held.push(data);
       return;
@@ -434,7 +452,6 @@ export class Pane {
     if (typeof data === 'string') this.batchRaw = false;
     // Output after a quiet spell (an echo, a prompt) goes out at once, so a keystroke's
     // echo never waits out the batch; what follows within FLOW.batchMs is batched.
-    const now = performance.now();
     const quiet = now - this.receivedAt >= FLOW.batchMs;
     this.receivedAt = now;
     if (!this.batchTimer && quiet) this.flush();
@@ -568,9 +585,10 @@ export class Pane {
    * The pane floods in the background (it takes turns with other floods, is not focused and
    * had no input lately: PaneService): its windows that read slower than the core only
    * redraw from snapshots (FlowMeter.background). It stays there until it is let out (focus,
-   * input) or its flood is over (output quiet for FLOW.backgroundQuietMs while its PTY reads:
-   * watchQuiet), not when it writes less in one turn. Out of it, its windows are taken back
-   * as soon as they have caught up, and redraw (what is shown catches up at once).
+   * input) or its flood is over (no flood's output for FLOW.backgroundQuietMs while its PTY
+   * reads, whatever trickles after it: watchQuiet), not when it writes less in one turn. Out
+   * of it, its windows are taken back as soon as they have caught up, and redraw (what is
+   * shown catches up at once).
    */
   background(on: boolean): void {
     if (on === this.meter.background) return;
@@ -606,6 +624,7 @@ export class Pane {
       // the process is gone: nothing to pause
     }
     // Read again: whether the flood is over is watched from now (watchQuiet).
+    if (!paused) this.floodAt = performance.now();
     if (!paused && this.watchesQuiet()) this.watchQuiet();
   }
 
@@ -648,6 +667,11 @@ export class Pane {
     return Math.min(performance.now() - this.lastFlushAt, Date.now() - this.lastDataAt);
   }
 
+  /** How long the pane has not flooded (floodAt: its output a flood's, or its PTY read again after a pause). */
+  private floodQuietFor(): number {
+    return performance.now() - this.floodAt;
+  }
+
   /** True when the window had been left out of the flow and has now caught up (it should redraw). */
   ack(clientId: string, chars: number): boolean {
     const back = this.meter.ack(clientId, chars);
@@ -681,8 +705,9 @@ export class Pane {
   /**
    * While a window is left behind in a flood, holds a short history or is marked by the flood's
    * time in the background, or the pane floods in the background: once output has been quiet for
-   * FLOW.skipQuietMs (FLOW.backgroundQuietMs in the background), the flood ended; the marks go
-   * once it has been quiet for FLOW.backgroundQuietMs.
+   * FLOW.skipQuietMs, the flood ended; in the background, once the pane has not flooded for
+   * FLOW.backgroundQuietMs (floodQuietFor: a trickle of output goes on); the marks go once it
+   * has not flooded for FLOW.backgroundQuietMs.
    */
   private watchQuiet(): void {
     this.lastFlushAt = performance.now();
@@ -691,18 +716,22 @@ export class Pane {
     // program can wait that long for a core, and each false end cost its windows a redraw
     // with the whole history.
     // (So do the marks of a flood that was in the background, once it is out: `marksOnly`.)
+    // That spell is the flood's, not the output's: a line every 150 ms after it (a progress bar,
+    // a spinner, `watch`) never let 300 ms of quiet come, and the pane stayed in the background,
+    // its windows marked, and a lone flood much later was redrawn short.
     let marksOnly = false;
     let marksSince = 0;
     const needed = (): number => (this.meter.background || marksOnly ? FLOW.backgroundQuietMs : FLOW.skipQuietMs);
+    const quietFor = (): number => (this.meter.background || marksOnly ? this.floodQuietFor() : this.quietFor());
     const arm = (ms: number): void => {
       this.quietTimer = setTimeout(check, ms);
       this.quietTimer.unref?.();
     };
     const check = (): void => {
-      const quiet = this.quietFor();
       if (this.disposed) return;
       // Output again: the flood goes on, its end watched as before.
       if (marksOnly && this.lastDataAt > marksSince) marksOnly = false;
+      const quiet = quietFor();
       if (quiet < needed()) return arm(needed() - quiet);
       // Looked at again after this turn's reads (a timer runs before the reads that waited
       // while the service's loop was held up: those would look like a quiet spell).
@@ -710,7 +739,7 @@ export class Pane {
     };
     const settle = (): void => {
       if (this.disposed) return;
-      if (this.quietFor() < needed()) return check();
+      if (quietFor() < needed()) return check();
       this.quietTimer = undefined;
       // Held by flow control or the governor: not the flood's end (watched again once the PTY reads: setPaused).
       if (this.paused) return;
@@ -722,7 +751,7 @@ export class Pane {
       // flood, and its windows' next redraws would be a lone flood's, the whole history after);
       // its windows are taken back at the shorter one all the same (the prompt after a Ctrl-C).
       if (this.behindInBackgroundFlood.size === 0) return;
-      const quiet = this.quietFor();
+      const quiet = this.floodQuietFor();
       if (quiet >= FLOW.backgroundQuietMs) {
         this.behindInBackgroundFlood.clear();
         return;

@@ -678,6 +678,102 @@ describe('many panes flooding at once (the output governor)', () => {
     }
   }, 120_000);
 
+  it('a pane that floods in the background, then prints a little every 150 ms, leaves the background and its marks: a later lone flood is redrawn with the whole history after', async () => {
+    panes.addReader('w');
+    const quiet = panes.create({});
+    // Its phases go on as the test says (files in its folder): a flood, a trickle of a line
+    // every 150 ms (a progress bar), then a lone flood of ~4 MB and its last line.
+    const at = (f: string) => path.join(state.dir, f);
+    const script = (steps: string) => `const fs = require('fs'); const at = (f) => fs.existsSync(${JSON.stringify(state.dir)} + '/' + f); const block = 'flood '.repeat(2000) + '\\n'; ${steps}`;
+    const pane = panes.create({ command: [process.execPath, '-e', script(`
+      let n = 0;
+      const flood = () => { for (let i = 0; i < 8; i++) process.stdout.write(block); if (at('trickle')) setTimeout(tick, 150); else setImmediate(flood); };
+      const tick = () => { process.stdout.write('tick ' + (++n) + '\\n'); setTimeout(at('lone') ? lone : tick, 150); };
+      const lone = () => { let s = ''; for (let i = 0; i < 300000; i++) { s += 'line ' + String(i).padStart(7, '0') + '\\n'; if (s.length > 65536) { process.stdout.write(s); s = ''; } } process.stdout.write(s + 'lone-done\\n'); setInterval(() => {}, 1 << 30); };
+      flood();`)] });
+    // Another flood beside it, so that it takes turns and floods in the background.
+    const other = panes.create({ command: [process.execPath, '-e', script(`
+      const flood = () => { for (let i = 0; i < 8; i++) process.stdout.write(block); if (at('stop')) { process.stdout.write('other-done\\n'); setInterval(() => {}, 1 << 30); } else setImmediate(flood); };
+      flood();`)] });
+    panes.focus(quiet.id);
+    // The window as a page: acknowledges what it is sent at 2 MB a second, and redraws from a snapshot when told.
+    const sent = new Map<string, number>();
+    const acked = new Map<string, number>();
+    let tail = '';
+    let ticked = 0;
+    let done = false;
+    let syncing = false;
+    let lone = false;
+    let otherDone = false;
+    let redrawsInBackground = 0;
+    let loneInBackground = 0;
+    /** Output of the lone flood the window was not sent (left behind), and the pane's redraws told since its last line came ('all': with the whole history). */
+    let leftInLone = 0;
+    const redrawsAfter: string[] = [];
+    panes.onOutput((id, data) => {
+      if (id === pane.id) {
+        ticked += (data.match(/tick \d+\r\n/g) ?? []).length;
+        if (!done && (tail + data).includes('lone-done')) done = true;
+        tail = data.slice(-16);
+        if (lone && panes.inBackground(id)) loneInBackground += data.length;
+        if (lone && !core.accepts('pane.output', { paneId: id, data }, { id: 'w' })) leftInLone += data.length;
+      }
+      if (id === other.id && data.includes('other-done')) otherDone = true;
+      if (core.accepts('pane.output', { paneId: id, data }, { id: 'w' })) sent.set(id, (sent.get(id) ?? 0) + data.length);
+    });
+    core.onEventTo((client, name, payload) => {
+      const { paneId, history } = payload as { paneId: string; history?: string };
+      if (client !== 'w' || name !== 'pane.stale') return;
+      if (paneId === pane.id) {
+        if (panes.inBackground(paneId)) redrawsInBackground++;
+        if (done) redrawsAfter.push(history ?? 'short');
+        syncing = true;
+      }
+      void panes.snapshot(paneId, 'w', history === 'all' ? 'all' : FLOW.skipRedrawScrollback).then(() => {
+        if (paneId === pane.id) syncing = false;
+      });
+    });
+    const reader = setInterval(() => {
+      for (const [id, s] of sent) {
+        const n = Math.min(20_000, s - (acked.get(id) ?? 0));
+        if (n > 0) panes.ack(id, 'w', n);
+        acked.set(id, (acked.get(id) ?? 0) + n);
+      }
+    }, 10);
+    const inFlow = () => !syncing && core.accepts('pane.output', { paneId: pane.id, data: '' }, { id: 'w' });
+    try {
+      // Flooding beside another flood, not focused, no input: in the background, its window
+      // redrawn twice there (left behind in the background after the first redraw: marked).
+      await waitFor(() => redrawsInBackground >= 2, 'the flood in the background to be redrawn twice', 30_000);
+      expect(panes.inBackground(pane.id)).toBe(true);
+      fs.writeFileSync(at('stop'), '');
+      fs.writeFileSync(at('trickle'), '');
+      // A line every 150 ms is no flood: the pane leaves the background (its windows taken back), though
+      // its output is never quiet for FLOW.backgroundQuietMs.
+      await waitFor(() => {
+        if (ticked >= 8 && !panes.inBackground(pane.id) && inFlow()) return true;
+        // (Said on a timeout.)
+        throw new Error(`${ticked} lines came; in the background ${panes.inBackground(pane.id)}, the window in the flow ${inFlow()}`);
+      }, 'the trickling pane to leave the background, its window back in the flow, after 8 of its lines', 30_000);
+      await waitFor(() => otherDone, 'the other flood to stop', 30_000);
+      // Alone now, not in the background, not focused: a lone flood, which leaves the window behind.
+      lone = true;
+      fs.writeFileSync(at('lone'), '');
+      await waitFor(() => done, 'the lone flood to end', 60_000);
+      expect(loneInBackground).toBe(0);
+      expect(leftInLone).toBeGreaterThan(0);
+      // Once it is over, the window is told to redraw with the whole history, as after any lone
+      // flood (marked, it was told to redraw short, and never with the whole of it).
+      await waitFor(() => {
+        if (redrawsAfter.includes('all')) return true;
+        throw new Error(`it was told ${JSON.stringify(redrawsAfter)}`);
+      }, 'the window to be told to redraw with the whole history after the lone flood', 15_000);
+      await waitFor(inFlow, 'the window to be back in the flow', 15_000);
+    } finally {
+      clearInterval(reader);
+    }
+  }, 120_000);
+
   it('a flood in the background is only redrawn in a window, and what the window shows catches up exactly once the pane is focused', async () => {
     panes.addReader('w');
     const quiet = panes.create({});
