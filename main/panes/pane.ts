@@ -430,16 +430,19 @@ export class Pane {
     };
   }
 
-  private receive(data: Chunk): void {
+  private receive(data: Chunk, released = false): void {
     this.lastDataAt = Date.now();
     this.heard = true;
     const now = performance.now();
-    if (now - this.spanAt >= GOVERNOR.sliceMs) {
-      this.spanAt = now;
-      this.spanChars = 0;
+    // (Output held during a snapshot was counted as it came, not again as it is released.)
+    if (!released) {
+      if (now - this.spanAt >= GOVERNOR.sliceMs) {
+        this.spanAt = now;
+        this.spanChars = 0;
+      }
+      this.spanChars += data.length;
+      if (this.spanChars >= GOVERNOR.bulkChars) this.floodAt = now;
     }
-    this.spanChars += data.length;
-    if (this.spanChars >= GOVERNOR.bulkChars) this.floodAt = now;
     if (this.held) {
       this.held.push(data);
       return;
@@ -729,8 +732,17 @@ export class Pane {
     };
     const check = (): void => {
       if (this.disposed) return;
-      // Output again: the flood goes on, its end watched as before.
-      if (marksOnly && this.lastDataAt > marksSince) marksOnly = false;
+      // Out of the background, a flood's marks go once it has not flooded for
+      // FLOW.backgroundQuietMs, whatever trickles on: a spinner or a TUI drawn every 30 ms after
+      // a Ctrl-C never lets the output be quiet for FLOW.skipQuietMs.
+      if (!this.meter.background && this.behindInBackgroundFlood.size > 0 && this.floodQuietFor() >= FLOW.backgroundQuietMs) this.behindInBackgroundFlood.clear();
+      // Nothing left to watch: no timer kept going through a trickle (output that needs one starts it again: flush).
+      if (!this.watchesQuiet()) {
+        this.quietTimer = undefined;
+        return;
+      }
+      // A flood again: its end watched as before.
+      if (marksOnly && this.floodAt > marksSince) marksOnly = false;
       const quiet = quietFor();
       if (quiet < needed()) return arm(needed() - quiet);
       // Looked at again after this turn's reads (a timer runs before the reads that waited
@@ -757,7 +769,7 @@ export class Pane {
         return;
       }
       marksOnly = true;
-      marksSince = Date.now();
+      marksSince = performance.now();
       arm(FLOW.backgroundQuietMs - quiet);
     };
     arm(needed());
@@ -878,7 +890,7 @@ export class Pane {
         setImmediate(() => {
           const held = this.held ?? [];
           this.held = undefined;
-          if (!this.disposed) for (const d of held) this.receive(d);
+          if (!this.disposed) for (const d of held) this.receive(d, true);
         });
       }
     }

@@ -678,7 +678,13 @@ describe('many panes flooding at once (the output governor)', () => {
     }
   }, 120_000);
 
-  it('a pane that floods in the background, then prints a little every 150 ms, leaves the background and its marks: a later lone flood is redrawn with the whole history after', async () => {
+  /**
+   * A pane floods in the background (its window left behind there: marked), then prints a line
+   * every `tickMs`; it leaves the background by its flood's end (`by: 'quiet'`) or by a key typed
+   * into it while it still floods (`by: 'input'`, as a Ctrl-C does); later, alone and not focused,
+   * it floods again: that lone flood's window is redrawn with the whole history after it.
+   */
+  const trickleAfterBackgroundFlood = async (tickMs: number, by: 'quiet' | 'input') => {
     panes.addReader('w');
     const quiet = panes.create({});
     // Its phases go on as the test says (files in its folder): a flood, a trickle of a line
@@ -687,8 +693,8 @@ describe('many panes flooding at once (the output governor)', () => {
     const script = (steps: string) => `const fs = require('fs'); const at = (f) => fs.existsSync(${JSON.stringify(state.dir)} + '/' + f); const block = 'flood '.repeat(2000) + '\\n'; ${steps}`;
     const pane = panes.create({ command: [process.execPath, '-e', script(`
       let n = 0;
-      const flood = () => { for (let i = 0; i < 8; i++) process.stdout.write(block); if (at('trickle')) setTimeout(tick, 150); else setImmediate(flood); };
-      const tick = () => { process.stdout.write('tick ' + (++n) + '\\n'); setTimeout(at('lone') ? lone : tick, 150); };
+      const flood = () => { for (let i = 0; i < 8; i++) process.stdout.write(block); if (at('trickle')) setTimeout(tick, ${tickMs}); else setImmediate(flood); };
+      const tick = () => { process.stdout.write('tick ' + (++n) + '\\n'); setTimeout(at('lone') ? lone : tick, ${tickMs}); };
       const lone = () => { let s = ''; for (let i = 0; i < 300000; i++) { s += 'line ' + String(i).padStart(7, '0') + '\\n'; if (s.length > 65536) { process.stdout.write(s); s = ''; } } process.stdout.write(s + 'lone-done\\n'); setInterval(() => {}, 1 << 30); };
       flood();`)] });
     // Another flood beside it, so that it takes turns and floods in the background.
@@ -746,15 +752,22 @@ describe('many panes flooding at once (the output governor)', () => {
       // redrawn twice there (left behind in the background after the first redraw: marked).
       await waitFor(() => redrawsInBackground >= 2, 'the flood in the background to be redrawn twice', 30_000);
       expect(panes.inBackground(pane.id)).toBe(true);
+      if (by === 'input') {
+        // A key typed into it (not a focus): out of the background while it still floods.
+        panes.write(pane.id, 'x');
+        await waitFor(() => !panes.inBackground(pane.id), 'the key to take the flood out of the background', 15_000);
+      }
       fs.writeFileSync(at('stop'), '');
       fs.writeFileSync(at('trickle'), '');
-      // A line every 150 ms is no flood: the pane leaves the background (its windows taken back), though
-      // its output is never quiet for FLOW.backgroundQuietMs.
+      // A line every tickMs is no flood: the pane leaves the background (its windows taken back), though
+      // its output is never quiet for FLOW.backgroundQuietMs. Its lines, at least tickMs apart, for
+      // twice that spell at least: by then the flood's marks have gone, if they go.
+      const lines = Math.max(8, Math.ceil((2 * FLOW.backgroundQuietMs) / tickMs));
       await waitFor(() => {
-        if (ticked >= 8 && !panes.inBackground(pane.id) && inFlow()) return true;
+        if (ticked >= lines && !panes.inBackground(pane.id) && inFlow()) return true;
         // (Said on a timeout.)
         throw new Error(`${ticked} lines came; in the background ${panes.inBackground(pane.id)}, the window in the flow ${inFlow()}`);
-      }, 'the trickling pane to leave the background, its window back in the flow, after 8 of its lines', 30_000);
+      }, `the trickling pane to leave the background, its window back in the flow, after ${lines} of its lines`, 30_000);
       await waitFor(() => otherDone, 'the other flood to stop', 30_000);
       // Alone now, not in the background, not focused: a lone flood, which leaves the window behind.
       lone = true;
@@ -772,7 +785,11 @@ describe('many panes flooding at once (the output governor)', () => {
     } finally {
       clearInterval(reader);
     }
-  }, 120_000);
+  };
+
+  it('a pane that floods in the background, then prints a little every 150 ms, leaves the background and its marks: a later lone flood is redrawn with the whole history after', () => trickleAfterBackgroundFlood(150, 'quiet'), 120_000);
+
+  it('a flood in the background taken out of it by a key, then drawn again every 30 ms (a spinner, a TUI), loses its marks all the same: a later lone flood is redrawn with the whole history after', () => trickleAfterBackgroundFlood(30, 'input'), 120_000);
 
   it('a flood in the background is only redrawn in a window, and what the window shows catches up exactly once the pane is focused', async () => {
     panes.addReader('w');
