@@ -178,7 +178,7 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
       const at = fp();
       const p = at && part(at, paneId);
       const answer = p && s.link?.request('pane.rows', { paneId, theme: theme(at), focused: p.dataset.focused === 'true', ...(after ? { after } : {}) });
-      if (answer) performance.mark('td:first-paint-rows-asked');
+      if (answer) performance.mark('td:first-paint-rows-asked', { detail: paneId });
       if (!answer) {
         asking.delete(paneId);
         keysDrawn = keysSent;
@@ -265,7 +265,7 @@ export function liveFirstPaint(doc: Document, s: LiveState, typedInput: (e: Keyb
       if (!el) return off();
       const p = part(el, paneId);
       if (!p) return;
-      performance.mark('td:first-paint-output');
+      performance.mark('td:first-paint-output', { detail: paneId });
       // Only the part keys go to is drawn again: another pane's output (a window's first resize
       // makes every shell draw its prompt again) would cost the core a markup and the page a
       // layout each while it builds the terminals, which show that output once they draw.
