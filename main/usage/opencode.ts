@@ -92,7 +92,8 @@ export function opencodeReader(db: string, sessionId: string, saved?: unknown): 
   let messages: Map<string, Message> | undefined;
   /** The newest `time_updated` read, and the database file it was read from. */
   let newest = 0;
-  let ino = 0;
+  /** The database file read whole last (device, inode, birth time: a file put in its place can take the inode just freed). */
+  let file = '';
   const take = (rows: Row[]): void => {
     opencodeRead.rows += rows.length;
     for (const r of rows) {
@@ -118,7 +119,8 @@ export function opencodeReader(db: string, sessionId: string, saved?: unknown): 
       try {
         conn.exec('PRAGMA busy_timeout = 1000');
         const updated = (conn.prepare('PRAGMA table_info(message)').all() as Array<{ name: string }>).some((c) => c.name === 'time_updated');
-        if (!updated || stats[0]?.ino !== ino) messages = undefined;
+        const id = stats[0] ? `${stats[0].dev}:${stats[0].ino}:${stats[0].birthtimeMs}` : '';
+        if (!updated || id !== file) messages = undefined;
         if (messages) {
           // Read on: the rows written since the newest read, then the count, to see none was removed or missed.
           take(conn.prepare('SELECT id, time_created, time_updated, data FROM message WHERE session_id = ? AND time_updated >= ?').all(sessionId, newest - UPDATED_SLACK_MS) as unknown as Row[]);
@@ -129,7 +131,7 @@ export function opencodeReader(db: string, sessionId: string, saved?: unknown): 
           messages = new Map();
           newest = 0;
           take(conn.prepare(`SELECT id, time_created, ${updated ? 'time_updated' : '0 AS time_updated'}, data FROM message WHERE session_id = ? ORDER BY time_created`).all(sessionId) as unknown as Row[]);
-          ino = stats[0]?.ino ?? 0;
+          file = id;
         }
         days = sum();
         if (!updated) messages = undefined;

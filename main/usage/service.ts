@@ -291,7 +291,7 @@ export class UsageService {
     }
     for (const k of this.sessions.values()) {
       if (!k.dirty) continue;
-      // A cursor is at the start of a line (one cut by a write in progress is read whole next time), with the file's inode.
+      // A cursor is at the start of a line, or inside one over the maximum being skipped (a line cut by a write in progress is read on from its start next time), with the file's inode.
       const files = Object.fromEntries([...k.files].map(([f, c]) => [f, [c.offset, c.ino]]));
       try {
         writeJson(path.join(this.dir, 'sessions', nameOf(k.key)), { key: k.key, agent: k.agent, ...(k.sessionId ? { sessionId: k.sessionId } : {}), pane: k.pane, files, reader: k.reader.save() });

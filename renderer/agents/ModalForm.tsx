@@ -18,6 +18,8 @@ const TABBABLE = 'a[href], button:not([disabled]), input:not([disabled]), select
 function tabStops(form: HTMLElement): HTMLElement[] {
   return [...form.querySelectorAll<HTMLElement>(TABBABLE)].filter((el) => {
     if (el.tabIndex < 0 || el.getClientRects().length === 0) return false;
+    // What the browser skips though the selector matches it: inside a disabled fieldset or an inert part, or hidden.
+    if (el.closest('fieldset[disabled], [inert]') || getComputedStyle(el).visibility === 'hidden') return false;
     if (el instanceof HTMLInputElement && el.type === 'radio' && el.name) {
       const group = [...form.querySelectorAll<HTMLInputElement>(`input[type="radio"][name="${CSS.escape(el.name)}"]:not([disabled])`)];
       return el.checked || (!group.some((r) => r.checked) && group[0] === el);
