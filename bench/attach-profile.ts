@@ -18,28 +18,18 @@ import { CHROMIUM_ARGS } from '../e2e/harness.ts';
 import { ensureBuilt, startOurs } from './peer-apps.ts';
 import { serviceSlices, summarize, TRACE_CATEGORIES } from './trace-summary.ts';
 import { wsWindow } from './ws-window.ts';
+import { fillFile, fillPanes } from './fill.ts';
 
 const PANES = Math.max(2, Number(process.env.TD_BENCH_TMUX_PANES) || 8);
 ensureBuilt();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-attach-profile-'));
-const file = path.join(dir, 'fill.txt');
-fs.writeFileSync(file, `${Array.from({ length: 10_000 }, (_, i) => `${String(i).padStart(5, '0')} ${'the quick brown fox jumps over the lazy dog 0123456789 ABCDEFGHIJ'.slice(0, 63)}`).join('\n')}\n`);
+const file = fillFile(dir);
 const app = await startOurs();
 /** Each window's navigation on the monotonic clock (µs), to place the service's CPU profile. */
 const origins: number[] = [];
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: [...CHROMIUM_ARGS, '--disable-3d-apis'], headless: true });
 try {
-  const win = await wsWindow(app.url);
-  const hello = await win.request<{ panes: Array<{ id: string }> }>('app.hello', {});
-  const ids = [hello.panes[0]!.id];
-  for (let i = 1; i < PANES; i++) ids.push((await win.request<{ id: string }>('pane.create', {})).id);
-  for (const id of ids) {
-    await win.redraw(id);
-    await win.until(id, /\$ *$/, 60_000);
-  }
-  for (const id of ids) win.send('pane.input', { paneId: id, data: `cat ${file}; echo fill-done\r` });
-  for (const id of ids) await win.until(id, /fill-done\r\n.*\$ *$/s, 120_000);
-  win.close();
+  const ids = await fillPanes(app.url, file, PANES);
   // TD_BENCH_ATTACH_SETTLE_MS: how long the panes rest before the first window (the tmux bench rests 30 s: its memory is read then).
   await new Promise((r) => setTimeout(r, Number(process.env.TD_BENCH_ATTACH_SETTLE_MS) || 2000));
   for (let round = 1; round <= (Number(process.env.TD_BENCH_ATTACH_ROUNDS) || 3); round++) {

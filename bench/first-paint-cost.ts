@@ -18,14 +18,13 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../e2e/harness.ts';
 import { ensureBuilt, ROOT, startOurs } from './peer-apps.ts';
-import { wsWindow } from './ws-window.ts';
+import { fillFile, fillPanes } from './fill.ts';
 
 const PANES = Math.max(2, Number(process.env.TD_BENCH_TMUX_PANES) || 32);
 const ROUNDS = Math.max(1, Number(process.env.TD_BENCH_FP_ROUNDS) || 12);
 ensureBuilt();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-first-paint-cost-'));
-const file = path.join(dir, 'fill.txt');
-fs.writeFileSync(file, `${Array.from({ length: 10_000 }, (_, i) => `${String(i).padStart(5, '0')} ${'the quick brown fox jumps over the lazy dog 0123456789 ABCDEFGHIJ'.slice(0, 63)}`).join('\n')}\n`);
+const file = fillFile(dir);
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
 let server: http.Server | undefined;
 try {
@@ -33,18 +32,7 @@ try {
   const app = await startOurs();
   let html: string;
   try {
-    const win = await wsWindow(app.url);
-    const hello = await win.request<{ panes: Array<{ id: string }> }>('app.hello', {});
-    const ids = [hello.panes[0]!.id];
-    for (let i = 1; i < PANES; i++) ids.push((await win.request<{ id: string }>('pane.create', {})).id);
-    for (const id of ids) {
-      await win.redraw(id);
-      await win.until(id, /\$ *$/, 60_000);
-    }
-    for (const id of ids) win.send('pane.input', { paneId: id, data: `cat ${file}; echo fill-done\r` });
-    for (const id of ids) await win.until(id, /fill-done\r\n.*\$ *$/s, 120_000);
-    for (const id of ids) await win.request('pane.resize', { paneId: id, cols: 30, rows: 10 });
-    win.close();
+    await fillPanes(app.url, file, PANES, { cols: 30, rows: 10 });
     await new Promise((r) => setTimeout(r, 2000));
     const ctx = await browser.newContext();
     html = await (await ctx.request.get(`${app.url}&theme=dark`)).text();

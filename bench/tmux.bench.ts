@@ -45,6 +45,7 @@ import { lightAttach, lightMeasure } from './attach-measure.ts';
 import { benchLog } from './log.ts';
 import { rss } from './window-raw.ts';
 import { wsWindow } from './ws-window.ts';
+import { fillFile } from './fill.ts';
 
 const MB = 1024 * 1024;
 const PANES = Math.max(2, Number(process.env.TD_BENCH_TMUX_PANES) || 32);
@@ -106,14 +107,6 @@ function pss(pid: number): number {
 
 interface Memory { rss: number; pss: number }
 const memory = (pid: number): Memory => ({ rss: rss(pid) ?? 0, pss: pss(pid) });
-
-/** 10,000 numbered lines of ~70 characters. */
-function fillFile(dir: string): string {
-  const file = path.join(dir, 'fill.txt');
-  const text = Array.from({ length: LINES }, (_, i) => `${String(i).padStart(5, '0')} ${'the quick brown fox jumps over the lazy dog 0123456789 ABCDEFGHIJ'.slice(0, 63)}`).join('\n');
-  fs.writeFileSync(file, `${text}\n`);
-  return file;
-}
 
 interface Side {
   idle: Memory;
