@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaneInfo } from '../preload/contract.ts';
-import { axeViolations, ARTIFACTS, launchBrowser, openWindow, ROOT, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
+import { axeViolations, ARTIFACTS, launchBrowser, openWindow, ROOT, startServe, tempDir, type Serve, type TdPage, pathWithStandIns } from './harness.ts';
 
 let serve: Serve;
 let browser: Browser;
@@ -46,8 +46,7 @@ beforeAll(async () => {
   bin = tempDir('bin');
   fs.writeFileSync(path.join(bin, 'claude'), '#!/bin/sh\necho "stand-in claude $*"\nexec sleep 600\n', { mode: 0o755 });
   fs.writeFileSync(path.join(bin, 'codex'), '#!/bin/sh\necho "stand-in codex $*"\nexec sleep 600\n', { mode: 0o755 });
-  const outside = (process.env.PATH ?? '').split(':').filter((d) => d && !d.includes('node_modules')).join(':');
-  serve = await startServe({ env: { PATH: `${bin}:${outside}` } });
+  serve = await startServe({ env: { PATH: pathWithStandIns(bin) } });
   browser = await launchBrowser();
   win = await openWindow(browser, serve, {
     theme: 'dark',

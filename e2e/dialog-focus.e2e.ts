@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaneInfo } from '../preload/contract.ts';
-import { launchBrowser, openWindow, startServe, tempDir, type Serve, type TdPage } from './harness.ts';
+import { launchBrowser, openWindow, startServe, tempDir, type Serve, type TdPage, pathWithStandIns } from './harness.ts';
 
 let serve: Serve;
 let browser: Browser;
@@ -54,8 +54,7 @@ beforeAll(async () => {
   for (const name of ['claude', 'codex']) {
     fs.writeFileSync(path.join(bin, name), `#!/bin/sh\necho "stand-in ${name}"\nwhile IFS= read -r line; do echo "${name} got [$line]"; done\n`, { mode: 0o755 });
   }
-  const outside = (process.env.PATH ?? '').split(':').filter((d) => d && !d.includes('node_modules')).join(':');
-  serve = await startServe({ env: { PATH: `${bin}:${outside}` } });
+  serve = await startServe({ env: { PATH: pathWithStandIns(bin) } });
   browser = await launchBrowser();
   win = await openWindow(browser, serve, { theme: 'dark' });
 }, 90_000);

@@ -60,12 +60,17 @@ export interface StartServeOptions {
   args?: string[];
 }
 
-/** A fresh temp dir, removed by the returned cleanup. */
 /** How many of a text's lines match `re`. */
 export const countLines = (text: string, re: RegExp): number => text.split('\n').filter((l) => re.test(l)).length;
 
+/** A fresh temp dir (the test removes it). */
 export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `td-e2e-${prefix}-`));
+}
+
+/** A PATH for the panes with `bin` (stand-ins for agent CLIs) first, then this machine's folders without node_modules' .bin (where the real CLIs are installed). */
+export function pathWithStandIns(bin: string): string {
+  return [bin, ...(process.env.PATH ?? '').split(':').filter((d) => d && !d.includes('node_modules'))].join(':');
 }
 
 /** The files the renderer is built from, its build's settings and the packages' lock among them. */
