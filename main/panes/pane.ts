@@ -598,7 +598,10 @@ export class Pane {
     // Windows that redrew short earlier in this flood: no whole history after it either.
     if (on) this.shortHistory.clear();
     this.meter.background = on;
-    if (!on) this.hurryBack();
+    // In the background its end is watched from now, though it may not write again (a flood that
+    // had its turn as it joined the governor's line, then stopped).
+    if (on) this.watchQuiet();
+    else this.hurryBack();
   }
 
   /** The person looks at the pane (focus): out of the background, and its windows redraw with the whole history once its flood is over, as a lone flood's. */
@@ -730,13 +733,28 @@ export class Pane {
       this.quietTimer = setTimeout(check, ms);
       this.quietTimer.unref?.();
     };
+    // Out of the background, a flood's marks go once it has not flooded for
+    // FLOW.backgroundQuietMs, whatever trickles on: a spinner or a TUI drawn every 30 ms after a
+    // Ctrl-C never lets the output be quiet for FLOW.skipQuietMs. Not while the PTY is held (by
+    // flow control or the governor: a flood paused is still one, and its read again counts as
+    // flooding), and only once this turn's reads are in (as settle: a loop held up looks like a
+    // spell without a flood).
+    const marksDue = (): boolean => !this.meter.background && !this.paused && this.behindInBackgroundFlood.size > 0 && this.floodQuietFor() >= FLOW.backgroundQuietMs;
     const check = (): void => {
       if (this.disposed) return;
-      // Out of the background, a flood's marks go once it has not flooded for
-      // FLOW.backgroundQuietMs, whatever trickles on: a spinner or a TUI drawn every 30 ms after
-      // a Ctrl-C never lets the output be quiet for FLOW.skipQuietMs.
-      if (!this.meter.background && this.behindInBackgroundFlood.size > 0 && this.floodQuietFor() >= FLOW.backgroundQuietMs) this.behindInBackgroundFlood.clear();
-      // Nothing left to watch: no timer kept going through a trickle (output that needs one starts it again: flush).
+      if (marksDue()) {
+        setImmediate(() => {
+          if (this.disposed) return;
+          if (marksDue()) {
+            this.behindInBackgroundFlood.clear();
+            marksOnly = false;
+          }
+          check();
+        });
+        return;
+      }
+      // Nothing left to watch: no timer kept going through a trickle (what needs one starts it
+      // again: flush, a snapshot's short history, the PTY read again, the pane put in the background).
       if (!this.watchesQuiet()) {
         this.quietTimer = undefined;
         return;
