@@ -153,7 +153,7 @@ describe('push to a phone that trusts the door', () => {
     const lintOld = await nextPush();
     const lintOldCard = JSON.parse(lintOld) as { tag: string; id: string };
     await deliver(lintOld);
-    await expect.poll(async () => (await shown()).map((n) => n.title).sort(), SHOWN_WITHIN).toEqual(['Not sent', 'bash: Lint?']);
+    await expect.poll(async () => (await shown()).map((n) => n.title).sort(), { ...SHOWN_WITHIN, message: `the lint card's push, delivered: ${lintOld}` }).toEqual(['Not sent', 'bash: Lint?']);
     dropSurface(folder, { id: 'lint', kind: 'question', title: 'Lint now?', model: { question: 'Fix the 3 lint errors?', options: [{ name: 'Fix' }, { name: 'Skip' }] } });
     const lintGone = await nextPush();
     expect(JSON.parse(lintGone)).toEqual({ t: 'withdraw', tag: lintOldCard.tag, id: lintOldCard.id });

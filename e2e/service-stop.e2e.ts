@@ -76,7 +76,10 @@ describe('a service stopped on purpose', () => {
     // A reload meanwhile says the same (the page from serve, which holds the door), before any hello could succeed.
     // serve holds it once it says so: run again in Node by its resting sh after the service ended, it
     // takes the port a moment after the service let it go (up to seconds on a busy machine).
-    await win.waitFor(() => serve.stderr().includes('Not starting it again'), 'serve to hold the door for the windows', 30_000);
+    // (serve tries the port for 30 s after it runs again: waited for longer than that, and what it said is told on a timeout.)
+    await win.waitFor(() => serve.stderr().includes('Not starting it again'), 'serve to hold the door for the windows', 60_000).catch((e: Error) => {
+      throw new Error(`${e.message}; serve's stderr and the service's log:\n${serve.stderr().slice(-4000)}`);
+    });
     await win.page.reload();
     await line.waitFor();
     expect(await line.innerText()).toContain(SHOWN);
