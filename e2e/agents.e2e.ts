@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaneInfo } from '../preload/contract.ts';
-import { axeViolations, ARTIFACTS, launchBrowser, openWindow, ROOT, startServe, tempDir, type Serve, type TdPage, pathWithStandIns } from './harness.ts';
+import { axeViolations, ARTIFACTS, launchBrowser, openWindow, ROOT, startServe, tempDir, type Serve, type TdPage, pathWithStandIns, closeAll } from './harness.ts';
 
 let serve: Serve;
 let browser: Browser;
@@ -67,12 +67,7 @@ beforeAll(async () => {
   session = await win.page.evaluate(() => (window as unknown as { __td: { store: { getState(): { session: string } } } }).__td.store.getState().session);
 }, 90_000);
 
-afterAll(async () => {
-  await win?.close();
-  await browser?.close();
-  await serve?.close();
-  if (bin) fs.rmSync(bin, { recursive: true, force: true });
-});
+afterAll(() => closeAll({ win, browser, serve, dirs: [bin] }));
 
 describe('agent status at a glance', () => {
   it('shows working then blocked in the header and the rollup, blocked first; a row focuses its pane; a blocked agent notifies', async () => {

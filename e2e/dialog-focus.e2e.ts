@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaneInfo } from '../preload/contract.ts';
-import { launchBrowser, openWindow, startServe, tempDir, type Serve, type TdPage, pathWithStandIns } from './harness.ts';
+import { launchBrowser, openWindow, startServe, tempDir, type Serve, type TdPage, pathWithStandIns, closeAll } from './harness.ts';
 
 let serve: Serve;
 let browser: Browser;
@@ -59,12 +59,7 @@ beforeAll(async () => {
   win = await openWindow(browser, serve, { theme: 'dark' });
 }, 90_000);
 
-afterAll(async () => {
-  await win?.close();
-  await browser?.close();
-  await serve?.close();
-  if (bin) fs.rmSync(bin, { recursive: true, force: true });
-});
+afterAll(() => closeAll({ win, browser, serve, dirs: [bin] }));
 
 describe('the keyboard after the "+ Agent" chooser', () => {
   const chooser = () => win.page.getByRole('dialog', { name: 'Start an agent' });

@@ -68,6 +68,14 @@ export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `td-e2e-${prefix}-`));
 }
 
+/** After a file's tests: its window, browser and serve closed, and the folders it made removed (each only if it came to be). */
+export async function closeAll(parts: { win?: TdPage; browser?: Browser; serve?: Serve; dirs?: Array<string | undefined> }): Promise<void> {
+  await parts.win?.close();
+  await parts.browser?.close();
+  await parts.serve?.close();
+  for (const d of parts.dirs ?? []) if (d) fs.rmSync(d, { recursive: true, force: true });
+}
+
 /** A PATH for the panes with `bin` (stand-ins for agent CLIs) first, then this machine's folders without node_modules' .bin (where the real CLIs are installed). */
 export function pathWithStandIns(bin: string): string {
   return [bin, ...(process.env.PATH ?? '').split(':').filter((d) => d && !d.includes('node_modules'))].join(':');
