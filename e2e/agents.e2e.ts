@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaneInfo } from '../preload/contract.ts';
-import { axeViolations, ARTIFACTS, launchBrowser, openWindow, ROOT, startServe, tempDir, type Serve, type TdPage, pathWithStandIns, closeAll } from './harness.ts';
+import { axeViolations, ARTIFACTS, launchBrowser, openWindow, ROOT, startServe, tempDir, type Serve, type TdPage, pathWithStandIns, closeAll, startedAgentPane } from './harness.ts';
 
 let serve: Serve;
 let browser: Browser;
@@ -190,15 +190,9 @@ describe('New agent pane', () => {
     await win.page.keyboard.press('Home');
     await win.page.keyboard.press('ArrowDown');
     await win.page.keyboard.press('Enter');
-    await win.waitFor(async () => (await chooser().count()) === 0, 'the chooser to close');
-    let agent: PaneInfo | undefined;
-    await win.waitFor(async () => {
-      agent = (await panes(win)).find((p) => p.kind === 'agent' && !before.has(p.id));
-      return !!agent && (await win.paneIds()).includes(agent.id);
-    }, 'an agent pane in the layout');
-    await win.waitForText(agent!.id, 'stand-in codex');
-    expect(agent!.agentCli).toEqual({ name: 'codex' });
-    expect(await win.focused()).toBe(agent!.id);
+    const agent = await startedAgentPane(win, before, 'codex');
+    expect(agent.agentCli).toEqual({ name: 'codex' });
+    expect(await win.focused()).toBe(agent.id);
 
     // Ctrl+Shift+A, Enter: the configured agent (Claude Code, with a session id of the app's choosing)
     const count = (await win.paneIds()).length;
@@ -208,10 +202,10 @@ describe('New agent pane', () => {
     await win.waitFor(async () => (await win.page.evaluate(() => document.activeElement?.getAttribute('role'))) === 'listbox', 'the list to have the keyboard');
     await win.page.keyboard.press('Enter');
     await win.waitFor(async () => (await win.paneIds()).length === count + 1, 'a second agent pane from the shortcut');
-    const second = (await panes(win)).find((p) => p.kind === 'agent' && p.id !== agent!.id && !before.has(p.id))!;
+    const second = (await panes(win)).find((p) => p.kind === 'agent' && p.id !== agent.id && !before.has(p.id))!;
     // (a narrow pane wraps the line: read it joined)
     await win.waitFor(async () => /stand-in claude --session-id [0-9a-f-]{36}/.test((await win.text(second.id)).replace(/\n/g, '')), 'the configured agent to run with a session id');
-    for (const id of [agent!.id, second.id]) await win.header(id).getByRole('button', { name: 'Close pane' }).click();
+    for (const id of [agent.id, second.id]) await win.header(id).getByRole('button', { name: 'Close pane' }).click();
     await win.waitFor(async () => (await win.paneIds()).length === count - 1, 'the agent panes closed');
   }, 90_000);
 });

@@ -10,8 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PaneInfo } from '../preload/contract.ts';
-import { launchBrowser, openWindow, startServe, tempDir, type Serve, type TdPage, pathWithStandIns, closeAll } from './harness.ts';
+import { launchBrowser, openWindow, startServe, tempDir, type Serve, type TdPage, pathWithStandIns, closeAll, startedAgentPane } from './harness.ts';
 
 let serve: Serve;
 let browser: Browser;
@@ -31,10 +30,6 @@ async function keyboard(w: TdPage): Promise<string> {
 /** After two frames: what a dialog's closing left settled (its unmount, the effects after it). */
 async function settled(w: TdPage): Promise<void> {
   await w.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-}
-
-async function panes(w: TdPage): Promise<PaneInfo[]> {
-  return w.page.evaluate(() => Object.values((window as unknown as { __td: { store: { getState(): { panes: Record<string, PaneInfo> } } } }).__td.store.getState().panes));
 }
 
 /** The keyboard, once the closed dialog has settled, is in `paneId`'s terminal, and a line typed reaches its program. */
@@ -76,14 +71,7 @@ describe('the keyboard after the "+ Agent" chooser', () => {
 
   /** Wait for the chooser to close and the new agent pane (not in `before`) to be in the layout, saying its name. */
   async function newAgentPane(before: Set<string>, name: string): Promise<string> {
-    await win.waitFor(async () => (await chooser().count()) === 0, 'the chooser to close');
-    let agent: PaneInfo | undefined;
-    await win.waitFor(async () => {
-      agent = (await panes(win)).find((p) => p.kind === 'agent' && !before.has(p.id));
-      return !!agent && (await win.paneIds()).includes(agent.id);
-    }, 'an agent pane in the layout');
-    await win.waitForText(agent!.id, `stand-in ${name}`);
-    return agent!.id;
+    return (await startedAgentPane(win, before, name)).id;
   }
 
   it('Enter (from the shortcut) leaves the keyboard in the new agent pane, and keys reach the agent', async () => {

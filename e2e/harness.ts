@@ -68,6 +68,18 @@ export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `td-e2e-${prefix}-`));
 }
 
+/** The agent pane "+ Agent" started (one not in `before`), once the chooser has closed and the pane is in the layout, its program saying `stand-in <name>`. */
+export async function startedAgentPane(win: TdPage, before: Set<string>, name: string): Promise<PaneInfo> {
+  await win.waitFor(async () => (await win.page.getByRole('dialog', { name: 'Start an agent' }).count()) === 0, 'the chooser to close');
+  let agent: PaneInfo | undefined;
+  await win.waitFor(async () => {
+    agent = (await win.page.evaluate(() => Object.values((window as unknown as { __td: { store: { getState(): { panes: Record<string, PaneInfo> } } } }).__td.store.getState().panes))).find((p) => p.kind === 'agent' && !before.has(p.id));
+    return !!agent && (await win.paneIds()).includes(agent.id);
+  }, 'an agent pane in the layout');
+  await win.waitForText(agent!.id, `stand-in ${name}`);
+  return agent!;
+}
+
 /** After a file's tests: its window, browser and serve closed, and the folders it made removed (each only if it came to be). */
 export async function closeAll(parts: { win?: TdPage; browser?: Browser; serve?: Serve; dirs?: Array<string | undefined> }): Promise<void> {
   await parts.win?.close();
