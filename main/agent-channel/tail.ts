@@ -48,7 +48,8 @@ export interface TailOptions {
   unfinished?: Unfinished;
 }
 
-const lengthOf = (pieces: Buffer[]): number => pieces.reduce((n, b) => n + b.length, 0);
+/** The bytes an unfinished line holds (0: none). */
+export const heldBytes = (pieces: Unfinished | undefined): number => (pieces ? pieces.reduce((n, b) => n + b.length, 0) : 0);
 
 export function readNewLines(file: string, offset: number, opts: TailOptions = {}): TailRead {
   const maxLine = opts.maxLine ?? MAX_LINE;
@@ -64,7 +65,7 @@ export function readNewLines(file: string, offset: number, opts: TailOptions = {
     let start = offset > size ? 0 : offset;
     // The unfinished line given back, if the file still holds it (one that shrank is read again).
     let pieces: Buffer[] = start === offset && opts.unfinished ? [...opts.unfinished] : [];
-    let held = lengthOf(pieces);
+    let held = heldBytes(pieces);
     if (start + held > size) {
       pieces = [];
       held = 0;
@@ -100,18 +101,32 @@ export function readNewLines(file: string, offset: number, opts: TailOptions = {
         skipping = false;
       }
       let from = 0;
-      for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, from)) {
-        const part = chunk.subarray(from, nl);
+      const first = chunk.indexOf(0x0a);
+      // The held line's end: joined with what was read of it.
+      if (held && first >= 0) {
+        const part = chunk.subarray(0, first);
         if (held + part.length > maxLine) dropped += held + part.length + 1;
         else {
-          const line = (held ? Buffer.concat([...pieces, part]) : part).toString('utf8');
+          const line = Buffer.concat([...pieces, part]).toString('utf8');
           if (line.trim()) lines.push(line);
         }
         pieces = [];
         held = 0;
-        from = nl + 1;
-        start = pos - chunk.length + from;
+        from = first + 1;
       }
+      // The whole lines after it, decoded together (one decode, not one a line: a 4 MiB slice
+      // holds tens of thousands of lines); one over the maximum is dropped.
+      const last = chunk.lastIndexOf(0x0a);
+      if (last >= from) {
+        for (const line of chunk.subarray(from, last).toString('utf8').split('\n')) {
+          // (A line's bytes are at least its length in UTF-16 units and at most three times it.)
+          const bytes = line.length * 3 > maxLine ? Buffer.byteLength(line) : 0;
+          if (bytes > maxLine) dropped += bytes + 1;
+          else if (line.trim()) lines.push(line);
+        }
+        from = last + 1;
+      }
+      if (from > 0) start = pos - chunk.length + from;
       // The line with no newline yet: held (a copy, not the slice), or skipped once over the maximum.
       const rest = chunk.subarray(from);
       if (!rest.length) continue;

@@ -28,7 +28,7 @@ import type { Core } from '../core.ts';
 import type { PaneServiceApi } from '../services.ts';
 import { paneFolder, paneFolders, type Paths } from '../paths.ts';
 import { parseEvent } from '../agent-channel/events.ts';
-import { readNewLines, type Unfinished } from '../agent-channel/tail.ts';
+import { heldBytes, readNewLines, type Unfinished } from '../agent-channel/tail.ts';
 import { titleName } from '../../common/visible.ts';
 import { loadPrices, priceOf, sessionUsage, type PriceFile } from './prices.ts';
 import { opencodeDatabases, opencodeReader } from './opencode.ts';
@@ -94,8 +94,6 @@ interface Cursor {
   /** The line at `offset` read so far, with no newline yet (not kept on disk: read again after a restart). */
   unfinished?: Unfinished;
 }
-
-const heldOf = (u: Unfinished | undefined): number => (u ? u.reduce((n, b) => n + b.length, 0) : 0);
 
 const cursorOf = (v: unknown): Cursor | undefined => {
   if (typeof v === 'number') return v >= 0 ? { offset: v, ino: 0 } : undefined; // kept by an earlier version
@@ -389,7 +387,7 @@ export class UsageService {
         c.ino = st.ino;
         k.dirty = true;
       }
-      if (st.size <= c.offset + heldOf(c.unfinished)) return;
+      if (st.size <= c.offset + heldBytes(c.unfinished)) return;
       if (this.budget <= 0) {
         k.behind = true;
         return;
