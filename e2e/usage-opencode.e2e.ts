@@ -5,11 +5,12 @@
  * the pane's usage is what the model said, in tokens only (model "scripted" has no price).
  * A second answer is counted on top: the service reads on only the rows written since, so
  * the test checks what that rests on, that OpenCode writes an answer's row again with a
- * later `time_updated` as it streams.
+ * `time_updated` as it streams.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlite } from '../main/search/index.ts';
+import { messageTokens } from '../main/usage/opencode.ts';
 import { newAgentPane, opencodeRig, prompt, reportFailures, type AgentRig } from './agent-cli.ts';
 
 let rig: AgentRig;
@@ -43,14 +44,16 @@ describe('the usage of an OpenCode session', () => {
     expect(usage.cost).toBeUndefined();
     expect(await win.header(paneId).getByTestId('usage').innerText()).toBe(`${Math.round((a.input + a.output + a.cacheRead) / 100) / 10}k tok`);
 
-    // The answer's row was written again after it was made (its tokens come at the end of the stream), with a later time_updated.
+    // The answer's row was written again as it streamed (its tokens come at the end of the stream), its
+    // time_updated the time of that write: never before its time_created (the same millisecond on a fast machine).
     const { DatabaseSync } = sqlite();
     const db = new DatabaseSync(path.join(rig.serve.env.XDG_DATA_HOME!, 'opencode', 'opencode.db'), { readOnly: true });
     try {
       const rows = db.prepare('SELECT time_created, time_updated, data FROM message').all() as Array<{ time_created: number; time_updated: number; data: string }>;
       const answer = rows.find((r) => (JSON.parse(r.data) as { role?: string }).role === 'assistant');
       expect(answer).toBeDefined();
-      expect(answer!.time_updated).toBeGreaterThan(answer!.time_created);
+      expect(answer!.time_updated).toBeGreaterThanOrEqual(answer!.time_created);
+      expect(messageTokens(answer!.data)?.tok).toEqual({ input: a.input, output: a.output, cacheRead: a.cacheRead, cacheWrite: 0 });
     } finally {
       db.close();
     }
