@@ -285,7 +285,8 @@ describe('PaneService with real PTYs', () => {
     const pane = panes.create({ command: LOGIN_BASH });
     // 200 numbered lines of 70 characters at the pane's 120 columns: each wraps onto 3 rows at 30.
     panes.write(pane.id, `for i in $(seq 1 200); do printf '\\033[3%dmline-%03d %s\\033[0m\\n' $((1 + i % 6)) $i ${'x'.repeat(61)}; done; echo sized-done\r`);
-    await waitFor(() => /^sized-done$/m.test(panes.screenText(pane.id)), 'the lines');
+    // (And the prompt after them: come after the snapshot, it would be on the screen and not in it.)
+    await waitFor(() => /^sized-done\n\S/m.test(panes.screenText(pane.id)), 'the lines and the prompt after them');
     const snap = await panes.snapshot(pane.id, 'w', undefined, { cols: 30, rows: 8 });
     expect(snap).toMatchObject({ cols: 30, rows: 8, complete: false });
     expect(panes.get(pane.id)).toMatchObject({ cols: 30, rows: 8 });
