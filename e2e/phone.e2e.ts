@@ -48,11 +48,18 @@ describe('the phone', () => {
     const state = await conn.request('devices.state', {});
     expect(state.devices).toEqual([expect.objectContaining({ name: 'Ada\'s phone', connected: 1 })]);
 
-    dropSurface(panes[0]!.folder, { id: 'pick', kind: 'decision', title: 'Which cache?', model: { question: 'LRU or TTL for the session cache?', options: [{ name: 'LRU', recommended: true }, { name: 'TTL' }] } });
-    dropSurface(panes[1]!.folder, { id: 'lunch', kind: 'question', title: 'Lunch?', model: { question: 'Tea or coffee with the review?', options: [{ name: 'Tea' }, { name: 'Coffee' }] } });
-    dropSurface(panes[2]!.folder, { id: 'diff', kind: 'change', title: 'Retry on 503', model: { summary: 'Retries a request that got 503, three times with backoff.', files: [{ path: 'main.ts', diff: '@@ -1 +1 @@\n-a\n+b\n' }] } });
+    // One at a time, each seen on the phone before the next is written: three folders' watchers
+    // notice their files in no promised order, and "newest first" is the order the app saw them.
     const cards = phone.locator('.phone-card');
-    await expect.poll(() => cards.count(), { timeout: 20_000 }).toBe(3);
+    const drops: Array<[number, { id: string } & Record<string, unknown>]> = [
+      [0, { id: 'pick', kind: 'decision', title: 'Which cache?', model: { question: 'LRU or TTL for the session cache?', options: [{ name: 'LRU', recommended: true }, { name: 'TTL' }] } }],
+      [1, { id: 'lunch', kind: 'question', title: 'Lunch?', model: { question: 'Tea or coffee with the review?', options: [{ name: 'Tea' }, { name: 'Coffee' }] } }],
+      [2, { id: 'diff', kind: 'change', title: 'Retry on 503', model: { summary: 'Retries a request that got 503, three times with backoff.', files: [{ path: 'main.ts', diff: '@@ -1 +1 @@\n-a\n+b\n' }] } }],
+    ];
+    for (const [n, [pane, doc]] of drops.entries()) {
+      dropSurface(panes[pane]!.folder, doc);
+      await expect.poll(() => cards.count(), { timeout: 20_000 }).toBe(n + 1);
+    }
     // Newest first: the change arrived last.
     expect(await cards.locator('h2').allTextContents()).toEqual(['Retry on 503', 'Lunch?', 'Which cache?']);
     expect(await cards.last().locator('.phone-meta').textContent()).toContain('bash');
