@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exitText, headerTitle, lastCommandParts, shortPath, statusDot } from './header-text.ts';
+import { exitText, folderAdds, headerTitle, lastCommandParts, shortPath, statusDot } from './header-text.ts';
 
 describe('statusDot', () => {
   it('is live while the process runs, ok only for an exit 0, bad for a signal (exit code 0 or not) or another code', () => {
@@ -34,6 +34,17 @@ describe('headerTitle', () => {
     expect(headerTitle({ title: '⠋ Claude Code', command: ['claude'], cwd: '/src' }).title).toBe('Claude Code');
     expect(headerTitle({ title: '✶', command: ['claude', '--resume'], cwd: '/src' }).title).toBe('claude --resume');
     expect(headerTitle({ title: 'vim ✳ notes', command: ['vim'], cwd: '/src' }).title).toBe('vim ✳ notes');
+  });
+});
+
+describe('folderAdds', () => {
+  it('shows a folder beside a title that does not already end with it', () => {
+    expect(folderAdds('vim notes', '/src/app')).toBe(true);
+    expect(folderAdds('/src/app', '/src/app')).toBe(false);
+    expect(folderAdds('ada@box: /src/app', '/src/app')).toBe(false);
+    expect(folderAdds('bash', '')).toBe(false);
+    expect(headerTitle({ title: '/src/app', command: ['bash'], cwd: '/src/app' }).showCwd).toBe(false);
+    expect(headerTitle({ title: 'vim', command: ['vim'], cwd: '/src/app' }).showCwd).toBe(true);
   });
 });
 

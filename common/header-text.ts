@@ -11,7 +11,12 @@ import { titleName, visibleText } from './visible.ts';
 export function headerTitle(pane: Pick<PaneInfo, 'title' | 'command' | 'cwd'> | undefined): { title: string; cwd: string; showCwd: boolean } {
   const title = visibleText(titleName(pane?.title ?? '') || pane?.command.join(' ') || 'Terminal');
   const cwd = pane?.cwd ?? '';
-  return { title, cwd, showCwd: !!cwd && cwd !== title && !title.endsWith(cwd) };
+  return { title, cwd, showCwd: folderAdds(title, cwd) };
+}
+
+/** Whether a folder says more beside a pane's title: not when there is none, or the title already ends with it (a shell's title is often its folder). */
+export function folderAdds(title: string, folder: string): boolean {
+  return !!folder && !title.endsWith(folder);
 }
 
 /** Exit status in words: "exited 3", "exited", "killed by signal 9", "ended by service stop" (the service ended it as it went), or "ended" (came back ended). */

@@ -28,7 +28,8 @@ beforeAll(async () => {
   for (let i = 1; i <= 3; i++) {
     const out = path.join(fx.serve.cwd, `typed-${i}.txt`);
     // Started through env, as an agent's wrapper starts it: a pane whose own command is a shell, in the foreground, is at its prompt, and the bench refuses to type there.
-    const script = i === 3 ? `printf 'Reading the repository\\n\\033[31mPlanning the change to main.ts\\033[0m\\n'; exec cat > ${out}` : `exec cat > ${out}`;
+    // The agent's pane titles itself with its folder, as many a shell's prompt does.
+    const script = i === 3 ? `printf '\\033]0;%s\\007' "$PWD"; printf 'Reading the repository\\n\\033[31mPlanning the change to main.ts\\033[0m\\n'; exec cat > ${out}` : `exec cat > ${out}`;
     const p = await conn.request('pane.create', { command: ['/usr/bin/env', 'bash', '-c', script], cwd: fx.serve.cwd, ...(i === 3 ? { kind: 'agent' as const } : {}) });
     panes.push({ id: p.id, folder: await paneFolder(fx.win, fx.serve, p.id), out });
   }
@@ -48,6 +49,8 @@ describe('the phone', () => {
     const state = await conn.request('devices.state', {});
     expect(state.devices).toEqual([expect.objectContaining({ name: 'Ada\'s phone', connected: 1 })]);
 
+    // The agent's pane titled with its folder before its card comes.
+    await expect.poll(async () => (await conn.request('pane.list', {})).find((p) => p.id === panes[2]!.id)?.title, { timeout: 10_000 }).toBe(fx.serve.cwd);
     // One at a time, each seen on the phone before the next is written: three folders' watchers
     // notice their files in no promised order, and "newest first" is the order the app saw them.
     const cards = phone.locator('.phone-card');
@@ -63,6 +66,9 @@ describe('the phone', () => {
     // Newest first: the change arrived last.
     expect(await cards.locator('h2').allTextContents()).toEqual(['Retry on 503', 'Lunch?', 'Which cache?']);
     expect(await cards.last().locator('.phone-meta').textContent()).toContain('bash');
+    // The folder once: not again after a pane's title that is already its folder (the agent's).
+    expect(await cards.first().locator('.phone-meta').textContent()).toBe(`bash · ${fx.serve.cwd}`);
+    for (const meta of await cards.locator('.phone-meta').allTextContents()) expect(meta.split(fx.serve.cwd).length - 1, meta).toBe(1);
     await ph.shot('phone-inbox-dark');
     expect(await axeViolations({ page: phone }, 'the phone\'s inbox, dark')).toEqual([]);
     await phone.emulateMedia({ colorScheme: 'light' });

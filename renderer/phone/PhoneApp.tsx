@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { DEVICE_KEYS } from '../../common/device-keys.ts';
+import { folderAdds, shortPath } from '../../common/header-text.ts';
 import { Screen, type Shot } from './Screen.tsx';
 import { act, connect, notifySettings, pair, pushPossible, subscribePush, typeInto, whoAmI, type AgentRow, type DeviceSocket, type InboxCard, type NotifySettings } from './api.ts';
 
@@ -172,7 +173,6 @@ function Card({ card }: { card: InboxCard }) {
     // Answered: the card leaves with the next inbox the door pushes.
     if (!r.ok) setError(r.error);
   };
-  const folder = shortFolder(card.folder);
   return (
     <li className={`phone-card kind-${card.kind}`} aria-label={card.title}>
       <div className="phone-card-head">
@@ -183,7 +183,8 @@ function Card({ card }: { card: InboxCard }) {
       {card.text ? <p className="phone-text">{card.text}</p> : null}
       <p className="phone-meta">
         <MachineBadge machine={card.machine} colour={card.machineColour} />
-        {card.agent} · {card.pane} · <span title={card.folder}>{folder}</span>
+        {card.agent} · {card.pane}
+        <Folder title={card.pane} folder={card.folder} />
       </p>
       {commenting ? (
         <textarea value={comment} onChange={(e) => setComment(e.target.value)} rows={3} placeholder={card.kind === 'question' ? 'Your answer, or a comment with a choice' : 'A comment goes with your answer'} aria-label="Comment" />
@@ -305,7 +306,7 @@ function Agents({ agents, open }: { agents: AgentRow[]; open: (paneId: string) =
             <strong>{a.agent}</strong>
             <span className={`phone-status status-${a.status}`}>{a.status === 'blocked' ? 'needs you' : a.status}</span>
           </div>
-          <p className="phone-meta"><MachineBadge machine={a.machine} colour={a.machineColour} />{a.title} · {a.folder}</p>
+          <p className="phone-meta"><MachineBadge machine={a.machine} colour={a.machineColour} />{a.title}<Folder title={a.title} folder={a.folder} /></p>
           {a.detail ? <p className="phone-text">{a.detail}</p> : null}
           {a.lastLines.length > 0 ? <pre className="phone-lines">{a.lastLines.join('\n')}</pre> : null}
           <div className="phone-buttons"><button onClick={() => open(a.paneId)}>Terminal</button></div>
@@ -316,9 +317,9 @@ function Agents({ agents, open }: { agents: AgentRow[]; open: (paneId: string) =
 }
 
 /** A folder as its last two names (`…/app/src`); a short one whole (`/tmp/x`, not a relative-looking `tmp/x`). */
-export function shortFolder(folder: string): string {
-  const names = folder.split('/').filter(Boolean);
-  return names.length <= 2 ? folder : `…/${names.slice(-2).join('/')}`;
+/** " · …/its/folder" after a pane's title, the whole path on hover; nothing when the title says it already (common/header-text.ts folderAdds, as a pane's header). */
+function Folder({ title, folder }: { title: string; folder: string }) {
+  return folderAdds(title, folder) ? <> · <span title={folder}>{shortPath(folder)}</span></> : null;
 }
 
 function ago(at: string): string {
