@@ -9,24 +9,9 @@
  * pane's terminal: the pane a choice in it made or showed (a request for the keyboard made
  * while it was open was taken back by it), else the pane focused before it opened.
  */
-import { useEffect, useRef, type FormEvent, type KeyboardEvent, type ReactElement, type ReactNode } from 'react';
+import { useEffect, useRef, type FormEvent, type ReactElement, type ReactNode } from 'react';
 import { useWindow } from '../context.ts';
-
-/** What Tab stops at in a dialog: its enabled, shown controls; of a group of radios, only the checked one (the browser's own rule). */
-const TABBABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
-
-function tabStops(form: HTMLElement): HTMLElement[] {
-  return [...form.querySelectorAll<HTMLElement>(TABBABLE)].filter((el) => {
-    if (el.tabIndex < 0 || el.getClientRects().length === 0) return false;
-    // What the browser skips though the selector matches it: inside a disabled fieldset or an inert part, or hidden.
-    if (el.closest('fieldset[disabled], [inert]') || getComputedStyle(el).visibility === 'hidden') return false;
-    if (el instanceof HTMLInputElement && el.type === 'radio' && el.name) {
-      const group = [...form.querySelectorAll<HTMLInputElement>(`input[type="radio"][name="${CSS.escape(el.name)}"]:not([disabled])`)];
-      return el.checked || (!group.some((r) => r.checked) && group[0] === el);
-    }
-    return true;
-  });
-}
+import { tabRound } from '../tab-round.ts';
 
 export function ModalForm(props: { className: string; labelledBy: string; describedBy?: string; busy: boolean; onClose(): void; onSubmit(e: FormEvent): void; children: ReactNode }): ReactElement {
   const { busy, onClose } = props;
@@ -63,22 +48,6 @@ export function ModalForm(props: { className: string; labelledBy: string; descri
     };
   }, [ctx]);
 
-  const onTab = (e: KeyboardEvent<HTMLFormElement>): void => {
-    const el = form.current;
-    if (!el) return;
-    const stops = tabStops(el);
-    const first = stops[0];
-    const end = stops[stops.length - 1];
-    if (!first || !end) return;
-    const at = document.activeElement;
-    // Past the last (or before the first) the browser would leave the page's content for its own
-    // (the page's body has the keyboard then, and no focusin brings it back): round to the other end.
-    if (at === el || at === (e.shiftKey ? first : end)) {
-      e.preventDefault();
-      (e.shiftKey ? end : first).focus();
-    }
-  };
-
   return (
     <div className="td-modal-backdrop" onPointerDown={(e) => { if (e.target === e.currentTarget && !busy) onClose(); }}>
       <form
@@ -95,8 +64,8 @@ export function ModalForm(props: { className: string; labelledBy: string; descri
             e.preventDefault();
             e.stopPropagation();
             if (!busy) onClose();
-          } else if (e.key === 'Tab' && !e.ctrlKey && !e.altKey && !e.metaKey) {
-            onTab(e);
+          } else {
+            tabRound(form.current, e);
           }
         }}
       >

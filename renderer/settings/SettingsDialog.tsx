@@ -11,6 +11,7 @@ import { useStore } from 'zustand';
 import type { Settings } from '../../preload/contract.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { shortcutLabel } from '../keys.ts';
+import { tabRound } from '../tab-round.ts';
 import { FIELDS, GROUPS, fieldId, parseInput, patchFor, shown, type Field } from './fields.ts';
 import { hideSettings, settingsUi } from './ui.ts';
 import { DevicesSection } from './DevicesSection.tsx';
@@ -74,18 +75,7 @@ function Dialog({ n }: { n: number }): ReactElement {
       close();
       return;
     }
-    if (e.key !== 'Tab') return;
-    const items = [...(root.current?.querySelectorAll<HTMLElement>('button, input, select') ?? [])].filter((el) => !el.hasAttribute('disabled'));
-    if (items.length === 0) return;
-    const first = items[0]!;
-    const last = items[items.length - 1]!;
-    if (e.shiftKey && document.activeElement === first) {
-      e.preventDefault();
-      last.focus();
-    } else if (!e.shiftKey && document.activeElement === last) {
-      e.preventDefault();
-      first.focus();
-    }
+    tabRound(root.current, e);
   };
 
   const shortcut = shortcutLabel('open-settings', platform);
