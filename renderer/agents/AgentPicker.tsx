@@ -65,8 +65,6 @@ function Chooser({ n }: { n: number }): ReactElement {
 
   const close = (): void => {
     hideAgentPicker();
-    const s = ctx.store.getState();
-    if (s.focused) s.focusPane(s.focused, true);
   };
 
   const start = async (row: PickerRow | undefined): Promise<void> => {

@@ -76,8 +76,6 @@ function Dialog({ n }: { n: number }): ReactElement {
 
   const close = (): void => {
     hideOpenTick();
-    const s = ctx.store.getState();
-    if (s.focused) s.focusPane(s.focused, true);
   };
 
   const chosen = choice === COMMAND ? undefined : packages?.find((p) => p.folder === choice);

@@ -81,8 +81,6 @@ function Dialog({ n }: { n: number }): ReactElement {
 
   const close = (): void => {
     hideWorktreeDialog();
-    const s = ctx.store.getState();
-    if (s.focused) s.focusPane(s.focused, true);
   };
 
   const submit = async (e: FormEvent): Promise<void> => {

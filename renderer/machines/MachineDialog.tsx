@@ -29,8 +29,6 @@ function Dialog({ n }: { n: number }): ReactElement {
 
   const close = (): void => {
     hideMachineDialog();
-    const s = ctx.store.getState();
-    if (s.focused) s.focusPane(s.focused, true);
   };
 
   const connect = async (req: { target: string; name?: string }): Promise<void> => {

@@ -88,8 +88,6 @@ function Palette({ n }: { n: number }): ReactElement {
 
   const close = (): void => {
     hideSearch();
-    const s = ctx.store.getState();
-    if (s.focused) s.focusPane(s.focused, true);
   };
   const go = (hit: SearchHit | undefined): void => {
     if (!hit) return;

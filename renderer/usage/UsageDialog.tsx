@@ -58,8 +58,6 @@ export default function UsageDialog(): ReactElement {
   const currency = summary?.currency ?? 'USD';
   const close = (): void => {
     hideUsage();
-    const s = ctx.store.getState();
-    if (s.focused) s.focusPane(s.focused, true);
   };
   const chartLabel = `${measure === 'cost' ? 'Cost' : 'Tokens'} by day and agent: ${bars.days.map((d, i) => `${d} ${bars.stacks.map((s) => `${s.agent} ${measure === 'cost' ? money(s.values[i]!, currency) : tokens(s.values[i]!)}`).join(', ')}`).join('; ')}`;
 
