@@ -295,6 +295,12 @@ describe('document viewers', () => {
     await frame.locator('#note').fill('Cold start is fine.\n\u001b[2JReally.');
     await frame.getByRole('button', { name: 'Send note' }).click();
     expect(await lineIn(file2)).toBe(`[workbench:${tag}] note on surface brief — Cold start is fine.  [2JReally.\n`);
+    // The brief takes the window's dark scheme (color-scheme: light dark) and sets no background:
+    // its text must stand out from what shows behind it, the frame's (it was white on white).
+    const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number);
+    const text = rgb(await frame.locator('h1').evaluate((e) => getComputedStyle(e).color));
+    const behind = rgb(await v.locator('iframe').evaluate((e) => getComputedStyle(e).backgroundColor));
+    expect(contrast(text, behind), `the brief's heading ${text} on ${behind}`).toBeGreaterThan(7);
     await shotViewer(win, 'viewer-brief-dark');
     await closeViewer();
   });
@@ -389,3 +395,16 @@ describe('document viewers', () => {
     expect(fs.existsSync(path.join(ARTIFACTS, 'viewer-markdown-light.png'))).toBe(true);
   });
 });
+
+/** WCAG's contrast ratio of two sRGB colours (0-255 each). */
+function contrast(a: number[], b: number[]): number {
+  const lum = ([r, g, bl]: number[]) => {
+    const ch = (v: number) => {
+      const c = v / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    };
+    return 0.2126 * ch(r!) + 0.7152 * ch(g!) + 0.0722 * ch(bl!);
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+}
