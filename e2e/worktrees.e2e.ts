@@ -102,6 +102,12 @@ describe('an agent in a worktree', () => {
     const tag = (await win.pane(agent))!.tag;
     expect(fs.readFileSync(agentLog, 'utf8')).toBe(`[workbench:${tag}] reject_part on surface worktree-changes · a.txt#hunk-1 — keep it lower case\n`);
     await win.waitFor(async () => (await card.locator('.tdb-hunk.is-rejected').count()) === 1, 'the hunk marked rejected');
+    // However narrow the bench, the hunks' buttons stay inside the card, and the Finish row's inside its box.
+    const outside = await card.evaluate((el) => {
+      const out = (box: Element, sel: string) => [...box.querySelectorAll(sel)].filter((b) => b.getBoundingClientRect().right > box.getBoundingClientRect().right + 0.5).map((b) => `${b.textContent} ${b.getBoundingClientRect().right} > ${box.getBoundingClientRect().right}`);
+      return [...out(el, '.tdb-hunk-head button'), ...out(el.querySelector('.tdb-finish')!, 'button, select')];
+    });
+    expect(outside).toEqual([]);
     await shot('worktree-changes-dark', bench(win, agent));
 
     // The same card in a light window.

@@ -79,11 +79,13 @@ function HunkView(props: { ctx: CardCtx; path: string; hunk: Hunk; lang: string 
         <span className="tdb-hunk-n">Hunk {hunk.index}</span>
         <code className="tdb-hunk-range">{hunk.header.replace(/^(@@[^@]*@@).*$/, '$1')}</code>
         {hunk.section && <code className="tdb-hunk-section">{hunk.section}</code>}
-        <span className="tdb-spacer" />
-        {state && <span className={`tdb-badge ${state === 'approved' ? 'tdb-ok' : 'tdb-bad'}`}>{state}</span>}
-        <ActButton ctx={ctx} action="approve_part" target={target} label="Approve" ariaLabel={`Approve hunk ${hunk.index} of ${props.path}`} tone="quiet" />
-        <ActButton ctx={ctx} action="reject_part" target={target} label="Reject" ariaLabel={`Reject hunk ${hunk.index} of ${props.path}`} tone="quiet" />
-        {props.putBack}
+        {/* One group: on a narrow bench it goes under the head whole, not a button at a time. */}
+        <span className="tdb-hunk-acts">
+          {state && <span className={`tdb-badge ${state === 'approved' ? 'tdb-ok' : 'tdb-bad'}`}>{state}</span>}
+          <ActButton ctx={ctx} action="approve_part" target={target} label="Approve" ariaLabel={`Approve hunk ${hunk.index} of ${props.path}`} tone="quiet" />
+          <ActButton ctx={ctx} action="reject_part" target={target} label="Reject" ariaLabel={`Reject hunk ${hunk.index} of ${props.path}`} tone="quiet" />
+          {props.putBack}
+        </span>
       </div>
       <div className="tdb-diff" role="table" tabIndex={0} aria-label={`Hunk ${hunk.index} of ${props.path}`}>
         {hunk.lines.map((l, i) => (
