@@ -303,6 +303,8 @@ describe('far panes in the window', () => {
     const ghostOverlay = win.page.locator(`[data-pane-id="${ghost}"]`).getByTestId('far-overlay');
     await ghostOverlay.waitFor({ timeout: 30_000 });
     expect(await ghostOverlay.locator('.far-line').textContent()).toBe(`${m.alias} has no pane ghost1 any more`);
+    // Said there, once: no notice besides about a pane the window does not know (its snapshot refused).
+    expect((await win.page.locator('.notice').allTextContents()).filter((t) => t.includes('ghost1'))).toEqual([]);
     await ghostOverlay.getByRole('button', { name: 'Close' }).click();
     await win.waitFor(async () => !(await win.paneIds()).includes(ghost), 'the gone pane out of the layout');
     expect(await win.paneIds()).toContain(agentId);

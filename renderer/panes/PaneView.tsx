@@ -95,7 +95,10 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
         rendererMode: ctx.rendererMode,
         openLink: ctx.openLink,
         onFocus: () => focusPane(ctx, paneId, false),
-        onError: (m) => ctx.store.getState().notice(m),
+        // A pane the window no longer knows (gone from its machine: its overlay says so; closed: it leaves the layout) fails quietly.
+        onError: (m) => {
+          if (ctx.store.getState().panes[paneId]) ctx.store.getState().notice(m);
+        },
         snapshots: ctx.terminals.snapshots,
         priority: () => (ctx.store.getState().focused === paneId ? 0 : 1),
         prefetched: () => ctx.terminals.takePrefetched(paneId),
