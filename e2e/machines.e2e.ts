@@ -20,6 +20,8 @@ let browser: Browser;
 let win: TdPage;
 
 const dialog = (w: TdPage): Locator => w.page.getByRole('dialog', { name: 'Connect a machine' });
+/** A sentence as shown, its code (the commands it quotes, shown as code without their backticks) put back in backticks. */
+const quoted = (el: Locator): Promise<string> => el.evaluate((e) => [...e.childNodes].map((n) => (n.nodeName === 'CODE' ? `\`${n.textContent}\`` : n.textContent)).join(''));
 const chip = (w: TdPage): Locator => w.page.locator(`.machine-chip[data-machine="${m.alias}"]`);
 const homeEnv = (): NodeJS.ProcessEnv => ({ ...process.env, XDG_STATE_HOME: serve.stateDir, HOME: serve.home });
 
@@ -46,7 +48,7 @@ describe('+ Machine…', () => {
     await dialog(win).getByRole('button', { name: 'Connect' }).click();
     const alert = dialog(win).getByRole('alert');
     await alert.waitFor({ timeout: 30_000 });
-    expect(await alert.textContent()).toBe('nowhere is unreachable (ssh: connect to host 127.0.0.1 port 1: Connection refused): check that it is up and its address and port are right, then `terminal-delight connect nobody@127.0.0.1:1 --name nowhere`.');
+    expect(await quoted(alert)).toBe('nowhere is unreachable (ssh: connect to host 127.0.0.1 port 1: Connection refused): check that it is up and its address and port are right, then `terminal-delight connect nobody@127.0.0.1:1 --name nowhere`.');
     await win.screenshot('machine-dialog-refused-dark');
     // A machine that never connected is not kept: the title bar does not show it.
     expect(await win.page.locator('.machine-chip').count()).toBe(0);
@@ -59,11 +61,11 @@ describe('+ Machine…', () => {
       await dialog(win).getByRole('button', { name: 'Connect' }).click();
       const alert = dialog(win).getByRole('alert').filter({ hasText: name });
       await alert.waitFor({ timeout: 30_000 });
-      return alert.textContent();
+      return quoted(alert);
     };
     m.wrongKey();
     try {
-      expect(await connect('locked')).toMatch(new RegExp(`^ssh could not log in to locked \\(.*Permission denied \\(publickey\\)\\.?\\): add your key there with \`ssh-copy-id ${m.alias}\`, or load it into your agent with \`ssh-add\`, then \`terminal-delight connect ${m.alias} --name locked\`\\.$`));
+      expect(await connect('locked')).toMatch(new RegExp(`^ssh could not log in to locked \\(.*Permission denied \\(publickey\\)\\): add your key there with \`ssh-copy-id ${m.alias}\`, or load it into your agent with \`ssh-add\`, then \`terminal-delight connect ${m.alias} --name locked\`\\.$`));
       await win.screenshot('machine-dialog-auth-dark');
     } finally {
       m.rightKey();

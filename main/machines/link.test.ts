@@ -75,7 +75,7 @@ describe('a link over the real ssh to a real sshd', () => {
     m.wrongKey();
     const err = (await link().catch((e: LinkError) => e)) as LinkError;
     expect(err.failure.kind).toBe('auth');
-    expect(err.message).toMatch(new RegExp(`^ssh could not log in to ${m.alias} \\(.*Permission denied \\(publickey\\)\\.?\\): add your key there with \`ssh-copy-id ${m.alias}\`, or load it into your agent with \`ssh-add\`, then \`terminal-delight connect ${m.alias}\`$`));
+    expect(err.message).toMatch(new RegExp(`^ssh could not log in to ${m.alias} \\(.*Permission denied \\(publickey\\)\\): add your key there with \`ssh-copy-id ${m.alias}\`, or load it into your agent with \`ssh-add\`, then \`terminal-delight connect ${m.alias}\`$`));
   }, 30_000);
 
   it('refuses a host whose key changed, as ssh does, and says so with the command ssh gives to remove the old key', async () => {

@@ -39,7 +39,7 @@ describe('why a link failed', () => {
     expect(dest).toBe('-p 2222 ada@build.example');
     expect(sshDestination({ host: 'box' })).toBe('box');
     const f = (stderr: string) => linkFailure('cave', { code: 255, signal: null, stderr }, 'terminal-delight connect ada@build.example:2222 --name cave', dest).sentence;
-    expect(f('ada@build.example: Permission denied (publickey).\n')).toBe('ssh could not log in to cave (ada@build.example: Permission denied (publickey).): add your key there with `ssh-copy-id -p 2222 ada@build.example`, or load it into your agent with `ssh-add`, then `terminal-delight connect ada@build.example:2222 --name cave`');
+    expect(f('ada@build.example: Permission denied (publickey).\n')).toBe('ssh could not log in to cave (ada@build.example: Permission denied (publickey)): add your key there with `ssh-copy-id -p 2222 ada@build.example`, or load it into your agent with `ssh-add`, then `terminal-delight connect ada@build.example:2222 --name cave`');
     expect(f('Host key verification failed.\n')).toBe('ssh does not know cave\'s host key yet: run `ssh -p 2222 ada@build.example` once in a terminal to check and accept it, then `terminal-delight connect ada@build.example:2222 --name cave`');
     expect(f('@ WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED! @\n')).toBe('cave\'s host key has changed and ssh refuses it: check with its owner that it was changed, then run `ssh-keygen -R build.example` and `ssh -p 2222 ada@build.example` once to accept the new one');
   });

@@ -65,10 +65,10 @@ export interface Failure {
   sentence: string;
 }
 
-/** The last line of ssh's stderr that says something, without control characters. */
+/** The last line of ssh's stderr that says something, without control characters, nor its full stop (it goes in brackets mid-sentence). */
 function lastSaid(stderr: string): string {
   const lines = stderr.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '').split('\n').map((l) => l.trim()).filter((l) => l && !/^(Warning: Permanently added|@+$)/.test(l));
-  return (lines.pop() ?? '').slice(0, 200);
+  return (lines.pop() ?? '').slice(0, 200).replace(/\.+$/, '');
 }
 
 /** How ssh's own commands name the machine (`ssh DEST`, `ssh-copy-id DEST`): its host, with the user and port it was given. */

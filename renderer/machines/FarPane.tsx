@@ -8,6 +8,7 @@ import type { ReactElement } from 'react';
 import { useStore } from 'zustand';
 import type { MachineInfo } from '../../preload/contract.ts';
 import { splitPaneId } from '../../common/pane-id.ts';
+import { CodeText } from '../CodeText.tsx';
 import { useWindow, useWindowState } from '../context.ts';
 import { closePane } from '../commands.ts';
 import { machineStateLabel, machinesUi, retryMachine } from './ui.ts';
@@ -52,7 +53,7 @@ export function FarOverlay({ paneId }: { paneId: string }): ReactElement | null 
   return (
     <div className={`far-overlay state-${m.info?.state ?? 'unknown'}`} role="status" data-testid="far-overlay">
       <p className="far-line">{m.name}: {label}</p>
-      {m.info?.reason ? <p className="far-detail">{m.info.reason}</p> : <p className="far-detail">Its last screen is shown; what it prints meanwhile comes back when it does.</p>}
+      {m.info?.reason ? <p className="far-detail"><CodeText text={m.info.reason} /></p> : <p className="far-detail">Its last screen is shown; what it prints meanwhile comes back when it does.</p>}
       {m.info && (m.info.state === 'reconnecting' || m.info.state === 'failed') ? (
         <button type="button" className="text-button" onClick={() => retryMachine(ctx, m.name)}>Retry now</button>
       ) : null}

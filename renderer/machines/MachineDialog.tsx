@@ -7,6 +7,7 @@ import { useEffect, useRef, useState, type FormEvent, type ReactElement } from '
 import { useStore } from 'zustand';
 import { useWindow, useWindowState } from '../context.ts';
 import { ModalForm } from '../agents/ModalForm.tsx';
+import { CodeText } from '../CodeText.tsx';
 import { hideMachineDialog, machineChanged, machineStateLabel, machinesUi } from './ui.ts';
 
 export function MachineDialog(): ReactElement | null {
@@ -82,7 +83,7 @@ function Dialog({ n }: { n: number }): ReactElement {
         <span>Name</span>
         <input name="name" value={name} spellCheck={false} autoComplete="off" placeholder="the host" onChange={(e) => setName(e.target.value)} />
       </label>
-      {error ? <p className="machine-error" role="alert">{error}</p> : null}
+      {error ? <p className="machine-error" role="alert"><CodeText text={error} /></p> : null}
       <div className="td-modal-buttons">
         <button type="button" className="text-button" onClick={close} disabled={busy}>Cancel</button>
         <button type="submit" className="text-button primary" disabled={busy || !target.trim()}>{busy ? 'Connecting…' : 'Connect'}</button>

@@ -7,7 +7,7 @@
 import { useState, type ReactElement } from 'react';
 import { useStore } from 'zustand';
 import { useWindow } from '../context.ts';
-import { codeSpans } from './code-spans.ts';
+import { CodeText } from '../CodeText.tsx';
 import { serviceUi } from './ui.ts';
 
 export function StoppedBar(): ReactElement | null {
@@ -32,7 +32,7 @@ export function StoppedBar(): ReactElement | null {
   return (
     <div className="service-bar" role="region" aria-label="Service">
       <div className="service-line" data-testid="service-stopped" role="status">
-        <span>{codeSpans(stopped).map((part, i) => (part.code ? <code key={i}>{part.text}</code> : part.text))}</span>
+        <span><CodeText text={stopped} /></span>
         <button type="button" className="text-button primary" disabled={busy} onClick={() => void start()}>{busy ? 'Starting…' : 'Start the service'}</button>
       </div>
     </div>
