@@ -303,7 +303,7 @@ describe('Open Tick…', () => {
     expect((await rows.allInnerTexts()).map((t) => t.split('\n')[0])).toEqual(['Counter with a login', 'Counter', 'Note']);
     // As a screen reader reads them: each prerequisite with its state in words.
     const text = async (i: number) => (await rows.nth(i).textContent())!.replace(/\s+/g, ' ');
-    expect(await text(0)).toBe('Counter with a logincounter-login · this project · needs setupA counter behind a sign-in, for this project only.✗ env TD_E2E_COUNTER_TOKEN: not met (TD_E2E_COUNTER_TOKEN is not set)• Sign in with the team account first.: for you to check');
+    expect(await text(0)).toBe('Counter with a logincounter-login · this project · needs setupA counter behind a sign-in, for this project only.✗ TD_E2E_COUNTER_TOKEN is not set: not met• Sign in with the team account first.: for you to check');
     expect(await text(1)).toMatch(/^Countercounter · yoursThe Counter Tick, .*✓ command node: met$/);
     expect(await text(2)).toMatch(/^Notenote · yoursThe Note Tick, .*✓ command python3: met$/);
     // The first ready package is chosen and focused; the command line comes after.

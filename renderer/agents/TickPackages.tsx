@@ -37,9 +37,9 @@ export function PackageChoices({ packages, choice, onChoose }: { packages: TickP
                     const s = STATE[stateOf(r)];
                     return (
                       <span key={r.text} className={`prereq ${stateOf(r)}`}>
-                        <span aria-hidden="true">{s.mark}</span> {r.text}
+                        {/* Unmet, what is missing in words ("TOKEN is not set"), not the package's line again beside it. */}
+                        <span aria-hidden="true">{s.mark}</span> <span title={r.text}>{r.met === false && r.detail ? r.detail : r.text}</span>
                         <span className="sr-only">: {s.words}</span>
-                        {r.met === false && r.detail ? <span className="prereq-detail"> ({r.detail})</span> : null}
                       </span>
                     );
                   })}
