@@ -142,7 +142,7 @@ describe('a broken settings.json', () => {
       const aside = fs.readdirSync(dir).filter((f) => f.startsWith('settings.json.broken-'));
       expect(aside).toHaveLength(1);
       expect(fs.readFileSync(path.join(dir, aside[0]!), 'utf8')).toBe(broken);
-      const sentence = new RegExp(`^settings\\.json could not be read \\(it is not JSON \\(.+\\)\\): it was moved to ${aside[0]!.replace(/\./g, '\\.')} and the defaults are in use\\.$`);
+      const sentence = new RegExp(`^settings\\.json is not JSON \\([^()]+\\): it was moved to ${aside[0]!.replace(/\./g, '\\.')} and the defaults are in use\\.$`);
       await w.page.locator('.notice').first().waitFor();
       expect(await w.page.locator('.notice span').first().innerText()).toMatch(sentence);
       await w.page.getByRole('button', { name: 'Settings (settings.json had a problem)' }).click();

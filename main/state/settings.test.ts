@@ -82,7 +82,7 @@ describe('settings', () => {
     const aside = `${file}.broken-20261130T064800Z`;
     expect(fs.readFileSync(aside, 'utf8')).toBe('{"fontSize": 15,, "theme": "dark"}');
     expect(fs.existsSync(file)).toBe(false);
-    expect(s.problem()).toMatch(/^settings\.json could not be read \(it is not JSON \(.+\)\): it was moved to settings\.json\.broken-20261130T064800Z and the defaults are in use\.$/);
+    expect(s.problem()).toMatch(/^settings\.json is not JSON \([^()]+\): it was moved to settings\.json\.broken-20261130T064800Z and the defaults are in use\.$/);
     // Saving a setting writes a fresh file; the broken one stays as it was, and the problem is over.
     s.set({ fontSize: 14 });
     expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toMatchObject({ fontSize: 14 });

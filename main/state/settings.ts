@@ -107,7 +107,7 @@ export interface LoadedSettings {
   settings: Settings;
   /** Keys this build does not know (a newer build's): kept as they are when the file is written. */
   extra: Record<string, unknown>;
-  /** Why the file could not be read at all (not JSON, not an object). */
+  /** Why the file could not be read at all, after "settings.json": "is not JSON (…)", "is not a JSON object …". */
   unreadable?: string;
   /** One sentence per setting that could not be used (it is at its default). */
   bad: string[];
@@ -122,9 +122,10 @@ export function readSettings(text: string): LoadedSettings {
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    return { settings: out as unknown as Settings, extra, bad, unreadable: `it is not JSON (${(e as Error).message})` };
+    // One level of brackets in the sentence: V8's "… at position 18 (line 1 column 19)" ends "… at position 18, line 1 column 19".
+    return { settings: out as unknown as Settings, extra, bad, unreadable: `is not JSON (${(e as Error).message.replace(/ \((line \d+ column \d+)\)$/, ', $1')})` };
   }
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { settings: out as unknown as Settings, extra, bad, unreadable: 'it is not a JSON object of setting names to values' };
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { settings: out as unknown as Settings, extra, bad, unreadable: 'is not a JSON object of setting names to values' };
   for (const [k, v] of Object.entries(raw)) {
     if (!(k in DEFAULT_SETTINGS)) {
       extra[k] = v;
@@ -207,7 +208,7 @@ export class SettingsService implements SettingsApi {
       return;
     }
     this.trouble = loaded.unreadable
-      ? `settings.json could not be read (${loaded.unreadable}): it was moved to ${name} and the defaults are in use.`
+      ? `settings.json ${loaded.unreadable}: it was moved to ${name} and the defaults are in use.`
       : `settings.json had ${loaded.bad.length === 1 ? 'a setting' : `${loaded.bad.length} settings`} that could not be used (${loaded.bad[0]}${loaded.bad.length > 1 ? `; and ${loaded.bad.length - 1} more` : ''}): ${loaded.bad.length === 1 ? 'it is' : 'they are'} at the default, and the file as it was is kept as ${name}.`;
   }
 
