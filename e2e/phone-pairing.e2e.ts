@@ -53,18 +53,18 @@ describe('pairing a phone by its code', () => {
     const wrong = first.pairing.code === 'AAAAAAAA' ? 'CCCCCCCC' : 'AAAAAAAA';
     for (let left = 4; left >= 1; left--) {
       await phone.getByLabel('Code').fill('');
-      expect(await typeCode(wrong)).toBe(`that code is wrong: ${left} ${left === 1 ? 'try' : 'tries'} left; check the code the window shows`);
+      expect(await typeCode(wrong)).toBe(`That code is wrong: ${left} ${left === 1 ? 'try' : 'tries'} left; check the code the desktop shows.`);
     }
-    expect(await typeCode(wrong)).toBe('this pairing ended after 5 wrong tries: start a new pairing on the desktop');
+    expect(await typeCode(wrong)).toBe('This pairing ended after 5 wrong tries: start a new pairing on the desktop.');
     // The sixth try, with the right code.
-    expect(await typeCode(first.pairing.code)).toBe('this pairing ended after 5 wrong tries: start a new pairing on the desktop');
+    expect(await typeCode(first.pairing.code)).toBe('This pairing ended after 5 wrong tries: start a new pairing on the desktop.');
     expect((await conn.request('devices.state', {})).devices).toEqual([]);
 
     // A new pairing, left to expire, then its right code typed.
     const second = await conn.request('devices.pair', {});
     if (!second.ok) throw new Error(second.error);
     await expect.poll(async () => (await conn.request('devices.state', {})).pairing?.ended, { timeout: 20_000 }).toBe('expired');
-    expect(await typeCode(second.pairing.code)).toBe('this pairing expired (a code is good for 5 minutes): start a new pairing on the desktop');
+    expect(await typeCode(second.pairing.code)).toBe('This pairing expired (a code is good for 5 minutes): start a new pairing on the desktop.');
     expect((await conn.request('devices.state', {})).devices).toEqual([]);
 
     // An open pairing's code, as the window shows it (a space in the middle, any case): paired.

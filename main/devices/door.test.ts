@@ -149,7 +149,7 @@ describe('the device door', () => {
     const wrong = r.pairing.code === 'AAAAAAAA' ? 'CCCCCCCC' : 'AAAAAAAA';
     for (let i = 1; i <= 4; i++) {
       const res = await call('POST', '/api/pair', { body: { code: wrong } });
-      expect(res).toMatchObject({ status: 403, body: { error: `that code is wrong: ${5 - i} ${5 - i === 1 ? 'try' : 'tries'} left; check the code the window shows` } });
+      expect(res).toMatchObject({ status: 403, body: { error: `that code is wrong: ${5 - i} ${5 - i === 1 ? 'try' : 'tries'} left; check the code the desktop shows` } });
     }
     expect((await call('POST', '/api/pair', { body: { code: wrong } })).body.error).toContain('ended after 5 wrong tries');
     // The sixth try, with the right code, is refused too.

@@ -88,7 +88,7 @@ export class Pairing {
       return endedSentence(this.endedAs);
     }
     const left = MAX_TRIES - this.wrong;
-    return `that code is wrong: ${left} ${left === 1 ? 'try' : 'tries'} left; check the code the window shows`;
+    return `that code is wrong: ${left} ${left === 1 ? 'try' : 'tries'} left; check the code the desktop shows`;
   }
 }
 

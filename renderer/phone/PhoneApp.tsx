@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { DEVICE_KEYS } from '../../common/device-keys.ts';
 import { folderAdds, shortPath } from '../../common/header-text.ts';
+import { shownSentence } from '../../common/sentence.ts';
 import { Screen, type Shot } from './Screen.tsx';
 import { act, connect, notifySettings, pair, pushPossible, subscribePush, typeInto, whoAmI, type AgentRow, type DeviceSocket, type InboxCard, type NotifySettings } from './api.ts';
 
@@ -57,7 +58,7 @@ export function PhoneApp({ secret }: { secret?: string }) {
           <span className="phone-live on"><MachineBadge machine={a?.machine} colour={a?.machineColour} />{a ? `${a.agent} · ${a.status === 'blocked' ? 'needs you' : a.status}` : ''}</span>
         </header>
         <section className="phone-body phone-terminal" aria-label={`Terminal of ${a?.title ?? 'the agent'}`}>
-          {screen.error ? <p className="phone-error" role="alert">{screen.error}</p> : screen.shot ? <Screen key={screen.paneId} shot={screen.shot} label={`Terminal of ${a?.title ?? 'the agent'}`} /> : <p className="phone-empty">Loading…</p>}
+          {screen.error ? <PhoneError text={screen.error} /> : screen.shot ? <Screen key={screen.paneId} shot={screen.shot} label={`Terminal of ${a?.title ?? 'the agent'}`} /> : <p className="phone-empty">Loading…</p>}
         </section>
         <Typing paneId={screen.paneId} />
       </main>
@@ -113,7 +114,7 @@ function Pairing({ secret, why, onPaired }: { secret?: string; why?: string; onP
           This device's name
           <input value={name} onChange={(e) => setName(e.target.value)} maxLength={60} required />
         </label>
-        {error ? <p className="phone-error" role="alert">{error}</p> : null}
+        {error ? <PhoneError text={error} /> : null}
         <button className="phone-primary" type="submit" disabled={busy}>{busy ? 'Pairing…' : 'Pair'}</button>
       </form>
     </main>
@@ -139,7 +140,7 @@ function NotifyMe() {
   return (
     <div className="phone-notify">
       <button onClick={() => void subscribePush().then((r) => setAsked(r.ok ? 'on' : r.error), (e: Error) => setAsked(e.message))}>Notify me when an agent asks</button>
-      {asked ? <p className="phone-error" role="alert">{asked}</p> : null}
+      {asked ? <PhoneError text={asked} /> : null}
     </div>
   );
 }
@@ -189,7 +190,7 @@ function Card({ card }: { card: InboxCard }) {
       {commenting ? (
         <textarea value={comment} onChange={(e) => setComment(e.target.value)} rows={3} placeholder={card.kind === 'question' ? 'Your answer, or a comment with a choice' : 'A comment goes with your answer'} aria-label="Comment" />
       ) : null}
-      {error ? <p className="phone-error" role="alert">{error}</p> : null}
+      {error ? <PhoneError text={error} /> : null}
       <div className="phone-buttons">
         {card.buttons.map((b) => (
           <button key={`${b.action}:${b.target ?? ''}`} disabled={busy} className={b.target === 'deny' || b.action === 'reject' ? 'deny' : b.target === 'allow' || b.action === 'approve' ? 'approve' : ''} onClick={() => void send(b.action, b.target)}>
@@ -238,7 +239,7 @@ function Typing({ paneId }: { paneId: string }) {
           </div>
         </>
       ) : null}
-      {error ? <p className="phone-error" role="alert">{error}</p> : null}
+      {error ? <PhoneError text={error} /> : null}
     </div>
   );
 }
@@ -269,7 +270,7 @@ function Notifications() {
       setSaved(true);
     }, (e: Error) => setError(e.message));
   };
-  if (!n) return error ? <p className="phone-error" role="alert">{error}</p> : null;
+  if (!n) return error ? <PhoneError text={error} /> : null;
   const box = (key: 'needsYou' | 'done' | 'failed', label: string) => (
     <label className="phone-check"><input type="checkbox" checked={n[key]} onChange={(e) => change({ [key]: e.target.checked })} />{label}</label>
   );
@@ -285,7 +286,7 @@ function Notifications() {
         <label>to <input type="time" value={to} onChange={(e) => { setTo(e.target.value); if (n.quiet) change({ quiet: { from, to: e.target.value } }); }} /></label>
       </div>
       <p className="phone-meta" role="status">{error ? '' : saved ? 'Saved.' : 'Push needs a certificate this phone trusts.'}</p>
-      {error ? <p className="phone-error" role="alert">{error}</p> : null}
+      {error ? <PhoneError text={error} /> : null}
     </section>
   );
 }
@@ -317,6 +318,11 @@ function Agents({ agents, open }: { agents: AgentRow[]; open: (paneId: string) =
 }
 
 /** A folder as its last two names (`…/app/src`); a short one whole (`/tmp/x`, not a relative-looking `tmp/x`). */
+/** A refusal or failure, as a sentence of its own. */
+function PhoneError({ text }: { text: string }) {
+  return <p className="phone-error" role="alert">{shownSentence(text)}</p>;
+}
+
 /** " · …/its/folder" after a pane's title, the whole path on hover; nothing when the title says it already (common/header-text.ts folderAdds, as a pane's header). */
 function Folder({ title, folder }: { title: string; folder: string }) {
   return folderAdds(title, folder) ? <> · <span title={folder}>{shortPath(folder)}</span></> : null;

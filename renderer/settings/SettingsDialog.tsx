@@ -12,6 +12,7 @@ import type { Settings } from '../../preload/contract.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { shortcutLabel } from '../keys.ts';
 import { tabRound } from '../tab-round.ts';
+import { shownSentence } from '../../common/sentence.ts';
 import { FIELDS, GROUPS, fieldId, parseInput, patchFor, shown, type Field } from './fields.ts';
 import { hideSettings, settingsUi } from './ui.ts';
 import { DevicesSection } from './DevicesSection.tsx';
@@ -62,8 +63,7 @@ function Dialog({ n }: { n: number }): ReactElement {
     } catch (err) {
       // The core names the setting by its key ("worktreeFolder must be …"); the screen by its label.
       const msg = (err instanceof Error ? err.message : String(err)).replace(new RegExp(`^${id.replace('.', '\\.')}\\b`), field.label);
-      const text = /[.!?]$/.test(msg) ? msg : `${msg}.`;
-      setErrors((e) => ({ ...e, [id]: text.charAt(0).toUpperCase() + text.slice(1) }));
+      setErrors((e) => ({ ...e, [id]: shownSentence(msg) }));
     }
   };
 
