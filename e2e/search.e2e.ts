@@ -167,6 +167,12 @@ describe('the Search everything palette', () => {
     await decision.first().click();
     const card = light.page.locator(`[data-pane-id="${catId}"] [data-surface-id="cache-eviction"]`);
     await light.waitFor(async () => (await card.count()) === 1 && (await card.isVisible()), 'the card on the bench');
+    // Shown from its head: its title inside the shelf's list, not scrolled up under the tabs.
+    await light.waitFor(() => card.evaluate((el) => {
+      const title = el.querySelector('.tdb-title')!.getBoundingClientRect();
+      const list = el.closest('.tdb-list')!.getBoundingClientRect();
+      return title.top >= list.top && title.bottom <= list.bottom;
+    }), 'the card\'s title in view');
     await light.screenshot('search-card-light');
     await openPalette(light, 'zq');
     await light.page.locator('.td-search-empty', { hasText: 'type on to find words that begin with it' }).waitFor();

@@ -45,8 +45,9 @@ export async function jumpTo(ctx: WindowContext, hit: SearchHit): Promise<void> 
     bench.getState().showShelf(hit.paneId, surface.shelf);
     bench.getState().select(hit.paneId, surface.id);
     const el = await until(() => document.querySelector<HTMLElement>(`[data-surface-id="${CSS.escape(surface.id)}"]`) ?? undefined);
-    el?.scrollIntoView({ block: 'center' });
-    el?.focus();
+    // From its head (its kind and title): centred, a card taller than the shelf showed its middle under the tabs.
+    el?.scrollIntoView({ block: 'start' });
+    el?.focus({ preventScroll: true });
     return;
   }
   if ((hit.kind === 'prompt' || hit.kind === 'reply' || hit.kind === 'tool') && hit.ref) {
