@@ -6,7 +6,8 @@
 import { useEffect, useRef, useState, type ReactElement } from 'react';
 import { useStore } from 'zustand';
 import type { ServiceInfo } from '../../preload/contract.ts';
-import { useWindow } from '../context.ts';
+import { useWindow, useWindowState } from '../context.ts';
+import { folderAdds, shortPath } from '../../common/header-text.ts';
 import { hideQuit, serviceUi } from './ui.ts';
 
 export function QuitDialog(): ReactElement | null {
@@ -52,6 +53,9 @@ function Dialog({ n }: { n: number }): ReactElement {
   };
 
   const running = info?.running ?? [];
+  // Each pane's folder as this window knows it: beside a title that does not already say it (as a pane's header).
+  const panes = useWindowState((st) => st.panes);
+  const cwds: Record<string, string | undefined> = Object.fromEntries(running.map((p) => [p.paneId, panes[p.paneId]?.cwd]));
   const ticks = info?.ticks ?? [];
   return (
     <div className="td-modal-backdrop" onPointerDown={(e) => { if (e.target === e.currentTarget && !busy) close(); }}>
@@ -82,7 +86,7 @@ function Dialog({ n }: { n: number }): ReactElement {
             {running.map((p) => (
               <li key={p.paneId}>
                 <span className="quit-program">{p.program}</span>
-                <span className="quit-title">{p.title}</span>
+                <span className="quit-title" title={cwds[p.paneId]}>{p.title}{cwds[p.paneId] && folderAdds(p.title, cwds[p.paneId]!) ? ` · ${shortPath(cwds[p.paneId]!)}` : ''}</span>
                 {p.kind === 'agent' ? <span className="badge">agent</span> : null}
               </li>
             ))}
