@@ -14,7 +14,6 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { Surface } from '../preload/contract.ts';
-import { shortPath } from '../common/header-text.ts';
 import { compileCacheDir } from '../main/compile-cache.ts';
 import { listeningHolders, personDotfiles, waitFor } from '../main/panes/testing.ts';
 import { connectService, type ServiceConnection } from '../main/service/client.ts';
@@ -127,7 +126,7 @@ describe('agents outlive the window', () => {
     await win.waitFor(async () => (await dialog.locator('.quit-list li').count()) === 2, 'both running panes listed');
     expect(await dialog.locator('.quit-program').allInnerTexts()).toEqual(expect.arrayContaining(['bash', 'sleep']));
     // Each with its folder, once: after a title that is not already it ("sh · /tmp/…"), not again after one that is.
-    for (const row of await dialog.locator('.quit-title').allInnerTexts()) expect(row.split(shortPath(serve.cwd)).length - 1, row).toBe(1);
+    for (const row of await dialog.locator('.quit-title').allInnerTexts()) expect(row.split(path.basename(serve.cwd)).length - 1, row).toBe(1);
     await win.page.screenshot({ path: path.join(ARTIFACTS, 'service-quit-dark.png') });
     expect(await axeViolations(win, 'the quit dialog, dark')).toEqual([]);
     const light = await openWindow(browser, serve, { theme: 'light', viewport: { width: 1200, height: 760 } });

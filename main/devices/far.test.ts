@@ -232,8 +232,8 @@ describe('FarCards: a machine\'s cards as its service tells them', () => {
     emit('box', 'pane.updated', agent);
     expect(far.agents()).toEqual([{ paneId: 'box/p1', agent: 'claude', title: 'claude', folder: '/srv/app', status: 'working', since: '2026-12-04T10:00:00Z', lastLines: [], machine: 'box', machineColour: '#2f81f7' }]);
     const shot = await far.screen('box', 'p1');
-    expect(shot).toEqual({ error: 'box runs an older Terminal Delight that cannot show its terminals on a phone: update it there, then restart its service (terminal-delight machine restart box).' });
-    expect(peekProblem('box', new Error('box is unreachable (reconnecting): nothing was sent'))).toBe('box could not show this terminal: box is unreachable (reconnecting): nothing was sent');
+    expect(shot).toEqual({ error: 'the machine box runs an older Terminal Delight that cannot show its terminals on a phone: update it there, then restart its service (terminal-delight machine restart box).' });
+    expect(peekProblem('box', new Error('box is unreachable (reconnecting): nothing was sent'))).toBe('the machine box could not show this terminal: box is unreachable (reconnecting): nothing was sent');
     // Not an agent's pane, or not there: nothing is asked.
     expect(await far.screen('box', 'p2')).toEqual({ error: 'this pane is not an agent\'s, or has closed' });
     expect(await far.screen('other', 'p1')).toEqual({ error: 'this pane is not an agent\'s, or has closed' });

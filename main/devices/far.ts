@@ -69,9 +69,9 @@ export function farScreen(v: unknown): FarScreen | undefined {
 export function peekProblem(machine: string, err: unknown): string {
   const msg = err instanceof Error ? err.message : String(err);
   if (/unknown request "pane\.peek"|"pane\.peek" (?:is not available|has no schema)/.test(msg)) {
-    return `${machine} runs an older Terminal Delight that cannot show its terminals on a phone: update it there, then restart its service (terminal-delight machine restart ${machine}).`;
+    return `the machine ${machine} runs an older Terminal Delight that cannot show its terminals on a phone: update it there, then restart its service (terminal-delight machine restart ${machine}).`;
   }
-  return `${machine} could not show this terminal: ${msg.slice(0, 300)}`;
+  return `the machine ${machine} could not show this terminal: ${msg.slice(0, 300)}`;
 }
 
 interface Far {
@@ -163,7 +163,7 @@ export class FarCards {
     if (!this.isAgent(machine, local)) return { error: 'this pane is not an agent\'s, or has closed' };
     try {
       const shot = farScreen(await this.machines.ask(machine, 'pane.peek', { paneId: local, scrollback: PEEK_SCROLLBACK }));
-      if (!shot) return { error: `${machine} sent a screen that is not one: it is not shown` };
+      if (!shot) return { error: `the machine ${machine} sent a screen that is not one: it is not shown` };
       this.keepText(machine, local, shot.text);
       return shot;
     } catch (e) {

@@ -49,7 +49,7 @@ export function MachinesBar(): ReactElement {
           </span>
         );
       })}
-      <button type="button" className="text-button small titlebar-button machine-add" data-testid="add-machine" disabled={stopped} title={stopped ? NEEDS_SERVICE : 'Connect another machine over your own ssh'} onClick={() => showMachineDialog()}>+ Machine…</button>
+      <button type="button" className="text-button small titlebar-button" data-testid="add-machine" disabled={stopped} title={stopped ? NEEDS_SERVICE : 'Connect another machine over your own ssh'} onClick={() => showMachineDialog()}>+ Machine…</button>
     </span>
   );
 }

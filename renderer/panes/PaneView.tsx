@@ -95,10 +95,9 @@ function TerminalView({ paneId }: { paneId: string }): ReactElement {
         rendererMode: ctx.rendererMode,
         openLink: ctx.openLink,
         onFocus: () => focusPane(ctx, paneId, false),
-        // A pane the window no longer knows (gone from its machine: its overlay says so; closed: it leaves the layout) fails quietly.
-        onError: (m) => {
-          if (ctx.store.getState().panes[paneId]) ctx.store.getState().notice(m);
-        },
+        onError: (m) => ctx.store.getState().notice(m),
+        // Its draw fails quietly once the window no longer knows it (gone from its machine: its overlay says so; closed: it leaves the layout).
+        known: () => !!ctx.store.getState().panes[paneId],
         snapshots: ctx.terminals.snapshots,
         priority: () => (ctx.store.getState().focused === paneId ? 0 : 1),
         prefetched: () => ctx.terminals.takePrefetched(paneId),

@@ -317,7 +317,6 @@ function Agents({ agents, open }: { agents: AgentRow[]; open: (paneId: string) =
   );
 }
 
-/** A folder as its last two names (`…/app/src`); a short one whole (`/tmp/x`, not a relative-looking `tmp/x`). */
 /** A refusal or failure, as a sentence of its own. */
 function PhoneError({ text }: { text: string }) {
   return <p className="phone-error" role="alert">{shownSentence(text)}</p>;

@@ -26,7 +26,7 @@ describe('window store', () => {
 
   it('says once, at the first hello, that settings.json could not be used, until a setting is saved', () => {
     const st = createWindowStore();
-    const problem = 'settings.json could not be read (it is not JSON (x)): it was moved to settings.json.broken-1 and the defaults are in use.';
+    const problem = 'settings.json is not JSON (x): it was moved to settings.json.broken-1 and the defaults are in use.';
     st.getState().hello(hello({ settingsProblem: problem }));
     expect(st.getState().settingsProblem).toBe(problem);
     expect(st.getState().notices.map((n) => n.text)).toEqual([problem]);

@@ -50,6 +50,8 @@ export interface SessionOptions {
   onFocus(): void;
   /** Something went wrong that a person should know. */
   onError(message: string): void;
+  /** Whether the window still knows the pane: a snapshot refused for one it does not is not said (its place says why). */
+  known?(): boolean;
   /** Where snapshots wait their turn, and this pane's place in it (lower first: the focused pane). */
   snapshots?: SnapshotQueue;
   priority?: () => number;
@@ -457,6 +459,7 @@ export class TerminalSession {
     } catch (err) {
       if (gen !== this.generation || this.disposed) return;
       this.phase = 'live';
+      if (this.opts.known?.() === false) return;
       this.opts.onError(`Drawing the pane failed: ${(err as Error).message}`);
     }
   }
