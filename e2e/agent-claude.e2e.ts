@@ -54,6 +54,10 @@ describe('Claude Code, for real', () => {
     const perm = await card(win, paneId, { prefix: 'permission-' }, 'the permission card');
     await win.waitFor(async () => (await headerStatus(win, paneId)) === 'needs you', 'the header to say "needs you"', 30_000);
     expect(await perm.locator.innerText()).toContain('Allow Bash: rm -rf build?');
+    // Each option's Choose at its right, on its name's line or under it (the narrow bench puts allow's under "allow recommended").
+    const gaps = await perm.locator.locator('.tdb-option').evaluateAll((els) => els.map((o) => o.getBoundingClientRect().right - o.querySelector('.tdb-option-head button')!.getBoundingClientRect().right));
+    expect(gaps.length).toBe(2);
+    for (const gap of gaps) expect(gap).toBeLessThan(12);
     await shot(perm.locator, 'claude-permission-waiting-dark');
     await perm.locator.getByRole('textbox').first().fill('Keep the build folder.');
     await perm.locator.getByRole('button', { name: /^Reject/ }).click();

@@ -30,8 +30,8 @@ export function DecisionBody({ ctx }: { ctx: CardCtx }): ReactNode {
                 <span className="tdb-option-name">{visibleText(name)}</span>
                 {isRec && <span className="tdb-badge tdb-rec">recommended</span>}
                 {picked && <span className="tdb-badge tdb-ok">chosen</span>}
-                <span className="tdb-spacer" />
-                {open && <ActButton ctx={ctx} action="choose" target={name} label="Choose" ariaLabel={`Choose ${visibleText(name)}`} tone={isRec ? undefined : 'quiet'} />}
+                {/* At the right, on the name's line or, when it has no room there, under it. */}
+                {open && <span className="tdb-option-act"><ActButton ctx={ctx} action="choose" target={name} label="Choose" ariaLabel={`Choose ${visibleText(name)}`} tone={isRec ? undefined : 'quiet'} /></span>}
               </div>
               {str(o.case) && <p className="tdb-case"><span className="tdb-label">Case</span>{str(o.case)}</p>}
               {str(o.cost) && <p className="tdb-cost"><span className="tdb-label">Cost</span>{str(o.cost)}</p>}
