@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exitText, folderAdds, headerTitle, lastCommandParts, shortPath, statusDot } from './header-text.ts';
+import { exitText, folderAdds, folderAfter, headerTitle, lastCommandParts, shortPath, statusDot } from './header-text.ts';
 
 describe('statusDot', () => {
   it('is live while the process runs, ok only for an exit 0, bad for a signal (exit code 0 or not) or another code', () => {
@@ -45,6 +45,9 @@ describe('folderAdds', () => {
     expect(folderAdds('bash', '')).toBe(false);
     expect(headerTitle({ title: '/src/app', command: ['bash'], cwd: '/src/app' }).showCwd).toBe(false);
     expect(headerTitle({ title: 'vim', command: ['vim'], cwd: '/src/app' }).showCwd).toBe(true);
+    expect(folderAfter('vim', '/home/ada/src/app')).toBe(' · …/src/app');
+    expect(folderAfter('/home/ada/src/app', '/home/ada/src/app')).toBe('');
+    expect(folderAfter('vim', undefined)).toBe('');
   });
 });
 

@@ -19,6 +19,11 @@ export function folderAdds(title: string, folder: string): boolean {
   return !!folder && !title.endsWith(folder);
 }
 
+/** What follows a pane's title for its folder: " · …/its/folder", or "" when the title says it already (folderAdds) or there is none. */
+export function folderAfter(title: string, folder: string | undefined): string {
+  return folder && folderAdds(title, folder) ? ` · ${shortPath(folder)}` : '';
+}
+
 /** Exit status in words: "exited 3", "exited", "killed by signal 9", "ended by service stop" (the service ended it as it went), or "ended" (came back ended). */
 export function exitText(pane: Pick<PaneInfo, 'status' | 'exitCode' | 'signal' | 'ended' | 'endedBy'>): string {
   if (pane.status !== 'exited') return '';

@@ -305,11 +305,14 @@ describe('far panes in the window', () => {
     const ghostOverlay = win.page.locator(`[data-pane-id="${ghost}"]`).getByTestId('far-overlay');
     await ghostOverlay.waitFor({ timeout: 30_000 });
     expect(await ghostOverlay.locator('.far-line').textContent()).toBe(`${m.alias} has no pane ghost1 any more`);
-    // Said there, once: no notice besides about a pane the window does not know (its snapshot refused),
-    // looked for over a second and a half (the refused snapshot's answer may come after the overlay).
-    for (const end = Date.now() + 1_500; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
-      expect((await win.page.locator('.notice').allTextContents()).filter((t) => t.includes('ghost1'))).toEqual([]);
-    }
+    // Said there, once: no notice besides about a pane the window does not know, once its terminal's
+    // snapshot has been refused (that answer may come after the overlay).
+    const td = () => win.page.evaluate((id) => {
+      const hook = (window as unknown as { __td: { stats(id: string): { refused: number } | null; store: { getState(): { notices: Array<{ text: string }> } } } }).__td;
+      return { refused: hook.stats(id)?.refused ?? 0, notices: hook.store.getState().notices.map((n) => n.text) };
+    }, ghost);
+    await win.waitFor(async () => (await td()).refused > 0, 'the gone pane\'s snapshot refused');
+    expect((await td()).notices.filter((t) => t.includes('ghost1'))).toEqual([]);
     await ghostOverlay.getByRole('button', { name: 'Close' }).click();
     await win.waitFor(async () => !(await win.paneIds()).includes(ghost), 'the gone pane out of the layout');
     expect(await win.paneIds()).toContain(agentId);

@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { DEVICE_KEYS } from '../../common/device-keys.ts';
-import { folderAdds, shortPath } from '../../common/header-text.ts';
+import { folderAfter } from '../../common/header-text.ts';
 import { shownSentence } from '../../common/sentence.ts';
 import { Screen, type Shot } from './Screen.tsx';
 import { act, connect, notifySettings, pair, pushPossible, subscribePush, typeInto, whoAmI, type AgentRow, type DeviceSocket, type InboxCard, type NotifySettings } from './api.ts';
@@ -322,9 +322,10 @@ function PhoneError({ text }: { text: string }) {
   return <p className="phone-error" role="alert">{shownSentence(text)}</p>;
 }
 
-/** " · …/its/folder" after a pane's title, the whole path on hover; nothing when the title says it already (common/header-text.ts folderAdds, as a pane's header). */
+/** " · …/its/folder" after a pane's title, the whole path on hover; nothing when the title says it already (common/header-text.ts folderAfter, as a pane's header). */
 function Folder({ title, folder }: { title: string; folder: string }) {
-  return folderAdds(title, folder) ? <> · <span title={folder}>{shortPath(folder)}</span></> : null;
+  const after = folderAfter(title, folder);
+  return after ? <span title={folder}>{after}</span> : null;
 }
 
 function ago(at: string): string {

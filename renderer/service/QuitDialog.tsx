@@ -7,7 +7,7 @@ import { useEffect, useRef, useState, type ReactElement } from 'react';
 import { useStore } from 'zustand';
 import type { ServiceInfo } from '../../preload/contract.ts';
 import { useWindow, useWindowState } from '../context.ts';
-import { folderAdds, shortPath } from '../../common/header-text.ts';
+import { folderAfter } from '../../common/header-text.ts';
 import { hideQuit, serviceUi } from './ui.ts';
 
 export function QuitDialog(): ReactElement | null {
@@ -86,7 +86,7 @@ function Dialog({ n }: { n: number }): ReactElement {
             {running.map((p) => (
               <li key={p.paneId}>
                 <span className="quit-program">{p.program}</span>
-                <span className="quit-title" title={cwds[p.paneId]}>{p.title}{cwds[p.paneId] && folderAdds(p.title, cwds[p.paneId]!) ? ` · ${shortPath(cwds[p.paneId]!)}` : ''}</span>
+                <span className="quit-title" title={cwds[p.paneId]}>{p.title}{folderAfter(p.title, cwds[p.paneId])}</span>
                 {p.kind === 'agent' ? <span className="badge">agent</span> : null}
               </li>
             ))}

@@ -161,7 +161,7 @@ export class TerminalSession {
    * or out of it ('hiding' until the core has answered `pane.view`, then 'hidden': no output
    * comes after that answer), and `shows`, the redraws on coming back into view.
    */
-  readonly stats = { dropped: 0, written: 0, snapshotChars: -1, snapshotCols: 0, snapshotRows: 0, kept: 0, syncs: 0, redraws: 0, partial: false, view: 'shown' as 'shown' | 'hiding' | 'hidden', shows: 0 };
+  readonly stats = { dropped: 0, written: 0, snapshotChars: -1, snapshotCols: 0, snapshotRows: 0, kept: 0, syncs: 0, refused: 0, redraws: 0, partial: false, view: 'shown' as 'shown' | 'hiding' | 'hidden', shows: 0 };
   private readonly fit = new FitAddon();
   private readonly opts: SessionOptions;
   private readonly acker: Acker;
@@ -459,6 +459,7 @@ export class TerminalSession {
     } catch (err) {
       if (gen !== this.generation || this.disposed) return;
       this.phase = 'live';
+      this.stats.refused++;
       if (this.opts.known?.() === false) return;
       this.opts.onError(`Drawing the pane failed: ${(err as Error).message}`);
     }
