@@ -49,6 +49,9 @@ afterAll(async () => {
   await serve?.close();
 });
 
+/** The service worker's queue for notification work (renderer/public/sw.js), seen from code the test runs in the worker. */
+declare const inTurn: <T>(work: () => Promise<T>) => Promise<T>;
+
 interface Shown { title: string; body: string; tag: string; actions: Array<{ action: string; title: string }> }
 
 /** How long a pushed notification may take to show or close (the worker, through CDP, on a busy machine: vitest's poll gives 1 s, and a CI run once missed it). */
@@ -94,10 +97,12 @@ describe('push to a phone that trusts the door', () => {
       }
     };
     const deliver = (data: string) => cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data });
-    const shown = () => phone.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag, actions: ((n as unknown as { actions?: Array<{ action: string; title: string }> }).actions ?? []).map((a) => ({ action: a.action, title: a.title })) })));
+    // Read in the worker's own turn (renderer/public/sw.js inTurn), never while it shows one: a
+    // getNotifications() begun between a notification's write and its display deletes it for good.
+    const shown = (): Promise<Shown[]> => sw.evaluate(async () => (await inTurn(() => (self as unknown as { registration: ServiceWorkerRegistration }).registration.getNotifications())).map((n) => ({ title: n.title, body: n.body, tag: n.tag, actions: ((n as unknown as { actions?: Array<{ action: string; title: string }> }).actions ?? []).map((a) => ({ action: a.action, title: a.title })) })));
     const click = (tag: string, action: string) => sw.evaluate(async ({ tag, action }) => {
       const g = self as unknown as { registration: ServiceWorkerRegistration; dispatchEvent(e: Event): boolean };
-      const [n] = await g.registration.getNotifications({ tag });
+      const [n] = await inTurn(() => g.registration.getNotifications({ tag }));
       if (!n) throw new Error(`no notification ${tag}`);
       const NE = (self as unknown as { NotificationEvent: new (type: string, init: { notification: Notification; action: string }) => Event }).NotificationEvent;
       const e = new NE('notificationclick', { notification: n, action });

@@ -30,7 +30,10 @@ self.addEventListener('fetch', (event) => {
 // Web Push (main/devices/push.ts): a card that asks shows as a notification whose actions
 // carry single-use tokens; a card answered elsewhere (or changed) is withdrawn by its tag and
 // id. The notification work runs one piece at a time: a withdrawal's look for its tag must not
-// find (and close) a newer push of the same card shown meanwhile.
+// find (and close) a newer push of the same card shown meanwhile, and no look may run while a
+// notification is being shown (Chromium's getNotifications() deletes from its database every
+// stored notification the platform does not yet report as displayed, so a look begun between
+// the write and the display loses that notification for every later look).
 let notifying = Promise.resolve();
 const inTurn = (work) => {
   const done = notifying.then(work, work);
@@ -84,7 +87,7 @@ self.addEventListener('notificationclick', (event) => {
   event.waitUntil(
     fetch('/api/push/act', { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ token: chosen.token }) })
       .then((r) => r.json())
-      .then((r) => (r.ok ? undefined : self.registration.showNotification('Not sent', { body: r.error, tag: `${n.tag}-refused` })))
-      .catch(() => self.registration.showNotification('Not sent', { body: 'The service could not be reached: nothing was sent.', tag: `${n.tag}-refused` })),
+      .then((r) => (r.ok ? undefined : inTurn(() => self.registration.showNotification('Not sent', { body: r.error, tag: `${n.tag}-refused` }))))
+      .catch(() => inTurn(() => self.registration.showNotification('Not sent', { body: 'The service could not be reached: nothing was sent.', tag: `${n.tag}-refused` }))),
   );
 });
