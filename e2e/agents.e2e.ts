@@ -145,8 +145,10 @@ describe('New agent pane', () => {
   const chooser = () => win.page.getByRole('dialog', { name: 'Start an agent' });
   const options = () => chooser().getByRole('option');
 
-  it('"+ Agent" lists every agent (the configured one first, installed or how to install it); Enter starts the chosen one beside the focused pane', async () => {
+  it('"+ Agent" lists every agent (the configured one first, installed or how to install it, and whether its hooks are); Enter starts the chosen one beside the focused pane', async () => {
     const before = new Set(await win.paneIds());
+    // Claude Code's hooks installed as a person does (the real command, in the serve's HOME and state folder); Codex's not.
+    execFileSync(path.join(ROOT, 'bin', 'terminal-delight'), ['hooks', '--agent', 'claude', '--no-mcp'], { cwd: serve.cwd, env: { ...serve.env, TD_NODE: process.execPath }, encoding: 'utf8' });
     await win.page.getByRole('button', { name: '+ Agent' }).click();
     await chooser().waitFor();
     await win.waitFor(async () => (await options().count()) === 4, 'four agents listed');
@@ -154,6 +156,10 @@ describe('New agent pane', () => {
       .toEqual(['claude:installed', 'codex:installed', 'gemini:true', 'opencode:true']);
     expect(await options().nth(0).innerText()).toMatch(/Claude Code\s*default/);
     expect(await options().nth(2).innerText()).toContain('Install with: npm install -g @google/gemini-cli');
+    // Codex, its hooks not installed, says so in its row, and under the list while it is chosen.
+    expect(await options().evaluateAll((els) => els.map((e) => e.querySelector('.agent-picker-badge.no-hooks')?.textContent ?? ''))).toEqual(['', 'no hooks', '', '']);
+    const hooksNote = chooser().getByTestId('agent-picker-hooks');
+    expect(await hooksNote.count()).toBe(0);
     // the listbox has the keyboard, the configured agent chosen
     expect(await win.page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('listbox');
     expect(await options().nth(0).getAttribute('aria-selected')).toBe('true');
@@ -168,6 +174,10 @@ describe('New agent pane', () => {
       const lc = light.page.getByRole('dialog', { name: 'Start an agent' });
       await light.waitFor(async () => (await lc.getByRole('option').count()) === 4, 'the light chooser');
       await light.page.keyboard.press('ArrowDown');
+      const lightNote = lc.getByTestId('agent-picker-hooks');
+      await lightNote.waitFor();
+      expect(await lightNote.innerText()).toBe('Codex\'s hooks are not installed, so its status, questions and permission prompts will not reach the bench: run terminal-delight hooks --agent codex once.');
+      expect(await lightNote.locator('code').innerText()).toBe('terminal-delight hooks --agent codex');
       await shot(light, 'agent-picker-light', lc);
       expect(await axeViolations(light, 'the agent chooser, light')).toEqual([]);
       await light.page.keyboard.press('Escape');
@@ -189,6 +199,8 @@ describe('New agent pane', () => {
     // ↓ from the top: Codex, started as given
     await win.page.keyboard.press('Home');
     await win.page.keyboard.press('ArrowDown');
+    await hooksNote.waitFor();
+    await shot(win, 'agent-picker-no-hooks-dark', chooser());
     await win.page.keyboard.press('Enter');
     const agent = await startedAgentPane(win, before, 'codex');
     expect(agent.agentCli).toEqual({ name: 'codex' });

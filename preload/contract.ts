@@ -622,6 +622,8 @@ export interface AvailableAgent {
   installed: boolean;
   /** Where it was found, when installed. */
   path?: string;
+  /** When installed: whether `terminal-delight hooks` is recorded as installed for it there (its hooks, or OpenCode's plugin, in a file still there); without them its status, questions and permission prompts never reach the bench. Absent from a service too old to say. */
+  hooks?: boolean;
   /** settings.agentCommand starts this agent. */
   configured?: true;
   /** How to install it, when it is not: one command line. */

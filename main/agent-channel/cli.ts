@@ -195,6 +195,14 @@ export function recordFile(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(statePaths(env).state, 'hooks-installed.json');
 }
 
+/**
+ * The agents whose channel `hooks` is recorded as installed: their hooks in a settings file
+ * (or OpenCode's plugin) that is still there. "+ Agent" says so of an agent without.
+ */
+export function hooksRecorded(env: NodeJS.ProcessEnv = process.env): Set<string> {
+  return new Set(readRecord(recordFile(env)).filter((e) => (e.part === 'hooks' || e.part === 'plugin') && fs.existsSync(e.file)).map((e) => e.agent));
+}
+
 type Step = { status: number | null; error?: Error };
 
 /** settings-merge.mjs for one agent: its hooks in `settings` and (Claude Code) its MCP server in `mcp`, either 'none'. */

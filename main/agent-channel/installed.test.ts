@@ -5,6 +5,7 @@
  * with a real PATH: the project's node_modules/.bin (which holds claude, codex, gemini and
  * opencode) first, then a folder with the person's own `claude`.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -68,4 +69,21 @@ it('run by npm (npm_config_*), the node_modules/.bin entries npm put first do no
     return [other, path.join(path.dirname(own), 'node_modules', '.bin'), '/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin', own, mine, '/usr/bin', '/bin'];
   }, { npm_config_user_agent: 'npm/11.0.0 node/v24.0.0 linux x64', npm_lifecycle_event: 'start' });
   expect(await installed(a)).toEqual([`claude ${path.join(own, 'claude')}`, `gemini ${path.join(path.dirname(own), 'mine', 'node_modules', '.bin', 'gemini')}`]);
+});
+
+it('an installed agent without its hooks says so, and no more once `terminal-delight hooks` installed them; again once they are taken out', async () => {
+  const { app: a, own } = await start((own) => [own, '/usr/bin', '/bin']);
+  const hooksOf = async () => ((await a.core.request('agent.available', {}, client)) as AvailableAgent[]).map((x) => `${x.name} ${x.installed ? x.hooks : 'not installed'}`);
+  expect(await hooksOf()).toEqual(['claude false', 'codex not installed', 'gemini not installed', 'opencode not installed']);
+  // The real command, as a person runs it in a pane (node first on its PATH, the app's state folder and HOME).
+  fs.symlinkSync(process.execPath, path.join(own, 'node'));
+  const hooks = (...args: string[]) => spawnSync(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', path.join(appRoot, 'main', 'cli', 'main.ts'), 'hooks', ...args], {
+    env: { ...state!.env, PATH: `${own}:/usr/bin:/bin` }, encoding: 'utf8', timeout: 30_000,
+  });
+  const on = hooks('--agent', 'claude', '--no-mcp');
+  expect(on.status, on.stderr).toBe(0);
+  expect(await hooksOf()).toEqual(['claude true', 'codex not installed', 'gemini not installed', 'opencode not installed']);
+  const off = hooks('--agent', 'claude', '--uninstall');
+  expect(off.status, off.stderr).toBe(0);
+  expect(await hooksOf()).toEqual(['claude false', 'codex not installed', 'gemini not installed', 'opencode not installed']);
 });

@@ -493,8 +493,8 @@ describe('new agent pane', () => {
       env: { HOME: root, PATH: bin },
     });
     expect(await core.request('agent.available', {}, { id: 'w1' })).toEqual([
-      { name: 'opencode', label: 'OpenCode', command: ['opencode', '--model', 'td/scripted'], installed: true, path: path.join(bin, 'opencode'), configured: true },
-      { name: 'codex', label: 'Codex', command: ['codex'], installed: true, path: path.join(bin, 'codex') },
+      { name: 'opencode', label: 'OpenCode', command: ['opencode', '--model', 'td/scripted'], installed: true, path: path.join(bin, 'opencode'), hooks: false, configured: true },
+      { name: 'codex', label: 'Codex', command: ['codex'], installed: true, path: path.join(bin, 'codex'), hooks: false },
       { name: 'claude', label: 'Claude Code', command: ['claude'], installed: false, install: 'npm install -g @anthropic-ai/claude-code' },
       { name: 'gemini', label: 'Gemini CLI', command: ['gemini'], installed: false, install: 'npm install -g @google/gemini-cli' },
     ]);

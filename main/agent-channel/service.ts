@@ -32,6 +32,7 @@ import type { AgentStatusApi, PaneServiceApi, SettingsApi, SurfaceServiceApi } f
 import { fencedBlocks } from '../surfaces/transcript.ts';
 import { isAnswer, readSettlement, settle, type AnswerFile, type Settlement } from './answers.ts';
 import { AGENTS, agentOf, isAgentName } from './agents/index.ts';
+import { hooksRecorded } from './cli.ts';
 import {
   parseEvent, permissionCard, permissionCardId, questionCard, questionCardId, replyCard, statusAfter,
   type Asker, type CardState, type TdacEvent,
@@ -657,13 +658,14 @@ export class AgentChannel implements AgentStatusApi {
     const cwd = env.HOME && fs.existsSync(env.HOME) ? env.HOME : process.cwd();
     const configured = this.opts.settings?.get().agentCommand ?? [];
     const preferred = agentOf(configured)?.name;
+    const hooked = hooksRecorded(env);
     const all: AvailableAgent[] = Object.values(AGENTS).map((agent) => {
       const mine = agent.name === preferred;
       const programs = mine ? [configured[0], ...agent.programs] : agent.programs;
       const mark = mine ? { configured: true as const } : {};
       for (const program of programs) {
         const where = findProgram(program, vars, cwd);
-        if (where) return { name: agent.name, label: agent.label, command: mine ? [...configured] : [program], installed: true, path: where, ...mark };
+        if (where) return { name: agent.name, label: agent.label, command: mine ? [...configured] : [program], installed: true, path: where, hooks: hooked.has(agent.name), ...mark };
       }
       return { name: agent.name, label: agent.label, command: mine ? [...configured] : [agent.programs[0]], installed: false, install: agent.install, ...mark };
     });

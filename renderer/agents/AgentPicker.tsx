@@ -16,6 +16,7 @@ import { ModalForm } from './ModalForm.tsx';
 import { agentPickerUi, firstActive, hideAgentPicker, moveActive, pickerRows, type PickerRow } from './picker.ts';
 import { sentence } from './WorktreeDialog.tsx';
 import { MachineChoice, useMachineChoice } from '../machines/MachineChoice.tsx';
+import { CodeText } from '../CodeText.tsx';
 
 export function AgentPicker(): ReactElement | null {
   const open = useStore(agentPickerUi, (s) => s.open);
@@ -135,12 +136,18 @@ function Chooser({ n }: { n: number }): ReactElement {
                 {r.label}
                 {r.configured ? <span className="agent-picker-badge" title="settings.agentCommand">default</span> : null}
                 {!r.installed ? <span className="agent-picker-badge missing">not installed</span> : null}
+                {r.hooksCommand ? <span className="agent-picker-badge no-hooks" title={`Install them with: ${r.hooksCommand}`}>no hooks</span> : null}
               </span>
               <span id={`${optionId(r)}-detail`} className="agent-picker-detail">{r.detail}</span>
             </li>
           ))}
         </ul>
       )}
+      {rows?.[active]?.hooksCommand ? (
+        <p className="hint agent-picker-hooks" data-testid="agent-picker-hooks">
+          <CodeText text={`${rows[active].label}'s hooks are not installed, so its status, questions and permission prompts will not reach the bench: run \`${rows[active].hooksCommand}\`${machine ? ` on ${machine}` : ''} once.`} />
+        </p>
+      ) : null}
       {error ? <div className="open-tick-error" role="alert"><p>{error}</p></div> : null}
       <div className="td-modal-buttons">
         <button type="button" className="text-button" onClick={close} disabled={busy}>Cancel</button>

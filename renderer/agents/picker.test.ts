@@ -15,6 +15,11 @@ describe('the agent chooser', () => {
     ]);
   });
 
+  it('an installed agent whose hooks are not installed carries the command that installs them; one whose service does not say, none', () => {
+    const rows = pickerRows([{ ...claude, hooks: true }, { ...codex, hooks: false }, gemini, { ...codex, name: 'opencode', label: 'OpenCode' }], ['claude', '--model', 'opus']);
+    expect(rows.map((r) => r.hooksCommand)).toEqual([undefined, 'terminal-delight hooks --agent codex', undefined, undefined]);
+  });
+
   it('a configured command that is no agent the app knows comes first, as it is', () => {
     const rows = pickerRows([{ ...codex }, gemini], ['/home/ada/bin/aider', '--yes']);
     expect(rows[0]).toEqual({ key: 'settings', label: 'aider', command: ['/home/ada/bin/aider', '--yes'], installed: true, configured: true, detail: '/home/ada/bin/aider --yes · settings.agentCommand' });

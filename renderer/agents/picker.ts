@@ -38,6 +38,8 @@ export interface PickerRow {
   detail: string;
   /** How to install it, when it is not. */
   install?: string;
+  /** An installed agent whose hooks are not installed: the command that installs them (its status, questions and permission prompts need them). */
+  hooksCommand?: string;
 }
 
 /** The program's own name, without its folder. */
@@ -58,6 +60,7 @@ export function pickerRows(agents: readonly AvailableAgent[], agentCommand: read
     configured: a.configured === true,
     detail: a.installed ? `${a.command.join(' ')}${a.path ? ` · ${a.path}` : ''}` : `Install with: ${a.install ?? `your package manager (${a.command[0]})`}`,
     ...(a.installed ? {} : { install: a.install ?? `install ${a.command[0]}` }),
+    ...(a.installed && a.hooks === false ? { hooksCommand: `terminal-delight hooks --agent ${a.name}` } : {}),
   }));
   if (agentCommand.length > 0 && agentCommand[0] && !agents.some((a) => a.configured)) {
     rows.unshift({ key: 'settings', label: base(agentCommand[0]), command: [...agentCommand], installed: true, configured: true, detail: `${agentCommand.join(' ')} · settings.agentCommand` });
