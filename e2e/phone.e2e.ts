@@ -148,6 +148,29 @@ describe('the phone', () => {
     await phone.emulateMedia({ colorScheme: 'light' });
     await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
     await ph.shot('phone-terminal-light');
+    // "Larger text": a size read at arm's length, the columns past the phone's width scrolled to sideways; kept for the next terminal opened.
+    const fontPx = () => screen.evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
+    const fitted = await fontPx();
+    expect(fitted).toBeLessThan(12);
+    const larger = phone.getByRole('button', { name: 'Larger text' });
+    expect(await larger.getAttribute('aria-pressed')).toBe('false');
+    await larger.tap();
+    await expect.poll(fontPx).toBe(12);
+    expect(await larger.getAttribute('aria-pressed')).toBe('true');
+    const host = phone.locator('.phone-xterm');
+    expect(await host.evaluate((el) => el.scrollWidth > el.clientWidth + 20)).toBe(true);
+    expect(((await screen.textContent()) ?? '').replace(/\n/g, '')).toContain('from the phone');
+    await ph.shot('phone-terminal-large-light');
+    await phone.emulateMedia({ colorScheme: 'dark' });
+    await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    await ph.shot('phone-terminal-large-dark');
+    await phone.getByRole('button', { name: 'Back to the agents' }).tap();
+    await agent.getByRole('button', { name: 'Terminal' }).tap();
+    await expect.poll(async () => ((await screen.textContent({ timeout: 100 }).catch(() => '')) ?? '').replace(/\n/g, '')).toContain('from the phone');
+    expect(await fontPx()).toBe(12);
+    await larger.tap();
+    await expect.poll(fontPx).toBe(fitted);
+    expect(await larger.getAttribute('aria-pressed')).toBe('false');
     await phone.getByRole('button', { name: 'Back to the agents' }).tap();
     await agent.first().waitFor();
 

@@ -41,6 +41,15 @@ export function PhoneApp({ secret }: { secret?: string }) {
     socket.current = s;
     return () => s.close();
   }, [who.state]);
+  const [large, setLarge] = useState(() => readLarge());
+  const toggleLarge = (): void => {
+    setLarge(!large);
+    try {
+      localStorage.setItem(LARGE_KEY, large ? '0' : '1');
+    } catch {
+      // storage refused (a private tab): the choice lasts this page
+    }
+  };
   const openTerminal = (paneId: string | null): void => {
     setScreen(paneId ? { paneId } : null);
     socket.current?.watch(paneId);
@@ -55,10 +64,13 @@ export function PhoneApp({ secret }: { secret?: string }) {
       <main className="phone">
         <header className="phone-top">
           <button className="phone-back" onClick={() => openTerminal(null)} aria-label="Back to the agents">‹ Agents</button>
-          <span className="phone-live on"><MachineBadge machine={a?.machine} colour={a?.machineColour} />{a ? `${a.agent} · ${a.status === 'blocked' ? 'needs you' : a.status}` : ''}</span>
+          <span className="phone-top-end">
+            <span className="phone-live on"><MachineBadge machine={a?.machine} colour={a?.machineColour} />{a ? `${a.agent} · ${a.status === 'blocked' ? 'needs you' : a.status}` : ''}</span>
+            <button className="phone-textsize" aria-pressed={large} aria-label="Larger text" title="Larger text: the lines scroll sideways" onClick={toggleLarge}>A<span aria-hidden="true">A</span></button>
+          </span>
         </header>
         <section className="phone-body phone-terminal" aria-label={`Terminal of ${a?.title ?? 'the agent'}`}>
-          {screen.error ? <PhoneError text={screen.error} /> : screen.shot ? <Screen key={screen.paneId} shot={screen.shot} label={`Terminal of ${a?.title ?? 'the agent'}`} /> : <p className="phone-empty">Loading…</p>}
+          {screen.error ? <PhoneError text={screen.error} /> : screen.shot ? <Screen key={screen.paneId} shot={screen.shot} large={large} label={`Terminal of ${a?.title ?? 'the agent'}`} /> : <p className="phone-empty">Loading…</p>}
         </section>
         <Typing paneId={screen.paneId} />
       </main>
@@ -83,6 +95,17 @@ export function PhoneApp({ secret }: { secret?: string }) {
       </nav>
     </main>
   );
+}
+
+/** Where this phone keeps "Larger text" for its terminals. */
+const LARGE_KEY = 'td-phone-larger-text';
+
+function readLarge(): boolean {
+  try {
+    return localStorage.getItem(LARGE_KEY) === '1';
+  } catch {
+    return false;
+  }
 }
 
 function Pairing({ secret, why, onPaired }: { secret?: string; why?: string; onPaired: (name: string) => void }) {

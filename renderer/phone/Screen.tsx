@@ -2,7 +2,7 @@
  * An agent's terminal on the phone: the window's own renderer (xterm, its colour themes),
  * read-only, drawing each snapshot the door sends (the screen and some history, as escape
  * sequences: colours kept). Its font is made small enough for the pane's columns to fit a
- * phone's width (the rest scrolls sideways). While the person has scrolled up to read, newer
+ * phone's width, or, with "Larger text", LARGE_FONT_PX and the rest scrolls sideways. While the person has scrolled up to read, newer
  * snapshots wait, and the latest is drawn once they are back at the bottom. Tapping it does
  * not bring up the keyboard: typing goes through the switch and the key bar below it.
  */
@@ -25,8 +25,12 @@ export function fittingFontSize(width: number, cols: number): number {
   return Math.min(13, Math.max(7, size));
 }
 
-export function Screen({ shot, label }: { shot: Shot; label: string }) {
+/** "Larger text": a size read at arm's length; the columns past the phone's width scroll sideways. */
+export const LARGE_FONT_PX = 12;
+
+export function Screen({ shot, label, large = false }: { shot: Shot; label: string; large?: boolean }) {
   const host = useRef<HTMLDivElement>(null);
+  const fontSize = (el: HTMLElement, cols: number): number => (large ? LARGE_FONT_PX : fittingFontSize(el.clientWidth - 4, cols));
   const term = useRef<Terminal | undefined>(undefined);
   const waiting = useRef<Shot | undefined>(undefined);
 
@@ -41,7 +45,7 @@ export function Screen({ shot, label }: { shot: Shot; label: string }) {
       cursorInactiveStyle: 'outline',
       scrollback: 1000,
       fontFamily: terminalFont(''),
-      fontSize: fittingFontSize(el.clientWidth - 4, shot.cols),
+      fontSize: fontSize(el, shot.cols),
       lineHeight: TERMINAL_LINE_HEIGHT,
       theme: TERMINAL_THEMES[themeNow()],
       minimumContrastRatio: 4.5,
@@ -77,6 +81,12 @@ export function Screen({ shot, label }: { shot: Shot; label: string }) {
 
   useEffect(() => {
     const t = term.current;
+    if (t && host.current) t.options.fontSize = fontSize(host.current, t.cols);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [large]);
+
+  useEffect(() => {
+    const t = term.current;
     if (!t) return;
     const b = t.buffer.active;
     // Reading history: the newest waits until they are back at the bottom.
@@ -87,7 +97,7 @@ export function Screen({ shot, label }: { shot: Shot; label: string }) {
     draw(t, shot);
   }, [shot]);
 
-  return <div className="phone-xterm" ref={host} role="region" aria-label={label} data-cols={shot.cols} data-rows={shot.rows} />;
+  return <div className="phone-xterm" ref={host} role="region" aria-label={label} data-cols={shot.cols} data-rows={shot.rows} data-large={large || undefined} />;
 }
 
 function draw(t: Terminal, shot: Shot): void {
