@@ -171,6 +171,11 @@ describe('the phone', () => {
     await larger.tap();
     await expect.poll(fontPx).toBe(fitted);
     expect(await larger.getAttribute('aria-pressed')).toBe('false');
+    // The pane made narrower on the desktop: its next snapshot is drawn fitted again, larger.
+    await conn.request('pane.resize', { paneId: panes[2]!.id, cols: 40, rows: 20 });
+    await conn.request('pane.input', { paneId: panes[2]!.id, data: 'narrower now\r' });
+    await expect.poll(async () => Number(await phone.locator('.phone-xterm').getAttribute('data-cols'))).toBe(40);
+    await expect.poll(fontPx).toBeGreaterThan(fitted);
     await phone.getByRole('button', { name: 'Back to the agents' }).tap();
     await agent.first().waitFor();
 

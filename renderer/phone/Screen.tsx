@@ -2,7 +2,8 @@
  * An agent's terminal on the phone: the window's own renderer (xterm, its colour themes),
  * read-only, drawing each snapshot the door sends (the screen and some history, as escape
  * sequences: colours kept). Its font is made small enough for the pane's columns to fit a
- * phone's width, or, with "Larger text", LARGE_FONT_PX and the rest scrolls sideways. While the person has scrolled up to read, newer
+ * phone's width (again when the pane's columns change), or with "Larger text" it is
+ * LARGE_FONT_PX and the rest scrolls sideways. While the person has scrolled up to read, newer
  * snapshots wait, and the latest is drawn once they are back at the bottom. Tapping it does
  * not bring up the keyboard: typing goes through the switch and the key bar below it.
  */
@@ -30,7 +31,14 @@ export const LARGE_FONT_PX = 12;
 
 export function Screen({ shot, label, large = false }: { shot: Shot; label: string; large?: boolean }) {
   const host = useRef<HTMLDivElement>(null);
-  const fontSize = (el: HTMLElement, cols: number): number => (large ? LARGE_FONT_PX : fittingFontSize(el.clientWidth - 4, cols));
+  const largeNow = useRef(large);
+  largeNow.current = large;
+  const fontSize = (el: HTMLElement, cols: number): number => (largeNow.current ? LARGE_FONT_PX : fittingFontSize(el.clientWidth - 4, cols));
+  /** A snapshot drawn, the font fitted again first when the pane's columns changed. */
+  const show = (t: Terminal, next: Shot): void => {
+    if (next.cols !== t.cols && host.current) t.options.fontSize = fontSize(host.current, next.cols);
+    draw(t, next);
+  };
   const term = useRef<Terminal | undefined>(undefined);
   const waiting = useRef<Shot | undefined>(undefined);
 
@@ -61,7 +69,7 @@ export function Screen({ shot, label, large = false }: { shot: Shot; label: stri
       if (waiting.current && b.viewportY >= b.baseY) {
         const next = waiting.current;
         waiting.current = undefined;
-        draw(t, next);
+        show(t, next);
       }
     });
     // The page's theme follows the phone's (prefers-color-scheme): so do the terminal's colours.
@@ -94,7 +102,8 @@ export function Screen({ shot, label, large = false }: { shot: Shot; label: stri
       waiting.current = shot;
       return;
     }
-    draw(t, shot);
+    show(t, shot);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [shot]);
 
   return <div className="phone-xterm" ref={host} role="region" aria-label={label} data-cols={shot.cols} data-rows={shot.rows} data-large={large || undefined} />;
