@@ -178,6 +178,8 @@ describe('New agent pane', () => {
       await lightNote.waitFor();
       expect(await lightNote.innerText()).toBe('Codex\'s hooks are not installed, so its status, questions and permission prompts will not reach the bench: run terminal-delight hooks --agent codex once.');
       expect(await lightNote.locator('code').innerText()).toBe('terminal-delight hooks --agent codex');
+      // A screen reader hears it with the option (the list keeps the keyboard).
+      expect(await lc.locator('[data-agent="codex"]').getAttribute('aria-describedby')).toBe('agent-option-codex-detail agent-picker-hooks');
       await shot(light, 'agent-picker-light', lc);
       expect(await axeViolations(light, 'the agent chooser, light')).toEqual([]);
       await light.page.keyboard.press('Escape');

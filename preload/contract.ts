@@ -622,7 +622,7 @@ export interface AvailableAgent {
   installed: boolean;
   /** Where it was found, when installed. */
   path?: string;
-  /** When installed: whether `terminal-delight hooks` is recorded as installed for it there (its hooks, or OpenCode's plugin, in a file still there); without them its status, questions and permission prompts never reach the bench. Absent from a service too old to say. */
+  /** When installed: whether its channel is installed there (recorded by `terminal-delight hooks` in a file still there, or named in the agent's usual settings file); without them its status, questions and permission prompts never reach the bench. Absent from a service too old to say. */
   hooks?: boolean;
   /** settings.agentCommand starts this agent. */
   configured?: true;

@@ -196,11 +196,24 @@ export function recordFile(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * The agents whose channel `hooks` is recorded as installed: their hooks in a settings file
- * (or OpenCode's plugin) that is still there. "+ Agent" says so of an agent without.
+ * The agents whose channel is installed: recorded by `hooks` (their hooks in a settings file,
+ * or OpenCode's plugin, still there), or named in the agent's usual settings file (an install
+ * made before the record was kept, or by running scripts/install-agent-hooks.sh by hand).
+ * "+ Agent" says so of an agent without.
  */
-export function hooksRecorded(env: NodeJS.ProcessEnv = process.env): Set<string> {
-  return new Set(readRecord(recordFile(env)).filter((e) => (e.part === 'hooks' || e.part === 'plugin') && fs.existsSync(e.file)).map((e) => e.agent));
+export function hooksInstalled(env: NodeJS.ProcessEnv = process.env): Set<AgentName> {
+  const recorded = readRecord(recordFile(env)).filter((e) => (e.part === 'hooks' || e.part === 'plugin') && fs.existsSync(e.file)).map((e) => e.agent);
+  const usual = (agent: AgentName): string => agent === 'claude'
+    ? path.join(env.CLAUDE_CONFIG_DIR && path.isAbsolute(env.CLAUDE_CONFIG_DIR) ? env.CLAUDE_CONFIG_DIR : path.join(home(env), '.claude'), 'settings.json')
+    : settingsFile(agent, env);
+  const names = (file: string): boolean => {
+    try {
+      return fs.readFileSync(file, 'utf8').includes(path.basename(HOOK));
+    } catch {
+      return false;
+    }
+  };
+  return new Set(AGENT_NAMES.filter((agent) => recorded.includes(agent) || names(usual(agent))));
 }
 
 type Step = { status: number | null; error?: Error };

@@ -86,4 +86,9 @@ it('an installed agent without its hooks says so, and no more once `terminal-del
   const off = hooks('--agent', 'claude', '--uninstall');
   expect(off.status, off.stderr).toBe(0);
   expect(await hooksOf()).toEqual(['claude false', 'codex not installed', 'gemini not installed', 'opencode not installed']);
+  // Installed by running the script by hand (no record kept): its settings file names the hook.
+  const byHand = spawnSync('sh', [path.join(appRoot, 'scripts', 'install-agent-hooks.sh'), '--no-mcp'], { env: { ...state!.env, PATH: `${own}:/usr/bin:/bin` }, encoding: 'utf8', timeout: 30_000 });
+  expect(byHand.status, byHand.stderr).toBe(0);
+  expect(fs.existsSync(path.join(state!.dir, 'state', 'terminal-delight', 'hooks-installed.json'))).toBe(false);
+  expect(await hooksOf()).toEqual(['claude true', 'codex not installed', 'gemini not installed', 'opencode not installed']);
 });

@@ -32,7 +32,7 @@ import type { AgentStatusApi, PaneServiceApi, SettingsApi, SurfaceServiceApi } f
 import { fencedBlocks } from '../surfaces/transcript.ts';
 import { isAnswer, readSettlement, settle, type AnswerFile, type Settlement } from './answers.ts';
 import { AGENTS, agentOf, isAgentName } from './agents/index.ts';
-import { hooksRecorded } from './cli.ts';
+import { hooksInstalled } from './cli.ts';
 import {
   parseEvent, permissionCard, permissionCardId, questionCard, questionCardId, replyCard, statusAfter,
   type Asker, type CardState, type TdacEvent,
@@ -658,7 +658,7 @@ export class AgentChannel implements AgentStatusApi {
     const cwd = env.HOME && fs.existsSync(env.HOME) ? env.HOME : process.cwd();
     const configured = this.opts.settings?.get().agentCommand ?? [];
     const preferred = agentOf(configured)?.name;
-    const hooked = hooksRecorded(env);
+    const hooked = hooksInstalled(env);
     const all: AvailableAgent[] = Object.values(AGENTS).map((agent) => {
       const mine = agent.name === preferred;
       const programs = mine ? [configured[0], ...agent.programs] : agent.programs;

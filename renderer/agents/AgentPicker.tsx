@@ -123,7 +123,7 @@ function Chooser({ n }: { n: number }): ReactElement {
               role="option"
               aria-selected={i === active}
               aria-disabled={!r.installed || undefined}
-              aria-describedby={`${optionId(r)}-detail`}
+              aria-describedby={`${optionId(r)}-detail${i === active && r.hooksCommand ? ' agent-picker-hooks' : ''}`}
               className={`agent-picker-row${i === active ? ' is-active' : ''}${r.installed ? '' : ' not-installed'}`}
               data-agent={r.key}
               onPointerDown={(e) => e.preventDefault()}
@@ -144,7 +144,7 @@ function Chooser({ n }: { n: number }): ReactElement {
         </ul>
       )}
       {rows?.[active]?.hooksCommand ? (
-        <p className="hint agent-picker-hooks" data-testid="agent-picker-hooks">
+        <p id="agent-picker-hooks" className="hint agent-picker-hooks" data-testid="agent-picker-hooks">
           <CodeText text={`${rows[active].label}'s hooks are not installed, so its status, questions and permission prompts will not reach the bench: run \`${rows[active].hooksCommand}\`${machine ? ` on ${machine}` : ''} once.`} />
         </p>
       ) : null}

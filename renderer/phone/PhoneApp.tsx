@@ -66,7 +66,7 @@ export function PhoneApp({ secret }: { secret?: string }) {
           <button className="phone-back" onClick={() => openTerminal(null)} aria-label="Back to the agents">‹ Agents</button>
           <span className="phone-top-end">
             <span className="phone-live on"><MachineBadge machine={a?.machine} colour={a?.machineColour} />{a ? `${a.agent} · ${a.status === 'blocked' ? 'needs you' : a.status}` : ''}</span>
-            <button className="phone-textsize" aria-pressed={large} aria-label="Larger text" title="Larger text: the lines scroll sideways" onClick={toggleLarge}>A<span aria-hidden="true">A</span></button>
+            <button className="phone-textsize" aria-pressed={large} aria-label="Larger text" title="Larger text: the lines scroll sideways" onClick={toggleLarge}><span aria-hidden="true">A</span><span className="big" aria-hidden="true">A</span></button>
           </span>
         </header>
         <section className="phone-body phone-terminal" aria-label={`Terminal of ${a?.title ?? 'the agent'}`}>

@@ -87,7 +87,9 @@ self.addEventListener('notificationclick', (event) => {
   event.waitUntil(
     fetch('/api/push/act', { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ token: chosen.token }) })
       .then((r) => r.json())
-      .then((r) => (r.ok ? undefined : inTurn(() => self.registration.showNotification('Not sent', { body: r.error, tag: `${n.tag}-refused` }))))
-      .catch(() => inTurn(() => self.registration.showNotification('Not sent', { body: 'The service could not be reached: nothing was sent.', tag: `${n.tag}-refused` }))),
+      .then(
+        (r) => (r.ok ? undefined : inTurn(() => self.registration.showNotification('Not sent', { body: r.error, tag: `${n.tag}-refused` }))),
+        () => inTurn(() => self.registration.showNotification('Not sent', { body: 'The service could not be reached: nothing was sent.', tag: `${n.tag}-refused` })),
+      ),
   );
 });
