@@ -21,13 +21,13 @@ import { fileURLToPath } from 'node:url';
 import type { AgentName } from '../../preload/contract.ts';
 import { readRecord, recordAdd, recordRemove, type RecordEntry } from '../../scripts/hooks/record.mjs';
 import { findProgram, userPath } from '../panes/env.ts';
-import { homeOf, statePaths } from '../paths.ts';
+import { homeOf } from '../paths.ts';
 import { AGENT_NAMES, AGENTS, isAgentName } from './agents/index.ts';
+import { HOOK, recordFile, settingsFile } from './hook-files.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const INSTALL_SCRIPT = path.join(ROOT, 'scripts', 'install-agent-hooks.sh');
 const MERGE = path.join(ROOT, 'scripts', 'hooks', 'settings-merge.mjs');
-const HOOK = path.join(ROOT, 'scripts', 'hooks', 'tdac-hook.sh');
 const PLUGIN_TEMPLATE = path.join(ROOT, 'scripts', 'hooks', 'opencode-plugin.js');
 const BIN = path.join(ROOT, 'bin', 'terminal-delight');
 
@@ -39,14 +39,6 @@ export const CODEX_TRUST = 'Codex asks you to trust these hooks the next time it
 
 const home = homeOf;
 
-/** Where each agent's hook settings are, from the environment (as each agent finds them). */
-export function settingsFile(agent: Exclude<AgentName, 'claude'>, env: NodeJS.ProcessEnv = process.env): string {
-  switch (agent) {
-    case 'codex': return path.join(env.CODEX_HOME && path.isAbsolute(env.CODEX_HOME) ? env.CODEX_HOME : path.join(home(env), '.codex'), 'hooks.json');
-    case 'gemini': return path.join(home(env), '.gemini', 'settings.json');
-    case 'opencode': return path.join(env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(home(env), '.config'), 'opencode', 'plugin', 'terminal-delight.js');
-  }
-}
 
 /** The plugin file's text: the template with this app's hook path in it. */
 export function pluginText(hookPath = HOOK): string {
@@ -190,31 +182,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
 /** Said when no agent is on PATH and none is named: nothing is changed. */
 export const NO_AGENT = `terminal-delight hooks: no agent was found on your PATH (${AGENT_NAMES.join(', ')}), so nothing was changed: name the one to install for with --agent, like --agent claude.`;
 
-/** Where `hooks` records what it installed (scripts/hooks/record.mjs): the state folder. */
-export function recordFile(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(statePaths(env).state, 'hooks-installed.json');
-}
 
-/**
- * The agents whose channel is installed: recorded by `hooks` (their hooks in a settings file,
- * or OpenCode's plugin, still there), or named in the agent's usual settings file (an install
- * made before the record was kept, or by running scripts/install-agent-hooks.sh by hand).
- * "+ Agent" says so of an agent without.
- */
-export function hooksInstalled(env: NodeJS.ProcessEnv = process.env): Set<AgentName> {
-  const recorded = readRecord(recordFile(env)).filter((e) => (e.part === 'hooks' || e.part === 'plugin') && fs.existsSync(e.file)).map((e) => e.agent);
-  const usual = (agent: AgentName): string => agent === 'claude'
-    ? path.join(env.CLAUDE_CONFIG_DIR && path.isAbsolute(env.CLAUDE_CONFIG_DIR) ? env.CLAUDE_CONFIG_DIR : path.join(home(env), '.claude'), 'settings.json')
-    : settingsFile(agent, env);
-  const names = (file: string): boolean => {
-    try {
-      return fs.readFileSync(file, 'utf8').includes(path.basename(HOOK));
-    } catch {
-      return false;
-    }
-  };
-  return new Set(AGENT_NAMES.filter((agent) => recorded.includes(agent) || names(usual(agent))));
-}
 
 type Step = { status: number | null; error?: Error };
 

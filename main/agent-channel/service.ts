@@ -32,7 +32,7 @@ import type { AgentStatusApi, PaneServiceApi, SettingsApi, SurfaceServiceApi } f
 import { fencedBlocks } from '../surfaces/transcript.ts';
 import { isAnswer, readSettlement, settle, type AnswerFile, type Settlement } from './answers.ts';
 import { AGENTS, agentOf, isAgentName } from './agents/index.ts';
-import { hooksInstalled } from './cli.ts';
+import { hooksInstalled } from './hook-files.ts';
 import {
   parseEvent, permissionCard, permissionCardId, questionCard, questionCardId, replyCard, statusAfter,
   type Asker, type CardState, type TdacEvent,

@@ -1,0 +1,54 @@
+/**
+ * Where the agent channel's files are for each agent, and whether it is installed: the
+ * settings file each agent reads its hooks from, the record `terminal-delight hooks` keeps of
+ * what it installed, and the agents whose channel is in place ("+ Agent" says so of one
+ * without). The core reads these; the `hooks` command (cli.ts) writes them.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AgentName } from '../../preload/contract.ts';
+import { readRecord } from '../../scripts/hooks/record.mjs';
+import { homeOf, statePaths } from '../paths.ts';
+import { AGENT_NAMES } from './agents/index.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The hook every agent's settings name. */
+export const HOOK = path.join(ROOT, 'scripts', 'hooks', 'tdac-hook.sh');
+
+const home = homeOf;
+
+/** Where each agent's hook settings are, from the environment (as each agent finds them). */
+export function settingsFile(agent: Exclude<AgentName, 'claude'>, env: NodeJS.ProcessEnv = process.env): string {
+  switch (agent) {
+    case 'codex': return path.join(env.CODEX_HOME && path.isAbsolute(env.CODEX_HOME) ? env.CODEX_HOME : path.join(home(env), '.codex'), 'hooks.json');
+    case 'gemini': return path.join(home(env), '.gemini', 'settings.json');
+    case 'opencode': return path.join(env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(home(env), '.config'), 'opencode', 'plugin', 'terminal-delight.js');
+  }
+}
+
+/** Where `hooks` records what it installed (scripts/hooks/record.mjs): the state folder. */
+export function recordFile(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(statePaths(env).state, 'hooks-installed.json');
+}
+
+/**
+ * The agents whose channel is installed: recorded by `hooks` (their hooks in a settings file,
+ * or OpenCode's plugin, still there), or named in the agent's usual settings file (an install
+ * made before the record was kept, or by running scripts/install-agent-hooks.sh by hand).
+ * "+ Agent" says so of an agent without.
+ */
+export function hooksInstalled(env: NodeJS.ProcessEnv = process.env): Set<AgentName> {
+  const recorded = readRecord(recordFile(env)).filter((e) => (e.part === 'hooks' || e.part === 'plugin') && fs.existsSync(e.file)).map((e) => e.agent);
+  const usual = (agent: AgentName): string => agent === 'claude'
+    ? path.join(env.CLAUDE_CONFIG_DIR && path.isAbsolute(env.CLAUDE_CONFIG_DIR) ? env.CLAUDE_CONFIG_DIR : path.join(home(env), '.claude'), 'settings.json')
+    : settingsFile(agent, env);
+  const names = (file: string): boolean => {
+    try {
+      return fs.readFileSync(file, 'utf8').includes(path.basename(HOOK));
+    } catch {
+      return false;
+    }
+  };
+  return new Set(AGENT_NAMES.filter((agent) => recorded.includes(agent) || names(usual(agent))));
+}
