@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { AgentName } from '../../preload/contract.ts';
 import { readRecord } from '../../scripts/hooks/record.mjs';
 import { homeOf, statePaths } from '../paths.ts';
+import { claudeConfigDir } from './agents/claude.ts';
 import { AGENT_NAMES } from './agents/index.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -40,9 +41,7 @@ export function recordFile(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function hooksInstalled(env: NodeJS.ProcessEnv = process.env): Set<AgentName> {
   const recorded = readRecord(recordFile(env)).filter((e) => (e.part === 'hooks' || e.part === 'plugin') && fs.existsSync(e.file)).map((e) => e.agent);
-  const usual = (agent: AgentName): string => agent === 'claude'
-    ? path.join(env.CLAUDE_CONFIG_DIR && path.isAbsolute(env.CLAUDE_CONFIG_DIR) ? env.CLAUDE_CONFIG_DIR : path.join(home(env), '.claude'), 'settings.json')
-    : settingsFile(agent, env);
+  const usual = (agent: AgentName): string => (agent === 'claude' ? path.join(claudeConfigDir(env), 'settings.json') : settingsFile(agent, env));
   const names = (file: string): boolean => {
     try {
       return fs.readFileSync(file, 'utf8').includes(path.basename(HOOK));
