@@ -337,6 +337,106 @@ describe('the window', () => {
     }
   }, 60_000);
 
+  it('syncs the scrollbar once a task while output scrolls (not once a line), and keeps it exact for the wheel and the next task', async () => {
+    const w = await openWindow(browser, serve, { theme: 'dark', renderer: 'dom' });
+    type Scrollable = { setScrollDimensions(d: unknown): void; getScrollPosition(): { scrollTop: number }; getScrollDimensions(): { scrollHeight: number } };
+    type Term = { rows: number; buffer: { active: { baseY: number; viewportY: number; length: number; getLine(y: number): { translateToString(trim: boolean): string } | undefined } }; _core: { _viewport: { _scrollableElement: Scrollable }; _renderService: { dimensions: { css: { cell: { height: number } } } } } };
+    type W = Window & { __td: { term(id: string): Term }; __syncs?: number };
+    try {
+      const [id] = await w.paneIds();
+      await w.waitForPrompt(id!);
+      const state = () => w.page.evaluate((paneId) => {
+        const t = (window as unknown as W).__td.term(paneId);
+        const b = t.buffer.active;
+        const h = t._core._renderService.dimensions.css.cell.height;
+        const s = t._core._viewport._scrollableElement;
+        // The scrollbar's row: a wheel leaves it between rows (xterm shows the row it rounds to).
+        return { baseY: b.baseY, viewportY: b.viewportY, row: Math.round(s.getScrollPosition().scrollTop / h), top: b.getLine(b.viewportY)?.translateToString(true), scrollHeight: s.getScrollDimensions().scrollHeight, wantedHeight: b.length * h };
+      }, id!);
+      // The scrollbar's syncs counted while 3,000 lines scroll by: once a line before (3,000 or more).
+      await w.page.evaluate((paneId) => {
+        const s = (window as unknown as W).__td.term(paneId)._core._viewport._scrollableElement;
+        const own = s.setScrollDimensions.bind(s);
+        (window as unknown as W).__syncs = 0;
+        s.setScrollDimensions = (d) => {
+          (window as unknown as W).__syncs!++;
+          own(d);
+        };
+      }, id!);
+      await w.typeLine(id!, 'seq 1 3000; echo "counted-$((1500*2))"');
+      await w.waitForText(id!, /^counted-3000$/m);
+      await w.waitForPrompt(id!);
+      const syncs = await w.page.evaluate(() => (window as unknown as W).__syncs!);
+      expect(syncs).toBeGreaterThan(0);
+      expect(syncs).toBeLessThan(300);
+      // Exact once the output has been drawn: at the bottom, its extent the buffer's.
+      let s = await state();
+      expect(s.viewportY).toBe(s.baseY);
+      expect(s.row).toBe(s.viewportY);
+      expect(s.scrollHeight).toBe(s.wantedHeight);
+
+      // Exact by the end of the task that wrote, while the history still grows (before any wheel
+      // or key, each a task of its own): lines written to the terminal itself, the scrollbar read
+      // in a microtask queued from the write's own callback (after the sync's, queued as the
+      // lines scrolled). A sync left to the next frame fails here.
+      const next = await w.page.evaluate((paneId) => new Promise<{ row: number; viewportY: number; baseY: number }>((resolve) => {
+        const t = (window as unknown as W).__td.term(paneId) as Term & { write(d: string, cb: () => void): void };
+        t.write(Array.from({ length: 500 }, (_, i) => `written ${i}`).join('\r\n') + '\r\n', () => queueMicrotask(() => {
+          const h = t._core._renderService.dimensions.css.cell.height;
+          resolve({ row: Math.round(t._core._viewport._scrollableElement.getScrollPosition().scrollTop / h), viewportY: t.buffer.active.viewportY, baseY: t.buffer.active.baseY });
+        }));
+      }), id!);
+      expect(next.viewportY).toBe(next.baseY);
+      expect(next.row).toBe(next.viewportY);
+
+      // The wheel down at the bottom while a flood scrolls never moves the view up (a scrollbar
+      // behind the buffer would read the wheel from where it was: lines up), so the view follows.
+      const b = await box(w, id!);
+      await w.page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
+      await w.typeLine(id!, 'seq 1 200000; echo "flooded-$((100000*2))"');
+      await w.waitForText(id!, /^[1-9]\d{4,5}$/m);
+      for (let i = 0; i < 20; i++) {
+        await w.page.mouse.wheel(0, 120);
+        s = await state();
+        expect(s.viewportY).toBe(s.baseY);
+      }
+      await w.waitForText(id!, /^flooded-200000$/m, 60_000);
+      await w.waitForPrompt(id!);
+      s = await state();
+      expect(s.viewportY).toBe(s.baseY);
+      expect(s.row).toBe(s.viewportY);
+
+      // The wheel up moves the view up by lines, the scrollbar with it; output then leaves the
+      // view where it is (no key typed: a key would take the view back down); the wheel down to
+      // the bottom follows the output again.
+      await w.typeLine(id!, 'sleep 2; seq 1 50; echo "while-$((25*2))"');
+      await w.page.mouse.wheel(0, -600);
+      await w.waitFor(async () => { const x = await state(); return x.viewportY < x.baseY; }, 'the view scrolled up');
+      s = await state();
+      const top = s.top;
+      expect(s.row).toBe(s.viewportY);
+      await w.waitFor(async () => (await w.text(id!, 60)).includes('while-50'), 'the output while scrolled up');
+      s = await state();
+      // The same text at the top of the view (the history full, the view's row moved up with its lines).
+      expect(s.top).toBe(top);
+      expect(s.viewportY).toBeLessThan(s.baseY);
+      expect(s.row).toBe(s.viewportY);
+      for (let i = 0; i < 100 && (await state()).viewportY < (await state()).baseY; i++) await w.page.mouse.wheel(0, 600);
+      s = await state();
+      expect(s.viewportY).toBe(s.baseY);
+      await w.typeLine(id!, 'seq 1 40; echo "after-$((20*2))"');
+      await w.waitForText(id!, /^after-40$/m);
+      await w.waitForPrompt(id!);
+      s = await state();
+      expect(s.viewportY).toBe(s.baseY);
+      expect(s.row).toBe(s.viewportY);
+      expect(s.scrollHeight).toBe(s.wantedHeight);
+      expect(w.errors).toEqual([]);
+    } finally {
+      await w.close();
+    }
+  }, 90_000);
+
   it('falls back to the DOM renderer when the WebGL context is lost', async () => {
     const gl = await openWindow(browser, serve, { theme: 'dark', renderer: 'webgl' });
     try {

@@ -11,6 +11,7 @@ import { Terminal } from '@xterm/xterm';
 import { useEffect, useRef } from 'react';
 import { TERMINAL_LINE_HEIGHT, TERMINAL_THEMES, terminalFont, type ThemeName } from '../../common/themes.ts';
 import { resizeKeepingAlt } from '../../common/xterm-resize.ts';
+import { syncScrollbarOncePerTask } from '../terminal/scroll-sync.ts';
 
 export interface Shot {
   data: string;
@@ -60,6 +61,7 @@ export function Screen({ shot, label, large = false }: { shot: Shot; label: stri
       drawBoldTextInBrightColors: false,
     });
     t.open(el);
+    syncScrollbarOncePerTask(t);
     // No keyboard on a tap: nothing typed here reaches the pane anyway.
     t.textarea?.setAttribute('inputmode', 'none');
     t.textarea?.setAttribute('aria-label', label);

@@ -23,6 +23,7 @@ import type { ThemeName } from '../../common/themes.ts';
 import { Acker, acknowledge, writePieces } from './flow.ts';
 import { PromptMarks } from './prompts.ts';
 import { skipEmptySelectionRedraws } from './selection-redraw.ts';
+import { syncScrollbarOncePerTask } from './scroll-sync.ts';
 import { shareWidths } from './width-memo.ts';
 import { shareThemeSheet } from './theme-sheet.ts';
 import { readable } from './view.ts';
@@ -280,6 +281,7 @@ export class TerminalSession {
       shareWidths(this.term);
       shareThemeSheet(this.term);
       skipEmptySelectionRedraws(this.term);
+      syncScrollbarOncePerTask(this.term);
       this.loadRenderer();
       this.resizeObserver = new ResizeObserver((entries) => {
         // Its first report (as it is observed) and any other of the box the terminal was last
