@@ -2,18 +2,19 @@
  * xterm 6 brings its scrollbar (VS Code's scrollable element) up to date with the buffer at
  * every line the buffer scrolls by: its Viewport listens to the buffer's scroll and calls
  * `_sync()` at once, which sets the scrollbar's extent and position, and each new position
- * shows the scrollbar and starts its hide timer again. While output fills a terminal's history
- * that is all of a flood's lines: 14,000 lines written to a fresh terminal in Chromium took
- * 68-126 ms, 17-30 ms with one sync at the end (docs/spec/performance.md, "The scrollbar is
- * synced once a task"). xterm 5 synced once a frame (xtermjs/xterm.js#1607); 6 does not.
+ * shows the scrollbar and starts its hide timer again (it also syncs once a frame after a
+ * scroll: `queueSync`). While output fills a terminal's history that is all of a flood's
+ * lines: 14,000 lines written to a fresh terminal in Chromium took 55-131 ms, 15-54 ms with
+ * one sync a task (`node bench/xterm-scroll.ts`; docs/spec/performance.md, "The scrollbar is
+ * synced once a task"). xterm 5 synced only once a frame (xtermjs/xterm.js#1607).
  *
  * `syncScrollbarOncePerTask` makes the buffer's calls (`_sync()` with no argument) wait for
  * the end of the task that made them (a microtask): one sync per parse of xterm's write
  * buffer instead of one per line, and the scrollbar is exact again before the page handles
  * anything else (a wheel, a key, a drag on the scrollbar reads it); scrolling by the
  * terminal's API in that same task (a redraw's write callback keeps the person's line) syncs
- * first, as it starts from the scrollbar's position. Calls with an argument
- * (xterm's own once-a-frame `queueSync`, after a resize) go through as before. It reaches
+ * first, as it starts from the scrollbar's position. Calls with an argument (xterm's own
+ * `queueSync`, once a frame after a scroll, a resize or a buffer switch) go through as before. It reaches
  * into xterm's Viewport (not public API); where that is not as expected (another xterm
  * version), it changes nothing and says so (false). `e2e/window.e2e.ts` ("syncs the
  * scrollbar once a task…") holds it to the version in the lockfile.
