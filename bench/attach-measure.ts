@@ -34,7 +34,7 @@
  * Node's clock must be before Node's receipt of it, within the round trip and 2 ms, else the
  * attach fails), and the gap is printed.
  */
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 
 /** The conditions, in the pollers' terms (tmux.bench.ts `answeringLive` and `ours`). */
 export type Condition =
@@ -232,6 +232,23 @@ export interface LightMeasure {
   when(k: Condition): Promise<Report>;
   /** Once every condition is met: the figures on Node's clock from `t0` (taken just before page.goto). */
   finish(t0: number): Promise<LightAttach>;
+  /** Types `text` (lowercase letters and digits) as one burst: see typeAtOnce. */
+  typeAtOnce(text: string): Promise<void>;
+}
+
+/**
+ * Each character's key down and up sent through raw CDP without waiting for the one before to
+ * be acknowledged (Playwright's `keyboard.type` waits for each event's acknowledgement, a round
+ * trip through the browser and the page's thread: in an attach, 40-60 ms for the marker's 9
+ * keys while the page builds the window, which the figure counted as the page's answer). The
+ * events still reach the page one by one, in order (`Input.dispatchKeyEvent` on one session).
+ */
+async function typeAtOnce(cdp: CDPSession, text: string): Promise<void> {
+  if (!/^[a-z0-9]*$/.test(text)) throw new Error(`typeAtOnce types lowercase letters and digits, not ${JSON.stringify(text)}`);
+  await Promise.all([...text].flatMap((ch) => {
+    const key = { key: ch, code: /\d/.test(ch) ? `Digit${ch}` : `Key${ch.toUpperCase()}`, windowsVirtualKeyCode: ch.toUpperCase().charCodeAt(0) };
+    return [cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', text: ch, unmodifiedText: ch, ...key }), cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', ...key })] as Promise<unknown>[];
+  }));
 }
 
 /** Sets the light measure up on `page` (fresh in `context`, not navigated yet); `marker` is what its echo check looks for. */
@@ -298,19 +315,20 @@ export async function lightMeasure(context: BrowserContext, page: Page, panes: n
       keys: [best.nav + keys[0], best.nav + keys[1], keys[2]],
     };
   };
-  return { when, finish };
+  return { when, finish, typeAtOnce: (text) => typeAtOnce(cdp, text) };
 }
 
 /**
  * One attach measured light: `page` fresh in `context`, nothing evaluated in it yet. Navigates
  * to `url` (t0 just before, on Node's performance.now()), types `marker` once the focused pane's
- * text shows, and resolves once every condition is met.
+ * text shows (as one burst: typeAtOnce, since 2026-12-07 evening), and resolves once every
+ * condition is met.
  */
 export async function lightAttach(context: BrowserContext, page: Page, url: string, panes: number, marker: string, paint = true, timeoutMs = 180_000): Promise<LightAttach> {
   const m = await lightMeasure(context, page, panes, marker, paint, timeoutMs);
   const t0 = performance.now();
   await page.goto(url, { waitUntil: 'commit' });
   await m.when('focusedText');
-  await page.keyboard.type(marker);
+  await m.typeAtOnce(marker);
   return m.finish(t0);
 }

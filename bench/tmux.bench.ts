@@ -87,7 +87,7 @@ const MEASURES: Measure[] = [...new Set((process.env.TD_BENCH_MEASURE || 'light'
   return m;
 });
 const MEASURE_TEXT: Record<Measure, string> = {
-  light: 'light (one init script checking on each frame, reported through a raw CDP binding; the marker typed once the focused pane\'s text is in the DOM and the page\'s first contentful paint is known; TD_BENCH_MEASURE=pollers for the old measure)',
+  light: 'light (one init script checking on each frame, reported through a raw CDP binding; the marker typed once the focused pane\'s text is in the DOM and the page\'s first contentful paint is known, its keys sent at once, not each after the one before was acknowledged; TD_BENCH_MEASURE=pollers for the old measure)',
   'light-dom': 'light, the marker typed as soon as the DOM shows the focused pane\'s text (as the pollers did; the light measure waits for the first contentful paint too)',
   pollers: "by Playwright's raf pollers (waitForFunction, its injected script in the page: the measure before 2026-12-06 midday)",
   check: "by Playwright's raf pollers with the light measure's script beside them in the same page (a check of the light measure: it must see each condition no later than the pollers, and not much sooner)",
