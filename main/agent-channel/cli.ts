@@ -39,7 +39,6 @@ export const CODEX_TRUST = 'Codex asks you to trust these hooks the next time it
 
 const home = homeOf;
 
-
 /** The plugin file's text: the template with this app's hook path in it. */
 export function pluginText(hookPath = HOOK): string {
   return fs.readFileSync(PLUGIN_TEMPLATE, 'utf8').replace("'@@HOOK@@'", JSON.stringify(hookPath));
@@ -181,8 +180,6 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
 
 /** Said when no agent is on PATH and none is named: nothing is changed. */
 export const NO_AGENT = `terminal-delight hooks: no agent was found on your PATH (${AGENT_NAMES.join(', ')}), so nothing was changed: name the one to install for with --agent, like --agent claude.`;
-
-
 
 type Step = { status: number | null; error?: Error };
 
