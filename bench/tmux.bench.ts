@@ -15,7 +15,8 @@
  *    panes in view (their element on the viewport: with splits filling the window, all of
  *    them) and the page's first contentful paint (the door's first paint: every pane's screen
  *    as it is). Five attaches each, alternating. Ours is measured in the page by one init
- *    script checking each condition on every frame, reported through a raw CDP binding
+ *    script checking each condition on every frame (the text conditions also as the page is told
+ *    of its first contentful paint), reported through a raw CDP binding
  *    (bench/attach-measure.ts: nothing of Playwright's runs in the page); `TD_BENCH_MEASURE=pollers`
  *    measures as before 2026-12-06 midday (Playwright's waitForFunction raf pollers), `both` (or
  *    `light,pollers`, `pollers,light`: the first window's goes to the first) an attach of each in
@@ -87,7 +88,7 @@ const MEASURES: Measure[] = [...new Set((process.env.TD_BENCH_MEASURE || 'light'
   return m;
 });
 const MEASURE_TEXT: Record<Measure, string> = {
-  light: 'light (one init script checking on each frame, reported through a raw CDP binding; the marker typed once the focused pane\'s text is in the DOM and the page\'s first contentful paint is known, its keys sent at once, not each after the one before was acknowledged; TD_BENCH_MEASURE=pollers for the old measure)',
+  light: 'light (one init script checking on each frame and as the page is told of its first paint, reported through a raw CDP binding; the marker typed once the focused pane\'s text is in the DOM and the page\'s first contentful paint is known, its keys sent at once, not each after the one before was acknowledged; TD_BENCH_MEASURE=pollers for the old measure)',
   'light-dom': 'light, the marker typed as soon as the DOM shows the focused pane\'s text (as the pollers did; the light measure waits for the first contentful paint too)',
   pollers: "by Playwright's raf pollers (waitForFunction, its injected script in the page: the measure before 2026-12-06 midday)",
   check: "by Playwright's raf pollers with the light measure's script beside them in the same page (a check of the light measure: it must see each condition no later than the pollers, and not much sooner)",
@@ -326,7 +327,7 @@ async function attachLight(context: import('playwright-core').BrowserContext, pa
     firstPaint: m.fcp,
     answering: Math.max(m.at.echo, m.at.texts),
     by: m.by,
-    note: `navigation start +${m.nav.toFixed(1)} ms after t0 (by timeOrigin +${m.navByOrigin.toFixed(1)}; round trip ${m.rtt.toFixed(1)} ms); focused text ${f(m.at.focusedText)} (in the DOM ${f(m.dom.focusedText)}; reported by the frame at ${f(m.reported.frame)}, to Node at ${f(m.reported.received)}), first contentful paint ${f(m.nav + m.fcp)}, keys ${f(m.keys[0])}-${f(m.keys[1])} (${m.keys[2]}), echo ${f(m.at.echo)} by ${m.by}, texts ${f(m.at.texts)} (in the DOM ${f(m.dom.texts)}), focused live ${f(m.at.focusedLive)}, in view ${f(m.at.inView)}, all ${f(m.at.all)}; reports reached Node ${m.lateMin.toFixed(1)}-${m.lateMax.toFixed(1)} ms after; the check: ${m.frames} frames, ${m.spent.toFixed(1)} ms`,
+    note: `navigation start +${m.nav.toFixed(1)} ms after t0 (by timeOrigin +${m.navByOrigin.toFixed(1)}; round trip ${m.rtt.toFixed(1)} ms); focused text ${f(m.at.focusedText)} (in the DOM ${f(m.dom.focusedText)}; reported by the ${m.reported.via === 'paint' ? 'paint observer' : 'frame'} at ${f(m.reported.check)}, to Node at ${f(m.reported.received)}), first contentful paint ${f(m.nav + m.fcp)}, keys ${f(m.keys[0])}-${f(m.keys[1])} (${m.keys[2]}), echo ${f(m.at.echo)} by ${m.by}, texts ${f(m.at.texts)} (in the DOM ${f(m.dom.texts)}), focused live ${f(m.at.focusedLive)}, in view ${f(m.at.inView)}, all ${f(m.at.all)}; reports reached Node ${m.lateMin.toFixed(1)}-${m.lateMax.toFixed(1)} ms after; the check: ${m.frames} frames, ${m.spent.toFixed(1)} ms`,
   };
 }
 
