@@ -13,6 +13,7 @@
  * as the page is parsed (an async module script of its own ran only just before the main bundle).
  */
 import { TERMINAL_LINE_HEIGHT } from '../common/themes.ts';
+import { FIRST_PAINT_ID } from '../common/first-paint.ts';
 import { liveFirstPaint, type LiveLink, type LiveState } from './first-paint/live.ts';
 
 /** A request sent on the early socket, answered among its frames. */
@@ -501,6 +502,30 @@ if (typeof globalThis !== 'undefined' && !state()) {
     // started whatever failed above (the window then connects on its own, without the early socket).
     if (typeof document !== 'undefined') startScripts(document, s.early?.socket, LATER_SCRIPTS_WAIT_MS, (go) => (s.settled ? s.settled(go) : go()));
   }
+}
+
+/** The longest the window's panes wait for the first paint to be shown (a page hidden, or one whose paint is never reported, goes on then). */
+export const SHOWN_WAIT_MS = 150;
+
+/**
+ * Call `go` once the door's first paint is on screen (the page's first contentful paint reported)
+ * and a frame has followed it: main.tsx lets the window's panes be drawn through it (the store's
+ * `panesHeld`: React's render of every pane, a long task), so that the first paint is presented
+ * before that task and a key or click on it from the moment it shows meets the build's hold
+ * (afterFirstPaintTyping), not the task. At once where the page has no first paint or no paint
+ * timing; at most `waitMs` on.
+ */
+export function afterFirstPaintShown(doc: Document, go: () => void, waitMs = SHOWN_WAIT_MS): void {
+  const win = doc.defaultView;
+  const Observer = win?.PerformanceObserver;
+  if (!win || !doc.getElementById(FIRST_PAINT_ID) || typeof Observer !== 'function' || !Observer.supportedEntryTypes?.includes('paint')) return go();
+  const once = onceOrAfter(go, waitMs);
+  const po = new Observer((list) => {
+    if (!list.getEntriesByName('first-contentful-paint').length) return;
+    po.disconnect();
+    win.requestAnimationFrame(() => setTimeout(once, 0));
+  });
+  po.observe({ type: 'paint', buffered: true });
 }
 
 /**
