@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LATER_SCRIPTS_WAIT_MS, SHOWN_WAIT_MS, STYLESHEETS_WAIT_MS, afterFirstPaintShown, outputPaneId, snapshotOrder, startScripts, typedInput } from './early.ts';
+import { LATER_SCRIPTS_WAIT_MS, STYLESHEETS_WAIT_MS, afterFirstPaintShown, outputPaneId, snapshotOrder, startScripts, typedInput } from './early.ts';
+import { SHOWN_WAIT_MS } from './first-paint/live.ts';
 import { FIRST_PAINT_ID } from '../common/first-paint.ts';
 import { encodeOutputFrame } from '../main/clients/frames.ts';
 

@@ -20,7 +20,7 @@ import { leafIds } from './panes/layout.ts';
 import { createWindowStore, resolvedTheme } from './store/store.ts';
 import type { ThemeName } from '../common/themes.ts';
 import { createWsClient, type WsClient } from './td-client.ts';
-import { afterFirstPaintShown, afterFirstPaintTyping, onFirstPaintFocus, takeEarly, takeTyped } from './early.ts';
+import { afterFirstPaintShown, afterFirstPaintTyping, hasFirstPaint, onFirstPaintFocus, takeEarly, takeTyped } from './early.ts';
 import { TerminalRegistry } from './terminal/registry.ts';
 import { headersShown } from './panes/reveal.ts';
 import { preloadRenderer } from './terminal/session.ts';
@@ -29,7 +29,6 @@ import { preloadBench } from './workbench/lazy.ts';
 import { desktopNotify } from './agents/notify.ts';
 import { doorTheme } from './first-paint/door-theme.ts';
 import { retireFirstPaint } from './first-paint/retire.ts';
-import { FIRST_PAINT_ID } from '../common/first-paint.ts';
 import { serviceUi } from './service/ui.ts';
 import { followFarPanes } from './machines/far-panes.ts';
 
@@ -52,7 +51,7 @@ const store = createWindowStore({
   systemTheme: media.matches ? 'dark' : 'light',
   connection: ws ? ws.state : 'open',
   // Where the door drew the window into the page, its panes wait for that picture to be on screen (hello, below).
-  panesHeld: !!document.getElementById(FIRST_PAINT_ID),
+  panesHeld: hasFirstPaint(document),
 });
 media.addEventListener('change', (e) => store.getState().systemThemeChanged(e.matches ? 'dark' : 'light'));
 // Before the first paint, so a light window never flashes dark while it connects. The door's

@@ -32,9 +32,6 @@ describe('window store', () => {
     expect(st.getState()).toMatchObject({ ready: true, panesHeld: true, layout: leaf('a'), focused: 'a' });
     st.getState().panesShown();
     expect(st.getState().panesHeld).toBe(false);
-    // A later hello (a reconnect) holds nothing again.
-    st.getState().hello(hello());
-    expect(st.getState().panesHeld).toBe(false);
   });
 
   it('says once, at the first hello, that settings.json could not be used, until a setting is saved', () => {
