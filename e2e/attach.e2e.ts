@@ -21,7 +21,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type WebSocket as PageSocket } from 'playwright-core';
-import { SHOWN_WAIT_MS } from '../renderer/first-paint/live.ts';
 import { ARTIFACTS, browserPath, countLines as count, CHROMIUM_ARGS, launchBrowser, openWindow, startServe, tempDir, TdPage, type Serve } from './harness.ts';
 
 let serve: Serve;
@@ -314,50 +313,6 @@ describe('attaching a window', () => {
       } finally {
         await ctx.close();
       }
-    }
-  });
-
-  it('draws the window\'s panes once its first paint is shown, a frame after the page hears of it', async () => {
-    const w = await openWindow(browser, serve, {
-      theme: 'light',
-      // When the page is told of its first contentful paint: what the panes wait for (early.ts afterFirstPaintShown).
-      beforeLoad: async (page) => {
-        await page.addInitScript(() => {
-          const w = window as unknown as { __paintKnown?: number; __paneDrawn?: number };
-          new PerformanceObserver((list) => {
-            if (list.getEntriesByName('first-contentful-paint').length) w.__paintKnown ??= performance.now();
-          }).observe({ type: 'paint', buffered: true });
-          // When the window's own first pane element appears (React's render of the panes), not the first paint's.
-          const seen = new MutationObserver(() => {
-            if (!document.querySelector('#root .pane[data-pane-id]')) return;
-            w.__paneDrawn = performance.now();
-            seen.disconnect();
-          });
-          seen.observe(document, { childList: true, subtree: true });
-        });
-      },
-    });
-    try {
-      const t = await w.page.evaluate(() => ({
-        retired: performance.getEntriesByName('td:first-paint-retired').length,
-        hello: performance.getEntriesByName('td:hello').map((e) => e.startTime),
-        build: performance.getEntriesByName('td:build').map((e) => e.startTime),
-        known: (window as unknown as { __paintKnown?: number }).__paintKnown,
-        drawn: (window as unknown as { __paneDrawn?: number }).__paneDrawn,
-      }));
-      // The door drew the window into the page (its first paint went once the terminal drew), and the panes were let go once (`td:build`).
-      expect(t.retired).toBe(1);
-      expect(t.hello).toHaveLength(1);
-      expect(t.build).toHaveLength(1);
-      expect(t.known).toBeDefined();
-      expect(t.drawn).toBeDefined();
-      // The panes drawn only once let go, after the hello; and after the page heard of its paint (a frame and a task later), unless SHOWN_WAIT_MS after the hello came first.
-      expect(t.build[0]!).toBeGreaterThanOrEqual(t.hello[0]!);
-      expect(t.drawn!).toBeGreaterThanOrEqual(t.build[0]!);
-      if (t.drawn! - t.hello[0]! < SHOWN_WAIT_MS) expect(t.drawn!).toBeGreaterThan(t.known!);
-      expect(w.errors).toEqual([]);
-    } finally {
-      await w.close();
     }
   });
 

@@ -30,7 +30,6 @@ import { showSettings } from './settings/ui.ts';
 export function App(): ReactElement {
   const ctx = useWindow();
   const ready = useWindowState((s) => s.ready);
-  const panesHeld = useWindowState((s) => s.panesHeld);
   const error = useWindowState((s) => s.error);
   const layout = useWindowState((s) => s.layout);
   const theme = useWindowState(resolvedTheme);
@@ -102,8 +101,7 @@ export function App(): ReactElement {
         ) : !ready ? (
           <div className="empty-state" aria-busy="true"><p className="empty-detail">Connecting…</p></div>
         ) : layout ? (
-          // Held, the door's first paint lies over the workspace and stands for the panes (main.tsx).
-          panesHeld ? null : <LayoutNode node={layout} path={[]} />
+          <LayoutNode node={layout} path={[]} />
         ) : (
           <div className="empty-state">
             <p className="empty-title">No panes open</p>

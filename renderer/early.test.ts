@@ -1,7 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LATER_SCRIPTS_WAIT_MS, STYLESHEETS_WAIT_MS, afterFirstPaintShown, outputPaneId, snapshotOrder, startScripts, typedInput } from './early.ts';
-import { SHOWN_WAIT_MS } from './first-paint/live.ts';
-import { FIRST_PAINT_ID } from '../common/first-paint.ts';
+import { LATER_SCRIPTS_WAIT_MS, STYLESHEETS_WAIT_MS, outputPaneId, snapshotOrder, startScripts, typedInput } from './early.ts';
 import { encodeOutputFrame } from '../main/clients/frames.ts';
 
 const key = (k: string, mods: Partial<Record<'ctrlKey' | 'altKey' | 'metaKey' | 'shiftKey' | 'isComposing', boolean>> = {}) =>
@@ -173,94 +171,5 @@ describe('startScripts (the page\'s scripts the door left inert, once the early 
     vi.advanceTimersByTime(1);
     p.settle();
     expect(p.started).toEqual(['./vendor.js', './main.js']);
-  });
-});
-
-describe('afterFirstPaintShown (the window\'s panes drawn once the first paint is on screen)', () => {
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
-  /**
-   * A page: `shown` whether the door's first paint is in it; `paint(name)` reports a paint
-   * timing entry to its observers, as Chromium does once the frame is presented; `frame()` runs
-   * the page's next animation frame; `types`: the entry types the browser times (none: no paint timing).
-   */
-  function page(opts: { shown?: boolean; types?: string[]; observer?: boolean } = {}) {
-    const observers: Array<{ cb: (list: { getEntriesByName(n: string): unknown[] }) => void; on: boolean }> = [];
-    const frames: Array<() => void> = [];
-    class Observer {
-      static supportedEntryTypes = opts.types ?? ['paint', 'longtask'];
-      private readonly me: { cb: (list: { getEntriesByName(n: string): unknown[] }) => void; on: boolean };
-      constructor(cb: (list: { getEntriesByName(n: string): unknown[] }) => void) {
-        this.me = { cb, on: false };
-        observers.push(this.me);
-      }
-      observe(o: { type: string; buffered: boolean }) {
-        expect(o).toEqual({ type: 'paint', buffered: true });
-        this.me.on = true;
-      }
-      disconnect() {
-        this.me.on = false;
-      }
-    }
-    const win = { requestAnimationFrame: (f: () => void) => frames.push(f), ...(opts.observer === false ? {} : { PerformanceObserver: Observer }) };
-    const doc = { defaultView: win, getElementById: (id: string) => (id === FIRST_PAINT_ID && opts.shown !== false ? {} : null) };
-    return {
-      doc: doc as unknown as Document,
-      paint: (name: string) => {
-        for (const o of observers) if (o.on) o.cb({ getEntriesByName: (n) => (n === name ? [{ name, startTime: 1 }] : []) });
-      },
-      frame: () => {
-        for (const f of frames.splice(0)) f();
-      },
-      observing: () => observers.some((o) => o.on),
-    };
-  }
-
-  it('goes at once where there is no first paint, or the browser times no paints', () => {
-    for (const p of [page({ shown: false }), page({ types: ['longtask'] }), page({ observer: false })]) {
-      let went = 0;
-      afterFirstPaintShown(p.doc, () => went++);
-      expect(went).toBe(1);
-      expect(p.observing()).toBe(false);
-    }
-  });
-
-  it('waits for the first contentful paint, then a frame and a task after it; once', () => {
-    vi.useFakeTimers();
-    const p = page();
-    let went = 0;
-    afterFirstPaintShown(p.doc, () => went++);
-    // The first paint (the background alone) is not the first contentful one.
-    p.paint('first-paint');
-    p.frame();
-    vi.advanceTimersByTime(SHOWN_WAIT_MS - 1);
-    expect(went).toBe(0);
-    p.paint('first-contentful-paint');
-    expect(p.observing()).toBe(false);
-    vi.advanceTimersByTime(0);
-    expect(went).toBe(0);
-    p.frame();
-    expect(went).toBe(0);
-    vi.advanceTimersByTime(0);
-    expect(went).toBe(1);
-    vi.advanceTimersByTime(SHOWN_WAIT_MS);
-    expect(went).toBe(1);
-  });
-
-  it('goes SHOWN_WAIT_MS on when no paint is reported (a page hidden), and not again when it comes', () => {
-    vi.useFakeTimers();
-    const p = page();
-    let went = 0;
-    afterFirstPaintShown(p.doc, () => went++);
-    vi.advanceTimersByTime(SHOWN_WAIT_MS - 1);
-    expect(went).toBe(0);
-    vi.advanceTimersByTime(1);
-    expect(went).toBe(1);
-    p.paint('first-contentful-paint');
-    p.frame();
-    vi.advanceTimersByTime(SHOWN_WAIT_MS);
-    expect(went).toBe(1);
   });
 });

@@ -8,14 +8,12 @@
  * round trip overlap the script instead of following it (docs/spec/performance.md).
  *
  * It imports nothing of the app but the live first paint (first-paint/live.ts, itself
- * importing only after-frame.ts), after-frame.ts and two constants of common/, so it stays small: in the built page a classic script inline, first in
+ * importing only after-frame.ts), so it stays small: in the built page a classic script inline, first in
  * index.html (vite.config.ts, `inlineEarly`; the shells' CSP allow it by its hash), which runs
  * as the page is parsed (an async module script of its own ran only just before the main bundle).
  */
 import { TERMINAL_LINE_HEIGHT } from '../common/themes.ts';
-import { FIRST_PAINT_ID } from '../common/first-paint.ts';
-import { liveFirstPaint, SHOWN_WAIT_MS, type LiveLink, type LiveState } from './first-paint/live.ts';
-import { afterFrame } from './after-frame.ts';
+import { liveFirstPaint, type LiveLink, type LiveState } from './first-paint/live.ts';
 
 /** A request sent on the early socket, answered among its frames. */
 export interface EarlyRequest {
@@ -503,32 +501,6 @@ if (typeof globalThis !== 'undefined' && !state()) {
     // started whatever failed above (the window then connects on its own, without the early socket).
     if (typeof document !== 'undefined') startScripts(document, s.early?.socket, LATER_SCRIPTS_WAIT_MS, (go) => (s.settled ? s.settled(go) : go()));
   }
-}
-
-/**
- * Call `go` once the door's first paint is on screen (the page's first contentful paint reported)
- * and a frame has followed it (then a task of its own: after-frame.ts): main.tsx lets the window's panes be drawn through it (the store's
- * `panesHeld`: React's render of every pane, a long task), so that the first paint is presented
- * before that task and a key or click on it from the moment it shows meets the build's hold
- * (afterFirstPaintTyping), not the task. At once where the page has no first paint or no paint
- * timing; at most `waitMs` on.
- */
-export function afterFirstPaintShown(doc: Document, go: () => void, waitMs = SHOWN_WAIT_MS): void {
-  const win = doc.defaultView;
-  const Observer = win?.PerformanceObserver;
-  if (!win || !hasFirstPaint(doc) || typeof Observer !== 'function' || !Observer.supportedEntryTypes?.includes('paint')) return go();
-  const once = onceOrAfter(go, waitMs);
-  const po = new Observer((list) => {
-    if (!list.getEntriesByName('first-contentful-paint').length) return;
-    po.disconnect();
-    afterFrame(once, (f) => void win.requestAnimationFrame(f));
-  });
-  po.observe({ type: 'paint', buffered: true });
-}
-
-/** Whether the door drew the window into the page (its first paint is there, not taken away yet). */
-export function hasFirstPaint(doc: Document): boolean {
-  return !!doc.getElementById(FIRST_PAINT_ID);
 }
 
 /**

@@ -20,7 +20,7 @@ import { leafIds } from './panes/layout.ts';
 import { createWindowStore, resolvedTheme } from './store/store.ts';
 import type { ThemeName } from '../common/themes.ts';
 import { createWsClient, type WsClient } from './td-client.ts';
-import { afterFirstPaintShown, afterFirstPaintTyping, hasFirstPaint, onFirstPaintFocus, takeEarly, takeTyped } from './early.ts';
+import { afterFirstPaintTyping, onFirstPaintFocus, takeEarly, takeTyped } from './early.ts';
 import { TerminalRegistry } from './terminal/registry.ts';
 import { headersShown } from './panes/reveal.ts';
 import { preloadRenderer } from './terminal/session.ts';
@@ -50,8 +50,6 @@ const store = createWindowStore({
   themeOverride,
   systemTheme: media.matches ? 'dark' : 'light',
   connection: ws ? ws.state : 'open',
-  // Where the door drew the window into the page, its panes wait for that picture to be on screen (hello, below).
-  panesHeld: hasFirstPaint(document),
 });
 media.addEventListener('change', (e) => store.getState().systemThemeChanged(e.matches ? 'dark' : 'light'));
 // Before the first paint, so a light window never flashes dark while it connects. The door's
@@ -153,8 +151,6 @@ function preloadBenchOnceBuilt(): void {
   check();
 }
 
-/** Whether the window's panes have been let go (they wait for the first paint to show: store `panesHeld`). */
-let panesReleased = false;
 function hello(): void {
   api.invoke('app.hello', {}).then(
     (res) => {
@@ -175,14 +171,6 @@ function hello(): void {
       preloadRenderer(ctx.rendererMode);
       if (serviceUi.getState().stopped) serviceUi.setState({ stopped: null });
       store.getState().hello(res);
-      // The panes drawn once the door's first paint is on screen, and after the keys typed on it meanwhile (early.ts): once, at the first hello answered.
-      if (!panesReleased) {
-        panesReleased = true;
-        afterFirstPaintShown(document, () => afterFirstPaintTyping(() => {
-          performance.mark('td:build');
-          store.getState().panesShown();
-        }));
-      }
       // A click on the first paint focused another pane than the hello says (the core tells no window of a focus): that one.
       onFirstPaintFocus((paneId) => {
         if (leafIds(store.getState().layout).includes(paneId)) store.getState().focusPane(paneId, true);

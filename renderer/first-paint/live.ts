@@ -55,8 +55,6 @@ export interface LiveState {
 export const TYPING_GAP_MS = 24;
 /** The most the window's build waits, in all, for keys typed on the first paint and their echo. */
 export const HOLD_MAX_MS = 80;
-/** The longest the window's panes wait for the first paint to be shown (early.ts afterFirstPaintShown: a page hidden, or one whose paint is never reported, goes on then). */
-export const SHOWN_WAIT_MS = 150;
 /** The build waits for an echo no longer than this after the last key (an echo slower than that, a core busy resizing the window's panes, is not waited for). */
 export const ECHO_WAIT_MS = 40;
 

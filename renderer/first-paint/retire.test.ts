@@ -19,9 +19,9 @@ function pane(id: string): PaneInfo {
 const row = (...ids: string[]): Layout => ({ type: 'split', direction: 'row', sizes: ids.map(() => 1 / ids.length), children: ids.map((paneId) => ({ type: 'pane', paneId })) });
 
 /** A window of panes a and b, a focused (its hello asked the keyboard for it), its first paint showing both. */
-function windowOf(opts: { panesHeld?: boolean } = {}) {
+function windowOf() {
   vi.useFakeTimers();
-  const store = createWindowStore({ ready: true, panes: { a: pane('a'), b: pane('b') }, layout: row('a', 'b'), focused: 'a', focusRequest: { paneId: 'a', n: 1 }, panesHeld: opts.panesHeld ?? false });
+  const store = createWindowStore({ ready: true, panes: { a: pane('a'), b: pane('b') }, layout: row('a', 'b'), focused: 'a', focusRequest: { paneId: 'a', n: 1 } });
   const body = { closest: () => null };
   let shown = true;
   const part = (id: string) => {
@@ -54,17 +54,6 @@ function windowOf(opts: { panesHeld?: boolean } = {}) {
   const keyboard = () => (doc.activeElement as { paneId?: string }).paneId ?? (doc.activeElement === body ? 'body' : 'elsewhere');
   return { store, doc, terminals, open, keyboard, shown: () => shown };
 }
-
-describe('retireFirstPaint', () => {
-  it('lets the panes be drawn when it takes the first paint away while they still waited for it to show (nothing would stand for them)', () => {
-    const w = windowOf({ panesHeld: true });
-    vi.advanceTimersByTime(RETIRE_AFTER_MS - 1);
-    expect(w.store.getState().panesHeld).toBe(true);
-    vi.advanceTimersByTime(1);
-    expect(w.shown()).toBe(false);
-    expect(w.store.getState().panesHeld).toBe(false);
-  });
-});
 
 describe('giveAskedFocus (the keyboard asked for while the first paint shows)', () => {
   it("gives the focused pane's terminal the keyboard when the first paint goes, though its snapshot never came", () => {

@@ -76,8 +76,6 @@ export function retireFirstPaint(doc: Document, store: WindowStore, terminals: T
     gone = true;
     for (const stop of stops.splice(0)) stop();
     el.remove();
-    // Nothing stands for the panes now: they are drawn, if they still waited for it to show (main.tsx).
-    store.getState().panesShown();
     performance.mark('td:first-paint-retired');
     handOver();
     asked.firstPaintGone();

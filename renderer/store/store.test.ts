@@ -24,16 +24,6 @@ describe('window store', () => {
     expect(s.epoch).toBe(0);
   });
 
-  it('holds the panes where the window starts so (the first paint stands for them): the hello and later events apply, the drawing waits to be let go', () => {
-    expect(createWindowStore().getState().panesHeld).toBe(false);
-    const st = createWindowStore({ panesHeld: true });
-    st.getState().hello(hello());
-    st.getState().layoutChanged(leaf('a'), 'a');
-    expect(st.getState()).toMatchObject({ ready: true, panesHeld: true, layout: leaf('a'), focused: 'a' });
-    st.getState().panesShown();
-    expect(st.getState().panesHeld).toBe(false);
-  });
-
   it('says once, at the first hello, that settings.json could not be used, until a setting is saved', () => {
     const st = createWindowStore();
     const problem = 'settings.json is not JSON (x): it was moved to settings.json.broken-1 and the defaults are in use.';

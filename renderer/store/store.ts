@@ -47,12 +47,6 @@ export interface WindowState {
   notices: Notice[];
   /** settings.json could not be used at start (one sentence from the core), until a setting is saved. */
   settingsProblem: string | null;
-  /**
-   * The panes are not drawn yet, though the hello has said what they are: the window's first
-   * build waits for the door's first paint to be on screen, which stands for them meanwhile
-   * (main.tsx, early.ts afterFirstPaintShown). False unless the window starts with it true.
-   */
-  panesHeld: boolean;
 }
 
 export interface Notice {
@@ -63,8 +57,6 @@ export interface Notice {
 
 export interface WindowActions {
   hello(res: Hello): void;
-  /** The panes may be drawn (panesHeld no more). */
-  panesShown(): void;
   failed(message: string): void;
   paneUpdated(pane: PaneInfo): void;
   /** Another machine's panes (ids qualified `machine/…`), from its hello: they replace what the store had of it. */
@@ -123,7 +115,6 @@ export function createWindowStore(initial: Partial<WindowState> = {}): WindowSto
     dragging: false,
     notices: [],
     settingsProblem: null,
-    panesHeld: false,
     ...initial,
 
     hello(res) {
@@ -149,9 +140,6 @@ export function createWindowStore(initial: Partial<WindowState> = {}): WindowSto
         focusRequest: first && focused ? { paneId: focused, n: ++focusCounter } : get().focusRequest,
       });
       if (first && res.settingsProblem) get().notice(res.settingsProblem);
-    },
-    panesShown() {
-      if (get().panesHeld) set({ panesHeld: false });
     },
     failed(message) {
       set({ error: message });
