@@ -19,6 +19,7 @@ import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../e2e/harness.ts';
 import { ensureBuilt, ROOT, startOurs } from './peer-apps.ts';
 import { fillFile, fillPanes } from './fill.ts';
+import { median } from './log.ts';
 
 const PANES = Math.max(2, Number(process.env.TD_BENCH_TMUX_PANES) || 32);
 const ROUNDS = Math.max(1, Number(process.env.TD_BENCH_FP_ROUNDS) || 12);
@@ -87,9 +88,8 @@ try {
       }
     }
   }
-  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   console.log(`the door's page for ${PANES} panes (30 x 10, 10,000 lines each): ${(html.length / 1024).toFixed(0)} KiB without its scripts; ${ROUNDS} fresh contexts each, in turns; load ${os.loadavg()[0]!.toFixed(1)}`);
-  for (const [n, xs] of got) console.log(`  ${n.padEnd(15)} first contentful paint ${med(xs.map((x) => x.fcp)).toFixed(0)} ms (${Math.min(...xs.map((x) => x.fcp)).toFixed(0)}-${Math.max(...xs.map((x) => x.fcp)).toFixed(0)}), response end ${med(xs.map((x) => x.response)).toFixed(0)} ms`);
+  for (const [n, xs] of got) console.log(`  ${n.padEnd(15)} first contentful paint ${median(xs.map((x) => x.fcp)).toFixed(0)} ms (${Math.min(...xs.map((x) => x.fcp)).toFixed(0)}-${Math.max(...xs.map((x) => x.fcp)).toFixed(0)}), response end ${median(xs.map((x) => x.response)).toFixed(0)} ms`);
 } finally {
   server?.close();
   await browser.close();

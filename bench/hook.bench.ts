@@ -9,13 +9,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { HOOK_SH, runHook, sampleInput } from '../scripts/hooks/hook-runner.ts';
+import { median } from './log.ts';
 
 const RUNS = 40;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 function timed(cmd: string, args: string[], input: string, env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -9,3 +9,8 @@ export function benchLog(tag: string): { lines: string[]; log: (line: string) =>
     },
   };
 }
+
+/** The middle of `xs` (the upper of the two middles for an even count), as every bench's figure reads it. */
+export function median(xs: number[]): number {
+  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+}

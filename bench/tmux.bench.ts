@@ -43,7 +43,7 @@ import { CHROMIUM_ARGS } from '../e2e/harness.ts';
 import { tmuxServer } from './tmux-server.ts';
 import { ensureBuilt, startOurs } from './peer-apps.ts';
 import { lightAttach, lightMeasure } from './attach-measure.ts';
-import { benchLog } from './log.ts';
+import { benchLog, median } from './log.ts';
 import { rss } from './window-raw.ts';
 import { wsWindow } from './ws-window.ts';
 import { fillFile } from './fill.ts';
@@ -70,7 +70,6 @@ const SETTLE_MS = Number(process.env.TD_BENCH_TMUX_SETTLE_MS) || 30_000;
 const FILL_ROWS = 400;
 const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
 const mib = (x: number) => `${(x / MB).toFixed(1)} MiB`;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const verdict = (ok: boolean) => (ok ? 'goal met' : 'GOAL NOT MET');
 /**
  * How ours is measured (`TD_BENCH_MEASURE`): `light` (the default: bench/attach-measure.ts, one

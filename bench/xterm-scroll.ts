@@ -12,6 +12,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../e2e/harness.ts';
 import { ROOT } from './peer-apps.ts';
+import { median } from './log.ts';
 
 const ROUNDS = Math.max(1, Number(process.env.TD_BENCH_XS_ROUNDS) || 6);
 // The installer as the renderer has it, made a script the page can run.
@@ -47,9 +48,8 @@ try {
     }
     return out;
   }, ROUNDS);
-  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   console.log(`14,000 lines written to a fresh xterm (80 x 20, 10,000 lines of history) until parsed, ${ROUNDS} each, in turns:`);
-  for (const [k, xs] of Object.entries(got)) console.log(`  lines ${k.padEnd(30)} ${med(xs).toFixed(0)} ms (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)})`);
+  for (const [k, xs] of Object.entries(got)) console.log(`  lines ${k.padEnd(30)} ${median(xs).toFixed(0)} ms (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)})`);
 } finally {
   await browser.close();
 }

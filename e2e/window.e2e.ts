@@ -439,7 +439,7 @@ describe('the window', () => {
       expect(s.top).toBe(top);
       expect(s.viewportY).toBeLessThan(s.baseY);
       expect(s.row).toBe(s.viewportY);
-      for (let i = 0; i < 100 && (await state()).viewportY < (await state()).baseY; i++) await w.page.mouse.wheel(0, 600);
+      for (let i = 0; i < 100 && (s = await state()).viewportY < s.baseY; i++) await w.page.mouse.wheel(0, 600);
       s = await state();
       expect(s.viewportY).toBe(s.baseY);
       await w.typeLine(id!, 'seq 1 40; echo "after-$((20*2))"');
