@@ -358,6 +358,20 @@ describe('hooks that go away, and prompts asked in the terminal', () => {
     await until(() => surfaces.model('permission-per_b')?.state === 'answered_in_terminal', 20_000, 'corrected');
     expect(surfaces.model('permission-per_b')).toMatchObject({ answer: 'deny', state_note: "Answered in OpenCode's terminal." });
   });
+
+  it('OpenCode: its own word of a bench answer that reaches the file after the turn\'s reply leaves the status done and the card answered here', async () => {
+    append({ type: 'permission', id: 'per_c', agent: 'opencode', session_id: 'o1', tool_name: 'bash', tool_input: { command: 'rm -rf build' } });
+    await until(() => status() === 'blocked', 20_000, 'blocked');
+    // what the waiting hook writes once the bench denied, then the turn's end, then the plugin's late permission.replied
+    append({ type: 'answer', id: 'a-c', agent: 'opencode', session_id: 'o1', of: 'per_c', behavior: 'deny', message: 'Keep it.' });
+    append({ type: 'reply', id: 'r-c', agent: 'opencode', session_id: 'o1', text: 'Understood, I left it alone.' });
+    append({ type: 'answer', id: 'a-c2', agent: 'opencode', session_id: 'o1', of: 'per_c', behavior: 'deny', via: 'terminal' });
+    append({ type: 'answer', id: 'a-x', agent: 'opencode', session_id: 'o1', of: 'per_never_seen', behavior: 'allow', via: 'terminal' });
+    await new Promise((r) => setTimeout(r, 300));
+    channel.pollAll();
+    expect(status()).toBe('done');
+    expect(surfaces.model('permission-per_c')).toMatchObject({ state: 'answered_here', answer: 'deny' });
+  });
 });
 
 describe('each agent\'s session id reaches the pane (for resume), from its own hook payload', () => {

@@ -296,6 +296,11 @@ export class AgentChannel implements AgentStatusApi {
           this.finish(ch, e.of, e.via === 'terminal' ? 'answered_in_terminal' : 'answered_here', { behavior: e.behavior });
         } else if (e.via === 'terminal' && askedInTerminal(ch.saved.recent[e.of])) {
           this.correct(ch, e.of, 'answered_in_terminal', e.behavior);
+        } else if (e.via === 'terminal') {
+          // The agent's own word of what was already settled here (OpenCode's permission.replied
+          // after the bench's reply, which can reach the file after the turn's end): the hook's
+          // answer already said the agent went on; this says nothing of what it does now.
+          next = undefined;
         }
         if (e.via !== 'terminal' && ch.saved.recent[e.of]) ch.saved.recent[e.of].hookDone = true;
         break;

@@ -55,12 +55,16 @@ export const TerminalDelight = async ({ client }) => {
   if (!process.env.TD_SESSION || !process.env.TD_PANE_ID) return {};
   const roles = new Map();
   const texts = new Map();
+  // OpenCode does not wait for one event's handler before the next: each payload reaches the
+  // hook after the one before it has, so a permission's reply is never written after the turn's end.
+  let last = Promise.resolve();
+  const inOrder = (payload) => (last = last.then(() => hook(payload)));
   return {
     event: async ({ event }) => {
       const p = event.properties || {};
       switch (event.type) {
         case 'session.created':
-          await hook({ hook_event_name: 'session.created', session_id: p.info ? p.info.id : p.sessionID });
+          await inOrder({ hook_event_name: 'session.created', session_id: p.info ? p.info.id : p.sessionID });
           break;
         case 'message.updated':
           if (p.info) roles.set(p.info.id, p.info.role);
@@ -68,20 +72,22 @@ export const TerminalDelight = async ({ client }) => {
         case 'message.part.updated':
           if (p.part && p.part.type === 'text' && roles.get(p.part.messageID) === 'assistant') texts.set(p.part.sessionID, p.part.text);
           break;
-        case 'session.idle':
-          await hook({ hook_event_name: 'session.idle', session_id: p.sessionID, text: texts.get(p.sessionID) || '' });
+        case 'session.idle': {
+          const text = texts.get(p.sessionID) || '';
           texts.delete(p.sessionID);
+          await inOrder({ hook_event_name: 'session.idle', session_id: p.sessionID, text });
           break;
+        }
         case 'permission.asked':
         case 'permission.updated': {
-          // not awaited: OpenCode goes on delivering events while the bench decides
-          hook({ hook_event_name: 'permission.asked', session_id: p.sessionID, permission_id: p.id, permission: p.permission || p.type, patterns: p.patterns || (p.pattern ? [].concat(p.pattern) : []), title: p.title, metadata: p.metadata, call_id: p.tool ? p.tool.callID : p.callID })
+          // not awaited, and not waited for by what follows: OpenCode goes on delivering events while the bench decides
+          last.then(() => hook({ hook_event_name: 'permission.asked', session_id: p.sessionID, permission_id: p.id, permission: p.permission || p.type, patterns: p.patterns || (p.pattern ? [].concat(p.pattern) : []), title: p.title, metadata: p.metadata, call_id: p.tool ? p.tool.callID : p.callID }))
             .then((out) => (out ? reply(client, p.sessionID, p.id, JSON.parse(out)) : undefined))
             .catch(() => {});
           break;
         }
         case 'permission.replied':
-          await hook({ hook_event_name: 'permission.replied', session_id: p.sessionID, permission_id: p.requestID || p.permissionID, reply: p.reply || p.response });
+          await inOrder({ hook_event_name: 'permission.replied', session_id: p.sessionID, permission_id: p.requestID || p.permissionID, reply: p.reply || p.response });
           break;
         default:
           break;
@@ -89,10 +95,10 @@ export const TerminalDelight = async ({ client }) => {
     },
     'chat.message': async (input, output) => {
       const parts = (output && output.parts) || [];
-      await hook({ hook_event_name: 'chat.message', session_id: input.sessionID, text: parts.filter((x) => x.type === 'text').map((x) => x.text).join('\n') });
+      await inOrder({ hook_event_name: 'chat.message', session_id: input.sessionID, text: parts.filter((x) => x.type === 'text').map((x) => x.text).join('\n') });
     },
     'tool.execute.after': async (input, output) => {
-      await hook({ hook_event_name: 'tool.execute.after', session_id: input.sessionID, tool: input.tool, call_id: input.callID, args: input.args, tool_response: output && typeof output.output === 'string' ? output.output : undefined });
+      await inOrder({ hook_event_name: 'tool.execute.after', session_id: input.sessionID, tool: input.tool, call_id: input.callID, args: input.args, tool_response: output && typeof output.output === 'string' ? output.output : undefined });
     },
   };
 };
