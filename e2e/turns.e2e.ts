@@ -77,6 +77,10 @@ describe('changes by turn, with Claude Code', () => {
     expect(await hunks(c).first().innerText()).not.toContain('LINE TEN');
     expect(await timeline.nth(0).innerText()).toContain('shout line two');
     expect(await timeline.nth(2).innerText()).toMatch(/shout line twenty[\s\S]*1 file[\s\S]*\+1[\s\S]*−1/);
+    // The counts once (the summary says them), and the view switch on one row in this narrow bench.
+    expect(await c.innerText()).not.toMatch(/\d+ files? · \+\d/);
+    const rows = await c.locator('.tdb-turns-views .tdb-btn').evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().top)));
+    expect(new Set(rows).size, `the view buttons' tops: ${rows.join(', ')}`).toBe(1);
     await shot(c.locator('.tdb-turns'), 'turns-timeline-dark');
     // Any turn of the timeline, shown on its own.
     await c.getByRole('button', { name: 'Show turn 2' }).click();

@@ -28,9 +28,12 @@ export function ChangeBody({ ctx }: { ctx: CardCtx }): ReactNode {
   return (
     <>
       {str(m.summary) && <Markdown text={str(m.summary)} className="tdb-body" />}
-      <p className="tdb-meta">
-        {files.length} {files.length === 1 ? 'file' : 'files'} · <span className="tdb-add-n">+{added}</span> <span className="tdb-del-n">−{removed}</span>
-      </p>
+      {/* Our own Changes cards (by turn, a worktree's) say these counts in their summary already. */}
+      {!turns && !wt && (
+        <p className="tdb-meta">
+          {files.length} {files.length === 1 ? 'file' : 'files'} · <span className="tdb-add-n">+{added}</span> <span className="tdb-del-n">−{removed}</span>
+        </p>
+      )}
       {turns && <TurnsBar paneId={ctx.paneId} turns={turns} onError={setWtError} />}
       {turns && wtError && !wt && <p className="tdb-error" role="alert">{wtError}</p>}
       {files.map((f, i) => (

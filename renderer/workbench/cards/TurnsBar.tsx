@@ -89,7 +89,7 @@ export function TurnsBar(props: { paneId: string; turns: CardTurns; onError(text
     <section className="tdb-turns" aria-label="Changes by turn">
       <div className="tdb-turns-views" role="group" aria-label="Show">
         {VIEW_LABELS.map(([view, label, tip]) => (
-          <button key={view} type="button" className={`tdb-btn tdb-quiet${turns.view === view ? ' is-on' : ''}`} aria-pressed={turns.view === view} title={tip} onClick={() => setView(view)}>
+          <button key={view} type="button" data-view={view} className={`tdb-btn tdb-quiet${turns.view === view ? ' is-on' : ''}`} aria-pressed={turns.view === view} title={tip} onClick={() => setView(view)}>
             {label}
           </button>
         ))}
