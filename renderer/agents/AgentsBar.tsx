@@ -10,9 +10,8 @@ import { focusPane } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { shortcutLabel } from '../keys.ts';
 import { leafIds } from '../panes/layout.ts';
-import { shortPath } from '../../common/header-text.ts';
 import { enableDesktopNotifications } from './notify.ts';
-import { agentCounts, agentRows, countsText, durationText, STATUS_ORDER, STATUS_WORD } from './rollup.ts';
+import { agentCounts, agentRows, countsText, durationText, STATUS_ORDER, STATUS_WORD, titleParts } from './rollup.ts';
 import { agentsUi, showOpenTick } from './ui.ts';
 import { NEEDS_SERVICE, useStopped } from '../service/ui.ts';
 import { showAgentPicker } from './picker.ts';
@@ -151,7 +150,7 @@ function AgentsRollup(): ReactElement | null {
             >
               <span className={`agent-dot agent-${r.status}`} aria-hidden="true" />
               <span className="agents-row-title">
-                {r.title.startsWith('/') ? shortPath(r.title) : r.title}
+                <RowTitle title={r.title} />
                 {panes[r.paneId]?.worktree ? <span className="agents-row-branch" title={panes[r.paneId]!.worktree!.path}> ⎇ {panes[r.paneId]!.worktree!.branch}</span> : null}
               </span>
               <span className="agents-row-status">{STATUS_WORD[r.status]}</span>
@@ -177,4 +176,10 @@ function AgentsRollup(): ReactElement | null {
       ) : null}
     </div>
   );
+}
+
+/** A row's title: a path's folders give up their room before the folder's own name (titleParts). */
+function RowTitle({ title }: { title: string }): ReactElement {
+  const { head, tail } = titleParts(title);
+  return <>{head ? <span className="agents-row-head">{head}</span> : null}<span className="agents-row-tail">{tail}</span></>;
 }

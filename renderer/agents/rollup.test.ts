@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PaneInfo } from '../../preload/contract.ts';
-import { agentCounts, agentRows, countsText, durationText } from './rollup.ts';
+import { agentCounts, agentRows, countsText, durationText, titleParts } from './rollup.ts';
 
 function pane(id: string, agent?: PaneInfo['agent'], extra: Partial<PaneInfo> = {}): PaneInfo {
   return {
@@ -52,5 +52,16 @@ describe('durationText', () => {
   it('gives nothing for a bad time and never a negative one', () => {
     expect(durationText('soon', t0)).toBe('');
     expect(durationText('2026-01-01T00:00:10Z', t0)).toBe('now');
+  });
+});
+
+describe('titleParts', () => {
+  it('splits a path before its last folder (shortened as a header does), and leaves any other title whole', () => {
+    expect(titleParts('/tmp/td-e2e-cwd-WLZRxD')).toEqual({ head: '/tmp/', tail: 'td-e2e-cwd-WLZRxD' });
+    expect(titleParts('/home/ada/src/shop/api')).toEqual({ head: '…/shop/', tail: 'api' });
+    expect(titleParts('~/src/shop')).toEqual({ head: '~/src/', tail: 'shop' });
+    expect(titleParts('/')).toEqual({ head: '', tail: '/' });
+    expect(titleParts('claude')).toEqual({ head: '', tail: 'claude' });
+    expect(titleParts('Fix the /login page')).toEqual({ head: '', tail: 'Fix the /login page' });
   });
 });

@@ -4,6 +4,7 @@
  * counts the title bar shows, and "how long" in a few characters.
  */
 import { titleName, visibleText } from '../../common/visible.ts';
+import { shortPath } from '../../common/header-text.ts';
 import type { AgentStatus, PaneInfo } from '../../preload/contract.ts';
 
 export interface AgentRow {
@@ -58,6 +59,19 @@ export function agentRows(panes: Record<string, PaneInfo> | PaneInfo[], visible?
     STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status)
     || time(a.since) - time(b.since)
     || a.paneId.localeCompare(b.paneId));
+}
+
+/**
+ * A row's title in two parts for a narrow list: a path's `head` (up to its last slash,
+ * shortened as a header's: shortPath) gives up its room first, so the `tail`, the folder's own
+ * name, stays readable (two agents in /tmp/a-1 and /tmp/a-2 never read the same); any other
+ * title is all tail.
+ */
+export function titleParts(title: string): { head: string; tail: string } {
+  if (!title.startsWith('/') && !title.startsWith('~/')) return { head: '', tail: title };
+  const short = title.startsWith('/') ? shortPath(title) : title;
+  const cut = short.replace(/\/+$/, '').lastIndexOf('/');
+  return cut < 0 || cut === short.length - 1 ? { head: '', tail: short } : { head: short.slice(0, cut + 1), tail: short.slice(cut + 1) };
 }
 
 export function agentCounts(rows: readonly Pick<AgentRow, 'status'>[]): AgentCounts {
