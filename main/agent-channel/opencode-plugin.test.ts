@@ -13,7 +13,7 @@ import { pluginText } from './cli.ts';
 
 let dir: string;
 let log: string;
-const saved = { TD_SESSION: process.env.TD_SESSION, TD_PANE_ID: process.env.TD_PANE_ID };
+const saved = { TD_SESSION: process.env.TD_SESSION, TD_PANE_ID: process.env.TD_PANE_ID, TD_HOOK_TURN_MS: process.env.TD_HOOK_TURN_MS };
 
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-oc-plugin-'));
@@ -26,16 +26,22 @@ afterEach(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** Loads the plugin with a hook script: `slow` payloads (by event name) take 600 ms; `answer` is what a permission.asked prints. */
-async function load(slow: string[], answer = '') {
+/**
+ * Loads the plugin with a hook script: `slow` payloads (by event name) take `slowS` seconds; a
+ * permission.asked waits for the file `release` (as the real hook waits for the bench), then
+ * prints `answer`. Each writes its payload to the log once done waiting.
+ */
+async function load(slow: string[], answer = '', slowS = 0.6) {
   const hook = path.join(dir, 'hook.sh');
   fs.writeFileSync(hook, [
     'payload=$(cat)',
-    ...slow.map((name) => `case "$payload" in *'"hook_event_name":"${name}"'*) sleep 0.6;; esac`),
+    ...slow.map((name) => `case "$payload" in *'"hook_event_name":"${name}"'*) sleep ${slowS};; esac`),
+    `case "$payload" in *'"hook_event_name":"permission.asked"'*) while [ ! -e '${path.join(dir, 'release')}' ]; do sleep 0.05; done;; esac`,
     `printf '%s\\n' "$payload" >> '${log}'`,
     `case "$payload" in *'"hook_event_name":"permission.asked"'*) printf '%s' '${answer}';; esac`,
   ].join('\n'));
-  const file = path.join(dir, 'terminal-delight.js');
+  // a fresh module each load (the import cache keys on the URL)
+  const file = path.join(dir, `terminal-delight-${Math.random().toString(36).slice(2)}.js`);
   fs.writeFileSync(file, pluginText(hook));
   const mod = (await import(pathToFileURL(file).href)) as { TerminalDelight: (ctx: { client: unknown }) => Promise<Record<string, (...a: unknown[]) => Promise<void>>> };
   const replies: unknown[] = [];
@@ -63,10 +69,23 @@ describe('the OpenCode plugin', () => {
   it('a permission waiting on the bench holds back nothing after it, and its answer goes to OpenCode\'s client', async () => {
     const { hooks, replies, seen } = await load([], '{"reply":"reject","message":"Keep it."}');
     await hooks.event(ev('permission.asked', { sessionID: 'ses_1', id: 'per_2', permission: 'bash', patterns: ['rm -rf build'] }));
+    // the permission's hook still waits for the bench: the next event's hook runs all the same
     await hooks['tool.execute.after']({ sessionID: 'ses_1', tool: 'bash', callID: 'call_1', args: { command: 'ls' } }, { output: 'a\n' });
+    expect(seen().map((p) => p.hook_event_name)).toEqual(['tool.execute.after']);
+    expect(replies).toEqual([]);
+    fs.writeFileSync(path.join(dir, 'release'), '');
     const until = Date.now() + 10_000;
     while (replies.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     expect(replies).toEqual([{ requestID: 'per_2', reply: 'reject', message: 'Keep it.' }]);
-    expect(seen().map((p) => p.hook_event_name).sort()).toEqual(['permission.asked', 'tool.execute.after']);
+    expect(seen().map((p) => p.hook_event_name)).toEqual(['tool.execute.after', 'permission.asked']);
+  });
+
+  it('a hook that hangs holds the next event back its turn\'s time at most (TD_HOOK_TURN_MS), not until it ends', async () => {
+    process.env.TD_HOOK_TURN_MS = '300';
+    const { hooks, seen } = await load(['session.created'], '', 8);
+    void hooks.event(ev('session.created', { info: { id: 'ses_3' } }));
+    // the first hook still sleeps: the second was let go after 300 ms, and is done first
+    await hooks['chat.message']({ sessionID: 'ses_3' }, { parts: [{ type: 'text', text: 'hello' }] });
+    expect(seen().map((p) => p.hook_event_name)).toEqual(['chat.message']);
   });
 });

@@ -366,11 +366,18 @@ describe('hooks that go away, and prompts asked in the terminal', () => {
     append({ type: 'answer', id: 'a-c', agent: 'opencode', session_id: 'o1', of: 'per_c', behavior: 'deny', message: 'Keep it.' });
     append({ type: 'reply', id: 'r-c', agent: 'opencode', session_id: 'o1', text: 'Understood, I left it alone.' });
     append({ type: 'answer', id: 'a-c2', agent: 'opencode', session_id: 'o1', of: 'per_c', behavior: 'deny', via: 'terminal' });
-    append({ type: 'answer', id: 'a-x', agent: 'opencode', session_id: 'o1', of: 'per_never_seen', behavior: 'allow', via: 'terminal' });
     await new Promise((r) => setTimeout(r, 300));
     channel.pollAll();
     expect(status()).toBe('done');
     expect(surfaces.model('permission-per_c')).toMatchObject({ state: 'answered_here', answer: 'deny' });
+
+    // Answered in its own prompt otherwise than on the bench, first: the card says what the agent took.
+    append({ type: 'permission', id: 'per_d', agent: 'opencode', session_id: 'o1', tool_name: 'bash', tool_input: { command: 'ls' } });
+    append({ type: 'answer', id: 'a-d', agent: 'opencode', session_id: 'o1', of: 'per_d', behavior: 'deny' });
+    append({ type: 'answer', id: 'a-d2', agent: 'opencode', session_id: 'o1', of: 'per_d', behavior: 'allow', via: 'terminal' });
+    await until(() => surfaces.model('permission-per_d')?.state === 'answered_in_terminal', 20_000, 'corrected');
+    expect(surfaces.model('permission-per_d')).toMatchObject({ answer: 'allow', state_note: "Answered in OpenCode's terminal." });
+    expect(status()).toBe('working');
   });
 });
 

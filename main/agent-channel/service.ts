@@ -132,6 +132,12 @@ function askedInTerminal(r: Recent | undefined): boolean {
   return !!r && (r.state === 'timed_out' || (r.state === 'invalidated' && (r.reason === 'bench_closed' || r.reason === 'no_window')));
 }
 
+/** A finished wait that already says how it was answered, as `behavior` says too (none said: any). */
+function settledAlready(r: Recent | undefined, behavior: 'allow' | 'deny' | undefined): boolean {
+  if (!r || (r.state !== 'answered_here' && r.state !== 'answered_in_terminal')) return false;
+  return !behavior || !r.behavior || r.behavior === behavior;
+}
+
 function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
@@ -296,11 +302,14 @@ export class AgentChannel implements AgentStatusApi {
           this.finish(ch, e.of, e.via === 'terminal' ? 'answered_in_terminal' : 'answered_here', { behavior: e.behavior });
         } else if (e.via === 'terminal' && askedInTerminal(ch.saved.recent[e.of])) {
           this.correct(ch, e.of, 'answered_in_terminal', e.behavior);
-        } else if (e.via === 'terminal') {
-          // The agent's own word of what was already settled here (OpenCode's permission.replied
+        } else if (e.via === 'terminal' && settledAlready(ch.saved.recent[e.of], e.behavior)) {
+          // The agent's own word of what was already settled as it says (OpenCode's permission.replied
           // after the bench's reply, which can reach the file after the turn's end): the hook's
           // answer already said the agent went on; this says nothing of what it does now.
           next = undefined;
+        } else if (e.via === 'terminal' && ch.saved.recent[e.of]?.state === 'answered_here') {
+          // Answered in the terminal otherwise than on the bench, first: the terminal's answer is the one the agent took.
+          this.correct(ch, e.of, 'answered_in_terminal', e.behavior);
         }
         if (e.via !== 'terminal' && ch.saved.recent[e.of]) ch.saved.recent[e.of].hookDone = true;
         break;

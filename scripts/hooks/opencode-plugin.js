@@ -7,6 +7,8 @@
 import { spawn } from 'node:child_process';
 
 const HOOK = '@@HOOK@@';
+/** How long one forwarded event's hook holds the next back (a turn's end takes a checkpoint: seconds); TD_HOOK_TURN_MS for tests. */
+const HOOK_TURN_MS = Number(process.env.TD_HOOK_TURN_MS) > 0 ? Number(process.env.TD_HOOK_TURN_MS) : 30_000;
 
 /** Runs the hook with one payload; resolves with what it printed (empty when nothing). */
 function hook(payload) {
@@ -57,8 +59,17 @@ export const TerminalDelight = async ({ client }) => {
   const texts = new Map();
   // OpenCode does not wait for one event's handler before the next: each payload reaches the
   // hook after the one before it has, so a permission's reply is never written after the turn's end.
+  // A hook that hangs holds the rest back HOOK_TURN_MS at most.
   let last = Promise.resolve();
-  const inOrder = (payload) => (last = last.then(() => hook(payload)));
+  const inOrder = (payload) => {
+    const run = last.then(() => new Promise((resolve) => {
+      const t = setTimeout(resolve, HOOK_TURN_MS, '');
+      if (t && typeof t.unref === 'function') t.unref();
+      hook(payload).then((out) => { clearTimeout(t); resolve(out); });
+    }));
+    last = run.catch(() => undefined);
+    return run;
+  };
   return {
     event: async ({ event }) => {
       const p = event.properties || {};
