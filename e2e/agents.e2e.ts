@@ -118,7 +118,7 @@ describe('agent status at a glance', () => {
     expect(await rows.nth(1).getAttribute('data-pane-row')).toBe(second);
     expect(await rows.nth(1).innerText()).toMatch(/working/);
     // Both panes' titles are their folder: each row keeps the folder's own name whole, its parents give way.
-    const tails = await rows.locator('.agents-row-tail').evaluateAll((els) => els.map((e) => ({ text: e.textContent ?? '', cut: e.scrollWidth > e.clientWidth })));
+    const tails = await rows.locator('.agents-row-name').evaluateAll((els) => els.map((e) => ({ text: e.textContent ?? '', cut: e.scrollWidth > e.clientWidth })));
     expect(tails.map((t) => t.cut), JSON.stringify(tails)).toEqual([false, false]);
     expect(tails[0]!.text).toMatch(/^td-e2e-cwd-/);
     await win.page.evaluate(() => {

@@ -4,7 +4,7 @@
  * such as "1 blocked · 2 working", and on click a compact list, one row per agent
  * pane (blocked first), that focuses the pane.
  */
-import { useEffect, useMemo, useRef, useState, type ReactElement } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactElement, type ReactNode } from 'react';
 import { useStore } from 'zustand';
 import { focusPane } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
@@ -134,7 +134,8 @@ function AgentsRollup(): ReactElement | null {
         ) : null}
       </button>
       {open ? (
-        <div className="agents-list" role="list" aria-label="Agent panes" data-testid="agents-list">
+        // No wider than the room left of the rollup's right edge (the list hangs from it, leftwards).
+        <div className="agents-list" role="list" aria-label="Agent panes" data-testid="agents-list" style={{ maxWidth: `min(460px, ${Math.max(0, Math.round(box.current?.getBoundingClientRect().right ?? 476) - 16)}px)` }}>
           {rows.map((r) => (
             <button
               type="button"
@@ -149,10 +150,9 @@ function AgentsRollup(): ReactElement | null {
               }}
             >
               <span className={`agent-dot agent-${r.status}`} aria-hidden="true" />
-              <span className="agents-row-title">
-                <RowTitle title={r.title} />
+              <RowTitle title={r.title}>
                 {panes[r.paneId]?.worktree ? <span className="agents-row-branch" title={panes[r.paneId]!.worktree!.path}> ⎇ {panes[r.paneId]!.worktree!.branch}</span> : null}
-              </span>
+              </RowTitle>
               <span className="agents-row-status">{STATUS_WORD[r.status]}</span>
               <span className="agents-row-time">{durationText(r.since, now)}</span>
               {r.unseen > 0 ? <span className="badge unseen">{r.unseen}<span className="sr-only"> unseen</span></span> : <span className="agents-row-unseen" />}
@@ -178,8 +178,13 @@ function AgentsRollup(): ReactElement | null {
   );
 }
 
-/** A row's title: a path's folders give up their room before the folder's own name (titleParts). */
-function RowTitle({ title }: { title: string }): ReactElement {
+/** A row's title: a path's folders give up their room before the folder's own name (titleParts) and what follows it (a branch). */
+function RowTitle({ title, children }: { title: string; children?: ReactNode }): ReactElement {
   const { head, tail } = titleParts(title);
-  return <>{head ? <span className="agents-row-head">{head}</span> : null}<span className="agents-row-tail">{tail}</span></>;
+  return (
+    <span className="agents-row-title">
+      {head ? <span className="agents-row-head">{head}</span> : null}
+      <span className="agents-row-name"><span className="agents-row-tail">{tail}</span>{children}</span>
+    </span>
+  );
 }

@@ -71,7 +71,7 @@ export function titleParts(title: string): { head: string; tail: string } {
   if (!title.startsWith('/') && !title.startsWith('~/')) return { head: '', tail: title };
   const short = title.startsWith('/') ? shortPath(title) : title;
   const cut = short.replace(/\/+$/, '').lastIndexOf('/');
-  return cut < 0 || cut === short.length - 1 ? { head: '', tail: short } : { head: short.slice(0, cut + 1), tail: short.slice(cut + 1) };
+  return cut < 0 ? { head: '', tail: short } : { head: short.slice(0, cut + 1), tail: short.slice(cut + 1) };
 }
 
 export function agentCounts(rows: readonly Pick<AgentRow, 'status'>[]): AgentCounts {
