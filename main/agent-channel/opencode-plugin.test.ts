@@ -36,7 +36,8 @@ async function load(slow: string[], answer = '', slowS = 0.6) {
   fs.writeFileSync(hook, [
     'payload=$(cat)',
     ...slow.map((name) => `case "$payload" in *'"hook_event_name":"${name}"'*) sleep ${slowS};; esac`),
-    `case "$payload" in *'"hook_event_name":"permission.asked"'*) while [ ! -e '${path.join(dir, 'release')}' ]; do sleep 0.05; done;; esac`,
+    // (and gives up once the test's folder is gone: a failed test leaves no loop behind)
+    `case "$payload" in *'"hook_event_name":"permission.asked"'*) while [ ! -e '${path.join(dir, 'release')}' ] && [ -d '${dir}' ]; do sleep 0.05; done;; esac`,
     `printf '%s\\n' "$payload" >> '${log}'`,
     `case "$payload" in *'"hook_event_name":"permission.asked"'*) printf '%s' '${answer}';; esac`,
   ].join('\n'));
@@ -82,7 +83,7 @@ describe('the OpenCode plugin', () => {
 
   it('a hook that hangs holds the next event back its turn\'s time at most (TD_HOOK_TURN_MS), not until it ends', async () => {
     process.env.TD_HOOK_TURN_MS = '300';
-    const { hooks, seen } = await load(['session.created'], '', 8);
+    const { hooks, seen } = await load(['session.created'], '', 3);
     void hooks.event(ev('session.created', { info: { id: 'ses_3' } }));
     // the first hook still sleeps: the second was let go after 300 ms, and is done first
     await hooks['chat.message']({ sessionID: 'ses_3' }, { parts: [{ type: 'text', text: 'hello' }] });

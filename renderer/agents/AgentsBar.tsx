@@ -11,7 +11,7 @@ import { useWindow, useWindowState } from '../context.ts';
 import { shortcutLabel } from '../keys.ts';
 import { leafIds } from '../panes/layout.ts';
 import { enableDesktopNotifications } from './notify.ts';
-import { agentCounts, agentRows, countsText, durationText, STATUS_ORDER, STATUS_WORD, titleParts } from './rollup.ts';
+import { agentCounts, agentRows, countsText, durationText, STATUS_ORDER, STATUS_WORD, listBounds, titleParts } from './rollup.ts';
 import { agentsUi, showOpenTick } from './ui.ts';
 import { NEEDS_SERVICE, useStopped } from '../service/ui.ts';
 import { showAgentPicker } from './picker.ts';
@@ -135,7 +135,7 @@ function AgentsRollup(): ReactElement | null {
       </button>
       {open ? (
         // No wider than the room left of the rollup's right edge (the list hangs from it, leftwards).
-        <div className="agents-list" role="list" aria-label="Agent panes" data-testid="agents-list" style={{ maxWidth: `min(460px, ${Math.max(0, Math.round(box.current?.getBoundingClientRect().right ?? 476) - 16)}px)` }}>
+        <div className="agents-list" role="list" aria-label="Agent panes" data-testid="agents-list" style={listBounds(box.current?.getBoundingClientRect().right)}>
           {rows.map((r) => (
             <button
               type="button"

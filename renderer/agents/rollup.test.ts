@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PaneInfo } from '../../preload/contract.ts';
-import { agentCounts, agentRows, countsText, durationText, titleParts } from './rollup.ts';
+import { agentCounts, agentRows, countsText, durationText, listBounds, titleParts } from './rollup.ts';
 
 function pane(id: string, agent?: PaneInfo['agent'], extra: Partial<PaneInfo> = {}): PaneInfo {
   return {
@@ -63,5 +63,14 @@ describe('titleParts', () => {
     expect(titleParts('/')).toEqual({ head: '', tail: '/' });
     expect(titleParts('claude')).toEqual({ head: '', tail: 'claude' });
     expect(titleParts('Fix the /login page')).toEqual({ head: '', tail: 'Fix the /login page' });
+  });
+});
+
+describe('listBounds', () => {
+  it('is 320-460 px wide where the rollup leaves room, and never wider than the room left of its right edge', () => {
+    expect(listBounds(900)).toEqual({ minWidth: 320, maxWidth: 460 });
+    expect(listBounds(400)).toEqual({ minWidth: 320, maxWidth: 384 });
+    expect(listBounds(250)).toEqual({ minWidth: 234, maxWidth: 234 });
+    expect(listBounds(5)).toEqual({ minWidth: 0, maxWidth: 0 });
   });
 });

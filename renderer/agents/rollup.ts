@@ -74,6 +74,15 @@ export function titleParts(title: string): { head: string; tail: string } {
   return cut < 0 ? { head: '', tail: short } : { head: short.slice(0, cut + 1), tail: short.slice(cut + 1) };
 }
 
+/**
+ * The agents list's width bounds: 320-460 px, never more than the room left of the rollup's
+ * right edge (`right`, in the window), which the list hangs from, less an 8 px margin each side.
+ */
+export function listBounds(right: number | undefined): { minWidth: number; maxWidth: number } {
+  const room = Math.max(0, Math.round(right ?? 476) - 16);
+  return { minWidth: Math.min(320, room), maxWidth: Math.min(460, room) };
+}
+
 export function agentCounts(rows: readonly Pick<AgentRow, 'status'>[]): AgentCounts {
   const c: AgentCounts = { blocked: 0, working: 0, done: 0, idle: 0 };
   for (const r of rows) c[r.status]++;

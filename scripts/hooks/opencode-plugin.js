@@ -65,7 +65,7 @@ export const TerminalDelight = async ({ client }) => {
     const run = last.then(() => new Promise((resolve) => {
       const t = setTimeout(resolve, HOOK_TURN_MS, '');
       if (t && typeof t.unref === 'function') t.unref();
-      hook(payload).then((out) => { clearTimeout(t); resolve(out); });
+      hook(payload).catch(() => '').then((out) => { clearTimeout(t); resolve(out); });
     }));
     last = run.catch(() => undefined);
     return run;
