@@ -135,6 +135,21 @@ describe('agent status at a glance', () => {
       await lc.click();
       await light.page.getByTestId('agents-list').waitFor();
       await shot(light, 'agents-rollup-light');
+      // A window half a laptop's screen wide, and narrower: everything in the title bar is in the window, none of it cut.
+      await lc.click();
+      for (const width of [760, 600]) {
+        await light.page.setViewportSize({ width, height: 500 });
+        const bar = await light.page.locator('.titlebar').evaluate((e) => ({ scroll: e.scrollWidth, client: e.clientWidth, right: Math.max(...[...e.children].map((c) => c.getBoundingClientRect().right)) }));
+        expect(bar.scroll <= bar.client && bar.right <= width, `${width} px: ${JSON.stringify(bar)}`).toBe(true);
+      }
+      // the list, opened there, stays in the window (rightwards from the rollup: no room left of it) with each folder's name whole
+      await lc.click();
+      const narrow = light.page.getByTestId('agents-list');
+      await narrow.waitFor();
+      const box = await narrow.boundingBox();
+      expect(box && box.x >= 0 && box.x + box.width <= 600, JSON.stringify(box)).toBe(true);
+      expect(await narrow.locator('.agents-row-name').evaluateAll((els) => els.map((e) => e.scrollWidth > e.clientWidth))).toEqual([false, false]);
+      await shot(light, 'agents-rollup-narrow-light');
     } finally {
       await light.close();
     }

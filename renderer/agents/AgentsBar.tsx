@@ -11,7 +11,7 @@ import { useWindow, useWindowState } from '../context.ts';
 import { shortcutLabel } from '../keys.ts';
 import { leafIds } from '../panes/layout.ts';
 import { enableDesktopNotifications } from './notify.ts';
-import { agentCounts, agentRows, countsText, durationText, STATUS_ORDER, STATUS_WORD, listBounds, titleParts } from './rollup.ts';
+import { agentCounts, agentRows, countsText, durationText, STATUS_ORDER, STATUS_WORD, listPlace, titleParts } from './rollup.ts';
 import { agentsUi, showOpenTick } from './ui.ts';
 import { NEEDS_SERVICE, useStopped } from '../service/ui.ts';
 import { showAgentPicker } from './picker.ts';
@@ -65,10 +65,12 @@ export function AgentsBar(): ReactElement {
         type="button"
         className="text-button small titlebar-button"
         title={tip('Open a Tick in a new pane', shortcutLabel('open-tick', platform))}
+        aria-label="Open Tick…"
         disabled={stopped}
         onClick={() => showOpenTick()}
       >
-        Open Tick…
+        {/* A narrow window says "Tick…" (styles.css, the title bar's narrow widths). */}
+        <span className="titlebar-wide">Open </span>Tick…
       </button>
     </div>
   );
@@ -134,8 +136,8 @@ function AgentsRollup(): ReactElement | null {
         ) : null}
       </button>
       {open ? (
-        // No wider than the room left of the rollup's right edge (the list hangs from it, leftwards).
-        <div className="agents-list" role="list" aria-label="Agent panes" data-testid="agents-list" style={listBounds(box.current?.getBoundingClientRect().right)}>
+        // Within the window: leftwards from the rollup's right edge, or rightwards where there is no room for that.
+        <div className="agents-list" role="list" aria-label="Agent panes" data-testid="agents-list" style={listPlace(box.current?.getBoundingClientRect(), window.innerWidth)}>
           {rows.map((r) => (
             <button
               type="button"

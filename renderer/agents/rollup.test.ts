@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PaneInfo } from '../../preload/contract.ts';
-import { agentCounts, agentRows, countsText, durationText, listBounds, titleParts } from './rollup.ts';
+import { agentCounts, agentRows, countsText, durationText, listPlace, titleParts } from './rollup.ts';
 
 function pane(id: string, agent?: PaneInfo['agent'], extra: Partial<PaneInfo> = {}): PaneInfo {
   return {
@@ -66,11 +66,15 @@ describe('titleParts', () => {
   });
 });
 
-describe('listBounds', () => {
-  it('is 320-460 px wide where the rollup leaves room, and never wider than the room left of its right edge', () => {
-    expect(listBounds(900)).toEqual({ minWidth: 320, maxWidth: 460 });
-    expect(listBounds(400)).toEqual({ minWidth: 320, maxWidth: 384 });
-    expect(listBounds(250)).toEqual({ minWidth: 234, maxWidth: 234 });
-    expect(listBounds(5)).toEqual({ minWidth: 0, maxWidth: 0 });
+describe('listPlace', () => {
+  it('hangs leftwards from the rollup 320-460 px wide where there is room, else rightwards, never past the window', () => {
+    expect(listPlace({ left: 640, right: 810 }, 1280)).toEqual({ minWidth: 320, maxWidth: 460 });
+    expect(listPlace({ left: 230, right: 400 }, 1280)).toEqual({ minWidth: 320, maxWidth: 384 });
+    expect(listPlace(undefined, 600)).toEqual({ minWidth: 320, maxWidth: 460 });
+    // a narrow window, the rollup near its left: rightwards from its left edge
+    expect(listPlace({ left: 50, right: 231 }, 600)).toEqual({ left: 0, right: 'auto', minWidth: 320, maxWidth: 460 });
+    expect(listPlace({ left: 50, right: 231 }, 300)).toEqual({ left: 0, right: 'auto', minWidth: 242, maxWidth: 242 });
+    // no room either way: the wider side, all of it
+    expect(listPlace({ left: 50, right: 231 }, 240)).toEqual({ minWidth: 215, maxWidth: 215 });
   });
 });

@@ -74,13 +74,21 @@ export function titleParts(title: string): { head: string; tail: string } {
   return cut < 0 ? { head: '', tail: short } : { head: short.slice(0, cut + 1), tail: short.slice(cut + 1) };
 }
 
+/** Where the agents list hangs and how wide it may be (AgentsBar's style for it). */
+export type ListPlace = { left?: number; right?: number | 'auto'; minWidth: number; maxWidth: number };
+
 /**
- * The agents list's width bounds: 320-460 px, never more than the room left of the rollup's
- * right edge (`right`, in the window), which the list hangs from, less an 8 px margin each side.
+ * The agents list's place: 320-460 px wide, hanging leftwards from the rollup's right edge
+ * where there is room for 320 px left of it (an 8 px margin each side), else rightwards from
+ * its left edge (a narrow window, the rollup near its left), never past the window's edge.
+ * `rollup`: its box in the window; none known: as in a wide window.
  */
-export function listBounds(right: number | undefined): { minWidth: number; maxWidth: number } {
-  const room = Math.max(0, Math.round(right ?? 476) - 16);
-  return { minWidth: Math.min(320, room), maxWidth: Math.min(460, room) };
+export function listPlace(rollup: { left: number; right: number } | undefined, windowWidth: number): ListPlace {
+  const leftward = Math.max(0, Math.round(rollup?.right ?? 476) - 16);
+  if (!rollup || leftward >= 320) return { minWidth: Math.min(320, leftward), maxWidth: Math.min(460, leftward) };
+  const rightward = Math.max(0, Math.round(windowWidth - rollup.left) - 8);
+  const room = Math.max(leftward, rightward);
+  return rightward > leftward ? { left: 0, right: 'auto', minWidth: Math.min(320, room), maxWidth: Math.min(460, room) } : { minWidth: room, maxWidth: room };
 }
 
 export function agentCounts(rows: readonly Pick<AgentRow, 'status'>[]): AgentCounts {
