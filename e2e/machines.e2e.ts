@@ -103,6 +103,13 @@ describe('+ Machine…', () => {
     await chip(win).locator('.machine-state', { hasText: 'reconnecting…' }).waitFor({ timeout: 30_000 });
     expect(await chip(win).getAttribute('title')).toMatch(new RegExp(`^${m.alias} is unreachable|^ssh could not reach|^the link to ${m.alias} ended`));
     await win.screenshot('machines-reconnecting-dark');
+    // In a 600 px window the chip, its state and Retry now give way before Settings and the unseen count go off the edge.
+    const wide = win.page.viewportSize()!;
+    await win.page.setViewportSize({ width: 600, height: wide.height });
+    const bar = await win.page.locator('.titlebar').evaluate((e) => ({ scroll: e.scrollWidth, client: e.clientWidth, right: Math.max(...[...e.children].map((c) => c.getBoundingClientRect().right)) }));
+    expect(bar.scroll <= bar.client && bar.right <= 600, JSON.stringify(bar)).toBe(true);
+    await win.screenshot('machines-reconnecting-narrow-dark');
+    await win.page.setViewportSize(wide);
     await m.sshdUp();
     // Retry now, rather than waiting for the next try (it may be under way already: then that one brings it back).
     await chip(win).getByRole('button', { name: `Retry now: ${m.alias}` }).click();

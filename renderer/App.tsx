@@ -150,7 +150,7 @@ function TitleBar(): ReactElement {
       <UsageButton />
       <SettingsButton />
       <span className={`badge unseen-total${unseen > 0 ? '' : ' zero'}`} title="Unseen surfaces across all panes" data-testid="unseen-total">
-        {unseen > 0 ? <>{unseen}<span className="titlebar-wide"> unseen</span></> : 'all seen'}
+        {unseen > 0 ? <>{unseen}{' '}<span className="titlebar-wide">unseen</span></> : 'all seen'}
       </span>
     </div>
   );
