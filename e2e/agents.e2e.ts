@@ -33,6 +33,11 @@ async function panes(w: TdPage): Promise<PaneInfo[]> {
   return w.page.evaluate(() => Object.values((window as unknown as { __td: { store: { getState(): { panes: Record<string, PaneInfo> } } } }).__td.store.getState().panes));
 }
 
+/** Each agents-list row's folder name (and branch), and whether it is cut. */
+function rowNames(list: ReturnType<TdPage['page']['locator']>): Promise<Array<{ text: string; cut: boolean }>> {
+  return list.locator('.agents-row-name').evaluateAll((els) => els.map((e) => ({ text: e.textContent ?? '', cut: e.scrollWidth > e.clientWidth })));
+}
+
 async function shot(w: TdPage, name: string, locator?: ReturnType<TdPage['page']['locator']>): Promise<void> {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   const file = path.join(ARTIFACTS, `${name}.png`);
@@ -118,7 +123,7 @@ describe('agent status at a glance', () => {
     expect(await rows.nth(1).getAttribute('data-pane-row')).toBe(second);
     expect(await rows.nth(1).innerText()).toMatch(/working/);
     // Both panes' titles are their folder: each row keeps the folder's own name whole, its parents give way.
-    const tails = await rows.locator('.agents-row-name').evaluateAll((els) => els.map((e) => ({ text: e.textContent ?? '', cut: e.scrollWidth > e.clientWidth })));
+    const tails = await rowNames(list);
     expect(tails.map((t) => t.cut), JSON.stringify(tails)).toEqual([false, false]);
     expect(tails[0]!.text).toMatch(/^td-e2e-cwd-/);
     await win.page.evaluate(() => {
@@ -139,8 +144,8 @@ describe('agent status at a glance', () => {
       await lc.click();
       for (const width of [760, 600]) {
         await light.page.setViewportSize({ width, height: 500 });
-        const bar = await light.page.locator('.titlebar').evaluate((e) => ({ scroll: e.scrollWidth, client: e.clientWidth, right: Math.max(...[...e.children].map((c) => c.getBoundingClientRect().right)) }));
-        expect(bar.scroll <= bar.client && bar.right <= width, `${width} px: ${JSON.stringify(bar)}`).toBe(true);
+        const bar = await light.titleBarFits();
+        expect(bar.fits, bar.sizes).toBe(true);
       }
       // the list, opened there, stays in the window (rightwards from the rollup: no room left of it) with each folder's name whole
       await lc.click();
@@ -148,7 +153,7 @@ describe('agent status at a glance', () => {
       await narrow.waitFor();
       const box = await narrow.boundingBox();
       expect(box && box.x >= 0 && box.x + box.width <= 600, JSON.stringify(box)).toBe(true);
-      expect(await narrow.locator('.agents-row-name').evaluateAll((els) => els.map((e) => e.scrollWidth > e.clientWidth))).toEqual([false, false]);
+      expect((await rowNames(narrow)).map((t) => t.cut)).toEqual([false, false]);
       await shot(light, 'agents-rollup-narrow-light');
     } finally {
       await light.close();

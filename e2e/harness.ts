@@ -514,6 +514,13 @@ export class TdPage {
     return this.page.locator(`[data-pane-id="${paneId}"] .pane-header`);
   }
 
+  /** Whether everything in the title bar is inside the window as it is now (none of it cut or past the edge), and its sizes. */
+  async titleBarFits(): Promise<{ fits: boolean; sizes: string }> {
+    const width = this.page.viewportSize()!.width;
+    const bar = await this.page.locator('.titlebar').evaluate((e) => ({ scroll: e.scrollWidth, client: e.clientWidth, right: Math.max(...[...e.children].map((c) => c.getBoundingClientRect().right)) }));
+    return { fits: bar.scroll <= bar.client && bar.right <= width, sizes: `${width} px: ${JSON.stringify(bar)}` };
+  }
+
   async screenshot(name: string): Promise<string> {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     const file = path.join(ARTIFACTS, `${name}.png`);

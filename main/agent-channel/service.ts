@@ -300,16 +300,14 @@ export class AgentChannel implements AgentStatusApi {
         if (p) {
           if (p.kind === 'question' && e.answers) p.answers = { ...p.answers, ...e.answers };
           this.finish(ch, e.of, e.via === 'terminal' ? 'answered_in_terminal' : 'answered_here', { behavior: e.behavior });
-        } else if (e.via === 'terminal' && askedInTerminal(ch.saved.recent[e.of])) {
-          this.correct(ch, e.of, 'answered_in_terminal', e.behavior);
-        } else if (e.via === 'terminal' && settledAlready(ch.saved.recent[e.of], e.behavior)) {
+        } else if (e.via === 'terminal') {
+          const r = ch.saved.recent[e.of];
           // The agent's own word of what was already settled as it says (OpenCode's permission.replied
           // after the bench's reply, which can reach the file after the turn's end): the hook's
           // answer already said the agent went on; this says nothing of what it does now.
-          next = undefined;
-        } else if (e.via === 'terminal' && ch.saved.recent[e.of]?.state === 'answered_here') {
-          // Answered in the terminal otherwise than on the bench, first: the terminal's answer is the one the agent took.
-          this.correct(ch, e.of, 'answered_in_terminal', e.behavior);
+          if (settledAlready(r, e.behavior)) next = undefined;
+          // Asked in the terminal, or answered there otherwise than on the bench, first: the terminal's answer is the one the agent took.
+          else if (askedInTerminal(r) || r?.state === 'answered_here') this.correct(ch, e.of, 'answered_in_terminal', e.behavior);
         }
         if (e.via !== 'terminal' && ch.saved.recent[e.of]) ch.saved.recent[e.of].hookDone = true;
         break;

@@ -186,7 +186,7 @@ function RowTitle({ title, children }: { title: string; children?: ReactNode }):
   return (
     <span className="agents-row-title">
       {head ? <span className="agents-row-head">{head}</span> : null}
-      <span className="agents-row-name"><span className="agents-row-tail">{tail}</span>{children}</span>
+      <span className="agents-row-name">{tail}{children}</span>
     </span>
   );
 }

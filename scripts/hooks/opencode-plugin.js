@@ -67,7 +67,7 @@ export const TerminalDelight = async ({ client }) => {
       if (t && typeof t.unref === 'function') t.unref();
       hook(payload).catch(() => '').then((out) => { clearTimeout(t); resolve(out); });
     }));
-    last = run.catch(() => undefined);
+    last = run;
     return run;
   };
   return {
