@@ -7,8 +7,10 @@
  * straddle chunks, even between ESC and its next character). It runs on every byte a pane
  * prints, so a chunk without "ESC ]" costs one indexOf; an OSC it does not read (an image,
  * a clipboard write) is skipped without being kept past MAX_BODY characters.
- * `promptStep` folds marks into what the shell is doing now. Both are pure.
+ * `promptStep` folds marks into what the shell is doing now. Both are pure; `isLocalHost`
+ * reads the machine's name.
  */
+import os from 'node:os';
 
 export type Mark =
   | { kind: 'prompt' }
@@ -126,6 +128,12 @@ export class MarkScanner {
     (out ??= []).push(mark);
     return out;
   }
+}
+
+/** Whether an OSC 7 host names this machine (a shell over ssh reports the remote one's folders). */
+export function isLocalHost(host: string): boolean {
+  const h = host.toLowerCase();
+  return h === '' || h === 'localhost' || h === os.hostname().toLowerCase();
 }
 
 /** One OSC body (between ESC ] and its terminator) as a mark, if it is one. */

@@ -13,7 +13,7 @@ import { FLOW } from '../../preload/contract.ts';
 import { FlowMeter, type WindowShares } from './flow.ts';
 import { GOVERNOR } from './governor.ts';
 import type { Launch } from './integration.ts';
-import { ShellMarks, type PromptState } from './marks.ts';
+import { isLocalHost, ShellMarks, type PromptState } from './marks.ts';
 import { processCwd } from './proc.ts';
 import { processRecord, type ProcessRecord } from './ending.ts';
 import { setCloseOnExec } from '../libc.ts';
@@ -150,12 +150,6 @@ interface PtySocket {
   destroyed?: boolean;
   readableEnded?: boolean;
   once(event: string, fn: () => void): unknown;
-}
-
-/** Whether an OSC 7 host names this machine (a shell over ssh reports the remote one's folders). */
-export function isLocalHost(host: string): boolean {
-  const h = host.toLowerCase();
-  return h === '' || h === 'localhost' || h === os.hostname().toLowerCase();
 }
 
 export class Pane {

@@ -212,6 +212,67 @@ describe('OutputLines.skip', () => {
   });
 });
 
+describe('OutputLines: the folder each line and command was read in (OSC 7)', () => {
+  const cwd = (folder: string, host = '') => `\x1b]7;file://${host}${folder.split('/').map(encodeURIComponent).join('/')}\x07`;
+  // A shell with integration: its folder at each prompt, then the command typed, run, and ended.
+  const turn = (folder: string, command: string, output: string, status = 0) =>
+    `${cwd(folder)}\x1b]133;A\x07$ \x1b]133;B\x07${command}\r\n\x1b]133;C\x07${output}\x1b]133;D;${status}\x07`;
+  const stream = turn('/home/dev', 'cd app', '') + turn('/home/dev/app', 'make', 'built\r\n') + turn('/home/dev', 'ls', 'app\r\n') + `${cwd('/home/dev')}\x1b]133;A\x07$ `;
+  const folders = (items: OutputItem[]) => items.map((x) => [x.kind, x.text, x.folder]);
+
+  it('gives each line and command the folder the shell reported before it: a command the one it began in', () => {
+    const o = new OutputLines();
+    expect(o.feed('before any\r\n')).toEqual([{ kind: 'output', line: 0, text: 'before any' }]);
+    expect(folders(o.feed(stream))).toEqual([
+      ['output', '$ cd app', '/home/dev'],
+      ['command', 'cd app', '/home/dev'],
+      ['output', '$ make', '/home/dev/app'],
+      ['output', 'built', '/home/dev/app'],
+      ['command', 'make', '/home/dev/app'],
+      ['output', '$ ls', '/home/dev'],
+      ['output', 'app', '/home/dev'],
+      ['command', 'ls', '/home/dev'],
+    ]);
+    expect(o.folder).toBe('/home/dev');
+  });
+
+  it('reads the same cut anywhere into chunks', () => {
+    const whole = new OutputLines().feed(stream);
+    for (let at = 1; at < stream.length; at++) {
+      const o = new OutputLines();
+      expect([...o.feed(stream.slice(0, at)), ...o.feed(stream.slice(at))], `cut at ${at}`).toEqual(whole);
+    }
+  });
+
+  it('takes a long folder, decoded; not one longer than it keeps, nor another machine\'s, nor one cut by skipped output', () => {
+    const long = `/home/dev/${'a very long folder name '.repeat(12).trim()}/src`;
+    const o = new OutputLines(0, (host) => host === '' || host === 'here');
+    o.feed(`${cwd(long, 'here')}x\n`);
+    expect(o.folder).toBe(long);
+    // Too long to keep whole: the folder stays the one before.
+    o.feed(`${cwd(`/x/${'y'.repeat(5000)}`)}x\n`);
+    expect(o.folder).toBe(long);
+    // A shell over ssh reports the far machine's folders.
+    o.feed(`${cwd('/srv/far', 'far.example')}x\n`);
+    expect(o.folder).toBe(long);
+    // A folder that is not UTF-8 once decoded, or holds a control character, is not one.
+    o.feed('\x1b]7;file:///bad%ff\x07\x1b]7;file:///tab%09here\x07x\n');
+    expect(o.folder).toBe(long);
+    // Reported inside output the index let go (skip): the lines after it were printed there.
+    o.skip(`lots\n${cwd('/home/dev/skipped')}more\n`);
+    expect(o.folder).toBe('/home/dev/skipped');
+    expect(o.feed('after\n')).toEqual([{ kind: 'output', line: expect.any(Number), text: 'after', folder: '/home/dev/skipped' }]);
+    // One whose start was skipped: what is left of it is not believed.
+    o.skip('\x1b]7;file:///home/de');
+    o.feed('v/cut\x07x\n');
+    expect(o.folder).toBe('/home/dev/skipped');
+    // By default only an empty host or localhost is this machine.
+    const d = new OutputLines();
+    d.feed(`${cwd('/a', 'localhost')}${cwd('/b', 'elsewhere')}`);
+    expect(d.folder).toBe('/a');
+  });
+});
+
 describe('OutputLines.feedTo (the search service\'s entries made as lines are read)', () => {
   // A pane's raw output: wide characters (a surrogate pair among them), bytes that are not UTF-8,
   // CR LF, a progress line redrawn, colours, a link, C1 controls, a backspace and a tab, a line

@@ -2,24 +2,38 @@
  * A pane's output as the search index reads it: plain lines (escape sequences taken out, a
  * carriage return starting its line over, a backspace taking back a character) numbered from
  * the pane's first line, and the commands its shell integration marked (OSC 133: B input
- * starts, C the command starts, D;status it ended) with the line they ran on. Fed chunks of
+ * starts, C the command starts, D;status it ended) with the line they ran on, each with the
+ * folder the shell last reported (OSC 7) before it: a command's where it began. Fed chunks of
  * any size, split anywhere (a sequence may straddle chunks). Pure: no I/O.
  */
+import { parseOsc } from '../panes/marks.ts';
 
 export type OutputItem =
-  | { kind: 'output'; line: number; text: string }
-  | { kind: 'command'; line: number; text: string; exitCode?: number };
+  | { kind: 'output'; line: number; text: string; folder?: string }
+  | { kind: 'command'; line: number; text: string; exitCode?: number; folder?: string };
 
-/** What a line or a command read is made into (`feed`'s items; `feedTo`'s caller's own, such as the search service's entries). */
-export type MakeItem<T> = (kind: OutputItem['kind'], line: number, text: string, exitCode: number | undefined) => T;
+/**
+ * What a line or a command read is made into (`feed`'s items; `feedTo`'s caller's own, such as
+ * the search service's entries). `folder`: where the shell said it was (OSC 7) when the line
+ * was read or the command began; undefined before it said.
+ */
+export type MakeItem<T> = (kind: OutputItem['kind'], line: number, text: string, exitCode: number | undefined, folder: string | undefined) => T;
 
-const outputItem: MakeItem<OutputItem> = (kind, line, text, exitCode) => (exitCode !== undefined ? { kind, line, text, exitCode } : { kind, line, text });
+const outputItem: MakeItem<OutputItem> = (kind, line, text, exitCode, folder) => {
+  const item: OutputItem = { kind, line, text };
+  if (exitCode !== undefined) (item as { exitCode?: number }).exitCode = exitCode;
+  if (folder !== undefined) item.folder = folder;
+  return item;
+};
 
 /** `feedTo`'s place between calls (nothing is put there: only a call's `out` is). */
 const NOWHERE: unknown[] = [];
 
 /** A line longer than this is cut (the rest of it is still read, and dropped). */
 export const MAX_LINE = 4096;
+/** How much of an OSC's body is kept: its first 64 characters, an OSC 7's (a folder) up to 4,096 (a longer one is not believed). */
+const OSC_KEEP = 64;
+const OSC_7_KEEP = 4096;
 
 type State = 'ground' | 'esc' | 'esc-int' | 'csi' | 'osc' | 'osc-esc' | 'str' | 'str-esc';
 
@@ -48,18 +62,25 @@ export class OutputLines {
   /** A lone CR came: the next printable character starts the line over. */
   private returned = false;
   private osc = '';
+  /** The OSC's body was longer than what was kept of it. */
+  private oscCut = false;
+  /** The folder the shell last reported (OSC 7 from a host `isLocal` names), for the lines and commands read after it. */
+  folder: string | undefined;
+  private readonly isLocal: (host: string) => boolean;
   /** Between OSC 133;B and C: what is typed is the command. */
   private typing = false;
   private typed = '';
-  private command: { text: string; line: number } | undefined;
+  private command: { text: string; line: number; folder: string | undefined } | undefined;
   /** In `skip`: lines are counted as `feed` would count them, nothing of them kept. */
   private counting = false;
   /** Where `feedTo` puts what it reads, made by `make`. */
   private out: unknown[] = NOWHERE;
   private make: MakeItem<unknown> = outputItem;
 
-  constructor(firstLine = 0) {
+  /** `isLocal`: whether an OSC 7 host is this machine (a shell over ssh reports another's folders: not taken); by default only an empty host or localhost. */
+  constructor(firstLine = 0, isLocal: (host: string) => boolean = (host) => host === '' || host === 'localhost') {
     this.line = firstLine;
+    this.isLocal = isLocal;
   }
 
   /** The lines and commands this chunk completed, in order. */
@@ -130,6 +151,7 @@ export class OutputLines {
           else if (c === 0x5d) {
             state = 'osc';
             this.osc = '';
+            this.oscCut = false;
           } else if (c === 0x50 || c === 0x5f || c === 0x5e || c === 0x58) state = 'str';
           else if (c >= 0x20 && c <= 0x2f) state = 'esc-int';
           else if (c === 0x7f) {
@@ -175,10 +197,13 @@ export class OutputLines {
           break;
         }
         case 'osc': {
-          // Its body up to BEL or ESC (the first 64 characters kept).
+          // Its body up to BEL or ESC (the first OSC_KEEP characters kept, an OSC 7's OSC_7_KEEP).
           OSC_END.lastIndex = i;
           const end = OSC_END.test(data) ? OSC_END.lastIndex - 1 : n;
-          if (this.osc.length < 64) this.osc += data.slice(i, Math.min(end, i + 64 - this.osc.length));
+          const head = this.osc.length < 2 ? this.osc + data.slice(i, Math.min(end, i + 2 - this.osc.length)) : this.osc;
+          const keep = (head.startsWith('7;') ? OSC_7_KEEP : OSC_KEEP) - this.osc.length;
+          if (end - i > keep) this.oscCut = true;
+          if (keep > 0) this.osc += data.slice(i, Math.min(end, i + keep));
           i = end;
           if (end === n) break;
           const e = data.charCodeAt(end);
@@ -252,7 +277,9 @@ export class OutputLines {
     }
     this.text = '';
     this.returned = false;
+    // (An OSC it ends in goes on with its body's start not kept: not believed.)
     this.osc = '';
+    this.oscCut = true;
     this.typing = false;
     this.command = undefined;
   }
@@ -270,6 +297,7 @@ export class OutputLines {
     if (c === 0x9b) return 'csi';
     if (c === 0x9d) {
       this.osc = '';
+      this.oscCut = false;
       return 'osc';
     }
     if (c === 0x90 || c === 0x98 || c === 0x9e || c === 0x9f) return 'str';
@@ -299,7 +327,7 @@ export class OutputLines {
 
   private endLine(out: unknown[]): void {
     const text = this.counting ? '' : this.text.trimEnd();
-    if (text) out.push(this.make('output', this.line, text, undefined));
+    if (text) out.push(this.make('output', this.line, text, undefined, this.folder));
     this.text = '';
     this.returned = false;
     this.line++;
@@ -307,6 +335,12 @@ export class OutputLines {
 
   private endOsc(out: unknown[]): void {
     const body = this.osc;
+    if (body.startsWith('7;')) {
+      // The folder, read in output not indexed too (skip): the lines after it were printed there.
+      const mark = this.oscCut ? undefined : parseOsc(body);
+      if (mark?.kind === 'cwd' && this.isLocal(mark.host)) this.folder = mark.path;
+      return;
+    }
     if (this.counting || !body.startsWith('133;')) return;
     const [letter, arg] = body.slice(4).split(';', 2);
     if (letter === 'B') {
@@ -315,7 +349,7 @@ export class OutputLines {
     } else if (letter === 'C') {
       if (this.typing) {
         const text = this.typed.trim();
-        if (text) this.command = { text, line: this.line };
+        if (text) this.command = { text, line: this.line, folder: this.folder };
       }
       this.typing = false;
     } else if (letter === 'D') {
@@ -324,7 +358,7 @@ export class OutputLines {
       this.command = undefined;
       if (!cmd) return;
       const exitCode = arg !== undefined && /^-?\d+$/.test(arg) ? Number(arg) : undefined;
-      out.push(this.make('command', cmd.line, cmd.text, exitCode));
+      out.push(this.make('command', cmd.line, cmd.text, exitCode, cmd.folder));
     } else if (letter === 'A') {
       this.typing = false;
     }

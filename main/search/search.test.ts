@@ -128,6 +128,27 @@ describe('terminal-delight search', () => {
     for (const f of dbFiles) expect(fs.readFileSync(path.join(statePaths(env).state, f)).includes(secret.slice(-16))).toBe(false);
   }, 180_000);
 
+  it('gives each command the folder it ran in, though a later cd in the same second moved the pane (OSC 7 from a login shell)', async () => {
+    const c = await connect(true);
+    const sub = path.join(st.dir, 'sub dir');
+    fs.mkdirSync(sub);
+    const shell = await c.request('pane.create', { cwd: st.dir });
+    await waitFor(async () => (await screen(c, shell.id)).includes('$ '), 'the login shell\'s prompt', 30_000, 100);
+    const inSub = `insub${uid()}`;
+    const back = `back${uid()}`;
+    // Typed at once: the index reads them in one slice, after the pane has moved on.
+    await c.request('pane.input', { paneId: shell.id, data: `cd 'sub dir'\rprintf '%s\\n' ${inSub}\rcd ..\recho ${back}\r` });
+    await waitFor(() => cli(back, '--kind', 'command').hits.length > 0, 'the last command in the index', 30_000, 200);
+    expect(cli(inSub, '--kind', 'command').hits).toEqual([expect.objectContaining({ paneId: shell.id, folder: sub })]);
+    // Its output, and the line it was typed on.
+    expect(cli(inSub, '--kind', 'output').hits.map((h) => [h.text, h.folder]).sort()).toEqual([[`$ printf '%s\\n' ${inSub}`, sub], [inSub, sub]]);
+    expect(cli('cd', '--kind', 'command', '--pane', shell.id).hits.map((h) => [h.text, h.folder]).sort()).toEqual([['cd \'sub dir\'', st.dir], ['cd ..', sub]]);
+    expect(cli(back, '--kind', 'command').hits).toEqual([expect.objectContaining({ folder: st.dir })]);
+    // The folder filter: what ran below it.
+    expect(cli(inSub, '--folder', sub).hits.length).toBeGreaterThan(0);
+    expect(cli(back, '--folder', sub).code).toBe(1);
+  });
+
   it('stores no line of a private key cat in a login shell (ssh-keygen ed25519, openssl genrsa), the lines around it found', async () => {
     const ed = path.join(st.dir, 'id_ed25519');
     const rsa = path.join(st.dir, 'rsa.pem');

@@ -27,6 +27,7 @@ import path from 'node:path';
 import { SOURCE_OF_KIND, type PaneInfo, type SearchQuery, type Settings, type Surface } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
 import { paneFolder, paneFolders, type Paths } from '../paths.ts';
+import { isLocalHost } from '../panes/marks.ts';
 import type { PaneServiceApi, SettingsApi } from '../services.ts';
 import type { TickCallRecord } from '../tick/host.ts';
 import { parseAgentEvent } from '../agent-channel/events.ts';
@@ -132,9 +133,11 @@ function readTag(folder: string): string | undefined {
 export function outputEntries(lines: OutputLines, data: string, base: Pick<Entry, 'paneId' | 'session' | 'agent' | 'folder'>, at: number, out: Entry[]): void {
   // (Each made as it is read, not from an item of `feed`'s; a command's status set after, not
   // spread in: a second object a line was most of this loop's cost.)
-  lines.feedTo(data, out, (kind, line, text, exitCode) => {
+  lines.feedTo(data, out, (kind, line, text, exitCode, folder) => {
     const e: Entry = { ...base, kind, at, line, text };
     if (exitCode !== undefined) e.exitCode = exitCode;
+    // Where the shell said it was then (OSC 7): the pane's folder now may be where a later `cd` took it.
+    if (folder !== undefined) e.folder = folder;
     return e;
   });
 }
@@ -356,7 +359,7 @@ export class SearchService {
   private feed(paneId: string): PaneFeed {
     let f = this.feeds.get(paneId);
     if (!f) {
-      f = { lines: new OutputLines(this.index.nextLine(paneId)), queue: [], queued: 0 };
+      f = { lines: new OutputLines(this.index.nextLine(paneId), isLocalHost), queue: [], queued: 0 };
       this.feeds.set(paneId, f);
     }
     return f;
