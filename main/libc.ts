@@ -9,6 +9,7 @@ type Koffi = typeof import('koffi');
 type Lib = ReturnType<Koffi['load']>;
 
 let lib: Lib | null | undefined;
+let koffiModule: Koffi | undefined;
 
 /** The process's C library: glibc or musl on Linux, libSystem on macOS; null elsewhere or without koffi. */
 export function libc(): Lib | null {
@@ -22,6 +23,7 @@ export function libc(): Lib | null {
   } catch {
     return lib;
   }
+  koffiModule = koffi;
   for (const name of names) {
     try {
       lib = koffi.load(name);
@@ -59,4 +61,32 @@ export function setCloseOnExec(fd: number): boolean {
   if (flags < 0) return false;
   if (flags & FD_CLOEXEC) return true;
   return fcntl(fd, F_SETFD, 'int', flags | FD_CLOEXEC) === 0;
+}
+
+// flock's operations: the same numbers on Linux and macOS; EWOULDBLOCK is EAGAIN on Linux (11), 35 on macOS.
+const LOCK_EX = 2;
+const LOCK_NB = 4;
+const EWOULDBLOCK = process.platform === 'darwin' ? 35 : 11;
+
+type Flock = (fd: number, operation: number) => number;
+let flock: Flock | null | undefined;
+
+/**
+ * An exclusive flock(2) on `fd`, not waited for: 'locked' once this open file holds it (until
+ * it is closed, or the process ends: the kernel lets it go, whatever killed it), 'held' when
+ * another open file holds it, undefined where flock cannot be used (no C library, or a file
+ * system that refuses it).
+ */
+export function tryFlock(fd: number): 'locked' | 'held' | undefined {
+  if (flock === undefined) {
+    flock = null;
+    try {
+      flock = (libc()?.func('int flock(int fd, int operation)') as unknown as Flock | undefined) ?? null;
+    } catch {
+      flock = null;
+    }
+  }
+  if (!flock || !koffiModule || !Number.isInteger(fd) || fd < 0) return undefined;
+  if (flock(fd, LOCK_EX | LOCK_NB) === 0) return 'locked';
+  return koffiModule.errno() === EWOULDBLOCK ? 'held' : undefined;
 }

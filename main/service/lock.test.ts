@@ -93,7 +93,9 @@ describe('the service lock', () => {
     let fresh: number | undefined;
     // Between this taker's judging the old empty lock stale and its moving it aside: another
     // taker moved it, removed it, and made its own, not written yet (empty too).
+    // (The rename's way, where flock cannot be used: with flock nothing is moved.)
     const a = acquireLock(file, '1.0.0', {
+      renameOnly: true,
       beforeMove() {
         fs.renameSync(file, `${file}.other`);
         fs.rmSync(`${file}.other`);
@@ -108,10 +110,10 @@ describe('the service lock', () => {
     expect(fs.readdirSync(state.dir).filter((n) => n.startsWith('service.lock'))).toEqual(['service.lock']);
   });
 
-  it('lets exactly one of many processes racing for a stale lock hold it', async () => {
+  it.each([['by flock', false], ['by rename, where flock cannot be used', true]])('lets exactly one of many processes racing for a stale lock hold it (%s)', async (_how, renameOnly) => {
     fs.writeFileSync(file, JSON.stringify({ pid: deadPid(), version: '0.9.0', startedAt: '' }));
     const script = `import { acquireLock } from ${JSON.stringify(path.join(import.meta.dirname, 'lock.ts'))};
-const r = acquireLock(${JSON.stringify(file)}, 'x');
+const r = acquireLock(${JSON.stringify(file)}, 'x', { renameOnly: ${renameOnly} });
 process.stdout.write(r.held ? 'held' : 'not');
 // Held until the test has every answer (its stdin ends), however slowly the others start.
 process.stdin.on('end', () => { if (r.held) r.release(); }).resume();`;
@@ -129,5 +131,53 @@ process.stdin.on('end', () => { if (r.held) r.release(); }).resume();`;
     await Promise.all(exits);
     expect(runs.filter((r) => r === 'held')).toHaveLength(1);
     expect(runs.filter((r) => r === 'not')).toHaveLength(5);
+  });
+
+  it('leaves a live holder its lock whatever the file says: a taker never moves or removes it (the kernel\'s flock decides), and takes it once the holder is killed', async () => {
+    const script = `import { acquireLock } from ${JSON.stringify(path.join(import.meta.dirname, 'lock.ts'))};
+const r = acquireLock(${JSON.stringify(file)}, 'holder');
+process.stdout.write(r.held ? 'held' : 'not');
+process.stdin.resume();`;
+    const holder = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', '--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const ended = new Promise((resolve) => holder.on('close', resolve));
+    try {
+      expect(await new Promise<string>((resolve) => holder.stdout!.once('data', (d) => resolve(String(d))))).toBe('held');
+      const ino = fs.statSync(file).ino;
+      // Its record as a taker that read the file at the wrong moment, or a crash's leftover, would see it: a holder gone.
+      fs.writeFileSync(file, JSON.stringify({ pid: deadPid(), version: '0.9.0', startedAt: '' }));
+      for (let i = 0; i < 3; i++) expect(acquireLock(file, '1.0.0').held).toBe(false);
+      expect(fs.statSync(file).ino).toBe(ino);
+      expect(fs.readdirSync(state.dir).filter((n) => n.startsWith('service.lock'))).toEqual(['service.lock']);
+      holder.kill('SIGKILL');
+      await ended;
+      const taken = acquireLock(file, '1.0.0');
+      expect(taken.held).toBe(true);
+      expect(readLock(file)).toMatchObject({ pid: process.pid, version: '1.0.0' });
+      if (taken.held) taken.release();
+      expect(fs.existsSync(file)).toBe(false);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  });
+
+  it('is not passed on to a program its holder starts (a pane\'s shell would keep it held after the service ended)', async () => {
+    const a = acquireLock(file, '1.0.0');
+    expect(a.held).toBe(true);
+    const child = spawn('/bin/sh', ['-c', 'ls -l /proc/$$/fd; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const fds = await new Promise<string>((resolve) => {
+        let out = '';
+        child.stdout!.on('data', (d) => {
+          out += d;
+          if (/\n/.test(out) && out.includes(' 2 -> ')) resolve(out);
+        });
+        setTimeout(() => resolve(out), 5_000);
+      });
+      expect(fds).toContain(' 2 -> ');
+      expect(fds).not.toContain(file);
+    } finally {
+      child.kill('SIGKILL');
+      if (a.held) a.release();
+    }
   });
 });

@@ -1,13 +1,16 @@
 /**
  * The service's lock: one service per user and state folder (docs/design/service.md,
- * "The lock"). A file made with O_EXCL holding the holder's pid and, on Linux, its
- * process start time, so a pid the system reused is never taken for the holder. A lock
- * whose holder is gone (a crash, kill -9, a reboot) is stale and taken over.
+ * "The lock"). A file holding the holder's pid and, on Linux, its process start time, so a
+ * pid the system reused is never taken for the holder, which clients read. Who holds it is
+ * the kernel's to say: an exclusive flock(2) the holder keeps on it for its life, let go
+ * however the holder ends. Where flock cannot be used, the file is made with O_EXCL and a
+ * lock whose holder is gone (a crash, kill -9, a reboot) is stale and taken over by a rename.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import type { Paths } from '../paths.ts';
 import { processAlive, processStartTicks } from '../panes/proc.ts';
+import { setCloseOnExec, tryFlock } from '../libc.ts';
 
 export interface LockRecord {
   pid: number;
@@ -21,6 +24,9 @@ export type Acquired = { held: true; record: LockRecord; release(): void } | { h
 
 /** An empty lock file this young is a service between create and write: held. */
 const EMPTY_GRACE_MS = 5_000;
+
+/** The holder of a lock whose record is not written yet. */
+const STARTING: LockRecord = { pid: 0, version: '?', startedAt: '' };
 
 /** Whether the process a record names is still the one that wrote it. */
 export function holderAlive(rec: LockRecord): boolean {
@@ -66,13 +72,113 @@ function sameRecord(a: LockRecord | 'empty', b: LockRecord | 'empty'): boolean {
   return a.pid === b.pid && a.startTicks === b.startTicks && a.startedAt === b.startedAt;
 }
 
+/** This process's record, to write into the lock it took. */
+function ownRecord(version: string): LockRecord {
+  const record: LockRecord = { pid: process.pid, version, startedAt: new Date().toISOString() };
+  const ticks = processStartTicks(process.pid);
+  if (ticks !== undefined) record.startTicks = ticks;
+  return record;
+}
+
+/** Remove the lock file if it still holds this record (never a lock a later service took after this one's went stale). */
+function removeIfOwn(file: string, record: LockRecord): void {
+  const now = readLock(file);
+  if (now !== undefined && now !== 'empty' && now.pid === record.pid && now.startedAt === record.startedAt) fs.rmSync(file, { force: true });
+}
+
 /**
- * Take the lock, or say who holds it. A stale lock is renamed to a name of this
+ * Take the lock, or say who holds it: by flock where it can be used (`acquireByFlock`), else
+ * by O_EXCL and a rename of a stale lock (`acquireByRename`; `test.renameOnly` asks for it).
+ */
+export function acquireLock(file: string, version: string, test?: { beforeMove?(): void; renameOnly?: boolean }): Acquired {
+  return (test?.renameOnly ? undefined : acquireByFlock(file, version)) ?? acquireByRename(file, version, test);
+}
+
+/**
+ * The lock by flock: the file opened (made if missing) and locked without waiting. Held
+ * elsewhere: its record names the holder. Locked here: once the file is still the one at the
+ * lock's path (a holder's release removes it before letting go), the record is written over
+ * whatever a gone holder left. A live holder is never moved or removed, whatever its file
+ * says, so any number of takers racing after a crash leave exactly one holding it (a rename of
+ * a stale lock could move a live one aside in a three-way race). A file of a version that took
+ * the lock without flock, its holder alive or its record not written yet (younger than
+ * EMPTY_GRACE_MS), is held. Undefined where flock cannot be used (then nothing was made).
+ */
+function acquireByFlock(file: string, version: string): Acquired | undefined {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    let fd: number;
+    let made = false;
+    try {
+      fd = fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_RDWR, 0o600);
+      made = true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      try {
+        fd = fs.openSync(file, fs.constants.O_RDWR);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // released between the two calls
+        throw e;
+      }
+    }
+    let kept = false;
+    try {
+      const got = tryFlock(fd);
+      if (got === undefined) {
+        // No flock here: the file this call made goes (the rename's way would take it for a service starting).
+        if (made) fs.rmSync(file, { force: true });
+        return undefined;
+      }
+      const rec = readFd(fd);
+      if (got === 'held') return { held: false, holder: rec === 'empty' ? STARTING : rec };
+      const mine = fs.fstatSync(fd);
+      let there: fs.Stats;
+      try {
+        there = fs.statSync(file);
+      } catch {
+        continue; // removed by its holder's release before this call locked it
+      }
+      if (there.dev !== mine.dev || there.ino !== mine.ino) continue;
+      if (!made && (rec === 'empty' ? Date.now() - mine.mtimeMs < EMPTY_GRACE_MS : holderAlive(rec))) return { held: false, holder: rec === 'empty' ? STARTING : rec };
+      const record = ownRecord(version);
+      fs.ftruncateSync(fd, 0);
+      fs.writeSync(fd, JSON.stringify(record) + '\n', 0);
+      fs.fsyncSync(fd);
+      // Not passed on to a program the service starts (its panes): the lock is the service's alone.
+      setCloseOnExec(fd);
+      kept = true;
+      let released = false;
+      return {
+        held: true,
+        record,
+        release() {
+          if (released) return;
+          released = true;
+          // Removed before it is let go: a taker that opened this file meanwhile finds it is no longer the lock's.
+          removeIfOwn(file, record);
+          fs.closeSync(fd);
+        },
+      };
+    } finally {
+      if (!kept) fs.closeSync(fd);
+    }
+  }
+  throw new Error(`the service lock ${file} could not be taken after 20 tries: remove it if no Terminal Delight service runs, then start again`);
+}
+
+/** A lock file's record read through its descriptor, from its start. */
+function readFd(fd: number): LockRecord | 'empty' {
+  const buf = Buffer.alloc(4096);
+  const n = fs.readSync(fd, buf, 0, buf.length, 0);
+  return parseRecord(buf.toString('utf8', 0, n)) ?? 'empty';
+}
+
+/**
+ * The lock by O_EXCL, where flock cannot be used. A stale lock is renamed to a name of this
  * process's own (atomic), then checked: if what moved is the stale record judged, it is
  * deleted and the lock is tried again; if it is a live holder's fresh record (another
  * taker won meanwhile), it is linked back and that holder wins.
  */
-export function acquireLock(file: string, version: string, test?: { beforeMove?(): void }): Acquired {
+function acquireByRename(file: string, version: string, test?: { beforeMove?(): void }): Acquired {
   for (let attempt = 0; attempt < 20; attempt++) {
     let fd: number;
     try {
@@ -83,7 +189,7 @@ export function acquireLock(file: string, version: string, test?: { beforeMove?(
       if (judged === undefined) continue; // released between the two calls
       const seen = judged.rec;
       if (seen === 'empty') {
-        if (Date.now() - judged.mtimeMs < EMPTY_GRACE_MS) return { held: false, holder: { pid: 0, version: '?', startedAt: '' } };
+        if (Date.now() - judged.mtimeMs < EMPTY_GRACE_MS) return { held: false, holder: STARTING };
       } else if (holderAlive(seen)) {
         return { held: false, holder: seen };
       }
@@ -109,14 +215,12 @@ export function acquireLock(file: string, version: string, test?: { beforeMove?(
           // a third taker made a lock meanwhile: it holds it
         }
         fs.rmSync(aside, { force: true });
-        return { held: false, holder: moved === 'empty' ? { pid: 0, version: '?', startedAt: '' } : moved };
+        return { held: false, holder: moved === 'empty' ? STARTING : moved };
       }
       fs.rmSync(aside, { force: true });
       continue;
     }
-    const record: LockRecord = { pid: process.pid, version, startedAt: new Date().toISOString() };
-    const ticks = processStartTicks(process.pid);
-    if (ticks !== undefined) record.startTicks = ticks;
+    const record = ownRecord(version);
     try {
       fs.writeFileSync(fd, JSON.stringify(record) + '\n');
       fs.fsyncSync(fd);
@@ -130,9 +234,7 @@ export function acquireLock(file: string, version: string, test?: { beforeMove?(
       release() {
         if (released) return;
         released = true;
-        // Only our own record: never a lock a later service took after ours went stale.
-        const now = readLock(file);
-        if (now !== undefined && now !== 'empty' && now.pid === record.pid && now.startedAt === record.startedAt) fs.rmSync(file, { force: true });
+        removeIfOwn(file, record);
       },
     };
   }
