@@ -532,8 +532,12 @@ export interface Requests {
 
   'agent.new': { req: { command?: string[]; cwd?: string; splitOf?: string; direction?: 'right' | 'down'; machine?: string }; res: PaneInfo };
   /** Every agent CLI the app knows, for "+ Agent": settings.agentCommand's first, then those on PATH, then the rest (with how to install them). */
-  /** `machine`: that machine's agents (the renderer's client sends it there through the home service). */
-  'agent.available': { req: { machine?: string }; res: AvailableAgent[] };
+  /**
+   * `machine`: that machine's agents (the renderer's client sends it there through the home service).
+   * `splitOf`: the pane the agent would start beside (its folder decides whether hooks a project
+   * holds count; a far pane's id sends the ask to its machine).
+   */
+  'agent.available': { req: { machine?: string; splitOf?: string }; res: AvailableAgent[] };
 
   /** Start an ended pane again as it was (same id, folder, env, cwd, size; the agent's resume argv). */
   'pane.resume': { req: { paneId: string }; res: PaneInfo };

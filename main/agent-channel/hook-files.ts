@@ -33,15 +33,43 @@ export function recordFile(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(statePaths(env).state, 'hooks-installed.json');
 }
 
+/** The settings files a project's `.claude` folder holds, which Claude Code reads when started in that folder. */
+const CLAUDE_PROJECT_FILES = ['settings.json', 'settings.local.json'];
+
+/** A path as the file system resolves it (symlinks followed); itself when it cannot be. */
+function real(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
 /**
- * The agents whose channel is installed: recorded by `hooks` (their hooks in a settings file,
- * or OpenCode's plugin, still there), or named in the agent's usual settings file (an install
- * made before the record was kept, or by running scripts/install-agent-hooks.sh by hand).
- * "+ Agent" says so of an agent without.
+ * The agents whose channel is installed for an agent started in `folder` (none given: one
+ * started anywhere): recorded by `hooks` (their hooks in a settings file, or OpenCode's plugin,
+ * still there), or named in the agent's usual settings file (an install made before the record
+ * was kept, or by running scripts/install-agent-hooks.sh by hand). Claude Code's hooks in a
+ * project (`hooks --project DIR`: DIR/.claude/settings.json) count only for an agent started
+ * in that folder, as Claude Code reads them only there; a folder's own `.claude` settings that
+ * name the hook count too (a project that keeps them, or one installed by hand). "+ Agent"
+ * says so of an agent without.
  */
-export function hooksInstalled(env: NodeJS.ProcessEnv = process.env): Set<AgentName> {
-  const recorded = readRecord(recordFile(env)).filter((e) => (e.part === 'hooks' || e.part === 'plugin') && fs.existsSync(e.file)).map((e) => e.agent);
+export function hooksInstalled(env: NodeJS.ProcessEnv = process.env, folder?: string): Set<AgentName> {
   const usual = (agent: AgentName): string => (agent === 'claude' ? path.join(claudeConfigDir(env), 'settings.json') : settingsFile(agent, env));
+  const here = folder === undefined ? undefined : real(folder);
+  // The project a recorded Claude Code settings file belongs to, when it is a project's.
+  const projectOf = (file: string): string | undefined => {
+    const dir = path.dirname(file);
+    return path.basename(dir) === '.claude' && CLAUDE_PROJECT_FILES.includes(path.basename(file)) && real(file) !== real(usual('claude')) ? real(path.dirname(dir)) : undefined;
+  };
+  const recorded = readRecord(recordFile(env))
+    .filter((e) => (e.part === 'hooks' || e.part === 'plugin') && fs.existsSync(e.file))
+    .filter((e) => {
+      const project = e.agent === 'claude' ? projectOf(e.file) : undefined;
+      return project === undefined || project === here;
+    })
+    .map((e) => e.agent);
   const names = (file: string): boolean => {
     try {
       return fs.readFileSync(file, 'utf8').includes(path.basename(HOOK));
@@ -49,5 +77,6 @@ export function hooksInstalled(env: NodeJS.ProcessEnv = process.env): Set<AgentN
       return false;
     }
   };
-  return new Set(AGENT_NAMES.filter((agent) => recorded.includes(agent) || names(usual(agent))));
+  const inFolder = (agent: AgentName): boolean => agent === 'claude' && here !== undefined && CLAUDE_PROJECT_FILES.some((f) => names(path.join(here, '.claude', f)));
+  return new Set(AGENT_NAMES.filter((agent) => recorded.includes(agent) || names(usual(agent)) || inFolder(agent)));
 }

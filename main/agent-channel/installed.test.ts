@@ -92,3 +92,29 @@ it('an installed agent without its hooks says so, and no more once `terminal-del
   expect(fs.existsSync(path.join(state!.dir, 'state', 'terminal-delight', 'hooks-installed.json'))).toBe(false);
   expect(await hooksOf()).toEqual(['claude true', 'codex not installed', 'gemini not installed', 'opencode not installed']);
 });
+
+it('hooks installed in a project (`hooks --project DIR`) count for an agent started in that folder only, as do the hooks a folder keeps in its own .claude settings', async () => {
+  const { app: a, own } = await start((own) => [own, '/usr/bin', '/bin']);
+  fs.symlinkSync(process.execPath, path.join(own, 'node'));
+  const env = { ...state!.env, PATH: `${own}:/usr/bin:/bin` };
+  const project = path.join(state!.dir, 'project');
+  const other = path.join(state!.dir, 'other');
+  const kept = path.join(state!.dir, 'kept');
+  for (const d of [project, other, kept]) fs.mkdirSync(d);
+  const pane = async (cwd: string) => ((await a.core.request('pane.create', { cwd, command: ['/bin/sh', '-c', 'exec sleep 60'] }, client)) as PaneInfo).id;
+  const inProject = await pane(project);
+  const inOther = await pane(other);
+  const inKept = await pane(kept);
+  const claudeHooks = async (splitOf?: string) => ((await a.core.request('agent.available', splitOf ? { splitOf } : {}, client)) as AvailableAgent[]).find((x) => x.name === 'claude')!.hooks;
+  const on = spawnSync(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', path.join(appRoot, 'main', 'cli', 'main.ts'), 'hooks', '--agent', 'claude', '--project', project, '--no-mcp'], { env, encoding: 'utf8', timeout: 30_000 });
+  expect(on.status, on.stderr).toBe(0);
+  expect(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')).toContain('tdac-hook.sh');
+  expect(await claudeHooks(inProject)).toBe(true);
+  expect(await claudeHooks(inOther)).toBe(false);
+  expect(await claudeHooks()).toBe(false);
+  // A folder whose own .claude settings name the hook (installed by hand: no record kept).
+  const byHand = spawnSync('sh', [path.join(appRoot, 'scripts', 'install-agent-hooks.sh'), '--project', kept, '--no-mcp'], { env, encoding: 'utf8', timeout: 30_000 });
+  expect(byHand.status, byHand.stderr).toBe(0);
+  expect(await claudeHooks(inKept)).toBe(true);
+  expect(await claudeHooks(inOther)).toBe(false);
+});

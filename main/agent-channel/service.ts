@@ -663,14 +663,16 @@ export class AgentChannel implements AgentStatusApi {
    * (with that command and its options), then those found on PATH, then the others with
    * how to install them; the table's order within each.
    */
-  available(): AvailableAgent[] {
+  /** `splitOf`: the pane the new agent would start beside, in its folder (whether its hooks are installed may depend on it: a project's). */
+  available(req: { splitOf?: unknown } = {}): AvailableAgent[] {
     const env = this.opts.env ?? process.env;
     // What the person installed: not this app's own node_modules/.bin (panes/env.ts).
     const vars = { ...Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string')), PATH: userPath(env).join(path.delimiter) };
     const cwd = env.HOME && fs.existsSync(env.HOME) ? env.HOME : process.cwd();
     const configured = this.opts.settings?.get().agentCommand ?? [];
     const preferred = agentOf(configured)?.name;
-    const hooked = hooksInstalled(env);
+    const folder = typeof req.splitOf === 'string' ? this.opts.panes.get(req.splitOf)?.cwd : undefined;
+    const hooked = hooksInstalled(env, folder);
     const all: AvailableAgent[] = Object.values(AGENTS).map((agent) => {
       const mine = agent.name === preferred;
       const programs = mine ? [configured[0], ...agent.programs] : agent.programs;
@@ -697,7 +699,7 @@ export class AgentChannel implements AgentStatusApi {
 export function installAgentChannel(opts: AgentChannelOptions): AgentChannel {
   const channel = new AgentChannel(opts);
   opts.core.handle('agent.new', (req) => channel.newAgentPane(req));
-  opts.core.handle('agent.available', () => channel.available());
+  opts.core.handle('agent.available', (req) => channel.available(req ?? {}));
   opts.core.onDispose(() => channel.dispose());
   return channel;
 }

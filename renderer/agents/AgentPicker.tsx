@@ -13,7 +13,7 @@ import { useStore } from 'zustand';
 import { newAgent } from '../commands.ts';
 import { useWindow, useWindowState } from '../context.ts';
 import { ModalForm } from './ModalForm.tsx';
-import { agentPickerUi, firstActive, hideAgentPicker, moveActive, pickerRows, type PickerRow } from './picker.ts';
+import { agentPickerUi, availableAsk, firstActive, hideAgentPicker, moveActive, pickerRows, type PickerRow } from './picker.ts';
 import { sentence } from './WorktreeDialog.tsx';
 import { MachineChoice, useMachineChoice } from '../machines/MachineChoice.tsx';
 import { CodeText } from '../CodeText.tsx';
@@ -33,13 +33,15 @@ function Chooser({ n }: { n: number }): ReactElement {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const list = useRef<HTMLUListElement>(null);
-  const { machines, machine, setMachine } = useMachineChoice(agentPickerUi.getState().splitOf);
+  // The pane the agent starts beside (newAgent's: the one asked, else the focused one).
+  const beside = agentPickerUi.getState().splitOf ?? ctx.store.getState().focused;
+  const { machines, machine, setMachine } = useMachineChoice(beside);
 
   // Asked each time it opens (or another machine is chosen): an agent installed a minute ago is there.
   useEffect(() => {
     let live = true;
     setRows(null);
-    ctx.api.invoke('agent.available', machine ? { machine } : {}).then((agents) => {
+    ctx.api.invoke('agent.available', availableAsk(beside, machine)).then((agents) => {
       if (!live) return;
       // This window's settings.agentCommand is this machine's: another machine lists its own.
       const made = pickerRows(agents, machine ? [] : agentCommand);
@@ -53,7 +55,7 @@ function Chooser({ n }: { n: number }): ReactElement {
     return () => {
       live = false;
     };
-  }, [ctx.api, agentCommand, machine]);
+  }, [ctx.api, agentCommand, machine, beside]);
 
   // Before the list is painted: a key pressed once the agents show goes to the list.
   useLayoutEffect(() => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AvailableAgent } from '../../preload/contract.ts';
-import { firstActive, moveActive, pickerRows } from './picker.ts';
+import { availableAsk, firstActive, moveActive, pickerRows } from './picker.ts';
 
 const claude: AvailableAgent = { name: 'claude', label: 'Claude Code', command: ['claude', '--model', 'opus'], installed: true, path: '/usr/bin/claude', configured: true };
 const codex: AvailableAgent = { name: 'codex', label: 'Codex', command: ['codex'], installed: true, path: '/opt/bin/codex' };
@@ -37,5 +37,15 @@ describe('the agent chooser', () => {
     expect(moveActive(2, 3, 'Home')).toBe(0);
     expect(moveActive(1, 3, 'a')).toBe(1);
     expect(moveActive(0, 0, 'ArrowDown')).toBe(0);
+  });
+
+  it('asks for the agents of the pane it starts beside, on that pane\'s machine; another machine\'s alone', () => {
+    expect(availableAsk('p1abc', '')).toEqual({ splitOf: 'p1abc' });
+    expect(availableAsk('box/p2def', 'box')).toEqual({ splitOf: 'box/p2def' });
+    // Started on another machine than the pane's: in that machine's home folder.
+    expect(availableAsk('p1abc', 'box')).toEqual({ machine: 'box' });
+    expect(availableAsk('box/p2def', '')).toEqual({});
+    expect(availableAsk(undefined, '')).toEqual({});
+    expect(availableAsk(null, 'box')).toEqual({ machine: 'box' });
   });
 });

@@ -5,6 +5,7 @@
  */
 import { createStore } from 'zustand/vanilla';
 import type { AgentName, AvailableAgent } from '../../preload/contract.ts';
+import { splitPaneId } from '../../common/pane-id.ts';
 
 export interface AgentPickerUi {
   open: boolean;
@@ -84,4 +85,16 @@ export function moveActive(active: number, count: number, key: string): number {
 export function firstActive(rows: readonly PickerRow[]): number {
   const i = rows.findIndex((r) => r.installed);
   return i < 0 ? 0 : i;
+}
+
+/**
+ * What "+ Agent" asks 'agent.available' for the agent it would start beside `beside` (the pane
+ * split) on `machine` ('' this one): that pane, when it is on that machine (whether a project's
+ * hooks count depends on its folder; a far pane's qualified id takes the ask to its machine),
+ * else the machine alone (the agent would start in that machine's home folder).
+ */
+export function availableAsk(beside: string | null | undefined, machine: string): { splitOf?: string; machine?: string } {
+  const where = beside ? (splitPaneId(beside).machine ?? '') : undefined;
+  if (beside && where === machine) return { splitOf: beside };
+  return machine ? { machine } : {};
 }
