@@ -63,10 +63,9 @@ export function setCloseOnExec(fd: number): boolean {
   return fcntl(fd, F_SETFD, 'int', flags | FD_CLOEXEC) === 0;
 }
 
-// flock's operations: the same numbers on Linux and macOS; EWOULDBLOCK is EAGAIN on Linux (11), 35 on macOS.
+// flock's operations: the same numbers on Linux and macOS.
 const LOCK_EX = 2;
 const LOCK_NB = 4;
-const EWOULDBLOCK = process.platform === 'darwin' ? 35 : 11;
 
 type Flock = (fd: number, operation: number) => number;
 let flock: Flock | null | undefined;
@@ -88,5 +87,5 @@ export function tryFlock(fd: number): 'locked' | 'held' | undefined {
   }
   if (!flock || !koffiModule || !Number.isInteger(fd) || fd < 0) return undefined;
   if (flock(fd, LOCK_EX | LOCK_NB) === 0) return 'locked';
-  return koffiModule.errno() === EWOULDBLOCK ? 'held' : undefined;
+  return koffiModule.errno() === koffiModule.os.errno.EWOULDBLOCK ? 'held' : undefined;
 }

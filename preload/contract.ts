@@ -535,7 +535,7 @@ export interface Requests {
   /**
    * `machine`: that machine's agents (the renderer's client sends it there through the home service).
    * `splitOf`: the pane the agent would start beside (its folder decides whether hooks a project
-   * holds count; a far pane's id sends the ask to its machine).
+   * holds count; "+ Agent" sends only this machine's).
    */
   'agent.available': { req: { machine?: string; splitOf?: string }; res: AvailableAgent[] };
 

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { AgentName } from '../../preload/contract.ts';
 import { readRecord } from '../../scripts/hooks/record.mjs';
 import { homeOf, statePaths } from '../paths.ts';
+import { realOf } from '../panes/env.ts';
 import { claudeConfigDir } from './agents/claude.ts';
 import { AGENT_NAMES } from './agents/index.ts';
 
@@ -36,15 +37,6 @@ export function recordFile(env: NodeJS.ProcessEnv = process.env): string {
 /** The settings files a project's `.claude` folder holds, which Claude Code reads when started in that folder. */
 const CLAUDE_PROJECT_FILES = ['settings.json', 'settings.local.json'];
 
-/** A path as the file system resolves it (symlinks followed); itself when it cannot be. */
-function real(p: string): string {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
-}
-
 /**
  * The agents whose channel is installed for an agent started in `folder` (none given: one
  * started anywhere): recorded by `hooks` (their hooks in a settings file, or OpenCode's plugin,
@@ -57,11 +49,11 @@ function real(p: string): string {
  */
 export function hooksInstalled(env: NodeJS.ProcessEnv = process.env, folder?: string): Set<AgentName> {
   const usual = (agent: AgentName): string => (agent === 'claude' ? path.join(claudeConfigDir(env), 'settings.json') : settingsFile(agent, env));
-  const here = folder === undefined ? undefined : real(folder);
+  const here = folder === undefined ? undefined : realOf(folder);
   // The project a recorded Claude Code settings file belongs to, when it is a project's.
   const projectOf = (file: string): string | undefined => {
     const dir = path.dirname(file);
-    return path.basename(dir) === '.claude' && CLAUDE_PROJECT_FILES.includes(path.basename(file)) && real(file) !== real(usual('claude')) ? real(path.dirname(dir)) : undefined;
+    return path.basename(dir) === '.claude' && CLAUDE_PROJECT_FILES.includes(path.basename(file)) && realOf(file) !== realOf(usual('claude')) ? realOf(path.dirname(dir)) : undefined;
   };
   const recorded = readRecord(recordFile(env))
     .filter((e) => (e.part === 'hooks' || e.part === 'plugin') && fs.existsSync(e.file))

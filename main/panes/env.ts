@@ -51,7 +51,8 @@ export interface PaneEnvInput {
   extra?: Record<string, string>;
 }
 
-const realOf = (p: string): string => {
+/** A path as the file system resolves it (symlinks followed); itself, resolved, when it cannot be. */
+export const realOf = (p: string): string => {
   try {
     return fs.realpathSync(p);
   } catch {

@@ -244,13 +244,10 @@ describe('OutputLines: the folder each line and command was read in (OSC 7)', ()
     }
   });
 
-  it('takes a long folder, decoded; not one longer than it keeps, nor another machine\'s, nor one cut by skipped output', () => {
+  it('takes a long folder, decoded; not another machine\'s; one too long to keep leaves it unknown; one across skipped output read whole', () => {
     const long = `/home/dev/${'a very long folder name '.repeat(12).trim()}/src`;
     const o = new OutputLines(0, (host) => host === '' || host === 'here');
     o.feed(`${cwd(long, 'here')}x\n`);
-    expect(o.folder).toBe(long);
-    // Too long to keep whole: the folder stays the one before.
-    o.feed(`${cwd(`/x/${'y'.repeat(5000)}`)}x\n`);
     expect(o.folder).toBe(long);
     // A shell over ssh reports the far machine's folders.
     o.feed(`${cwd('/srv/far', 'far.example')}x\n`);
@@ -262,10 +259,17 @@ describe('OutputLines: the folder each line and command was read in (OSC 7)', ()
     o.skip(`lots\n${cwd('/home/dev/skipped')}more\n`);
     expect(o.folder).toBe('/home/dev/skipped');
     expect(o.feed('after\n')).toEqual([{ kind: 'output', line: expect.any(Number), text: 'after', folder: '/home/dev/skipped' }]);
-    // One whose start was skipped: what is left of it is not believed.
-    o.skip('\x1b]7;file:///home/de');
-    o.feed('v/cut\x07x\n');
-    expect(o.folder).toBe('/home/dev/skipped');
+    // One begun in output let go and ended in what is read (or begun just at its end): read whole.
+    o.skip('lots\n\x1b]7;file:///home/de');
+    o.feed('v/across\x07x\n');
+    expect(o.folder).toBe('/home/dev/across');
+    o.skip('lots\n\x1b]');
+    o.feed('7;file:///home/dev/at-the-end\x07x\n');
+    expect(o.folder).toBe('/home/dev/at-the-end');
+    // Too long to keep whole (more than the pane's own reader keeps): the folder is no longer known.
+    const items = o.feed(`${cwd(`/x/${'y'.repeat(20_000)}`)}after\n`);
+    expect(o.folder).toBeUndefined();
+    expect(items).toEqual([{ kind: 'output', line: expect.any(Number), text: 'after' }]);
     // By default only an empty host or localhost is this machine.
     const d = new OutputLines();
     d.feed(`${cwd('/a', 'localhost')}${cwd('/b', 'elsewhere')}`);

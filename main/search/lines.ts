@@ -6,7 +6,7 @@
  * folder the shell last reported (OSC 7) before it: a command's where it began. Fed chunks of
  * any size, split anywhere (a sequence may straddle chunks). Pure: no I/O.
  */
-import { parseOsc } from '../panes/marks.ts';
+import { MAX_BODY, parseOsc } from '../panes/marks.ts';
 
 export type OutputItem =
   | { kind: 'output'; line: number; text: string; folder?: string }
@@ -31,9 +31,9 @@ const NOWHERE: unknown[] = [];
 
 /** A line longer than this is cut (the rest of it is still read, and dropped). */
 export const MAX_LINE = 4096;
-/** How much of an OSC's body is kept: its first 64 characters, an OSC 7's (a folder) up to 4,096 (a longer one is not believed). */
+/** How much of an OSC's body is kept: its first 64 characters, an OSC 7's (a folder) as much as the pane's own reader keeps (MAX_BODY: a longer one is not believed). */
 const OSC_KEEP = 64;
-const OSC_7_KEEP = 4096;
+const OSC_7_KEEP = MAX_BODY;
 
 type State = 'ground' | 'esc' | 'esc-int' | 'csi' | 'osc' | 'osc-esc' | 'str' | 'str-esc';
 
@@ -277,9 +277,7 @@ export class OutputLines {
     }
     this.text = '';
     this.returned = false;
-    // (An OSC it ends in goes on with its body's start not kept: not believed.)
-    this.osc = '';
-    this.oscCut = true;
+    // (An OSC it ends in goes on, what it read of its body kept: a folder reported across the boundary is read whole.)
     this.typing = false;
     this.command = undefined;
   }
@@ -337,6 +335,8 @@ export class OutputLines {
     const body = this.osc;
     if (body.startsWith('7;')) {
       // The folder, read in output not indexed too (skip): the lines after it were printed there.
+      // One too long to keep whole says the folder changed, not to what: the pane's own is taken then.
+      if (this.oscCut) this.folder = undefined;
       const mark = this.oscCut ? undefined : parseOsc(body);
       if (mark?.kind === 'cwd' && this.isLocal(mark.host)) this.folder = mark.path;
       return;

@@ -25,6 +25,9 @@ export type Acquired = { held: true; record: LockRecord; release(): void } | { h
 /** An empty lock file this young is a service between create and write: held. */
 const EMPTY_GRACE_MS = 5_000;
 
+/** What a taker waits on for a moment (Atomics.wait: the lock is taken synchronously). */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
 /** The holder of a lock whose record is not written yet. */
 const STARTING: LockRecord = { pid: 0, version: '?', startedAt: '' };
 
@@ -122,7 +125,12 @@ function acquireByFlock(file: string, version: string): Acquired | undefined {
     }
     let kept = false;
     try {
-      const got = tryFlock(fd);
+      let got = tryFlock(fd);
+      // Made here: only a taker reading it (below) can hold it, and lets go at once: asked again (every 2 ms, 200 ms at most).
+      for (let i = 0; made && got === 'held' && i < 100; i++) {
+        Atomics.wait(PAUSE, 0, 0, 2);
+        got = tryFlock(fd);
+      }
       if (got === undefined) {
         // No flock here: the file this call made goes (the rename's way would take it for a service starting).
         if (made) fs.rmSync(file, { force: true });
@@ -143,7 +151,8 @@ function acquireByFlock(file: string, version: string): Acquired | undefined {
       fs.ftruncateSync(fd, 0);
       fs.writeSync(fd, JSON.stringify(record) + '\n', 0);
       fs.fsyncSync(fd);
-      // Not passed on to a program the service starts (its panes): the lock is the service's alone.
+      // Not passed on to a program the service starts (its panes): the lock is the service's alone
+      // (Node opens files close-on-exec already; said here, as the lock depends on it).
       setCloseOnExec(fd);
       kept = true;
       let released = false;

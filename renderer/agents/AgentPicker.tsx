@@ -33,8 +33,8 @@ function Chooser({ n }: { n: number }): ReactElement {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const list = useRef<HTMLUListElement>(null);
-  // The pane the agent starts beside (newAgent's: the one asked, else the focused one).
-  const beside = agentPickerUi.getState().splitOf ?? ctx.store.getState().focused;
+  // The pane the agent starts beside (newAgent's: the one asked, else the focused one), as it was when the chooser opened.
+  const [beside] = useState(() => agentPickerUi.getState().splitOf ?? ctx.store.getState().focused ?? undefined);
   const { machines, machine, setMachine } = useMachineChoice(beside);
 
   // Asked each time it opens (or another machine is chosen): an agent installed a minute ago is there.
@@ -78,7 +78,7 @@ function Chooser({ n }: { n: number }): ReactElement {
     }
     setBusy(true);
     setError(null);
-    const pane = await newAgent(ctx, agentPickerUi.getState().splitOf, row.command, (msg) => setError(sentence(msg)), machine);
+    const pane = await newAgent(ctx, beside, row.command, (msg) => setError(sentence(msg)), machine);
     setBusy(false);
     if (pane) hideAgentPicker();
   };

@@ -39,10 +39,9 @@ describe('the agent chooser', () => {
     expect(moveActive(0, 0, 'ArrowDown')).toBe(0);
   });
 
-  it('asks for the agents of the pane it starts beside, on that pane\'s machine; another machine\'s alone', () => {
+  it('asks for the agents of this machine\'s pane it starts beside; another machine\'s alone (its service may not take the pane)', () => {
     expect(availableAsk('p1abc', '')).toEqual({ splitOf: 'p1abc' });
-    expect(availableAsk('box/p2def', 'box')).toEqual({ splitOf: 'box/p2def' });
-    // Started on another machine than the pane's: in that machine's home folder.
+    expect(availableAsk('box/p2def', 'box')).toEqual({ machine: 'box' });
     expect(availableAsk('p1abc', 'box')).toEqual({ machine: 'box' });
     expect(availableAsk('box/p2def', '')).toEqual({});
     expect(availableAsk(undefined, '')).toEqual({});

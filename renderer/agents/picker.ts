@@ -89,12 +89,11 @@ export function firstActive(rows: readonly PickerRow[]): number {
 
 /**
  * What "+ Agent" asks 'agent.available' for the agent it would start beside `beside` (the pane
- * split) on `machine` ('' this one): that pane, when it is on that machine (whether a project's
- * hooks count depends on its folder; a far pane's qualified id takes the ask to its machine),
- * else the machine alone (the agent would start in that machine's home folder).
+ * split) on `machine` ('' this one): this machine's pane, when the agent starts here (whether a
+ * project's hooks count depends on its folder), else the machine alone (a far service may be a
+ * version whose contract takes no `splitOf`: a project's hooks there count nowhere).
  */
 export function availableAsk(beside: string | null | undefined, machine: string): { splitOf?: string; machine?: string } {
-  const where = beside ? (splitPaneId(beside).machine ?? '') : undefined;
-  if (beside && where === machine) return { splitOf: beside };
-  return machine ? { machine } : {};
+  if (machine) return { machine };
+  return beside && splitPaneId(beside).machine === undefined ? { splitOf: beside } : {};
 }
