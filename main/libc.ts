@@ -35,27 +35,35 @@ export function libc(): Lib | null {
   return lib;
 }
 
+/** A C library function by its declaration (koffi's), loaded on first use; null where it cannot be. */
+function cFunction<F>(declaration: string): () => F | null {
+  let f: F | null | undefined;
+  return () => {
+    if (f === undefined) {
+      f = null;
+      try {
+        f = (libc()?.func(declaration) as unknown as F | undefined) ?? null;
+      } catch {
+        f = null;
+      }
+    }
+    return f;
+  };
+}
+
 // fcntl's commands and flag: the same numbers on Linux and macOS.
 const F_GETFD = 1;
 const F_SETFD = 2;
 const FD_CLOEXEC = 1;
 
-type Fcntl = (fd: number, cmd: number, ...rest: unknown[]) => number;
-let fcntl: Fcntl | null | undefined;
+const fcntlOf = cFunction<(fd: number, cmd: number, ...rest: unknown[]) => number>('int fcntl(int fd, int cmd, ...)');
 
 /**
  * Marks `fd` close-on-exec, so no program this process starts afterwards inherits it.
  * True once the flag is set; false where it cannot be (no C library, or a closed fd).
  */
 export function setCloseOnExec(fd: number): boolean {
-  if (fcntl === undefined) {
-    fcntl = null;
-    try {
-      fcntl = (libc()?.func('int fcntl(int fd, int cmd, ...)') as unknown as Fcntl | undefined) ?? null;
-    } catch {
-      fcntl = null;
-    }
-  }
+  const fcntl = fcntlOf();
   if (!fcntl || !Number.isInteger(fd) || fd < 0) return false;
   const flags = fcntl(fd, F_GETFD);
   if (flags < 0) return false;
@@ -67,8 +75,7 @@ export function setCloseOnExec(fd: number): boolean {
 const LOCK_EX = 2;
 const LOCK_NB = 4;
 
-type Flock = (fd: number, operation: number) => number;
-let flock: Flock | null | undefined;
+const flockOf = cFunction<(fd: number, operation: number) => number>('int flock(int fd, int operation)');
 
 /**
  * An exclusive flock(2) on `fd`, not waited for: 'locked' once this open file holds it (until
@@ -77,14 +84,7 @@ let flock: Flock | null | undefined;
  * system that refuses it).
  */
 export function tryFlock(fd: number): 'locked' | 'held' | undefined {
-  if (flock === undefined) {
-    flock = null;
-    try {
-      flock = (libc()?.func('int flock(int fd, int operation)') as unknown as Flock | undefined) ?? null;
-    } catch {
-      flock = null;
-    }
-  }
+  const flock = flockOf();
   if (!flock || !koffiModule || !Number.isInteger(fd) || fd < 0) return undefined;
   if (flock(fd, LOCK_EX | LOCK_NB) === 0) return 'locked';
   return koffiModule.errno() === koffiModule.os.errno.EWOULDBLOCK ? 'held' : undefined;

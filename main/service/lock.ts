@@ -89,6 +89,21 @@ function removeIfOwn(file: string, record: LockRecord): void {
   if (now !== undefined && now !== 'empty' && now.pid === record.pid && now.startedAt === record.startedAt) fs.rmSync(file, { force: true });
 }
 
+/** The lock held with `record`: its release (once) removes the file if it is still this record's, then lets go (`letGo`). */
+function held(file: string, record: LockRecord, letGo?: () => void): Acquired {
+  let released = false;
+  return {
+    held: true,
+    record,
+    release() {
+      if (released) return;
+      released = true;
+      removeIfOwn(file, record);
+      letGo?.();
+    },
+  };
+}
+
 /**
  * Take the lock, or say who holds it: by flock where it can be used (`acquireByFlock`), else
  * by O_EXCL and a rename of a stale lock (`acquireByRename`; `test.renameOnly` asks for it).
@@ -155,18 +170,8 @@ function acquireByFlock(file: string, version: string): Acquired | undefined {
       // (Node opens files close-on-exec already; said here, as the lock depends on it).
       setCloseOnExec(fd);
       kept = true;
-      let released = false;
-      return {
-        held: true,
-        record,
-        release() {
-          if (released) return;
-          released = true;
-          // Removed before it is let go: a taker that opened this file meanwhile finds it is no longer the lock's.
-          removeIfOwn(file, record);
-          fs.closeSync(fd);
-        },
-      };
+      // Removed before it is let go: a taker that opened this file meanwhile finds it is no longer the lock's.
+      return held(file, record, () => fs.closeSync(fd));
     } finally {
       if (!kept) fs.closeSync(fd);
     }
@@ -236,16 +241,7 @@ function acquireByRename(file: string, version: string, test?: { beforeMove?(): 
     } finally {
       fs.closeSync(fd);
     }
-    let released = false;
-    return {
-      held: true,
-      record,
-      release() {
-        if (released) return;
-        released = true;
-        removeIfOwn(file, record);
-      },
-    };
+    return held(file, record);
   }
   throw new Error(`the service lock ${file} could not be taken after 20 tries: remove it if no Terminal Delight service runs, then start again`);
 }
