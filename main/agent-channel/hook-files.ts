@@ -50,10 +50,11 @@ const CLAUDE_PROJECT_FILES = ['settings.json', 'settings.local.json'];
 export function hooksInstalled(env: NodeJS.ProcessEnv = process.env, folder?: string): Set<AgentName> {
   const usual = (agent: AgentName): string => (agent === 'claude' ? path.join(claudeConfigDir(env), 'settings.json') : settingsFile(agent, env));
   const here = folder === undefined ? undefined : realOf(folder);
+  const userClaude = realOf(usual('claude'));
   // The project a recorded Claude Code settings file belongs to, when it is a project's.
   const projectOf = (file: string): string | undefined => {
     const dir = path.dirname(file);
-    return path.basename(dir) === '.claude' && CLAUDE_PROJECT_FILES.includes(path.basename(file)) && realOf(file) !== realOf(usual('claude')) ? realOf(path.dirname(dir)) : undefined;
+    return path.basename(dir) === '.claude' && CLAUDE_PROJECT_FILES.includes(path.basename(file)) && realOf(file) !== userClaude ? realOf(path.dirname(dir)) : undefined;
   };
   const recorded = readRecord(recordFile(env))
     .filter((e) => (e.part === 'hooks' || e.part === 'plugin') && fs.existsSync(e.file))

@@ -661,9 +661,9 @@ export class AgentChannel implements AgentStatusApi {
   /**
    * Every agent the app knows, for "+ Agent": the one settings.agentCommand starts first
    * (with that command and its options), then those found on PATH, then the others with
-   * how to install them; the table's order within each.
+   * how to install them; the table's order within each. `splitOf`: the pane the new agent
+   * would start beside, in its folder (whether its hooks are installed may depend on it: a project's).
    */
-  /** `splitOf`: the pane the new agent would start beside, in its folder (whether its hooks are installed may depend on it: a project's). */
   available(req: { splitOf?: unknown } = {}): AvailableAgent[] {
     const env = this.opts.env ?? process.env;
     // What the person installed: not this app's own node_modules/.bin (panes/env.ts).

@@ -270,7 +270,7 @@ describe('OutputLines: the folder each line and command was read in (OSC 7)', ()
     const items = o.feed(`${cwd(`/x/${'y'.repeat(20_000)}`)}after\n`);
     expect(o.folder).toBeUndefined();
     expect(items).toEqual([{ kind: 'output', line: expect.any(Number), text: 'after' }]);
-    // By default only an empty host or localhost is this machine.
+    // By default this machine is as the pane judges it (isLocalHost): an empty host, localhost, its own name.
     const d = new OutputLines();
     d.feed(`${cwd('/a', 'localhost')}${cwd('/b', 'elsewhere')}`);
     expect(d.folder).toBe('/a');

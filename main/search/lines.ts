@@ -4,9 +4,9 @@
  * the pane's first line, and the commands its shell integration marked (OSC 133: B input
  * starts, C the command starts, D;status it ended) with the line they ran on, each with the
  * folder the shell last reported (OSC 7) before it: a command's where it began. Fed chunks of
- * any size, split anywhere (a sequence may straddle chunks). Pure: no I/O.
+ * any size, split anywhere (a sequence may straddle chunks). No I/O (the machine's name aside).
  */
-import { MAX_BODY, parseOsc } from '../panes/marks.ts';
+import { isLocalHost, MAX_BODY, parseOsc } from '../panes/marks.ts';
 
 export type OutputItem =
   | { kind: 'output'; line: number; text: string; folder?: string }
@@ -77,8 +77,8 @@ export class OutputLines {
   private out: unknown[] = NOWHERE;
   private make: MakeItem<unknown> = outputItem;
 
-  /** `isLocal`: whether an OSC 7 host is this machine (a shell over ssh reports another's folders: not taken); by default only an empty host or localhost. */
-  constructor(firstLine = 0, isLocal: (host: string) => boolean = (host) => host === '' || host === 'localhost') {
+  /** `isLocal`: whether an OSC 7 host is this machine (a shell over ssh reports another's folders: not taken); by default as the pane judges it. */
+  constructor(firstLine = 0, isLocal: (host: string) => boolean = isLocalHost) {
     this.line = firstLine;
     this.isLocal = isLocal;
   }

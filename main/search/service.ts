@@ -27,7 +27,6 @@ import path from 'node:path';
 import { SOURCE_OF_KIND, type PaneInfo, type SearchQuery, type Settings, type Surface } from '../../preload/contract.ts';
 import type { Core } from '../core.ts';
 import { paneFolder, paneFolders, type Paths } from '../paths.ts';
-import { isLocalHost } from '../panes/marks.ts';
 import type { PaneServiceApi, SettingsApi } from '../services.ts';
 import type { TickCallRecord } from '../tick/host.ts';
 import { parseAgentEvent } from '../agent-channel/events.ts';
@@ -359,7 +358,7 @@ export class SearchService {
   private feed(paneId: string): PaneFeed {
     let f = this.feeds.get(paneId);
     if (!f) {
-      f = { lines: new OutputLines(this.index.nextLine(paneId), isLocalHost), queue: [], queued: 0 };
+      f = { lines: new OutputLines(this.index.nextLine(paneId)), queue: [], queued: 0 };
       this.feeds.set(paneId, f);
     }
     return f;

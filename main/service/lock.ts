@@ -61,7 +61,7 @@ function readLockFile(file: string): { rec: LockRecord | 'empty'; dev: number; i
   }
   try {
     const st = fs.fstatSync(fd);
-    return { rec: parseRecord(fs.readFileSync(fd, 'utf8')) ?? 'empty', dev: st.dev, ino: st.ino, mtimeMs: st.mtimeMs };
+    return { rec: readFd(fd), dev: st.dev, ino: st.ino, mtimeMs: st.mtimeMs };
   } catch {
     return undefined;
   } finally {
